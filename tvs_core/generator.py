@@ -1,0 +1,205 @@
+"""What every synthetic-data generator shares: table in, table out, seeded, savable.
+
+Subclasses only model the copula of the encoded columns: ``_fit_values`` receives the (n, d)
+numeric matrix, ``_sample_values`` returns one. Everything about types, missing values, dropped
+columns and column order lives here, once.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .encoding import TableEncoder
+from .errors import DataError
+from .margins import make_margins, margins_from_dict
+from .missing import MissingReport, apply_missing_policy, reapply_missingness
+from .schema import ColumnType, Schema, infer_schema
+from .validation import MIN_ROWS, check
+
+MODEL_FORMAT = "tvinesynth-studio-model"
+MODEL_FORMAT_VERSION = 1
+GENERATORS: dict[str, type] = {}
+
+
+def register(cls):
+    GENERATORS[cls.name] = cls
+    return cls
+
+
+def _plain(value):
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return None
+    if isinstance(value, pd.Timestamp):
+        return value.isoformat()
+    return value.item() if hasattr(value, "item") else value
+
+
+class SyntheticGenerator:
+    """Base generator. Configure in ``__init__``, ``fit(table)``, then ``sample(n, ...)``."""
+
+    name = "base"
+    has_levels = False  # whether ``sample`` takes a truncation level
+
+    def __init__(self, response: str | None = None, sensitive: list[str] | tuple[str, ...] = (),
+                 margins: str = "empirical", missing: str = "drop_rows", measure: str = "kendall",
+                 seed: int = 0, threads: int = 1):
+        self.response = response
+        self.sensitive = list(sensitive)
+        self.margins = margins
+        self.missing = missing
+        self.measure = measure
+        self.seed = seed
+        self.threads = threads
+
+    # -- configuration ------------------------------------------------------------------------
+    def get_config(self) -> dict:
+        return {"response": self.response, "sensitive": self.sensitive, "margins": self.margins,
+                "missing": self.missing, "measure": self.measure, "seed": self.seed, "threads": self.threads}
+
+    # -- fitting ------------------------------------------------------------------------------
+    def fit(self, table: pd.DataFrame, schema: Schema | None = None) -> SyntheticGenerator:
+        if schema is None:
+            schema = infer_schema(table)
+        if self.response is not None or self.sensitive:
+            schema = schema.with_roles(self.response or schema.response, self.sensitive or schema.sensitive)
+        check(table, schema, measure=self.measure)
+        self.schema_ = schema
+        self.response = schema.response
+        self.sensitive = schema.sensitive
+        self._remember_input(table, schema)
+        modelled, self.model_schema_, self.missing_report_ = apply_missing_policy(table, schema, self.missing)
+        if len(modelled) < MIN_ROWS:
+            raise DataError(
+                f"Only {len(modelled)} of {len(table)} rows are left after applying the missing-value policy "
+                f"'{self.missing}' ({self.missing_report_.summary()}); at least {MIN_ROWS} are needed.",
+                fix="Choose the 'impute' policy or drop the columns with most missing values.")
+        classes = modelled[schema.response].nunique()
+        if classes < 2:
+            raise DataError(f"After removing rows with missing values the response '{schema.response}' has "
+                            f"a single class.", column=schema.response, fix="Choose the 'impute' policy.")
+        self.encoder_ = TableEncoder(self.model_schema_).fit(modelled)
+        values = self.encoder_.transform(modelled)
+        self.n_train_ = len(modelled)
+        self._fit_values(values)
+        return self
+
+    def _fit_margins(self, values: np.ndarray):
+        self.margins_ = make_margins(self.margins).fit(values, self.encoder_.discrete)
+        return self.margins_.to_unit(values)
+
+    def _fit_values(self, values: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def _remember_input(self, table: pd.DataFrame, schema: Schema) -> None:
+        self.input_columns_ = [str(c) for c in table.columns]
+        self.dropped_ = {}
+        for spec in schema.columns:
+            if not spec.modelled:
+                col = table[spec.name]
+                constant = col.dropna().iloc[0] if spec.type == ColumnType.CONSTANT and col.notna().any() else None
+                self.dropped_[spec.name] = {"type": spec.type.value, "dtype": str(col.dtype),
+                                            "constant": _plain(constant)}
+
+    # -- sampling -----------------------------------------------------------------------------
+    def _check_fitted(self):
+        if not hasattr(self, "encoder_"):
+            raise RuntimeError(f"{type(self).__name__} is not fitted; call fit(table) first")
+
+    def _rng(self, seed: int | None, level: int | None) -> np.random.Generator:
+        """One stream per (master seed, level, call seed): results never depend on call order."""
+        key = [self.seed if seed is None else seed, 0 if level is None else level + 1]
+        return np.random.default_rng(np.random.SeedSequence(key))
+
+    def sample(self, n: int, truncation_level: int | None = None, seed: int | None = None) -> pd.DataFrame:
+        """A synthetic table with the input's columns, order and dtypes."""
+        self._check_fitted()
+        if int(n) < 1:
+            raise DataError(f"Asked for {n} rows; ask for at least 1.")
+        values = self._sample_values(int(n), truncation_level, self._rng(seed, truncation_level))
+        return self.decode(values)
+
+    def decode(self, values: np.ndarray) -> pd.DataFrame:
+        table = self.encoder_.inverse_transform(values)
+        table = reapply_missingness(table, self.missing_report_)
+        n = len(table)
+        for name, info in self.dropped_.items():
+            table[name] = _regenerate(info, n)
+        return table[self.input_columns_]
+
+    def _sample_values(self, n: int, level: int | None, rng: np.random.Generator) -> np.ndarray:
+        raise NotImplementedError
+
+    def _sample_unit(self, n: int, level: int | None, rng: np.random.Generator) -> np.ndarray:
+        raise NotImplementedError
+
+    # -- persistence --------------------------------------------------------------------------
+    def _state(self) -> dict:
+        return {}
+
+    def _load_state(self, state: dict) -> None:
+        pass
+
+    def to_json(self) -> str:
+        """Everything needed to sample again. Note: empirical margins hold the training values."""
+        self._check_fitted()
+        payload = {
+            "format": MODEL_FORMAT, "version": MODEL_FORMAT_VERSION, "generator": self.name,
+            "config": self.get_config(), "schema": self.schema_.to_dict(),
+            "model_schema": self.model_schema_.to_dict(), "missing": self.missing_report_.to_dict(),
+            "encoder": self.encoder_.to_dict(), "margins": self.margins_.to_dict(),
+            "input_columns": self.input_columns_, "dropped": self.dropped_, "n_train": self.n_train_,
+            "state": self._state(),
+        }
+        return json.dumps(payload, default=_plain)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.to_json())
+
+    @staticmethod
+    def from_json(text: str) -> SyntheticGenerator:
+        payload = json.loads(text)
+        if payload.get("format") != MODEL_FORMAT:
+            raise DataError("This file is not a saved TVineSynth Studio model.")
+        if payload["version"] > MODEL_FORMAT_VERSION:
+            raise DataError(f"The model was saved by a newer version (format {payload['version']}).",
+                            fix="Update TVineSynth Studio.")
+        cls = GENERATORS[payload["generator"]]
+        model = cls(**payload["config"])
+        model.schema_ = Schema.from_dict(payload["schema"])
+        model.model_schema_ = Schema.from_dict(payload["model_schema"])
+        model.missing_report_ = MissingReport(**payload["missing"])
+        model.encoder_ = TableEncoder.from_dict(payload["encoder"], model.model_schema_)
+        model.margins_ = margins_from_dict(payload["margins"])
+        model.input_columns_ = payload["input_columns"]
+        model.dropped_ = payload["dropped"]
+        model.n_train_ = payload["n_train"]
+        model._load_state(payload["state"])
+        return model
+
+    @staticmethod
+    def load(path: str | Path) -> SyntheticGenerator:
+        return SyntheticGenerator.from_json(Path(path).read_text())
+
+
+def _regenerate(info: dict, n: int) -> pd.Series:
+    """Columns the model does not learn: fresh IDs, empty text, the constant repeated."""
+    kind, dtype = info["type"], info["dtype"]
+    if kind == ColumnType.IDENTIFIER.value:
+        if dtype.lower().startswith(("int", "uint")):
+            return pd.Series(np.arange(1, n + 1), dtype=dtype)
+        return pd.Series([f"SYN-{i:06d}" for i in range(1, n + 1)], dtype=object if dtype == "object" else None)
+    if kind == ColumnType.CONSTANT.value and info["constant"] is not None:
+        series = pd.Series([info["constant"]] * n)
+        try:
+            return series.astype(dtype)
+        except (TypeError, ValueError):
+            return series
+    series = pd.Series([None] * n, dtype=object)
+    try:
+        return series.astype(dtype) if dtype != "object" else series
+    except (TypeError, ValueError):
+        return series
