@@ -26,6 +26,7 @@ class ColumnCode:
     ordered_category: bool = False  # input was an ordered pandas Categorical
     pandas_categories: list | None = None  # categories of a pandas Categorical input, in its order
     date_only: bool = False
+    decimals: int | None = None  # precision of a continuous column, restored on decode
 
     @property
     def discrete(self) -> bool:
@@ -93,6 +94,8 @@ class TableEncoder:
             else:
                 labels = sorted(values.unique(), key=lambda v: (str(type(v)), v))
             code.categories = _plain_list(labels)
+        elif ctype == ColumnType.CONTINUOUS and pd.api.types.is_float_dtype(col):
+            code.decimals = _decimals(col.dropna().to_numpy(dtype=float))
         elif ctype == ColumnType.DATETIME:
             stamps = pd.to_datetime(col.dropna(), format="mixed") if col.dtype == object else col.dropna()
             code.date_only = bool((stamps == stamps.dt.normalize()).all())
@@ -142,6 +145,8 @@ class TableEncoder:
             return pd.Series(stamps.strftime("%Y-%m-%d %H:%M:%S"), dtype=object)
         if code.type == ColumnType.INTEGER or _is_int_dtype(code.dtype):
             return _restore_dtype(pd.Series(np.rint(x)), code.dtype)
+        if code.decimals is not None:
+            x = np.round(x, code.decimals)
         return _restore_dtype(pd.Series(x), code.dtype)
 
     def to_dict(self) -> dict:
@@ -152,6 +157,15 @@ class TableEncoder:
         enc = cls(schema)
         enc.codes = [ColumnCode.from_dict(c) for c in d["codes"]]
         return enc
+
+
+def _decimals(values: np.ndarray, most: int = 8) -> int | None:
+    """Fewest decimals that reproduce every value (None: full precision), so releases keep the
+    recorded precision instead of showing interpolation artefacts."""
+    for k in range(most + 1):
+        if np.allclose(np.round(values, k), values, rtol=0, atol=1e-9 * max(1.0, np.abs(values).max())):
+            return k
+    return None
 
 
 def _is_int_dtype(dtype: str) -> bool:

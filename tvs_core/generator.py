@@ -8,6 +8,7 @@ columns and column order lives here, once.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +37,23 @@ def _plain(value):
     if isinstance(value, pd.Timestamp):
         return value.isoformat()
     return value.item() if hasattr(value, "item") else value
+
+
+@dataclass
+class PreparedTable:
+    modelled: pd.DataFrame  # modelled columns after the missing-value policy
+    schema: Schema  # their schema (with missingness indicators, if imputed)
+    report: MissingReport
+    encoder: TableEncoder
+    values: pd.DataFrame  # numeric view, one column per modelled column
+
+
+def prepare_table(table: pd.DataFrame, schema: Schema, missing: str = "drop_rows") -> PreparedTable:
+    """The numeric table every model and the ordering preview work on."""
+    modelled, model_schema, report = apply_missing_policy(table, schema, missing)
+    encoder = TableEncoder(model_schema).fit(modelled)
+    values = pd.DataFrame(encoder.transform(modelled), columns=encoder.names)
+    return PreparedTable(modelled, model_schema, report, encoder, values)
 
 
 class SyntheticGenerator:
@@ -71,7 +89,8 @@ class SyntheticGenerator:
         self.response = schema.response
         self.sensitive = schema.sensitive
         self._remember_input(table, schema)
-        modelled, self.model_schema_, self.missing_report_ = apply_missing_policy(table, schema, self.missing)
+        prepared = prepare_table(table, schema, self.missing)
+        modelled, self.model_schema_, self.missing_report_ = prepared.modelled, prepared.schema, prepared.report
         if len(modelled) < MIN_ROWS:
             raise DataError(
                 f"Only {len(modelled)} of {len(table)} rows are left after applying the missing-value policy "
@@ -81,10 +100,9 @@ class SyntheticGenerator:
         if classes < 2:
             raise DataError(f"After removing rows with missing values the response '{schema.response}' has "
                             f"a single class.", column=schema.response, fix="Choose the 'impute' policy.")
-        self.encoder_ = TableEncoder(self.model_schema_).fit(modelled)
-        values = self.encoder_.transform(modelled)
+        self.encoder_ = prepared.encoder
         self.n_train_ = len(modelled)
-        self._fit_values(values)
+        self._fit_values(prepared.values.to_numpy())
         return self
 
     def _fit_margins(self, values: np.ndarray):

@@ -1,0 +1,62 @@
+"""Small shared tables for the data-path tests (80-300 rows, so the suite stays fast)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+WORDS = ["the", "patient", "was", "seen", "by", "a", "doctor", "today", "and", "felt", "better",
+         "after", "rest", "with", "mild", "pain", "in", "left", "knee"]
+
+
+def sentences(rng: np.random.Generator, n: int) -> list[str]:
+    return [" ".join(rng.choice(WORDS, rng.integers(5, 10))) for _ in range(n)]
+
+
+def make_small_table(n: int = 100, seed: int = 0) -> pd.DataFrame:
+    """A valid table: two continuous columns, a binary and a nominal string column, a 0/1 response."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    return pd.DataFrame({
+        "age": np.round(50 + 10 * rng.normal(size=n), 1),
+        "income": np.round(3000 + 500 * x + 100 * rng.normal(size=n), 2),
+        "sex": rng.choice(["f", "m"], n),
+        "color": rng.choice(["red", "green", "blue"], n),
+        "y": (x + rng.normal(size=n) > 0).astype("int64"),
+    })
+
+
+def make_mixed_table(n: int = 200, seed: int = 1) -> pd.DataFrame:
+    """One column of every type the library knows, plus a binary int response."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=n)
+    day0 = pd.Timestamp("2020-01-01")
+    return pd.DataFrame({
+        "weight": np.round(70 + 12 * x, 2),
+        "visits": rng.poisson(2, n).astype("int64"),
+        "salary": rng.integers(20_000, 90_000, n).astype("int64"),
+        "stage": pd.Categorical(rng.choice(["low", "mid", "high"], n),
+                                categories=["low", "mid", "high", "critical"], ordered=True),
+        "colour": rng.choice(["red", "green", "blue", "pink"], n),
+        "ward": pd.Categorical(rng.choice(["A", "B", "C"], n), categories=["C", "A", "B"]),
+        "smoker": rng.integers(0, 2, n).astype(bool),
+        "insured": rng.choice(["yes", "no"], n),
+        "admitted": day0 + pd.to_timedelta(rng.integers(0, 800, n), unit="D"),
+        "measured_at": day0 + pd.to_timedelta(rng.integers(0, 800 * 86_400, n), unit="s"),
+        "patient_code": [f"P{i:05d}" for i in rng.permutation(n) + 17],
+        "row_number": np.arange(1, n + 1, dtype="int64"),
+        "notes": sentences(rng, n),
+        "site": ["Berlin"] * n,
+        "outcome": (x + rng.normal(size=n) > 0).astype("int64"),
+    })
+
+
+@pytest.fixture
+def small_table() -> pd.DataFrame:
+    return make_small_table()
+
+
+@pytest.fixture
+def mixed_table() -> pd.DataFrame:
+    return make_mixed_table()
