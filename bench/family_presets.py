@@ -63,13 +63,15 @@ def bench_preset(name: str, train, test, n_sets: int) -> dict:
             "aucs": aucs, "median": statistics.median(aucs), "cost": cost, "encoder": model.encoder_}
 
 
-def select_default(results: list[dict]) -> dict:
+def select_default(results: list[dict], two_sided: bool = False) -> dict:
+    """One-sided by default: a preset whose median beats the paper's by more than 0.01 still qualifies."""
     paper = next(r for r in results if r["name"] == "paper")["median"]
-    eligible = [r for r in results if r["median"] >= paper - TOLERANCE]
+    eligible = [r for r in results
+                if r["median"] >= paper - TOLERANCE and (not two_sided or r["median"] <= paper + TOLERANCE)]
     return min(eligible, key=lambda r: r["cost"])
 
 
-def render(results: list[dict], trtr: float, chosen: dict, n_sets: int, total_s: float,
+def render(results: list[dict], trtr: float, chosen: dict, strict: dict, n_sets: int, total_s: float,
            n_train: int, n_test: int) -> str:
     lines = [
         "# Pair-copula family presets on the clinical demo", "",
@@ -97,9 +99,11 @@ def render(results: list[dict], trtr: float, chosen: dict, n_sets: int, total_s:
     lines += [
         "", f"Cost = fit s + seconds to sample {COST_SETS} sets of |train| rows (from the rows/s column).", "",
         (f"Selection rule: default = the preset with the smallest fit+sampling cost whose median TSTR AUC is "
-         f"within {TOLERANCE} of the paper preset's."), "",
+         f"within {TOLERANCE} of the paper preset's. Read one-sided: median >= paper's median - {TOLERANCE}, so a "
+         "preset that beats the paper preset qualifies."), "",
         (f"**The rule picks: `{chosen['name']}`** (cost {chosen['cost']:.2f} s, median TSTR AUC "
          f"{chosen['median']:.3f})."), "",
+        f"(A two-sided reading, |median - paper's| <= {TOLERANCE}, would pick `{strict['name']}`.)", "",
     ]
     return "\n".join(lines)
 
@@ -120,10 +124,10 @@ def main() -> None:
               f"[{min(r['aucs']):.3f}, {max(r['aucs']):.3f}]", flush=True)
         results.append(r)
     trtr = utility_score(results[0]["encoder"], train, test, RESPONSE, seed=0)
-    chosen = select_default(results)
-    print(f"TRTR AUC {trtr:.3f}; rule picks '{chosen['name']}'")
+    chosen, strict = select_default(results), select_default(results, two_sided=True)
+    print(f"TRTR AUC {trtr:.3f}; rule picks '{chosen['name']}' (two-sided reading: '{strict['name']}')")
     total_s = time.perf_counter() - t0
-    report = render(results, trtr, chosen, n_sets, total_s, len(train), len(test))
+    report = render(results, trtr, chosen, strict, n_sets, total_s, len(train), len(test))
     if args.quick:  # a smoke run never overwrites the recorded full benchmark
         print(report)
         return

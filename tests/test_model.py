@@ -4,8 +4,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tvs_core import (DPVine, GaussianCopula, IndependentMargins, RVine, RVineStar1, SyntheticGenerator,
-                      TVineSynth, load_demo)
+from tvs_core import (
+    DPVine,
+    GaussianCopula,
+    IndependentMargins,
+    RVine,
+    RVineStar1,
+    SyntheticGenerator,
+    TVineSynth,
+    load_demo,
+)
 from tvs_core.errors import DataError
 from tvs_core.ordering import algorithm1, association_matrix
 

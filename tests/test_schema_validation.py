@@ -370,3 +370,14 @@ def test_fit_refuses_all_missing_modelled_column(small_table):
                           for c in schema.columns))
     with pytest.raises(DataError, match="lab_value"):
         TVineSynth(response="y", sensitive=["income"], families="gaussian", seed=0).fit(table, schema)
+
+
+def test_overriding_the_type_of_an_inferred_drop_brings_the_column_back():
+    table = pd.DataFrame({"code": [f"P{i:05d}" for i in range(100)], "y": [0, 1] * 50})
+    schema = infer_schema(table)
+    assert schema["code"].role == Role.DROPPED
+    fixed = schema.override("code", type="nominal")
+    assert fixed["code"].role == Role.COVARIATE and fixed["code"].drop_reason is None
+    dropped = fixed.override("code", role="dropped").override("code", type="ordinal")
+    assert dropped["code"].role == Role.DROPPED  # the user's own drop is kept
+    assert infer_schema(table).override("y", type="text")["y"].role == Role.DROPPED

@@ -9,7 +9,7 @@ import sys
 
 import pandas as pd
 
-from .demo import DEMOS, load_demo
+from .demo import DEFAULT_DEMO, DEMOS, load_demo
 from .errors import DataError, DataErrors, TVSError
 from .families import DEFAULT_PRESET, PRESETS
 from .generator import prepare_table
@@ -27,17 +27,19 @@ def _split(text: str | None) -> list[str]:
 
 
 def _load(args) -> pd.DataFrame:
-    if getattr(args, "demo", None):
-        return load_demo(args.demo)
+    """DATA, or --demo NAME; with neither, the default demo (as the dashboard opens it)."""
+    if args.data and args.demo:
+        raise DataError("Both DATA and --demo were given.", fix="Pass one of them.")
     if not args.data:
-        raise DataError("No data given.", fix="Pass a CSV/Parquet path or --demo NAME.")
+        args.demo = args.demo or DEFAULT_DEMO
+        return load_demo(args.demo)
     return read_table(args.data)
 
 
 def _roles(args, table: pd.DataFrame):
     response = args.response
     sensitive = _split(args.sensitive)
-    if getattr(args, "demo", None) and not args.data:
+    if args.demo:
         demo = DEMOS[args.demo]
         response = response or demo.response
         sensitive = sensitive or list(demo.sensitive)
@@ -89,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     def data_args(p, roles: bool):
-        p.add_argument("data", nargs="?", help="CSV or Parquet file")
+        p.add_argument("data", nargs="?", help="CSV or Parquet file (default: the clinical demo)")
         p.add_argument("--demo", choices=sorted(DEMOS), help="use a built-in demo table instead of DATA")
         if roles:
             p.add_argument("--response", help="response column Y")

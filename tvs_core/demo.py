@@ -8,8 +8,8 @@ column is a linear rescaling of the Gaussian design, so the copula is exactly th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd

@@ -26,6 +26,7 @@ class ColumnCode:
     ordered_category: bool = False  # input was an ordered pandas Categorical
     pandas_categories: list | None = None  # categories of a pandas Categorical input, in its order
     date_only: bool = False
+    whole_seconds: bool = False
     decimals: int | None = None  # precision of a continuous column, restored on decode
 
     @property
@@ -97,8 +98,10 @@ class TableEncoder:
         elif ctype == ColumnType.CONTINUOUS and pd.api.types.is_float_dtype(col):
             code.decimals = _decimals(col.dropna().to_numpy(dtype=float))
         elif ctype == ColumnType.DATETIME:
-            stamps = pd.to_datetime(col.dropna(), format="mixed") if col.dtype == object else col.dropna()
+            text = not pd.api.types.is_datetime64_any_dtype(col)  # dates stored as strings (object or str)
+            stamps = pd.to_datetime(col.dropna(), format="mixed") if text else col.dropna()
             code.date_only = bool((stamps == stamps.dt.normalize()).all())
+            code.whole_seconds = bool((stamps == stamps.dt.floor("s")).all())
         return code
 
     def _encode_column(self, col: pd.Series, code: ColumnCode) -> np.ndarray:
@@ -107,7 +110,7 @@ class TableEncoder:
             return np.array([mapping.get(_plain_list([v])[0], np.nan) if pd.notna(v) else np.nan for v in col],
                             dtype=float)
         if code.type == ColumnType.DATETIME:
-            stamps = pd.to_datetime(col, format="mixed") if col.dtype == object else pd.to_datetime(col)
+            stamps = col if pd.api.types.is_datetime64_any_dtype(col) else pd.to_datetime(col, format="mixed")
             if stamps.dt.tz is not None:
                 stamps = stamps.dt.tz_convert("UTC").dt.tz_localize(None)
             ns = stamps.astype("datetime64[ns]").astype("int64").to_numpy().astype(float)
@@ -135,14 +138,14 @@ class TableEncoder:
                                                 ordered=code.ordered_category))
             return _restore_dtype(pd.Series(labels), code.dtype)
         if code.type == ColumnType.DATETIME:
-            days = np.rint(x) if code.date_only else x
-            stamps = pd.to_datetime(np.rint(days * _DAY_NS).astype("int64"))
+            unit_ns = _DAY_NS if code.date_only else 10**9 if code.whole_seconds else 1
+            ns = np.rint(x * (_DAY_NS / unit_ns)).astype("int64") * unit_ns
+            stamps = pd.to_datetime(ns)
             if code.dtype.startswith("datetime64"):
                 return pd.Series(stamps).astype(code.dtype) if "UTC" not in code.dtype else \
                     pd.Series(stamps).dt.tz_localize("UTC").astype(code.dtype)
-            if code.date_only:
-                return pd.Series(stamps.strftime("%Y-%m-%d"), dtype=object)
-            return pd.Series(stamps.strftime("%Y-%m-%d %H:%M:%S"), dtype=object)
+            text = stamps.strftime("%Y-%m-%d" if code.date_only else "%Y-%m-%d %H:%M:%S")
+            return _restore_dtype(pd.Series(text, dtype=object), code.dtype)
         if code.type == ColumnType.INTEGER or _is_int_dtype(code.dtype):
             return _restore_dtype(pd.Series(np.rint(x)), code.dtype)
         if code.decimals is not None:

@@ -121,6 +121,10 @@ class SyntheticGenerator:
                 constant = col.dropna().iloc[0] if spec.type == ColumnType.CONSTANT and col.notna().any() else None
                 self.dropped_[spec.name] = {"type": spec.type.value, "dtype": str(col.dtype),
                                             "constant": _plain(constant)}
+                if spec.type == ColumnType.IDENTIFIER and pd.api.types.is_integer_dtype(col) and col.notna().any():
+                    # surrogate IDs start at the next power of ten above every real ID: no overlap, and
+                    # only the number of digits of the real IDs is revealed
+                    self.dropped_[spec.name]["first_id"] = 10 ** len(str(max(int(col.max()), 0)))
 
     # -- sampling -----------------------------------------------------------------------------
     def _check_fitted(self):
@@ -208,7 +212,8 @@ def _regenerate(info: dict, n: int) -> pd.Series:
     kind, dtype = info["type"], info["dtype"]
     if kind == ColumnType.IDENTIFIER.value:
         if dtype.lower().startswith(("int", "uint")):
-            return pd.Series(np.arange(1, n + 1), dtype=dtype)
+            first = info.get("first_id", 1)
+            return pd.Series(np.arange(first, first + n), dtype=dtype)
         return pd.Series([f"SYN-{i:06d}" for i in range(1, n + 1)], dtype=object if dtype == "object" else None)
     if kind == ColumnType.CONSTANT.value and info["constant"] is not None:
         series = pd.Series([info["constant"]] * n)

@@ -48,7 +48,9 @@ def apply_missing_policy(df: pd.DataFrame, schema: Schema,
     Rows with a missing response are always dropped: a response cannot be imputed honestly.
     """
     if policy not in ("drop_rows", "impute"):
-        raise ValueError(f"unknown missing-value policy {policy!r}; use 'drop_rows' or 'impute'")
+        from .errors import DataError
+
+        raise DataError(f"Unknown missing-value policy '{policy}'.", fix="Use 'drop_rows' or 'impute'.")
     modelled = schema.modelled
     table = df[modelled]
     n_before = len(table)
@@ -88,7 +90,7 @@ def reapply_missingness(synthetic: pd.DataFrame, report: MissingReport) -> pd.Da
     for column, indicator in report.indicator_columns.items():
         mask = out[indicator].astype(int) == 1
         if mask.any():
-            if not (pd.api.types.is_float_dtype(out[column]) or out[column].dtype == object
+            if not (pd.api.types.is_float_dtype(out[column]) or pd.api.types.is_string_dtype(out[column])
                     or isinstance(out[column].dtype, pd.CategoricalDtype)
                     or pd.api.types.is_datetime64_any_dtype(out[column])):
                 out[column] = _nullable(out[column])
@@ -111,7 +113,14 @@ def _fill_value(col: pd.Series, spec: ColumnSpec):
             spec.type != ColumnType.DATETIME:
         return values.mode().iloc[0]
     if spec.type == ColumnType.DATETIME:
-        return pd.to_datetime(values).median()
+        as_text = not pd.api.types.is_datetime64_any_dtype(values)
+        stamps = pd.to_datetime(values, format="mixed") if as_text else values
+        date_only = bool((stamps == stamps.dt.normalize()).all())
+        # the median of an even number of dates can fall at noon; a column of dates must stay dates
+        median = stamps.median().floor("D") if date_only else stamps.median()
+        if as_text:  # fill dates stored as text with text
+            return median.strftime("%Y-%m-%d") if date_only else median.isoformat(sep=" ")
+        return median
     median = values.median()
     return round(median) if spec.type == ColumnType.INTEGER else median
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field, replace
-from enum import Enum
+from enum import StrEnum
 
 import numpy as np
 import pandas as pd
 
 
-class ColumnType(str, Enum):
+class ColumnType(StrEnum):
     CONTINUOUS = "continuous"
     INTEGER = "integer"  # counts and other integer-valued measurements
     ORDINAL = "ordinal"
@@ -22,7 +22,7 @@ class ColumnType(str, Enum):
     CONSTANT = "constant"
 
 
-class Role(str, Enum):
+class Role(StrEnum):
     COVARIATE = "covariate"
     RESPONSE = "response"
     SENSITIVE = "sensitive"
@@ -106,8 +106,15 @@ class Schema:
             if c.name == name:
                 changes: dict = {}
                 if type is not None:
-                    changes["type"] = ColumnType(type)
+                    new_type = ColumnType(type)
+                    changes["type"] = new_type
                     changes["reason"] = "set by user"
+                    if new_type in UNMODELLED_TYPES and role is None:
+                        changes["role"] = Role.DROPPED
+                        changes["drop_reason"] = f"{new_type.value} columns are not modelled (set by user)"
+                    elif c.role == Role.DROPPED and c.drop_reason != "dropped by user" and role is None:
+                        changes["role"] = Role.COVARIATE  # the inference that dropped it was overruled
+                        changes["drop_reason"] = None
                 if role is not None:
                     changes["role"] = Role(role)
                     changes["drop_reason"] = "dropped by user" if Role(role) == Role.DROPPED else None

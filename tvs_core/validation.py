@@ -78,8 +78,8 @@ def validate(df: pd.DataFrame, schema: Schema, measure: str = "kendall",
                     f"Sensitive column '{spec.name}' is nominal (unordered categories); Pearson correlation "
                     "needs a numeric column.", column=spec.name,
                     fix="Use Kendall or Spearman, or mark the column ordinal if its categories are ordered."))
+            # ordinal and binary labels are coded by their order, so they need not be numbers
             elif spec.type in (ColumnType.CONTINUOUS, ColumnType.INTEGER) and not _numeric(col):
-                # ordinal and binary labels are coded by their order, so they need not be numbers
                 problems.append(DataError(
                     f"Sensitive column '{spec.name}' is marked {spec.type.value} but holds non-numeric values "
                     f"(e.g. {_first_non_numeric(col)!r}).", column=spec.name,
