@@ -1,6 +1,7 @@
 """Utility: train a classifier on real (TRTR) or synthetic (TSTR) rows, score it on the hold-out.
 
 AUC is computed from predicted probabilities (PROTOCOLS.md: the reference scored hard labels).
+Binary response: ROC AUC; multiclass: macro one-vs-rest AUC; continuous response: R^2.
 """
 
 from __future__ import annotations
@@ -8,11 +9,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
-from sklearn.linear_model import LogisticRegression
+from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.metrics import r2_score, roc_auc_score
 from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 from ..encoding import TableEncoder
+from ..errors import DataError
+
+CLASSIFIERS = ("random_forest", "logistic")
 
 
 def holdout_split(table: pd.DataFrame, response: str, fraction: float = 0.2,
@@ -24,38 +30,62 @@ def holdout_split(table: pd.DataFrame, response: str, fraction: float = 0.2,
     return train.reset_index(drop=True), test.reset_index(drop=True)
 
 
-def features(encoder: TableEncoder, table: pd.DataFrame, response: str) -> tuple[np.ndarray, np.ndarray]:
-    values = encoder.transform(table)
-    j = encoder.names.index(response)
-    return np.delete(values, j, axis=1), values[:, j]
+def explicit_holdout(table: pd.DataFrame, holdout: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Use a hold-out file the holder kept aside instead of splitting; it must have the same columns."""
+    missing = [c for c in table.columns if c not in holdout.columns]
+    if missing:
+        raise DataError(f"The hold-out file lacks column '{missing[0]}'.", column=missing[0],
+                        fix="Use a hold-out file with the same header as the data.")
+    return table.reset_index(drop=True), holdout[list(table.columns)].reset_index(drop=True)
+
+
+def split_xy(values: np.ndarray, response_index: int) -> tuple[np.ndarray, np.ndarray]:
+    return np.delete(values, response_index, axis=-1), values[..., response_index]
+
+
+def fitted_scorer(x_train: np.ndarray, y_train: np.ndarray, discrete_response: bool,
+                  classifier: str = "random_forest", seed: int = 0):
+    """Train once; return a function scoring any test rows (AUC, or R^2 for a continuous response).
+    The function returns NaN when the training rows hold a single class."""
+    if not discrete_response:
+        model = RandomForestRegressor(n_estimators=100, random_state=seed, n_jobs=1) \
+            if classifier == "random_forest" else LinearRegression()
+        model.fit(x_train, y_train)
+        return lambda x, y: float(r2_score(y, model.predict(x)))
+    classes = np.unique(y_train[~np.isnan(y_train)])
+    if len(classes) < 2:
+        return lambda x, y: float("nan")
+    if classifier == "random_forest":
+        model = RandomForestClassifier(n_estimators=100, random_state=seed, n_jobs=1)
+    elif classifier == "logistic":
+        model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
+    else:
+        raise ValueError(f"unknown classifier {classifier!r}; use one of {CLASSIFIERS}")
+    model.fit(x_train, y_train.astype(int))
+
+    def score(x_test, y_test):
+        if len(np.unique(y_test)) < 2:
+            return float("nan")
+        proba = model.predict_proba(x_test)
+        y_test = y_test.astype(int)
+        if len(classes) == 2:
+            return float(roc_auc_score(y_test, proba[:, 1]))
+        present = np.isin(y_test, classes)  # test rows of a class the synthetic data never produced
+        return float(roc_auc_score(y_test[present], proba[present], multi_class="ovr", average="macro",
+                                   labels=classes.astype(int)))
+
+    return score
+
+
+def score_classifier(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, y_test: np.ndarray,
+                     discrete_response: bool, classifier: str = "random_forest", seed: int = 0) -> float:
+    return fitted_scorer(x_train, y_train, discrete_response, classifier, seed)(x_test, y_test)
 
 
 def utility_score(encoder: TableEncoder, train: pd.DataFrame, test: pd.DataFrame, response: str,
                   classifier: str = "random_forest", seed: int = 0) -> float:
-    """ROC AUC (binary), macro one-vs-rest AUC (multiclass) or R^2 (continuous response).
-
-    NaN when the training rows hold a single class (no classifier can be trained)."""
-    x_train, y_train = features(encoder, train, response)
-    x_test, y_test = features(encoder, test, response)
-    code = encoder.codes[encoder.names.index(response)]
-    if not code.discrete:
-        model = RandomForestRegressor(n_estimators=100, random_state=seed, n_jobs=1)
-        return float(r2_score(y_test, model.fit(x_train, y_train).predict(x_test)))
-    classes = np.unique(y_train[~np.isnan(y_train)])
-    if len(classes) < 2:
-        return float("nan")
-    if classifier == "random_forest":
-        model = RandomForestClassifier(n_estimators=100, random_state=seed, n_jobs=1)
-    elif classifier == "logistic":
-        from sklearn.pipeline import make_pipeline
-        from sklearn.preprocessing import StandardScaler
-
-        model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
-    else:
-        raise ValueError(f"unknown classifier {classifier!r}")
-    model.fit(x_train, y_train.astype(int))
-    proba = model.predict_proba(x_test)
-    y_test = y_test.astype(int)
-    if len(classes) == 2:
-        return float(roc_auc_score(y_test, proba[:, 1]))
-    return float(roc_auc_score(y_test, proba, multi_class="ovr", average="macro", labels=classes.astype(int)))
+    """Score on tables (encoded with the holder's encoder)."""
+    j = encoder.names.index(response)
+    x_train, y_train = split_xy(encoder.transform(train), j)
+    x_test, y_test = split_xy(encoder.transform(test), j)
+    return score_classifier(x_train, y_train, x_test, y_test, encoder.codes[j].discrete, classifier, seed)

@@ -1,0 +1,144 @@
+"""Attribute inference (PROTOCOLS.md, AIA): the attacker regresses a sensitive column on all others.
+
+Numeric sensitive column: OLS on standardised columns of each synthetic set; MAB = mean |b_k|,
+WCAB = max |b_k| (intercept excluded), MSE of the guess for each target, MR2 = mean R^2.
+Categorical sensitive column: a multinomial logistic attacker; the advantage is
+P(correct | IN) - P(correct | OUT) (Stadler et al.'s definition for finite values).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+
+from .context import EvaluationData
+from .records import record
+
+
+@dataclass(frozen=True)
+class Target:
+    row: int  # index into the training rows
+    attribute: str
+    kind: str  # "outlier" or "random"
+
+
+def choose_targets(data: EvaluationData, sensitive: list[str], quantiles, n_random: int,
+                   rng: np.random.Generator, overrides: dict[str, list[int]] | None = None) -> list[Target]:
+    """Per sensitive column: the rows nearest its outer quantiles ("outliers") plus random rows.
+
+    For a categorical column the outliers are rows of its rarest categories. ``overrides`` maps a
+    column to the training-row indices to use instead."""
+    targets: list[Target] = []
+    for column in sensitive:
+        if overrides and column in overrides:
+            targets += [Target(int(r), column, "chosen") for r in overrides[column]]
+            continue
+        j = data.index(column)
+        x = data.train[:, j]
+        taken: set[int] = {t.row for t in targets if t.attribute == column}
+        if data.categorical[j]:
+            values, counts = np.unique(x, return_counts=True)
+            ranked = [int(r) for v in values[np.argsort(counts, kind="stable")] for r in np.flatnonzero(x == v)]
+            picks = ranked[:len(quantiles)]
+        else:
+            picks = []
+            for q in quantiles:
+                for r in np.argsort(np.abs(x - np.quantile(x, q)), kind="stable"):
+                    if int(r) not in taken and int(r) not in picks:
+                        picks.append(int(r))
+                        break
+        targets += [Target(r, column, "outlier") for r in picks]
+        taken |= set(picks)
+        pool = np.setdiff1d(np.arange(len(x)), list(taken))
+        targets += [Target(int(r), column, "random") for r in rng.choice(pool, size=n_random, replace=False)]
+    return targets
+
+
+def standardise(sets: np.ndarray, categorical: np.ndarray) -> np.ndarray:
+    """Each set by its own mean and sample SD (ddof=1); categorical codes are left as they are."""
+    mean = sets.mean(axis=-2, keepdims=True)
+    sd = sets.std(axis=-2, ddof=1, keepdims=True)
+    z = np.where(sd > 0, (sets - mean) / np.where(sd > 0, sd, 1.0), 0.0)
+    return np.where(categorical, sets, z)
+
+
+def regress_sets(sets: np.ndarray, target: int, categorical: np.ndarray):
+    """OLS of column ``target`` on all other columns (with intercept), for every set at once.
+
+    Returns coefficients (n_sets, d-1) without the intercept, intercepts (n_sets,) and R^2."""
+    z = standardise(sets, categorical)
+    y = z[..., target]
+    x = np.delete(z, target, axis=-1)
+    design = np.concatenate([np.ones(x.shape[:-1] + (1,)), x], axis=-1)
+    gram = np.einsum("sni,snj->sij", design, design)
+    rhs = np.einsum("sni,sn->si", design, y)
+    try:
+        solution = np.linalg.solve(gram, rhs[..., None])[..., 0]
+    except np.linalg.LinAlgError:  # a constant column in some set: least squares per set
+        solution = np.stack([np.linalg.lstsq(design[s], y[s], rcond=None)[0] for s in range(len(sets))])
+    fitted = np.einsum("sni,si->sn", design, solution)
+    total = ((y - y.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
+    r2 = np.where(total > 0, 1 - ((y - fitted) ** 2).sum(axis=1) / np.where(total > 0, total, 1), 0.0)
+    return solution[:, 1:], solution[:, 0], r2
+
+
+def population_scaling(data: EvaluationData):
+    """Train mean and SD, used to standardise a target's features and secret for the guess."""
+    mean = data.train.mean(axis=0)
+    sd = data.train.std(axis=0, ddof=1)
+    sd[sd == 0] = 1.0
+    mean[data.categorical] = 0.0
+    sd[data.categorical] = 1.0
+    return mean, sd
+
+
+def guess_errors(coef: np.ndarray, intercept: np.ndarray, row: np.ndarray, target: int,
+                 scaling) -> np.ndarray:
+    """Squared error of b_0 + sum b_j x_j against the target's standardised secret, per set."""
+    mean, sd = scaling
+    z = (row - mean) / sd
+    guess = intercept + coef @ np.delete(z, target)
+    return (guess - z[target]) ** 2
+
+
+def classify_sets(sets: np.ndarray, target: int, rows: np.ndarray, categorical: np.ndarray,
+                  seed: int) -> np.ndarray:
+    """Categorical secret: per set, a multinomial logistic attacker's guesses for ``rows``."""
+    guesses = np.empty((len(sets), len(rows)))
+    for s, values in enumerate(standardise(sets, categorical)):
+        y = values[:, target]
+        x = np.delete(values, target, axis=1)
+        classes = np.unique(y)
+        if len(classes) == 1:
+            guesses[s] = classes[0]
+            continue
+        model = LogisticRegression(max_iter=500, random_state=seed).fit(x, y)
+        guesses[s] = model.predict(np.delete(rows, target, axis=1))
+    return guesses
+
+
+def release_attribute_records(sets: np.ndarray, data: EvaluationData, sensitive: list[str], label: str,
+                              level) -> list[dict]:
+    """Release MAB/WCAB/R^2: the attacker's regression on sets from the holder's own model."""
+    records = []
+    categorical = data.categorical
+    mean, sd = population_scaling(data)
+    for column in sensitive:
+        j = data.index(column)
+        if categorical[j]:
+            truth = data.train[:, j]
+            majority = np.mean(truth == np.bincount(truth.astype(int)).argmax())
+            scaled = np.where(categorical, data.train, (data.train - mean) / sd)
+            guesses = classify_sets(sets, j, scaled, categorical, seed=0)
+            for s, g in enumerate(guesses):
+                records.append(record(label, level, "release_advantage", np.mean(g == truth) - majority,
+                                      column, iteration=s))
+            continue
+        coef, _, r2 = regress_sets(sets, j, categorical)
+        for s in range(len(sets)):
+            records.append(record(label, level, "release_mab", np.mean(np.abs(coef[s])), column, iteration=s))
+            records.append(record(label, level, "release_wcab", np.max(np.abs(coef[s])), column, iteration=s))
+            records.append(record(label, level, "release_r2", r2[s], column, iteration=s))
+    return records

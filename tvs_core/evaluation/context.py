@@ -1,0 +1,111 @@
+"""What every game needs: the encoded train/test data, and a recipe for fresh generators.
+
+Games fit hundreds of models on subsets of the training rows. Each is built from a
+``GeneratorSpec`` at the highest level the game needs and then truncated for every lower level
+(fit once, truncate many); ``refit_per_level=True`` gives the naive protocol, for checks only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..encoding import TableEncoder
+from ..generator import GENERATORS, SyntheticGenerator, prepare_table
+from ..schema import CATEGORICAL_TYPES, Schema
+from .timing import timed
+
+RAW = "raw"  # model name of the real-data reference rows in the records
+
+
+@dataclass
+class GeneratorSpec:
+    """A generator class and its configuration; ``label`` names it in the records."""
+
+    name: str
+    config: dict
+    label: str | None = None
+    refit_per_level: bool = False
+
+    def __post_init__(self):
+        self.label = self.label or self.name
+
+    @property
+    def has_levels(self) -> bool:
+        return GENERATORS[self.name].has_levels
+
+    def build(self, seed: int, t_max: int | None = None) -> SyntheticGenerator:
+        config = {**self.config, "seed": int(seed), "threads": 1}
+        if self.has_levels and t_max is not None:
+            config["t_max"] = int(t_max)
+        return GENERATORS[self.name](**config)
+
+    @classmethod
+    def from_model(cls, model: SyntheticGenerator, label: str | None = None) -> GeneratorSpec:
+        """The holder's configuration; a TVineSynth keeps the holder's Algorithm-1 order fixed."""
+        config = model.get_config()
+        if hasattr(model, "order_"):
+            config["order"] = list(model.order_.order[:-1])
+        return cls(model.name, config, label)
+
+
+class FittedModels:
+    """One generator fitted at the top level, or (naive) one per level; sampled per level."""
+
+    def __init__(self, spec: GeneratorSpec, levels: list, rows: np.ndarray, data: EvaluationData, seed: int):
+        self.spec = spec
+        top = max((lv for lv in levels if lv is not None), default=None)
+        with timed("fitting"):
+            if spec.refit_per_level and spec.has_levels:
+                self.models = {lv: spec.build(seed, lv).fit_encoded(rows, data.encoder, data.schema)
+                               for lv in levels}
+            else:
+                model = spec.build(seed, top).fit_encoded(rows, data.encoder, data.schema)
+                self.models = dict.fromkeys(levels, model)
+
+    def sets(self, level, n_sets: int, size: int, seed: int) -> np.ndarray:
+        """(n_sets, size, d) synthetic sets drawn in one call."""
+        with timed("sampling"):
+            values = self.models[level].sample_values(n_sets * size, level, seed)
+        return values.reshape(n_sets, size, -1)
+
+
+@dataclass
+class EvaluationData:
+    encoder: TableEncoder
+    schema: Schema
+    train: np.ndarray
+    test: np.ndarray
+    names: list[str] = field(default_factory=list)
+
+    @property
+    def response_index(self) -> int:
+        return self.names.index(self.schema.response)
+
+    def index(self, column: str) -> int:
+        return self.names.index(column)
+
+    @property
+    def categorical(self) -> np.ndarray:
+        """Columns used as codes, not standardised (binary, nominal, ordinal; a binary Y stays 0/1)."""
+        return np.array([self.schema[c].type in CATEGORICAL_TYPES for c in self.names])
+
+    @property
+    def discrete(self) -> list[bool]:
+        return list(self.encoder.discrete)
+
+    @classmethod
+    def from_tables(cls, train: pd.DataFrame, test: pd.DataFrame, schema: Schema,
+                    missing: str = "drop_rows") -> EvaluationData:
+        prepared = prepare_table(train, schema, missing)
+        test_prepared = prepare_table(test, schema, missing)
+        test_values = prepared.encoder.transform(test_prepared.modelled.reindex(columns=prepared.encoder.names))
+        return cls(prepared.encoder, prepared.schema, prepared.values.to_numpy(), test_values,
+                   list(prepared.encoder.names))
+
+    @classmethod
+    def from_model(cls, model: SyntheticGenerator, train: pd.DataFrame, test: pd.DataFrame) -> EvaluationData:
+        """The holder's encoder and schema; the same rows the holder's model was fitted on."""
+        return cls.from_tables(train, test, model.schema_, model.missing)

@@ -1,0 +1,224 @@
+"""The membership-inference game (PROTOCOLS.md, MIA) -> privacy gain PG = 1 - (TP - FP).
+
+The attacker summarises each synthetic set by a feature vector and trains, per target and level, a
+random forest to tell sets from models fitted with the target (IN, label 1) from sets of models
+fitted without it (OUT, label 0). Three tasks, each pure and seeded from the master seed so the
+caller can run them in any order on any worker:
+
+1. ``attacker_reference_rows``: rawA, drawn once from train minus the targets.
+2. ``mia_shadow_task`` (one per shadow): labelled features of shadow sets; ``train_attackers``
+   pools them into one forest per (target row, level).
+3. ``mia_evaluation_task`` (one per iteration): the forests guess on fresh IN/OUT sets; PG records.
+
+Cost discipline as in the attribute game: every model is fitted once at the top level and sampled
+at every level; a row that is a target for several sensitive columns is fitted and attacked once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from sklearn.ensemble import RandomForestClassifier
+
+from ..seeding import task_rng, task_seed
+from .attribute import Target
+from .context import EvaluationData, FittedModels, GeneratorSpec
+from .protocol import ProtocolPreset
+from .records import record
+
+# -- feature sets of one synthetic set ---------------------------------------------------------------
+# Every function accepts one set (n, d) or a stack (..., n, d) and returns (..., n_features).
+
+
+def features_correlations(values: np.ndarray) -> np.ndarray:
+    """Strict upper triangle of the Pearson correlation matrix over all columns, NaN -> 0.
+
+    The default of Stadler et al.: a constant column (possible in a small synthetic set) has no
+    correlation, and 0 is what an attacker would read from it."""
+    values = np.asarray(values, dtype=float)
+    centred = values - values.mean(axis=-2, keepdims=True)
+    cov = np.einsum("...ni,...nj->...ij", centred, centred)
+    sd = np.sqrt(np.diagonal(cov, axis1=-2, axis2=-1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        corr = cov / (sd[..., :, None] * sd[..., None, :])
+    corr = np.clip(np.nan_to_num(corr, nan=0.0, posinf=0.0, neginf=0.0), -1.0, 1.0)
+    upper = np.triu_indices(values.shape[-1], k=1)
+    return corr[..., upper[0], upper[1]]
+
+
+def features_naive(values: np.ndarray) -> np.ndarray:
+    """Per column mean, median, variance (ddof=1), min and max: Stadler et al.'s "naive" summary.
+
+    Min and max are what expose an outlier target; the moments expose a shifted margin."""
+    values = np.asarray(values, dtype=float)
+    stats = np.stack([values.mean(axis=-2), np.median(values, axis=-2), values.var(axis=-2, ddof=1),
+                      values.min(axis=-2), values.max(axis=-2)], axis=-1)  # (..., d, 5)
+    return stats.reshape(stats.shape[:-2] + (-1,))
+
+
+def histogram_edges(train: np.ndarray, bins: int = 10) -> np.ndarray:
+    """(d, bins+1) equal-width bin edges per column of the training rows, computed once.
+
+    Fixed edges make the histograms of all sets comparable; they describe the population the
+    attacker is assumed to know (the training data's range)."""
+    train = np.asarray(train, dtype=float)
+    return np.stack([np.histogram_bin_edges(train[:, j], bins=bins) for j in range(train.shape[1])])
+
+
+def features_histogram(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Per column share of rows in each bin of ``edges`` (from ``histogram_edges``).
+
+    Bins follow np.histogram ([a, b), the last closed); values outside the edges count in the
+    outer bins, so every column's shares sum to 1."""
+    values = np.asarray(values, dtype=float)
+    edges = np.asarray(edges, dtype=float)
+    d, bins = values.shape[-1], edges.shape[1] - 1
+    stack = values.reshape((-1,) + values.shape[-2:])  # (S, n, d)
+    n_sets, n = stack.shape[:2]
+    index = np.stack([np.searchsorted(edges[j, 1:-1], stack[..., j], side="right") for j in range(d)], axis=-1)
+    flat = (np.arange(n_sets)[:, None, None] * d + np.arange(d)) * bins + index  # (S, n, d)
+    counts = np.bincount(flat.ravel(), minlength=n_sets * d * bins).reshape(n_sets, d * bins)
+    return (counts / n).reshape(values.shape[:-2] + (d * bins,))
+
+
+FEATURE_SETS: dict[str, Callable[..., np.ndarray]] = {
+    "correlations": features_correlations,
+    "naive": features_naive,
+    "histogram": features_histogram,
+}
+
+
+def set_features(sets: np.ndarray, feature_set: str = "correlations", edges: np.ndarray | None = None) -> np.ndarray:
+    """(n_sets, n, d) synthetic sets -> (n_sets, n_features) for the attack classifier."""
+    if feature_set not in FEATURE_SETS:
+        raise ValueError(f"Unknown MIA feature set '{feature_set}'; choose one of {', '.join(FEATURE_SETS)}.")
+    sets = np.asarray(sets, dtype=float)
+    if feature_set == "histogram":
+        if edges is None:
+            raise ValueError("The histogram feature set needs bin edges; compute them with histogram_edges(train).")
+        return features_histogram(sets, edges)
+    return FEATURE_SETS[feature_set](sets)
+
+
+def _edges_for(feature_set: str, data: EvaluationData, edges):
+    return histogram_edges(data.train) if feature_set == "histogram" and edges is None else edges
+
+
+# -- reference data ----------------------------------------------------------------------------------
+
+
+def _pool(data: EvaluationData, targets: list[Target]) -> np.ndarray:
+    return np.setdiff1d(np.arange(len(data.train)), sorted({t.row for t in targets}))
+
+
+def _draw(rng: np.random.Generator, rows: np.ndarray, size: int, what: str) -> np.ndarray:
+    if size > len(rows):
+        raise ValueError(f"{what} asks for {size} rows but only {len(rows)} are available; "
+                         "lower the preset with protocol.capped first.")
+    return rng.choice(rows, size=size, replace=False)
+
+
+def attacker_reference_rows(data: EvaluationData, targets: list[Target], preset: ProtocolPreset,
+                            master_seed: int) -> np.ndarray:
+    """rawA: the attacker's reference rows (indices into data.train), drawn once outside the targets."""
+    rng = task_rng(master_seed, "mia", "attacker")
+    return np.sort(_draw(rng, _pool(data, targets), preset.mia_size_attacker, "sizeRawA"))
+
+
+# -- shadow training ---------------------------------------------------------------------------------
+
+
+def mia_shadow_task(spec: GeneratorSpec, data: EvaluationData, targets: list[Target], levels: list,
+                    preset: ProtocolPreset, master_seed: int, shadow: int, attacker_rows: np.ndarray,
+                    feature_set: str = "correlations", edges: np.ndarray | None = None) -> dict:
+    """Labelled features of one shadow: {(target_row, level): (X, y)}, OUT sets 0, IN sets 1.
+
+    A random subset of rawA (size sizeRawT) is drawn; the OUT model is fitted on it once and, per
+    unique target row, an IN model on subset + row. Each model is fitted once at the top level and
+    sampled nSynA sets of sizeSynT at every level.
+
+    Deliberate cost saving: PROTOCOLS draws the shadow subsets per target; here shadow ``shadow``
+    uses one subset and one OUT model (and its OUT sets) for all targets. The distribution of each
+    target's shadow training data is unchanged (a uniform subset of rawA, with and without the
+    target); only the OUT fits are shared, which turns (targets x 2) fits per shadow into
+    (targets + 1). Targets' attackers become correlated through the shared OUT sets, not biased.
+
+    ``edges`` (histogram feature set only) defaults to ``histogram_edges(data.train)``.
+    """
+    edges = _edges_for(feature_set, data, edges)
+    rng = task_rng(master_seed, "mia", "shadow", shadow)
+    subset = data.train[_draw(rng, np.asarray(attacker_rows), preset.mia_size_raw, "sizeRawT (shadow subset)")]
+    out_model = FittedModels(spec, levels, subset, data, task_seed(master_seed, "mia", "shadow", shadow, "out"))
+    out_features = {level: set_features(out_model.sets(level, preset.mia_shadow_sets, preset.mia_size_syn,
+                                                       task_seed(master_seed, "mia", "shadow", shadow, "out", level)),
+                                        feature_set, edges)
+                    for level in levels}
+    del out_model
+    results = {}
+    for row in sorted({t.row for t in targets}):  # one IN model alive at a time
+        in_model = FittedModels(spec, levels, np.vstack([subset, data.train[row]]), data,
+                                task_seed(master_seed, "mia", "shadow", shadow, "in", row))
+        for level in levels:
+            sets = in_model.sets(level, preset.mia_shadow_sets, preset.mia_size_syn,
+                                 task_seed(master_seed, "mia", "shadow", shadow, "in", row, level))
+            x_in, x_out = set_features(sets, feature_set, edges), out_features[level]
+            results[(row, level)] = (np.vstack([x_out, x_in]),
+                                     np.concatenate([np.zeros(len(x_out), int), np.ones(len(x_in), int)]))
+    return results
+
+
+def train_attackers(shadow_results: list[dict], seed: int) -> dict:
+    """One random forest per (target row, level) on the features pooled over all shadows."""
+    keys = list(dict.fromkeys(key for result in shadow_results for key in result))
+    attackers = {}
+    for key in keys:
+        parts = [result[key] for result in shadow_results if key in result]
+        x = np.vstack([p[0] for p in parts])
+        y = np.concatenate([p[1] for p in parts])
+        row, level = key
+        forest = RandomForestClassifier(n_estimators=100, n_jobs=1,
+                                        random_state=task_seed(seed, "mia", "attacker", row, level))
+        attackers[key] = forest.fit(x, y)
+    return attackers
+
+
+# -- evaluation --------------------------------------------------------------------------------------
+
+
+def mia_evaluation_task(spec: GeneratorSpec, data: EvaluationData, targets: list[Target], levels: list,
+                        preset: ProtocolPreset, master_seed: int, iteration: int, attackers: dict,
+                        feature_set: str = "correlations", edges: np.ndarray | None = None) -> list[dict]:
+    """One evaluation iteration at every level: PG, TP and FP records per target.
+
+    rawT_out (sizeRawT rows of train minus targets) gives one OUT model shared by all targets and
+    one IN model per unique target row; nSynT sets each per level. TP = share of IN sets the
+    target's attacker calls members, FP = share of OUT sets; PG = 1 - (TP - FP) (Adv_R = 1)."""
+    edges = _edges_for(feature_set, data, edges)
+    rng = task_rng(master_seed, "mia", "eval", iteration)
+    raw_out = data.train[_draw(rng, _pool(data, targets), preset.mia_size_raw, "sizeRawT")]
+    out_model = FittedModels(spec, levels, raw_out, data, task_seed(master_seed, "mia", "eval", iteration, "out"))
+    out_features = {level: set_features(out_model.sets(level, preset.mia_sets, preset.mia_size_syn,
+                                                       task_seed(master_seed, "mia", "eval", iteration, "out", level)),
+                                        feature_set, edges)
+                    for level in levels}
+    del out_model
+    rates = {}  # (row, level) -> (TP, FP)
+    for row in sorted({t.row for t in targets}):
+        in_model = FittedModels(spec, levels, np.vstack([raw_out, data.train[row]]), data,
+                                task_seed(master_seed, "mia", "eval", iteration, "in", row))
+        for level in levels:
+            sets = in_model.sets(level, preset.mia_sets, preset.mia_size_syn,
+                                 task_seed(master_seed, "mia", "eval", iteration, "in", row, level))
+            attacker = attackers[(row, level)]
+            tp = np.mean(attacker.predict(set_features(sets, feature_set, edges)) == 1)
+            fp = np.mean(attacker.predict(out_features[level]) == 1)
+            rates[(row, level)] = (tp, fp)
+    records = []
+    for level in levels:
+        for t in targets:
+            tp, fp = rates[(t.row, level)]
+            for metric, value in (("pg", 1.0 - (tp - fp)), ("mia_tp", tp), ("mia_fp", fp)):
+                records.append(record(spec.label, level, metric, value, attribute=t.attribute, target=t.row,
+                                      target_kind=t.kind, iteration=iteration, role="game"))
+    return records

@@ -1,0 +1,71 @@
+"""Protocol sizes: the paper's (Appendix J) and a quick preset for interactive use.
+
+Sizes never exceed what the data allow; ``capped`` lowers them and records every cap, so the
+results can say "sizeRawT capped at 700 (rows available)" instead of silently changing the game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+
+OUTLIER_QUANTILES = (0.01, 0.025, 0.975, 0.99)
+
+
+@dataclass(frozen=True)
+class ProtocolPreset:
+    name: str
+    utility_sets: int  # synthetic sets of |train| rows per level for TSTR (paper: 50)
+    release_sets: int  # sets per level from the holder's model for release MAB/WCAB (paper: nSynT)
+    aia_iterations: int
+    aia_size_raw: int  # sizeRawT
+    aia_size_syn: int  # sizeSynT
+    aia_sets: int  # nSynT
+    aia_bootstrap_size: int
+    mia_iterations: int
+    mia_size_attacker: int  # sizeRawA
+    mia_shadows: int  # nShadows
+    mia_shadow_sets: int  # nSynA
+    mia_size_raw: int  # sizeRawT
+    mia_size_syn: int  # sizeSynT
+    mia_sets: int  # nSynT
+    outlier_quantiles: tuple = OUTLIER_QUANTILES
+    random_targets: int = 4
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+PAPER = ProtocolPreset("paper", utility_sets=50, release_sets=50, aia_iterations=10, aia_size_raw=500,
+                       aia_size_syn=500, aia_sets=50, aia_bootstrap_size=500, mia_iterations=10,
+                       mia_size_attacker=500, mia_shadows=10, mia_shadow_sets=10, mia_size_raw=400,
+                       mia_size_syn=400, mia_sets=50)
+QUICK = ProtocolPreset("quick", utility_sets=5, release_sets=10, aia_iterations=3, aia_size_raw=500,
+                       aia_size_syn=500, aia_sets=10, aia_bootstrap_size=500, mia_iterations=2,
+                       mia_size_attacker=500, mia_shadows=4, mia_shadow_sets=5, mia_size_raw=400,
+                       mia_size_syn=400, mia_sets=10, outlier_quantiles=(0.01, 0.99), random_targets=2)
+PRESETS = {p.name: p for p in (PAPER, QUICK)}
+
+
+def capped(preset: ProtocolPreset, pool_rows: int) -> tuple[ProtocolPreset, list[dict]]:
+    """Lower the reference sizes to the rows the attacker can draw from (train minus targets)."""
+    caps, changes = [], {}
+    for field in ("aia_size_raw", "aia_bootstrap_size", "mia_size_attacker", "mia_size_raw"):
+        wanted = getattr(preset, field)
+        if wanted > pool_rows:
+            changes[field] = pool_rows
+            caps.append({"parameter": field, "requested": wanted, "used": pool_rows,
+                         "reason": f"only {pool_rows} training rows are available outside the targets"})
+    if "mia_size_raw" in changes and changes["mia_size_raw"] >= pool_rows:
+        # shadow subsets must differ from rawA, or every shadow is the same data set
+        used = max(2, int(0.8 * pool_rows))
+        changes["mia_size_raw"] = used
+        caps[-1].update(used=used, reason=f"shadow subsets need fewer rows than the {pool_rows} available")
+    return replace(preset, **changes), caps
+
+
+def get_protocol(name: str) -> ProtocolPreset:
+    from ..errors import DataError
+
+    if name not in PRESETS:
+        raise DataError(f"Unknown protocol preset '{name}'.", fix=f"Choose one of: {', '.join(PRESETS)}.")
+    return PRESETS[name]

@@ -1,0 +1,21 @@
+"""Tidy metric records: one row per (model, level, metric, attribute, target, iteration)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+COLUMNS = ["model", "level", "metric", "attribute", "target", "target_kind", "iteration", "value", "role"]
+
+
+def record(model: str, level, metric: str, value: float, attribute: str | None = None, target=None,
+           target_kind: str | None = None, iteration=None, role: str = "release") -> dict:
+    """``role`` says where a number comes from: 'release' (the holder's own model), 'game'
+    (an attack game's generators), 'reference' (real data, e.g. TRTR or the raw AIA baseline)."""
+    return {"model": model, "level": level, "metric": metric, "attribute": attribute, "target": target,
+            "target_kind": target_kind, "iteration": iteration, "value": float(value), "role": role}
+
+
+def to_frame(records: list[dict]) -> pd.DataFrame:
+    frame = pd.DataFrame(records, columns=COLUMNS)
+    frame["level"] = frame["level"].astype("Int64")
+    return frame

@@ -1,0 +1,92 @@
+"""Metrics of the data actually published: sets drawn once per level from the holder's model and
+reused by every metric (utility, release MAB/WCAB, DCR, MCMIA, fidelity)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..generator import SyntheticGenerator
+from ..seeding import task_rng, task_seed
+from .attribute import release_attribute_records
+from .context import EvaluationData
+from .distance import dcr, mcmia
+from .fidelity import alpha_precision_beta_recall, authenticity, column_distances, spearman_difference
+from .protocol import ProtocolPreset
+from .records import record
+from .timing import timed
+from .utility import CLASSIFIERS, fitted_scorer, score_classifier, split_xy
+
+DISTANCE_SETS = 5  # sets scored by the distance and fidelity metrics (nearest neighbours are the cost)
+
+
+def reference_records(data: EvaluationData, master_seed: int, classifiers=CLASSIFIERS) -> list[dict]:
+    """TRTR: the same classifiers trained on the real training rows."""
+    j = data.response_index
+    x_train, y_train = split_xy(data.train, j)
+    x_test, y_test = split_xy(data.test, j)
+    rng = task_rng(master_seed, "trtr", "bootstrap")
+    replicates = [np.arange(len(y_test))] + [rng.integers(0, len(y_test), len(y_test)) for _ in range(199)]
+    records = []
+    for c in classifiers:
+        name = "auc_trtr" if c == "random_forest" else f"auc_trtr_{c}"
+        scorer = fitted_scorer(x_train, y_train, data.discrete[j], c, task_seed(master_seed, "trtr", c))
+        for b, rows in enumerate(replicates):  # replicate 0 is the test set itself
+            records.append(record("real", None, name, scorer(x_test[rows], y_test[rows]), iteration=b,
+                                  role="reference"))
+    return records
+
+
+def release_sets(model: SyntheticGenerator, level, n_sets: int, size: int, master_seed: int, label: str):
+    with timed("sampling"):
+        values = model.sample_values(n_sets * size, level, task_seed(master_seed, "release", label, level))
+    return values.reshape(n_sets, size, -1)
+
+
+def release_records(model: SyntheticGenerator, data: EvaluationData, level, preset: ProtocolPreset,
+                    sensitive: list[str], master_seed: int, label: str, classifiers=CLASSIFIERS) -> list[dict]:
+    """All cheap metrics of one (model, level); the sets are drawn once and shared."""
+    n_sets = max(preset.utility_sets, preset.release_sets, DISTANCE_SETS)
+    sets = release_sets(model, level, n_sets, len(data.train), master_seed, label)
+    j = data.response_index
+    discrete = data.discrete
+    x_test, y_test = split_xy(data.test, j)
+    records = []
+    for s in range(preset.utility_sets):
+        x, y = split_xy(sets[s], j)
+        for c in classifiers:
+            name = "auc_tstr" if c == "random_forest" else f"auc_tstr_{c}"
+            seed = task_seed(master_seed, "tstr", label, level, s, c)
+            records.append(record(label, level, name, score_classifier(x, y, x_test, y_test, discrete[j], c, seed),
+                                  iteration=s))
+    records += release_attribute_records(sets[:preset.release_sets], data, sensitive, label, level)
+    rng = task_rng(master_seed, "mcmia", label, level)
+    m = min(len(data.test), len(data.train))
+    for s in range(DISTANCE_SETS):
+        synthetic = sets[s]
+        closeness = dcr(synthetic, data.train, data.test)
+        records += [record(label, level, "dcr_closer_to_train", closeness["closer_to_train_share"], iteration=s),
+                    record(label, level, "exact_copies", closeness["exact_copies"], iteration=s)]
+        train_sample = data.train[rng.choice(len(data.train), size=m, replace=False)]
+        control = data.test[rng.choice(len(data.test), size=m, replace=False)]
+        score = mcmia(train_sample, control, synthetic)["privacy_score"]
+        records.append(record(label, level, "mcmia", score, iteration=s))
+        fidelity = alpha_precision_beta_recall(data.train, synthetic, seed=task_seed(master_seed, "fid", s))
+        records += [record(label, level, "alpha_precision", fidelity["alpha_precision"], iteration=s),
+                    record(label, level, "beta_recall", fidelity["beta_recall"], iteration=s),
+                    record(label, level, "authenticity", authenticity(data.train, synthetic), iteration=s),
+                    record(label, level, "spearman_difference", spearman_difference(data.train, synthetic),
+                           iteration=s)]
+        for name, distance in zip(data.names, column_distances(data.train, synthetic, discrete), strict=True):
+            records.append(record(label, level, "column_distance", distance, attribute=name, iteration=s))
+    return records
+
+
+def kendall_matrices(model: SyntheticGenerator, data: EvaluationData, levels: list, master_seed: int,
+                     label: str) -> dict:
+    """Kendall-tau matrix of one synthetic set per level (for the heatmaps), plus the real one."""
+    from .fidelity import kendall_matrix
+
+    out = {("real", None): kendall_matrix(data.train)}
+    for level in levels:
+        out[(label, level)] = kendall_matrix(release_sets(model, level, 1, len(data.train), master_seed, label)[0])
+    return out
