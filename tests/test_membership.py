@@ -125,8 +125,24 @@ def test_feature_sets():
         set_features(sets, "histogram")
 
 
+def test_shadow_task_labels_and_shapes():
+    data = make_data()
+    targets = choose_targets(data, SENSITIVE[:1], PRESET.outlier_quantiles, PRESET.random_targets,
+                             np.random.default_rng(0))
+    raw_a = attacker_reference_rows(data, targets, PRESET, SEED)
+    assert len(raw_a) == PRESET.mia_size_attacker and not {t.row for t in targets} & set(raw_a)
+    result = mia_shadow_task(spec("independent"), data, targets, [None], PRESET, SEED, 0, raw_a, "naive")
+    assert set(result) == {(t.row, None) for t in targets}
+    for x, y in result.values():
+        assert x.shape == (2 * PRESET.mia_shadow_sets, 5 * len(data.names))
+        assert list(y) == [0] * PRESET.mia_shadow_sets + [1] * PRESET.mia_shadow_sets
+    out_features = [x[y == 0] for x, y in result.values()]
+    np.testing.assert_array_equal(out_features[0], out_features[1])  # one OUT model per shadow, shared
+
+
 def test_copying_generator_loses_membership():
     """IN sets always contain the target and OUT sets never: the attacker wins, PG ~ 0."""
+    assert PRESET.mia_size_syn > PRESET.mia_size_raw  # every set holds all the copied rows
     data = make_data(outliers=True)
     targets = [Target(0, "total_cost_eur", "outlier"), Target(1, "creatinine_mg_dl", "outlier")]
     records = play(spec("copy_rows_test"), data, targets, [None])

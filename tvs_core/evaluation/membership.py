@@ -169,7 +169,10 @@ def mia_shadow_task(spec: GeneratorSpec, data: EvaluationData, targets: list[Tar
 
 
 def train_attackers(shadow_results: list[dict], seed: int) -> dict:
-    """One random forest per (target row, level) on the features pooled over all shadows."""
+    """One random forest per (target row, level) on the features pooled over all shadows.
+
+    Each forest's seed depends only on the master seed and its key, so a caller may split the
+    shadow dicts by key, train the parts in parallel and merge the results: the forests are the same."""
     keys = list(dict.fromkeys(key for result in shadow_results for key in result))
     attackers = {}
     for key in keys:

@@ -55,11 +55,15 @@ def capped(preset: ProtocolPreset, pool_rows: int) -> tuple[ProtocolPreset, list
             changes[field] = pool_rows
             caps.append({"parameter": field, "requested": wanted, "used": pool_rows,
                          "reason": f"only {pool_rows} training rows are available outside the targets"})
-    if "mia_size_raw" in changes and changes["mia_size_raw"] >= pool_rows:
-        # shadow subsets must differ from rawA, or every shadow is the same data set
-        used = max(2, int(0.8 * pool_rows))
+    attacker = changes.get("mia_size_attacker", preset.mia_size_attacker)
+    raw = changes.get("mia_size_raw", preset.mia_size_raw)
+    if raw > 0.8 * attacker:
+        # shadow subsets are drawn from rawA: too large a share makes every shadow the same data set
+        used = max(2, int(0.8 * attacker))
         changes["mia_size_raw"] = used
-        caps[-1].update(used=used, reason=f"shadow subsets need fewer rows than the {pool_rows} available")
+        caps = [c for c in caps if c["parameter"] != "mia_size_raw"]
+        caps.append({"parameter": "mia_size_raw", "requested": preset.mia_size_raw, "used": used,
+                     "reason": f"shadow subsets must be at most 80 % of the attacker's {attacker} reference rows"})
     return replace(preset, **changes), caps
 
 

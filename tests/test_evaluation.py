@@ -1,0 +1,134 @@
+"""The whole evaluation with known answers, and fit-once-truncate-many against the naive protocol."""
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tvs_core import IndependentMargins, TVineSynth, load_demo
+from tvs_core.evaluation import holdout_split
+from tvs_core.evaluation.protocol import QUICK, capped
+from tvs_core.evaluation.runner import default_levels, evaluate
+from tvs_core.generator import SyntheticGenerator, register
+
+Y = "in_hospital_death"
+SENSITIVE = ["total_cost_eur", "lactate_mmol_l"]
+COLUMNS = ["total_cost_eur", "ward_cost_eur", "lab_cost_eur", "lactate_mmol_l", "heart_rate_bpm",
+           "sofa_score", "age_years", Y]
+TINY = replace(QUICK, utility_sets=3, release_sets=4, aia_iterations=2, aia_size_raw=200, aia_size_syn=200,
+               aia_sets=4, aia_bootstrap_size=200, mia_iterations=1, mia_size_attacker=200, mia_shadows=2,
+               mia_shadow_sets=4, mia_size_raw=150, mia_size_syn=150, mia_sets=6, random_targets=1,
+               outlier_quantiles=(0.99,))
+
+
+@register
+class CopyRows(SyntheticGenerator):
+    """Releases its training rows: the most unsafe generator there is."""
+
+    name = "copy_rows_evaluation_test"
+
+    def _fit_values(self, values):
+        self.rows_ = values
+
+    def _sample_values(self, n, level, rng):
+        return self.rows_[np.resize(rng.permutation(len(self.rows_)), n)]
+
+    def _state(self):
+        return {"rows": self.rows_.tolist()}
+
+    def _load_state(self, state):
+        self.rows_ = np.asarray(state["rows"])
+
+
+@pytest.fixture(scope="module")
+def split():
+    table = load_demo("clinical")[COLUMNS].head(500)
+    return holdout_split(table, Y, seed=0)
+
+
+def summary_value(result, metric, model=None, level=None, attribute=None, role=None):
+    s = result.summary()
+    rows = s[s.metric == metric]
+    if model is not None:
+        rows = rows[rows.model == model]
+    if level is not None:
+        rows = rows[rows.level == level]
+    if attribute is not None:
+        rows = rows[rows.attribute == attribute]
+    if role is not None:
+        rows = rows[rows.role == role]
+    assert len(rows) >= 1, (metric, model, level)
+    return rows
+
+
+def test_copy_generator_looks_maximally_unsafe(split):
+    """Targets are clear outliers (as the paper's are): a copy of the data gives them away."""
+    train, test = split
+    train = train.astype({"total_cost_eur": float})
+    for row, column in ((0, "total_cost_eur"), (1, "lactate_mmol_l")):
+        train.loc[row, column] = round(train[column].mean() + 12 * train[column].std(), 2)
+    model = CopyRows(response=Y, sensitive=SENSITIVE).fit(train)
+    result = evaluate(model, train, test, preset=TINY, seed=1, n_jobs=1,
+                      targets={"total_cost_eur": [0], "lactate_mmol_l": [1]})
+    pg = result.records.query("metric == 'pg'")["value"]
+    assert pg.mean() < 0.35
+    assert summary_value(result, "mcmia")["median"].iloc[0] > 0.95
+    assert summary_value(result, "authenticity")["median"].iloc[0] < 0.05
+    assert summary_value(result, "exact_copies")["median"].iloc[0] == len(train)
+
+
+def test_independent_margins_look_safe_and_useless(split):
+    train, test = split
+    model = IndependentMargins(response=Y, sensitive=SENSITIVE).fit(train)
+    result = evaluate(model, train, test, preset=TINY, seed=2, n_jobs=1)
+    pg = result.records.query("metric == 'pg'")["value"]
+    assert 0.7 <= pg.mean() <= 1.3
+    assert abs(summary_value(result, "auc_tstr")["median"].iloc[0] - 0.5) < 0.1
+    release_mab = summary_value(result, "release_mab", attribute="lactate_mmol_l")["median"].iloc[0]
+    real_mab = summary_value(result, "mab", model="raw", attribute="lactate_mmol_l")["median"].iloc[0]
+    assert release_mab < 0.5 * real_mab and release_mab < 0.06
+
+
+def test_full_cvine_tstr_is_close_to_trtr():
+    train, test = holdout_split(load_demo("clinical"), Y, seed=0)
+    model = TVineSynth(response=Y, sensitive=SENSITIVE).fit(train)
+    result = evaluate(model, train, test, levels=[model.fitted_level_], preset=TINY, seed=3, n_jobs=2,
+                      games=("release",))
+    tstr = summary_value(result, "auc_tstr")["median"].iloc[0]
+    trtr = summary_value(result, "auc_trtr")
+    assert trtr["ci_low"].iloc[0] < trtr["median"].iloc[0] < trtr["ci_high"].iloc[0]
+    assert abs(tstr - trtr["median"].iloc[0]) < 0.03
+
+
+def test_fit_once_truncate_many_equals_refit_per_level(split):
+    train, test = split
+    model = TVineSynth(response=Y, sensitive=SENSITIVE, seed=4).fit(train)
+    kwargs = dict(levels=[1, 3, 7], preset=TINY, seed=5, n_jobs=2)
+    fast = evaluate(model, train, test, **kwargs).records
+    naive = evaluate(model, train, test, refit_per_level=True, **kwargs).records
+    pd.testing.assert_frame_equal(fast, naive)
+    assert {"pg", "mab", "release_mab", "auc_tstr", "mcmia"} <= set(fast["metric"])
+
+
+def test_same_seed_same_records_and_every_record_is_tidy(split):
+    train, test = split
+    model = TVineSynth(response=Y, sensitive=SENSITIVE, seed=4).fit(train)
+    a = evaluate(model, train, test, levels=[2, 7], preset=TINY, seed=9, n_jobs=2, games=("release", "aia"))
+    b = evaluate(model, train, test, levels=[2, 7], preset=TINY, seed=9, n_jobs=1, games=("release", "aia"))
+    pd.testing.assert_frame_equal(a.records, b.records)
+    assert list(a.records.columns) == ["model", "level", "metric", "attribute", "target", "target_kind",
+                                       "iteration", "value", "role"]
+    assert set(a.records["role"]) == {"release", "game", "reference"}
+
+
+def test_sizes_are_capped_by_the_data_and_the_cap_is_recorded():
+    preset, caps = capped(QUICK, 300)
+    assert preset.aia_size_raw == 300 and preset.mia_size_raw < 300
+    assert {c["parameter"] for c in caps} >= {"aia_size_raw", "mia_size_attacker"}
+    assert all(c["used"] < c["requested"] for c in caps)
+
+
+def test_default_levels_are_every_fifth_plus_one_and_t_max():
+    assert default_levels(20) == [1, 5, 10, 15, 20]
+    assert default_levels(26) == [1, 5, 10, 15, 20, 25, 26]
