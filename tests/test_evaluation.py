@@ -132,3 +132,13 @@ def test_sizes_are_capped_by_the_data_and_the_cap_is_recorded():
 def test_default_levels_are_every_fifth_plus_one_and_t_max():
     assert default_levels(20) == [1, 5, 10, 15, 20]
     assert default_levels(26) == [1, 5, 10, 15, 20, 25, 26]
+
+
+def test_kendall_matrices_per_level_approach_the_real_one(split):
+    train, test = split
+    model = TVineSynth(response=Y, sensitive=SENSITIVE, seed=4).fit(train)
+    result = evaluate(model, train, test, levels=[1, 7], preset=TINY, n_jobs=1, games=("release",))
+    real = result.kendall[("real", None)]
+    assert real.shape == (len(COLUMNS), len(COLUMNS)) and result.names[-1] == Y
+    gap = {lv: np.abs(result.kendall[("tvinesynth", lv)] - real).mean() for lv in (1, 7)}
+    assert gap[7] < gap[1]

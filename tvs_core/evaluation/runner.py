@@ -21,7 +21,7 @@ from .context import EvaluationData, GeneratorSpec
 from .intervals import bootstrap_interval
 from .protocol import ProtocolPreset, capped, get_protocol
 from .records import to_frame
-from .release import reference_records, release_records
+from .release import kendall_matrices, reference_records, release_records
 from .timing import run_timed
 
 GAMES = ("release", "aia", "mia")
@@ -52,6 +52,8 @@ class EvaluationResult:
     targets: list[Target]
     levels: list[int]
     timings: dict[str, float] = field(default_factory=dict)
+    kendall: dict = field(default_factory=dict)  # (model, level) -> Kendall-tau matrix; ("real", None) too
+    names: list[str] = field(default_factory=list)
 
     def summary(self) -> pd.DataFrame:
         return summarise(self.records)
@@ -134,5 +136,6 @@ def evaluate(model: SyntheticGenerator, train: pd.DataFrame, test: pd.DataFrame,
                 records += result
     frame = to_frame(records).sort_values(["model", "level", "metric", "attribute", "target", "iteration"],
                                           na_position="first", kind="stable").reset_index(drop=True)
+    kendall = kendall_matrices(model, data, levels, seed, spec.label) if "release" in games else {}
     timings["wall"] = time.perf_counter() - started
-    return EvaluationResult(frame, protocol, caps, chosen, levels, timings)
+    return EvaluationResult(frame, protocol, caps, chosen, levels, timings, kendall, list(data.names))
