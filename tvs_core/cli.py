@@ -113,10 +113,105 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("--missing", choices=["drop_rows", "impute"], default="drop_rows")
     release.add_argument("--threads", type=int, default=1)
     release.add_argument("--out", required=True, help="output CSV path")
+
+    sweep = sub.add_parser("sweep", help="evaluate every truncation level (resumable; stored in the workspace)")
+    data_args(sweep, roles=True)
+    sweep.add_argument("--order", help="explicit comma-separated covariate order (response is appended)")
+    sweep.add_argument("--levels", help="comma-separated truncation levels (default: every 5th, 1 and t_max)")
+    sweep.add_argument("--preset", choices=["quick", "paper"], default="quick")
+    sweep.add_argument("--holdout", help="hold-out CSV/Parquet to use instead of a 20 %% split")
+    sweep.add_argument("--seed", type=int, default=0)
+    sweep.add_argument("--families", choices=sorted(PRESETS), default=DEFAULT_PRESET)
+    sweep.add_argument("--margins", choices=["empirical", "kde"], default="empirical")
+    sweep.add_argument("--baselines", help="comma-separated baselines, or 'none' (default: all)")
+    sweep.add_argument("--backend", choices=["loky", "dask", "ray"], default="loky")
+    sweep.add_argument("--address", help="scheduler address for dask/ray (default: a local cluster)")
+    sweep.add_argument("--n-jobs", type=int, default=2)
+    sweep.add_argument("--alpha", type=float, default=0.5, help="privacy weight in PU_t (0..1)")
+    sweep.add_argument("--normalisation", choices=["anchored", "minmax"], default="anchored")
+    sweep.add_argument("--privacy", default="mab_worst", help="mab_worst, mab:<col>, pg or mcmia")
+    sweep.add_argument("--workspace", help="store folder (default: $TVS_WORKSPACE or ~/.tvinesynth-studio)")
+    sweep.add_argument("--out", required=True, help="folder for results.csv and summary.json")
+
+    worker = sub.add_parser("worker", help=argparse.SUPPRESS)
+    worker.add_argument("job_id")
+    worker.add_argument("--workspace")
+    worker.add_argument("--n-jobs", type=int, default=2)
+    worker.add_argument("--backend", default="loky")
+    worker.add_argument("--address")
     return parser
 
 
-COMMANDS = {"inspect": cmd_inspect, "order": cmd_order, "release": cmd_release}
+def _progress_bar(store, job_id):
+    from .worker import progress
+
+    def show(_job):
+        p = progress(store, job_id)
+        total = max(p["total"], 1)
+        filled = int(30 * p["done"] / total)
+        eta = "" if p["eta_seconds"] is None else f", ETA {p['eta_seconds']:.0f} s"
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {p['done']}/{p['total']} tasks{eta}   ")
+        sys.stderr.flush()
+
+    return show
+
+
+def cmd_sweep(args) -> dict:
+    from pathlib import Path
+
+    from .results import job_records, summary_json
+    from .store import Store
+    from .sweep import DEFAULT_BASELINES, SweepConfig, submit
+    from .worker import run_job
+
+    table = _load(args)
+    schema = _roles(args, table)
+    holdout = read_table(args.holdout) if args.holdout else None
+    baselines = DEFAULT_BASELINES if args.baselines is None else [b for b in _split(args.baselines) if b != "none"]
+    config = SweepConfig(response=schema.response, sensitive=schema.sensitive, rho_star=args.rho,
+                         measure=args.measure, order=_split(args.order) or None,
+                         levels=[int(v) for v in _split(args.levels)] or None, preset=args.preset,
+                         families=args.families, margins=args.margins, seed=args.seed, baselines=list(baselines),
+                         schema=schema.to_dict())
+    store = Store(args.workspace)
+    job_id = submit(store, table, config, holdout)
+    job = store.job(job_id)
+    if job["status"] == "done":
+        print(f"job {job_id}: answered from the store ({store.workspace})", file=sys.stderr)
+    else:
+        verb = "resuming" if store.done_tasks(job_id) else "running"
+        print(f"job {job_id}: {verb} in {store.workspace}", file=sys.stderr)
+        try:
+            status = run_job(store, job_id, n_jobs=args.n_jobs, backend=args.backend, address=args.address,
+                             progress=_progress_bar(store, job_id))
+        except KeyboardInterrupt:
+            sys.stderr.write(f"\ninterrupted: finished tasks are stored; run the same command again to resume "
+                             f"job {job_id}\n")
+            raise SystemExit(130) from None
+        sys.stderr.write("\n")
+        if status != "done":
+            raise TVSError(f"job {job_id} {status}: {store.job(job_id)['error'] or ''}".strip())
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    records = job_records(store, job_id)
+    records.to_csv(out / "results.csv", index=False)
+    summary = summary_json(records, config, alpha=args.alpha, method=args.normalisation, privacy=args.privacy)
+    summary["job_id"] = job_id
+    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    return {"job_id": job_id, "out": str(out), "best_level": summary["best_level"], "records": len(records)}
+
+
+def cmd_worker(args) -> dict:
+    from .store import Store
+    from .worker import run_job
+
+    status = run_job(Store(args.workspace), args.job_id, n_jobs=args.n_jobs, backend=args.backend,
+                     address=args.address)
+    return {"job_id": args.job_id, "status": status}
+
+
+COMMANDS = {"inspect": cmd_inspect, "order": cmd_order, "release": cmd_release, "sweep": cmd_sweep,
+            "worker": cmd_worker}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,6 +226,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     if args.command == "release":
         print(f"wrote {result['rows']} rows at truncation level {result['level']} to {result['out']}",
+              file=sys.stderr)
+    elif args.command == "sweep":
+        print(f"wrote {result['out']}/results.csv and summary.json; best level: {result['best_level']}",
               file=sys.stderr)
     else:
         json.dump(result, sys.stdout, indent=2, default=str)

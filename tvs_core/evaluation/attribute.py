@@ -120,7 +120,7 @@ def classify_sets(sets: np.ndarray, target: int, rows: np.ndarray, categorical: 
 
 
 def release_attribute_records(sets: np.ndarray, data: EvaluationData, sensitive: list[str], label: str,
-                              level) -> list[dict]:
+                              level, first_set: int = 0) -> list[dict]:
     """Release MAB/WCAB/R^2: the attacker's regression on sets from the holder's own model."""
     records = []
     categorical = data.categorical
@@ -134,11 +134,12 @@ def release_attribute_records(sets: np.ndarray, data: EvaluationData, sensitive:
             guesses = classify_sets(sets, j, scaled, categorical, seed=0)
             for s, g in enumerate(guesses):
                 records.append(record(label, level, "release_advantage", np.mean(g == truth) - majority,
-                                      column, iteration=s))
+                                      column, iteration=first_set + s))
             continue
         coef, _, r2 = regress_sets(sets, j, categorical)
         for s in range(len(sets)):
-            records.append(record(label, level, "release_mab", np.mean(np.abs(coef[s])), column, iteration=s))
-            records.append(record(label, level, "release_wcab", np.max(np.abs(coef[s])), column, iteration=s))
-            records.append(record(label, level, "release_r2", r2[s], column, iteration=s))
+            k = first_set + s
+            records.append(record(label, level, "release_mab", np.mean(np.abs(coef[s])), column, iteration=k))
+            records.append(record(label, level, "release_wcab", np.max(np.abs(coef[s])), column, iteration=k))
+            records.append(record(label, level, "release_r2", r2[s], column, iteration=k))
     return records

@@ -19,8 +19,10 @@ from .utility import CLASSIFIERS, fitted_scorer, score_classifier, split_xy
 DISTANCE_SETS = 5  # sets scored by the distance and fidelity metrics (nearest neighbours are the cost)
 
 
-def reference_records(data: EvaluationData, master_seed: int, classifiers=CLASSIFIERS) -> list[dict]:
-    """TRTR: the same classifiers trained on the real training rows."""
+def reference_records(data: EvaluationData, master_seed: int, sensitive: list[str] = (),
+                      classifiers=CLASSIFIERS) -> list[dict]:
+    """TRTR: the same classifiers trained on the real training rows (interval: bootstrap over
+    test rows), and the release attack run on the real rows themselves."""
     j = data.response_index
     x_train, y_train = split_xy(data.train, j)
     x_test, y_test = split_xy(data.test, j)
@@ -33,36 +35,49 @@ def reference_records(data: EvaluationData, master_seed: int, classifiers=CLASSI
         for b, rows in enumerate(replicates):  # replicate 0 is the test set itself
             records.append(record("real", None, name, scorer(x_test[rows], y_test[rows]), iteration=b,
                                   role="reference"))
+    # the release attack on the real training rows: the anchor for a release MAB of 0 privacy
+    for r in release_attribute_records(data.train[None], data, sensitive, "real", None):
+        records.append({**r, "role": "reference"})
     return records
 
 
-def release_sets(model: SyntheticGenerator, level, n_sets: int, size: int, master_seed: int, label: str):
+def release_sets(model: SyntheticGenerator, level, sets: range, size: int, master_seed: int, label: str):
+    """Sets ``sets`` (indices) of a level; each has its own seed, so any chunk of them is the same
+    data whether drawn alone or with the others."""
     with timed("sampling"):
-        values = model.sample_values(n_sets * size, level, task_seed(master_seed, "release", label, level))
-    return values.reshape(n_sets, size, -1)
+        return np.stack([model.sample_values(size, level, task_seed(master_seed, "release", label, level, s))
+                         for s in sets])
 
 
 def release_records(model: SyntheticGenerator, data: EvaluationData, level, preset: ProtocolPreset,
-                    sensitive: list[str], master_seed: int, label: str, classifiers=CLASSIFIERS) -> list[dict]:
-    """All cheap metrics of one (model, level); the sets are drawn once and shared."""
+                    sensitive: list[str], master_seed: int, label: str, classifiers=CLASSIFIERS,
+                    chunk: tuple[int, int] | None = None) -> list[dict]:
+    """All metrics of one (model, level) on the sets of ``chunk`` = (first, stop) set indices
+    (default: all). The sets are drawn once and shared by every metric; distance and fidelity
+    metrics use the first DISTANCE_SETS sets, so they come with the first chunk."""
     n_sets = max(preset.utility_sets, preset.release_sets, DISTANCE_SETS)
-    sets = release_sets(model, level, n_sets, len(data.train), master_seed, label)
+    first, stop = chunk or (0, n_sets)
+    sets = release_sets(model, level, range(first, stop), len(data.train), master_seed, label)
     j = data.response_index
     discrete = data.discrete
     x_test, y_test = split_xy(data.test, j)
     records = []
-    for s in range(preset.utility_sets):
-        x, y = split_xy(sets[s], j)
+    in_chunk = [s for s in range(first, stop)]
+    for s in [s for s in in_chunk if s < preset.utility_sets]:
+        x, y = split_xy(sets[s - first], j)
         for c in classifiers:
             name = "auc_tstr" if c == "random_forest" else f"auc_tstr_{c}"
             seed = task_seed(master_seed, "tstr", label, level, s, c)
             records.append(record(label, level, name, score_classifier(x, y, x_test, y_test, discrete[j], c, seed),
                                   iteration=s))
-    records += release_attribute_records(sets[:preset.release_sets], data, sensitive, label, level)
-    rng = task_rng(master_seed, "mcmia", label, level)
+    attack = [s for s in in_chunk if s < preset.release_sets]
+    if attack:
+        records += release_attribute_records(sets[attack[0] - first:attack[-1] + 1 - first], data, sensitive, label,
+                                             level, first_set=attack[0])
     m = min(len(data.test), len(data.train))
-    for s in range(DISTANCE_SETS):
-        synthetic = sets[s]
+    for s in [s for s in in_chunk if s < DISTANCE_SETS]:
+        rng = task_rng(master_seed, "mcmia", label, level, s)
+        synthetic = sets[s - first]
         closeness = dcr(synthetic, data.train, data.test)
         records += [record(label, level, "dcr_closer_to_train", closeness["closer_to_train_share"], iteration=s),
                     record(label, level, "exact_copies", closeness["exact_copies"], iteration=s)]
@@ -88,5 +103,6 @@ def kendall_matrices(model: SyntheticGenerator, data: EvaluationData, levels: li
 
     out = {("real", None): kendall_matrix(data.train)}
     for level in levels:
-        out[(label, level)] = kendall_matrix(release_sets(model, level, 1, len(data.train), master_seed, label)[0])
+        out[(label, level)] = kendall_matrix(release_sets(model, level, range(1), len(data.train), master_seed,
+                                                          label)[0])
     return out

@@ -104,7 +104,7 @@ def evaluate(model: SyntheticGenerator, train: pd.DataFrame, test: pd.DataFrame,
                             task_rng(seed, "targets"), targets)
     protocol, caps = capped(protocol, len(data.train) - len({t.row for t in chosen}))
 
-    first = [delayed(run_timed)(reference_records, data, seed)]
+    first = [delayed(run_timed)(reference_records, data, seed, sensitive)]
     if "release" in games:
         first += [delayed(run_timed)(release_records, model, data, level, protocol, sensitive, seed, spec.label)
                   for level in levels]
