@@ -12,7 +12,7 @@ import hashlib
 import io
 import json
 import pickle
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import pandas as pd
 
@@ -56,6 +56,7 @@ class SweepConfig:
     baselines: list[str] = field(default_factory=lambda: list(DEFAULT_BASELINES))
     feature_set: str = "correlations"
     games: list[str] = field(default_factory=lambda: ["release", "aia", "mia"])
+    protocol_overrides: dict | None = None  # e.g. {"aia_iterations": 2}: sizes changed from the preset
     schema: dict | None = None  # the user's schema (types and roles); None: inferred
 
     def to_dict(self) -> dict:
@@ -165,6 +166,8 @@ def build_context(config: SweepConfig, table: pd.DataFrame, holdout: pd.DataFram
         raise DataError(f"Level {max(levels)} is above the model's top level {holder.fitted_level_}.",
                         fix=f"Choose levels from 0 to {holder.fitted_level_}.")
     protocol = get_protocol(config.preset)
+    if config.protocol_overrides:
+        protocol = replace(protocol, **config.protocol_overrides)
     targets = choose_targets(data, config.sensitive, protocol.outlier_quantiles, protocol.random_targets,
                              task_rng(config.seed, "targets"))
     protocol, caps = capped(protocol, len(data.train) - len({t.row for t in targets}))

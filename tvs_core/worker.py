@@ -256,8 +256,11 @@ def start_worker(store: Store, job_id: str, n_jobs: int = 2, backend: str = "lok
                "--n-jobs", str(n_jobs), "--backend", backend] + (["--address", address] if address else [])
     store.update_job(job_id, status="queued", cancel=0)
     with open(logs / f"{job_id}.log", "ab") as log:
+        root = str(Path(__file__).resolve().parent.parent)  # so "-m tvs_core" resolves from any folder
+        path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                   start_new_session=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                   start_new_session=True,
+                                   env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": path})
     store.update_job(job_id, pid=process.pid, pid_started=process_start_time(process.pid))
     return process.pid
 
@@ -267,8 +270,7 @@ def cancel_job(store: Store, job_id: str, grace_seconds: float = 15.0) -> None:
     store.request_cancel(job_id)
     deadline = time.time() + grace_seconds
     while time.time() < deadline:
-        job = store.job(job_id)
-        if job["status"] not in ("running", "queued") or not worker_alive(job):
+        if not worker_alive(store.job(job_id)):  # the worker saw the flag and exited
             break
         time.sleep(0.2)
     job = store.job(job_id)

@@ -1,0 +1,94 @@
+"""PU_t selection against hand-computed examples."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tvs_core.selection import pareto_front, select
+
+
+def levels(u, p, name="s", width=0.0):
+    u, p = np.asarray(u, float), np.asarray(p, float)
+    return pd.DataFrame({"level": np.arange(1, len(u) + 1), "u": u, "u_low": u - width, "u_high": u + width,
+                         f"p_{name}": p, f"p_{name}_low": p - width, f"p_{name}_high": p + width})
+
+
+def test_anchored_scores_by_hand():
+    # AUC_TRTR = 0.9, chance 0.5; MAB_real = 0.2
+    table = levels(u=[0.7, 0.8, 0.9], p=[0.05, 0.1, 0.2])
+    sel = select(table, alpha=0.5, method="anchored", privacy="mab_worst",
+                 anchors={"utility": 0.9, "privacy": {"s": 0.2}}, draws=10)
+    np.testing.assert_allclose(sel.table["U"], [0.5, 0.75, 1.0])
+    np.testing.assert_allclose(sel.table["P"], [0.75, 0.5, 0.0])
+    np.testing.assert_allclose(sel.table["PU"], [0.625, 0.625, 0.5])
+    assert sel.best_level == 1  # tie in PU: more privacy wins
+
+
+def test_alpha_moves_the_choice():
+    table = levels(u=[0.7, 0.8, 0.9], p=[0.05, 0.1, 0.2])
+    anchors = {"utility": 0.9, "privacy": {"s": 0.2}}
+    assert select(table, alpha=1.0, anchors=anchors, draws=10).best_level == 1
+    assert select(table, alpha=0.0, anchors=anchors, draws=10).best_level == 3
+    # alpha 0.45: PU = 0.6125, 0.6375, 0.55
+    assert select(table, alpha=0.45, anchors=anchors, draws=10).best_level == 2
+
+
+def test_minmax_scores_by_hand():
+    table = levels(u=[0.6, 0.7, 0.8], p=[0.1, 0.3, 0.5])
+    sel = select(table, alpha=0.5, method="minmax", draws=10)
+    np.testing.assert_allclose(sel.table["U"], [0.0, 0.5, 1.0])
+    np.testing.assert_allclose(sel.table["P"], [1.0, 0.5, 0.0])  # lower MAB is more private
+    assert sel.best_level == 1  # all tie at 0.5: the most private
+
+
+def test_pg_and_mcmia_anchors():
+    pg = levels(u=[0.9, 0.9], p=[0.4, 1.2], name="pg")
+    sel = select(pg, alpha=1.0, privacy="pg", anchors={"utility": 0.9}, draws=10)
+    np.testing.assert_allclose(sel.table["P"], [0.4, 1.0])
+    mcmia = levels(u=[0.9, 0.9], p=[0.5, 0.75], name="mcmia")
+    sel = select(mcmia, alpha=1.0, privacy="mcmia", anchors={"utility": 0.9}, draws=10)
+    np.testing.assert_allclose(sel.table["P"], [1.0, 0.5])
+
+
+def test_worst_column_drives_privacy():
+    table = levels(u=[0.8, 0.8], p=[0.1, 0.1], name="a")
+    table["p_b"], table["p_b_low"], table["p_b_high"] = [0.02, 0.15], [0.02, 0.15], [0.02, 0.15]
+    sel = select(table, alpha=1.0, anchors={"utility": 0.9, "privacy": {"a": 0.2, "b": 0.2}}, draws=10)
+    np.testing.assert_allclose(sel.table["P"], [0.5, 0.25])
+    one = select(table, alpha=1.0, privacy="mab:b", anchors={"utility": 0.9, "privacy": {"a": 0.2, "b": 0.2}},
+                 draws=10)
+    np.testing.assert_allclose(one.table["P"], [0.9, 0.25])
+
+
+def test_missing_metrics_are_listed_not_ranked():
+    table = levels(u=[0.7, np.nan, 0.9], p=[0.05, 0.1, np.nan])
+    sel = select(table, alpha=0.5, anchors={"utility": 0.9, "privacy": {"s": 0.2}}, draws=10)
+    assert np.isnan(sel.table["PU"].iloc[1]) and np.isnan(sel.table["PU"].iloc[2])
+    assert sel.table["missing"].tolist() == ["", "utility", "privacy (s)"]
+    assert sel.best_level == 1
+    empty = select(levels(u=[np.nan], p=[np.nan]), anchors={"utility": 0.9, "privacy": {"s": 0.2}}, draws=5)
+    assert empty.best_level is None
+
+
+def test_pareto_front():
+    p = np.array([0.9, 0.5, 0.4, 0.1])
+    u = np.array([0.1, 0.5, 0.4, 0.9])
+    assert pareto_front(p, u).tolist() == [True, True, False, True]
+
+
+def test_wins_show_a_fragile_choice():
+    anchors = {"utility": 0.9, "privacy": {"s": 0.2}}
+    clear = select(levels(u=[0.6, 0.9], p=[0.1, 0.1], width=0.001), alpha=0.5, anchors=anchors, draws=500)
+    assert clear.table["wins"].tolist() == [0.0, 1.0]
+    fragile = select(levels(u=[0.88, 0.9], p=[0.1, 0.1], width=0.1), alpha=0.5, anchors=anchors, draws=500)
+    assert 0.2 < fragile.table["wins"].iloc[0] < 0.8
+    assert fragile.table["wins"].sum() == pytest.approx(1.0)
+    table = fragile.table
+    assert ((table["PU_low"] <= table["PU"]) & (table["PU"] <= table["PU_high"])).all()
+
+
+def test_bad_parameters_are_refused():
+    with pytest.raises(ValueError):
+        select(levels([0.8], [0.1]), alpha=1.5)
+    with pytest.raises(ValueError):
+        select(levels([0.8], [0.1]), method="zscore")

@@ -1,0 +1,141 @@
+"""The sweep engine: resume after a kill, cancel, concurrency, the store, backends."""
+
+import os
+import signal
+import time
+
+import pandas as pd
+import pytest
+
+from tvs_core import load_demo
+from tvs_core.results import job_records, summary_json
+from tvs_core.store import Store
+from tvs_core.sweep import SweepConfig, submit
+from tvs_core.worker import cancel_job, progress, resume_orphans, run_job, start_worker, worker_alive
+
+Y = "in_hospital_death"
+TINY = dict(utility_sets=2, release_sets=3, aia_iterations=2, aia_sets=3, aia_size_raw=150, aia_size_syn=150,
+            mia_iterations=1, mia_shadows=2, mia_shadow_sets=3, mia_sets=4, mia_size_attacker=150, mia_size_raw=100,
+            mia_size_syn=100)
+KEYS = ["model", "level", "metric", "attribute", "target", "iteration"]
+
+
+@pytest.fixture(scope="module")
+def table():
+    return load_demo("clinical")[["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "heart_rate_bpm", Y]].head(300)
+
+
+def config(**changes):
+    base = dict(response=Y, sensitive=["total_cost_eur"], levels=[1, 2, 3], baselines=["independent"],
+                protocol_overrides=TINY)
+    return SweepConfig(**{**base, **changes})
+
+
+def sorted_records(store, job_id):
+    return job_records(store, job_id).sort_values(KEYS).reset_index(drop=True)
+
+
+@pytest.fixture(scope="module")
+def reference(table, tmp_path_factory):
+    store = Store(tmp_path_factory.mktemp("reference"))
+    job_id = submit(store, table, config())
+    assert run_job(store, job_id, n_jobs=2) == "done"
+    return sorted_records(store, job_id), store, job_id
+
+
+def wait_for(predicate, timeout=120.0, every=0.1):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return True
+        time.sleep(every)
+    return False
+
+
+def test_identical_request_is_answered_from_the_store(table, reference):
+    records, store, job_id = reference
+    assert submit(store, table, config()) == job_id
+    results_before = len(store.results(job_id))
+    assert run_job(store, job_id) == "done"
+    assert len(store.results(job_id)) == results_before
+    assert submit(store, table, config(seed=1)) != job_id  # a different configuration is a different job
+
+
+def test_every_task_is_stored_once_with_progress_and_plan(reference):
+    records, store, job_id = reference
+    job = store.job(job_id)
+    tasks = [key for key, _ in job["plan"]]
+    assert sorted(r["task"] for r in store.results(job_id)) == sorted(tasks)
+    assert job["done"] == job["total"] == len(tasks)
+    assert progress(store, job_id)["eta_seconds"] == pytest.approx(0.0)
+    assert {"release_mab", "mab", "pg", "auc_tstr", "auc_trtr"} <= set(records["metric"])
+    assert store.add_result(job_id, tasks[1], "x", [], 0.0) is False  # a second copy is refused
+
+
+def test_worker_killed_mid_job_resumes_to_the_same_numbers(table, reference, tmp_path):
+    expected = reference[0]
+    store = Store(tmp_path)
+    job_id = submit(store, table, config())
+    pid = start_worker(store, job_id, n_jobs=1)
+    assert wait_for(lambda: store.job(job_id)["done"] >= 3)
+    os.killpg(pid, signal.SIGKILL)
+    assert wait_for(lambda: not worker_alive(store.job(job_id)), timeout=10)
+    partial = store.job(job_id)["done"]
+    assert store.job(job_id)["status"] == "running" and partial < store.job(job_id)["total"]
+    assert resume_orphans(store, n_jobs=2) == [job_id]
+    assert wait_for(lambda: store.job(job_id)["status"] in ("done", "failed"), timeout=180)
+    assert store.job(job_id)["status"] == "done", store.job(job_id)["error"]
+    tasks = [r["task"] for r in store.results(job_id)]
+    assert len(tasks) == len(set(tasks)) == store.job(job_id)["total"]
+    pd.testing.assert_frame_equal(sorted_records(store, job_id), expected)
+
+
+def test_cancel_stops_within_one_task(table, tmp_path):
+    store = Store(tmp_path)
+    job_id = submit(store, table, config(levels=[1, 2, 3, 4]))
+    start_worker(store, job_id, n_jobs=1)
+    assert wait_for(lambda: store.job(job_id)["done"] >= 2)
+    asked_at = store.job(job_id)["done"]
+    cancel_job(store, job_id, grace_seconds=60)
+    job = store.job(job_id)
+    assert job["status"] == "cancelled" and not worker_alive(job)
+    assert job["done"] <= asked_at + 2  # the task running when asked may still be stored (and its sibling)
+    assert job["done"] < job["total"]
+    assert run_job(store, job_id, n_jobs=2) == "done"  # and it resumes from there
+
+
+def test_two_jobs_at_once_share_the_store(table, tmp_path):
+    store = Store(tmp_path)
+    first = submit(store, table, config(seed=11))
+    second = submit(store, table, config(seed=12))
+    start_worker(store, first, n_jobs=1)
+    start_worker(store, second, n_jobs=1)
+    assert wait_for(lambda: all(store.job(j)["status"] in ("done", "failed") for j in (first, second)), 240)
+    for job_id in (first, second):
+        job = store.job(job_id)
+        assert job["status"] == "done", job["error"]
+        log = (store.workspace / "logs" / f"{job_id}.log").read_text()
+        assert "locked" not in log
+
+
+def test_dask_backend_gives_the_same_numbers_as_loky(table, reference, tmp_path):
+    pytest.importorskip("dask.distributed")
+    store = Store(tmp_path)
+    job_id = submit(store, table, config())
+    assert run_job(store, job_id, n_jobs=2, backend="dask") == "done"
+    pd.testing.assert_frame_equal(sorted_records(store, job_id), reference[0])
+
+
+def test_summary_json_has_the_documented_shape(reference):
+    records, _, _ = reference
+    summary = summary_json(records, config(), alpha=0.5)
+    holder = [e for e in summary["levels"] if e["model"] == "tvinesynth"]
+    assert [e["level"] for e in holder] == [1, 2, 3]
+    assert summary["best_level"] in (1, 2, 3)
+    names = set(holder[0]["metrics"])
+    assert {"auc_tstr", "auc_trtr", "mab:total_cost_eur", "wcab:total_cost_eur", "pg", "mcmia",
+            "dcr_closer_to_train", "alpha_precision", "beta_recall", "authenticity", "pu"} <= names
+    for value in holder[0]["metrics"].values():
+        assert set(value) == {"median", "ci_low", "ci_high"}
+    baseline = [e for e in summary["levels"] if e["model"] == "independent"]
+    assert baseline and baseline[0]["level"] is None
