@@ -139,3 +139,31 @@ def test_summary_json_has_the_documented_shape(reference):
         assert set(value) == {"median", "ci_low", "ci_high"}
     baseline = [e for e in summary["levels"] if e["model"] == "independent"]
     assert baseline and baseline[0]["level"] is None
+
+
+def test_ctrl_c_leaves_a_resumable_job_and_the_same_command_resumes(table, tmp_path):
+    import subprocess
+    import sys
+
+    data = tmp_path / "cohort.csv"
+    table.to_csv(data, index=False)
+    workspace, out = tmp_path / "ws", tmp_path / "out"
+    command = [sys.executable, "-m", "tvs_core", "sweep", str(data), "--response", Y, "--sensitive",
+               "total_cost_eur", "--levels", "1,2,3,4", "--baselines", "independent", "--n-jobs", "1",
+               "--workspace", str(workspace), "--out", str(out)]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = {**os.environ, "PYTHONPATH": root}
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env)
+    store = Store(workspace)
+    assert wait_for(lambda: any(j["done"] >= 2 for j in store.jobs()), timeout=120)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "run the same command again to resume" in stderr
+    job = store.jobs()[0]
+    assert job["status"] == "interrupted" and 0 < job["done"] < job["total"]
+    finished = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    assert finished.returncode == 0, finished.stderr
+    assert "resuming" in finished.stderr
+    assert (out / "summary.json").exists() and (out / "results.csv").exists()
+    assert store.job(job["id"])["status"] == "done"
