@@ -6,6 +6,8 @@
     synthetic = model.sample(1000, truncation_level=5, seed=1)
 """
 
+__version__ = "0.1.0"
+
 from .baselines import DPVine, GaussianCopula, IndependentMargins, RVine, RVineStar1
 from .demo import DEMOS, load_demo
 from .errors import DataError, TVSError

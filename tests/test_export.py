@@ -1,0 +1,55 @@
+"""The release a data holder downloads: safe CSV, guardrails, manifest."""
+
+import hashlib
+import json
+
+import numpy as np
+import pandas as pd
+
+from tvs_core import TVineSynth, load_demo
+from tvs_core.export import (blocked, exact_copies, guardrails, manifest, manifest_bytes, neutralise_formulas,
+                             read_back, release_table, to_csv_bytes)
+
+Y = "in_hospital_death"
+
+
+def test_formula_cells_are_neutralised_and_numbers_untouched():
+    table = pd.DataFrame({"note": ["=HYPERLINK(\"x\")", "+1", "-2 text", "@SUM(A1)", "fine", None],
+                          "value": [-1.5, 2.0, -3.0, 4.0, 5.0, 6.0]})
+    safe = neutralise_formulas(table)
+    assert safe["note"].tolist()[:5] == ["'=HYPERLINK(\"x\")", "'+1", "'-2 text", "'@SUM(A1)", "fine"]
+    assert pd.isna(safe["note"].iloc[5])
+    assert safe["value"].tolist() == table["value"].tolist()
+    text = to_csv_bytes(table).decode()
+    assert text.splitlines()[1].endswith(",-1.5") and "'-1.5" not in text  # numbers are written as numbers
+    assert read_back(to_csv_bytes(table))["value"].tolist() == table["value"].tolist()
+
+
+def test_exact_copies_are_counted_on_modelled_columns():
+    train = pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", "z"], "id": [10, 11, 12]})
+    synthetic = pd.DataFrame({"a": [1, 2, 9], "b": ["x", "q", "z"], "id": [1, 2, 3]})
+    assert exact_copies(synthetic, train, ["a", "b"]) == 1
+
+
+def test_guardrails_block_copies_and_manifest_describes_the_file():
+    table = load_demo("clinical")[["total_cost_eur", "lactate_mmol_l", "heart_rate_bpm", Y]].head(200)
+    model = TVineSynth(response=Y, sensitive=["total_cost_eur"], seed=0).fit(table)
+    synthetic = release_table(model, 2, 300, seed=4)
+    checks = guardrails(synthetic, table, model)
+    assert not blocked(checks)  # continuous margins interpolate: no row is copied whole
+    copied = pd.concat([synthetic.head(250), table.head(50)], ignore_index=True)
+    assert blocked(guardrails(copied, table, model))[0].message.startswith("50 of 300")
+    caps = [{"parameter": "aia_size_raw", "requested": 500, "used": 150, "reason": "only 150 rows"}]
+    assert any(c.severity == "warn" and "aia_size_raw" in c.message for c in guardrails(synthetic, table, model,
+                                                                                          caps=caps))
+    data = to_csv_bytes(synthetic)
+    info = json.loads(manifest_bytes(manifest(model, data, 2, 300, 4, "abc", metrics=[{"metric": "auc_tstr"}],
+                                              checks=checks)))
+    assert info["file"]["sha256"] == hashlib.sha256(data).hexdigest()
+    assert info["truncation_level"] == 2 and info["seeds"] == {"model": 0, "release": 4}
+    assert info["order"]["order"][-1] == Y and info["families"] == "gaussian"
+    assert {"pyvinecopulib", "numpy", "pandas"} <= set(info["packages"])
+    assert info["schema"]["columns"][0]["name"] == "total_cost_eur"
+    again = to_csv_bytes(release_table(model, 2, 300, seed=4))
+    assert again == data  # same inputs, same bytes
+    assert not np.array_equal(read_back(data).to_numpy(), table.head(1).to_numpy())
