@@ -17,6 +17,12 @@ Measurement notes:
   this script installs in ``tvs_core.evaluation.runner`` (same numbers, also written per task);
   training the MIA attackers runs in the main process between the two MIA phases and is timed
   separately (it is in the wall time but in none of the task sums).
+- Repeats: the cheap runs are repeated (``Run.repeats``) in interleaved rounds and reported as medians
+  with the wall-time range; the paper-preset and paper-family runs run once. The record tables of
+  the repeats are hashed: identical hashes show the evaluation is deterministic given its seed.
+- Other load: this is a shared machine. The same thread reads the system-wide busy CPU time
+  (/proc/stat) and the CPU time of this process tree; the difference, divided by the wall time, is the
+  average number of cores other processes took during a run ("other load"; 2 = the whole machine).
 - Memory: a thread samples /proc every 0.2 s: VmHWM (kernel peak RSS) of the main process and of
   every child process (the joblib/loky workers and loky's resource tracker), and the sum of current
   RSS. The main process's VmHWM is reset before each run (/proc/self/clear_refs), and the loky
@@ -42,6 +48,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,6 +56,7 @@ sys.path.insert(0, str(ROOT))
 
 import joblib
 import numpy as np
+import pandas as pd
 import pyvinecopulib as pv
 import sklearn
 
@@ -56,6 +64,7 @@ import tvs_core
 from bench.tables import RESPONSE, SENSITIVE, support_like
 from tvs_core.evaluation import holdout_split, membership, runner
 from tvs_core.evaluation.protocol import PAPER
+from tvs_core.evaluation.release import DISTANCE_SETS
 from tvs_core.evaluation.timing import run_timed
 from tvs_core.families import DEFAULT_PRESET
 
@@ -69,18 +78,30 @@ REDUCED_AIA = dataclasses.replace(REDUCED, name="reduced-aia", aia_iterations=1,
                                   outlier_quantiles=(0.99,))
 ALL_GAMES = ("release", "aia", "mia")
 
-# key: (holder families, protocol, games, refit_per_level, description)
+
+
+@dataclass(frozen=True)
+class Run:
+    families: str  # the holder's family preset
+    protocol: object  # preset name or ProtocolPreset
+    games: tuple
+    refit_per_level: bool
+    repeats: int
+    description: str
+
+
 RUNS = {
-    "quick": (DEFAULT_PRESET, "quick", ALL_GAMES, False, "quick preset"),
-    "reduced/fit-once": (DEFAULT_PRESET, REDUCED, ALL_GAMES, False, "reduced protocol, fit once + truncate"),
-    "reduced/naive": (DEFAULT_PRESET, REDUCED, ALL_GAMES, True, "reduced protocol, one fit per level"),
-    "reduced-aia/fit-once": (DEFAULT_PRESET, REDUCED_AIA, ("aia",), False, "AIA-only reduced protocol, fit once"),
-    "reduced-aia/naive": (DEFAULT_PRESET, REDUCED_AIA, ("aia",), True, "AIA-only reduced protocol, one fit per level"),
-    "paper": (DEFAULT_PRESET, "paper", ALL_GAMES, False, "paper preset"),
-    "paper-families/reduced-aia/fit-once": ("paper", REDUCED_AIA, ("aia",), False,
-                                            "paper families, AIA-only reduced protocol, fit once"),
-    "paper-families/reduced-aia/naive": ("paper", REDUCED_AIA, ("aia",), True,
-                                         "paper families, AIA-only reduced protocol, one fit per level"),
+    "quick": Run(DEFAULT_PRESET, "quick", ALL_GAMES, False, 3, "quick preset"),
+    "reduced/fit-once": Run(DEFAULT_PRESET, REDUCED, ALL_GAMES, False, 2, "reduced protocol, fit once + truncate"),
+    "reduced/naive": Run(DEFAULT_PRESET, REDUCED, ALL_GAMES, True, 2, "reduced protocol, one fit per level"),
+    "reduced-aia/fit-once": Run(DEFAULT_PRESET, REDUCED_AIA, ("aia",), False, 3, "AIA-only reduced protocol, fit once"),
+    "reduced-aia/naive": Run(DEFAULT_PRESET, REDUCED_AIA, ("aia",), True, 3,
+                             "AIA-only reduced protocol, one fit per level"),
+    "paper": Run(DEFAULT_PRESET, "paper", ALL_GAMES, False, 1, "paper preset"),
+    "paper-families/reduced-aia/fit-once": Run("paper", REDUCED_AIA, ("aia",), False, 1,
+                                               "paper families, AIA-only reduced protocol, fit once"),
+    "paper-families/reduced-aia/naive": Run("paper", REDUCED_AIA, ("aia",), True, 1,
+                                            "paper families, AIA-only reduced protocol, one fit per level"),
 }
 TASK_GAMES = {"reference_records": "reference (TRTR)", "release_records": "release", "baseline_release": "baselines",
               "aia_iteration": "aia", "mia_shadow_task": "mia (shadows)", "mia_evaluation_task": "mia (evaluation)"}
@@ -117,6 +138,24 @@ def _status_kb(pid: int) -> dict[str, int]:
     return out
 
 
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_s(pid: int) -> float | None:
+    """utime + stime of a process in seconds (None if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def _system_busy_s() -> float:
+    """CPU seconds all cores spent not idle since boot (user, nice, system, irq, softirq, steal)."""
+    values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:9]]
+    return (sum(values) - values[3] - values[4]) / CLOCK_TICKS
+
+
 def _descendants(root: int) -> list[int]:
     parents = {}
     for entry in Path("/proc").iterdir():
@@ -145,6 +184,11 @@ class MemorySampler(threading.Thread):
         self.main_peak_kb = 0
         self.child_peak_kb: dict[int, int] = {}
         self.concurrent_peak_kb = 0
+        self._busy0 = _system_busy_s()
+        self._own0 = _cpu_s(os.getpid())
+        self._child_cpu0 = {pid: _cpu_s(pid) or 0.0 for pid in _descendants(os.getpid())}  # alive before the run
+        self._child_cpu: dict[int, float] = {}
+        self.other_cpu_s = 0.0
         try:  # reset this process's VmHWM so the peak is this run's
             Path("/proc/self/clear_refs").write_text("5")
             self.reset = True
@@ -160,6 +204,9 @@ class MemorySampler(threading.Thread):
             if status:
                 self.child_peak_kb[pid] = max(self.child_peak_kb.get(pid, 0), status.get("VmHWM", 0))
                 total += status.get("VmRSS", 0)
+            cpu = _cpu_s(pid)
+            if cpu is not None:
+                self._child_cpu[pid] = cpu
         self.concurrent_peak_kb = max(self.concurrent_peak_kb, total)
 
     def run(self) -> None:
@@ -167,9 +214,13 @@ class MemorySampler(threading.Thread):
             self.sample()
 
     def stop(self) -> None:
-        self.sample()
+        """Last sample (call while the workers are still alive); CPU of other processes since the start."""
         self._stop_event.set()
         self.join()
+        self.sample()
+        own = _cpu_s(os.getpid()) - self._own0
+        children = sum(cpu - self._child_cpu0.get(pid, 0.0) for pid, cpu in self._child_cpu.items())
+        self.other_cpu_s = max(0.0, _system_busy_s() - self._busy0 - own - children)
 
 
 def shutdown_workers() -> None:
@@ -223,9 +274,10 @@ def fit_holder(families: str, train) -> tuple[tvs_core.TVineSynth, float]:
     return model, time.perf_counter() - start
 
 
-def run_one(key: str, holder, train, test, levels: list[int], log_dir: Path) -> dict:
-    families, protocol, games, refit, description = RUNS[key]
-    log_path = log_dir / (key.replace("/", "_") + ".jsonl")
+def run_one(key: str, repeat: int, holder, train, test, levels: list[int], log_dir: Path) -> dict:
+    run = RUNS[key]
+    families, protocol, games, refit = run.families, run.protocol, run.games, run.refit_per_level
+    log_path = log_dir / (key.replace("/", "_") + f"_{repeat}.jsonl")
     runner.run_timed = functools.partial(logged_run_timed, str(log_path))
     clock = AttackerClock()
     membership.train_attackers = clock
@@ -234,8 +286,8 @@ def run_one(key: str, holder, train, test, levels: list[int], log_dir: Path) -> 
     sampler.start()
     start = time.perf_counter()
     try:
-        result = runner.evaluate(holder, train, test, levels=levels, preset=protocol, seed=SEED,
-                                                     n_jobs=N_JOBS, games=games, refit_per_level=refit)
+        result = runner.evaluate(holder, train, test, levels=levels, preset=protocol, seed=SEED, n_jobs=N_JOBS,
+                                 games=games, refit_per_level=refit)
         wall = time.perf_counter() - start
     finally:
         sampler.stop()
@@ -254,27 +306,53 @@ def run_one(key: str, holder, train, test, levels: list[int], log_dir: Path) -> 
             game[phase] += task[phase]
     child_peaks = sorted(sampler.child_peak_kb.values(), reverse=True)
     return {
-        "key": key, "description": description, "families": families,
+        "key": key, "description": run.description, "families": families, "repeat": repeat,
         "protocol": protocol if isinstance(protocol, str) else protocol.name, "games": list(games),
         "refit_per_level": refit, "wall": wall, "timings": dict(result.timings),
         "attackers_s": clock.seconds, "per_game": per_game, "n_tasks": len(tasks),
         "longest_task": max((t["total"] for t in tasks), default=0.0),
-        "records": len(result.records), "d": len(holder.encoder_.names), "caps": result.caps,
+        "records": len(result.records),
+        "records_hash": int(pd.util.hash_pandas_object(result.records, index=False).sum()),
+        "d": len(holder.encoder_.names), "caps": result.caps,
         "levels": list(result.levels),
         "targets": len(result.targets), "target_rows": len({t.row for t in result.targets}),
         "protocol_used": result.protocol.to_dict(),
         "main_peak_mb": sampler.main_peak_kb / 1024, "child_peaks_mb": [kb / 1024 for kb in child_peaks],
         "concurrent_peak_mb": sampler.concurrent_peak_kb / 1024, "hwm_reset": sampler.reset,
+        "other_load": sampler.other_cpu_s / wall,
     }
+
+
+def aggregate(repeats: list[dict]) -> dict:
+    """Medians over repeats (times, other load), maxima (memory); ``walls`` keeps every wall time."""
+    if len(repeats) == 1:
+        return {**repeats[0], "walls": [repeats[0]["wall"]], "other_loads": [repeats[0]["other_load"]],
+                "deterministic": None}
+    median = lambda values: float(np.median(values))  # noqa: E731
+    out = dict(repeats[0])
+    out["walls"] = [r["wall"] for r in repeats]
+    out["other_loads"] = [r["other_load"] for r in repeats]
+    for name in ("wall", "attackers_s", "longest_task", "other_load"):
+        out[name] = median([r[name] for r in repeats])
+    out["timings"] = {phase: median([r["timings"][phase] for r in repeats]) for phase in repeats[0]["timings"]}
+    out["per_game"] = {game: {**stats, **{field: median([r["per_game"][game][field] for r in repeats])
+                                          for field in ("fitting", "sampling", "metrics", "total", "longest")}}
+                       for game, stats in repeats[0]["per_game"].items()}
+    out["main_peak_mb"] = max(r["main_peak_mb"] for r in repeats)
+    out["child_peaks_mb"] = max((r["child_peaks_mb"] for r in repeats), key=sum)
+    out["concurrent_peak_mb"] = max(r["concurrent_peak_mb"] for r in repeats)
+    out["deterministic"] = len({r["records_hash"] for r in repeats}) == 1
+    return out
 
 
 def describe(r: dict) -> str:
     t = r["timings"]
-    return (f"{r['key']}: wall {r['wall']:.1f} s; task sums fitting {t['fitting']:.1f} / sampling "
-            f"{t['sampling']:.1f} / metrics {t['metrics']:.1f} s (total {t['total']:.1f}); attackers "
-            f"{r['attackers_s']:.1f} s; {r['n_tasks']} tasks, longest {r['longest_task']:.1f} s; {r['records']} "
-            f"records; peak RSS main {r['main_peak_mb']:.0f} MB, workers "
-            f"{', '.join(f'{m:.0f}' for m in r['child_peaks_mb'])} MB, concurrent {r['concurrent_peak_mb']:.0f} MB")
+    return (f"{r['key']} #{r['repeat']}: wall {r['wall']:.1f} s (other load {r['other_load']:.2f} cores); "
+            f"task sums fitting {t['fitting']:.1f} / sampling {t['sampling']:.1f} / metrics {t['metrics']:.1f} s "
+            f"(total {t['total']:.1f}); attackers {r['attackers_s']:.1f} s; {r['n_tasks']} tasks, longest "
+            f"{r['longest_task']:.1f} s; {r['records']} records (hash {r['records_hash']}); peak RSS main "
+            f"{r['main_peak_mb']:.0f} MB, children {', '.join(f'{m:.0f}' for m in r['child_peaks_mb'])} MB, "
+            f"together {r['concurrent_peak_mb']:.0f} MB")
 
 
 # -- report ----------------------------------------------------------------------------------------------
@@ -331,22 +409,27 @@ def render(results: dict, info: dict) -> str:
          "`games=('aia',)` -> 4 targets (2 per sensitive column), 5 fits per game iteration. The default "
          "families were run on it too, for like-for-like ratios."), "",
         "## Runs", "",
-        ("Seconds of fitting / sampling / metrics are `result.timings`, summed over tasks on both workers "
-         "(CPU-side, so their sum can exceed the wall time). *Attackers* = training the MIA forests in the "
-         "main process (in the wall time, not in the task sums). *Busy* = task sum / (2 x wall). Peak RSS: "
-         "main process; the largest child (loky worker); the sampled peak of main + children together."), "",
-        ("| run | families | protocol | refit per level | wall s | fitting s | sampling s | metrics s | "
-         "task sum s | attackers s | busy | tasks (longest s) | records | peak RSS main MB | peak RSS worker MB "
-         "| peak RSS together MB |"),
-        "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
+        ("Times are medians over the repeats (*n*; *wall range* = fastest..slowest repeat). Seconds of fitting / "
+         "sampling / metrics are `result.timings`, summed over tasks on both workers (CPU-side, so their sum "
+         "can exceed the wall time). *Attackers* = training the MIA forests in the main process (in the wall "
+         "time, not in the task sums). *Busy* = task sum / (2 x wall). *Other load* = cores used by other "
+         "processes on this shared machine during the run (median; 0 = none, 2 = all). *Same records*: the "
+         "repeats' record tables hash identically. Peak RSS (max over repeats): main process; the largest "
+         "child (a loky worker); the sampled peak of main + children together."), "",
+        ("| run | families | protocol | refit per level | n | wall s | wall range s | other load | fitting s | "
+         "sampling s | metrics s | task sum s | attackers s | busy | tasks (longest s) | records | same records "
+         "| peak RSS main MB | peak RSS worker MB | peak RSS together MB |"),
+        "|---|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---:|---:|",
     ]
     for r in results.values():
         t = r["timings"]
         lines.append(
             f"| {r['key']} | {r['families']} | {r['protocol']} ({', '.join(r['games'])}) | "
-            f"{'yes' if r['refit_per_level'] else 'no'} | {r['wall']:.1f} | {t['fitting']:.1f} | "
+            f"{'yes' if r['refit_per_level'] else 'no'} | {len(r['walls'])} | {r['wall']:.1f} | "
+            f"{min(r['walls']):.1f}..{max(r['walls']):.1f} | {r['other_load']:.2f} | {t['fitting']:.1f} | "
             f"{t['sampling']:.1f} | {t['metrics']:.1f} | {t['total']:.1f} | {r['attackers_s']:.1f} | "
             f"{t['total'] / (N_JOBS * r['wall']):.0%} | {r['n_tasks']} ({r['longest_task']:.1f}) | {r['records']:,} | "
+            f"{ {None: '—', True: 'yes', False: '**no**'}[r['deterministic']]} | "
             f"{r['main_peak_mb']:.0f} | {max(r['child_peaks_mb'], default=0):.0f} | {r['concurrent_peak_mb']:.0f} |")
     lines += ["", "Caps applied by `capped` (same in every run on this table):", ""]
     first = next(iter(results.values()), None)
@@ -360,16 +443,22 @@ def render(results: dict, info: dict) -> str:
                "when there are fewer tasks than workers can overlap."), ""]
     for r in results.values():
         lines += [f"**{r['key']}** (wall {r['wall']:.1f} s)", "",
-                  "| game | tasks | fitting s | sampling s | metrics s | total s | share | longest task s |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|"]
+                  ("| game | tasks | fitting s | sampling s | metrics s | total s | share | longest task s | models "
+                   "fitted | s per fit | rows sampled | sampled rows/s |"),
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         total = sum(g["total"] for g in r["per_game"].values()) or 1.0
+        work = workload(r, info["n_train"])
         for name, g in sorted(r["per_game"].items(), key=lambda kv: -kv[1]["total"]):
+            fits, rows = work.get(name, (0, 0))
+            per_fit = f"{g['fitting'] / fits:.2f}" if fits else "—"
+            rate = f"{rows / g['sampling']:,.0f}" if rows and g["sampling"] > 0 else "—"
             lines.append(f"| {name} | {g['tasks']} | {g['fitting']:.1f} | {g['sampling']:.1f} | {g['metrics']:.1f} | "
-                         f"{g['total']:.1f} | {g['total'] / total:.0%} | {g['longest']:.1f} |")
+                         f"{g['total']:.1f} | {g['total'] / total:.0%} | {g['longest']:.1f} | {fits:,} | {per_fit} | "
+                         f"{rows:,} | {rate} |")
         if r["attackers_s"] > 0:
             seconds = r["attackers_s"]
             lines.append(f"| mia attackers (main process) | 1 | — | — | {seconds:.1f} | {seconds:.1f} "
-                         "| (not in task sum) | — |")
+                         "| (not in task sum) | — | — | — | — | — |")
         lines.append("")
 
     ratios = {
@@ -380,12 +469,19 @@ def render(results: dict, info: dict) -> str:
             ("paper-families/reduced-aia/naive", "reduced-aia/fit-once"),
     }
     lines += ["## Fit once + truncate vs naive (one fit per level)", "",
-              "| comparison | naive run | fit-once run | wall ratio | fitting ratio |", "|---|---|---|---:|---:|"]
+              ("*Same records*: the two runs produced identical record tables (same hash): with the same family "
+               "set, fitting at level t and truncating a fit at a higher level give the same pair copulas, so "
+               "fit-once changes the cost, not the results. (The reference-pipeline pair uses different families, "
+               "so its records differ by design.)"), "",
+              "| comparison | naive run | fit-once run | wall ratio | fitting ratio | same records |",
+              "|---|---|---|---:|---:|---|"]
     values = {}
     for name, (slow, fast) in ratios.items():
         values[name] = (_ratio(results, slow, fast, "wall"), _ratio(results, slow, fast, "fitting"))
+        same = "—" if values[name][0] is None else (
+            "yes" if results[slow]["records_hash"] == results[fast]["records_hash"] else "no")
         lines.append(f"| {name} | {slow} | {fast} | {_fmt(values[name][0], '.1f', 'x')} | "
-                     f"{_fmt(values[name][1], '.1f', 'x')} |")
+                     f"{_fmt(values[name][1], '.1f', 'x')} | {same} |")
     lines.append("")
 
     quick = results.get("quick")
@@ -451,6 +547,24 @@ def analysis(results: dict) -> list[str]:
     return notes
 
 
+def workload(r: dict, n_train: int) -> dict[str, tuple[int, int]]:
+    """(models fitted, synthetic rows sampled) per game, from the protocol actually used (after caps)."""
+    p, levels, models = r["protocol_used"], len(r["levels"]), r["target_rows"] + 1  # one OUT + one IN per row
+    per_level = levels if r["refit_per_level"] else 1
+    out = {"reference (TRTR)": (0, 0)}
+    if "release" in r["games"]:
+        out["release"] = (0, levels * max(p["utility_sets"], p["release_sets"], DISTANCE_SETS) * n_train)
+    if "aia" in r["games"]:
+        out["aia"] = (p["aia_iterations"] * models * per_level,
+                      p["aia_iterations"] * models * levels * p["aia_sets"] * p["aia_size_syn"])
+    if "mia" in r["games"]:
+        out["mia (shadows)"] = (p["mia_shadows"] * models * per_level,
+                                p["mia_shadows"] * models * levels * p["mia_shadow_sets"] * p["mia_size_syn"])
+        out["mia (evaluation)"] = (p["mia_iterations"] * models * per_level,
+                                   p["mia_iterations"] * models * levels * p["mia_sets"] * p["mia_size_syn"])
+    return out
+
+
 def naive_fit_bound(results: dict) -> tuple[int, list[int], float] | None:
     r = next(iter(results.values()), None)
     if not r:
@@ -463,16 +577,25 @@ def naive_fit_bound(results: dict) -> tuple[int, list[int], float] | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", default=",".join(RUNS), help="comma-separated subset of: " + ", ".join(RUNS))
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="repeat every selected run this many times (default: each run's own count)")
+    parser.add_argument("--save", type=Path, help="also write the raw results as JSON to this file")
+    parser.add_argument("--render", type=Path, metavar="JSON",
+                        help="no runs: render the md from a file written by --save (e.g. after editing the report)")
     args = parser.parse_args()
     keys = [k.strip() for k in args.runs.split(",") if k.strip()]
     unknown = [k for k in keys if k not in RUNS]
     if unknown:
         parser.error(f"unknown runs: {unknown}")
+    if args.render:
+        saved = json.loads(args.render.read_text())
+        write_report(saved["results"], saved["info"], saved["full"])
+        return
     started = time.perf_counter()
     table = support_like(n=884, seed=SEED)
     train, test = holdout_split(table, RESPONSE, fraction=0.2, seed=SEED)
     holders, fit_s = {}, {}
-    for families in dict.fromkeys(RUNS[k][0] for k in keys):
+    for families in dict.fromkeys(RUNS[k].families for k in keys):
         holders[families], fit_s[families] = fit_holder(families, train)
         print(f"holder ({families}): fitted in {fit_s[families]:.2f} s, level {holders[families].fitted_level_}",
               flush=True)
@@ -483,24 +606,40 @@ def main() -> None:
         if holder.fitted_level_ < max(levels):
             raise SystemExit(f"holder fitted at level {holder.fitted_level_} < {max(levels)}")
     print(f"table {table.shape}, train {len(train)}, test {len(test)}, t_max {t_max}, levels {levels}", flush=True)
-    results = {}
-    info = {"command": "python bench/evaluation.py" + ("" if keys == list(RUNS) else f" --runs {','.join(keys)}"),
+    repeats = {k: args.repeats or RUNS[k].repeats for k in keys}
+    full = keys == list(RUNS) and args.repeats is None
+    command = "python bench/evaluation.py" + ("" if keys == list(RUNS) else f" --runs {','.join(keys)}")
+    command += "" if args.repeats is None else f" --repeats {args.repeats}"
+    done: dict[str, list[dict]] = {k: [] for k in keys}
+    info = {"command": command,
             "date": datetime.date.today().isoformat(), "n_train": len(train), "n_test": len(test),
             "holder_fit_s": fit_s, "t_max": t_max, "levels": levels}
     with tempfile.TemporaryDirectory(prefix="tvs_bench_eval_") as log_dir:
-        for key in keys:
-            print(f"-- {key} ...", flush=True)
-            results[key] = run_one(key, holders[RUNS[key][0]], train, test, levels, Path(log_dir))
-            print(describe(results[key]), flush=True)
-            for name, g in sorted(results[key]["per_game"].items(), key=lambda kv: -kv[1]["total"]):
-                print(f"     {name:>18}: {g['tasks']:3d} tasks, fit {g['fitting']:.1f} s, "
-                      f"sample {g['sampling']:.1f} s, metrics {g['metrics']:.1f} s, longest {g['longest']:.1f} s",
-                      flush=True)
+        for repeat in range(max(repeats.values())):  # rounds: repeats are spread over the script's time
+            for key in keys:
+                if repeat >= repeats[key]:
+                    continue
+                print(f"-- {key} #{repeat} ...", flush=True)
+                r = run_one(key, repeat, holders[RUNS[key].families], train, test, levels, Path(log_dir))
+                done[key].append(r)
+                print(describe(r), flush=True)
+                for name, g in sorted(r["per_game"].items(), key=lambda kv: -kv[1]["total"]):
+                    print(f"     {name:>18}: {g['tasks']:3d} tasks, fit {g['fitting']:.1f} s, sample "
+                          f"{g['sampling']:.1f} s, metrics {g['metrics']:.1f} s, longest {g['longest']:.1f} s",
+                          flush=True)
+    results = {key: aggregate(runs) for key, runs in done.items()}
     info["total_s"] = time.perf_counter() - started
     info["rusage_children_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    info["analysis"] = analysis(results)
+    if args.save:
+        args.save.write_text(json.dumps({"results": results, "info": info, "full": full, "raw": done}, default=str))
+    write_report(results, info, full)
+
+
+def write_report(results: dict, info: dict, full: bool) -> None:
+    """The md for a full run; a subset or a --repeats run is only printed."""
+    info = {**info, "analysis": analysis(results)}
     report = render(results, info)
-    if keys != list(RUNS):
+    if not full:
         print(report)
         return
     out = ROOT / "bench" / "evaluation.md"

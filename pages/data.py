@@ -1,40 +1,127 @@
-"""Data page: open the demo or upload a table; see how each column was read and why."""
+"""Data: open a demo or upload a table; check and fix how each column was read."""
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
-from tvs_core import DataError, infer_schema, load_demo, read_table
-from tvs_core.demo import DEFAULT_DEMO, DEMOS
-
-
-@st.cache_data(show_spinner=False)
-def _demo(name: str) -> pd.DataFrame:
-    return load_demo(name)
-
+from pages import common
+from tvs_core import ColumnType, DataError, Role, read_table, validate
+from tvs_core.demo import DEMOS
 
 st.title("Data")
-source = st.radio("Source", ["Demo", "Upload"], horizontal=True)
-table = None
-if source == "Demo":
-    name = st.selectbox("Demo table", list(DEMOS), index=list(DEMOS).index(DEFAULT_DEMO),
-                        format_func=lambda key: DEMOS[key].title)
-    st.caption(DEMOS[name].description)
-    table = _demo(name)
-    st.session_state["dataset_name"] = DEMOS[name].title
-else:
-    upload = st.file_uploader("CSV or Parquet file", type=["csv", "txt", "tsv", "parquet", "pq"])
-    if upload is not None:
-        try:
-            table = read_table(upload.getvalue(), name=upload.name)
-            st.session_state["dataset_name"] = upload.name
-        except DataError as exc:
-            st.error(str(exc))
+common.ensure_dataset()
 
-if table is not None:
-    st.session_state["table"] = table
-    st.subheader(f"{len(table)} rows × {table.shape[1]} columns")
-    st.dataframe(table.head(50), width="stretch")
-    schema = infer_schema(table)
-    st.subheader("How each column was read")
-    st.dataframe(schema.to_frame()[["name", "type", "role", "reason", "drop_reason", "n_missing", "n_unique"]],
-                 width="stretch", hide_index=True)
+source, upload_col = st.columns([1, 2])
+with source:
+    names = list(DEMOS)
+    choice = st.selectbox("Open a demo table", names, format_func=lambda key: DEMOS[key].title, index=None,
+                          placeholder="Choose a demo…", key="demo_choice")
+    if choice is not None and st.session_state.get("opened_demo") != choice:
+        demo = DEMOS[choice]
+        common.set_dataset(common.demo_table(choice), demo.title, demo.response, demo.sensitive)
+        st.session_state["opened_demo"] = choice
+with upload_col:
+    upload = st.file_uploader("…or upload a CSV or Parquet file", type=["csv", "txt", "tsv", "parquet", "pq"],
+                              help="The file stays on this computer, in the local workspace.")
+    if upload is not None and st.session_state.get("opened_upload") != (upload.name, upload.size):
+        try:
+            uploaded = read_table(upload.getvalue(), name=upload.name)
+        except DataError as exc:
+            st.error(f"Could not open {upload.name}: {exc}")
+        else:
+            folder = common.store().workspace / "uploads"
+            folder.mkdir(exist_ok=True)
+            (folder / upload.name).write_bytes(upload.getvalue())
+            common.set_dataset(uploaded, upload.name)
+            st.session_state["opened_upload"] = (upload.name, upload.size)
+
+table = common.table()
+schema = common.schema()
+st.subheader(f"{st.session_state[common.NAME]} — {len(table)} rows × {table.shape[1]} columns")
+st.dataframe(table.head(50), width="stretch", height=240)
+
+st.subheader("Columns: type and role")
+st.caption("Every inference can be changed here. Dropped columns are not modelled; the release still has "
+           "them (fresh IDs, empty text, the constant).")
+problems = validate(table, schema, measure=st.session_state[common.MEASURE])
+by_column: dict[str, list[str]] = {}
+for problem in problems:
+    by_column.setdefault(problem.column or "", []).append(str(problem))
+
+
+def histogram(col: pd.Series) -> list[float]:
+    values = pd.to_numeric(col, errors="coerce").dropna()
+    if values.empty:
+        counts = col.astype(str).value_counts().head(12).to_numpy()
+    else:
+        counts, _ = np.histogram(values, bins=12)
+    return [float(c) for c in counts]
+
+
+frame = pd.DataFrame({
+    "column": [c.name for c in schema.columns],
+    "type": [c.type.value for c in schema.columns],
+    "role": [c.role.value for c in schema.columns],
+    "why": [c.reason + (f" — {c.drop_reason}" if c.drop_reason else "") for c in schema.columns],
+    "missing": [c.n_missing for c in schema.columns],
+    "distinct": [c.n_unique for c in schema.columns],
+    "distribution": [histogram(table[c.name]) for c in schema.columns],
+    "problem": [" ".join(by_column.get(c.name, [])) for c in schema.columns],
+})
+edited = st.data_editor(
+    frame, hide_index=True, width="stretch", key="schema_editor", disabled=["column", "why", "missing", "distinct",
+                                                                            "distribution", "problem"],
+    column_config={
+        "type": st.column_config.SelectboxColumn("type", options=[t.value for t in ColumnType], required=True),
+        "role": st.column_config.SelectboxColumn("role", options=[r.value for r in Role], required=True),
+        "distribution": st.column_config.BarChartColumn("distribution"),
+        "problem": st.column_config.TextColumn("problem", width="large"),
+    })
+changed = False
+new_schema = st.session_state[common.SCHEMA]
+for row, before in zip(edited.itertuples(index=False), frame.itertuples(index=False), strict=True):
+    if row.type != before.type:
+        new_schema, changed = new_schema.override(row.column, type=row.type), True
+    if row.role != before.role:
+        if row.role == Role.RESPONSE.value:
+            st.session_state[common.RESPONSE] = row.column
+        elif row.role == Role.SENSITIVE.value:
+            st.session_state[common.SENSITIVE] = [*(st.session_state.get(common.SENSITIVE) or []), row.column]
+        else:
+            if st.session_state.get(common.RESPONSE) == row.column:
+                st.session_state[common.RESPONSE] = None
+            st.session_state[common.SENSITIVE] = [s for s in st.session_state.get(common.SENSITIVE) or []
+                                                  if s != row.column]
+            new_schema = new_schema.override(row.column, role=row.role)
+        changed = True
+if changed:
+    st.session_state[common.SCHEMA] = new_schema
+    st.session_state.pop(common.JOB, None)
+    st.rerun()
+
+for column, messages in by_column.items():
+    for message in messages:
+        st.error(f"**{column or 'Table'}**: {message}")
+if not problems:
+    st.success("The table can be modelled.")
+
+left, right = st.columns(2)
+with left:
+    st.radio("Missing values", ["drop_rows", "impute"], key=common.MISSING, horizontal=True,
+             format_func=lambda v: {"drop_rows": "Drop rows with a missing value (paper)",
+                                    "impute": "Impute and model a missingness indicator"}[v])
+    missing_rows = int(table[schema.modelled].isna().any(axis=1).sum())
+    st.caption(f"{missing_rows} of {len(table)} rows have a missing value in a modelled column.")
+with right:
+    st.slider("Hold-out fraction (never seen by any model)", 0.1, 0.4, key=common.HOLDOUT, step=0.05)
+
+with st.expander("Workspace"):
+    st.write(f"Uploads, sweeps and results are kept in `{common.store().workspace}` on this computer.")
+    if st.button("Wipe the workspace", type="secondary"):
+        import shutil
+
+        common.store().close()
+        shutil.rmtree(common.store().workspace, ignore_errors=True)
+        common.store.clear()
+        st.session_state.pop(common.JOB, None)
+        st.success("Workspace wiped.")

@@ -1,0 +1,61 @@
+"""Export: the release for the selected level, checked by guardrails, with its manifest."""
+
+import streamlit as st
+
+from pages import common
+from tvs_core.evaluation.runner import summarise
+from tvs_core.export import blocked, guardrails, manifest, manifest_bytes, release_table, to_csv_bytes
+from tvs_core.generator import SyntheticGenerator
+from tvs_core.results import job_records
+from tvs_core.sweep import SweepConfig, load_job_tables, split_tables
+
+st.title("Export")
+job_id, level = st.session_state.get(common.JOB), st.session_state.get(common.LEVEL)
+if job_id is None or level is None:
+    st.warning("Run a sweep and select a level first (pages 3 and 4).")
+    st.stop()
+store = common.store()
+job = store.job(job_id)
+model = SyntheticGenerator.from_json(store.model_json(job_id, "tvinesynth"))
+config = SweepConfig.from_dict(job["config"])
+table, holdout = load_job_tables(store, job)  # the data the sweep ran on, kept in the workspace
+train, _ = split_tables(config, table, holdout)
+
+st.markdown(f"Release of **level {level}** from sweep `{job_id}`.")
+a, b = st.columns(2)
+rows = a.number_input("Rows", 1, 1_000_000, value=len(train), step=100)
+seed = b.number_input("Release seed", 0, 2**31 - 1, value=int(config.seed), step=1)
+if st.button("Generate release", type="primary"):
+    synthetic = release_table(model, int(level), int(rows), int(seed))
+    records = job_records(store, job_id)
+    summary = summarise(records) if len(records) else None
+    at_level = None if summary is None else summary[(summary["model"] == "tvinesynth") & (summary["level"] == level)]
+    from tvs_core.sweep import build_context
+
+    caps = build_context(config, table, holdout, model).caps
+    st.session_state["release"] = {"level": level, "rows": int(rows), "seed": int(seed),
+                                   "table": synthetic, "checks": guardrails(synthetic, train, model, at_level, caps),
+                                   "metrics": [] if at_level is None else at_level.to_dict("records")}
+
+release = st.session_state.get("release")
+if release is None or release["level"] != level:
+    st.stop()
+st.dataframe(release["table"].head(20), width="stretch")
+st.subheader("Guardrails")
+for check in release["checks"]:
+    {"block": st.error, "warn": st.warning}.get(check.severity, st.success)(check.message)
+reason = None
+if blocked(release["checks"]):
+    override = st.checkbox("Release anyway (the reason is written into the manifest)")
+    reason = st.text_input("Reason for overriding", disabled=not override)
+    if not (override and reason and reason.strip()):
+        st.info("Download is blocked until the problem is fixed or overridden with a reason.")
+        st.stop()
+data = to_csv_bytes(release["table"])
+info = manifest(model, data, int(level), release["rows"], release["seed"], job["fingerprint"],
+                metrics=release["metrics"], checks=release["checks"], override_reason=reason, job_id=job_id)
+c1, c2 = st.columns(2)
+c1.download_button("Download synthetic CSV", data, file_name=f"synthetic_level{level}.csv", mime="text/csv")
+c2.download_button("Download manifest (JSON)", manifest_bytes(info), file_name=f"synthetic_level{level}.manifest.json",
+                   mime="application/json")
+st.caption(f"SHA-256 of the CSV: `{info['file']['sha256']}`")
