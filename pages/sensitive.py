@@ -46,8 +46,8 @@ rho = st.slider("Association threshold ρ*", 0.0, 1.0, step=0.01, key=common.RHO
 overrides = st.session_state.setdefault(common.RHO_OVERRIDES, {})
 with st.expander("Per-column thresholds"):
     for column in sensitive:
-        value = st.number_input(f"ρ* for {column}", 0.0, 1.0, value=float(overrides.get(column, rho)), step=0.01,
-                                key=f"rho_override_{column}")
+        # unkeyed on purpose: without an override the box follows the slider
+        value = st.number_input(f"ρ* for {column}", 0.0, 1.0, value=float(overrides.get(column, rho)), step=0.01)
         if abs(value - rho) > 1e-9:
             overrides[column] = value
         else:

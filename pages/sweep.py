@@ -30,6 +30,12 @@ def select_level(key: str) -> None:
             st.session_state[common.LEVEL] = int(level)
 
 
+def configured_levels(job_id: str) -> list[int]:
+    """The job's levels (not just those with results yet), so every level keeps its colour."""
+    plan = common.store().job(job_id)["plan"] or []
+    return sorted({int(key.split(":")[1]) for key, kind in plan if kind == "release"})
+
+
 def scatter_and_panels(job_id: str, config: SweepConfig, polling: bool = False) -> None:
     info = progress(common.store(), job_id)
     if polling and info["status"] not in ACTIVE:
@@ -43,13 +49,16 @@ def scatter_and_panels(job_id: str, config: SweepConfig, polling: bool = False) 
     if summary.empty or not (summary["model"] == "tvinesynth").any():
         st.info("Waiting for the first results…")
         return
-    levels = sorted(int(v) for v in summary.loc[summary["model"] == "tvinesynth", "level"].dropna().unique())
+    levels = configured_levels(job_id)
     privacy = st.session_state.get("privacy_metric", "mab_worst")
     figure = figures.privacy_utility_scatter(summary, privacy, config.sensitive, st.session_state.get(common.LEVEL),
                                              levels)
     st.plotly_chart(figure, width="stretch", key="pu_scatter", on_select=lambda: select_level("pu_scatter"),
                     selection_mode="points")
     st.caption("Click a level's point to select it (kept for the Choose and Export pages).")
+    if st.session_state.get("level_drawn") != st.session_state.get(common.LEVEL):
+        st.session_state["level_drawn"] = st.session_state.get(common.LEVEL)
+        st.rerun(scope="app")  # the sidebar and the highlight follow the new selection
     tabs = st.tabs(["Attribute inference (MAB, WCAB)", "Membership inference (PG)", "Utility (TSTR)",
                     "Kendall-τ matrices"])
     with tabs[0]:
@@ -136,6 +145,7 @@ if started:
         run_job(common.store(), job_id, n_jobs=1)
     elif not worker_alive(job):
         start_worker(common.store(), job_id, backend=backend)
+        st.rerun()  # redraw the sidebar and start polling
 
 job_id = st.session_state.get(common.JOB)
 if job_id is None:

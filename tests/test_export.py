@@ -7,8 +7,17 @@ import numpy as np
 import pandas as pd
 
 from tvs_core import TVineSynth, load_demo
-from tvs_core.export import (blocked, exact_copies, guardrails, manifest, manifest_bytes, neutralise_formulas,
-                             read_back, release_table, to_csv_bytes)
+from tvs_core.export import (
+    blocked,
+    exact_copies,
+    guardrails,
+    manifest,
+    manifest_bytes,
+    neutralise_formulas,
+    read_back,
+    release_table,
+    to_csv_bytes,
+)
 
 Y = "in_hospital_death"
 
