@@ -53,12 +53,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import joblib
 import numpy as np
 import pandas as pd
 import pyvinecopulib as pv
 import sklearn
+from machine import cpu_model
 
 import tvs_core
 from bench.tables import RESPONSE, SENSITIVE, support_like
@@ -111,14 +113,6 @@ TARGETS = {"quick_s": 60.0, "paper_s": 30 * 60.0, "ratio": 10.0, "memory_mb": 20
 # -- machine -------------------------------------------------------------------------------------------
 
 
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 # -- memory --------------------------------------------------------------------------------------------

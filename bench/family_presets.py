@@ -24,8 +24,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import pyvinecopulib as pv
+from machine import cpu_model
 
 import tvs_core
 from tvs_core.evaluation import holdout_split, utility_score
@@ -37,14 +39,6 @@ COST_SETS = 10  # the cost charges sampling of this many |train|-row sets, whate
 TOLERANCE = 0.01
 
 
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def bench_preset(name: str, train, test, n_sets: int) -> dict:

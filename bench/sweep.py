@@ -24,18 +24,12 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 import pyvinecopulib as pv
+from machine import cpu_model
 from tables import RESPONSE, SENSITIVE, support_like
 
 from tvs_core.store import Store
 from tvs_core.sweep import SweepConfig, submit
 from tvs_core.worker import progress, start_worker
-
-
-def cpu_model() -> str:
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            return line.split(":", 1)[1].strip()
-    return platform.processor() or "unknown"
 
 
 def timed_sweep(table, workspace: Path) -> dict:
