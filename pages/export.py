@@ -22,6 +22,9 @@ table, holdout = load_job_tables(store, job)  # the data the sweep ran on, kept 
 train, _ = split_tables(config, table, holdout)
 
 st.markdown(f"Release of **level {level}** from sweep `{job_id}`.")
+if job["status"] != "done":
+    st.warning(f"The sweep is {job['status']} ({job['done']} of {job['total']} tasks): the attack games may not "
+               "have reported for this level yet, so its privacy numbers are provisional.")
 a, b = st.columns(2)
 rows = a.number_input("Rows", 1, 1_000_000, value=len(train), step=100)
 seed = b.number_input("Release seed", 0, 2**31 - 1, value=int(config.seed), step=1)
