@@ -57,6 +57,7 @@ if blocked(release["checks"]):
 data = to_csv_bytes(release["table"])
 info = manifest(model, data, int(level), release["rows"], release["seed"], job["fingerprint"],
                 metrics=release["metrics"], checks=release["checks"], override_reason=reason, job_id=job_id)
+st.session_state["manifest"] = info
 c1, c2 = st.columns(2)
 c1.download_button("Download synthetic CSV", data, file_name=f"synthetic_level{level}.csv", mime="text/csv")
 c2.download_button("Download manifest (JSON)", manifest_bytes(info), file_name=f"synthetic_level{level}.manifest.json",

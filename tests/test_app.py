@@ -1,6 +1,7 @@
 """Each page's flows through Streamlit's AppTest (no browser): data, sensitive features, sweep,
 choose, export. The sweep's worker runs inline (AppTest does not run timers)."""
 
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -107,3 +108,11 @@ def test_sweep_choose_and_export_flow():
     assert release["level"] == 10 and len(release["table"]) == 1000
     buttons = at.get("download_button")
     assert len(buttons) == 2
+    manifest = at.session_state["manifest"]
+    from tvs_core.export import to_csv_bytes
+
+    assert manifest["truncation_level"] == 10 and manifest["job_id"] == job_id
+    assert manifest["file"]["sha256"] == hashlib.sha256(to_csv_bytes(release["table"])).hexdigest()
+    assert manifest["order"]["order"][-1] == "in_hospital_death"
+    assert any(m["metric"] == "auc_tstr" for m in manifest["metrics"])
+    assert manifest["packages"]["pyvinecopulib"] == "1.0.1"
