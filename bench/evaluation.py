@@ -110,11 +110,6 @@ TASK_GAMES = {"reference_records": "reference (TRTR)", "release_records": "relea
 TARGETS = {"quick_s": 60.0, "paper_s": 30 * 60.0, "ratio": 10.0, "memory_mb": 2048.0}
 
 
-# -- machine -------------------------------------------------------------------------------------------
-
-
-
-
 # -- memory --------------------------------------------------------------------------------------------
 
 
@@ -409,7 +404,9 @@ def render(results: dict, info: dict) -> str:
          "time, not in the task sums). *Busy* = task sum / (2 x wall). *Other load* = cores used by other "
          "processes on this shared machine during the run (median; 0 = none, 2 = all). *Same records*: the "
          "repeats' record tables hash identically. Peak RSS (max over repeats): main process; the largest "
-         "child (a loky worker); the sampled peak of main + children together."), "",
+         "child (a loky worker); the sampled peak of main + children together. The main process's peak starts "
+         "from what it still holds from earlier runs (both holders, heap not returned to the OS), so it depends "
+         "on the run order; the workers are fresh in every run."), "",
         ("| run | families | protocol | refit per level | n | wall s | wall range s | other load | fitting s | "
          "sampling s | metrics s | task sum s | attackers s | busy | tasks (longest s) | records | same records "
          "| peak RSS main MB | peak RSS worker MB | peak RSS together MB |"),
@@ -574,7 +571,8 @@ def analysis(results: dict, n_train: int) -> list[str]:
                 g = r["per_game"][top]
                 notes.append(f"- {key}, biggest game {top}: {fits} models fitted ({g['fitting'] / fits:.2f} s "
                              f"each) and {rows / 1e6:.1f} M synthetic rows sampled "
-                             f"({rows / g['sampling']:,.0f} rows/s per worker); every fitted model is sampled sets x rows at each of the "
+                             f"({rows / g['sampling']:,.0f} rows/s per worker); every fitted model is sampled "
+                             "sets x rows at each of the "
                              f"{len(r['levels'])} levels, so sampling grows with the number of levels and fitting "
                              "does not.")
     for r in results.values():

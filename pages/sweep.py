@@ -129,8 +129,7 @@ with st.form("sweep_settings"):
     backend = e.selectbox("Backend", BACKENDS, help="dask and ray need the optional packages")
     started = st.form_submit_button("Start sweep", type="primary")
 
-config = SweepConfig(response=response, sensitive=sensitive, rho_star=dict(zip(order.sensitive,
-                     [order.rho_star[s] for s in order.sensitive], strict=True)), measure=order.measure,
+config = SweepConfig(response=response, sensitive=sensitive, rho_star=dict(order.rho_star), measure=order.measure,
                      levels=sorted(levels) or None, preset=preset, families=families, margins=margins,
                      missing=st.session_state[common.MISSING], seed=int(seed), holdout_fraction=st.session_state[
                          common.HOLDOUT], baselines=baselines, schema=schema.to_dict(),
