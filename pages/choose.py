@@ -24,15 +24,6 @@ def holder(job_id: str) -> SyntheticGenerator | None:
     return None if text is None else SyntheticGenerator.from_json(text)
 
 
-def pick(key: str) -> None:
-    state = st.session_state.get(key)
-    for point in (state.selection.points if state else []):
-        level = point.get("customdata")
-        level = level[0] if isinstance(level, list) else level
-        if level is not None:
-            st.session_state[common.LEVEL] = int(level)
-
-
 st.title("Choose a truncation level")
 job_id = st.session_state.get(common.JOB)
 if job_id is None:
@@ -72,7 +63,7 @@ with left:
                     + (" (a fragile choice: look at the neighbours)" if wins < 0.6 else "."))
 with right:
     st.plotly_chart(figures.privacy_utility_scatter(summary, privacy, config.sensitive, selected, levels),
-                    width="stretch", key="choose_scatter", on_select=lambda: pick("choose_scatter"),
+                    width="stretch", key="choose_scatter", on_select=lambda: common.select_level_from("choose_scatter"),
                     selection_mode="points")
 chosen = st.selectbox("Selected level", levels, index=levels.index(selected) if selected in levels else 0)
 if chosen != selected:

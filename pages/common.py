@@ -74,6 +74,17 @@ def schema() -> Schema:
     return schema
 
 
+def select_level_from(key: str) -> None:
+    """on_select callback of a privacy-utility scatter: the clicked level goes to session state,
+    where it survives figure updates (a plotly chart's own selection resets when the figure changes)."""
+    state = st.session_state.get(key)
+    for point in (state.selection.points if state else []):
+        level = point.get("customdata")
+        level = level[0] if isinstance(level, list) else level
+        if level is not None:
+            st.session_state[LEVEL] = int(level)
+
+
 def pretty(name: str) -> str:
     """Readable labels for metric codes in tables and menus."""
     return {

@@ -20,16 +20,6 @@ def results(job_id: str, done: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     return records, (summarise(records) if len(records) else pd.DataFrame())
 
 
-def select_level(key: str) -> None:
-    """on_select callback: the chosen point lives in session state, so it survives figure updates."""
-    points = st.session_state[key].selection.points if st.session_state.get(key) else []
-    for point in points:
-        level = point.get("customdata")
-        level = level[0] if isinstance(level, list) else level
-        if level is not None:
-            st.session_state[common.LEVEL] = int(level)
-
-
 def configured_levels(job_id: str) -> list[int]:
     """The job's levels (not just those with results yet), so every level keeps its colour."""
     plan = common.store().job(job_id)["plan"] or []
@@ -53,7 +43,7 @@ def scatter_and_panels(job_id: str, config: SweepConfig, polling: bool = False) 
     privacy = st.session_state.get("privacy_metric", "mab_worst")
     figure = figures.privacy_utility_scatter(summary, privacy, config.sensitive, st.session_state.get(common.LEVEL),
                                              levels)
-    st.plotly_chart(figure, width="stretch", key="pu_scatter", on_select=lambda: select_level("pu_scatter"),
+    st.plotly_chart(figure, width="stretch", key="pu_scatter", on_select=lambda: common.select_level_from("pu_scatter"),
                     selection_mode="points")
     st.caption("Click a level's point to select it (kept for the Choose and Export pages).")
     if st.session_state.get("level_drawn") != st.session_state.get(common.LEVEL):

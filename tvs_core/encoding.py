@@ -43,6 +43,15 @@ class ColumnCode:
         return cls(**{**d, "type": ColumnType(d["type"])})
 
 
+def plain_value(value):
+    """A JSON-safe Python scalar for a numpy/pandas value (NaN → None, timestamps → ISO text)."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return None
+    if isinstance(value, pd.Timestamp):
+        return value.isoformat()
+    return value.item() if hasattr(value, "item") else value
+
+
 def _plain_list(values) -> list:
     return [v.item() if hasattr(v, "item") else v for v in values]
 

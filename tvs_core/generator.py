@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .encoding import TableEncoder
+from .encoding import TableEncoder, plain_value
 from .errors import DataError
 from .margins import make_margins, margins_from_dict
 from .missing import MissingReport, apply_missing_policy, reapply_missingness
@@ -29,14 +29,6 @@ GENERATORS: dict[str, type] = {}
 def register(cls):
     GENERATORS[cls.name] = cls
     return cls
-
-
-def _plain(value):
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return None
-    if isinstance(value, pd.Timestamp):
-        return value.isoformat()
-    return value.item() if hasattr(value, "item") else value
 
 
 @dataclass
@@ -141,7 +133,7 @@ class SyntheticGenerator:
                 col = table[spec.name]
                 constant = col.dropna().iloc[0] if spec.type == ColumnType.CONSTANT and col.notna().any() else None
                 self.dropped_[spec.name] = {"type": spec.type.value, "dtype": str(col.dtype),
-                                            "constant": _plain(constant)}
+                                            "constant": plain_value(constant)}
                 if spec.type == ColumnType.IDENTIFIER and pd.api.types.is_integer_dtype(col) and col.notna().any():
                     # surrogate IDs start at the next power of ten above every real ID: no overlap, and
                     # only the number of digits of the real IDs is revealed
@@ -196,7 +188,7 @@ class SyntheticGenerator:
             "input_columns": self.input_columns_, "dropped": self.dropped_, "n_train": self.n_train_,
             "state": self._state(),
         }
-        return json.dumps(payload, default=_plain)
+        return json.dumps(payload, default=plain_value)
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(self.to_json())

@@ -8,6 +8,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from .encoding import plain_value
 from .schema import CATEGORICAL_TYPES, ColumnSpec, ColumnType, Role, Schema
 
 MissingPolicy = Literal["drop_rows", "impute"]
@@ -75,7 +76,7 @@ def apply_missing_policy(df: pd.DataFrame, schema: Schema,
         out[indicator] = missing.astype(np.int64)
         out[spec.name] = out[spec.name].fillna(fill)
         cells[spec.name] = int(missing.sum())
-        fills[spec.name] = fill.isoformat() if isinstance(fill, pd.Timestamp) else _plain(fill)
+        fills[spec.name] = plain_value(fill)
         indicators[spec.name] = indicator
         specs.append(ColumnSpec(indicator, ColumnType.BINARY, Role.COVARIATE,
                                 reason=f"missingness indicator of '{spec.name}'", n_unique=2))
@@ -124,6 +125,3 @@ def _fill_value(col: pd.Series, spec: ColumnSpec):
     median = values.median()
     return round(median) if spec.type == ColumnType.INTEGER else median
 
-
-def _plain(value):
-    return value.item() if hasattr(value, "item") else value

@@ -129,6 +129,15 @@ def attacker_reference_rows(data: EvaluationData, targets: list[Target], preset:
 # -- shadow training ---------------------------------------------------------------------------------
 
 
+def _features_by_level(spec: GeneratorSpec, levels: list, rows: np.ndarray, data: EvaluationData, n_sets: int,
+                       size: int, feature_set: str, edges, master_seed: int, *key) -> dict:
+    """Fit one model on ``rows`` (seed from ``key``) and return the features of its sets per level."""
+    model = FittedModels(spec, levels, rows, data, task_seed(master_seed, *key))
+    return {level: set_features(model.sets(level, n_sets, size, task_seed(master_seed, *key, level)), feature_set,
+                                edges)
+            for level in levels}
+
+
 def mia_shadow_task(spec: GeneratorSpec, data: EvaluationData, targets: list[Target], levels: list,
                     preset: ProtocolPreset, master_seed: int, shadow: int, attacker_rows: np.ndarray,
                     feature_set: str = "correlations", edges: np.ndarray | None = None) -> dict:
@@ -149,20 +158,14 @@ def mia_shadow_task(spec: GeneratorSpec, data: EvaluationData, targets: list[Tar
     edges = _edges_for(feature_set, data, edges)
     rng = task_rng(master_seed, "mia", "shadow", shadow)
     subset = data.train[_draw(rng, np.asarray(attacker_rows), preset.mia_size_raw, "sizeRawT (shadow subset)")]
-    out_model = FittedModels(spec, levels, subset, data, task_seed(master_seed, "mia", "shadow", shadow, "out"))
-    out_features = {level: set_features(out_model.sets(level, preset.mia_shadow_sets, preset.mia_size_syn,
-                                                       task_seed(master_seed, "mia", "shadow", shadow, "out", level)),
-                                        feature_set, edges)
-                    for level in levels}
-    del out_model
+    sizes = (preset.mia_shadow_sets, preset.mia_size_syn, feature_set, edges, master_seed)
+    out_features = _features_by_level(spec, levels, subset, data, *sizes, "mia", "shadow", shadow, "out")
     results = {}
     for row in sorted({t.row for t in targets}):  # one IN model alive at a time
-        in_model = FittedModels(spec, levels, np.vstack([subset, data.train[row]]), data,
-                                task_seed(master_seed, "mia", "shadow", shadow, "in", row))
+        in_features = _features_by_level(spec, levels, np.vstack([subset, data.train[row]]), data, *sizes,
+                                         "mia", "shadow", shadow, "in", row)
         for level in levels:
-            sets = in_model.sets(level, preset.mia_shadow_sets, preset.mia_size_syn,
-                                 task_seed(master_seed, "mia", "shadow", shadow, "in", row, level))
-            x_in, x_out = set_features(sets, feature_set, edges), out_features[level]
+            x_in, x_out = in_features[level], out_features[level]
             results[(row, level)] = (np.vstack([x_out, x_in]),
                                      np.concatenate([np.zeros(len(x_out), int), np.ones(len(x_in), int)]))
     return results
@@ -200,21 +203,15 @@ def mia_evaluation_task(spec: GeneratorSpec, data: EvaluationData, targets: list
     edges = _edges_for(feature_set, data, edges)
     rng = task_rng(master_seed, "mia", "eval", iteration)
     raw_out = data.train[_draw(rng, _pool(data, targets), preset.mia_size_raw, "sizeRawT")]
-    out_model = FittedModels(spec, levels, raw_out, data, task_seed(master_seed, "mia", "eval", iteration, "out"))
-    out_features = {level: set_features(out_model.sets(level, preset.mia_sets, preset.mia_size_syn,
-                                                       task_seed(master_seed, "mia", "eval", iteration, "out", level)),
-                                        feature_set, edges)
-                    for level in levels}
-    del out_model
+    sizes = (preset.mia_sets, preset.mia_size_syn, feature_set, edges, master_seed)
+    out_features = _features_by_level(spec, levels, raw_out, data, *sizes, "mia", "eval", iteration, "out")
     rates = {}  # (row, level) -> (TP, FP)
     for row in sorted({t.row for t in targets}):
-        in_model = FittedModels(spec, levels, np.vstack([raw_out, data.train[row]]), data,
-                                task_seed(master_seed, "mia", "eval", iteration, "in", row))
+        in_features = _features_by_level(spec, levels, np.vstack([raw_out, data.train[row]]), data, *sizes,
+                                         "mia", "eval", iteration, "in", row)
         for level in levels:
-            sets = in_model.sets(level, preset.mia_sets, preset.mia_size_syn,
-                                 task_seed(master_seed, "mia", "eval", iteration, "in", row, level))
             attacker = attackers[(row, level)]
-            tp = np.mean(attacker.predict(set_features(sets, feature_set, edges)) == 1)
+            tp = np.mean(attacker.predict(in_features[level]) == 1)
             fp = np.mean(attacker.predict(out_features[level]) == 1)
             rates[(row, level)] = (tp, fp)
     records = []
