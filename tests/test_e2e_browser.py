@@ -104,19 +104,26 @@ def test_demo_flow_in_chromium(server, tmp_path):
                                timeout=180_000)
         no_streamlit_errors(page)
         shot(page, "3-sweep")
-        # click a TVineSynth level's marker: the trace whose customdata holds level numbers
-        index = page.evaluate("""() => {
+        # click a TVineSynth level's marker: the trace whose customdata holds level numbers. The chart is
+        # redrawn whenever new results arrive, which can swallow a click, so try a few times.
+        find_trace = """() => {
             const gd = document.querySelector('.js-plotly-plot');
             return gd.data.findIndex(t => Array.isArray(t.customdata) && t.customdata.some(c => Number.isInteger(c)
                 || (Array.isArray(c) && Number.isInteger(c[0]))));
-        }""")
-        assert index >= 0, "no TVineSynth level in the scatter"
-        marker = page.locator(".js-plotly-plot").first.locator(".scatterlayer .trace").nth(index).locator(
-            ".points path").last
-        box = marker.bounding_box()
-        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        }"""
         selected = page.get_by_text("Selected level:").locator("xpath=..")
-        page.wait_for_function("!document.body.innerText.includes('Selected level: —')", timeout=30_000)
+        for _attempt in range(6):
+            index = page.evaluate(find_trace)
+            assert index >= 0, "no TVineSynth level in the scatter"
+            marker = page.locator(".js-plotly-plot").first.locator(".scatterlayer .trace").nth(index).locator(
+                ".points path").last
+            box = marker.bounding_box()
+            page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            try:
+                page.wait_for_function("!document.body.innerText.includes('Selected level: —')", timeout=8_000)
+                break
+            except playwright.TimeoutError:
+                continue
         assert "—" not in selected.first.inner_text()
 
         go_to(page, "4 · Choose")
