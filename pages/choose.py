@@ -76,10 +76,16 @@ rows["metric"] = rows["metric"].map(common.pretty)
 st.dataframe(rows[["metric", "attribute", "target_kind", "role", "median", "ci_low", "ci_high", "n"]],
              hide_index=True, width="stretch")
 
+@st.cache_data(show_spinner="Sampling…", max_entries=16)
+def synthetic_at(job_id: str, level: int, rows: int) -> pd.DataFrame:
+    """One synthetic set per level for the plots; moving α or clicking must not re-sample."""
+    return holder(job_id).sample(rows, truncation_level=level, seed=0)
+
+
 model = holder(job_id)
 if model is not None and selected is not None:
     real = common.table()
-    synthetic = model.sample(min(len(real), 2000), truncation_level=int(selected), seed=0)
+    synthetic = synthetic_at(job_id, int(selected), min(len(real), 2000))
     columns = [c for c in model.schema_.modelled if c in real.columns]
     st.plotly_chart(figures.marginal_histograms(real, synthetic, columns), width="stretch", key="marginals")
     st.plotly_chart(figures.correlation_pair(real[columns], synthetic[columns]), width="stretch",

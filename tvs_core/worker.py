@@ -120,10 +120,6 @@ class _Heartbeat(threading.Thread):
         store.close()
 
 
-class Cancelled(Exception):
-    pass
-
-
 def run_job(store: Store, job_id: str, n_jobs: int = 2, backend: str = "loky", address: str | None = None,
             progress=None) -> str:
     """Run (or resume) a job to its end in this process; returns the final status.
