@@ -10,7 +10,7 @@ def bootstrap_interval(values, statistic=np.median, confidence: float = 0.95, n_
                        seed: int = 0) -> tuple[float, float, float]:
     """(estimate, low, high): percentile bootstrap over the given replicates (sets or iterations)."""
     x = np.asarray(values, dtype=float)
-    x = x[~np.isnan(x)]
+    x = np.sort(x[~np.isnan(x)])  # replicates arrive in any order; the interval must not care
     if len(x) == 0:
         return (float("nan"),) * 3
     estimate = float(statistic(x))

@@ -16,6 +16,8 @@ def record(model: str, level, metric: str, value: float, attribute: str | None =
 
 
 def to_frame(records: list[dict]) -> pd.DataFrame:
+    """Records in one canonical order: results arrive from workers in any order, and intervals
+    (bootstraps over the replicates) must not depend on it."""
     frame = pd.DataFrame(records, columns=COLUMNS)
     frame["level"] = frame["level"].astype("Int64")
-    return frame
+    return frame.sort_values(COLUMNS, na_position="first", kind="stable").reset_index(drop=True)

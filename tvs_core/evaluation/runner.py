@@ -25,6 +25,13 @@ from .release import kendall_matrices, reference_records, release_records
 from .timing import run_timed
 
 GAMES = ("release", "aia", "mia")
+
+
+def _numbered_shadow(shadow: int, spec, data, targets, levels, protocol, seed, attacker_rows, feature_set):
+    """A shadow's features with its number, so results arriving in any order pool the same way."""
+    from .membership import mia_shadow_task
+
+    return shadow, mia_shadow_task(spec, data, targets, levels, protocol, seed, shadow, attacker_rows, feature_set)
 SPREAD_METRICS = {"auc_trtr", "auc_trtr_logistic"}  # replicates are bootstrap draws, not estimates
 
 
@@ -88,7 +95,7 @@ def evaluate(model: SyntheticGenerator, train: pd.DataFrame, test: pd.DataFrame,
              baselines: list[GeneratorSpec] = (), targets: dict[str, list[int]] | None = None,
              feature_set: str = "correlations", refit_per_level: bool = False) -> EvaluationResult:
     """Evaluate a fitted holder model on its training rows ``train`` and the hold-out ``test``."""
-    from .membership import attacker_reference_rows, mia_evaluation_task, mia_shadow_task, train_attackers
+    from .membership import attacker_reference_rows, mia_evaluation_task, train_attackers
 
     started = time.perf_counter()
     data = EvaluationData.from_model(model, train, test)
@@ -114,28 +121,28 @@ def evaluate(model: SyntheticGenerator, train: pd.DataFrame, test: pd.DataFrame,
                   for i in range(protocol.aia_iterations)]
     attacker_rows = attacker_reference_rows(data, chosen, protocol, seed) if "mia" in games else None
     n_shadow_tasks = protocol.mia_shadows if "mia" in games else 0
-    first += [delayed(run_timed)(mia_shadow_task, spec, data, chosen, levels, protocol, seed, s, attacker_rows,
+    first += [delayed(run_timed)(_numbered_shadow, s, spec, data, chosen, levels, protocol, seed, attacker_rows,
                                  feature_set) for s in range(n_shadow_tasks)]
 
-    records, shadows, timings = [], [], {"fitting": 0.0, "sampling": 0.0, "metrics": 0.0, "total": 0.0}
+    records, shadows, timings = [], {}, {"fitting": 0.0, "sampling": 0.0, "metrics": 0.0, "total": 0.0}
     with Parallel(n_jobs=n_jobs, return_as="generator_unordered") as parallel:
         for result, spent in parallel(first):
             for phase, seconds in spent.items():
                 timings[phase] += seconds
-            if isinstance(result, dict):
-                shadows.append(result)
+            if isinstance(result, tuple):
+                shadows[result[0]] = result[1]
             else:
                 records += result
         if n_shadow_tasks:
-            attackers = train_attackers(shadows, task_seed(seed, "mia", "attackers"))
+            # pooled in shadow order, not arrival order: the forests depend on the row order
+            attackers = train_attackers([shadows[s] for s in sorted(shadows)], task_seed(seed, "mia", "attackers"))
             second = [delayed(run_timed)(mia_evaluation_task, spec, data, chosen, levels, protocol, seed, i,
                                          attackers, feature_set) for i in range(protocol.mia_iterations)]
             for result, spent in parallel(second):
                 for phase, seconds in spent.items():
                     timings[phase] += seconds
                 records += result
-    frame = to_frame(records).sort_values(["model", "level", "metric", "attribute", "target", "iteration"],
-                                          na_position="first", kind="stable").reset_index(drop=True)
+    frame = to_frame(records)
     kendall = kendall_matrices(model, data, levels, seed, spec.label) if "release" in games else {}
     timings["wall"] = time.perf_counter() - started
     return EvaluationResult(frame, protocol, caps, chosen, levels, timings, kendall, list(data.names))
