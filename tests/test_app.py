@@ -57,6 +57,28 @@ def test_upload_through_file_uploader_and_schema_edits(tmp_path):
     assert at.session_state["schema"]["patient_id"].role.value == "covariate"
 
 
+
+def edit_schema_table(at: AppTest, column: str, **changes) -> AppTest:
+    """Drive the schema table the way the browser does: the data editor's edit state, by row."""
+    row = [c.name for c in at.session_state["schema"].columns].index(column)
+    at.session_state["schema_editor"] = {"edited_rows": {row: changes}, "added_rows": [], "deleted_rows": []}
+    return at.run()
+
+
+def test_schema_table_edits_change_type_and_role():
+    at = app().run()
+    assert at.session_state["schema"]["age_years"].type.value == "continuous"
+    edit_schema_table(at, "age_years", type="ordinal")
+    no_errors(at)
+    assert at.session_state["schema"]["age_years"].type.value == "ordinal"
+    edit_schema_table(at, "heart_rate_bpm", role="sensitive")
+    no_errors(at)
+    assert "heart_rate_bpm" in at.session_state["sensitive"]
+    edit_schema_table(at, "heart_rate_bpm", role="dropped")
+    no_errors(at)
+    assert "heart_rate_bpm" not in at.session_state["sensitive"]
+    assert at.session_state["schema"]["heart_rate_bpm"].role.value == "dropped"
+
 def test_rho_changes_update_order_and_heatmap():
     at = app()
     at.switch_page("pages/sensitive.py").run()
