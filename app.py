@@ -25,10 +25,17 @@ with st.sidebar:
     if job_id:
         from tvs_core.worker import progress
 
-        info = progress(common.store(), job_id)
-        st.markdown(f"**Sweep:** {info['status']} — {info['done']}/{info['total']} tasks")
-        if info["total"]:
-            st.progress(info["done"] / info["total"])
+        running = progress(common.store(), job_id)["status"] in ("queued", "running")
+
+        @st.fragment(run_every=2 if running else None)
+        def sweep_status() -> None:
+            """Redrawn on its own every 2 s while the sweep runs, whatever page is open."""
+            info = progress(common.store(), job_id)
+            st.markdown(f"**Sweep:** {info['status']} — {info['done']}/{info['total']} tasks")
+            if info["total"]:
+                st.progress(info["done"] / info["total"])
+
+        sweep_status()
     else:
         st.markdown("**Sweep:** not started")
     level = st.session_state.get(common.LEVEL)
