@@ -90,6 +90,8 @@ def pretty(name: str) -> str:
     return {
         "auc_tstr": "TSTR AUC (synthetic-trained)", "auc_trtr": "TRTR AUC (real-trained)",
         "auc_tstr_logistic": "TSTR AUC, logistic", "auc_trtr_logistic": "TRTR AUC, logistic",
+        "r2_tstr": "TSTR R² (synthetic-trained)", "r2_trtr": "TRTR R² (real-trained)",
+        "r2_tstr_linear": "TSTR R², linear", "r2_trtr_linear": "TRTR R², linear",
         "mab": "Attack game MAB", "wcab": "Attack game WCAB", "mr2": "Attacker R²", "mse_in": "Guess error (IN)",
         "mse_out": "Guess error (OUT)", "release_mab": "Release MAB", "release_wcab": "Release WCAB",
         "release_r2": "Release attacker R²", "pg": "Privacy gain (MIA)", "mcmia": "MC membership score",

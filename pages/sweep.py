@@ -6,6 +6,7 @@ import streamlit as st
 from pages import common
 from tvs_core import figures
 from tvs_core.evaluation.runner import default_levels, summarise
+from tvs_core.evaluation.utility import utility_scale
 from tvs_core.families import DEFAULT_PRESET, PRESETS
 from tvs_core.results import job_records
 from tvs_core.sweep import DEFAULT_BASELINES, SweepConfig, submit
@@ -68,8 +69,10 @@ def scatter_and_panels(job_id: str, config: SweepConfig, polling: bool = False) 
         else:
             st.info("The membership game has not reported yet.")
     with tabs[2]:
-        trtr = summary.loc[summary["metric"] == "auc_trtr", "median"]
-        st.plotly_chart(figures.metric_boxes(records, "auc_tstr", None, "TSTR ROC AUC per level",
+        scale = utility_scale(records["metric"])
+        trtr = summary.loc[summary["metric"] == f"{scale}_trtr", "median"]
+        st.plotly_chart(figures.metric_boxes(records, f"{scale}_tstr", None, f"{figures.metric_label(scale + '_tstr')}"
+                                             " per level",
                                              reference=float(trtr.iloc[0]) if len(trtr) else None),
                         width="stretch", key="tstr_boxes")
     with tabs[3]:

@@ -182,3 +182,25 @@ def test_intervals_do_not_depend_on_the_order_replicates_are_stored_in():
     values = np.random.default_rng(0).normal(size=40)
     shuffled = values[np.random.default_rng(1).permutation(40)]
     assert bootstrap_interval(shuffled, np.mean) == bootstrap_interval(values, np.mean)
+
+
+def test_continuous_response_is_scored_and_named_as_r2(split):
+    """A statistician reading the records must not find R² values under an AUC name."""
+    from types import SimpleNamespace
+
+    from tvs_core.evaluation.runner import summarise
+    from tvs_core.results import choose
+
+    train, test = split
+    response, sensitive = "age_years", ["lactate_mmol_l"]
+    model = TVineSynth(response=response, sensitive=sensitive, seed=4).fit(train)
+    records = evaluate(model, train, test, levels=[1, 7], preset=TINY, seed=3, n_jobs=1, games=("release",)).records
+    utility = {m for m in records["metric"] if m.startswith(("auc_", "r2_"))}
+    assert utility == {"r2_tstr", "r2_tstr_linear", "r2_trtr", "r2_trtr_linear"}
+    summary = summarise(records)
+    selection = choose(summary, SimpleNamespace(sensitive=sensitive), alpha=0.0)
+    table = selection.table.set_index("level")
+    tstr = summary[(summary.metric == "r2_tstr") & (summary.model == "tvinesynth")].set_index("level")["median"]
+    trtr = summary[summary.metric == "r2_trtr"]["median"].iloc[0]
+    for level in (1, 7):  # anchored utility = R² relative to chance 0 and to TRTR
+        assert table.loc[level, "U"] == pytest.approx(min(max(tstr[level] / trtr, 0), 1))

@@ -17,6 +17,7 @@ import plotly.colors as pcolors
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from .evaluation.utility import utility_scale
 from .ordering import OrderResult
 
 TVINESYNTH = "tvinesynth"
@@ -74,6 +75,10 @@ METRIC_LABELS = {
     "auc_tstr_logistic": "TSTR ROC AUC (logistic regression)",
     "auc_trtr": "TRTR ROC AUC (random forest)",
     "auc_trtr_logistic": "TRTR ROC AUC (logistic regression)",
+    "r2_tstr": "TSTR R² (random forest)",
+    "r2_tstr_linear": "TSTR R² (linear regression)",
+    "r2_trtr": "TRTR R² (random forest)",
+    "r2_trtr_linear": "TRTR R² (linear regression)",
     "alpha_precision": "α-precision (fidelity)",
     "beta_recall": "β-recall (diversity)",
     "authenticity": "Authenticity (share of non-copied rows)",
@@ -262,7 +267,8 @@ def privacy_utility_scatter(summary: pd.DataFrame, privacy: str, sensitive: list
     (the level, or None for baselines). MAB comes from the attack game when a model has it, else
     from the release attack (the hover says which); ``levels`` fixes the level colours."""
     x_title = privacy_axis_title(privacy)
-    y_title = metric_label("auc_tstr")
+    scale = utility_scale(summary["metric"]) if not summary.empty else "auc"
+    y_title = metric_label(f"{scale}_tstr")
     kind = "mab" if privacy.startswith("mab") else privacy
     if summary.empty:
         return _empty("Privacy against utility", "No results yet.", x_title, y_title)
@@ -282,7 +288,7 @@ def privacy_utility_scatter(summary: pd.DataFrame, privacy: str, sensitive: list
             if len(at) == 0:
                 continue
             x, note = _privacy_of(at, privacy, sensitive, use_game)
-            y = _summary_point(at[(at["metric"] == "auc_tstr") & (at["role"] == "release")])
+            y = _summary_point(at[(at["metric"] == f"{scale}_tstr") & (at["role"] == "release")])
             if kind == "mab":
                 note = ", ".join(p for p in (note, f"from the {source}") if p)
             if not (math.isnan(x[0]) or math.isnan(y[0])):
@@ -292,7 +298,7 @@ def privacy_utility_scatter(summary: pd.DataFrame, privacy: str, sensitive: list
         else:
             absent.append(model_label(model))
     if not points:
-        return _empty("Privacy against utility", "No model has both the privacy metric and a TSTR AUC yet.",
+        return _empty("Privacy against utility", f"No model has both the privacy metric and a {y_title} yet.",
                       x_title, y_title)
 
     def hover(name, x, y, note):
@@ -330,7 +336,7 @@ def privacy_utility_scatter(summary: pd.DataFrame, privacy: str, sensitive: list
             x=[x[0]], y=[y[0]], mode="markers", name=f"Selected: level {level}", customdata=[int(level)],
             marker={"symbol": "circle-open", "size": 26, "color": HIGHLIGHT_COLOUR, "line": {"width": 3}},
             hoverinfo="skip"))  # clicks fall through to the level's own point
-    trtr = summary[(summary["model"] == "real") & (summary["metric"] == "auc_trtr")]
+    trtr = summary[(summary["model"] == "real") & (summary["metric"] == f"{scale}_trtr")]
     if len(trtr):
         value = float(trtr["median"].iloc[0])
         fig.add_hline(y=value, line_dash="dash", line_color="#555555",

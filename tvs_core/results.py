@@ -7,12 +7,13 @@ import pandas as pd
 
 from .evaluation.records import to_frame
 from .evaluation.runner import summarise
+from .evaluation.utility import utility_scale
 from .selection import Selection, level_table, select
 from .store import Store
 from .sweep import HOLDER, SweepConfig
 
-SUMMARY_METRICS = ("auc_tstr", "auc_tstr_logistic", "pg", "mcmia", "dcr_closer_to_train", "exact_copies",
-                   "alpha_precision", "beta_recall", "authenticity", "spearman_difference")
+SUMMARY_METRICS = ("auc_tstr", "auc_tstr_logistic", "r2_tstr", "r2_tstr_linear", "pg", "mcmia",
+                   "dcr_closer_to_train", "exact_copies", "alpha_precision", "beta_recall", "authenticity", "spearman_difference")
 PER_COLUMN = ("mab", "wcab", "release_mab", "release_wcab", "mse_in", "mse_out", "advantage")
 
 
@@ -38,10 +39,7 @@ def choose(summary: pd.DataFrame, config: SweepConfig, alpha: float = 0.5, metho
     levels, anchors = level_table(summary, config.sensitive, privacy)
     if levels.empty:
         return None
-    chance = 0.5  # AUC; an R^2 utility (continuous response) has chance 0
-    if (summary["metric"] == "auc_trtr").any() and summary.loc[summary["metric"] == "auc_trtr", "median"].min() < 0.5:
-        chance = 0.0
-    return select(levels, alpha, method, privacy, anchors, chance=chance, seed=seed)
+    return select(levels, alpha, method, privacy, anchors, chance=anchors["chance"], seed=seed)
 
 
 def summary_json(records: pd.DataFrame, config: SweepConfig, alpha: float = 0.5, method: str = "anchored",
@@ -49,7 +47,8 @@ def summary_json(records: pd.DataFrame, config: SweepConfig, alpha: float = 0.5,
     """{levels: [{model, level, metrics: {name: {median, ci_low, ci_high}}}], best_level, ...}."""
     summary = summarise(records) if len(records) else pd.DataFrame(
         columns=["model", "level", "role", "metric", "attribute", "target_kind", "median", "ci_low", "ci_high"])
-    trtr = _interval(summary[summary["metric"] == "auc_trtr"])
+    trtr_name = f"{utility_scale(summary['metric'])}_trtr"
+    trtr = _interval(summary[summary["metric"] == trtr_name])
     selection = choose(summary, config, alpha, method, privacy)
     pu = {} if selection is None else selection.table.set_index("level")
     entries = []
@@ -60,7 +59,7 @@ def summary_json(records: pd.DataFrame, config: SweepConfig, alpha: float = 0.5,
             at = at_model[at_model["level"].isna()] if pd.isna(level) else at_model[at_model["level"] == level]
             metrics = {}
             if trtr:
-                metrics["auc_trtr"] = trtr
+                metrics[trtr_name] = trtr
             for name in SUMMARY_METRICS:
                 value = _interval(at[at["metric"] == name])
                 if value:

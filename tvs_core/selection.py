@@ -3,7 +3,8 @@
 P_t (privacy) and U_t (utility) are scaled to [0, 1], higher is better, in one of two documented ways:
 
 * ``anchored`` — against fixed references, so a level's score does not depend on which other
-  levels were evaluated: U = (AUC - chance) / (AUC_TRTR - chance); for MAB, P = 1 - MAB / MAB_real
+  levels were evaluated: U = (AUC - chance) / (AUC_TRTR - chance) (chance 0.5; a continuous response is
+  scored by R², chance 0); for MAB, P = 1 - MAB / MAB_real
   (MAB_real = the same attack on the real rows); for PG, P = min(PG, 1) (PG = 1: the attacker learns
   nothing); for MCMIA, P = 2 (1 - score) (0.5 = indistinguishable). All clipped to [0, 1].
 * ``minmax`` — relative to the candidates: the best level scores 1, the worst 0 (all equal: 1).
@@ -19,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from .evaluation.utility import CHANCE, utility_scale
 
 METHODS = ("anchored", "minmax")
 LOWER_IS_BETTER = ("mab", "mcmia")
@@ -144,6 +147,7 @@ def level_table(summary: pd.DataFrame, sensitive: list[str], privacy: str = "mab
     s = summary[summary["model"] == model]
     levels = sorted(int(v) for v in s["level"].dropna().unique())
     kind = privacy_kind(privacy)
+    scale = utility_scale(summary["metric"])  # AUC, or R² for a continuous response
     rows = []
 
     def pick(frame, metric, attribute=None, roles=("game", "release")):
@@ -166,7 +170,7 @@ def level_table(summary: pd.DataFrame, sensitive: list[str], privacy: str = "mab
     game_has_mab = len(s[(s["metric"] == "mab") & (s["role"] == "game")]) > 0
     for level in levels:
         at = s[s["level"] == level]
-        u, u_low, u_high = row_of(pick(at, "auc_tstr", roles=("release",)))
+        u, u_low, u_high = row_of(pick(at, f"{scale}_tstr", roles=("release",)))
         row = {"level": level, "u": u, "u_low": u_low, "u_high": u_high}
         for n in names:
             if kind == "mab":
@@ -177,8 +181,9 @@ def level_table(summary: pd.DataFrame, sensitive: list[str], privacy: str = "mab
                 hit = pick(at, kind, roles=("release",))
             row[f"p_{n}"], row[f"p_{n}_low"], row[f"p_{n}_high"] = row_of(hit)
         rows.append(row)
-    trtr = summary[(summary["metric"] == "auc_trtr")]
-    anchors = {"utility": float(trtr["median"].iloc[0]) if len(trtr) else None, "privacy": {}}
+    trtr = summary[(summary["metric"] == f"{scale}_trtr")]
+    anchors = {"utility": float(trtr["median"].iloc[0]) if len(trtr) else None, "privacy": {},
+               "chance": CHANCE[scale]}
     if kind == "mab":
         for n in names:
             ref = summary[(summary["model"] == "raw") & (summary["metric"] == "mab") & (summary["attribute"] == n)]

@@ -14,7 +14,7 @@ from .fidelity import alpha_precision_beta_recall, authenticity, column_distance
 from .protocol import ProtocolPreset
 from .records import record
 from .timing import timed
-from .utility import CLASSIFIERS, fitted_scorer, score_classifier, split_xy
+from .utility import CLASSIFIERS, fitted_scorer, score_classifier, split_xy, utility_metric
 
 DISTANCE_SETS = 5  # sets scored by the distance and fidelity metrics (nearest neighbours are the cost)
 
@@ -30,7 +30,7 @@ def reference_records(data: EvaluationData, master_seed: int, sensitive: list[st
     replicates = [np.arange(len(y_test))] + [rng.integers(0, len(y_test), len(y_test)) for _ in range(199)]
     records = []
     for c in classifiers:
-        name = "auc_trtr" if c == "random_forest" else f"auc_trtr_{c}"
+        name = utility_metric("trtr", data.discrete[j], c)
         scorer = fitted_scorer(x_train, y_train, data.discrete[j], c, task_seed(master_seed, "trtr", c))
         for b, rows in enumerate(replicates):  # replicate 0 is the test set itself
             records.append(record("real", None, name, scorer(x_test[rows], y_test[rows]), iteration=b,
@@ -66,7 +66,7 @@ def release_records(model: SyntheticGenerator, data: EvaluationData, level, pres
     for s in [s for s in in_chunk if s < preset.utility_sets]:
         x, y = split_xy(sets[s - first], j)
         for c in classifiers:
-            name = "auc_tstr" if c == "random_forest" else f"auc_tstr_{c}"
+            name = utility_metric("tstr", discrete[j], c)
             seed = task_seed(master_seed, "tstr", label, level, s, c)
             records.append(record(label, level, name, score_classifier(x, y, x_test, y_test, discrete[j], c, seed),
                                   iteration=s))

@@ -19,6 +19,23 @@ from ..encoding import TableEncoder
 from ..errors import DataError
 
 CLASSIFIERS = ("random_forest", "logistic")
+CHANCE = {"auc": 0.5, "r2": 0.0}  # what a model that learnt nothing scores
+
+
+def utility_metric(stage: str, discrete_response: bool, classifier: str = "random_forest") -> str:
+    """Record name of a utility score: 'auc_tstr', 'auc_trtr_logistic', 'r2_tstr', 'r2_trtr_linear'.
+
+    A continuous response is scored by R² and its records say so; the second model is a logistic
+    regression for a class response and a linear regression for a continuous one."""
+    name = f"{'auc' if discrete_response else 'r2'}_{stage}"
+    if classifier == "random_forest":
+        return name
+    return f"{name}_{'logistic' if discrete_response else 'linear'}"
+
+
+def utility_scale(metrics) -> str:
+    """'r2' when the records hold R² utilities (continuous response), else 'auc'."""
+    return "r2" if any(str(m).startswith("r2_t") for m in metrics) else "auc"
 
 
 def holdout_split(table: pd.DataFrame, response: str, fraction: float = 0.2,
