@@ -117,6 +117,11 @@ with st.form("sweep_settings"):
                            format_func=lambda p: f"{p} — {PRESETS[p].description}")
     margins = c.selectbox("Margins", ["empirical", "kde"])
     baselines = st.multiselect("Baselines (reference points)", list(DEFAULT_BASELINES), default=list(DEFAULT_BASELINES))
+    baseline_games = st.checkbox(
+        "Baselines play the attribute-inference game too", value=False,
+        help="Off: baselines get the release attack's MAB (cheap). On: the same attack game as TVineSynth, so "
+             "every point on the scatter uses one estimator; each baseline is refitted (targets + 1) times "
+             "per game iteration.")
     d, e = st.columns(2)
     seed = d.number_input("Master seed", 0, 2**31 - 1, value=0, step=1)
     backend = e.selectbox("Backend", BACKENDS, help="dask and ray need the optional packages")
@@ -125,7 +130,8 @@ with st.form("sweep_settings"):
 config = SweepConfig(response=response, sensitive=sensitive, rho_star=dict(order.rho_star), measure=order.measure,
                      levels=sorted(levels) or None, preset=preset, families=families, margins=margins,
                      missing=st.session_state[common.MISSING], seed=int(seed), holdout_fraction=st.session_state[
-                         common.HOLDOUT], baselines=baselines, schema=schema.to_dict(),
+                         common.HOLDOUT], baselines=baselines, baseline_games=["aia"] if baseline_games else [],
+                     schema=schema.to_dict(),
                      protocol_overrides=st.session_state.get("protocol_overrides"))
 if started:
     job_id = submit(common.store(), table, config)

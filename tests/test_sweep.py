@@ -167,3 +167,24 @@ def test_ctrl_c_leaves_a_resumable_job_and_the_same_command_resumes(table, tmp_p
     assert "resuming" in finished.stderr
     assert (out / "summary.json").exists() and (out / "results.csv").exists()
     assert store.job(job["id"])["status"] == "done"
+
+
+def test_baselines_can_play_the_attribute_game_for_one_mab_estimator(table, reference, tmp_path):
+    """With baseline_games, a baseline's scatter MAB is the game's (independent margins: ≈ 0), the
+    holder's numbers are unchanged, and the real-data reference is stored once per iteration."""
+    store = Store(tmp_path)
+    job_id = submit(store, table, config(games=["release", "aia"], baseline_games=["aia"]))
+    assert run_job(store, job_id, n_jobs=2) == "done"
+    records = sorted_records(store, job_id)
+    game = records[(records.model == "independent") & (records.metric == "mab")]
+    assert sorted(game["iteration"]) == [0, 1] and set(game["role"]) == {"game"}
+    raw = records[(records.model == "raw") & (records.metric == "mab")]
+    assert sorted(raw["iteration"]) == [0, 1]
+    holder = records[(records.model == "tvinesynth") & (records.metric == "mab")].reset_index(drop=True)
+    before, *_ = reference
+    pd.testing.assert_frame_equal(holder, before[(before.model == "tvinesynth") & (before.metric == "mab")]
+                                  .reset_index(drop=True))
+    summary = summary_json(records, config(games=["release", "aia"], baseline_games=["aia"]))
+    entry = next(e for e in summary["levels"] if e["model"] == "independent")
+    assert entry["metrics"]["mab:total_cost_eur"]["median"] == pytest.approx(game["value"].median())
+    assert entry["metrics"]["mab:total_cost_eur"]["median"] < 0.1

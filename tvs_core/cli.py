@@ -124,6 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--families", choices=sorted(PRESETS), default=DEFAULT_PRESET)
     sweep.add_argument("--margins", choices=["empirical", "kde"], default="empirical")
     sweep.add_argument("--baselines", help="comma-separated baselines, or 'none' (default: all)")
+    sweep.add_argument("--baseline-games", action="store_true",
+                       help="the baselines play the attribute-inference game too (slower; game MAB for every model)")
     sweep.add_argument("--backend", choices=["loky", "dask", "ray"], default="loky")
     sweep.add_argument("--address", help="scheduler address for dask/ray (default: a local cluster)")
     sweep.add_argument("--n-jobs", type=int, default=2)
@@ -172,7 +174,7 @@ def cmd_sweep(args) -> dict:
                          measure=args.measure, order=_split(args.order) or None,
                          levels=[int(v) for v in _split(args.levels)] or None, preset=args.preset,
                          families=args.families, margins=args.margins, seed=args.seed, baselines=list(baselines),
-                         schema=schema.to_dict())
+                         baseline_games=["aia"] if args.baseline_games else [], schema=schema.to_dict())
     store = Store(args.workspace)
     job_id = submit(store, table, config, holdout)
     job = store.job(job_id)

@@ -13,7 +13,8 @@ from .store import Store
 from .sweep import HOLDER, SweepConfig
 
 SUMMARY_METRICS = ("auc_tstr", "auc_tstr_logistic", "r2_tstr", "r2_tstr_linear", "pg", "mcmia",
-                   "dcr_closer_to_train", "exact_copies", "alpha_precision", "beta_recall", "authenticity", "spearman_difference")
+                   "dcr_closer_to_train", "exact_copies", "alpha_precision", "beta_recall", "authenticity",
+                   "spearman_difference")
 PER_COLUMN = ("mab", "wcab", "release_mab", "release_wcab", "mse_in", "mse_out", "advantage")
 
 

@@ -19,7 +19,7 @@ import pandas as pd
 from .errors import DataError
 from .evaluation.attribute import choose_targets
 from .evaluation.attribute_game import aia_iteration
-from .evaluation.context import EvaluationData, GeneratorSpec
+from .evaluation.context import RAW, EvaluationData, GeneratorSpec
 from .evaluation.protocol import QUICK, capped, get_protocol
 from .evaluation.release import DISTANCE_SETS, reference_records, release_records
 from .evaluation.runner import default_levels, fit_baseline
@@ -56,6 +56,8 @@ class SweepConfig:
     baselines: list[str] = field(default_factory=lambda: list(DEFAULT_BASELINES))
     feature_set: str = "correlations"
     games: list[str] = field(default_factory=lambda: ["release", "aia", "mia"])
+    # ["aia"]: the baselines play the attribute game too (game MAB on the scatter for every model)
+    baseline_games: list[str] = field(default_factory=list)
     protocol_overrides: dict | None = None  # e.g. {"aia_iterations": 2}: sizes changed from the preset
     schema: dict | None = None  # the user's schema (types and roles); None: inferred
 
@@ -216,6 +218,9 @@ def plan(context: SweepContext) -> list[Task]:
         tasks += [task for later in release[1:] for task in later]
     if "aia" in games:
         tasks += [Task(f"aia:{i}", "aia", (i,)) for i in range(protocol.aia_iterations)]
+        if "aia" in config.baseline_games:
+            tasks += [Task(f"baseline_aia:{name}:{i}", "baseline_aia", (name, i))
+                      for i in range(protocol.aia_iterations) for name in config.baselines]
     if "mia" in games:
         tasks += [Task(f"mia_shadow:{s}", "mia_shadow", (s,)) for s in range(protocol.mia_shadows)]
         tasks.append(Task("mia_attackers", "mia_attackers", (), 2))
@@ -241,6 +246,11 @@ def run_task(task: Task, context: SweepContext, inputs: dict | None = None) -> t
     if task.kind == "aia":
         return aia_iteration(context.spec, context.data, context.targets, context.levels, context.protocol, seed,
                              task.params[0], context.sensitive), None
+    if task.kind == "baseline_aia":  # same subsets and targets as the holder's iteration; no level
+        name, iteration = task.params
+        records = aia_iteration(baseline_spec(name, c), context.data, context.targets, [None], context.protocol,
+                                seed, iteration, context.sensitive)
+        return [r for r in records if r["model"] != RAW], None  # the raw reference comes with "aia:<i>"
     if task.kind == "mia_shadow":
         result = membership.mia_shadow_task(context.spec, context.data, context.targets, context.levels,
                                             context.protocol, seed, task.params[0], context.attacker_rows,
