@@ -32,10 +32,10 @@ from tvs_core.sweep import SweepConfig, submit
 from tvs_core.worker import progress, start_worker
 
 
-def timed_sweep(table, workspace: Path) -> dict:
+def timed_sweep(table, workspace: Path, **changes) -> dict:
     """Submit, start a worker process, and time first result, first release level and completion."""
     store = Store(workspace)
-    config = SweepConfig(response=RESPONSE, sensitive=list(SENSITIVE), preset="quick")
+    config = SweepConfig(response=RESPONSE, sensitive=list(SENSITIVE), preset="quick", **changes)
     start = time.perf_counter()
     job_id = submit(store, table, config)
     start_worker(store, job_id, n_jobs=2)
@@ -81,9 +81,13 @@ def main() -> None:
     table = support_like()
     with tempfile.TemporaryDirectory() as tmp:
         sweep = timed_sweep(table, Path(tmp) / "sweep")
+        games = timed_sweep(table, Path(tmp) / "baseline_games", baseline_games=["aia"])
         overhead = store_overhead(Path(tmp) / "overhead")
     per_kind = "\n".join(f"| {kind} | {len(v)} | {statistics.median(v):.2f} | {sum(v):.1f} |"
                          for kind, v in sorted(sweep["kinds"].items()))
+    extra = games["kinds"].get("baseline_aia", [])
+    baseline_aia = (f"{len(extra)} tasks, median {statistics.median(extra):.2f} s, total {sum(extra):.1f} s"
+                    if extra else "none stored")
     ok = lambda met: "met" if met else "**missed**"  # noqa: E731
     report = f"""# Sweep engine on a 884 x 27 table
 
@@ -101,12 +105,16 @@ Reproduce: `python bench/sweep.py` (from the repo root).
 | first release level (release MAB, TSTR, MCMIA, DCR, fidelity) | {sweep['first_release']:.2f} | |
 | complete quick sweep ({sweep['tasks']} tasks, {sweep['records']} records, status {sweep['status']}) \
 | {sweep['total']:.1f} | <= 60 s: {ok(sweep['total'] <= 60)} |
+| the same with `baseline_games=["aia"]` (every baseline plays the attribute game; {games['tasks']} tasks, \
+status {games['status']}) | {games['total']:.1f} | opt-in, no target |
 
 Task times (seconds inside the worker, summed over both cores):
 
 | kind | tasks | median s | total s |
 |---|---:|---:|---:|
 {per_kind}
+
+With `baseline_games=["aia"]`, the baselines' attribute-game tasks: {baseline_aia}.
 
 Store overhead: committing one result of 200 records takes {overhead['median_s'] * 1000:.2f} ms (median
 of {overhead['n']}; 90th percentile {overhead['p90_s'] * 1000:.2f} ms); reading all
