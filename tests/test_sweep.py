@@ -126,6 +126,14 @@ def test_dask_backend_gives_the_same_numbers_as_loky(table, reference, tmp_path)
     pd.testing.assert_frame_equal(sorted_records(store, job_id), reference[0])
 
 
+def test_ray_backend_gives_the_same_numbers_as_loky(table, reference, tmp_path):
+    pytest.importorskip("ray")
+    store = Store(tmp_path)
+    job_id = submit(store, table, config())
+    assert run_job(store, job_id, n_jobs=2, backend="ray") == "done", store.job(job_id)["error"]
+    pd.testing.assert_frame_equal(sorted_records(store, job_id), reference[0])
+
+
 def test_summary_json_has_the_documented_shape(reference):
     records, _, _ = reference
     summary = summary_json(records, config(), alpha=0.5)

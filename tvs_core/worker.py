@@ -28,6 +28,9 @@ from .sweep import HOLDER, SweepConfig, Task, build_context, fit_holder, load_jo
 
 HEARTBEAT_SECONDS = 2.0
 BACKENDS = ("loky", "dask", "ray")
+# Ray's joblib backend returns lists only: its tasks go in batches of one per worker, and each
+# batch is stored as soon as it has finished (loky and Dask stream every result on arrival).
+RESULT_ORDER = {"loky": "generator_unordered", "dask": "generator_unordered", "ray": "list"}
 
 
 def process_start_time(pid: int) -> float | None:
@@ -85,7 +88,8 @@ def backend_context(backend: str = "loky", address: str | None = None, n_jobs: i
             import ray
             from ray.util.joblib import register_ray
         except ImportError as exc:
-            raise TVSError("The Ray backend needs 'ray' (pip install ray).") from exc
+            raise TVSError("The Ray backend needs the optional packages in requirements-extras.txt "
+                           "(pip install -r requirements-extras.txt).") from exc
         register_ray()
         started_here = not ray.is_initialized()
         if started_here:
@@ -189,8 +193,12 @@ def _run(store: Store, job_id: str, config: SweepConfig, n_jobs: int, backend: s
                 if _consume(store, job_id, results, progress):
                     return "cancelled"
                 continue
-            with Parallel(n_jobs=workers, return_as="generator_unordered") as parallel:
-                results = parallel(delayed(_execute)(task, context, inputs) for task in todo)
+            with Parallel(n_jobs=workers, return_as=RESULT_ORDER[backend]) as parallel:
+                calls = [delayed(_execute)(task, context, inputs) for task in todo]
+                if RESULT_ORDER[backend] == "list":
+                    results = (r for i in range(0, len(calls), workers) for r in parallel(calls[i:i + workers]))
+                else:
+                    results = parallel(calls)
                 if _consume(store, job_id, results, progress):
                     return "cancelled"
     return "done"
