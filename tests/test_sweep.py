@@ -161,7 +161,9 @@ def test_ctrl_c_leaves_a_resumable_job_and_the_same_command_resumes(table, tmp_p
                "--workspace", str(workspace), "--out", str(out)]
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = {**os.environ, "PYTHONPATH": root}
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env)
+    # as from a terminal: a test run started in the background (`cmd &`) would hand down an ignored SIGINT
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     store = Store(workspace)
     assert wait_for(lambda: any(j["done"] >= 2 for j in store.jobs()), timeout=120)
     process.send_signal(signal.SIGINT)

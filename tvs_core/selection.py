@@ -88,7 +88,8 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored", p
     """Score candidate levels. ``levels`` has one row per level with columns ``level``, ``u``,
     ``u_low``, ``u_high`` (utility), and per privacy column ``p_<name>``, ``p_<name>_low``,
     ``p_<name>_high`` (one name per sensitive column for MAB, else the metric itself).
-    ``anchors``: {"utility": AUC_TRTR, "privacy": {name: MAB_real}} for the anchored method."""
+    ``anchors``: {"utility": AUC_TRTR (or R²), "privacy": {name: MAB_real}, "chance": …} for the anchored
+    method."""
     if method not in METHODS:
         raise ValueError(f"unknown normalisation {method!r}; use one of {METHODS}")
     if not 0 <= alpha <= 1:
