@@ -122,6 +122,10 @@ with st.form("sweep_settings"):
         help="Off: baselines get the release attack's MAB (cheap). On: the same attack game as TVineSynth, so "
              "every point on the scatter uses one estimator; each baseline is refitted (targets + 1) times "
              "per game iteration.")
+    per_target_shadows = st.checkbox(
+        "Membership game: shadow models per target (the paper's way)", value=False,
+        help="Off: each shadow's subset and OUT model serve every target (about half the shadow fits; the "
+             "attackers' training data has the same distribution). On: a subset and OUT model per target.")
     d, e = st.columns(2)
     seed = d.number_input("Master seed", 0, 2**31 - 1, value=0, step=1)
     backend = e.selectbox("Backend", BACKENDS, help="dask and ray need the optional packages")
@@ -132,7 +136,8 @@ config = SweepConfig(response=response, sensitive=sensitive, rho_star=dict(order
                      missing=st.session_state[common.MISSING], seed=int(seed), holdout_fraction=st.session_state[
                          common.HOLDOUT], baselines=baselines, baseline_games=["aia"] if baseline_games else [],
                      schema=schema.to_dict(),
-                     protocol_overrides=st.session_state.get("protocol_overrides"))
+                     protocol_overrides={**(st.session_state.get("protocol_overrides") or {}),
+                                         **({"mia_shared_shadows": False} if per_target_shadows else {})} or None)
 if started:
     job_id = submit(common.store(), table, config)
     st.session_state[common.JOB] = job_id

@@ -138,6 +138,13 @@ def test_shadow_task_labels_and_shapes():
         assert list(y) == [0] * PRESET.mia_shadow_sets + [1] * PRESET.mia_shadow_sets
     out_features = [x[y == 0] for x, y in result.values()]
     np.testing.assert_array_equal(out_features[0], out_features[1])  # one OUT model per shadow, shared
+    # the paper's way: every target gets its own shadow subset and OUT model
+    paper_way = dataclasses.replace(PRESET, mia_shared_shadows=False)
+    per_target = mia_shadow_task(spec("independent"), data, targets, [None], paper_way, SEED, 0, raw_a, "naive")
+    own = [x[y == 0] for x, y in per_target.values()]
+    assert not np.array_equal(own[0], own[1])
+    for key, (x, y) in per_target.items():
+        assert list(y) == list(result[key][1]) and x.shape == result[key][0].shape
 
 
 def test_copying_generator_loses_membership():

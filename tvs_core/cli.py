@@ -124,6 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--families", choices=sorted(PRESETS), default=DEFAULT_PRESET)
     sweep.add_argument("--margins", choices=["empirical", "kde"], default="empirical")
     sweep.add_argument("--baselines", help="comma-separated baselines, or 'none' (default: all)")
+    sweep.add_argument("--per-target-shadows", action="store_true",
+                       help="membership game: a shadow subset and OUT model per target, as the paper (slower)")
     sweep.add_argument("--baseline-games", action="store_true",
                        help="the baselines play the attribute-inference game too (slower; game MAB for every model)")
     sweep.add_argument("--backend", choices=["loky", "dask", "ray"], default="loky")
@@ -174,7 +176,8 @@ def cmd_sweep(args) -> dict:
                          measure=args.measure, order=_split(args.order) or None,
                          levels=[int(v) for v in _split(args.levels)] or None, preset=args.preset,
                          families=args.families, margins=args.margins, seed=args.seed, baselines=list(baselines),
-                         baseline_games=["aia"] if args.baseline_games else [], schema=schema.to_dict())
+                         baseline_games=["aia"] if args.baseline_games else [], schema=schema.to_dict(),
+                         protocol_overrides={"mia_shared_shadows": False} if args.per_target_shadows else None)
     store = Store(args.workspace)
     job_id = submit(store, table, config, holdout)
     job = store.job(job_id)

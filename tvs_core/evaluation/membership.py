@@ -147,21 +147,30 @@ def mia_shadow_task(spec: GeneratorSpec, data: EvaluationData, targets: list[Tar
     unique target row, an IN model on subset + row. Each model is fitted once at the top level and
     sampled nSynA sets of sizeSynT at every level.
 
-    Deliberate cost saving: PROTOCOLS draws the shadow subsets per target; here shadow ``shadow``
-    uses one subset and one OUT model (and its OUT sets) for all targets. The distribution of each
-    target's shadow training data is unchanged (a uniform subset of rawA, with and without the
-    target); only the OUT fits are shared, which turns (targets x 2) fits per shadow into
-    (targets + 1). Targets' attackers become correlated through the shared OUT sets, not biased.
+    Deliberate cost saving (``preset.mia_shared_shadows``, the default): PROTOCOLS draws the shadow
+    subsets per target; here shadow ``shadow`` uses one subset and one OUT model (and its OUT sets)
+    for all targets. The distribution of each target's shadow training data is unchanged (a uniform
+    subset of rawA, with and without the target); only the OUT fits are shared, which turns
+    (targets x 2) fits per shadow into (targets + 1). Targets' attackers become correlated through
+    the shared OUT sets, not biased. ``mia_shared_shadows=False`` runs the paper's way.
 
     ``edges`` (histogram feature set only) defaults to ``histogram_edges(data.train)``.
     """
     edges = _edges_for(feature_set, data, edges)
-    rng = task_rng(master_seed, "mia", "shadow", shadow)
-    subset = data.train[_draw(rng, np.asarray(attacker_rows), preset.mia_size_raw, "sizeRawT (shadow subset)")]
     sizes = (preset.mia_shadow_sets, preset.mia_size_syn, feature_set, edges, master_seed)
-    out_features = _features_by_level(spec, levels, subset, data, *sizes, "mia", "shadow", shadow, "out")
+
+    def shadow_out(*per_target):
+        rng = task_rng(master_seed, "mia", "shadow", shadow, *per_target)
+        rows = _draw(rng, np.asarray(attacker_rows), preset.mia_size_raw, "sizeRawT (shadow subset)")
+        return data.train[rows], _features_by_level(spec, levels, data.train[rows], data, *sizes, "mia", "shadow",
+                                                    shadow, "out", *per_target)
+
+    if preset.mia_shared_shadows:
+        subset, out_features = shadow_out()
     results = {}
     for row in sorted({t.row for t in targets}):  # one IN model alive at a time
+        if not preset.mia_shared_shadows:
+            subset, out_features = shadow_out("target", row)
         in_features = _features_by_level(spec, levels, np.vstack([subset, data.train[row]]), data, *sizes,
                                          "mia", "shadow", shadow, "in", row)
         for level in levels:

@@ -30,6 +30,9 @@ class ProtocolPreset:
     mia_sets: int  # nSynT
     outlier_quantiles: tuple = OUTLIER_QUANTILES
     random_targets: int = 4
+    # True: a shadow's subset and OUT model serve every target (our cost saving, membership.py);
+    # False: the paper's way, a subset and an OUT model per target and shadow
+    mia_shared_shadows: bool = True
 
     def to_dict(self) -> dict:
         return asdict(self)
