@@ -190,16 +190,3 @@ def test_same_seed_same_records_with_levels():
     records = play(levelled, data, targets[:1], [1, 3])
     assert records == play(levelled, data, targets[:1], [1, 3])
     assert sorted({r["level"] for r in records}) == [1, 3]
-
-
-def test_attackers_do_not_depend_on_the_threads_that_train_them():
-    data = make_data()
-    targets = choose_targets(data, SENSITIVE[:1], PRESET.outlier_quantiles, PRESET.random_targets,
-                             np.random.default_rng(0))
-    raw_a = attacker_reference_rows(data, targets, PRESET, SEED)
-    shadows = [mia_shadow_task(spec("independent"), data, targets, [None], PRESET, SEED, s, raw_a, "naive")
-               for s in range(2)]
-    one, two = train_attackers(shadows, SEED, n_jobs=1), train_attackers(shadows, SEED, n_jobs=2)
-    x = np.vstack([x for x, _ in shadows[0].values()])
-    for key in one:
-        np.testing.assert_array_equal(one[key].predict_proba(x), two[key].predict_proba(x))

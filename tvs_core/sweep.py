@@ -257,8 +257,7 @@ def run_task(task: Task, context: SweepContext, inputs: dict | None = None) -> t
                                             c.feature_set)
         return [], pickle.dumps(result)
     if task.kind == "mia_attackers":
-        attackers = membership.train_attackers(inputs["shadows"], task_seed(seed, "mia", "attackers"),
-                                               n_jobs=inputs.get("threads", 1))
+        attackers = membership.train_attackers(inputs["shadows"], task_seed(seed, "mia", "attackers"))
         buffer = io.BytesIO()
         pickle.dump(attackers, buffer)
         return [], buffer.getvalue()

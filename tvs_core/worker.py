@@ -188,8 +188,7 @@ def _run(store: Store, job_id: str, config: SweepConfig, n_jobs: int, backend: s
             if not todo:
                 continue
             inputs = _stage_inputs(store, job_id, stage, tasks)
-            if stage == 2:  # one task, in this process, while the workers wait: its forests use their cores
-                inputs["threads"] = workers
+            if stage == 2:  # one task, in this process: it only trains small forests
                 results = (_execute(task, context, inputs) for task in todo)
                 if _consume(store, job_id, results, progress):
                     return "cancelled"

@@ -180,13 +180,11 @@ def mia_shadow_task(spec: GeneratorSpec, data: EvaluationData, targets: list[Tar
     return results
 
 
-def train_attackers(shadow_results: list[dict], seed: int, n_jobs: int = 1) -> dict:
+def train_attackers(shadow_results: list[dict], seed: int) -> dict:
     """One random forest per (target row, level) on the features pooled over all shadows.
 
     Each forest's seed depends only on the master seed and its key, so a caller may split the
-    shadow dicts by key, train the parts in parallel and merge the results: the forests are the same.
-    ``n_jobs`` threads build each forest's trees (scikit-learn draws the trees' seeds first, so
-    the forests do not depend on it); callers pass their idle workers."""
+    shadow dicts by key, train the parts in parallel and merge the results: the forests are the same."""
     keys = list(dict.fromkeys(key for result in shadow_results for key in result))
     attackers = {}
     for key in keys:
@@ -194,7 +192,7 @@ def train_attackers(shadow_results: list[dict], seed: int, n_jobs: int = 1) -> d
         x = np.vstack([p[0] for p in parts])
         y = np.concatenate([p[1] for p in parts])
         row, level = key
-        forest = RandomForestClassifier(n_estimators=100, n_jobs=n_jobs,
+        forest = RandomForestClassifier(n_estimators=100, n_jobs=1,
                                         random_state=task_seed(seed, "mia", "attacker", row, level))
         attackers[key] = forest.fit(x, y)
     return attackers

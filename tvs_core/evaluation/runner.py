@@ -136,8 +136,7 @@ def evaluate(model: SyntheticGenerator, train: pd.DataFrame, test: pd.DataFrame,
                 records += result
         if n_shadow_tasks:
             # pooled in shadow order, not arrival order: the forests depend on the row order
-            attackers = train_attackers([shadows[s] for s in sorted(shadows)], task_seed(seed, "mia", "attackers"),
-                                        n_jobs=n_jobs)
+            attackers = train_attackers([shadows[s] for s in sorted(shadows)], task_seed(seed, "mia", "attackers"))
             second = [delayed(run_timed)(mia_evaluation_task, spec, data, chosen, levels, protocol, seed, i,
                                          attackers, feature_set) for i in range(protocol.mia_iterations)]
             for result, spent in parallel(second):
