@@ -99,6 +99,34 @@ if changed:
     st.session_state.pop(common.JOB, None)
     st.rerun()
 
+
+
+def text_ordinals() -> list:
+    """Ordinal columns whose labels are text: without the user's order they sort alphabetically."""
+    def needs_order(spec) -> bool:
+        col = table[spec.name]
+        ordered = isinstance(col.dtype, pd.CategoricalDtype) and col.dtype.ordered
+        return spec.modelled and spec.type == ColumnType.ORDINAL and not ordered and not \
+            pd.api.types.is_numeric_dtype(col)
+    return [spec for spec in schema.columns if needs_order(spec)]
+
+
+ordinals = text_ordinals()
+if ordinals:
+    with st.expander("Order of ordinal categories", expanded=any(spec.levels is None for spec in ordinals)):
+        st.caption("Text labels would otherwise be ordered alphabetically (high < low < medium). Pick each "
+                   "column's labels from lowest to highest.")
+        for spec in ordinals:
+            labels = sorted({str(v) for v in table[spec.name].dropna().unique()})
+            current = [v for v in (spec.levels or labels) if v in labels]
+            chosen = st.multiselect(spec.name, labels, default=current, key=f"levels_{spec.name}")
+            if len(chosen) < len(labels):
+                st.caption(f"{len(labels) - len(chosen)} label(s) of {spec.name} still to place.")
+            elif tuple(chosen) != tuple(spec.levels or labels):
+                st.session_state[common.SCHEMA] = st.session_state[common.SCHEMA].override(spec.name, levels=chosen)
+                st.session_state.pop(common.JOB, None)
+                st.rerun()
+
 for column, messages in by_column.items():
     for message in messages:
         st.error(f"**{column or 'Table'}**: {message}")

@@ -4,6 +4,7 @@ choose, export. The sweep's worker runs inline (AppTest does not run timers)."""
 import hashlib
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -78,6 +79,23 @@ def test_schema_table_edits_change_type_and_role():
     no_errors(at)
     assert "heart_rate_bpm" not in at.session_state["sensitive"]
     assert at.session_state["schema"]["heart_rate_bpm"].role.value == "dropped"
+
+
+def test_text_ordinal_labels_are_put_in_order():
+    table = load_demo("clinical")[["total_cost_eur", "lactate_mmol_l", "in_hospital_death"]].head(200)
+    table["severity"] = pd.cut(table["lactate_mmol_l"], [-1, 2, 4, 100], labels=["low", "medium", "high"]).astype(str)
+    at = app().run()
+    at.file_uploader[0].set_value(("cohort.csv", table.to_csv(index=False).encode(), "text/csv")).run()
+    edit_schema_table(at, "severity", type="ordinal")
+    no_errors(at)
+    order = at.multiselect(key="levels_severity")
+    assert order.value == ["high", "low", "medium"]  # alphabetical until the user says otherwise
+    assert at.session_state["schema"]["severity"].levels is None
+    order.set_value(["low", "medium"]).run()
+    assert any("1 label(s) of severity still to place" in c.value for c in at.caption)
+    at.multiselect(key="levels_severity").set_value(["low", "medium", "high"]).run()
+    no_errors(at)
+    assert at.session_state["schema"]["severity"].levels == ("low", "medium", "high")
 
 def test_rho_changes_update_order_and_heatmap():
     at = app()

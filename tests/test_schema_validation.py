@@ -381,3 +381,35 @@ def test_overriding_the_type_of_an_inferred_drop_brings_the_column_back():
     dropped = fixed.override("code", role="dropped").override("code", type="ordinal")
     assert dropped["code"].role == Role.DROPPED  # the user's own drop is kept
     assert infer_schema(table).override("y", type="text")["y"].role == Role.DROPPED
+
+
+def severity_table(n: int = 300, seed: int = 0) -> pd.DataFrame:
+    """A text ordinal whose alphabetical order (high < low < medium) is not its real order."""
+    rng = np.random.default_rng(seed)
+    score = rng.normal(size=n)
+    severity = np.select([score < -0.5, score < 0.5], ["low", "medium"], "high")
+    return pd.DataFrame({"severity": severity, "lab_value": score + rng.normal(scale=0.3, size=n),
+                         "outcome": (score + rng.normal(size=n) > 0).astype(int)})
+
+
+def test_user_order_of_ordinal_labels_reaches_the_model_and_the_release():
+    table = severity_table()
+    schema = infer_schema(table).with_roles("outcome", ["lab_value"])
+    ordered = schema.override("severity", levels=["low", "medium", "high"])
+    assert ordered["severity"].type == ColumnType.ORDINAL and ordered["severity"].levels == ("low", "medium", "high")
+    assert Schema.from_dict(ordered.to_dict())["severity"].levels == ("low", "medium", "high")
+    model = TVineSynth(response="outcome", sensitive=["lab_value"], seed=0).fit(table, schema=ordered)
+    code = next(c for c in model.encoder_.codes if c.name == "severity")
+    assert code.categories == ["low", "medium", "high"]
+    synthetic = model.sample(2000, seed=1)
+    assert set(synthetic["severity"]) <= {"low", "medium", "high"}
+    means = synthetic.groupby("severity")["lab_value"].mean()
+    assert means["low"] < means["medium"] < means["high"]  # the modelled order is the real one
+
+
+def test_an_order_missing_a_label_is_refused_by_name():
+    table = severity_table()
+    schema = infer_schema(table).with_roles("outcome", ["lab_value"]).override("severity", levels=["low", "high"])
+    problems = [p for p in validate(table, schema) if p.column == "severity"]
+    assert len(problems) == 1 and "'medium'" in str(problems[0])
+    assert schema.override("severity", type="nominal")["severity"].levels is None

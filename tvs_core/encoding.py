@@ -76,23 +76,27 @@ class TableEncoder:
         response_code = None
         if response is not None:
             spec = self.schema[response]
-            code = self._fit_column(df[response], spec.type, None)
+            code = self._fit_column(df[response], spec.type, None, levels=spec.levels)
             response_code = self._encode_column(df[response], code)
         self.codes = []
         for name in self.schema.modelled:
             spec = self.schema[name]
             target = None if name == response else response_code
-            self.codes.append(self._fit_column(df[name], spec.type, target, name=name))
+            self.codes.append(self._fit_column(df[name], spec.type, target, name=name, levels=spec.levels))
         return self
 
-    def _fit_column(self, col: pd.Series, ctype: ColumnType, target, name: str | None = None) -> ColumnCode:
+    def _fit_column(self, col: pd.Series, ctype: ColumnType, target, name: str | None = None,
+                    levels: tuple | None = None) -> ColumnCode:
         code = ColumnCode(name=name or str(col.name), type=ctype, dtype=str(col.dtype))
         if isinstance(col.dtype, pd.CategoricalDtype):
             code.pandas_categories = _plain_list(col.dtype.categories)
             code.ordered_category = bool(col.dtype.ordered)
         if ctype in CATEGORICAL_TYPES:
             values = col.dropna()
-            if ctype == ColumnType.ORDINAL and isinstance(col.dtype, pd.CategoricalDtype):
+            if ctype == ColumnType.ORDINAL and levels:  # the user's order; labels it lacks go last
+                rank = {str(v): i for i, v in enumerate(levels)}
+                labels = sorted(values.unique(), key=lambda v: (rank.get(str(v), len(rank)), str(v)))
+            elif ctype == ColumnType.ORDINAL and isinstance(col.dtype, pd.CategoricalDtype):
                 present = set(values.unique())
                 labels = [c for c in col.dtype.categories if c in present]
             elif ctype == ColumnType.NOMINAL and target is not None:

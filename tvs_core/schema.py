@@ -48,6 +48,8 @@ class ColumnSpec:
     drop_reason: str | None = None  # why the column is not modelled
     n_missing: int = 0
     n_unique: int = 0
+    # an ordinal column's labels from lowest to highest, as the user gave them (None: natural sort)
+    levels: tuple | None = None
 
     @property
     def modelled(self) -> bool:
@@ -61,7 +63,9 @@ class ColumnSpec:
 
     @classmethod
     def from_dict(cls, d: dict) -> ColumnSpec:
-        return cls(**{**d, "type": ColumnType(d["type"]), "role": Role(d["role"])})
+        levels = d.get("levels")
+        return cls(**{**d, "type": ColumnType(d["type"]), "role": Role(d["role"]),
+                      "levels": None if levels is None else tuple(levels)})
 
 
 @dataclass(frozen=True)
@@ -97,8 +101,11 @@ class Schema:
         return [c.name for c in self.columns if c.modelled and c.role != Role.RESPONSE]
 
     def override(self, name: str, type: ColumnType | str | None = None,
-                 role: Role | str | None = None) -> Schema:
-        """Return a schema with the user's choice for one column; the choice always wins."""
+                 role: Role | str | None = None, levels: list | tuple | None = None) -> Schema:
+        """Return a schema with the user's choice for one column; the choice always wins.
+
+        ``levels`` orders an ordinal column's labels from lowest to highest (and makes it ordinal):
+        text labels such as low/medium/high would otherwise be ordered alphabetically."""
         if name not in self.names:
             raise KeyError(name)
         out = []
@@ -118,6 +125,12 @@ class Schema:
                 if role is not None:
                     changes["role"] = Role(role)
                     changes["drop_reason"] = "dropped by user" if Role(role) == Role.DROPPED else None
+                if levels is not None:
+                    changes["levels"] = tuple(v.item() if hasattr(v, "item") else v for v in levels)
+                    if changes.get("type", c.type) != ColumnType.ORDINAL:
+                        changes.update(type=ColumnType.ORDINAL, reason="set by user")
+                elif "type" in changes and changes["type"] != ColumnType.ORDINAL:
+                    changes["levels"] = None
                 c = replace(c, **changes)
             out.append(c)
         return Schema(tuple(out))

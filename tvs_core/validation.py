@@ -67,6 +67,14 @@ def validate(df: pd.DataFrame, schema: Schema, measure: str = "kendall",
         if spec.modelled and col.isna().all():
             problems.append(DataError(f"Column '{spec.name}' has no values in any of the {n} rows.",
                                       column=spec.name, fix="Drop the column or fill it in."))
+        if spec.modelled and spec.type == ColumnType.ORDINAL and spec.levels:
+            given = {str(v) for v in spec.levels}
+            unplaced = sorted({str(v) for v in col.dropna().unique()} - given)
+            if unplaced:
+                problems.append(DataError(
+                    f"Column '{spec.name}' has {len(unplaced)} label(s) missing from the order you gave "
+                    f"(e.g. {unplaced[0]!r}).", column=spec.name,
+                    fix="Place every label in the column's order of categories, or clear the order."))
         if spec.role == Role.SENSITIVE:
             if spec.type not in SENSITIVE_TYPES:
                 problems.append(DataError(
