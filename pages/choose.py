@@ -54,17 +54,16 @@ if st.session_state.get(common.LEVEL) is None and selection.best_level is not No
 levels = selection.table["level"].tolist()
 selected = st.session_state.get(common.LEVEL)
 
-left, right = st.columns(2)
-with left:
-    st.plotly_chart(figures.pu_curve(selection.table, selection.best_level, selected), width="stretch", key="pu_curve")
-    if selection.best_level is not None:
-        wins = float(selection.table.set_index("level").loc[selection.best_level, "wins"])
-        st.markdown(f"**Best level: {selection.best_level}** — best in {wins:.0%} of resamples within the intervals"
-                    + (" (a fragile choice: look at the neighbours)" if wins < 0.6 else "."))
-with right:
-    st.plotly_chart(figures.privacy_utility_scatter(summary, privacy, config.sensitive, selected, levels),
-                    width="stretch", key="choose_scatter", on_select=lambda: common.select_level_from("choose_scatter"),
-                    selection_mode="points")
+# full width, one above the other: side by side, the axis titles and the notes under them were cut off
+st.plotly_chart(figures.pu_curve(selection.table, selection.best_level, selected), width="stretch", key="pu_curve")
+if selection.best_level is not None:
+    wins = float(selection.table.set_index("level").loc[selection.best_level, "wins"])
+    st.markdown(f"**Best level: {selection.best_level}** — best in {wins:.0%} of resamples within the intervals"
+                + (" (a fragile choice: look at the neighbours)" if wins < 0.6 else "."))
+st.caption("Click a level's point in the scatter (or pick it below) to select it.")
+st.plotly_chart(figures.privacy_utility_scatter(summary, privacy, config.sensitive, selected, levels),
+                width="stretch", key="choose_scatter", on_select=lambda: common.select_level_from("choose_scatter"),
+                selection_mode="points")
 chosen = st.selectbox("Selected level", levels, index=levels.index(selected) if selected in levels else 0)
 if chosen != selected:
     st.session_state[common.LEVEL] = int(chosen)

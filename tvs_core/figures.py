@@ -516,7 +516,7 @@ def pu_curve(table: pd.DataFrame, best_level: int | None, selected_level: int | 
                       yaxis2={"title": {"text": "Share of resamples where the level is best"}, "overlaying": "y",
                               "side": "right", "range": [0, 1], "showgrid": False, "tickmode": "linear",
                               "tick0": 0, "dtick": 0.25, "tickformat": ".0%"},
-                      legend={"orientation": "h", "x": 0, "y": -0.18, "yanchor": "top"}, margin={"b": 130})
+                      legend={"orientation": "h", "x": 0, "y": -0.22, "yanchor": "top"}, margin={"b": 120})
     return fig
 
 
