@@ -118,10 +118,10 @@ with st.form("sweep_settings"):
     margins = c.selectbox("Margins", ["empirical", "kde"])
     baselines = st.multiselect("Baselines (reference points)", list(DEFAULT_BASELINES), default=list(DEFAULT_BASELINES))
     baseline_games = st.checkbox(
-        "Baselines play the attribute-inference game too", value=False,
-        help="Off: baselines get the release attack's MAB (cheap). On: the same attack game as TVineSynth, so "
-             "every point on the scatter uses one estimator; each baseline is refitted (targets + 1) times "
-             "per game iteration.")
+        "Baselines play the attack games too", value=False,
+        help="Off: baselines get the release attack's MAB and no PG (cheap). On: the same attribute and "
+             "membership games as TVineSynth, so every point on the scatter uses one estimator; each baseline "
+             "is refitted (targets + 1) times per game iteration and shadow.")
     per_target_shadows = st.checkbox(
         "Membership game: shadow models per target (the paper's way)", value=False,
         help="Off: each shadow's subset and OUT model serve every target (about half the shadow fits; the "
@@ -134,7 +134,7 @@ with st.form("sweep_settings"):
 config = SweepConfig(response=response, sensitive=sensitive, rho_star=dict(order.rho_star), measure=order.measure,
                      levels=sorted(levels) or None, preset=preset, families=families, margins=margins,
                      missing=st.session_state[common.MISSING], seed=int(seed), holdout_fraction=st.session_state[
-                         common.HOLDOUT], baselines=baselines, baseline_games=["aia"] if baseline_games else [],
+                         common.HOLDOUT], baselines=baselines, baseline_games=["aia", "mia"] if baseline_games else [],
                      schema=schema.to_dict(),
                      protocol_overrides={**(st.session_state.get("protocol_overrides") or {}),
                                          **({"mia_shared_shadows": False} if per_target_shadows else {})} or None)

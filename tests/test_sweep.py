@@ -198,3 +198,23 @@ def test_baselines_can_play_the_attribute_game_for_one_mab_estimator(table, refe
     entry = next(e for e in summary["levels"] if e["model"] == "independent")
     assert entry["metrics"]["mab:total_cost_eur"]["median"] == pytest.approx(game["value"].median())
     assert entry["metrics"]["mab:total_cost_eur"]["median"] < 0.1
+
+
+def test_baselines_can_play_the_membership_game(table, reference, tmp_path):
+    """A baseline's PG comes from its own shadows and attackers; the holder's game is unchanged."""
+    store = Store(tmp_path)
+    changes = dict(games=["release", "mia"], baseline_games=["mia"])
+    job_id = submit(store, table, config(**changes))
+    assert run_job(store, job_id, n_jobs=2) == "done", store.job(job_id)["error"]
+    keys = {key for key, _ in store.job(job_id)["plan"]}
+    assert {"mia_attackers", "mia_attackers:independent", "mia_shadow:independent:0", "mia_eval:independent:0"} <= keys
+    records = sorted_records(store, job_id)
+    pg = records[(records.model == "independent") & (records.metric == "pg")]
+    assert len(pg) > 0 and pg["level"].isna().all() and set(pg["role"]) == {"game"}
+    holder = records[(records.model == "tvinesynth") & records.metric.isin(["pg", "mia_tp", "mia_fp"])]
+    before, *_ = reference
+    expected = before[(before.model == "tvinesynth") & before.metric.isin(["pg", "mia_tp", "mia_fp"])]
+    pd.testing.assert_frame_equal(holder.reset_index(drop=True), expected.reset_index(drop=True))
+    entry = next(e for e in summary_json(records, config(**changes))["levels"] if e["model"] == "independent")
+    by_kind = pg.groupby("target_kind")["value"].median()  # summary: median over outlier and random targets
+    assert entry["metrics"]["pg"]["median"] == pytest.approx(by_kind.median())

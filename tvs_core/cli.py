@@ -127,7 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--per-target-shadows", action="store_true",
                        help="membership game: a shadow subset and OUT model per target, as the paper (slower)")
     sweep.add_argument("--baseline-games", action="store_true",
-                       help="the baselines play the attribute-inference game too (slower; game MAB for every model)")
+                       help="the baselines play both attack games too (slower; game MAB and PG for every model)")
     sweep.add_argument("--backend", choices=["loky", "dask", "ray"], default="loky")
     sweep.add_argument("--address", help="scheduler address for dask/ray (default: a local cluster)")
     sweep.add_argument("--n-jobs", type=int, default=2)
@@ -176,7 +176,7 @@ def cmd_sweep(args) -> dict:
                          measure=args.measure, order=_split(args.order) or None,
                          levels=[int(v) for v in _split(args.levels)] or None, preset=args.preset,
                          families=args.families, margins=args.margins, seed=args.seed, baselines=list(baselines),
-                         baseline_games=["aia"] if args.baseline_games else [], schema=schema.to_dict(),
+                         baseline_games=["aia", "mia"] if args.baseline_games else [], schema=schema.to_dict(),
                          protocol_overrides={"mia_shared_shadows": False} if args.per_target_shadows else None)
     store = Store(args.workspace)
     job_id = submit(store, table, config, holdout)

@@ -56,7 +56,7 @@ class SweepConfig:
     baselines: list[str] = field(default_factory=lambda: list(DEFAULT_BASELINES))
     feature_set: str = "correlations"
     games: list[str] = field(default_factory=lambda: ["release", "aia", "mia"])
-    # ["aia"]: the baselines play the attribute game too (game MAB on the scatter for every model)
+    # the attack games the baselines play too ("aia", "mia"): game MAB and PG for every model
     baseline_games: list[str] = field(default_factory=list)
     protocol_overrides: dict | None = None  # e.g. {"aia_iterations": 2}: sizes changed from the preset
     schema: dict | None = None  # the user's schema (types and roles); None: inferred
@@ -221,11 +221,27 @@ def plan(context: SweepContext) -> list[Task]:
         if "aia" in config.baseline_games:
             tasks += [Task(f"baseline_aia:{name}:{i}", "baseline_aia", (name, i))
                       for i in range(protocol.aia_iterations) for name in config.baselines]
-    if "mia" in games:
-        tasks += [Task(f"mia_shadow:{s}", "mia_shadow", (s,)) for s in range(protocol.mia_shadows)]
-        tasks.append(Task("mia_attackers", "mia_attackers", (), 2))
-        tasks += [Task(f"mia_eval:{i}", "mia_eval", (i,), 3) for i in range(protocol.mia_iterations)]
+    if "mia" in games:  # holder tasks have params (i,); a baseline's (i, name) and its name in the key
+        players = [((), "")] + ([((name,), f":{name}") for name in config.baselines]
+                                if "mia" in config.baseline_games else [])
+        for owner, tag in players:
+            tasks += [Task(f"mia_shadow{tag}:{s}", "mia_shadow", (s, *owner)) for s in range(protocol.mia_shadows)]
+        tasks += [Task(f"mia_attackers{tag}", "mia_attackers", owner, 2) for owner, tag in players]
+        tasks += [Task(f"mia_eval{tag}:{i}", "mia_eval", (i, *owner), 3)
+                  for owner, tag in players for i in range(protocol.mia_iterations)]
     return tasks
+
+
+def mia_player(task: Task) -> str:
+    """Whose membership game a mia_* task belongs to: the holder's or a baseline's."""
+    owner = task.params[1:] if task.kind in ("mia_shadow", "mia_eval") else task.params
+    return owner[0] if owner else HOLDER
+
+
+def _mia_model(context: SweepContext, player: str) -> tuple[GeneratorSpec, list]:
+    if player == HOLDER:
+        return context.spec, context.levels
+    return baseline_spec(player, context.config), [None]
 
 
 def run_task(task: Task, context: SweepContext, inputs: dict | None = None) -> tuple[list[dict], bytes | None]:
@@ -251,18 +267,18 @@ def run_task(task: Task, context: SweepContext, inputs: dict | None = None) -> t
         records = aia_iteration(baseline_spec(name, c), context.data, context.targets, [None], context.protocol,
                                 seed, iteration, context.sensitive)
         return [r for r in records if r["model"] != RAW], None  # the raw reference comes with "aia:<i>"
-    if task.kind == "mia_shadow":
-        result = membership.mia_shadow_task(context.spec, context.data, context.targets, context.levels,
-                                            context.protocol, seed, task.params[0], context.attacker_rows,
-                                            c.feature_set)
-        return [], pickle.dumps(result)
-    if task.kind == "mia_attackers":
-        attackers = membership.train_attackers(inputs["shadows"], task_seed(seed, "mia", "attackers"))
-        buffer = io.BytesIO()
-        pickle.dump(attackers, buffer)
-        return [], buffer.getvalue()
-    if task.kind == "mia_eval":
-        return membership.mia_evaluation_task(context.spec, context.data, context.targets, context.levels,
-                                              context.protocol, seed, task.params[0], inputs["attackers"],
-                                              c.feature_set), None
+    if task.kind in ("mia_shadow", "mia_attackers", "mia_eval"):
+        player = mia_player(task)
+        spec, levels = _mia_model(context, player)
+        if task.kind == "mia_shadow":
+            result = membership.mia_shadow_task(spec, context.data, context.targets, levels, context.protocol, seed,
+                                                task.params[0], context.attacker_rows, c.feature_set)
+            return [], pickle.dumps(result)
+        if task.kind == "mia_attackers":
+            attackers = membership.train_attackers(inputs["shadows"][player], task_seed(seed, "mia", "attackers"))
+            buffer = io.BytesIO()
+            pickle.dump(attackers, buffer)
+            return [], buffer.getvalue()
+        return membership.mia_evaluation_task(spec, context.data, context.targets, levels, context.protocol, seed,
+                                              task.params[0], inputs["attackers"][player], c.feature_set), None
     raise ValueError(f"unknown task kind {task.kind!r}")

@@ -24,7 +24,18 @@ from joblib import Parallel, delayed, parallel_config
 from .errors import TVSError
 from .generator import SyntheticGenerator
 from .store import Store
-from .sweep import HOLDER, SweepConfig, Task, build_context, fit_holder, load_job_tables, plan, run_task, split_tables
+from .sweep import (
+    HOLDER,
+    SweepConfig,
+    Task,
+    build_context,
+    fit_holder,
+    load_job_tables,
+    mia_player,
+    plan,
+    run_task,
+    split_tables,
+)
 
 HEARTBEAT_SECONDS = 2.0
 BACKENDS = ("loky", "dask", "ray")
@@ -188,7 +199,7 @@ def _run(store: Store, job_id: str, config: SweepConfig, n_jobs: int, backend: s
             if not todo:
                 continue
             inputs = _stage_inputs(store, job_id, stage, tasks)
-            if stage == 2:  # one task, in this process: it only trains small forests
+            if stage == 2:  # in this process, one task per player: it only trains small forests
                 results = (_execute(task, context, inputs) for task in todo)
                 if _consume(store, job_id, results, progress):
                     return "cancelled"
@@ -215,11 +226,15 @@ def _consume(store, job_id, results, progress) -> bool:
 
 
 def _stage_inputs(store, job_id, stage, tasks):
-    if stage == 2:
-        shadows = [pickle.loads(store.payload(job_id, t.key)) for t in tasks if t.kind == "mia_shadow"]
+    if stage == 2:  # per player, in shadow order (the plan's order)
+        shadows: dict[str, list] = {}
+        for t in tasks:
+            if t.kind == "mia_shadow":
+                shadows.setdefault(mia_player(t), []).append(pickle.loads(store.payload(job_id, t.key)))
         return {"shadows": shadows}
     if stage == 3:
-        return {"attackers": pickle.loads(store.payload(job_id, "mia_attackers"))}
+        return {"attackers": {mia_player(t): pickle.loads(store.payload(job_id, t.key))
+                              for t in tasks if t.kind == "mia_attackers"}}
     return None
 
 
