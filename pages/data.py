@@ -100,7 +100,6 @@ if changed:
     st.rerun()
 
 
-
 def text_ordinals() -> list:
     """Ordinal columns whose labels are text: without the user's order they sort alphabetically."""
     def needs_order(spec) -> bool:

@@ -25,6 +25,8 @@ from .release import kendall_matrices, reference_records, release_records
 from .timing import run_timed
 
 GAMES = ("release", "aia", "mia")
+# TRTR replicates are bootstrap draws, not estimates
+SPREAD_METRICS = {"auc_trtr", "auc_trtr_logistic", "r2_trtr", "r2_trtr_linear"}
 
 
 def _numbered_shadow(shadow: int, spec, data, targets, levels, protocol, seed, attacker_rows, feature_set):
@@ -32,8 +34,6 @@ def _numbered_shadow(shadow: int, spec, data, targets, levels, protocol, seed, a
     from .membership import mia_shadow_task
 
     return shadow, mia_shadow_task(spec, data, targets, levels, protocol, seed, shadow, attacker_rows, feature_set)
-# TRTR replicates are bootstrap draws, not estimates
-SPREAD_METRICS = {"auc_trtr", "auc_trtr_logistic", "r2_trtr", "r2_trtr_linear"}
 
 
 def default_levels(t_max: int) -> list[int]:
