@@ -23,9 +23,10 @@ with st.sidebar:
                 f"{len(st.session_state[common.TABLE])} rows × {st.session_state[common.TABLE].shape[1]} columns")
     job_id = st.session_state.get(common.JOB)
     if job_id:
+        from tvs_core.store import ACTIVE
         from tvs_core.worker import progress
 
-        running = progress(common.store(), job_id)["status"] in ("queued", "running")
+        running = progress(common.store(), job_id)["status"] in ACTIVE
 
         @st.fragment(run_every=2 if running else None)
         def sweep_status() -> None:

@@ -9,10 +9,9 @@ from tvs_core.evaluation.runner import default_levels, summarise
 from tvs_core.evaluation.utility import utility_scale
 from tvs_core.families import DEFAULT_PRESET, PRESETS
 from tvs_core.results import job_records
+from tvs_core.store import ACTIVE
 from tvs_core.sweep import DEFAULT_BASELINES, SweepConfig, submit
 from tvs_core.worker import BACKENDS, cancel_job, progress, run_job, start_worker, worker_alive
-
-ACTIVE = ("queued", "running")
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

@@ -172,6 +172,7 @@ def test_ctrl_c_leaves_a_resumable_job_and_the_same_command_resumes(table, tmp_p
     assert "run the same command again to resume" in stderr
     job = store.jobs()[0]
     assert job["status"] == "interrupted" and 0 < job["done"] < job["total"]
+    assert "interrupted" in [event["kind"] for event in store.events(job["id"])]
     finished = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
     assert finished.returncode == 0, finished.stderr
     assert "resuming" in finished.stderr

@@ -35,8 +35,7 @@ CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY AUTOINCREMENT, job_id TEXT, time REAL NOT NULL, kind TEXT NOT NULL, message TEXT);
 """
 
-ACTIVE = ("queued", "running")
-FINISHED = ("done", "failed", "cancelled")
+ACTIVE = ("queued", "running")  # statuses of a job that still has a worker to come or running
 
 
 def default_workspace() -> Path:
@@ -180,9 +179,3 @@ class Store:
 
     def events(self, job_id: str) -> list[dict]:
         return [dict(r) for r in self.db.execute("SELECT * FROM events WHERE job_id = ? ORDER BY id", (job_id,))]
-
-    def delete_job(self, job_id: str) -> None:
-        with self.transaction() as db:
-            for table in ("results", "models", "events"):
-                db.execute(f"DELETE FROM {table} WHERE job_id = ?", (job_id,))
-            db.execute("DELETE FROM jobs WHERE id = ?", (job_id,))

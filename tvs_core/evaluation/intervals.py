@@ -1,9 +1,9 @@
-"""Every number carries its spread: bootstrap intervals for medians and means, Wilson for shares."""
+"""Every number carries its spread: percentile bootstraps over the replicates (sets, iterations,
+targets); shares such as TP, FP or DCR are replicated too, so they need no separate formula."""
 
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
 
 def bootstrap_interval(values, statistic=np.median, confidence: float = 0.95, n_boot: int = 2000,
@@ -21,13 +21,3 @@ def bootstrap_interval(values, statistic=np.median, confidence: float = 0.95, n_
     tail = (1 - confidence) / 2
     return estimate, float(np.quantile(draws, tail)), float(np.quantile(draws, 1 - tail))
 
-
-def wilson_interval(successes: float, n: int, confidence: float = 0.95) -> tuple[float, float, float]:
-    """(share, low, high) for a proportion; sensible at 0 and 1 where the normal interval is not."""
-    if n == 0:
-        return (float("nan"),) * 3
-    z = stats.norm.ppf(1 - (1 - confidence) / 2)
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return float(p), float(max(0.0, centre - half)), float(min(1.0, centre + half))
