@@ -21,17 +21,13 @@ with st.sidebar:
     st.caption("TVineSynth Studio — synthetic data with a privacy-utility balance you choose.")
     st.markdown(f"**Dataset:** {st.session_state[common.NAME]}  \n"
                 f"{len(st.session_state[common.TABLE])} rows × {st.session_state[common.TABLE].shape[1]} columns")
-    job_id = st.session_state.get(common.JOB)
-    if job_id:
-        from tvs_core.store import ACTIVE
-        from tvs_core.worker import progress
+    view = common.job()
+    if view is not None:
 
-        running = progress(common.store(), job_id)["status"] in ACTIVE
-
-        @st.fragment(run_every=2 if running else None)
+        @st.fragment(run_every=2 if view.active else None)
         def sweep_status() -> None:
             """Redrawn on its own every 2 s while the sweep runs, whatever page is open."""
-            info = progress(common.store(), job_id)
+            info = view.progress()
             st.markdown(f"**Sweep:** {info['status']} — {info['done']}/{info['total']} tasks")
             if info["total"]:
                 st.progress(info["done"] / info["total"])

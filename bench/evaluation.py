@@ -64,11 +64,13 @@ from machine import cpu_model
 
 import tvs_core
 from bench.tables import RESPONSE, SENSITIVE, support_like
-from tvs_core.evaluation import holdout_split, membership, runner
+from tvs_core import holdout_split
+from tvs_core.evaluation import membership
 from tvs_core.evaluation.protocol import PAPER
 from tvs_core.evaluation.release import DISTANCE_SETS
 from tvs_core.evaluation.timing import run_timed
-from tvs_core.families import DEFAULT_PRESET
+from tvs_core.jobs import engine
+from tvs_core.model.families import DEFAULT_PRESET
 
 N_JOBS = 2
 SEED = 0
@@ -105,8 +107,8 @@ RUNS = {
     "paper-families/reduced-aia/naive": Run("paper", REDUCED_AIA, ("aia",), True, 1,
                                             "paper families, AIA-only reduced protocol, one fit per level"),
 }
-TASK_GAMES = {"reference_records": "reference (TRTR)", "release_records": "release", "baseline_release": "baselines",
-              "aia_iteration": "aia", "mia_shadow_task": "mia (shadows)", "mia_evaluation_task": "mia (evaluation)"}
+TASK_GAMES = {"reference": "reference (TRTR)", "release": "release", "baseline": "baselines", "aia": "aia",
+              "mia_shadow": "mia (shadows)", "mia_attackers": "mia (attackers)", "mia_eval": "mia (evaluation)"}
 TARGETS = {"quick_s": 60.0, "paper_s": 30 * 60.0, "ratio": 10.0, "memory_mb": 2048.0}
 
 
@@ -228,7 +230,7 @@ def logged_run_timed(log_path: str, fn, *args, **kwargs):
     """``run_timed`` that also appends {task, pid, phases} to ``log_path`` (runs in the workers)."""
     result, spent = run_timed(fn, *args, **kwargs)
     with open(log_path, "a") as handle:
-        handle.write(json.dumps({"task": fn.__name__, "pid": os.getpid(), **spent}) + "\n")
+        handle.write(json.dumps({"task": args[0].kind, "pid": os.getpid(), **spent}) + "\n")
     return result, spent
 
 
@@ -267,7 +269,7 @@ def run_one(key: str, repeat: int, holder, train, test, levels: list[int], log_d
     run = RUNS[key]
     families, protocol, games, refit = run.families, run.protocol, run.games, run.refit_per_level
     log_path = log_dir / (key.replace("/", "_") + f"_{repeat}.jsonl")
-    runner.run_timed = functools.partial(logged_run_timed, str(log_path))
+    engine.TASK_TIMER = functools.partial(logged_run_timed, str(log_path))
     clock = AttackerClock()
     membership.train_attackers = clock
     shutdown_workers()
@@ -275,13 +277,13 @@ def run_one(key: str, repeat: int, holder, train, test, levels: list[int], log_d
     sampler.start()
     start = time.perf_counter()
     try:
-        result = runner.evaluate(holder, train, test, levels=levels, preset=protocol, seed=SEED, n_jobs=N_JOBS,
+        result = tvs_core.evaluate(holder, train, test, levels=levels, preset=protocol, seed=SEED, n_jobs=N_JOBS,
                                  games=games, refit_per_level=refit)
         wall = time.perf_counter() - start
     finally:
         sampler.stop()
         shutdown_workers()
-        runner.run_timed = run_timed
+        engine.TASK_TIMER = run_timed
         membership.train_attackers = clock.original
     tasks = [json.loads(line) for line in log_path.read_text().splitlines()] if log_path.exists() else []
     per_game: dict[str, dict] = {}

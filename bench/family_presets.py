@@ -1,6 +1,6 @@
 """Benchmark the pair-copula family presets on the clinical demo: fit time, sampling speed, TSTR AUC.
 
-Why it exists: ``tvs_core.families.DEFAULT_PRESET`` must be chosen by a stated, reproducible rule
+Why it exists: ``tvs_core.model.families.DEFAULT_PRESET`` must be chosen by a stated, reproducible rule
 rather than by taste. This script measures every preset in ``PRESETS`` under one seeded protocol,
 applies the rule below and writes ``bench/family_presets.md``.
 
@@ -30,8 +30,9 @@ import pyvinecopulib as pv
 from machine import cpu_model
 
 import tvs_core
-from tvs_core.evaluation import holdout_split, utility_score
-from tvs_core.families import PRESETS
+from tvs_core import holdout_split
+from tvs_core.evaluation import utility_score
+from tvs_core.model.families import PRESETS
 
 DEMO = tvs_core.DEMOS["clinical"]  # --demo NAME switches to another built-in table
 THROUGHPUT_ROWS = 20000

@@ -27,9 +27,10 @@ import pyvinecopulib as pv
 from machine import cpu_model
 from tables import RESPONSE, SENSITIVE, support_like
 
-from tvs_core.store import Store
-from tvs_core.sweep import SweepConfig, submit
-from tvs_core.worker import progress, start_worker
+from tvs_core.jobs import SweepConfig, submit
+from tvs_core.jobs.process import start_worker
+from tvs_core.jobs.progress import progress
+from tvs_core.jobs.store import Store
 
 
 def timed_sweep(table, workspace: Path, **changes) -> dict:

@@ -5,47 +5,42 @@ import streamlit as st
 
 from pages import common
 from tvs_core import figures
-from tvs_core.evaluation.runner import summarise
-from tvs_core.generator import SyntheticGenerator
-from tvs_core.results import choose, job_records
-from tvs_core.selection import METHODS
-from tvs_core.sweep import SweepConfig
+from tvs_core.choice import METHODS, Axis, axis_choices, choose
+from tvs_core.evaluation.catalogue import label
+from tvs_core.evaluation.records import HOLDER
+from tvs_core.jobs import JobView
+from tvs_core.model.generator import SyntheticGenerator
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def summary_of(job_id: str, done: int) -> pd.DataFrame:
-    records = job_records(common.store(), job_id)
-    return summarise(records) if len(records) else pd.DataFrame()
+    return JobView(common.store(), job_id).summary()
 
 
 @st.cache_resource(max_entries=4)
 def holder(job_id: str) -> SyntheticGenerator | None:
-    text = common.store().model_json(job_id, "tvinesynth")
-    return None if text is None else SyntheticGenerator.from_json(text)
+    return JobView(common.store(), job_id).holder()
 
 
 st.title("Choose a truncation level")
-job_id = st.session_state.get(common.JOB)
-if job_id is None:
+view = common.job()
+if view is None:
     st.warning("Run a sweep first (page 3).")
     st.stop()
-job = common.store().job(job_id)
-config = SweepConfig.from_dict(job["config"])
-summary = summary_of(job_id, job["done"])
+config = view.config
+summary = summary_of(view.id, view.job["done"])
 if summary.empty:
     st.info("No results yet.")
     st.stop()
 
 a, b, c = st.columns(3)
-alpha = a.slider("Weight on privacy α", 0.0, 1.0, 0.5, 0.05, key="alpha",
+alpha = a.slider("Weight on privacy α", 0.0, 1.0, 0.5, 0.05, key=common.ALPHA,
                  help="PU_t = α·P_t + (1 − α)·U_t (paper, Appendix D)")
-method = b.radio("Normalisation", METHODS, horizontal=True, key="normalisation",
+method = b.radio("Normalisation", METHODS, horizontal=True, key=common.NORMALISATION,
                  format_func=lambda m: {"anchored": "Anchored (vs real data)", "minmax": "Min-max over levels"}[m])
-privacy_options = ["mab_worst", *[f"mab:{s}" for s in config.sensitive], "pg", "mcmia"]
-privacy = c.selectbox("Privacy measured by", privacy_options, key="privacy_metric",
-                      format_func=lambda p: {"mab_worst": "MAB, worst sensitive column", "pg": "Privacy gain (MIA)",
-                                             "mcmia": "MC membership score"}.get(p, p.replace("mab:", "MAB of ")))
-selection = choose(summary, config, alpha, method, privacy)
+privacy = c.selectbox("Privacy measured by", axis_choices("privacy", config.sensitive), key=common.PRIVACY,
+                      format_func=lambda p: Axis.parse(p, sensitive=config.sensitive).title)
+selection = choose(summary, config.sensitive, alpha, method, privacy)
 if selection is None:
     st.info("Not enough results to score the levels yet.")
     st.stop()
@@ -70,10 +65,11 @@ if chosen != selected:
     st.rerun()
 
 st.subheader(f"Level {selected}: metrics with 95 % intervals")
-rows = summary[(summary["model"] == "tvinesynth") & (summary["level"] == selected)].copy()
-rows["metric"] = rows["metric"].map(common.pretty)
+rows = summary[(summary["model"] == HOLDER) & (summary["level"] == selected)].copy()
+rows["metric"] = rows["metric"].map(lambda name: label(name, short=True))
 st.dataframe(rows[["metric", "attribute", "target_kind", "role", "median", "ci_low", "ci_high", "n"]],
              hide_index=True, width="stretch")
+
 
 @st.cache_data(show_spinner="Sampling…", max_entries=16)
 def synthetic_at(job_id: str, level: int, rows: int) -> pd.DataFrame:
@@ -81,10 +77,10 @@ def synthetic_at(job_id: str, level: int, rows: int) -> pd.DataFrame:
     return holder(job_id).sample(rows, truncation_level=level, seed=0)
 
 
-model = holder(job_id)
+model = holder(view.id)
 if model is not None and selected is not None:
     real = common.table()
-    synthetic = synthetic_at(job_id, int(selected), min(len(real), 2000))
+    synthetic = synthetic_at(view.id, int(selected), min(len(real), 2000))
     columns = [c for c in model.schema_.modelled if c in real.columns]
     st.plotly_chart(figures.marginal_histograms(real, synthetic, columns), width="stretch", key="marginals")
     st.plotly_chart(figures.correlation_pair(real[columns], synthetic[columns]), width="stretch",

@@ -8,13 +8,20 @@ import pandas as pd
 import streamlit as st
 
 from tvs_core import Schema, infer_schema, load_demo
-from tvs_core.demo import DEFAULT_DEMO, DEMOS
-from tvs_core.store import Store, default_workspace
+from tvs_core.data.demo import DEFAULT_DEMO, DEMOS
+from tvs_core.jobs import JobView, Store, default_workspace
 
+# session-state keys, one place
 TABLE, NAME, SCHEMA = "table", "dataset_name", "schema"
 MISSING, HOLDOUT = "missing_policy", "holdout_fraction"
 RESPONSE, SENSITIVE, MEASURE, RHO, RHO_OVERRIDES = "response", "sensitive", "measure", "rho_star", "rho_overrides"
-JOB, LEVEL = "job_id", "selected_level"
+RHO_MEASURE, ORDER = "rho_measure", "order_result"
+JOB, LEVEL, LEVEL_DRAWN = "job_id", "selected_level", "level_drawn"
+ALPHA, NORMALISATION, PRIVACY = "alpha", "normalisation", "privacy_metric"
+OPENED_DEMO, OPENED_UPLOAD, DEMO_CHOICE = "opened_demo", "opened_upload", "demo_choice"
+RELEASE, MANIFEST = "release", "manifest"
+PROTOCOL_OVERRIDES = "protocol_overrides"  # tests: smaller games
+INLINE_WORKER = "inline_worker"  # tests: run the sweep in the page's process
 
 
 @st.cache_resource
@@ -25,7 +32,7 @@ def store() -> Store:
 @st.cache_resource
 def resume_orphaned_jobs() -> list[str]:
     """Once per server start: jobs whose worker died (crash, reboot) continue where they stopped."""
-    from tvs_core.worker import resume_orphans
+    from tvs_core.jobs.process import resume_orphans
 
     return resume_orphans(store())
 
@@ -85,20 +92,7 @@ def select_level_from(key: str) -> None:
             st.session_state[LEVEL] = int(level)
 
 
-def pretty(name: str) -> str:
-    """Readable labels for metric codes in tables and menus."""
-    return {
-        "auc_tstr": "TSTR AUC (synthetic-trained)", "auc_trtr": "TRTR AUC (real-trained)",
-        "auc_tstr_logistic": "TSTR AUC, logistic", "auc_trtr_logistic": "TRTR AUC, logistic",
-        "r2_tstr": "TSTR R² (synthetic-trained)", "r2_trtr": "TRTR R² (real-trained)",
-        "r2_tstr_linear": "TSTR R², linear", "r2_trtr_linear": "TRTR R², linear",
-        "mab": "Attack game MAB", "wcab": "Attack game WCAB", "mr2": "Attacker R²", "mse_in": "Guess error (IN)",
-        "mse_out": "Guess error (OUT)", "release_mab": "Release MAB", "release_wcab": "Release WCAB",
-        "release_r2": "Release attacker R²", "pg": "Privacy gain (MIA)", "mcmia": "MC membership score",
-        "dcr_closer_to_train": "Share closer to training rows", "exact_copies": "Exact copies",
-        "alpha_precision": "α-precision (fidelity)", "beta_recall": "β-recall (diversity)",
-        "authenticity": "Authenticity", "spearman_difference": "Spearman matrix difference",
-        "column_distance": "Column distance (KS / TV)", "advantage": "Attacker advantage (categorical)",
-        "release_advantage": "Release attacker advantage", "mia_tp": "MIA true positives",
-        "mia_fp": "MIA false positives",
-    }.get(name, name)
+def job() -> JobView | None:
+    """The session's sweep, if one was started or opened."""
+    job_id = st.session_state.get(JOB)
+    return None if job_id is None else JobView(store(), job_id)

@@ -6,7 +6,7 @@ import streamlit as st
 
 from pages import common
 from tvs_core import ColumnType, DataError, Role, read_table, validate
-from tvs_core.demo import DEMOS
+from tvs_core.data.demo import DEMOS
 
 st.title("Data")
 common.ensure_dataset()
@@ -15,25 +15,23 @@ source, upload_col = st.columns([1, 2])
 with source:
     names = list(DEMOS)
     choice = st.selectbox("Open a demo table", names, format_func=lambda key: DEMOS[key].title, index=None,
-                          placeholder="Choose a demo…", key="demo_choice")
-    if choice is not None and st.session_state.get("opened_demo") != choice:
+                          placeholder="Choose a demo…", key=common.DEMO_CHOICE)
+    if choice is not None and st.session_state.get(common.OPENED_DEMO) != choice:
         demo = DEMOS[choice]
         common.set_dataset(common.demo_table(choice), demo.title, demo.response, demo.sensitive)
-        st.session_state["opened_demo"] = choice
+        st.session_state[common.OPENED_DEMO] = choice
 with upload_col:
     upload = st.file_uploader("…or upload a CSV or Parquet file", type=["csv", "txt", "tsv", "parquet", "pq"],
                               help="The file stays on this computer, in the local workspace.")
-    if upload is not None and st.session_state.get("opened_upload") != (upload.name, upload.size):
+    if upload is not None and st.session_state.get(common.OPENED_UPLOAD) != (upload.name, upload.size):
         try:
             uploaded = read_table(upload.getvalue(), name=upload.name)
         except DataError as exc:
             st.error(f"Could not open {upload.name}: {exc}")
         else:
-            folder = common.store().workspace / "uploads"
-            folder.mkdir(exist_ok=True)
-            (folder / upload.name).write_bytes(upload.getvalue())
+            common.store().space.upload_path(upload.name).write_bytes(upload.getvalue())
             common.set_dataset(uploaded, upload.name)
-            st.session_state["opened_upload"] = (upload.name, upload.size)
+            st.session_state[common.OPENED_UPLOAD] = (upload.name, upload.size)
 
 table = common.table()
 schema = common.schema()
@@ -145,10 +143,8 @@ with right:
 with st.expander("Workspace"):
     st.write(f"Uploads, sweeps and results are kept in `{common.store().workspace}` on this computer.")
     if st.button("Wipe the workspace", type="secondary"):
-        import shutil
-
         common.store().close()
-        shutil.rmtree(common.store().workspace, ignore_errors=True)
+        common.store().space.wipe()
         common.store.clear()
         st.session_state.pop(common.JOB, None)
         st.success("Workspace wiped.")

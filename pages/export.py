@@ -3,44 +3,34 @@
 import streamlit as st
 
 from pages import common
-from tvs_core.evaluation.runner import summarise
-from tvs_core.export import blocked, guardrails, manifest, manifest_bytes, release_table, to_csv_bytes
-from tvs_core.generator import SyntheticGenerator
-from tvs_core.results import job_records
-from tvs_core.sweep import SweepConfig, load_job_tables, split_tables
+from tvs_core.evaluation.records import HOLDER
+from tvs_core.release import blocked, guardrails, manifest, manifest_bytes, release_table, to_csv_bytes
 
 st.title("Export")
-job_id, level = st.session_state.get(common.JOB), st.session_state.get(common.LEVEL)
-if job_id is None or level is None:
+view, level = common.job(), st.session_state.get(common.LEVEL)
+if view is None or level is None:
     st.warning("Run a sweep and select a level first (pages 3 and 4).")
     st.stop()
-store = common.store()
-job = store.job(job_id)
-model = SyntheticGenerator.from_json(store.model_json(job_id, "tvinesynth"))
-config = SweepConfig.from_dict(job["config"])
-table, holdout = load_job_tables(store, job)  # the data the sweep ran on, kept in the workspace
-train, _ = split_tables(config, table, holdout)
+model = view.holder()
+job = view.job
+train, _ = view.tables()  # the data the sweep ran on, kept in the workspace
 
-st.markdown(f"Release of **level {level}** from sweep `{job_id}`.")
+st.markdown(f"Release of **level {level}** from sweep `{view.id}`.")
 if job["status"] != "done":
     st.warning(f"The sweep is {job['status']} ({job['done']} of {job['total']} tasks): the attack games may not "
                "have reported for this level yet, so its privacy numbers are provisional.")
 a, b = st.columns(2)
 rows = a.number_input("Rows", 1, 1_000_000, value=len(train), step=100)
-seed = b.number_input("Release seed", 0, 2**31 - 1, value=int(config.seed), step=1)
+seed = b.number_input("Release seed", 0, 2**31 - 1, value=int(view.config.seed), step=1)
 if st.button("Generate release", type="primary"):
     synthetic = release_table(model, int(level), int(rows), int(seed))
-    records = job_records(store, job_id)
-    summary = summarise(records) if len(records) else None
-    at_level = None if summary is None else summary[(summary["model"] == "tvinesynth") & (summary["level"] == level)]
-    from tvs_core.sweep import build_context
+    summary = view.summary()
+    at_level = summary[(summary["model"] == HOLDER) & (summary["level"] == level)] if len(summary) else None
+    st.session_state[common.RELEASE] = {"level": level, "rows": int(rows), "seed": int(seed), "table": synthetic,
+                                        "checks": guardrails(synthetic, train, model, at_level, view.caps),
+                                        "metrics": [] if at_level is None else at_level.to_dict("records")}
 
-    caps = build_context(config, table, holdout, model).caps
-    st.session_state["release"] = {"level": level, "rows": int(rows), "seed": int(seed),
-                                   "table": synthetic, "checks": guardrails(synthetic, train, model, at_level, caps),
-                                   "metrics": [] if at_level is None else at_level.to_dict("records")}
-
-release = st.session_state.get("release")
+release = st.session_state.get(common.RELEASE)
 if release is None or release["level"] != level:
     st.stop()
 st.dataframe(release["table"].head(20), width="stretch")
@@ -55,9 +45,9 @@ if blocked(release["checks"]):
         st.info("Download is blocked until the problem is fixed or overridden with a reason.")
         st.stop()
 data = to_csv_bytes(release["table"])
-info = manifest(model, data, int(level), release["rows"], release["seed"], job["fingerprint"],
-                metrics=release["metrics"], checks=release["checks"], override_reason=reason, job_id=job_id)
-st.session_state["manifest"] = info
+info = manifest(model, data, int(level), release["rows"], release["seed"], view.fingerprint,
+                metrics=release["metrics"], checks=release["checks"], override_reason=reason, job_id=view.id)
+st.session_state[common.MANIFEST] = info
 c1, c2 = st.columns(2)
 c1.download_button("Download synthetic CSV", data, file_name=f"synthetic_level{level}.csv", mime="text/csv")
 c2.download_button("Download manifest (JSON)", manifest_bytes(info), file_name=f"synthetic_level{level}.manifest.json",

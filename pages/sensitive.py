@@ -6,8 +6,8 @@ import streamlit as st
 from pages import common
 from tvs_core import DataError, Schema, figures
 from tvs_core.evaluation.preview import attribute_risk_preview, normal_scores_correlation
-from tvs_core.generator import prepare_table
-from tvs_core.ordering import MEASURES, algorithm1, association_matrix, default_rho_star
+from tvs_core.model.generator import prepare_table
+from tvs_core.model.ordering import MEASURES, algorithm1, association_matrix, default_rho_star
 
 
 @st.cache_data(show_spinner="Computing associations…", max_entries=16)
@@ -37,9 +37,9 @@ measure = st.radio("Association measure", MEASURES, horizontal=True, key=common.
                    format_func=lambda m: {"kendall": "Kendall's τ", "spearman": "Spearman's ρ",
                                           "pearson": "Pearson correlation"}[m])
 default = default_rho_star(measure)
-if st.session_state.get("rho_measure") != measure:  # the threshold means something else in another measure
+if st.session_state.get(common.RHO_MEASURE) != measure:  # the threshold means something else in another measure
     st.session_state[common.RHO] = default
-    st.session_state["rho_measure"] = measure
+    st.session_state[common.RHO_MEASURE] = measure
 rho = st.slider("Association threshold ρ*", 0.0, 1.0, step=0.01, key=common.RHO,
                 help=f"Covariates whose |association| with a sensitive column exceeds ρ* join the sensitive block "
                      f"K. Default {default}: the paper's Pearson 0.6 expressed in this measure.")
@@ -64,7 +64,7 @@ try:
 except DataError as exc:
     st.error(str(exc))
     st.stop()
-st.session_state["order_result"] = order
+st.session_state[common.ORDER] = order
 
 st.markdown(f"**Order** (enters the C-vine left to right; Y is the root of tree 1): S = {', '.join(order.sensitive)}"
             f" | K = {', '.join(order.K) or '∅'} | {len(order.rest)} other covariates | Y = {order.response}")

@@ -149,7 +149,7 @@ def test_sweep_choose_and_export_flow():
     buttons = at.get("download_button")
     assert len(buttons) == 2
     manifest = at.session_state["manifest"]
-    from tvs_core.export import to_csv_bytes
+    from tvs_core.release.export import to_csv_bytes
 
     assert manifest["truncation_level"] == 10 and manifest["job_id"] == job_id
     assert manifest["file"]["sha256"] == hashlib.sha256(to_csv_bytes(release["table"])).hexdigest()

@@ -45,8 +45,8 @@ def server(tmp_path_factory):
         except OSError:
             time.sleep(0.5)
     yield f"http://127.0.0.1:{port}", workspace
-    from tvs_core.store import Store
-    from tvs_core.worker import cancel_job
+    from tvs_core.jobs.process import cancel_job
+    from tvs_core.jobs.store import Store
 
     store = Store(workspace)
     for job in store.jobs():

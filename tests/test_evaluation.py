@@ -6,11 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tvs_core import IndependentMargins, TVineSynth, load_demo
-from tvs_core.evaluation import holdout_split
+from tvs_core import IndependentMargins, TVineSynth, evaluate, holdout_split, load_demo
 from tvs_core.evaluation.protocol import QUICK, capped
-from tvs_core.evaluation.runner import default_levels, evaluate
-from tvs_core.generator import SyntheticGenerator, register
+from tvs_core.model.generator import SyntheticGenerator
+from tvs_core.model.ordering import default_levels
+from tvs_core.model.registry import register
 
 Y = "in_hospital_death"
 SENSITIVE = ["total_cost_eur", "lactate_mmol_l"]
@@ -162,13 +162,13 @@ class ReversedParallel:
 
 def test_records_do_not_depend_on_the_order_results_arrive_in(split, monkeypatch):
     """Workers finish in any order under load; the attackers and records must not notice."""
-    import tvs_core.evaluation.runner as runner
+    import tvs_core.jobs.engine as engine
 
     train, test = split
     model = TVineSynth(response=Y, sensitive=SENSITIVE, seed=4).fit(train)
     kwargs = dict(levels=[1, 7], preset=TINY, seed=5, n_jobs=1)
     in_order = evaluate(model, train, test, **kwargs).records
-    monkeypatch.setattr(runner, "Parallel", ReversedParallel)
+    monkeypatch.setattr(engine, "Parallel", ReversedParallel)
     reversed_order = evaluate(model, train, test, **kwargs).records
     pd.testing.assert_frame_equal(in_order, reversed_order)
     assert "pg" in set(in_order["metric"])
@@ -186,10 +186,8 @@ def test_intervals_do_not_depend_on_the_order_replicates_are_stored_in():
 
 def test_continuous_response_is_scored_and_named_as_r2(split):
     """A statistician reading the records must not find R² values under an AUC name."""
-    from types import SimpleNamespace
-
-    from tvs_core.evaluation.runner import summarise
-    from tvs_core.results import choose
+    from tvs_core.choice.summary import choose
+    from tvs_core.evaluation.summary import summarise
 
     train, test = split
     response, sensitive = "age_years", ["lactate_mmol_l"]
@@ -198,7 +196,7 @@ def test_continuous_response_is_scored_and_named_as_r2(split):
     utility = {m for m in records["metric"] if m.startswith(("auc_", "r2_"))}
     assert utility == {"r2_tstr", "r2_tstr_linear", "r2_trtr", "r2_trtr_linear"}
     summary = summarise(records)
-    selection = choose(summary, SimpleNamespace(sensitive=sensitive), alpha=0.0)
+    selection = choose(summary, sensitive, alpha=0.0)
     table = selection.table.set_index("level")
     tstr = summary[(summary.metric == "r2_tstr") & (summary.model == "tvinesynth")].set_index("level")["median"]
     trtr = summary[summary.metric == "r2_trtr"]["median"].iloc[0]

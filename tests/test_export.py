@@ -7,9 +7,8 @@ import numpy as np
 import pandas as pd
 
 from tvs_core import TVineSynth, load_demo
-from tvs_core.export import (
+from tvs_core.release import (
     blocked,
-    exact_copies,
     guardrails,
     manifest,
     manifest_bytes,
@@ -18,6 +17,7 @@ from tvs_core.export import (
     release_table,
     to_csv_bytes,
 )
+from tvs_core.release.guardrails import copies_of_training_rows
 
 Y = "in_hospital_death"
 
@@ -37,7 +37,7 @@ def test_formula_cells_are_neutralised_and_numbers_untouched():
 def test_exact_copies_are_counted_on_modelled_columns():
     train = pd.DataFrame({"a": [1, 2, 3], "b": ["x", "y", "z"], "id": [10, 11, 12]})
     synthetic = pd.DataFrame({"a": [1, 2, 9], "b": ["x", "q", "z"], "id": [1, 2, 3]})
-    assert exact_copies(synthetic, train, ["a", "b"]) == 1
+    assert copies_of_training_rows(synthetic, train, ["a", "b"]) == 1
 
 
 def test_guardrails_block_copies_and_manifest_describes_the_file():

@@ -9,11 +9,13 @@ import plotly.graph_objects as go
 import pytest
 
 from tvs_core import figures as F
+from tvs_core.choice.selection import level_table, select
+from tvs_core.errors import DataError
+from tvs_core.evaluation.catalogue import CATALOGUE
 from tvs_core.evaluation.records import COLUMNS as RECORD_COLUMNS
-from tvs_core.ordering import OrderResult, association_matrix
-from tvs_core.selection import level_table, select
+from tvs_core.model.ordering import OrderResult, association_matrix
 
-CODES = set(F.METRIC_LABELS) | {"mab_worst", "median", "value", "level", "U", "P", "PU", "wins", "r2", "wcab"}
+CODES = set(CATALOGUE) | {"mab_worst", "median", "value", "level", "U", "P", "PU", "wins", "r2", "wcab"}
 
 
 def axis_titles(fig: go.Figure) -> dict[str, str]:
@@ -106,7 +108,7 @@ def test_level_colour_is_stable_and_distinct():
 
 
 def test_baseline_styles_cover_the_default_baselines():
-    from tvs_core.sweep import DEFAULT_BASELINES
+    from tvs_core.jobs import DEFAULT_BASELINES
 
     for name in DEFAULT_BASELINES:
         symbol, colour = F.baseline_style(name)
@@ -216,7 +218,7 @@ def test_scatter_pg_and_mcmia(summary):
     assert any(a.text == "← more private" for a in fig.layout.annotations)
     assert_readable_axes(fig)
     assert len(F.privacy_utility_scatter(pd.DataFrame(), "pg", ["a"], None, [1]).data) == 0
-    with pytest.raises(ValueError, match="unknown privacy"):
+    with pytest.raises(DataError, match="not a privacy measure"):
         F.privacy_utility_scatter(summary, "dcr", ["a"], None, [1])
 
 
@@ -321,10 +323,8 @@ def test_correlation_pair_uses_numeric_columns():
 
 
 def test_figures_from_a_tiny_real_evaluation():
-    from tvs_core import TVineSynth, load_demo
-    from tvs_core.evaluation import holdout_split
+    from tvs_core import TVineSynth, evaluate, holdout_split, load_demo
     from tvs_core.evaluation.protocol import QUICK
-    from tvs_core.evaluation.runner import evaluate
 
     y, sensitive = "in_hospital_death", ["total_cost_eur", "lactate_mmol_l"]
     columns = ["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "age_years", y]

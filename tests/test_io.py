@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tvs_core.data.io import read_table, sniff_format
 from tvs_core.errors import DataError, TVSError
-from tvs_core.io import read_table, sniff_format
 
 
 def _write(tmp_path, name: str, data: bytes):

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import tvs_core
-from tvs_core.evaluation import holdout_split, protocol
+from tvs_core import holdout_split
+from tvs_core.evaluation import protocol
 from tvs_core.evaluation.attribute import Target, choose_targets
 from tvs_core.evaluation.context import EvaluationData, GeneratorSpec
 from tvs_core.evaluation.membership import (
@@ -23,7 +24,8 @@ from tvs_core.evaluation.membership import (
     set_features,
     train_attackers,
 )
-from tvs_core.generator import GENERATORS, SyntheticGenerator, register
+from tvs_core.model.generator import SyntheticGenerator
+from tvs_core.model.registry import register
 
 RESPONSE = "in_hospital_death"
 SENSITIVE = ["total_cost_eur", "creatinine_mg_dl"]
@@ -47,8 +49,7 @@ class CopyRows(SyntheticGenerator):
         return np.tile(rows, (-(-n // len(rows)), 1))[:n]
 
 
-if CopyRows.name not in GENERATORS:
-    register(CopyRows)
+register(CopyRows)
 
 
 def spec(name: str) -> GeneratorSpec:

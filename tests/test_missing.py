@@ -8,9 +8,9 @@ import pytest
 from conftest import sentences
 
 from tvs_core import TVineSynth
+from tvs_core.data.missing import INDICATOR_SUFFIX, apply_missing_policy
+from tvs_core.data.schema import ColumnType, Role, infer_schema
 from tvs_core.errors import DataError
-from tvs_core.missing import INDICATOR_SUFFIX, apply_missing_policy
-from tvs_core.schema import ColumnType, Role, infer_schema
 
 N = 240
 AGE_MISSING = np.arange(0, N, 5)  # every fifth row: 20 %

@@ -15,7 +15,7 @@ from tvs_core import (
     load_demo,
 )
 from tvs_core.errors import DataError
-from tvs_core.ordering import algorithm1, association_matrix
+from tvs_core.model.ordering import algorithm1, association_matrix
 
 Y = "in_hospital_death"
 SENSITIVE = ["total_cost_eur", "creatinine_mg_dl"]

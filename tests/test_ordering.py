@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from tvs_core.errors import DataError
-from tvs_core.ordering import algorithm1, default_rho_star, explicit_order, t_max_advice
+from tvs_core.model.ordering import algorithm1, default_rho_star, explicit_order, t_max_advice
 
 
 def matrix(names, pairs):

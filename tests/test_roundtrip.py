@@ -8,8 +8,8 @@ import pytest
 from conftest import make_mixed_table
 
 from tvs_core import SyntheticGenerator, TVineSynth, load_model
-from tvs_core.io import read_table
-from tvs_core.schema import ColumnType, Role, infer_schema
+from tvs_core.data.io import read_table
+from tvs_core.data.schema import ColumnType, Role, infer_schema
 
 N_SAMPLE = 400
 LEVEL = 2

@@ -10,9 +10,9 @@ import pytest
 from conftest import make_small_table, sentences
 
 from tvs_core import TVineSynth
+from tvs_core.data.schema import ColumnType, Role, Schema, infer_schema
+from tvs_core.data.validation import check, validate
 from tvs_core.errors import DataError, DataErrors
-from tvs_core.schema import ColumnType, Role, Schema, infer_schema
-from tvs_core.validation import check, validate
 
 N = 120
 

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tvs_core.selection import pareto_front, select
+from tvs_core.choice.selection import pareto_front, select
 
 
 def levels(u, p, name="s", width=0.0):
@@ -14,10 +14,10 @@ def levels(u, p, name="s", width=0.0):
 
 
 def test_anchored_scores_by_hand():
-    # AUC_TRTR = 0.9, chance 0.5; MAB_real = 0.2
+    # anchors (worst, ideal): utility (chance 0.5, AUC_TRTR 0.9); MAB (MAB_real 0.2, 0)
     table = levels(u=[0.7, 0.8, 0.9], p=[0.05, 0.1, 0.2])
     sel = select(table, alpha=0.5, method="anchored", privacy="mab_worst",
-                 anchors={"utility": 0.9, "privacy": {"s": 0.2}}, draws=10)
+                 anchors={"utility": (0.5, 0.9), "privacy": {"s": (0.2, 0.0)}}, draws=10)
     np.testing.assert_allclose(sel.table["U"], [0.5, 0.75, 1.0])
     np.testing.assert_allclose(sel.table["P"], [0.75, 0.5, 0.0])
     np.testing.assert_allclose(sel.table["PU"], [0.625, 0.625, 0.5])
@@ -26,7 +26,7 @@ def test_anchored_scores_by_hand():
 
 def test_alpha_moves_the_choice():
     table = levels(u=[0.7, 0.8, 0.9], p=[0.05, 0.1, 0.2])
-    anchors = {"utility": 0.9, "privacy": {"s": 0.2}}
+    anchors = {"utility": (0.5, 0.9), "privacy": {"s": (0.2, 0.0)}}
     assert select(table, alpha=1.0, anchors=anchors, draws=10).best_level == 1
     assert select(table, alpha=0.0, anchors=anchors, draws=10).best_level == 3
     # alpha 0.45: PU = 0.6125, 0.6375, 0.55
@@ -43,30 +43,34 @@ def test_minmax_scores_by_hand():
 
 def test_pg_and_mcmia_anchors():
     pg = levels(u=[0.9, 0.9], p=[0.4, 1.2], name="pg")
-    sel = select(pg, alpha=1.0, privacy="pg", anchors={"utility": 0.9}, draws=10)
+    sel = select(pg, alpha=1.0, privacy="pg", anchors={"utility": (0.5, 0.9)}, draws=10)
     np.testing.assert_allclose(sel.table["P"], [0.4, 1.0])
     mcmia = levels(u=[0.9, 0.9], p=[0.5, 0.75], name="mcmia")
-    sel = select(mcmia, alpha=1.0, privacy="mcmia", anchors={"utility": 0.9}, draws=10)
+    sel = select(mcmia, alpha=1.0, privacy="mcmia", anchors={"utility": (0.5, 0.9)}, draws=10)
     np.testing.assert_allclose(sel.table["P"], [1.0, 0.5])
+
+
+AB = {"utility": (0.5, 0.9), "privacy": {"a": (0.2, 0.0), "b": (0.2, 0.0)}}
 
 
 def test_worst_column_drives_privacy():
     table = levels(u=[0.8, 0.8], p=[0.1, 0.1], name="a")
     table["p_b"], table["p_b_low"], table["p_b_high"] = [0.02, 0.15], [0.02, 0.15], [0.02, 0.15]
-    sel = select(table, alpha=1.0, anchors={"utility": 0.9, "privacy": {"a": 0.2, "b": 0.2}}, draws=10)
+    sel = select(table, alpha=1.0, anchors=AB, draws=10)
     np.testing.assert_allclose(sel.table["P"], [0.5, 0.25])
-    one = select(table, alpha=1.0, privacy="mab:b", anchors={"utility": 0.9, "privacy": {"a": 0.2, "b": 0.2}},
+    one = select(table, alpha=1.0, privacy="mab:b", anchors=AB,
                  draws=10)
     np.testing.assert_allclose(one.table["P"], [0.9, 0.25])
 
 
 def test_missing_metrics_are_listed_not_ranked():
     table = levels(u=[0.7, np.nan, 0.9], p=[0.05, 0.1, np.nan])
-    sel = select(table, alpha=0.5, anchors={"utility": 0.9, "privacy": {"s": 0.2}}, draws=10)
+    sel = select(table, alpha=0.5, anchors={"utility": (0.5, 0.9), "privacy": {"s": (0.2, 0.0)}}, draws=10)
     assert np.isnan(sel.table["PU"].iloc[1]) and np.isnan(sel.table["PU"].iloc[2])
     assert sel.table["missing"].tolist() == ["", "utility", "privacy (s)"]
     assert sel.best_level == 1
-    empty = select(levels(u=[np.nan], p=[np.nan]), anchors={"utility": 0.9, "privacy": {"s": 0.2}}, draws=5)
+    empty = select(levels(u=[np.nan], p=[np.nan]), anchors={"utility": (0.5, 0.9), "privacy": {"s": (0.2, 0.0)}},
+                   draws=5)
     assert empty.best_level is None
 
 
@@ -77,7 +81,7 @@ def test_pareto_front():
 
 
 def test_wins_show_a_fragile_choice():
-    anchors = {"utility": 0.9, "privacy": {"s": 0.2}}
+    anchors = {"utility": (0.5, 0.9), "privacy": {"s": (0.2, 0.0)}}
     clear = select(levels(u=[0.6, 0.9], p=[0.1, 0.1], width=0.001), alpha=0.5, anchors=anchors, draws=500)
     assert clear.table["wins"].tolist() == [0.0, 1.0]
     fragile = select(levels(u=[0.88, 0.9], p=[0.1, 0.1], width=0.1), alpha=0.5, anchors=anchors, draws=500)

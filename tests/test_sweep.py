@@ -8,10 +8,12 @@ import pandas as pd
 import pytest
 
 from tvs_core import load_demo
-from tvs_core.results import job_records, summary_json
-from tvs_core.store import Store
-from tvs_core.sweep import SweepConfig, submit
-from tvs_core.worker import cancel_job, progress, resume_orphans, run_job, start_worker, worker_alive
+from tvs_core.choice.summary import summary_json
+from tvs_core.jobs import JobView, SweepConfig, submit
+from tvs_core.jobs.process import cancel_job, resume_orphans, start_worker, worker_alive
+from tvs_core.jobs.progress import progress
+from tvs_core.jobs.store import Store
+from tvs_core.jobs.worker import run_job
 
 Y = "in_hospital_death"
 TINY = dict(utility_sets=2, release_sets=3, aia_iterations=2, aia_sets=3, aia_size_raw=150, aia_size_syn=150,
@@ -32,7 +34,7 @@ def config(**changes):
 
 
 def sorted_records(store, job_id):
-    return job_records(store, job_id).sort_values(KEYS).reset_index(drop=True)
+    return JobView(store, job_id).records().sort_values(KEYS).reset_index(drop=True)
 
 
 @pytest.fixture(scope="module")
@@ -136,7 +138,7 @@ def test_ray_backend_gives_the_same_numbers_as_loky(table, reference, tmp_path):
 
 def test_summary_json_has_the_documented_shape(reference):
     records, _, _ = reference
-    summary = summary_json(records, config(), alpha=0.5)
+    summary = summary_json(records, config().sensitive, alpha=0.5)
     holder = [e for e in summary["levels"] if e["model"] == "tvinesynth"]
     assert [e["level"] for e in holder] == [1, 2, 3]
     assert summary["best_level"] in (1, 2, 3)
@@ -195,7 +197,7 @@ def test_baselines_can_play_the_attribute_game_for_one_mab_estimator(table, refe
     before, *_ = reference
     pd.testing.assert_frame_equal(holder, before[(before.model == "tvinesynth") & (before.metric == "mab")]
                                   .reset_index(drop=True))
-    summary = summary_json(records, config(games=["release", "aia"], baseline_games=["aia"]))
+    summary = summary_json(records, config(games=["release", "aia"], baseline_games=["aia"]).sensitive)
     entry = next(e for e in summary["levels"] if e["model"] == "independent")
     assert entry["metrics"]["mab:total_cost_eur"]["median"] == pytest.approx(game["value"].median())
     assert entry["metrics"]["mab:total_cost_eur"]["median"] < 0.1
@@ -216,6 +218,6 @@ def test_baselines_can_play_the_membership_game(table, reference, tmp_path):
     before, *_ = reference
     expected = before[(before.model == "tvinesynth") & before.metric.isin(["pg", "mia_tp", "mia_fp"])]
     pd.testing.assert_frame_equal(holder.reset_index(drop=True), expected.reset_index(drop=True))
-    entry = next(e for e in summary_json(records, config(**changes))["levels"] if e["model"] == "independent")
+    entry = next(e for e in summary_json(records, config(**changes).sensitive)["levels"] if e["model"] == "independent")
     by_kind = pg.groupby("target_kind")["value"].median()  # summary: median over outlier and random targets
     assert entry["metrics"]["pg"]["median"] == pytest.approx(by_kind.median())

@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tvs_core import TVineSynth
+from tvs_core import TVineSynth, evaluate
+from tvs_core.data.split import explicit_holdout, holdout_split
 from tvs_core.evaluation.protocol import QUICK
-from tvs_core.evaluation.runner import evaluate
-from tvs_core.evaluation.utility import explicit_holdout, holdout_split, score_classifier
+from tvs_core.evaluation.utility import score_classifier
 
 
 def test_binary_auc_uses_probabilities_not_labels():

@@ -2,26 +2,35 @@
 
     from tvs_core import TVineSynth, load_demo
     table = load_demo("clinical")
-    model = TVineSynth(response="in_hospital_death", sensitive=["total_cost"]).fit(table)
+    model = TVineSynth(response="in_hospital_death", sensitive=["total_cost_eur"]).fit(table)
     synthetic = model.sample(1000, truncation_level=5, seed=1)
+
+The packages follow the pipeline: ``data`` (table -> schema -> encoded values), ``model``
+(ordering, generators), ``evaluation`` (metrics and their catalogue), ``jobs`` (plans, the engine,
+sweeps in the workspace), ``choice`` (PU_t and the best level), ``release`` (export, manifest).
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
-from .baselines import DPVine, GaussianCopula, IndependentMargins, RVine, RVineStar1
-from .demo import DEMOS, load_demo
+from .data.demo import DEMOS, load_demo
+from .data.io import read_table
+from .data.schema import ColumnType, Role, Schema, infer_schema
+from .data.split import explicit_holdout, holdout_split
+from .data.validation import validate
 from .errors import DataError, TVSError
-from .generator import GENERATORS, SyntheticGenerator
-from .io import read_table
-from .model import TVineSynth
-from .ordering import algorithm1, association_matrix
-from .schema import ColumnType, Role, Schema, infer_schema
-from .validation import validate
+from .jobs import EvaluationResult, JobView, Store, SweepConfig, evaluate, submit
+from .model.baselines import DPVine, GaussianCopula, IndependentMargins, RVine, RVineStar1
+from .model.generator import SyntheticGenerator
+from .model.ordering import algorithm1, association_matrix
+from .model.registry import generator_class, generator_names, register
+from .model.tvinesynth import TVineSynth
 
 load_model = SyntheticGenerator.load
 
 __all__ = [
-    "DEMOS", "GENERATORS", "ColumnType", "DPVine", "DataError", "GaussianCopula", "IndependentMargins",
-    "RVine", "RVineStar1", "Role", "Schema", "SyntheticGenerator", "TVSError", "TVineSynth", "algorithm1",
-    "association_matrix", "infer_schema", "load_demo", "load_model", "read_table", "validate",
+    "DEMOS", "ColumnType", "DPVine", "DataError", "EvaluationResult", "GaussianCopula", "IndependentMargins",
+    "JobView", "RVine", "RVineStar1", "Role", "Schema", "Store", "SweepConfig", "SyntheticGenerator", "TVSError",
+    "TVineSynth", "algorithm1", "association_matrix", "evaluate", "explicit_holdout", "generator_class",
+    "generator_names", "holdout_split", "infer_schema", "load_demo", "load_model", "read_table", "register",
+    "submit", "validate",
 ]

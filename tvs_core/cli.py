@@ -9,15 +9,16 @@ import sys
 
 import pandas as pd
 
-from .demo import DEFAULT_DEMO, DEMOS, load_demo
+from .choice.axes import axis_choices
+from .data.demo import DEFAULT_DEMO, DEMOS, load_demo
+from .data.io import read_table
+from .data.prepare import prepare_table
+from .data.schema import infer_schema
+from .data.validation import check
 from .errors import DataError, DataErrors, TVSError
-from .families import DEFAULT_PRESET, PRESETS
-from .generator import prepare_table
-from .io import read_table
-from .model import TVineSynth
-from .ordering import MEASURES, algorithm1, association_matrix
-from .schema import infer_schema
-from .validation import check
+from .model.families import DEFAULT_PRESET, PRESETS
+from .model.ordering import MEASURES, algorithm1, association_matrix
+from .model.tvinesynth import TVineSynth
 
 EXIT_USAGE = 2
 
@@ -133,7 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--n-jobs", type=int, default=2)
     sweep.add_argument("--alpha", type=float, default=0.5, help="privacy weight in PU_t (0..1)")
     sweep.add_argument("--normalisation", choices=["anchored", "minmax"], default="anchored")
-    sweep.add_argument("--privacy", default="mab_worst", help="mab_worst, mab:<col>, pg or mcmia")
+    sweep.add_argument("--privacy", default="mab_worst",
+                       help="privacy axis of PU_t: " + ", ".join(axis_choices("privacy", ["COLUMN"])))
     sweep.add_argument("--workspace", help="store folder (default: $TVS_WORKSPACE or ~/.tvinesynth-studio)")
     sweep.add_argument("--out", required=True, help="folder for results.csv and summary.json")
 
@@ -147,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _progress_bar(store, job_id):
-    from .worker import progress
+    from .jobs.progress import progress
 
     def show(_job):
         p = progress(store, job_id)
@@ -163,10 +165,9 @@ def _progress_bar(store, job_id):
 def cmd_sweep(args) -> dict:
     from pathlib import Path
 
-    from .results import job_records, summary_json
-    from .store import Store
-    from .sweep import DEFAULT_BASELINES, SweepConfig, submit
-    from .worker import run_job
+    from .choice.summary import summary_json
+    from .jobs import DEFAULT_BASELINES, JobView, Store, SweepConfig, submit
+    from .jobs.worker import run_job
 
     table = _load(args)
     schema = _roles(args, table)
@@ -198,17 +199,18 @@ def cmd_sweep(args) -> dict:
             raise TVSError(f"job {job_id} {status}: {store.job(job_id)['error'] or ''}".strip())
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    records = job_records(store, job_id)
+    records = JobView(store, job_id).records()
     records.to_csv(out / "results.csv", index=False)
-    summary = summary_json(records, config, alpha=args.alpha, method=args.normalisation, privacy=args.privacy)
+    summary = summary_json(records, config.sensitive, alpha=args.alpha, method=args.normalisation,
+                           privacy=args.privacy)
     summary["job_id"] = job_id
     (out / "summary.json").write_text(json.dumps(summary, indent=2))
     return {"job_id": job_id, "out": str(out), "best_level": summary["best_level"], "records": len(records)}
 
 
 def cmd_worker(args) -> dict:
-    from .store import Store
-    from .worker import run_job
+    from .jobs.store import Store
+    from .jobs.worker import run_job
 
     status = run_job(Store(args.workspace), args.job_id, n_jobs=args.n_jobs, backend=args.backend,
                      address=args.address)

@@ -1,17 +1,13 @@
-"""Privacy and utility evaluation (PROTOCOLS.md). Metrics are plain functions returning tidy records.
+"""Privacy and utility metrics (PROTOCOLS.md): plain functions returning tidy records, declared in the
+catalogue. Running them over levels and games is ``tvs_core.jobs`` (``tvs_core.evaluate``)."""
 
-    from tvs_core.evaluation import evaluate, holdout_split
-    train, test = holdout_split(table, "in_hospital_death")
-    result = evaluate(TVineSynth(...).fit(train), train, test, preset="quick")
-    result.summary()   # median and 95 % interval per model, level, metric, attribute
-"""
-
+from .catalogue import CATALOGUE, METRICS, Metric, label, metric
 from .context import EvaluationData, GeneratorSpec
 from .preview import attribute_risk_preview, normal_scores_correlation
 from .protocol import PAPER, PRESETS, QUICK, ProtocolPreset
-from .runner import EvaluationResult, default_levels, evaluate, summarise
-from .utility import explicit_holdout, holdout_split, utility_score
+from .summary import summarise
+from .utility import utility_score
 
-__all__ = ["PAPER", "PRESETS", "QUICK", "EvaluationData", "EvaluationResult", "GeneratorSpec", "ProtocolPreset",
-           "attribute_risk_preview", "default_levels", "evaluate", "explicit_holdout", "holdout_split",
-           "normal_scores_correlation", "summarise", "utility_score"]
+__all__ = ["CATALOGUE", "METRICS", "PAPER", "PRESETS", "QUICK", "EvaluationData", "GeneratorSpec", "Metric",
+           "ProtocolPreset", "attribute_risk_preview", "label", "metric", "normal_scores_correlation", "summarise",
+           "utility_score"]

@@ -11,9 +11,9 @@ import numpy as np
 
 from ..seeding import task_rng, task_seed
 from .attribute import Target, classify_sets, guess_errors, population_scaling, regress_sets
-from .context import RAW, EvaluationData, FittedModels, GeneratorSpec
+from .context import EvaluationData, FittedModels, GeneratorSpec
 from .protocol import ProtocolPreset
-from .records import record
+from .records import RAW, record
 
 
 def _numeric_records(label, level, column, j, in_sets_by_target, out_sets, targets, data, scaling, iteration):

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..encoding import TableEncoder
-from ..generator import GENERATORS, SyntheticGenerator, prepare_table
-from ..schema import CATEGORICAL_TYPES, Schema
+from ..data.encoding import TableEncoder
+from ..data.prepare import prepare_table
+from ..data.schema import CATEGORICAL_TYPES, Schema
+from ..model.generator import SyntheticGenerator
+from ..model.registry import generator_class
 from .timing import timed
-
-RAW = "raw"  # model name of the real-data reference rows in the records
 
 
 @dataclass
@@ -34,13 +34,13 @@ class GeneratorSpec:
 
     @property
     def has_levels(self) -> bool:
-        return GENERATORS[self.name].has_levels
+        return generator_class(self.name).has_levels
 
     def build(self, seed: int, t_max: int | None = None) -> SyntheticGenerator:
         config = {**self.config, "seed": int(seed), "threads": 1}
         if self.has_levels and t_max is not None:
             config["t_max"] = int(t_max)
-        return GENERATORS[self.name](**config)
+        return generator_class(self.name)(**config)
 
     @classmethod
     def from_model(cls, model: SyntheticGenerator, label: str | None = None) -> GeneratorSpec:

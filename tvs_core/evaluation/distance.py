@@ -78,16 +78,20 @@ def pairwise_chunks(a: np.ndarray, b: np.ndarray, metric: str = "euclidean") -> 
         yield rows, cdist(a[rows], b, metric=metric)
 
 
-def _row_keys(x: np.ndarray) -> list[bytes]:
-    """Byte key per row for exact matching; -0.0 is folded into 0.0."""
-    x = np.ascontiguousarray(x + 0.0)
+def _row_keys(x: np.ndarray) -> list:
+    """Key per row for exact matching: bytes of numeric rows (-0.0 folded into 0.0), tuples of others."""
+    x = np.asarray(x)
+    if x.dtype == object:
+        return [tuple(row) for row in x]
+    x = np.ascontiguousarray(x.astype(float) + 0.0)
     return [row.tobytes() for row in x]
 
 
 def exact_copies(synthetic: np.ndarray, train: np.ndarray) -> int:
-    """Synthetic rows identical, value for value, to some train row (raw, unstandardised values)."""
-    seen = set(_row_keys(np.asarray(train, dtype=float)))
-    return int(sum(key in seen for key in _row_keys(np.asarray(synthetic, dtype=float))))
+    """Synthetic rows identical, value for value, to some train row (raw values: numbers, or any
+    objects such as the released table's cells)."""
+    seen = set(_row_keys(train))
+    return int(sum(key in seen for key in _row_keys(synthetic)))
 
 
 def dcr(synthetic: np.ndarray, train: np.ndarray, holdout: np.ndarray, balance: bool = True,

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
+HOLDER = "tvinesynth"  # the data holder's own model (TVineSynth.name)
+REAL = "real"  # the real training rows: TRTR and the release attack on them
+RAW = "raw"  # the attribute game's attack on bootstrap samples of the real reference rows
+REFERENCE_MODELS = (REAL, RAW)  # real-data references in the records, not generators
 COLUMNS = ["model", "level", "metric", "attribute", "target", "target_kind", "iteration", "value", "role"]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..generator import SyntheticGenerator
+from ..model.generator import SyntheticGenerator
 from ..seeding import task_rng, task_seed
 from .attribute import release_attribute_records
 from .context import EvaluationData

@@ -11,15 +11,12 @@ import pandas as pd
 from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.metrics import r2_score, roc_auc_score
-from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from ..encoding import TableEncoder
-from ..errors import DataError
+from ..data.encoding import TableEncoder
 
 CLASSIFIERS = ("random_forest", "logistic")
-CHANCE = {"auc": 0.5, "r2": 0.0}  # what a model that learnt nothing scores
 
 
 def utility_metric(stage: str, discrete_response: bool, classifier: str = "random_forest") -> str:
@@ -31,29 +28,6 @@ def utility_metric(stage: str, discrete_response: bool, classifier: str = "rando
     if classifier == "random_forest":
         return name
     return f"{name}_{'logistic' if discrete_response else 'linear'}"
-
-
-def utility_scale(metrics) -> str:
-    """'r2' when the records hold R² utilities (continuous response), else 'auc'."""
-    return "r2" if any(str(m).startswith("r2_t") for m in metrics) else "auc"
-
-
-def holdout_split(table: pd.DataFrame, response: str, fraction: float = 0.2,
-                  seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Stratified (train, test) split taken before any fit; test is never seen by a generator."""
-    y = table[response]
-    stratify = y if y.nunique() <= 20 and y.value_counts().min() >= 2 else None
-    train, test = train_test_split(table, test_size=fraction, random_state=seed, stratify=stratify)
-    return train.reset_index(drop=True), test.reset_index(drop=True)
-
-
-def explicit_holdout(table: pd.DataFrame, holdout: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Use a hold-out file the holder kept aside instead of splitting; it must have the same columns."""
-    missing = [c for c in table.columns if c not in holdout.columns]
-    if missing:
-        raise DataError(f"The hold-out file lacks column '{missing[0]}'.", column=missing[0],
-                        fix="Use a hold-out file with the same header as the data.")
-    return table.reset_index(drop=True), holdout[list(table.columns)].reset_index(drop=True)
 
 
 def split_xy(values: np.ndarray, response_index: int) -> tuple[np.ndarray, np.ndarray]:

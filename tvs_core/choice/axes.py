@@ -1,0 +1,137 @@
+"""What "the privacy (or utility) of a level" means, said in one place.
+
+An axis is written as text in the CLI, the manifest and the session: ``NAME`` for a metric with one
+value per level (``pg``, ``mcmia``, ``auc_tstr``), ``NAME:COLUMN`` for one sensitive column
+(``mab:total_cost``), ``NAME_worst`` for the worst sensitive column (``mab_worst``). The metric's
+catalogue entry says how it is read: its direction, its anchors, and the cheaper estimate used
+while it is missing (the game MAB falls back to the release MAB).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..errors import DataError
+from ..evaluation.catalogue import CATALOGUE, Metric, Reference, axis_metrics, utility_scale
+from ..evaluation.records import REFERENCE_MODELS
+
+WORST = "_worst"
+
+
+def axis_choices(kind: str, sensitive: list[str]) -> list[str]:
+    """Every text an axis of ``kind`` ('privacy' or 'utility') accepts for these sensitive columns."""
+    out = []
+    for m in axis_metrics(kind):
+        if m.per_column == "sensitive":
+            out += [m.name + WORST] + [f"{m.name}:{column}" for column in sensitive]
+        else:
+            out.append(m.name)
+    return out
+
+
+@dataclass(frozen=True)
+class Axis:
+    metric: Metric
+    column: str | None = None  # one sensitive column of a per-column metric
+    worst: bool = False  # the worst sensitive column of a per-column metric
+
+    @classmethod
+    def parse(cls, text: str, kind: str = "privacy", sensitive: list[str] | None = None) -> Axis:
+        """``text`` as an axis of ``kind``; refused by name, with the choices, when it is not one."""
+        name, _, column = str(text).partition(":")
+        worst = not column and name.endswith(WORST)
+        name = name[: -len(WORST)] if worst else name
+        found = CATALOGUE.get(name)
+        choices = ", ".join(axis_choices(kind, sensitive or ["COLUMN"]))
+        if found is None or found.axis != kind:
+            raise DataError(f"'{text}' is not a {kind} measure.", fix=f"Choose one of: {choices}.")
+        if found.per_column == "sensitive" and not (worst or column):
+            raise DataError(f"'{text}' needs a column.", fix=f"Write {name}{WORST} or {name}:COLUMN.")
+        if found.per_column != "sensitive" and (worst or column):
+            raise DataError(f"'{name}' has one value per level, not per column.", fix=f"Write {name}.")
+        if column and sensitive is not None and column not in sensitive:
+            raise DataError(f"'{column}' in '{text}' is not a sensitive column.",
+                            fix=f"Choose one of: {', '.join(sensitive)}.")
+        return cls(found, column or None, worst)
+
+    @classmethod
+    def utility(cls, metric_names) -> Axis:
+        """TSTR with the random forest, scored by AUC or, for a continuous response, by R²."""
+        return cls(CATALOGUE[f"{utility_scale(metric_names)}_tstr"])
+
+    @property
+    def text(self) -> str:
+        if self.worst:
+            return self.metric.name + WORST
+        return f"{self.metric.name}:{self.column}" if self.column else self.metric.name
+
+    @property
+    def title(self) -> str:
+        if self.worst:
+            return f"{self.metric.label}, worst sensitive column"
+        if self.column:
+            return f"{self.metric.label} for {self.column}"
+        return self.metric.label + (", median over targets" if self.metric.source == "game" else "")
+
+    def columns(self, sensitive: list[str]) -> list[str | None]:
+        """The per-column values the axis combines (one None for a metric without columns)."""
+        if self.metric.per_column != "sensitive":
+            return [None]
+        return [self.column] if self.column else list(sensitive)
+
+    def source_metric(self, model_rows: pd.DataFrame) -> Metric:
+        """The metric read for one model: this axis's own, or its fallback where that one is missing."""
+        has_own = bool((model_rows["metric"] == self.metric.name).any())
+        if has_own or self.metric.fallback is None:
+            return self.metric
+        return CATALOGUE[self.metric.fallback]
+
+    def point(self, rows: pd.DataFrame, column: str | None, source: Metric | None = None) -> tuple[float, float, float]:
+        """(median, ci_low, ci_high) of one model and level, one column; several summary rows (targets,
+        target kinds) are pooled by their medians."""
+        source = source or self.metric
+        hit = rows[rows["metric"] == source.name]
+        if column is not None:
+            hit = hit[hit["attribute"] == column]
+        if len(hit) == 0:
+            return math.nan, math.nan, math.nan
+        return float(hit["median"].median()), float(hit["ci_low"].median()), float(hit["ci_high"].median())
+
+    def value(self, rows: pd.DataFrame, sensitive: list[str], source: Metric | None = None
+              ) -> tuple[tuple[float, float, float], str | None]:
+        """The axis value of one model and level, and the column it came from (the worst one)."""
+        columns = self.columns(sensitive)
+        points = {c: self.point(rows, c, source) for c in columns}
+        if not points or any(math.isnan(p[0]) for p in points.values()):
+            return (math.nan, math.nan, math.nan), None  # the worst column is unknown if one is missing
+        if len(points) == 1:
+            return next(iter(points.values())), columns[0]
+        pick = min if self.metric.better == "higher" else max
+        worst = pick(points, key=lambda c: points[c][0])
+        return points[worst], worst
+
+    def anchor(self, summary: pd.DataFrame, end: str, column: str | None, source: Metric | None = None
+               ) -> float | None:
+        """The value that scores 0 (``end='worst'``) or 1 (``'ideal'``) in anchored normalisation."""
+        source = source or self.metric
+        value = getattr(source, end)
+        if value is None or not isinstance(value, Reference):
+            return value
+        found = _reference(summary, value, column)
+        if found is None and source.fallback is not None:  # the game's real-data reference is missing
+            return self.anchor(summary, end, column, CATALOGUE[source.fallback])
+        return found
+
+
+def _reference(summary: pd.DataFrame, reference: Reference, column: str | None) -> float | None:
+    hit = summary[(summary["model"] == reference.model) & (summary["metric"] == reference.metric)]
+    if column is not None:
+        hit = hit[hit["attribute"] == column]
+    return float(hit["median"].iloc[0]) if len(hit) else None
+
+
+def is_reference(model: str) -> bool:
+    return model in REFERENCE_MODELS

@@ -1,0 +1,28 @@
+"""The numeric table every model, the ordering preview and the evaluation work on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from .encoding import TableEncoder
+from .missing import MissingReport, apply_missing_policy
+from .schema import Schema
+
+
+@dataclass
+class PreparedTable:
+    modelled: pd.DataFrame  # modelled columns after the missing-value policy
+    schema: Schema  # their schema (with missingness indicators, if imputed)
+    report: MissingReport
+    encoder: TableEncoder
+    values: pd.DataFrame  # numeric view, one column per modelled column
+
+
+def prepare_table(table: pd.DataFrame, schema: Schema, missing: str = "drop_rows") -> PreparedTable:
+    """The numeric table every model and the ordering preview work on."""
+    modelled, model_schema, report = apply_missing_policy(table, schema, missing)
+    encoder = TableEncoder(model_schema).fit(modelled)
+    values = pd.DataFrame(encoder.transform(modelled), columns=encoder.names)
+    return PreparedTable(modelled, model_schema, report, encoder, values)

@@ -1,0 +1,187 @@
+"""Every metric the product reports, declared once: what it is called, how to read it, where it comes from.
+
+Summaries, the level choice, figures, pages, the CLI and the manifest read these declarations; a
+metric's function only writes records under the declared ``name``. To add a metric: declare it here
+and write the function that returns its records (docs/ARCHITECTURE.md walks through it).
+
+Anchored normalisation (selection) maps a metric onto [0, 1], higher = better, by two anchors:
+``worst`` scores 0 and ``ideal`` scores 1. An anchor is a constant or a ``Reference``: the value of
+a metric measured on real data in the same run (e.g. the attack on the real rows, or TRTR).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .records import RAW, REAL
+
+GROUPS = ("utility", "attribute risk", "membership risk", "fidelity")
+SOURCES = {"release": "the synthetic sets of the holder's model (the data actually published)",
+           "game": "an attack game's generators fitted on subsets of the training rows",
+           "reference": "the real data (the anchors)"}
+
+
+@dataclass(frozen=True)
+class Reference:
+    """An anchor measured in the same run: ``metric`` as recorded for the real-data ``model``."""
+
+    metric: str
+    model: str
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str  # the record name
+    label: str  # axis titles, long form
+    short: str  # tables and menus
+    unit: str
+    better: str  # "higher" or "lower" (from the data holder's side: more private, or more useful)
+    range: tuple[float, float | None]  # None: unbounded above
+    group: str  # one of GROUPS
+    source: str  # one of SOURCES
+    explanation: str  # one line for the UI
+    per_column: str | None = None  # None, "sensitive" (one value per sensitive column) or "any" (every column)
+    axis: str | None = None  # "privacy" or "utility": may be an axis of the scatter and of PU_t
+    worst: float | Reference | None = None  # anchored normalisation: scores 0 ...
+    ideal: float | Reference | None = None  # ... and 1
+    fallback: str | None = None  # a cheaper estimate of the same quantity, used while this one is missing
+    spread: str = "bootstrap"  # "bootstrap": interval of the median over replicates; "percentile":
+    # the replicates are bootstrap draws already, their percentiles are the interval
+
+    @property
+    def lower_is_better(self) -> bool:
+        return self.better == "lower"
+
+
+def _mab(name: str, label: str, short: str, source: str, reference: str, fallback: str | None = None,
+         worst_case: bool = False) -> Metric:
+    what = "largest" if worst_case else "mean"
+    return Metric(name, label, short, "|standardised coefficient|", "lower", (0.0, None), "attribute risk", source,
+                  f"The {what} absolute coefficient of a linear attacker predicting the sensitive column from the "
+                  "others (paper, Section 2.4): 0 = the release says nothing about it.",
+                  per_column="sensitive", axis="privacy", worst=Reference(name, reference), ideal=0.0,
+                  fallback=fallback)
+
+
+def _utility(name: str, label: str, short: str, scale: str, train_on: str, model: str) -> Metric:
+    auc = scale == "auc"
+    real = train_on == "real"
+    unit = "ROC AUC" if auc else "R²"
+    trained = "the real training rows (TRTR)" if real else "synthetic rows (TSTR)"
+    scored = "macro one-vs-rest for several classes" if auc else "for a continuous response"
+    return Metric(name, label, short, unit, "higher", (0.0 if auc else float("-inf"), 1.0), "utility",
+                  "reference" if real else "release",
+                  f"A {model} trained on {trained} and scored on the hold-out rows ({unit}, {scored}).",
+                  axis=None if real or model != "random forest" else "utility",
+                  worst=None if real else (0.5 if auc else 0.0),
+                  ideal=None if real else Reference(name.replace("tstr", "trtr"), REAL),
+                  spread="percentile" if real else "bootstrap")
+
+
+METRICS: tuple[Metric, ...] = (
+    # -- utility ------------------------------------------------------------------------------------
+    _utility("auc_tstr", "TSTR ROC AUC (random forest)", "TSTR AUC (synthetic-trained)", "auc", "synthetic",
+             "random forest"),
+    _utility("auc_tstr_logistic", "TSTR ROC AUC (logistic regression)", "TSTR AUC, logistic", "auc", "synthetic",
+             "logistic regression"),
+    _utility("auc_trtr", "TRTR ROC AUC (random forest)", "TRTR AUC (real-trained)", "auc", "real",
+             "random forest"),
+    _utility("auc_trtr_logistic", "TRTR ROC AUC (logistic regression)", "TRTR AUC, logistic", "auc", "real",
+             "logistic regression"),
+    _utility("r2_tstr", "TSTR R² (random forest)", "TSTR R² (synthetic-trained)", "r2", "synthetic",
+             "random forest"),
+    _utility("r2_tstr_linear", "TSTR R² (linear regression)", "TSTR R², linear", "r2", "synthetic",
+             "linear regression"),
+    _utility("r2_trtr", "TRTR R² (random forest)", "TRTR R² (real-trained)", "r2", "real", "random forest"),
+    _utility("r2_trtr_linear", "TRTR R² (linear regression)", "TRTR R², linear", "r2", "real", "linear regression"),
+    # -- attribute inference ------------------------------------------------------------------------
+    _mab("mab", "Mean absolute attacker coefficient (MAB)", "Attack game MAB", "game", RAW, fallback="release_mab"),
+    _mab("wcab", "Worst-case absolute attacker coefficient (WCAB)", "Attack game WCAB", "game", RAW,
+         fallback="release_wcab", worst_case=True),
+    _mab("release_mab", "Mean absolute attacker coefficient on the release (MAB)", "Release MAB", "release", REAL),
+    _mab("release_wcab", "Worst-case absolute attacker coefficient on the release (WCAB)", "Release WCAB", "release",
+         REAL, worst_case=True),
+    Metric("mr2", "Attacker R² (attack game)", "Attacker R²", "R²", "lower", (0.0, 1.0), "attribute risk", "game",
+           "Share of the sensitive column's variance the game's linear attacker explains.", per_column="sensitive"),
+    Metric("release_r2", "Attacker R² on the release", "Release attacker R²", "R²", "lower", (0.0, 1.0),
+           "attribute risk", "release",
+           "Share of the sensitive column's variance a linear attacker explains on the published sets.",
+           per_column="sensitive"),
+    Metric("mse_in", "Attacker squared error, target in training data", "Guess error (IN)",
+           "squared error (standardised)", "higher", (0.0, None), "attribute risk", "game",
+           "Squared error of the attacker's guess of a target's secret when the target was in the training rows.",
+           per_column="sensitive"),
+    Metric("mse_out", "Attacker squared error, target left out", "Guess error (OUT)", "squared error (standardised)",
+           "higher", (0.0, None), "attribute risk", "game",
+           "The same guess error when the target was left out: IN close to OUT means membership does not help.",
+           per_column="sensitive"),
+    Metric("advantage", "Attacker advantage, categorical column (attack game)", "Attacker advantage (categorical)",
+           "share", "lower", (-1.0, 1.0), "attribute risk", "game",
+           "P(correct guess | target IN) − P(correct guess | OUT) for a categorical sensitive column.",
+           per_column="sensitive"),
+    Metric("release_advantage", "Attacker advantage over the majority class on the release",
+           "Release attacker advantage", "share", "lower", (-1.0, 1.0), "attribute risk", "release",
+           "Accuracy of a classifier guessing a categorical sensitive column from the published sets, minus the "
+           "majority share.", per_column="sensitive"),
+    # -- membership inference -----------------------------------------------------------------------
+    Metric("pg", "Privacy gain (PG; 1 = attacker learns nothing)", "Privacy gain (MIA)", "0–2", "higher", (0.0, 2.0),
+           "membership risk", "game",
+           "1 − (TP − FP) of a shadow-model membership attacker (Stadler et al.): 1 = the attacker learns "
+           "nothing, 0 = the release reveals membership as the real data would; values above 1 are chance.",
+           axis="privacy", worst=0.0, ideal=1.0),
+    Metric("mia_tp", "Membership attack true-positive rate", "MIA true positives", "share", "lower", (0.0, 1.0),
+           "membership risk", "game", "Share of IN sets the membership attacker calls members."),
+    Metric("mia_fp", "Membership attack false-positive rate", "MIA false positives", "share", "higher", (0.0, 1.0),
+           "membership risk", "game", "Share of OUT sets the membership attacker calls members."),
+    Metric("mcmia", "Membership inference score (MC-MIA; 0.5 = indistinguishable)", "MC membership score", "share",
+           "lower", (0.0, 1.0), "membership risk", "release",
+           "Share of training rows among the records a Monte-Carlo distance attacker ranks highest "
+           "(COPULA-SHIRLEY): 0.5 = training and hold-out rows look alike, 1 = full recovery.",
+           axis="privacy", worst=1.0, ideal=0.5),
+    Metric("dcr_closer_to_train", "Share of synthetic rows closer to training than to hold-out rows",
+           "Share closer to training rows", "share", "lower", (0.0, 1.0), "membership risk", "release",
+           "Distance to closest record: about 0.5 is expected when the release does not copy training rows."),
+    Metric("exact_copies", "Exact copies of training rows", "Exact copies", "rows", "lower", (0.0, None),
+           "membership risk", "release", "Synthetic rows equal to a training row on every modelled column."),
+    # -- fidelity -----------------------------------------------------------------------------------
+    Metric("alpha_precision", "α-precision (fidelity)", "α-precision (fidelity)", "share", "higher", (0.0, 1.0),
+           "fidelity", "release", "Share of synthetic rows inside the real data's α-support (Alaa et al. 2022)."),
+    Metric("beta_recall", "β-recall (diversity)", "β-recall (diversity)", "share", "higher", (0.0, 1.0), "fidelity",
+           "release", "Share of real rows inside the synthetic data's β-support (Alaa et al. 2022)."),
+    Metric("authenticity", "Authenticity (share of non-copied rows)", "Authenticity", "share", "higher", (0.0, 1.0),
+           "fidelity", "release", "Share of synthetic rows that are not closer to a training row than that row's "
+                                  "own nearest real neighbour (Alaa et al. 2022)."),
+    Metric("spearman_difference", "Mean |Spearman difference| real vs synthetic", "Spearman matrix difference",
+           "|ρ difference|", "lower", (0.0, 2.0), "fidelity", "release",
+           "Mean absolute difference between the real and synthetic Spearman matrices."),
+    Metric("column_distance", "Distance between real and synthetic column distributions", "Column distance (KS / TV)",
+           "KS or TV distance", "lower", (0.0, 1.0), "fidelity", "release",
+           "Kolmogorov-Smirnov distance (continuous) or total variation (categorical) per column.", per_column="any"),
+)
+CATALOGUE: dict[str, Metric] = {m.name: m for m in METRICS}
+
+
+def metric(name: str) -> Metric:
+    from ..errors import DataError
+
+    if name not in CATALOGUE:
+        raise DataError(f"Unknown metric '{name}'.", fix=f"Choose one of: {', '.join(CATALOGUE)}.")
+    return CATALOGUE[name]
+
+
+def label(name: str, short: bool = False) -> str:
+    """Readable name of a record metric (unknown names are shown as they are, never hidden)."""
+    found = CATALOGUE.get(name)
+    if found is None:
+        return name.replace("_", " ").capitalize()
+    return found.short if short else found.label
+
+
+def utility_scale(metric_names: Iterable[str]) -> str:
+    """'r2' when the records hold R² utilities (continuous response), else 'auc'."""
+    return "r2" if any(str(m).startswith("r2_t") for m in metric_names) else "auc"
+
+
+def axis_metrics(axis: str) -> list[Metric]:
+    return [m for m in METRICS if m.axis == axis]

@@ -1,0 +1,112 @@
+"""What every figure shares: colours fixed per level and per baseline, readable names, plain values.
+
+Every array handed to plotly is a plain Python list: plotly would otherwise encode numpy arrays as
+base64 blobs, and click events must carry plain values (a level, or None). Colours are fixed per
+truncation level (``level_colour``) and per baseline (``BASELINE_STYLE``), so a level or a baseline
+looks the same on every page. Metric names come from the catalogue.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import plotly.colors as pcolors
+import plotly.graph_objects as go
+
+from ..evaluation.catalogue import label
+from ..evaluation.records import HOLDER, RAW, REAL
+
+LEVEL_SCALE = "Viridis"
+LEVEL_SCALE_END = 0.9  # Viridis' last tenth is pale yellow, unreadable on a white background
+ASSOCIATION_SCALE = "Blues"
+CORRELATION_SCALE = "RdBu_r"  # red = positive, blue = negative, white = 0
+HIGHLIGHT_COLOUR = "#ff4b4b"  # the selected level (Streamlit's accent red)
+BEST_COLOUR = "#f2b705"
+REAL_COLOUR = "#1f77b4"
+SYNTHETIC_COLOUR = "#ff7f0e"
+ATTRIBUTE_COLOURS = pcolors.qualitative.Dark2
+TARGET_KIND_COLOURS = {"outlier": "#d95f02", "random": "#7570b3"}
+LEVEL_AXIS = "Truncation level t"
+
+# name -> (marker symbol, colour): one grey-ish family, so baselines recede behind the coloured levels.
+BASELINE_STYLE: dict[str, tuple[str, str]] = {
+    "rvine": ("diamond", "#4d4d4d"),
+    "rvine_star1": ("diamond-open", "#4d4d4d"),
+    "gaussian_copula": ("square", "#7f7f7f"),
+    "independent": ("x", "#a6a6a6"),
+    "dp_vine": ("triangle-up", "#8c7b6b"),  # any epsilon not listed below
+    "dp_vine:0.1": ("triangle-up", "#c2b5a5"),
+    "dp_vine:1": ("triangle-up", "#8c7b6b"),
+    "dp_vine:10": ("triangle-up", "#574a3e"),
+}
+_FALLBACK_STYLE = ("circle-open", "#999999")
+
+MODEL_LABELS = {
+    HOLDER: "TVineSynth",
+    "rvine": "R-vine (Dissmann)",
+    "rvine_star1": "R-vine, star tree 1",
+    "gaussian_copula": "Gaussian copula",
+    "independent": "Independent margins",
+    "dp_vine": "DP vine",
+    REAL: "Real data",
+    RAW: "Real data (attack game)",
+}
+
+def metric_label(metric: str) -> str:
+    """Readable axis title for a record metric, so no figure shows a bare code like 'mab'."""
+    return label(metric)
+
+
+def model_label(name: str) -> str:
+    """Readable legend name for a model label in the records (``dp_vine:<eps>`` included)."""
+    if name.startswith("dp_vine:"):
+        return f"DP vine (ε = {name.split(':', 1)[1]})"
+    return MODEL_LABELS.get(name, name)
+
+
+def baseline_style(name: str) -> tuple[str, str]:
+    """(marker symbol, colour) of a baseline; unknown epsilons fall back to the dp_vine family."""
+    if name in BASELINE_STYLE:
+        return BASELINE_STYLE[name]
+    return BASELINE_STYLE.get(name.split(":", 1)[0], _FALLBACK_STYLE)
+
+
+def level_colour(level: int, levels: list[int]) -> str:
+    """Colour of a level, by its rank among ``levels`` (pass every level of the job, so a level
+    keeps its colour on every page; ranks rather than values keep neighbouring levels apart)."""
+    domain = sorted({int(v) for v in levels} | {int(level)})
+    position = 0.5 if len(domain) == 1 else domain.index(int(level)) / (len(domain) - 1)
+    return pcolors.sample_colorscale(LEVEL_SCALE, [position * LEVEL_SCALE_END])[0]
+
+
+def _attribute_colour(index: int) -> str:
+    return ATTRIBUTE_COLOURS[index % len(ATTRIBUTE_COLOURS)]
+
+
+def _floats(values) -> list[float | None]:
+    """Plain floats for plotly; NaN becomes None (a gap) instead of a base64 blob or a NaN token."""
+    out = []
+    for v in values:
+        v = float(v) if v is not None and not pd.isna(v) else math.nan
+        out.append(None if math.isnan(v) else v)
+    return out
+
+
+def _fmt(value: float | None) -> str:
+    return "–" if value is None or pd.isna(value) else f"{value:.3f}"
+
+
+def _padded(values: list[float], share: float = 0.08) -> list[float]:
+    """An axis range holding every value with some air, for lines that autorange ignores."""
+    low, high = min(values), max(values)
+    pad = (high - low) * share or abs(high) * share or 0.05
+    return [low - pad, high + pad]
+
+
+def _empty(title: str, message: str, x_title: str = LEVEL_AXIS, y_title: str = "Value") -> go.Figure:
+    """A figure that says why it is empty rather than failing on the page."""
+    fig = go.Figure()
+    fig.add_annotation(text=message, xref="paper", yref="paper", x=0.5, y=0.5, showarrow=False)
+    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title)
+    return fig

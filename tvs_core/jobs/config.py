@@ -1,0 +1,75 @@
+"""What a sweep is: the settings that determine its numbers, and its identity in the store."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+
+from ..errors import DataError
+from ..evaluation.context import GeneratorSpec
+from ..evaluation.records import HOLDER
+from ..model.families import DEFAULT_PRESET
+from ..model.registry import generator_class, generator_names
+
+DEFAULT_BASELINES = ("rvine", "rvine_star1", "gaussian_copula", "independent", "dp_vine:0.1", "dp_vine:1",
+                     "dp_vine:10")
+
+
+@dataclass
+class SweepConfig:
+    """Everything that determines a sweep's numbers (backend and worker count do not)."""
+
+    response: str
+    sensitive: list[str]
+    rho_star: float | dict | None = None
+    measure: str = "kendall"
+    order: list[str] | None = None
+    levels: list[int] | None = None  # None: every 5th plus 1 and t_max
+    preset: str = "quick"
+    families: str = DEFAULT_PRESET
+    margins: str = "empirical"
+    missing: str = "drop_rows"
+    t_max: int | None = None
+    seed: int = 0
+    holdout_fraction: float = 0.2
+    baselines: list[str] = field(default_factory=lambda: list(DEFAULT_BASELINES))
+    feature_set: str = "correlations"
+    games: list[str] = field(default_factory=lambda: ["release", "aia", "mia"])
+    # the attack games the baselines play too ("aia", "mia"): game MAB and PG for every model
+    baseline_games: list[str] = field(default_factory=list)
+    protocol_overrides: dict | None = None  # e.g. {"aia_iterations": 2}: sizes changed from the preset
+    schema: dict | None = None  # the user's schema (types and roles); None: inferred
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> SweepConfig:
+        return cls(**d)
+
+
+def job_id_for(fingerprint: str, config: SweepConfig) -> str:
+    text = fingerprint + json.dumps(config.to_dict(), sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def baseline_spec(name: str, config: SweepConfig) -> GeneratorSpec:
+    """A baseline by its CLI name (``dp_vine:EPS`` carries its epsilon) with the sweep's shared settings."""
+    base = {"response": config.response, "sensitive": config.sensitive, "margins": config.margins,
+            "missing": config.missing, "measure": config.measure}
+    generator, _, parameter = name.partition(":")
+    if generator == HOLDER or generator not in generator_names():
+        raise DataError(f"Unknown baseline '{name}'.", fix=f"Choose from: {', '.join(DEFAULT_BASELINES)}.")
+    if generator == "dp_vine":
+        try:
+            epsilon = float(parameter)
+        except ValueError:
+            raise DataError(f"Baseline '{name}' needs a number after 'dp_vine:' (its ε).",
+                            fix="Write e.g. dp_vine:1.") from None
+        return GeneratorSpec("dp_vine", {**base, "epsilon": epsilon, "families": config.families}, name)
+    if parameter:
+        raise DataError(f"Baseline '{name}' takes no parameter.", fix=f"Write {generator}.")
+    if generator_class(generator).has_levels:
+        base["families"] = config.families
+    return GeneratorSpec(generator, base, name)

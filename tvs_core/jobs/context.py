@@ -1,0 +1,115 @@
+"""What the tasks of one evaluation share, built the same way for a stored sweep and for ``evaluate()``.
+
+The context fixes everything a task's numbers depend on — encoded train/test rows, the holder and
+its recipe, levels, protocol sizes after capping, targets, the attacker's reference rows, the
+baselines — so that any task computes the same records whenever and wherever it runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+from ..data.schema import Schema, infer_schema
+from ..data.split import explicit_holdout, holdout_split
+from ..errors import DataError
+from ..evaluation.attribute import Target, choose_targets
+from ..evaluation.context import EvaluationData, GeneratorSpec
+from ..evaluation.membership import attacker_reference_rows
+from ..evaluation.protocol import ProtocolPreset, capped, get_protocol
+from ..model.generator import SyntheticGenerator
+from ..model.ordering import default_levels
+from ..model.tvinesynth import TVineSynth
+from ..seeding import task_rng
+from .config import SweepConfig, baseline_spec
+
+GAMES = ("release", "aia", "mia")
+
+
+@dataclass
+class JobContext:
+    data: EvaluationData
+    holder: SyntheticGenerator
+    spec: GeneratorSpec  # the holder's recipe, refitted by the attack games
+    levels: list  # [None] for a generator without levels
+    protocol: ProtocolPreset  # after capping
+    caps: list[dict]
+    targets: list[Target]
+    attacker_rows: np.ndarray | None  # rawA of the membership game
+    sensitive: list[str]
+    seed: int
+    games: tuple = GAMES
+    baselines: list[GeneratorSpec] = field(default_factory=list)
+    baseline_games: tuple = ()
+    feature_set: str = "correlations"
+
+    def baseline(self, label: str) -> GeneratorSpec:
+        return next(b for b in self.baselines if b.label == label)
+
+    def details(self) -> dict:
+        """What a job view needs without rebuilding the context (stored with the job)."""
+        return {"levels": [None if lv is None else int(lv) for lv in self.levels], "caps": self.caps,
+                "targets": [{"row": t.row, "attribute": t.attribute, "kind": t.kind} for t in self.targets],
+                "protocol": self.protocol.to_dict(), "baselines": [b.label for b in self.baselines]}
+
+
+def context_for_model(model: SyntheticGenerator, train: pd.DataFrame, test: pd.DataFrame, *,
+                      levels: list[int] | None = None, preset: str | ProtocolPreset = "quick", seed: int = 0,
+                      games=GAMES, baselines: list[GeneratorSpec] = (), baseline_games=(),
+                      targets: dict[str, list[int]] | None = None, feature_set: str = "correlations",
+                      sensitive: list[str] | None = None, refit_per_level: bool = False) -> JobContext:
+    """The context of a fitted holder ``model`` on its training rows and the hold-out ``test``."""
+    data = EvaluationData.from_model(model, train, test)
+    sensitive = list(model.sensitive_ if sensitive is None else sensitive)
+    protocol = get_protocol(preset) if isinstance(preset, str) else preset
+    if model.has_levels:
+        levels = sorted(set(levels or default_levels(model.fitted_level_)))
+        if max(levels) > model.fitted_level_:
+            raise DataError(f"Level {max(levels)} is above the model's top level {model.fitted_level_}.",
+                            fix=f"Choose levels from 0 to {model.fitted_level_}.")
+    else:
+        levels = [None]
+    spec = GeneratorSpec.from_model(model)
+    spec.refit_per_level = refit_per_level
+    chosen = choose_targets(data, sensitive, protocol.outlier_quantiles, protocol.random_targets,
+                            task_rng(seed, "targets"), targets)
+    protocol, caps = capped(protocol, len(data.train) - len({t.row for t in chosen}))
+    attacker_rows = attacker_reference_rows(data, chosen, protocol, seed) if "mia" in games else None
+    return JobContext(data, model, spec, levels, protocol, caps, chosen, attacker_rows, sensitive, seed,
+                      tuple(games), list(baselines), tuple(baseline_games), feature_set)
+
+
+def schema_for(table: pd.DataFrame, config: SweepConfig) -> Schema:
+    schema = Schema.from_dict(config.schema) if config.schema else infer_schema(table)
+    return schema.with_roles(config.response, config.sensitive)
+
+
+def fit_holder(config: SweepConfig, train: pd.DataFrame) -> TVineSynth:
+    top = config.t_max if config.t_max is not None else (max(config.levels) if config.levels else None)
+    model = TVineSynth(response=config.response, sensitive=config.sensitive, rho_star=config.rho_star,
+                       measure=config.measure, order=config.order, families=config.families,
+                       margins=config.margins, missing=config.missing, t_max=top, seed=config.seed)
+    return model.fit(train, schema_for(train, config))
+
+
+def split_tables(config: SweepConfig, table: pd.DataFrame, holdout: pd.DataFrame | None):
+    """The hold-out split is taken before any fit (or the user's own hold-out file is used)."""
+    if holdout is None:
+        return holdout_split(table, config.response, config.holdout_fraction, config.seed)
+    return explicit_holdout(table, holdout)
+
+
+def context_for_job(config: SweepConfig, table: pd.DataFrame, holdout: pd.DataFrame | None,
+                    holder: SyntheticGenerator | None = None) -> JobContext:
+    """The context of a sweep: split, the holder (fitted unless given), the configured protocol."""
+    train, test = split_tables(config, table, holdout)
+    holder = holder or fit_holder(config, train)
+    protocol = get_protocol(config.preset)
+    if config.protocol_overrides:
+        protocol = replace(protocol, **config.protocol_overrides)
+    return context_for_model(holder, train, test, levels=config.levels, preset=protocol, seed=config.seed,
+                             games=config.games, baselines=[baseline_spec(n, config) for n in config.baselines],
+                             baseline_games=config.baseline_games, feature_set=config.feature_set,
+                             sensitive=config.sensitive)

@@ -1,0 +1,101 @@
+"""One handler per task kind: given the task and the job's context, its tidy records and an optional
+payload (bytes) that later stages read. Handlers are pure and seeded from the master seed and their
+own key, so the in-memory runner, the worker and any backend compute the same numbers."""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable
+
+from ..evaluation import membership
+from ..evaluation.attribute_game import aia_iteration
+from ..evaluation.context import EvaluationData, GeneratorSpec
+from ..evaluation.records import HOLDER, RAW
+from ..evaluation.release import reference_records, release_records
+from ..model.generator import SyntheticGenerator
+from ..seeding import task_seed
+from .context import JobContext
+from .plan import Task
+
+Result = tuple[list[dict], bytes | None]
+
+
+def fit_baseline(spec: GeneratorSpec, data: EvaluationData, master_seed: int) -> SyntheticGenerator:
+    return spec.build(task_seed(master_seed, "baseline", spec.label)).fit_encoded(data.train, data.encoder,
+                                                                                   data.schema)
+
+
+def _player(task: Task, context: JobContext) -> tuple[GeneratorSpec, list]:
+    """The recipe a game task refits and its levels: the holder's, or a baseline's (no levels)."""
+    if task.player == HOLDER:
+        return context.spec, context.levels
+    return context.baseline(task.player), [None]
+
+
+def reference(task: Task, context: JobContext, inputs: dict) -> Result:
+    return reference_records(context.data, context.seed, context.sensitive), None
+
+
+def release(task: Task, context: JobContext, inputs: dict) -> Result:
+    level, first, stop = task.params
+    return release_records(context.holder, context.data, level, context.protocol, context.sensitive, context.seed,
+                           context.spec.label, chunk=(first, stop)), None
+
+
+def baseline(task: Task, context: JobContext, inputs: dict) -> Result:
+    spec = context.baseline(task.player)
+    model = fit_baseline(spec, context.data, context.seed)
+    return release_records(model, context.data, None, context.protocol, context.sensitive, context.seed,
+                           spec.label), None
+
+
+def aia(task: Task, context: JobContext, inputs: dict) -> Result:
+    spec, levels = _player(task, context)
+    records = aia_iteration(spec, context.data, context.targets, levels, context.protocol, context.seed,
+                            task.params[0], context.sensitive)
+    if task.player != HOLDER:  # same subsets and targets as the holder's; the raw reference comes with its task
+        records = [r for r in records if r["model"] != RAW]
+    return records, None
+
+
+def mia_shadow(task: Task, context: JobContext, inputs: dict) -> Result:
+    spec, levels = _player(task, context)
+    result = membership.mia_shadow_task(spec, context.data, context.targets, levels, context.protocol,
+                                        context.seed, task.params[0], context.attacker_rows, context.feature_set)
+    return [], pickle.dumps(result)
+
+
+def mia_attackers(task: Task, context: JobContext, inputs: dict) -> Result:
+    attackers = membership.train_attackers(inputs["shadows"][task.player], task_seed(context.seed, "mia", "attackers"))
+    return [], pickle.dumps(attackers)
+
+
+def mia_eval(task: Task, context: JobContext, inputs: dict) -> Result:
+    spec, levels = _player(task, context)
+    return membership.mia_evaluation_task(spec, context.data, context.targets, levels, context.protocol,
+                                          context.seed, task.params[0], inputs["attackers"][task.player],
+                                          context.feature_set), None
+
+
+HANDLERS: dict[str, Callable[[Task, JobContext, dict], Result]] = {
+    "reference": reference, "release": release, "baseline": baseline, "aia": aia, "baseline_aia": aia,
+    "mia_shadow": mia_shadow, "mia_attackers": mia_attackers, "mia_eval": mia_eval,
+}
+
+
+def run_task(task: Task, context: JobContext, inputs: dict | None = None) -> Result:
+    return HANDLERS[task.kind](task, context, inputs or {})
+
+
+def stage_inputs(stage: int, tasks: list[Task], payload: Callable[[str], bytes | None]) -> dict:
+    """What a stage reads from the earlier ones, per player, in plan order (never arrival order:
+    the attackers' forests depend on the order of their training rows)."""
+    if stage == 2:
+        shadows: dict[str, list] = {}
+        for t in tasks:
+            if t.kind == "mia_shadow":
+                shadows.setdefault(t.player, []).append(pickle.loads(payload(t.key)))
+        return {"shadows": shadows}
+    if stage == 3:
+        return {"attackers": {t.player: pickle.loads(payload(t.key)) for t in tasks if t.kind == "mia_attackers"}}
+    return {}

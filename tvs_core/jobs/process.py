@@ -1,0 +1,88 @@
+"""Worker processes: one per job, in its own session (it survives a dashboard restart and can be killed
+as a group), told apart from a reused pid by its start time, resumed when it died."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .store import Store
+
+
+def process_start_time(pid: int) -> float | None:
+    """Start time of a process in clock ticks since boot (Linux); tells a reused pid apart."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return float(fields[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def worker_alive(job: dict) -> bool:
+    pid = job.get("pid")
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    started = process_start_time(pid)
+    if started is not None and job.get("pid_started") is not None and started != job["pid_started"]:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    if stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] == "Z":  # zombie: dead, not reaped
+        return False
+    return True
+
+
+# -- worker processes -------------------------------------------------------------------------------
+def start_worker(store: Store, job_id: str, n_jobs: int = 2, backend: str = "loky",
+                 address: str | None = None) -> int:
+    """Start a worker in its own session (it survives a dashboard restart; killable as a group)."""
+    command = [sys.executable, "-m", "tvs_core", "worker", job_id, "--workspace", str(store.workspace),
+               "--n-jobs", str(n_jobs), "--backend", backend] + (["--address", address] if address else [])
+    store.update_job(job_id, status="queued", cancel=0)
+    with open(store.space.log_path(job_id), "ab") as log:
+        root = str(Path(__file__).resolve().parents[2])  # so "-m tvs_core" resolves from any folder
+        path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                   start_new_session=True,
+                                   env={**os.environ, "PYTHONUNBUFFERED": "1", "PYTHONPATH": path})
+    store.update_job(job_id, pid=process.pid, pid_started=process_start_time(process.pid))
+    return process.pid
+
+
+def cancel_job(store: Store, job_id: str, grace_seconds: float = 15.0) -> None:
+    """Cooperative cancel; if the worker has not stopped after ``grace_seconds``, kill its process group."""
+    store.request_cancel(job_id)
+    deadline = time.time() + grace_seconds
+    while time.time() < deadline:
+        if not worker_alive(store.job(job_id)):  # the worker saw the flag and exited
+            break
+        time.sleep(0.2)
+    job = store.job(job_id)
+    if worker_alive(job):
+        try:
+            os.killpg(job["pid"], signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        store.log(job_id, "killed", f"worker {job['pid']} did not stop in {grace_seconds:.0f} s and was killed")
+    if store.job(job_id)["status"] in ("running", "queued"):
+        store.update_job(job_id, status="cancelled", finished=time.time())
+
+
+def resume_orphans(store: Store, n_jobs: int = 2) -> list[str]:
+    """Jobs marked running whose worker is gone (crash, kill, reboot) are started again."""
+    resumed = []
+    for job in store.jobs():
+        if job["status"] == "running" and not worker_alive(job):
+            store.log(job["id"], "orphan", f"worker {job['pid']} is gone; resuming")
+            start_worker(store, job["id"], n_jobs)
+            resumed.append(job["id"])
+    return resumed

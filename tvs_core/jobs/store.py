@@ -1,0 +1,178 @@
+"""The single source of truth for sweeps: SQLite in WAL mode in the user's workspace.
+
+Tables: jobs (configuration, data fingerprint, status, progress, worker pid and start time,
+heartbeat, cancel flag, timestamps), results (one row per finished task: tidy records and an
+optional binary payload), models (fitted models as JSON) and events (a log a user can read).
+Every process opens its own connection; writes are short transactions, so several workers and
+the dashboard can share the file without "database is locked".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from .workspace import Workspace
+
+SCHEMA_VERSION = 2  # 2: jobs.details (levels, caps and targets as planned)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS jobs (
+    id TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, config TEXT NOT NULL, status TEXT NOT NULL,
+    done INTEGER NOT NULL DEFAULT 0, total INTEGER NOT NULL DEFAULT 0, pid INTEGER, pid_started REAL,
+    heartbeat REAL, cancel INTEGER NOT NULL DEFAULT 0, error TEXT, plan TEXT, workers INTEGER,
+    created REAL NOT NULL, started REAL, finished REAL, details TEXT);
+CREATE TABLE IF NOT EXISTS results (
+    job_id TEXT NOT NULL, task TEXT NOT NULL, kind TEXT NOT NULL, records TEXT NOT NULL, payload BLOB,
+    seconds REAL NOT NULL, created REAL NOT NULL, PRIMARY KEY (job_id, task));
+CREATE TABLE IF NOT EXISTS models (
+    job_id TEXT NOT NULL, name TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (job_id, name));
+CREATE TABLE IF NOT EXISTS events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, job_id TEXT, time REAL NOT NULL, kind TEXT NOT NULL, message TEXT);
+"""
+
+ACTIVE = ("queued", "running")  # statuses of a job that still has a worker to come or running
+
+
+class Store:
+    def __init__(self, workspace: str | Path | Workspace | None = None):
+        self.space = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
+        self.workspace = self.space.root
+        self.path = self.space.database
+        self._connection: sqlite3.Connection | None = None
+        self._pid = None
+        self.db.executescript(_SCHEMA)  # idempotent; executescript manages its own transaction
+        with self.transaction() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+            if row is None:
+                db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            elif int(row[0]) > SCHEMA_VERSION:
+                from ..errors import TVSError
+
+                raise TVSError(f"The workspace {self.workspace} was written by a newer version "
+                               f"(schema {row[0]}); update TVineSynth Studio or choose another workspace.")
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._connection is None or self._pid != os.getpid():  # never share a connection across fork
+            self._connection = sqlite3.connect(self.path, timeout=60, isolation_level=None,
+                                               check_same_thread=False)
+            self._connection.execute("PRAGMA journal_mode=WAL")
+            self._connection.execute("PRAGMA synchronous=NORMAL")
+            self._connection.execute("PRAGMA busy_timeout=60000")
+            self._connection.row_factory = sqlite3.Row
+            self._pid = os.getpid()
+        return self._connection
+
+    @contextmanager
+    def transaction(self):
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+    # -- jobs ------------------------------------------------------------------------------------
+    def create_job(self, job_id: str, fingerprint: str, config: dict) -> bool:
+        """Insert a job unless it exists; True when it was created."""
+        with self.transaction() as db:
+            exists = db.execute("SELECT 1 FROM jobs WHERE id = ?", (job_id,)).fetchone()
+            if exists:
+                return False
+            db.execute("INSERT INTO jobs (id, fingerprint, config, status, created) VALUES (?, ?, ?, 'queued', ?)",
+                       (job_id, fingerprint, json.dumps(config, sort_keys=True), time.time()))
+        self.log(job_id, "created", "job created")
+        return True
+
+    def job(self, job_id: str) -> dict | None:
+        row = self.db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        if row is None:
+            return None
+        job = dict(row)
+        job["config"] = json.loads(job["config"])
+        job["plan"] = json.loads(job["plan"]) if job["plan"] else None
+        job["details"] = json.loads(job["details"]) if job["details"] else None
+        return job
+
+    def jobs(self) -> list[dict]:
+        rows = self.db.execute("SELECT id FROM jobs ORDER BY created DESC").fetchall()
+        return [self.job(r["id"]) for r in rows]
+
+    def update_job(self, job_id: str, **fields) -> None:
+        if not fields:
+            return
+        columns = ", ".join(f"{k} = ?" for k in fields)
+        with self.transaction() as db:
+            db.execute(f"UPDATE jobs SET {columns} WHERE id = ?", (*fields.values(), job_id))
+
+    def request_cancel(self, job_id: str) -> None:
+        self.update_job(job_id, cancel=1)
+        self.log(job_id, "cancel", "cancel requested")
+
+    def cancel_requested(self, job_id: str) -> bool:
+        row = self.db.execute("SELECT cancel FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        return bool(row and row["cancel"])
+
+    # -- results ---------------------------------------------------------------------------------
+    def done_tasks(self, job_id: str) -> set[str]:
+        return {r["task"] for r in self.db.execute("SELECT task FROM results WHERE job_id = ?", (job_id,))}
+
+    def add_result(self, job_id: str, task: str, kind: str, records: list[dict], seconds: float,
+                   payload: bytes | None = None, total: int | None = None) -> bool:
+        """Store one finished task and advance the progress in the same transaction.
+
+        Returns False (and stores nothing) when the task is already stored: every task exactly once."""
+        with self.transaction() as db:
+            if db.execute("SELECT 1 FROM results WHERE job_id = ? AND task = ?", (job_id, task)).fetchone():
+                return False
+            db.execute("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       (job_id, task, kind, json.dumps(records), payload, seconds, time.time()))
+            done = db.execute("SELECT COUNT(*) FROM results WHERE job_id = ?", (job_id,)).fetchone()[0]
+            db.execute("UPDATE jobs SET done = ?, heartbeat = ? WHERE id = ?", (done, time.time(), job_id))
+        return True
+
+    def results(self, job_id: str) -> list[dict]:
+        rows = self.db.execute("SELECT task, kind, records, seconds, created FROM results WHERE job_id = ? "
+                               "ORDER BY created", (job_id,)).fetchall()
+        return [{"task": r["task"], "kind": r["kind"], "records": json.loads(r["records"]),
+                 "seconds": r["seconds"], "created": r["created"]} for r in rows]
+
+    def payload(self, job_id: str, task: str) -> bytes | None:
+        row = self.db.execute("SELECT payload FROM results WHERE job_id = ? AND task = ?", (job_id, task)).fetchone()
+        return None if row is None else row["payload"]
+
+    def task_seconds(self, job_id: str) -> dict[str, list[float]]:
+        out: dict[str, list[float]] = {}
+        for r in self.db.execute("SELECT kind, seconds FROM results WHERE job_id = ?", (job_id,)):
+            out.setdefault(r["kind"], []).append(r["seconds"])
+        return out
+
+    # -- models and events -----------------------------------------------------------------------
+    def save_model(self, job_id: str, name: str, model_json: str) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO models VALUES (?, ?, ?)", (job_id, name, model_json))
+
+    def model_json(self, job_id: str, name: str) -> str | None:
+        row = self.db.execute("SELECT json FROM models WHERE job_id = ? AND name = ?", (job_id, name)).fetchone()
+        return None if row is None else row["json"]
+
+    def log(self, job_id: str | None, kind: str, message: str) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT INTO events (job_id, time, kind, message) VALUES (?, ?, ?, ?)",
+                       (job_id, time.time(), kind, message))
+
+    def events(self, job_id: str) -> list[dict]:
+        return [dict(r) for r in self.db.execute("SELECT * FROM events WHERE job_id = ? ORDER BY id", (job_id,))]

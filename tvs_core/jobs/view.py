@@ -1,0 +1,79 @@
+"""A stored job as the pages and the CLI see it: settings, progress, results, the holder, the data.
+
+Pages never parse task keys or rebuild an evaluation context: what was fixed when the job was
+planned (levels, caps, targets) is read back from the store."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..evaluation.records import HOLDER, to_frame
+from ..evaluation.summary import summarise
+from ..model.generator import SyntheticGenerator
+from ..model.ordering import default_levels
+from .config import SweepConfig
+from .context import split_tables
+from .progress import progress
+from .store import ACTIVE, Store
+from .submission import job_tables
+
+
+class JobView:
+    def __init__(self, store: Store, job_id: str):
+        self.store, self.id = store, job_id
+        if store.job(job_id) is None:
+            from ..errors import TVSError
+
+            raise TVSError(f"No job '{job_id}' in {store.workspace}.")
+
+    @property
+    def job(self) -> dict:
+        return self.store.job(self.id)
+
+    @property
+    def config(self) -> SweepConfig:
+        return SweepConfig.from_dict(self.job["config"])
+
+    @property
+    def fingerprint(self) -> str:
+        return self.job["fingerprint"]
+
+    def progress(self) -> dict:
+        return progress(self.store, self.id)
+
+    @property
+    def active(self) -> bool:
+        return self.job["status"] in ACTIVE
+
+    @property
+    def details(self) -> dict:
+        return self.job["details"] or {}
+
+    @property
+    def levels(self) -> list[int]:
+        """Every level of the job (also those without results yet), so each keeps its colour."""
+        levels = self.details.get("levels")
+        if levels:
+            return [int(v) for v in levels if v is not None]
+        holder = self.holder()
+        top = None if holder is None else holder.fitted_level_
+        return sorted(self.config.levels or (default_levels(top) if top else []))
+
+    @property
+    def caps(self) -> list[dict]:
+        return list(self.details.get("caps", []))
+
+    def records(self) -> pd.DataFrame:
+        return to_frame([r for result in self.store.results(self.id) for r in result["records"]])
+
+    def summary(self) -> pd.DataFrame:
+        return summarise(self.records())
+
+    def holder(self) -> SyntheticGenerator | None:
+        text = self.store.model_json(self.id, HOLDER)
+        return None if text is None else SyntheticGenerator.from_json(text)
+
+    def tables(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """(train, test) exactly as the job split them."""
+        table, holdout = job_tables(self.store, self.job)
+        return split_tables(self.config, table, holdout)

@@ -1,0 +1,123 @@
+"""Run a stored sweep: the engine with a sink that commits every result to the store as it arrives.
+
+The worker skips tasks already stored (so a restart resumes), checks the cancel flag after every
+result, beats a heartbeat, and records its pid and process start time so that a dead worker can be
+told apart from a live one and its job resumed (``process.resume_orphans``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+import traceback
+
+from ..errors import TVSError
+from ..evaluation.records import HOLDER
+from ..model.generator import SyntheticGenerator
+from .config import SweepConfig
+from .context import context_for_job, fit_holder, split_tables
+from .engine import TaskResult, execute
+from .plan import plan
+from .process import process_start_time
+from .store import Store
+from .submission import job_tables
+
+HEARTBEAT_SECONDS = 2.0
+
+
+class StoreSink:
+    """Results committed one by one; ``progress(job)`` is told after each."""
+
+    def __init__(self, store: Store, job_id: str, progress=None):
+        self.store, self.job_id, self.progress = store, job_id, progress
+
+    def done(self) -> set[str]:
+        return self.store.done_tasks(self.job_id)
+
+    def add(self, result: TaskResult) -> None:
+        self.store.add_result(self.job_id, result.key, result.kind, result.records, result.seconds.get("total", 0.0),
+                              result.payload)
+        self.notify()
+
+    def payload(self, key: str) -> bytes | None:
+        return self.store.payload(self.job_id, key)
+
+    def cancelled(self) -> bool:
+        return self.store.cancel_requested(self.job_id)
+
+    def notify(self) -> None:
+        if self.progress is not None:
+            self.progress(self.store.job(self.job_id))
+
+
+class _Heartbeat(threading.Thread):
+    def __init__(self, workspace, job_id):
+        super().__init__(daemon=True)
+        self.workspace, self.job_id = workspace, job_id
+        self.stopped = threading.Event()
+
+    def run(self):
+        store = Store(self.workspace)  # its own connection
+        while not self.stopped.wait(HEARTBEAT_SECONDS):
+            store.update_job(self.job_id, heartbeat=time.time())
+        store.close()
+
+
+def run_job(store: Store, job_id: str, n_jobs: int = 2, backend: str = "loky", address: str | None = None,
+            progress=None) -> str:
+    """Run (or resume) a job to its end in this process; returns the final status.
+
+    ``progress(job)`` is called after every stored result. KeyboardInterrupt leaves the job
+    'interrupted' with everything finished so far stored, ready to resume."""
+    job = store.job(job_id)
+    if job is None:
+        raise TVSError(f"No job '{job_id}' in {store.workspace}.")
+    if job["status"] == "done":
+        return "done"
+    store.update_job(job_id, status="running", pid=os.getpid(), pid_started=process_start_time(os.getpid()),
+                     started=time.time(), heartbeat=time.time(), error=None, cancel=0, workers=n_jobs)
+    store.log(job_id, "start", f"worker {os.getpid()} started ({backend}, {n_jobs} workers)")
+    heartbeat = _Heartbeat(store.workspace, job_id)
+    heartbeat.start()
+    try:
+        status = _run(store, job_id, StoreSink(store, job_id, progress), n_jobs, backend, address)
+    except KeyboardInterrupt:
+        store.update_job(job_id, status="interrupted", finished=time.time())
+        store.log(job_id, "interrupted", "stopped by the user; run again to resume")
+        raise
+    except Exception as exc:  # the job fails; its finished tasks stay stored
+        store.update_job(job_id, status="failed", error=f"{type(exc).__name__}: {exc}", finished=time.time())
+        store.log(job_id, "failed", traceback.format_exc())
+        return "failed"
+    finally:
+        heartbeat.stopped.set()
+    store.update_job(job_id, status=status, finished=time.time())
+    store.log(job_id, status, f"job {status}")
+    return status
+
+
+def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, address) -> str:
+    job = store.job(job_id)
+    config = SweepConfig.from_dict(job["config"])
+    table, holdout = job_tables(store, job)
+    stored = store.model_json(job_id, HOLDER)
+    if stored is None:
+        train, _ = split_tables(config, table, holdout)
+        start = time.perf_counter()
+        holder = fit_holder(config, train)
+        store.save_model(job_id, HOLDER, holder.to_json())
+        seconds = time.perf_counter() - start
+    else:
+        holder, seconds = SyntheticGenerator.from_json(stored), 0.0
+    context = context_for_job(config, table, holdout, holder)
+    tasks = plan(context)
+    store.update_job(job_id, total=len(tasks), plan=json.dumps([[t.key, t.kind] for t in tasks]),
+                     details=json.dumps(context.details()))
+    if "holder" not in sink.done():
+        store.add_result(job_id, "holder", "holder", [], seconds)
+    sink.notify()
+    if sink.cancelled():
+        return "cancelled"
+    return execute(context, tasks, sink, n_jobs=n_jobs, backend=backend, address=address)

@@ -1,0 +1,44 @@
+"""The local workspace folder, the sole owner of the on-disk layout: the store, the data of each job,
+uploads and worker logs. Everything a user loads stays here, and wiping the folder removes it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+WORKSPACE_ENV = "TVS_WORKSPACE"
+
+
+def default_workspace() -> Path:
+    """$TVS_WORKSPACE, else ~/.tvinesynth-studio: local, per user, and easy to wipe."""
+    return Path(os.environ.get(WORKSPACE_ENV, Path.home() / ".tvinesynth-studio"))
+
+
+class Workspace:
+    def __init__(self, root: str | Path | None = None):
+        self.root = Path(root) if root is not None else default_workspace()
+        self.root.mkdir(parents=True, exist_ok=True)
+
+    def _folder(self, name: str) -> Path:
+        folder = self.root / name
+        folder.mkdir(exist_ok=True)
+        return folder
+
+    @property
+    def database(self) -> Path:
+        return self.root / "studio.sqlite"
+
+    def table_path(self, fingerprint: str, name: str) -> Path:
+        """A job's input table ('table' or 'holdout'), pickled: every dtype is kept exactly."""
+        return self._folder("data") / f"{fingerprint[:24]}-{name}.pkl"
+
+    def upload_path(self, name: str) -> Path:
+        return self._folder("uploads") / Path(name).name
+
+    def log_path(self, job_id: str) -> Path:
+        return self._folder("logs") / f"{job_id}.log"
+
+    def wipe(self) -> None:
+        """Remove everything kept here: data, uploads, results, logs (close the store first)."""
+        shutil.rmtree(self.root, ignore_errors=True)

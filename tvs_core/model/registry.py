@@ -1,0 +1,40 @@
+"""Generators by name, for specs, saved models and the CLI — independent of what was imported.
+
+Built-in generators are listed here and imported on first use (so an optional one, with heavy
+dependencies, costs nothing until chosen); ``register`` adds a generator defined elsewhere.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+from ..errors import DataError
+
+BUILT_IN: dict[str, tuple[str, str]] = {
+    "tvinesynth": ("tvs_core.model.tvinesynth", "TVineSynth"),
+    "rvine": ("tvs_core.model.baselines", "RVine"),
+    "rvine_star1": ("tvs_core.model.baselines", "RVineStar1"),
+    "gaussian_copula": ("tvs_core.model.baselines", "GaussianCopula"),
+    "independent": ("tvs_core.model.baselines", "IndependentMargins"),
+    "dp_vine": ("tvs_core.model.baselines", "DPVine"),
+}
+_registered: dict[str, type] = {}
+
+
+def register(cls: type) -> type:
+    """Make a generator class known by its ``name`` (usable as a decorator)."""
+    _registered[cls.name] = cls
+    return cls
+
+
+def generator_names() -> list[str]:
+    return sorted({*BUILT_IN, *_registered})
+
+
+def generator_class(name: str) -> type:
+    if name in _registered:
+        return _registered[name]
+    if name not in BUILT_IN:
+        raise DataError(f"Unknown generator '{name}'.", fix=f"Choose one of: {', '.join(generator_names())}.")
+    module, attribute = BUILT_IN[name]
+    return getattr(import_module(module), attribute)

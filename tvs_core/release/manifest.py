@@ -1,0 +1,65 @@
+"""The manifest: everything needed to reproduce and to judge a released file."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import time
+from importlib import metadata
+
+import numpy as np
+import pandas as pd
+
+from ..model.generator import SyntheticGenerator
+from .guardrails import Guardrail
+
+PACKAGES = ("pyvinecopulib", "numpy", "pandas", "scikit-learn", "scipy", "streamlit", "plotly", "joblib")
+
+
+def package_versions() -> dict[str, str]:
+    from .. import __version__
+
+    versions = {"python": platform.python_version(), "tvinesynth-studio": __version__}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
+def manifest(model: SyntheticGenerator, csv_bytes: bytes, level: int | None, rows: int, seed: int,
+             data_fingerprint: str, metrics: list[dict] | None = None, checks: list[Guardrail] | None = None,
+             override_reason: str | None = None, job_id: str | None = None) -> dict:
+    """Everything needed to reproduce and to judge the file: fingerprint, schema, order, level,
+    families, margins, seeds, package versions, metrics with intervals, and the file's hash."""
+    config = model.get_config()
+    order = getattr(model, "order_", None)
+    return {
+        "format": "tvinesynth-studio-release", "version": 1,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "file": {"sha256": hashlib.sha256(csv_bytes).hexdigest(), "rows": rows, "bytes": len(csv_bytes),
+                 "formula_cells_neutralised": True},
+        "data_fingerprint": data_fingerprint, "job_id": job_id,
+        "schema": model.schema_.to_dict(), "missing_values": model.missing_report_.to_dict(),
+        "generator": model.name, "order": None if order is None else order.to_dict(),
+        "truncation_level": level, "fitted_level": getattr(model, "fitted_level_", None),
+        "families": config.get("families"), "margins": config.get("margins"),
+        "seeds": {"model": config.get("seed"), "release": seed},
+        "configuration": config, "packages": package_versions(),
+        "metrics": metrics or [], "guardrails": [c.to_dict() for c in checks or []],
+        "override_reason": override_reason,
+    }
+
+
+def manifest_bytes(manifest_dict: dict) -> bytes:
+    return json.dumps(manifest_dict, indent=2, default=_json_default).encode("utf-8")
+
+
+def _json_default(value):
+    if isinstance(value, (np.integer, np.floating)):
+        return value.item()
+    if isinstance(value, pd.Timestamp):
+        return value.isoformat()
+    return str(value)
