@@ -6,7 +6,7 @@ import streamlit as st
 from pages import common
 from tvs_core import figures
 from tvs_core.choice import Axis
-from tvs_core.evaluation.catalogue import label
+from tvs_core.evaluation.catalogue import DEFAULT_PRIVACY_AXIS, axis_metrics
 from tvs_core.evaluation.fidelity import kendall_matrix
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.jobs import DEFAULT_BASELINES, JobView, SweepConfig, submit
@@ -39,7 +39,7 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
         st.info("Waiting for the first results…")
         return
     config, levels = view.config, view.levels
-    privacy = st.session_state.get(common.PRIVACY, "mab_worst")
+    privacy = st.session_state.get(common.PRIVACY, DEFAULT_PRIVACY_AXIS)
     figure = figures.privacy_utility_scatter(summary, privacy, config.sensitive, st.session_state.get(common.LEVEL),
                                              levels)
     st.plotly_chart(figure, width="stretch", key="pu_scatter", on_select=lambda: common.select_level_from("pu_scatter"),
@@ -50,19 +50,22 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
         st.rerun(scope="app")  # the sidebar and the highlight follow the new selection
     tabs = st.tabs(["Attribute inference (MAB, WCAB)", "Membership inference (PG)", "Utility (TSTR)",
                     "Kendall-τ matrices"])
-    with tabs[0]:
-        mab = Axis.parse("mab_worst").source_metric(summary[summary["model"] == HOLDER])
-        wcab = Axis.parse("wcab_worst").source_metric(summary[summary["model"] == HOLDER])
+    holder_rows = summary[summary["model"] == HOLDER]
+    with tabs[0]:  # the game's attribute-risk axes (MAB, WCAB), from the release attack until the game reports
+        shown = [Axis(m, worst=True).source_metric(holder_rows) for m in axis_metrics("privacy")
+                 if m.group == "attribute risk" and m.source == "game"]
         for column in config.sensitive:
-            cols = st.columns(2)
-            for where, metric in zip(cols, (mab, wcab), strict=True):
+            for where, metric in zip(st.columns(len(shown)), shown, strict=True):
                 where.plotly_chart(figures.metric_boxes(records, metric.name, column, f"{metric.short} — {column}"),
                                    width="stretch", key=f"{metric.name}_{column}")
-    with tabs[1]:
-        if (records["metric"] == "pg").any():
-            st.plotly_chart(figures.metric_boxes(records, "pg", None, f"{label('pg')} per level", reference=1.0,
-                                                 by_target_kind=True), width="stretch", key="pg_boxes")
-        else:
+    with tabs[1]:  # the membership game's axes (PG)
+        games = [m for m in axis_metrics("privacy") if m.group == "membership risk" and m.source == "game"
+                 and (records["metric"] == m.name).any()]
+        for metric in games:
+            st.plotly_chart(figures.metric_boxes(records, metric.name, None, f"{metric.label} per level",
+                                                 reference=metric.ideal, by_target_kind=True), width="stretch",
+                            key=f"{metric.name}_boxes")
+        if not games:
             st.info("The membership game has not reported yet.")
     with tabs[2]:
         utility = Axis.utility(records["metric"])

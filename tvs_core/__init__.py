@@ -10,8 +10,6 @@ The packages follow the pipeline: ``data`` (table -> schema -> encoded values), 
 sweeps in the workspace), ``choice`` (PU_t and the best level), ``release`` (export, manifest).
 """
 
-__version__ = "0.2.0"
-
 from .data.demo import DEMOS, load_demo
 from .data.io import read_table
 from .data.schema import ColumnType, Role, Schema, infer_schema
@@ -24,13 +22,14 @@ from .model.generator import SyntheticGenerator
 from .model.ordering import algorithm1, association_matrix
 from .model.registry import generator_class, generator_names, register
 from .model.tvinesynth import TVineSynth
+from .version import __version__
 
 load_model = SyntheticGenerator.load
 
 __all__ = [
     "DEMOS", "ColumnType", "DPVine", "DataError", "EvaluationResult", "GaussianCopula", "IndependentMargins",
     "JobView", "RVine", "RVineStar1", "Role", "Schema", "Store", "SweepConfig", "SyntheticGenerator", "TVSError",
-    "TVineSynth", "algorithm1", "association_matrix", "evaluate", "explicit_holdout", "generator_class",
-    "generator_names", "holdout_split", "infer_schema", "load_demo", "load_model", "read_table", "register",
-    "submit", "validate",
+    "TVineSynth", "__version__", "algorithm1", "association_matrix", "evaluate", "explicit_holdout",
+    "generator_class", "generator_names", "holdout_split", "infer_schema", "load_demo", "load_model", "read_table",
+    "register", "submit", "validate",
 ]

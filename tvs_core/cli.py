@@ -16,6 +16,7 @@ from .data.prepare import prepare_table
 from .data.schema import infer_schema
 from .data.validation import check
 from .errors import DataError, DataErrors, TVSError
+from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS
 from .model.families import DEFAULT_PRESET, PRESETS
 from .model.ordering import MEASURES, algorithm1, association_matrix
 from .model.tvinesynth import TVineSynth
@@ -134,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--n-jobs", type=int, default=2)
     sweep.add_argument("--alpha", type=float, default=0.5, help="privacy weight in PU_t (0..1)")
     sweep.add_argument("--normalisation", choices=["anchored", "minmax"], default="anchored")
-    sweep.add_argument("--privacy", default="mab_worst",
+    sweep.add_argument("--privacy", default=DEFAULT_PRIVACY_AXIS,
                        help="privacy axis of PU_t: " + ", ".join(axis_choices("privacy", ["COLUMN"])))
     sweep.add_argument("--workspace", help="store folder (default: $TVS_WORKSPACE or ~/.tvinesynth-studio)")
     sweep.add_argument("--out", required=True, help="folder for results.csv and summary.json")

@@ -71,9 +71,8 @@ def run_sweep(demo: str, options: list[str]) -> tuple[pd.DataFrame, dict]:
 
 
 def run_evaluate(demo: str, options: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
-    from tvs_core.data.demo import DEMOS
-
     from tvs_core import TVineSynth, evaluate, holdout_split, load_demo
+    from tvs_core.data.demo import DEMOS
 
     spec = DEMOS[demo]
     table = load_demo(demo)

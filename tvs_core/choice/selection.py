@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..evaluation.catalogue import Metric
+from ..evaluation.catalogue import DEFAULT_PRIVACY_AXIS, Metric
 from ..evaluation.records import HOLDER
 from .axes import Axis
 
@@ -76,9 +76,9 @@ def pareto_front(p: np.ndarray, u: np.ndarray) -> np.ndarray:
     return front
 
 
-def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored", privacy: str | Axis = "mab_worst",
-           anchors: dict | None = None, utility: str | Axis = "auc_tstr", draws: int = 2000,
-           seed: int = 0) -> Selection:
+def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored",
+           privacy: str | Axis = DEFAULT_PRIVACY_AXIS, anchors: dict | None = None, utility: str | Axis | None = None,
+           draws: int = 2000, seed: int = 0) -> Selection:
     """Score candidate levels. ``levels`` has one row per level with columns ``level``, ``u``,
     ``u_low``, ``u_high`` (utility), and per privacy column ``p_<name>``, ``p_<name>_low``,
     ``p_<name>_high`` (one name per sensitive column for a per-column metric, else the metric itself).
@@ -89,7 +89,8 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored", p
     if not 0 <= alpha <= 1:
         raise ValueError("alpha must lie in [0, 1]")
     privacy = privacy if isinstance(privacy, Axis) else Axis.parse(privacy)
-    utility = utility if isinstance(utility, Axis) else Axis.parse(utility, "utility")
+    utility = utility if isinstance(utility, Axis) else (Axis.utility([]) if utility is None
+                                                         else Axis.parse(utility, "utility"))
     anchors = anchors or {}
     names = [c[2:] for c in levels.columns if c.startswith("p_") and not c.endswith(("_low", "_high"))]
     if privacy.column:
@@ -144,7 +145,7 @@ def _constants(metric: Metric) -> tuple | None:
     return None
 
 
-def level_table(summary: pd.DataFrame, sensitive: list[str], privacy: str | Axis = "mab_worst",
+def level_table(summary: pd.DataFrame, sensitive: list[str], privacy: str | Axis = DEFAULT_PRIVACY_AXIS,
                 model: str = HOLDER) -> tuple[pd.DataFrame, dict]:
     """From a results summary (``evaluation.summarise``): the per-level input of ``select`` and the
     anchors. A metric missing for the model is read from its catalogue fallback (the game MAB from

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..evaluation.catalogue import CATALOGUE
+from ..evaluation.catalogue import CATALOGUE, DEFAULT_PRIVACY_AXIS
 from ..evaluation.records import HOLDER, REFERENCE_MODELS
 from ..evaluation.summary import summarise
 from .axes import Axis
@@ -25,7 +25,7 @@ def _interval(rows: pd.DataFrame) -> dict | None:
 
 
 def choose(summary: pd.DataFrame, sensitive: list[str], alpha: float = 0.5, method: str = "anchored",
-           privacy: str | Axis = "mab_worst", seed: int = 0) -> Selection | None:
+           privacy: str | Axis = DEFAULT_PRIVACY_AXIS, seed: int = 0) -> Selection | None:
     """PU_t over the holder's levels; None until there is something to score."""
     if summary.empty or not (summary["model"] == HOLDER).any():
         return None
@@ -60,7 +60,7 @@ def _metrics_of(at: pd.DataFrame, sensitive: list[str]) -> dict[str, dict]:
 
 
 def summary_json(records: pd.DataFrame, sensitive: list[str], alpha: float = 0.5, method: str = "anchored",
-                 privacy: str = "mab_worst") -> dict:
+                 privacy: str = DEFAULT_PRIVACY_AXIS) -> dict:
     """{levels: [{model, level, metrics: {name: {median, ci_low, ci_high}}}], best_level, ...}."""
     summary = summarise(records)
     utility = Axis.utility(summary["metric"])

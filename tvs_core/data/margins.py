@@ -16,8 +16,36 @@ def _clip(u: np.ndarray) -> np.ndarray:
     return np.clip(u, 1e-10, 1 - 1e-10)
 
 
-class EmpiricalMargins:
+class _SavedMargins:
+    """Saving and loading: the kind, the discrete flags, per-column arrays named in ``_arrays``."""
+
+    kind = ""
+    _arrays: tuple[str, ...] = ()
+    discrete: list[bool]
+
+    def to_dict(self) -> dict:
+        arrays = {name: [v.tolist() for v in getattr(self, name)] for name in self._arrays}
+        return {"kind": self.kind, "discrete": self.discrete, **arrays, **self._extra()}
+
+    @classmethod
+    def from_dict(cls, d: dict):
+        m = cls()
+        m.discrete = list(d["discrete"])
+        for name in cls._arrays:
+            setattr(m, name, [np.asarray(v, dtype=float) for v in d[name]])
+        m._load_extra(d)
+        return m
+
+    def _extra(self) -> dict:
+        return {}
+
+    def _load_extra(self, d: dict) -> None:
+        pass
+
+
+class EmpiricalMargins(_SavedMargins):
     kind = "empirical"
+    _arrays = ("sorted_values",)
 
     def __init__(self):
         self.sorted_values: list[np.ndarray] = []
@@ -53,16 +81,6 @@ class EmpiricalMargins:
             out[:, j] = x
         return out
 
-    def to_dict(self) -> dict:
-        return {"kind": self.kind, "discrete": self.discrete,
-                "sorted_values": [v.tolist() for v in self.sorted_values]}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> EmpiricalMargins:
-        m = cls()
-        m.discrete = list(d["discrete"])
-        m.sorted_values = [np.asarray(v, dtype=float) for v in d["sorted_values"]]
-        return m
 
 
 def _closest(support: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -73,8 +91,9 @@ def _closest(support: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.where(np.abs(x - left) <= np.abs(right - x), left, right)
 
 
-class KdeMargins:
+class KdeMargins(_SavedMargins):
     kind = "kde"
+    _arrays = ("support",)
 
     def __init__(self):
         self.kdes: list = []
@@ -121,18 +140,11 @@ class KdeMargins:
             out[:, j] = x
         return out
 
-    def to_dict(self) -> dict:
-        return {"kind": self.kind, "discrete": self.discrete,
-                "support": [s.tolist() for s in self.support],
-                "kdes": [k.to_json() for k in self.kdes]}
+    def _extra(self) -> dict:
+        return {"kdes": [k.to_json() for k in self.kdes]}
 
-    @classmethod
-    def from_dict(cls, d: dict) -> KdeMargins:
-        m = cls()
-        m.discrete = list(d["discrete"])
-        m.support = [np.asarray(s, dtype=float) for s in d["support"]]
-        m.kdes = [pv.core.Kde1d.from_json(k) for k in d["kdes"]]
-        return m
+    def _load_extra(self, d: dict) -> None:
+        self.kdes = [pv.core.Kde1d.from_json(k) for k in d["kdes"]]
 
 
 def _closest_index(support: np.ndarray, x: np.ndarray) -> np.ndarray:

@@ -48,6 +48,7 @@ class Metric:
     fallback: str | None = None  # a cheaper estimate of the same quantity, used while this one is missing
     spread: str = "bootstrap"  # "bootstrap": interval of the median over replicates; "percentile":
     # the replicates are bootstrap draws already, their percentiles are the interval
+    per_set: str | None = None  # "module:function" in tvs_core.evaluation computing it on one published set
 
     @property
     def lower_is_better(self) -> bool:
@@ -64,16 +65,21 @@ def _mab(name: str, label: str, short: str, source: str, reference: str, fallbac
                   fallback=fallback)
 
 
-def _utility(name: str, label: str, short: str, scale: str, train_on: str, model: str) -> Metric:
-    auc = scale == "auc"
-    real = train_on == "real"
+def _utility(scale: str, stage: str, forest: bool) -> Metric:
+    """TSTR/TRTR by AUC (class response) or R² (continuous); a random forest, or the linear second model."""
+    auc, real = scale == "auc", stage == "trtr"
     unit = "ROC AUC" if auc else "R²"
+    second = "logistic" if auc else "linear"
+    name = f"{scale}_{stage}" + ("" if forest else f"_{second}")
+    model = "random forest" if forest else f"{second} regression"
+    words = "AUC" if auc else "R²"
+    short = f"{stage.upper()} {words} " + (f"({'real' if real else 'synthetic'}-trained)" if forest else f", {second}")
     trained = "the real training rows (TRTR)" if real else "synthetic rows (TSTR)"
     scored = "macro one-vs-rest for several classes" if auc else "for a continuous response"
-    return Metric(name, label, short, unit, "higher", (0.0 if auc else float("-inf"), 1.0), "utility",
-                  "reference" if real else "release",
+    return Metric(name, f"{stage.upper()} {unit} ({model})", short.replace(" ,", ","), unit, "higher",
+                  (0.0 if auc else float("-inf"), 1.0), "utility", "reference" if real else "release",
                   f"A {model} trained on {trained} and scored on the hold-out rows ({unit}, {scored}).",
-                  axis=None if real or model != "random forest" else "utility",
+                  axis=None if real or not forest else "utility",
                   worst=None if real else (0.5 if auc else 0.0),
                   ideal=None if real else Reference(name.replace("tstr", "trtr"), REAL),
                   spread="percentile" if real else "bootstrap")
@@ -81,20 +87,8 @@ def _utility(name: str, label: str, short: str, scale: str, train_on: str, model
 
 METRICS: tuple[Metric, ...] = (
     # -- utility ------------------------------------------------------------------------------------
-    _utility("auc_tstr", "TSTR ROC AUC (random forest)", "TSTR AUC (synthetic-trained)", "auc", "synthetic",
-             "random forest"),
-    _utility("auc_tstr_logistic", "TSTR ROC AUC (logistic regression)", "TSTR AUC, logistic", "auc", "synthetic",
-             "logistic regression"),
-    _utility("auc_trtr", "TRTR ROC AUC (random forest)", "TRTR AUC (real-trained)", "auc", "real",
-             "random forest"),
-    _utility("auc_trtr_logistic", "TRTR ROC AUC (logistic regression)", "TRTR AUC, logistic", "auc", "real",
-             "logistic regression"),
-    _utility("r2_tstr", "TSTR R² (random forest)", "TSTR R² (synthetic-trained)", "r2", "synthetic",
-             "random forest"),
-    _utility("r2_tstr_linear", "TSTR R² (linear regression)", "TSTR R², linear", "r2", "synthetic",
-             "linear regression"),
-    _utility("r2_trtr", "TRTR R² (random forest)", "TRTR R² (real-trained)", "r2", "real", "random forest"),
-    _utility("r2_trtr_linear", "TRTR R² (linear regression)", "TRTR R², linear", "r2", "real", "linear regression"),
+    *(_utility(scale, stage, forest) for scale in ("auc", "r2") for stage in ("tstr", "trtr")
+      for forest in (True, False)),
     # -- attribute inference ------------------------------------------------------------------------
     _mab("mab", "Mean absolute attacker coefficient (MAB)", "Attack game MAB", "game", RAW, fallback="release_mab"),
     _mab("wcab", "Worst-case absolute attacker coefficient (WCAB)", "Attack game WCAB", "game", RAW,
@@ -138,28 +132,35 @@ METRICS: tuple[Metric, ...] = (
            "lower", (0.0, 1.0), "membership risk", "release",
            "Share of training rows among the records a Monte-Carlo distance attacker ranks highest "
            "(COPULA-SHIRLEY): 0.5 = training and hold-out rows look alike, 1 = full recovery.",
-           axis="privacy", worst=1.0, ideal=0.5),
+           axis="privacy", worst=1.0, ideal=0.5, per_set="set_metrics:monte_carlo_membership"),
     Metric("dcr_closer_to_train", "Share of synthetic rows closer to training than to hold-out rows",
            "Share closer to training rows", "share", "lower", (0.0, 1.0), "membership risk", "release",
-           "Distance to closest record: about 0.5 is expected when the release does not copy training rows."),
+           "Distance to closest record: about 0.5 is expected when the release does not copy training rows.",
+           per_set="set_metrics:closeness"),
     Metric("exact_copies", "Exact copies of training rows", "Exact copies", "rows", "lower", (0.0, None),
-           "membership risk", "release", "Synthetic rows equal to a training row on every modelled column."),
+           "membership risk", "release", "Synthetic rows equal to a training row on every modelled column.",
+           per_set="set_metrics:closeness"),
     # -- fidelity -----------------------------------------------------------------------------------
     Metric("alpha_precision", "α-precision (fidelity)", "α-precision (fidelity)", "share", "higher", (0.0, 1.0),
-           "fidelity", "release", "Share of synthetic rows inside the real data's α-support (Alaa et al. 2022)."),
+           "fidelity", "release", "Share of synthetic rows inside the real data's α-support (Alaa et al. 2022).",
+           per_set="set_metrics:fidelity"),
     Metric("beta_recall", "β-recall (diversity)", "β-recall (diversity)", "share", "higher", (0.0, 1.0), "fidelity",
-           "release", "Share of real rows inside the synthetic data's β-support (Alaa et al. 2022)."),
+           "release", "Share of real rows inside the synthetic data's β-support (Alaa et al. 2022).",
+           per_set="set_metrics:fidelity"),
     Metric("authenticity", "Authenticity (share of non-copied rows)", "Authenticity", "share", "higher", (0.0, 1.0),
            "fidelity", "release", "Share of synthetic rows that are not closer to a training row than that row's "
-                                  "own nearest real neighbour (Alaa et al. 2022)."),
+                                  "own nearest real neighbour (Alaa et al. 2022).", per_set="set_metrics:fidelity"),
     Metric("spearman_difference", "Mean |Spearman difference| real vs synthetic", "Spearman matrix difference",
            "|ρ difference|", "lower", (0.0, 2.0), "fidelity", "release",
-           "Mean absolute difference between the real and synthetic Spearman matrices."),
+           "Mean absolute difference between the real and synthetic Spearman matrices.",
+           per_set="set_metrics:fidelity"),
     Metric("column_distance", "Distance between real and synthetic column distributions", "Column distance (KS / TV)",
            "KS or TV distance", "lower", (0.0, 1.0), "fidelity", "release",
-           "Kolmogorov-Smirnov distance (continuous) or total variation (categorical) per column.", per_column="any"),
+           "Kolmogorov-Smirnov distance (continuous) or total variation (categorical) per column.", per_column="any",
+           per_set="set_metrics:fidelity"),
 )
 CATALOGUE: dict[str, Metric] = {m.name: m for m in METRICS}
+DEFAULT_PRIVACY_AXIS = "mab_worst"  # the paper's: the attacker's MAB on the worst sensitive column
 
 
 def metric(name: str) -> Metric:

@@ -3,16 +3,18 @@ reused by every metric (utility, release MAB/WCAB, DCR, MCMIA, fidelity)."""
 
 from __future__ import annotations
 
+from importlib import import_module
+
 import numpy as np
 
 from ..model.generator import SyntheticGenerator
 from ..seeding import task_rng, task_seed
 from .attribute import release_attribute_records
+from .catalogue import METRICS
 from .context import EvaluationData
-from .distance import dcr, mcmia
-from .fidelity import alpha_precision_beta_recall, authenticity, column_distances, spearman_difference
 from .protocol import ProtocolPreset
 from .records import record
+from .set_metrics import SyntheticSet
 from .timing import timed
 from .utility import CLASSIFIERS, fitted_scorer, score_classifier, split_xy, utility_metric
 
@@ -39,6 +41,13 @@ def reference_records(data: EvaluationData, master_seed: int, sensitive: list[st
     for r in release_attribute_records(data.train[None], data, sensitive, "real", None):
         records.append({**r, "role": "reference"})
     return records
+
+
+def set_metric_functions() -> list:
+    """The distinct functions the catalogue names for metrics of one published set, in catalogue order."""
+    paths = dict.fromkeys(m.per_set for m in METRICS if m.per_set)
+    return [getattr(import_module(f"{__package__}.{module}"), name) for module, name in
+            (path.split(":") for path in paths)]
 
 
 def release_sets(model: SyntheticGenerator, level, sets: range, size: int, master_seed: int, label: str):
@@ -74,25 +83,14 @@ def release_records(model: SyntheticGenerator, data: EvaluationData, level, pres
     if attack:
         records += release_attribute_records(sets[attack[0] - first:attack[-1] + 1 - first], data, sensitive, label,
                                              level, first_set=attack[0])
-    m = min(len(data.test), len(data.train))
     for s in [s for s in in_chunk if s < DISTANCE_SETS]:
-        rng = task_rng(master_seed, "mcmia", label, level, s)
-        synthetic = sets[s - first]
-        closeness = dcr(synthetic, data.train, data.test)
-        records += [record(label, level, "dcr_closer_to_train", closeness["closer_to_train_share"], iteration=s),
-                    record(label, level, "exact_copies", closeness["exact_copies"], iteration=s)]
-        train_sample = data.train[rng.choice(len(data.train), size=m, replace=False)]
-        control = data.test[rng.choice(len(data.test), size=m, replace=False)]
-        score = mcmia(train_sample, control, synthetic)["privacy_score"]
-        records.append(record(label, level, "mcmia", score, iteration=s))
-        fidelity = alpha_precision_beta_recall(data.train, synthetic, seed=task_seed(master_seed, "fid", s))
-        records += [record(label, level, "alpha_precision", fidelity["alpha_precision"], iteration=s),
-                    record(label, level, "beta_recall", fidelity["beta_recall"], iteration=s),
-                    record(label, level, "authenticity", authenticity(data.train, synthetic), iteration=s),
-                    record(label, level, "spearman_difference", spearman_difference(data.train, synthetic),
-                           iteration=s)]
-        for name, distance in zip(data.names, column_distances(data.train, synthetic, discrete), strict=True):
-            records.append(record(label, level, "column_distance", distance, attribute=name, iteration=s))
+        one = SyntheticSet(sets[s - first], data, master_seed, label, level, s)
+        for function in set_metric_functions():
+            for name, value in function(one).items():
+                if isinstance(value, dict):  # per column
+                    records += [record(label, level, name, v, attribute=c, iteration=s) for c, v in value.items()]
+                else:
+                    records.append(record(label, level, name, value, iteration=s))
     return records
 
 

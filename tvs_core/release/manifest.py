@@ -12,14 +12,13 @@ import numpy as np
 import pandas as pd
 
 from ..model.generator import SyntheticGenerator
+from ..version import __version__
 from .guardrails import Guardrail
 
 PACKAGES = ("pyvinecopulib", "numpy", "pandas", "scikit-learn", "scipy", "streamlit", "plotly", "joblib")
 
 
 def package_versions() -> dict[str, str]:
-    from .. import __version__
-
     versions = {"python": platform.python_version(), "tvinesynth-studio": __version__}
     for name in PACKAGES:
         try:

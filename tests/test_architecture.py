@@ -1,0 +1,100 @@
+"""The layout docs/ARCHITECTURE.md describes: no import cycle, data flows one way, no Streamlit in the library."""
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1] / "tvs_core"
+# package -> the packages it may import (the pipeline: data -> model -> evaluation -> jobs/choice -> release)
+ALLOWED = {
+    "data": set(),
+    "model": {"data"},
+    "evaluation": {"data", "model"},
+    "jobs": {"data", "model", "evaluation"},
+    "choice": {"evaluation"},
+    "release": {"model", "evaluation"},
+    "figures": {"model", "evaluation", "choice"},
+}
+SHARED = {"errors", "seeding", "version"}  # cross-cutting modules any package may use
+
+
+def modules() -> dict[str, Path]:
+    out = {}
+    for f in ROOT.rglob("*.py"):
+        parts = f.relative_to(ROOT.parent).with_suffix("").parts
+        out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = f
+    return out
+
+
+def imports(name: str, path: Path, known: dict) -> set[str]:
+    """Every tvs_core module ``name`` imports, at module level or inside a function."""
+    is_package = path.name == "__init__.py"
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".") if is_package else name.split(".")[:-1]
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            candidates = [f"{target}.{a.name}" for a in node.names] + [target]
+        elif isinstance(node, ast.Import):
+            candidates = [a.name for a in node.names]
+        else:
+            continue
+        for candidate in candidates:
+            while candidate and candidate not in known:
+                candidate = candidate.rpartition(".")[0]
+            if candidate.startswith("tvs_core") and candidate != name:
+                found.add(candidate)
+                break
+    return found
+
+
+def test_packages_import_only_what_comes_before_them_in_the_pipeline():
+    known = modules()
+    for name, path in known.items():
+        parts = name.split(".")
+        if len(parts) < 3 or parts[1] not in ALLOWED:
+            continue
+        for target in imports(name, path, known):
+            other = target.split(".")[1] if target.count(".") else ""
+            if other in (parts[1], *SHARED) or (path.name == "__init__.py" and target.startswith(name)):
+                continue
+            assert other in ALLOWED[parts[1]], f"{name} imports {target}"
+
+
+def test_no_module_import_cycle():
+    known = modules()
+    graph = {n: {t for t in imports(n, p, known) if not (p.name == "__init__.py" and t.startswith(n + "."))}
+             for n, p in known.items()}
+    state: dict[str, int] = {}
+
+    def visit(node, trail):
+        state[node] = 1
+        for nxt in graph[node]:
+            assert state.get(nxt) != 1, "import cycle: " + " -> ".join([*trail, node, nxt])
+            if nxt not in state:
+                visit(nxt, [*trail, node])
+        state[node] = 2
+
+    for node in graph:
+        if node not in state:
+            visit(node, [])
+
+
+def test_the_library_never_imports_streamlit():
+    for path in ROOT.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        names |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        assert not any(str(n).split(".")[0] == "streamlit" for n in names), path
+
+
+def test_pages_are_views_over_the_library():
+    """No page parses task keys or builds an evaluation context itself."""
+    pages = Path(__file__).resolve().parents[1] / "pages"
+    for path in pages.glob("*.py"):
+        text = path.read_text()
+        for internal in ("context_for_job", "context_for_model", "plan(", "split_tables", ".split(\":\")"):
+            assert internal not in text, f"{path.name} uses {internal}"

@@ -1,0 +1,128 @@
+"""One engine: the in-memory runner (evaluate) and the SQLite-backed worker run the same plan."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from tests.golden import cases
+from tvs_core import TVineSynth, evaluate, load_demo
+from tvs_core.evaluation.catalogue import CATALOGUE
+from tvs_core.evaluation.records import HOLDER, REFERENCE_MODELS, to_frame
+from tvs_core.jobs import JobView, Store, SweepConfig, submit
+from tvs_core.jobs.context import context_for_job
+from tvs_core.jobs.evaluate import run_in_memory
+from tvs_core.jobs.plan import plan
+from tvs_core.jobs.worker import run_job
+from tvs_core.model.registry import BUILT_IN, generator_class
+
+Y = "in_hospital_death"
+TINY = dict(utility_sets=2, release_sets=3, aia_iterations=2, aia_sets=3, aia_size_raw=150, aia_size_syn=150,
+            mia_iterations=1, mia_shadows=2, mia_shadow_sets=3, mia_sets=4, mia_size_attacker=150, mia_size_raw=100,
+            mia_size_syn=100)
+
+
+@pytest.fixture(scope="module")
+def table():
+    return load_demo("clinical")[["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "heart_rate_bpm", Y]].head(300)
+
+
+@pytest.fixture(scope="module")
+def stored_job(table, tmp_path_factory):
+    store = Store(tmp_path_factory.mktemp("engine"))
+    config = SweepConfig(response=Y, sensitive=["total_cost_eur"], levels=[1, 3], baselines=["independent"],
+                         baseline_games=["aia", "mia"], protocol_overrides=TINY)
+    job_id = submit(store, table, config)
+    assert run_job(store, job_id, n_jobs=2) == "done"
+    return store, job_id, config
+
+
+def test_in_memory_runner_and_worker_give_identical_records(table, stored_job):
+    store, job_id, config = stored_job
+    view = JobView(store, job_id)
+    context = context_for_job(config, table, None, view.holder())
+    in_memory, _ = run_in_memory(context, n_jobs=2)
+    pd.testing.assert_frame_equal(in_memory, view.records())
+    kinds = {t.kind for t in plan(context)}
+    assert kinds == {"holder", "reference", "release", "baseline", "aia", "baseline_aia", "mia_shadow",
+                     "mia_attackers", "mia_eval"}  # every handler took part
+
+
+def test_evaluate_is_the_same_engine_as_a_sweep(table, stored_job):
+    """evaluate() on the sweep's own holder and split reproduces the sweep's records."""
+    store, job_id, config = stored_job
+    view = JobView(store, job_id)
+    train, test = view.tables()
+    context = context_for_job(config, *job_tables_of(view))
+    result = evaluate(view.holder(), train, test, levels=config.levels, preset=context.protocol, seed=config.seed,
+                      baselines=context.baselines, baseline_games=config.baseline_games)
+    pd.testing.assert_frame_equal(result.records, view.records())
+
+
+def job_tables_of(view):
+    from tvs_core.jobs.submission import job_tables
+
+    return job_tables(view.store, view.job)
+
+
+def test_the_job_view_reads_what_was_planned(stored_job):
+    """Pages read levels, caps and targets back from the store instead of rebuilding the context."""
+    store, job_id, config = stored_job
+    view = JobView(store, job_id)
+    planned = context_for_job(config, *job_tables_of(view), view.holder())
+    assert view.levels == [1, 3]
+    assert view.details["baselines"] == ["independent"]
+    assert view.caps == planned.caps and view.caps  # 240 training rows cap the attacker's reference sizes
+    assert [(t["row"], t["attribute"]) for t in view.details["targets"]] == [(t.row, t.attribute)
+                                                                              for t in planned.targets]
+
+
+def test_every_recorded_metric_is_in_the_catalogue(stored_job):
+    store, job_id, _ = stored_job
+    metrics = set(JobView(store, job_id).records()["metric"])
+    assert metrics <= set(CATALOGUE), metrics - set(CATALOGUE)
+    for name in metrics:
+        entry = CATALOGUE[name]
+        assert entry.label and entry.short and entry.explanation and entry.unit
+        assert entry.better in ("higher", "lower") and entry.group and entry.source
+
+
+def test_axes_anchor_on_real_data_measured_in_the_same_run(stored_job):
+    """Each privacy or utility axis names anchors the run actually records (or constants)."""
+    store, job_id, _ = stored_job
+    records = JobView(store, job_id).records()
+    present = {(m, r) for m, r in zip(records["metric"], records["model"], strict=True)}
+    for entry in CATALOGUE.values():
+        if entry.axis is None or entry.name not in set(records["metric"]):
+            continue
+        for end in (entry.worst, entry.ideal):
+            if hasattr(end, "metric"):
+                assert end.model in REFERENCE_MODELS and (end.metric, end.model) in present
+
+
+def test_registry_does_not_depend_on_import_order():
+    for name in BUILT_IN:
+        assert generator_class(name).name == name
+    assert TVineSynth.name == HOLDER
+
+
+def test_generator_settings_are_read_back_from_the_signature():
+    model = TVineSynth(response=Y, sensitive="total_cost_eur", rho_star=0.3, families="fast", t_max=2)
+    config = model.get_config()
+    assert config["sensitive"] == "total_cost_eur" and config["rho_star"] == 0.3 and config["t_max"] == 2
+    assert set(config) == set(TVineSynth.parameter_names())
+    fitted = TVineSynth(**config).fit(load_demo("clinical").head(200))
+    assert fitted.sensitive == "total_cost_eur"  # settings stay as given ...
+    assert fitted.sensitive_ == ["total_cost_eur"] and fitted.response_ == Y  # ... fitted state ends in _
+
+
+@pytest.mark.parametrize("case", [c for c in cases.CASES if c.endswith("_small")])
+def test_golden_numbers_are_unchanged(case):
+    """Numbers recorded before the engines were unified: records, summary medians, PU_t and the best level."""
+    assert cases.compute(case) == json.loads(cases.path(case).read_text())
+
+
+def test_records_frame_is_canonical():
+    rows = [{"model": HOLDER, "level": 2, "metric": "mcmia", "value": 0.5}, {"model": "real", "level": None,
+                                                                                 "metric": "auc_trtr", "value": 0.8}]
+    assert to_frame(rows)["model"].tolist() == to_frame(rows[::-1])["model"].tolist()

@@ -1,0 +1,50 @@
+"""Metrics of one published synthetic set (distance, membership and fidelity): each function takes a
+``SyntheticSet`` and returns {metric name: value, or {column: value} for a per-column metric}.
+
+The catalogue names the function that computes a metric (``Metric.per_set``); ``release_records``
+calls each function once per set, on the first ``DISTANCE_SETS`` sets of every level and baseline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..seeding import task_rng, task_seed
+from .context import EvaluationData
+from .distance import dcr, mcmia
+from .fidelity import alpha_precision_beta_recall, authenticity, column_distances, spearman_difference
+
+
+@dataclass(frozen=True)
+class SyntheticSet:
+    values: np.ndarray  # (rows, encoded columns)
+    data: EvaluationData  # the real training and hold-out rows
+    master_seed: int
+    label: str  # the generator's record name
+    level: int | None
+    index: int  # the set's number within its level
+
+
+def closeness(s: SyntheticSet) -> dict:
+    found = dcr(s.values, s.data.train, s.data.test)
+    return {"dcr_closer_to_train": found["closer_to_train_share"], "exact_copies": found["exact_copies"]}
+
+
+def monte_carlo_membership(s: SyntheticSet) -> dict:
+    """Training and control samples of equal size m, drawn per set."""
+    rng = task_rng(s.master_seed, "mcmia", s.label, s.level, s.index)
+    m = min(len(s.data.test), len(s.data.train))
+    train_sample = s.data.train[rng.choice(len(s.data.train), size=m, replace=False)]
+    control = s.data.test[rng.choice(len(s.data.test), size=m, replace=False)]
+    return {"mcmia": mcmia(train_sample, control, s.values)["privacy_score"]}
+
+
+def fidelity(s: SyntheticSet) -> dict:
+    support = alpha_precision_beta_recall(s.data.train, s.values, seed=task_seed(s.master_seed, "fid", s.index))
+    distances = column_distances(s.data.train, s.values, s.data.discrete)
+    return {"alpha_precision": support["alpha_precision"], "beta_recall": support["beta_recall"],
+            "authenticity": authenticity(s.data.train, s.values),
+            "spearman_difference": spearman_difference(s.data.train, s.values),
+            "column_distance": dict(zip(s.data.names, distances, strict=True))}
