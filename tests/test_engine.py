@@ -17,6 +17,7 @@ from tvs_core.jobs.worker import run_job
 from tvs_core.model.registry import BUILT_IN, generator_class
 
 Y = "in_hospital_death"
+TINY_PRESET = "quick"
 TINY = dict(utility_sets=2, release_sets=3, aia_iterations=2, aia_sets=3, aia_size_raw=150, aia_size_syn=150,
             mia_iterations=1, mia_shadows=2, mia_shadow_sets=3, mia_sets=4, mia_size_attacker=150, mia_size_raw=100,
             mia_size_syn=100)
@@ -126,3 +127,29 @@ def test_records_frame_is_canonical():
     rows = [{"model": HOLDER, "level": 2, "metric": "mcmia", "value": 0.5}, {"model": "real", "level": None,
                                                                                  "metric": "auc_trtr", "value": 0.8}]
     assert to_frame(rows)["model"].tolist() == to_frame(rows[::-1])["model"].tolist()
+
+
+def rows_in_set(s) -> dict:
+    """A new release metric for the walkthrough in docs/ARCHITECTURE.md: one function ..."""
+    return {"rows_in_set": float(len(s.values))}
+
+
+def test_a_new_release_metric_is_one_declaration_and_one_function(table, monkeypatch):
+    """... and one declaration; records, summary.json, labels and the axis choices follow."""
+    from tvs_core.choice import axis_choices, summary_json
+    from tvs_core.evaluation.catalogue import Metric, label
+
+    monkeypatch.setitem(CATALOGUE, "rows_in_set", Metric(
+        "rows_in_set", "Rows in a published set", "Rows per set", "rows", "lower", (0.0, None), "membership risk",
+        "release", "How many rows each published set has.", axis="privacy", worst=1000.0, ideal=0.0,
+        per_set="tests.test_engine:rows_in_set"))
+    train = table.head(200)
+    model = TVineSynth(response=Y, sensitive=["total_cost_eur"], seed=1).fit(train)
+    result = evaluate(model, train, table.tail(100), levels=[1], preset=TINY_PRESET, n_jobs=1, games=("release",))
+    values = result.records.loc[result.records["metric"] == "rows_in_set", "value"]
+    assert len(values) and (values == len(train)).all()
+    summary = summary_json(result.records, ["total_cost_eur"], privacy="rows_in_set")
+    level = next(e for e in summary["levels"] if e["model"] == HOLDER and e["level"] == 1)
+    assert level["metrics"]["rows_in_set"]["median"] == len(train)
+    assert summary["best_level"] == 1 and label("rows_in_set") == "Rows in a published set"
+    assert "rows_in_set" in axis_choices("privacy", ["total_cost_eur"])

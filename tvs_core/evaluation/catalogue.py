@@ -185,4 +185,4 @@ def utility_scale(metric_names: Iterable[str]) -> str:
 
 
 def axis_metrics(axis: str) -> list[Metric]:
-    return [m for m in METRICS if m.axis == axis]
+    return [m for m in CATALOGUE.values() if m.axis == axis]

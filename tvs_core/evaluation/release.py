@@ -10,7 +10,7 @@ import numpy as np
 from ..model.generator import SyntheticGenerator
 from ..seeding import task_rng, task_seed
 from .attribute import release_attribute_records
-from .catalogue import METRICS
+from .catalogue import CATALOGUE
 from .context import EvaluationData
 from .protocol import ProtocolPreset
 from .records import record
@@ -44,10 +44,11 @@ def reference_records(data: EvaluationData, master_seed: int, sensitive: list[st
 
 
 def set_metric_functions() -> list:
-    """The distinct functions the catalogue names for metrics of one published set, in catalogue order."""
-    paths = dict.fromkeys(m.per_set for m in METRICS if m.per_set)
-    return [getattr(import_module(f"{__package__}.{module}"), name) for module, name in
-            (path.split(":") for path in paths)]
+    """The distinct functions the catalogue names for metrics of one published set, in catalogue order
+    (``module:function``, the module relative to this package unless it is a dotted path)."""
+    paths = dict.fromkeys(m.per_set for m in CATALOGUE.values() if m.per_set)
+    return [getattr(import_module(module if "." in module else f"{__package__}.{module}"), name)
+            for module, name in (path.split(":") for path in paths)]
 
 
 def release_sets(model: SyntheticGenerator, level, sets: range, size: int, master_seed: int, label: str):
