@@ -12,30 +12,41 @@ pages = [
     st.Page("pages/sweep.py", title="3 · Sweep"),
     st.Page("pages/choose.py", title="4 · Choose"),
     st.Page("pages/export.py", title="5 · Export"),
+    st.Page("pages/projects.py", title="Projects"),
 ]
 navigation = st.navigation(pages)
-common.ensure_dataset()
+common.project()
 common.resume_orphaned_jobs()
 
-with st.sidebar:
-    st.caption("TVineSynth Studio — synthetic data with a privacy-utility balance you choose.")
-    st.markdown(f"**Dataset:** {st.session_state[common.NAME]}  \n"
-                f"{len(st.session_state[common.TABLE])} rows × {st.session_state[common.TABLE].shape[1]} columns")
-    view = common.job()
-    if view is not None:
 
-        @st.fragment(run_every=2 if view.active else None)
+def sidebar() -> None:
+    """Drawn from the project before the page runs. Choices change in widget callbacks, which run before
+    the script, and a page that changes the project in its body reruns at once: so the sidebar is never
+    one step behind."""
+    project = common.project()
+    with st.sidebar:
+        st.caption("TVineSynth Studio — synthetic data with a privacy-utility balance you choose.")
+        st.markdown(f"**Dataset:** {project.name}  \n{project.rows} rows × {project.columns} columns")
+        roles = (f"Y = {project.response}" if project.response else "no response yet") + (
+            f"; sensitive: {', '.join(project.sensitive)}" if project.sensitive else "")
+        st.caption(roles)
+        view = common.job()
+
         def sweep_status() -> None:
-            """Redrawn on its own every 2 s while the sweep runs, whatever page is open."""
             info = view.progress()
             st.markdown(f"**Sweep:** {info['status']} — {info['done']}/{info['total']} tasks")
             if info["total"]:
                 st.progress(info["done"] / info["total"])
 
-        sweep_status()
-    else:
-        st.markdown("**Sweep:** not started")
-    level = st.session_state.get(common.LEVEL)
-    st.markdown(f"**Selected level:** {level if level is not None else '—'}")
+        if view is None:
+            st.markdown("**Sweep:** not started")
+        elif view.active:  # redrawn on its own every 2 s while the sweep runs, whatever page is open
+            st.fragment(sweep_status, run_every=2)()
+        else:
+            sweep_status()
+        level = project.selected_level
+        st.markdown(f"**Selected level:** {level if level is not None else '—'}")
 
+
+sidebar()
 navigation.run()

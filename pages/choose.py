@@ -33,21 +33,27 @@ if summary.empty:
     st.info("No results yet.")
     st.stop()
 
+project = common.project()
+choices = axis_choices("privacy", config.sensitive)
+if project.privacy not in choices:
+    common.update(privacy=choices[0])
 a, b, c = st.columns(3)
-alpha = a.slider("Weight on privacy α", 0.0, 1.0, 0.5, 0.05, key=common.ALPHA,
-                 help="PU_t = α·P_t + (1 − α)·U_t (paper, Appendix D)")
-method = b.radio("Normalisation", METHODS, horizontal=True, key=common.NORMALISATION,
+alpha = a.slider("Weight on privacy α", 0.0, 1.0, step=0.05, key=common.bound("alpha"), on_change=common.keep,
+                 args=("alpha",), help="PU_t = α·P_t + (1 − α)·U_t (paper, Appendix D)")
+method = b.radio("Normalisation", METHODS, horizontal=True, key=common.bound("normalisation"), on_change=common.keep,
+                 args=("normalisation",),
                  format_func=lambda m: {"anchored": "Anchored (vs real data)", "minmax": "Min-max over levels"}[m])
-privacy = c.selectbox("Privacy measured by", axis_choices("privacy", config.sensitive), key=common.PRIVACY,
-                      format_func=lambda p: Axis.parse(p, sensitive=config.sensitive).title)
+privacy = c.selectbox("Privacy measured by", choices, key=common.bound("privacy"), on_change=common.keep,
+                      args=("privacy",), format_func=lambda p: Axis.parse(p, sensitive=config.sensitive).title)
 selection = choose(summary, config.sensitive, alpha, method, privacy)
 if selection is None:
     st.info("Not enough results to score the levels yet.")
     st.stop()
-if st.session_state.get(common.LEVEL) is None and selection.best_level is not None:
-    st.session_state[common.LEVEL] = selection.best_level
+if project.selected_level is None and selection.best_level is not None:
+    common.update(selected_level=selection.best_level)
+    st.rerun()  # the sidebar says which level is selected
 levels = selection.table["level"].tolist()
-selected = st.session_state.get(common.LEVEL)
+selected = project.selected_level
 
 # full width, one above the other: side by side, the axis titles and the notes under them were cut off
 st.plotly_chart(figures.pu_curve(selection.table, selection.best_level, selected), width="stretch", key="pu_curve")
@@ -61,7 +67,7 @@ st.plotly_chart(figures.privacy_utility_scatter(summary, privacy, config.sensiti
                 selection_mode="points")
 chosen = st.selectbox("Selected level", levels, index=levels.index(selected) if selected in levels else 0)
 if chosen != selected:
-    st.session_state[common.LEVEL] = int(chosen)
+    common.update(selected_level=int(chosen))
     st.rerun()
 
 st.subheader(f"Level {selected}: metrics with 95 % intervals")

@@ -1,32 +1,37 @@
-"""What every page shares: the session's dataset, schema and job, and the local store.
+"""What every page shares: the open project (every choice the user made), the local store, the job.
 
-Pages are thin views: they read this state, call tvs_core, and draw. Keys live here, once."""
+Pages are thin views: they read the project, call tvs_core, and draw. A widget never owns a choice:
+its value is restored from the project before it is drawn (``bound``) and written back to the
+project, which is saved in the workspace, when the user changes it (``keep``). So nothing is reset by
+changing page, reloading or restarting the server. Session keys live here, once."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from tvs_core import Schema, infer_schema, load_demo
+from tvs_core import Schema, load_demo
 from tvs_core.data.demo import DEFAULT_DEMO, DEMOS
 from tvs_core.jobs import JobView, Store, default_workspace
+from tvs_core.jobs.projects import Project, Projects
 
 # session-state keys, one place
-TABLE, NAME, SCHEMA = "table", "dataset_name", "schema"
-MISSING, HOLDOUT = "missing_policy", "holdout_fraction"
-RESPONSE, SENSITIVE, MEASURE, RHO, RHO_OVERRIDES = "response", "sensitive", "measure", "rho_star", "rho_overrides"
-RHO_MEASURE, ORDER = "rho_measure", "order_result"
-JOB, LEVEL, LEVEL_DRAWN = "job_id", "selected_level", "level_drawn"
-ALPHA, NORMALISATION, PRIVACY = "alpha", "normalisation", "privacy_metric"
-OPENED_DEMO, OPENED_UPLOAD, DEMO_CHOICE = "opened_demo", "opened_upload", "demo_choice"
-RELEASE, MANIFEST = "release", "manifest"
+PROJECT = "project"  # the open Project
+LEVEL_DRAWN = "level_drawn"  # the level the scatter's highlight was last drawn for
+RELEASE, MANIFEST = "release", "manifest"  # the generated release (large: kept for the session only)
+OPENED_UPLOAD, UPLOAD_NOTE = "opened_upload", "upload_note"  # the file in the uploader, and what reading it said
 PROTOCOL_OVERRIDES = "protocol_overrides"  # tests: smaller games
 INLINE_WORKER = "inline_worker"  # tests: run the sweep in the page's process
+WIDGET = "w."  # prefix of the widget keys bound to project fields
 
 
 @st.cache_resource
 def store() -> Store:
     return Store(default_workspace())
+
+
+def projects() -> Projects:
+    return Projects(store())
 
 
 @st.cache_resource
@@ -42,57 +47,141 @@ def demo_table(name: str) -> pd.DataFrame:
     return load_demo(name)
 
 
-def set_dataset(table: pd.DataFrame, name: str, response: str | None = None, sensitive=()) -> None:
-    """A new table resets everything that depended on the old one."""
-    st.session_state[TABLE] = table
-    st.session_state[NAME] = name
-    schema = infer_schema(table)
-    if response is not None:
-        schema = schema.with_roles(response, list(sensitive))
-    st.session_state[SCHEMA] = schema
-    st.session_state[RESPONSE] = response
-    st.session_state[SENSITIVE] = list(sensitive)
-    st.session_state[RHO_OVERRIDES] = {}
-    for key in (JOB, LEVEL):
-        st.session_state.pop(key, None)
+@st.cache_data(show_spinner=False, max_entries=4)
+def _table(fingerprint: str, workspace: str) -> pd.DataFrame:
+    return projects().table(fingerprint)
 
 
-def ensure_dataset() -> None:
-    """The simulated clinical demo is loaded on first start."""
-    if TABLE not in st.session_state:
-        demo = DEMOS[DEFAULT_DEMO]
-        set_dataset(demo_table(demo.name), demo.title, demo.response, demo.sensitive)
-    st.session_state.setdefault(MISSING, "drop_rows")
-    st.session_state.setdefault(HOLDOUT, 0.2)
-    st.session_state.setdefault(MEASURE, "kendall")
+# -- the open project ---------------------------------------------------------------------------------
+def project() -> Project:
+    """This session's project; on a new session (a reload, a restart) the workspace's current one; on
+    the very first start the clinical demo."""
+    current = st.session_state.get(PROJECT)
+    if current is None:
+        current = projects().current() or open_demo(DEFAULT_DEMO)
+        st.session_state[PROJECT] = current
+    return current
+
+
+def update(**changes) -> Project:
+    """Change the project and save it at once."""
+    current = project()
+    for name, value in changes.items():
+        setattr(current, name, value)
+    projects().save(current)
+    return current
+
+
+def open_project(project_id: str) -> None:
+    opened = projects().open(project_id)
+    if opened is not None:
+        st.session_state[PROJECT] = opened
+        st.session_state.pop(RELEASE, None)
+
+
+def _open_table(table: pd.DataFrame, name: str, source: str, response: str | None = None, sensitive=()) -> Project:
+    """The table's latest project from the same source (its choices intact), or a new one."""
+    from tvs_core.data.fingerprint import fingerprint_table
+
+    fingerprint = fingerprint_table(table)
+    earlier = [p for p in projects().all() if p.fingerprint == fingerprint and p.source == source]
+    opened = projects().open(earlier[0].id) if earlier else projects().create(table, name, source, response,
+                                                                                 sensitive)
+    st.session_state[PROJECT] = opened
+    st.session_state.pop(RELEASE, None)
+    return opened
+
+
+def open_demo(name: str) -> Project:
+    demo = DEMOS[name]
+    return _open_table(demo_table(name), demo.title, f"demo:{name}", demo.response, demo.sensitive)
+
+
+def open_upload(table: pd.DataFrame, file_name: str) -> Project:
+    from tvs_core.data.schema import infer_schema, suggest_response
+
+    opened = _open_table(table, file_name, f"upload:{file_name}")
+    if opened.response is None:  # a fresh upload: suggest the response the user most likely means
+        suggestion = suggest_response(infer_schema(table))
+        if suggestion is not None:
+            update(response=suggestion, schema=opened.table_schema().with_roles(suggestion, []).to_dict())
+    return opened
+
+
+@st.cache_data(show_spinner="Computing associations…", max_entries=16)
+def _associations(fingerprint: str, schema_dict: dict, missing: str, measure: str):
+    from tvs_core.data.prepare import prepare_table
+    from tvs_core.evaluation.preview import normal_scores_correlation
+    from tvs_core.model.ordering import association_matrix
+
+    values = prepare_table(projects().table(fingerprint), Schema.from_dict(schema_dict), missing).values
+    return association_matrix(values, measure), normal_scores_correlation(values)
+
+
+def associations():
+    """(|association| matrix in the chosen measure, normal-scores correlation) of the project's table."""
+    current = project()
+    return _associations(current.fingerprint, schema().to_dict(), current.missing, current.measure)
+
+
+def threshold() -> float:
+    """The project's ρ*, or the paper's Pearson 0.6 expressed in its measure."""
+    from tvs_core.model.ordering import default_rho_star
+
+    current = project()
+    return float(current.rho_star) if current.rho_star is not None else default_rho_star(current.measure)
+
+
+def order():
+    """Algorithm 1 on the project's choices (raises DataError when they cannot be ordered); None until
+    the response and a sensitive column are chosen."""
+    from tvs_core.model.ordering import algorithm1
+
+    current = project()
+    sensitive = [s for s in current.sensitive if s != current.response]
+    if current.response is None or not sensitive:
+        return None
+    thresholds = {s: current.rho_overrides.get(s, threshold()) for s in sensitive}
+    return algorithm1(associations()[0], current.response, sensitive, thresholds, current.measure)
 
 
 def table() -> pd.DataFrame:
-    ensure_dataset()
-    return st.session_state[TABLE]
+    current = project()
+    return _table(current.fingerprint, str(store().workspace))
 
 
 def schema() -> Schema:
-    ensure_dataset()
-    schema = st.session_state[SCHEMA]
-    response, sensitive = st.session_state.get(RESPONSE), st.session_state.get(SENSITIVE) or []
-    if response is not None and response in schema.names:
-        schema = schema.with_roles(response, [s for s in sensitive if s in schema.names and s != response])
-    return schema
+    return project().table_schema()
+
+
+# -- widgets bound to project fields --------------------------------------------------------------------
+def bound(name: str) -> str:
+    """The widget key of project field ``name``, holding the project's value before the widget is drawn."""
+    key = WIDGET + name
+    st.session_state[key] = getattr(project(), name)
+    return key
+
+
+def keep(name: str, invalidates_sweep: bool = False) -> None:
+    """on_change: the widget's new value goes into the project (and the workspace)."""
+    changes = {name: st.session_state[WIDGET + name]}
+    if invalidates_sweep:  # the data the sweep ran on, or its roles, changed: the shown sweep no longer applies
+        changes |= {"job_id": None, "selected_level": None}
+    update(**changes)
 
 
 def select_level_from(key: str) -> None:
-    """on_select callback of a privacy-utility scatter: the clicked level goes to session state,
-    where it survives figure updates (a plotly chart's own selection resets when the figure changes)."""
+    """on_select callback of a privacy-utility scatter: the clicked level goes into the project, where
+    it survives figure updates (a plotly chart's own selection resets when the figure changes)."""
     state = st.session_state.get(key)
     for point in (state.selection.points if state else []):
         level = point.get("customdata")
         level = level[0] if isinstance(level, list) else level
         if level is not None:
-            st.session_state[LEVEL] = int(level)
+            update(selected_level=int(level))
 
 
 def job() -> JobView | None:
-    """The session's sweep, if one was started or opened."""
-    job_id = st.session_state.get(JOB)
-    return None if job_id is None else JobView(store(), job_id)
+    """The project's sweep, if one was started or opened."""
+    job_id = project().job_id
+    return None if job_id is None or store().job(job_id) is None else JobView(store(), job_id)

@@ -7,41 +7,66 @@ import streamlit as st
 from pages import common
 from tvs_core import ColumnType, DataError, Role, read_table, validate
 from tvs_core.data.demo import DEMOS
+from tvs_core.data.split import missing_response_rows
 
-st.title("Data")
-common.ensure_dataset()
+st.title("TVineSynth Studio")
+st.markdown(
+    "Publish a synthetic copy of a sensitive table with a privacy-utility balance **you** choose, by looking at "
+    "evidence. Five steps, one page each (left): **1 · Data** — open a table and check how each column was read; "
+    "**2 · Sensitive features** — the response Y and the columns an attacker must not infer; **3 · Sweep** — "
+    "evaluate the truncation levels in the background; **4 · Choose** — weigh privacy against utility and pick a "
+    "level; **5 · Export** — the synthetic CSV with its manifest. Everything stays on this computer, and every "
+    "choice is saved as you make it (the **Projects** page reopens earlier work).")
+st.header("1 · Data")
+project = common.project()
 
 source, upload_col = st.columns([1, 2])
 with source:
     names = list(DEMOS)
-    choice = st.selectbox("Open a demo table", names, format_func=lambda key: DEMOS[key].title, index=None,
-                          placeholder="Choose a demo…", key=common.DEMO_CHOICE)
-    if choice is not None and st.session_state.get(common.OPENED_DEMO) != choice:
-        demo = DEMOS[choice]
-        common.set_dataset(common.demo_table(choice), demo.title, demo.response, demo.sensitive)
-        st.session_state[common.OPENED_DEMO] = choice
+    opened_demo = project.source.split(":", 1)[1] if project.source.startswith("demo:") else None
+    choice = st.selectbox("Open a demo table", names, format_func=lambda key: DEMOS[key].title,
+                          index=names.index(opened_demo) if opened_demo in names else None,
+                          placeholder="Choose a demo…", key=f"demo_choice.{project.id}")
+    if choice is not None and choice != opened_demo:
+        common.open_demo(choice)
+        st.rerun()
 with upload_col:
-    upload = st.file_uploader("…or upload a CSV or Parquet file", type=["csv", "txt", "tsv", "parquet", "pq"],
+    upload = st.file_uploader("…or upload a CSV, Parquet or Excel (.xlsx) file",
+                              type=["csv", "txt", "tsv", "parquet", "pq", "xlsx", "xlsm", "xls"],
                               help="The file stays on this computer, in the local workspace.")
     if upload is not None and st.session_state.get(common.OPENED_UPLOAD) != (upload.name, upload.size):
+        st.session_state[common.OPENED_UPLOAD] = (upload.name, upload.size)
         try:
             uploaded = read_table(upload.getvalue(), name=upload.name)
         except DataError as exc:
             st.error(f"Could not open {upload.name}: {exc}")
         else:
             common.store().space.upload_path(upload.name).write_bytes(upload.getvalue())
-            common.set_dataset(uploaded, upload.name)
-            st.session_state[common.OPENED_UPLOAD] = (upload.name, upload.size)
+            common.open_upload(uploaded, upload.name)
+            if uploaded.attrs.get("note"):
+                st.session_state[common.UPLOAD_NOTE] = uploaded.attrs["note"]
+            st.rerun()
+if st.session_state.get(common.UPLOAD_NOTE):
+    st.info(st.session_state[common.UPLOAD_NOTE])
 
 table = common.table()
 schema = common.schema()
-st.subheader(f"{st.session_state[common.NAME]} — {len(table)} rows × {table.shape[1]} columns")
+st.subheader(f"{project.name} — {len(table)} rows × {table.shape[1]} columns")
 st.dataframe(table.head(50), width="stretch", height=240)
+
+candidates = [c.name for c in schema.columns if c.modelled or c.name == project.response]
+st.selectbox("Response Y — what the synthetic data must predict", candidates,
+             index=candidates.index(project.response) if project.response in candidates else None,
+             placeholder="Choose the response…", key=f"{common.WIDGET}response.data",
+             on_change=lambda: common.update(response=st.session_state[f"{common.WIDGET}response.data"],
+                                             job_id=None, selected_level=None),
+             help="Suggested from the column names when the table was opened; the table below shows it as role "
+                  "'response'. Step 2 sets the sensitive columns.")
 
 st.subheader("Columns: type and role")
 st.caption("Every inference can be changed here. Dropped columns are not modelled; the release still has "
            "them (fresh IDs, empty text, the constant).")
-problems = validate(table, schema, measure=st.session_state[common.MEASURE])
+problems = validate(table, schema, measure=project.measure)
 by_column: dict[str, list[str]] = {}
 for problem in problems:
     by_column.setdefault(problem.column or "", []).append(str(problem))
@@ -75,26 +100,25 @@ edited = st.data_editor(
         "distribution": st.column_config.BarChartColumn("distribution"),
         "problem": st.column_config.TextColumn("problem", width="large"),
     })
-changed = False
-new_schema = st.session_state[common.SCHEMA]
+changes: dict = {}
+new_schema = schema
+response, sensitive = project.response, list(project.sensitive)
 for row, before in zip(edited.itertuples(index=False), frame.itertuples(index=False), strict=True):
     if row.type != before.type:
-        new_schema, changed = new_schema.override(row.column, type=row.type), True
+        new_schema = new_schema.override(row.column, type=row.type)
     if row.role != before.role:
         if row.role == Role.RESPONSE.value:
-            st.session_state[common.RESPONSE] = row.column
+            response, sensitive = row.column, [s for s in sensitive if s != row.column]
         elif row.role == Role.SENSITIVE.value:
-            st.session_state[common.SENSITIVE] = [*(st.session_state.get(common.SENSITIVE) or []), row.column]
+            sensitive = [*sensitive, row.column]
+            response = None if response == row.column else response
         else:
-            if st.session_state.get(common.RESPONSE) == row.column:
-                st.session_state[common.RESPONSE] = None
-            st.session_state[common.SENSITIVE] = [s for s in st.session_state.get(common.SENSITIVE) or []
-                                                  if s != row.column]
+            response = None if response == row.column else response
+            sensitive = [s for s in sensitive if s != row.column]
             new_schema = new_schema.override(row.column, role=row.role)
-        changed = True
-if changed:
-    st.session_state[common.SCHEMA] = new_schema
-    st.session_state.pop(common.JOB, None)
+if new_schema is not schema or (response, sensitive) != (project.response, list(project.sensitive)):
+    common.update(schema=new_schema.to_dict(), response=response, sensitive=sensitive, job_id=None,
+                  selected_level=None)
     st.rerun()
 
 
@@ -120,8 +144,8 @@ if ordinals:
             if len(chosen) < len(labels):
                 st.caption(f"{len(labels) - len(chosen)} label(s) of {spec.name} still to place.")
             elif tuple(chosen) != tuple(spec.levels or labels):
-                st.session_state[common.SCHEMA] = st.session_state[common.SCHEMA].override(spec.name, levels=chosen)
-                st.session_state.pop(common.JOB, None)
+                common.update(schema=schema.override(spec.name, levels=chosen).to_dict(), job_id=None,
+                              selected_level=None)
                 st.rerun()
 
 for column, messages in by_column.items():
@@ -132,13 +156,19 @@ if not problems:
 
 left, right = st.columns(2)
 with left:
-    st.radio("Missing values", ["drop_rows", "impute"], key=common.MISSING, horizontal=True,
+    st.radio("Missing values", ["drop_rows", "impute"], key=common.bound("missing"), horizontal=True,
+             on_change=common.keep, args=("missing", True),
              format_func=lambda v: {"drop_rows": "Drop rows with a missing value (paper)",
                                     "impute": "Impute and model a missingness indicator"}[v])
     missing_rows = int(table[schema.modelled].isna().any(axis=1).sum())
     st.caption(f"{missing_rows} of {len(table)} rows have a missing value in a modelled column.")
+    no_response = missing_response_rows(table, project.response)
+    if no_response:
+        st.caption(f"{no_response} rows have no value of the response {project.response}: they are dropped before "
+                   "the hold-out split, whatever the policy.")
 with right:
-    st.slider("Hold-out fraction (never seen by any model)", 0.1, 0.4, key=common.HOLDOUT, step=0.05)
+    st.slider("Hold-out fraction (never seen by any model)", 0.1, 0.4, key=common.bound("holdout_fraction"),
+              step=0.05, on_change=common.keep, args=("holdout_fraction", True))
 
 with st.expander("Workspace"):
     st.write(f"Uploads, sweeps and results are kept in `{common.store().workspace}` on this computer.")
@@ -146,5 +176,5 @@ with st.expander("Workspace"):
         common.store().close()
         common.store().space.wipe()
         common.store.clear()
-        st.session_state.pop(common.JOB, None)
+        st.session_state.pop(common.PROJECT, None)
         st.success("Workspace wiped.")

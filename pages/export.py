@@ -3,11 +3,13 @@
 import streamlit as st
 
 from pages import common
+from tvs_core.choice import choose
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.release import blocked, guardrails, manifest, manifest_bytes, release_table, to_csv_bytes
 
 st.title("Export")
-view, level = common.job(), st.session_state.get(common.LEVEL)
+project = common.project()
+view, level = common.job(), project.selected_level
 if view is None or level is None:
     st.warning("Run a sweep and select a level first (pages 3 and 4).")
     st.stop()
@@ -20,8 +22,17 @@ if job["status"] != "done":
     st.warning(f"The sweep is {job['status']} ({job['done']} of {job['total']} tasks): the attack games may not "
                "have reported for this level yet, so its privacy numbers are provisional.")
 a, b = st.columns(2)
-rows = a.number_input("Rows", 1, 1_000_000, value=len(train), step=100)
-seed = b.number_input("Release seed", 0, 2**31 - 1, value=int(view.config.seed), step=1)
+rows = a.number_input("Rows", 1, 1_000_000, value=int(project.release_rows or len(train)), step=100,
+                      key=f"{common.WIDGET}release_rows.{len(train)}",
+                      on_change=lambda: common.update(release_rows=int(st.session_state[
+                          f"{common.WIDGET}release_rows.{len(train)}"])),
+                      help=f"Default: as many rows as the training split the sweep used ({len(train)} of "
+                           f"{project.rows}; the rest was held out for testing).")
+seed = b.number_input("Release seed", 0, 2**31 - 1, value=int(project.release_seed if project.release_seed is not None
+                                                              else view.config.seed), step=1,
+                      key=f"{common.WIDGET}release_seed",
+                      on_change=lambda: common.update(release_seed=int(st.session_state[
+                          f"{common.WIDGET}release_seed"])))
 if st.button("Generate release", type="primary"):
     synthetic = release_table(model, int(level), int(rows), int(seed))
     summary = view.summary()
@@ -45,8 +56,19 @@ if blocked(release["checks"]):
         st.info("Download is blocked until the problem is fixed or overridden with a reason.")
         st.stop()
 data = to_csv_bytes(release["table"])
+summary = view.summary()
+selection = choose(summary, view.config.sensitive, project.alpha, project.normalisation, project.privacy)
+best = None if selection is None else selection.best_level
+if best is not None and best == level:
+    wins = float(selection.table.set_index("level").loc[best, "wins"])
+    why = f"the best level by PU_t at these settings (best in {wins:.0%} of resamples within the intervals)"
+else:
+    why = f"chosen by the user; the best level by PU_t at these settings was {best}"
+choice = {"alpha": project.alpha, "normalisation": project.normalisation, "privacy_metric": project.privacy,
+          "selected_level": int(level), "best_level": best, "why": why}
 info = manifest(model, data, int(level), release["rows"], release["seed"], view.fingerprint,
-                metrics=release["metrics"], checks=release["checks"], override_reason=reason, job_id=view.id)
+                metrics=release["metrics"], checks=release["checks"], override_reason=reason, job_id=view.id,
+                sweep=view.config.to_dict(), choice=choice)
 st.session_state[common.MANIFEST] = info
 c1, c2 = st.columns(2)
 c1.download_button("Download synthetic CSV", data, file_name=f"synthetic_level{level}.csv", mime="text/csv")

@@ -1,70 +1,75 @@
 """Sensitive features: response, sensitive columns and rho*; the Algorithm-1 order and the risk preview."""
 
-import pandas as pd
 import streamlit as st
 
 from pages import common
-from tvs_core import DataError, Schema, figures
-from tvs_core.evaluation.preview import attribute_risk_preview, normal_scores_correlation
-from tvs_core.model.generator import prepare_table
-from tvs_core.model.ordering import MEASURES, algorithm1, association_matrix, default_rho_star
+from tvs_core import DataError, figures
+from tvs_core.evaluation.preview import attribute_risk_preview
+from tvs_core.model.ordering import MEASURES, default_rho_star
 
 
-@st.cache_data(show_spinner="Computing associations…", max_entries=16)
-def associations(table: pd.DataFrame, schema_dict: dict, missing: str, measure: str):
-    values = prepare_table(table, Schema.from_dict(schema_dict), missing).values
-    return association_matrix(values, measure), normal_scores_correlation(values)
+def set_measure() -> None:
+    """A threshold means something else in another measure: back to the paper's value in the new one."""
+    common.update(measure=st.session_state[common.WIDGET + "measure"], rho_star=None, rho_overrides={},
+                  job_id=None, selected_level=None)
 
 
-st.title("Sensitive features")
-table, schema = common.table(), common.schema()
-candidates = [c.name for c in schema.columns if c.modelled or c.name == st.session_state.get(common.RESPONSE)]
+def set_threshold(column: str | None) -> None:
+    value = float(st.session_state[f"{common.WIDGET}rho.{column}"])
+    project = common.project()
+    if column is None:
+        common.update(rho_star=value, job_id=None, selected_level=None)
+    else:
+        overrides = {**project.rho_overrides, column: value}
+        if abs(value - common.threshold()) < 1e-9:
+            overrides.pop(column)
+        common.update(rho_overrides=overrides, job_id=None, selected_level=None)
+
+
+st.title("2 · Sensitive features")
+table, schema, project = common.table(), common.schema(), common.project()
+candidates = [c.name for c in schema.columns if c.modelled or c.name == project.response]
 
 left, right = st.columns(2)
 with left:
-    current = st.session_state.get(common.RESPONSE)
-    response = st.selectbox("Response Y (what the synthetic data must predict)", candidates,
-                            index=candidates.index(current) if current in candidates else None,
-                            placeholder="Choose the response…")
-    st.session_state[common.RESPONSE] = response
+    st.selectbox("Response Y (what the synthetic data must predict)", candidates,
+                 index=candidates.index(project.response) if project.response in candidates else None,
+                 placeholder="Choose the response…", key=f"{common.WIDGET}response.sensitive",
+                 on_change=lambda: common.update(response=st.session_state[f"{common.WIDGET}response.sensitive"],
+                                                 job_id=None, selected_level=None))
 with right:
-    options = [c for c in candidates if c != response]
-    sensitive = st.multiselect("Sensitive columns (an attacker must not infer them)", options,
-                               default=[s for s in st.session_state.get(common.SENSITIVE) or [] if s in options])
-    st.session_state[common.SENSITIVE] = sensitive
+    options = [c for c in candidates if c != project.response]
+    st.multiselect("Sensitive columns (an attacker must not infer them)", options,
+                   default=[s for s in project.sensitive if s in options], key=f"{common.WIDGET}sensitive",
+                   on_change=lambda: common.update(sensitive=list(st.session_state[f"{common.WIDGET}sensitive"]),
+                                                   job_id=None, selected_level=None))
+response, sensitive = project.response, [s for s in project.sensitive if s in options]
 
-measure = st.radio("Association measure", MEASURES, horizontal=True, key=common.MEASURE,
-                   format_func=lambda m: {"kendall": "Kendall's τ", "spearman": "Spearman's ρ",
-                                          "pearson": "Pearson correlation"}[m])
-default = default_rho_star(measure)
-if st.session_state.get(common.RHO_MEASURE) != measure:  # the threshold means something else in another measure
-    st.session_state[common.RHO] = default
-    st.session_state[common.RHO_MEASURE] = measure
-rho = st.slider("Association threshold ρ*", 0.0, 1.0, step=0.01, key=common.RHO,
-                help=f"Covariates whose |association| with a sensitive column exceeds ρ* join the sensitive block "
-                     f"K. Default {default}: the paper's Pearson 0.6 expressed in this measure.")
-overrides = st.session_state.setdefault(common.RHO_OVERRIDES, {})
-with st.expander("Per-column thresholds"):
+st.radio("Association measure", MEASURES, horizontal=True, key=common.bound("measure"), on_change=set_measure,
+         format_func=lambda m: {"kendall": "Kendall's τ", "spearman": "Spearman's ρ",
+                                "pearson": "Pearson correlation"}[m])
+default = default_rho_star(project.measure)
+rho = common.threshold()
+st.session_state[f"{common.WIDGET}rho.None"] = float(rho)
+st.slider("Association threshold ρ*", 0.0, 1.0, step=0.01, key=f"{common.WIDGET}rho.None", on_change=set_threshold,
+          args=(None,), help=f"Covariates whose |association| with a sensitive column exceeds ρ* join the sensitive "
+                             f"block K. Default {default}: the paper's Pearson 0.6 expressed in this measure.")
+with st.expander("Per-column thresholds", expanded=bool(project.rho_overrides)):
     for column in sensitive:
-        # unkeyed on purpose: without an override the box follows the slider
-        value = st.number_input(f"ρ* for {column}", 0.0, 1.0, value=float(overrides.get(column, rho)), step=0.01)
-        if abs(value - rho) > 1e-9:
-            overrides[column] = value
-        else:
-            overrides.pop(column, None)
+        key = f"{common.WIDGET}rho.{column}"
+        st.session_state[key] = float(project.rho_overrides.get(column, rho))
+        st.number_input(f"ρ* for {column}", 0.0, 1.0, step=0.01, key=key, on_change=set_threshold, args=(column,))
 
 if response is None or not sensitive:
     st.info("Choose the response and at least one sensitive column to see the order and the risk preview.")
     st.stop()
 
 try:
-    assoc, normal_corr = associations(table, common.schema().to_dict(), st.session_state[common.MISSING], measure)
-    thresholds = {s: overrides.get(s, rho) for s in sensitive}
-    order = algorithm1(assoc, response, sensitive, thresholds, measure)
+    assoc, normal_corr = common.associations()
+    order = common.order()
 except DataError as exc:
     st.error(str(exc))
     st.stop()
-st.session_state[common.ORDER] = order
 
 st.markdown(f"**Order** (enters the C-vine left to right; Y is the root of tree 1): S = {', '.join(order.sensitive)}"
             f" | K = {', '.join(order.K) or '∅'} | {len(order.rest)} other covariates | Y = {order.response}")
@@ -73,11 +78,11 @@ st.markdown(f"**|K| = {len(order.K)}**, Theorem 2.5: truncating at **τ ≤ {ord
             f"({order.t_max_reason}).")
 heat_order, heat_original = st.columns(2)
 with heat_order:
-    st.plotly_chart(figures.association_heatmap(assoc, order, f"|{measure}| in Algorithm-1 order"),
+    st.plotly_chart(figures.association_heatmap(assoc, order, f"|{project.measure}| in Algorithm-1 order"),
                     width="stretch", key="heatmap_order")
 with heat_original:
-    st.plotly_chart(figures.association_heatmap(assoc, None, f"|{measure}| in the table's order"), width="stretch",
-                    key="heatmap_original")
+    st.plotly_chart(figures.association_heatmap(assoc, None, f"|{project.measure}| in the table's order"),
+                    width="stretch", key="heatmap_original")
 
 preview = attribute_risk_preview(normal_corr, order.order, sensitive)
 st.subheader("Expected attribute-inference risk per truncation level")

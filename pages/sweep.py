@@ -4,16 +4,16 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
-from tvs_core import figures
+from tvs_core import DataError, figures
 from tvs_core.choice import Axis
-from tvs_core.evaluation.catalogue import DEFAULT_PRIVACY_AXIS, axis_metrics
+from tvs_core.evaluation.catalogue import axis_metrics
 from tvs_core.evaluation.fidelity import kendall_matrix
 from tvs_core.evaluation.records import HOLDER
-from tvs_core.jobs import DEFAULT_BASELINES, JobView, SweepConfig, submit
+from tvs_core.jobs import DEFAULT_BASELINES, JobView, submit
 from tvs_core.jobs.backends import BACKENDS
 from tvs_core.jobs.process import cancel_job, start_worker, worker_alive
 from tvs_core.jobs.worker import run_job
-from tvs_core.model.families import DEFAULT_PRESET, PRESETS
+from tvs_core.model.families import PRESETS
 from tvs_core.model.ordering import default_levels
 
 
@@ -39,14 +39,14 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
         st.info("Waiting for the first results…")
         return
     config, levels = view.config, view.levels
-    privacy = st.session_state.get(common.PRIVACY, DEFAULT_PRIVACY_AXIS)
-    figure = figures.privacy_utility_scatter(summary, privacy, config.sensitive, st.session_state.get(common.LEVEL),
+    project = common.project()
+    figure = figures.privacy_utility_scatter(summary, project.privacy, config.sensitive, project.selected_level,
                                              levels)
     st.plotly_chart(figure, width="stretch", key="pu_scatter", on_select=lambda: common.select_level_from("pu_scatter"),
                     selection_mode="points")
     st.caption("Click a level's point to select it (kept for the Choose and Export pages).")
-    if st.session_state.get(common.LEVEL_DRAWN) != st.session_state.get(common.LEVEL):
-        st.session_state[common.LEVEL_DRAWN] = st.session_state.get(common.LEVEL)
+    if st.session_state.get(common.LEVEL_DRAWN) != common.project().selected_level:
+        st.session_state[common.LEVEL_DRAWN] = common.project().selected_level
         st.rerun(scope="app")  # the sidebar and the highlight follow the new selection
     tabs = st.tabs(["Attribute inference (MAB, WCAB)", "Membership inference (PG)", "Utility (TSTR)",
                     "Kendall-τ matrices"])
@@ -95,61 +95,79 @@ def kendall_panel(job_id: str, levels: list[int]) -> None:
     st.plotly_chart(figures.kendall_pair(real, synthetic, names, level), width="stretch", key="kendall_pair")
 
 
-st.title("Sweep")
-table, schema = common.table(), common.schema()
-order = st.session_state.get(common.ORDER)
-response, sensitive = st.session_state.get(common.RESPONSE), st.session_state.get(common.SENSITIVE) or []
-if response is None or not sensitive or order is None:
+def setting(label: str, name: str, widget, invalidates: bool = True, **kwargs):
+    """A sweep setting bound to the project: restored from it, saved to it on change."""
+    return widget(label, key=common.bound(name), on_change=common.keep, args=(name, invalidates), **kwargs)
+
+
+st.title("3 · Sweep")
+table, project = common.table(), common.project()
+try:
+    order = common.order()
+except DataError as exc:
+    order = None
+    st.error(f"The chosen roles cannot be ordered: {exc}")
+if order is None:
     st.warning("Choose the response and the sensitive columns on the Sensitive features page first.")
     st.stop()
 
-with st.form("sweep_settings"):
-    top = order.t_max
-    levels = st.multiselect("Truncation levels", list(range(1, order.full_level + 1)), default=default_levels(top))
-    a, b, c = st.columns(3)
-    preset = a.selectbox("Protocol", ["quick", "paper"], help="quick: seconds per level; paper: Appendix J sizes")
-    families = b.selectbox("Pair-copula families", list(PRESETS), index=list(PRESETS).index(DEFAULT_PRESET),
-                           format_func=lambda p: f"{p} — {PRESETS[p].description}")
-    margins = c.selectbox("Margins", ["empirical", "kde"])
-    baselines = st.multiselect("Baselines (reference points)", list(DEFAULT_BASELINES), default=list(DEFAULT_BASELINES),
-                               format_func=figures.model_label)
-    baseline_games = st.checkbox(
-        "Baselines play the attack games too", value=False,
-        help="Off: baselines get the release attack's MAB and no PG (cheap). On: the same attribute and "
-             "membership games as TVineSynth, so every point on the scatter uses one estimator; each baseline "
-             "is refitted (targets + 1) times per game iteration and shadow.")
-    per_target_shadows = st.checkbox(
-        "Membership game: shadow models per target (the paper's way)", value=False,
+view = common.job()
+running = view is not None and view.active
+full = list(range(1, order.full_level + 1))
+if project.levels is None or any(level not in full for level in project.levels):
+    common.update(levels=default_levels(order.t_max))
+setting("Truncation levels", "levels", st.multiselect, options=full,
+        help=f"Default: 1, every 5th and the recommended top level t_max = {order.t_max}.")
+a, b, c = st.columns(3)
+with a:
+    setting("Protocol", "preset", st.selectbox, options=["quick", "paper"],
+            help="quick: seconds per level; paper: Appendix J sizes")
+with b:
+    setting("Pair-copula families", "families", st.selectbox, options=list(PRESETS),
+            format_func=lambda p: f"{p} — {PRESETS[p].description}")
+with c:
+    setting("Margins", "margins", st.selectbox, options=["empirical", "kde"])
+setting("Baselines (reference points)", "baselines", st.multiselect, options=list(DEFAULT_BASELINES),
+        format_func=figures.model_label)
+setting("Baselines play the attack games too", "baseline_games", st.checkbox,
+        help="Off: baselines get the release attack's MAB and no PG (cheap). On: the same attribute and membership "
+             "games as TVineSynth, so every point on the scatter uses one estimator; each baseline is refitted "
+             "(targets + 1) times per game iteration and shadow.")
+setting("Membership game: shadow models per target (the paper's way)", "per_target_shadows", st.checkbox,
         help="Off: each shadow's subset and OUT model serve every target (about half the shadow fits; the "
              "attackers' training data has the same distribution). On: a subset and OUT model per target.")
-    d, e = st.columns(2)
-    seed = d.number_input("Master seed", 0, 2**31 - 1, value=0, step=1)
-    backend = e.selectbox("Backend", BACKENDS, help="dask and ray need the optional packages")
-    started = st.form_submit_button("Start sweep", type="primary")
+d, e = st.columns(2)
+with d:
+    setting("Master seed", "seed", st.number_input, min_value=0, max_value=2**31 - 1, step=1)
+with e:
+    setting("Backend", "backend", st.selectbox, invalidates=False, options=list(BACKENDS),
+            help="dask and ray need the optional packages; the numbers do not depend on it")
 
-config = SweepConfig(response=response, sensitive=sensitive, rho_star=dict(order.rho_star), measure=order.measure,
-                     levels=sorted(levels) or None, preset=preset, families=families, margins=margins,
-                     missing=st.session_state[common.MISSING], seed=int(seed), holdout_fraction=st.session_state[
-                         common.HOLDOUT], baselines=baselines, baseline_games=["aia", "mia"] if baseline_games else [],
-                     schema=schema.to_dict(),
-                     protocol_overrides={**(st.session_state.get(common.PROTOCOL_OVERRIDES) or {}),
-                                         **({"mia_shared_shadows": False} if per_target_shadows else {})} or None)
-if started:
+config = project.sweep_config(rho_star=dict(order.rho_star))
+if st.session_state.get(common.PROTOCOL_OVERRIDES):  # tests: smaller games
+    config.protocol_overrides = {**(config.protocol_overrides or {}), **st.session_state[common.PROTOCOL_OVERRIDES]}
+if st.button("Start sweep", type="primary", disabled=running,
+             help="Running: wait for it to finish, or cancel it first." if running else None):
     job_id = submit(common.store(), table, config)
-    st.session_state[common.JOB] = job_id
+    common.update(job_id=job_id, jobs=[*[j for j in project.jobs if j != job_id], job_id], selected_level=None)
     job = common.store().job(job_id)
     if job["status"] == "done":
         st.success("This exact sweep was run before: its results come from the store.")
     elif st.session_state.get(common.INLINE_WORKER):  # tests: run in this process
         run_job(common.store(), job_id, n_jobs=1)
     elif not worker_alive(job):
-        start_worker(common.store(), job_id, backend=backend)
-        st.rerun()  # redraw the sidebar and start polling
+        start_worker(common.store(), job_id, backend=project.backend)
+    st.rerun()  # redraw the sidebar (and start polling)
 
 view = common.job()
 if view is None:
     st.info("Press Start to evaluate the chosen levels.")
     st.stop()
+ignored = ("protocol_overrides",) if st.session_state.get(common.PROTOCOL_OVERRIDES) else ()
+if {k: v for k, v in config.to_dict().items() if k not in ignored} != {
+        k: v for k, v in view.config.to_dict().items() if k not in ignored}:
+    st.warning("The settings above differ from those of the sweep shown below (it ran with its own). Press Start "
+               "to run the settings above.")
 stop, resume = st.columns(2)
 if stop.button("Cancel", disabled=not view.active):
     cancel_job(common.store(), view.id)
@@ -158,7 +176,7 @@ if resume.button("Resume", disabled=view.active or view.job["status"] == "done")
     if st.session_state.get(common.INLINE_WORKER):
         run_job(common.store(), view.id, n_jobs=1)
     else:
-        start_worker(common.store(), view.id, backend=backend)
+        start_worker(common.store(), view.id, backend=project.backend)
     st.rerun()
 
 active = view.active

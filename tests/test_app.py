@@ -2,6 +2,7 @@
 choose, export. The sweep's worker runs inline (AppTest does not run timers)."""
 
 import hashlib
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -35,12 +36,22 @@ def no_errors(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
 
 
+def project(at: AppTest):
+    return at.session_state["project"]
+
+
+def schema(at: AppTest):
+    return project(at).table_schema()
+
+
 def test_data_page_opens_the_clinical_demo_and_explains_columns():
     at = app().run()
     no_errors(at)
-    assert at.title[0].value == "Data"
+    assert at.header[0].value == "1 · Data" and "Five steps" in at.markdown[0].value
     assert any("1250 rows" in sub.value for sub in at.subheader)
     assert any("can be modelled" in s.value for s in at.success)
+    assert at.selectbox[0].value == "clinical"  # the open demo is named in its picker
+    assert at.selectbox[1].value == "in_hospital_death"  # and its response in the Data page's dropdown
 
 
 def test_upload_through_file_uploader_and_schema_edits(tmp_path):
@@ -49,36 +60,35 @@ def test_upload_through_file_uploader_and_schema_edits(tmp_path):
     at = app().run()
     at.file_uploader[0].set_value(("cohort.csv", table.to_csv(index=False).encode(), "text/csv")).run()
     no_errors(at)
-    assert at.session_state["dataset_name"] == "cohort.csv"
-    schema = at.session_state["schema"]
-    assert schema["patient_id"].role.value == "dropped"
-    # a schema edit: bring the identifier back as a nominal covariate
-    at.session_state["schema"] = schema.override("patient_id", type="integer")
-    at.run()
-    assert at.session_state["schema"]["patient_id"].role.value == "covariate"
+    assert project(at).name == "cohort.csv"
+    assert project(at).response == "in_hospital_death"  # suggested: a binary column named like an outcome
+    assert schema(at)["patient_id"].role.value == "dropped"
+    edit_schema_table(at, "patient_id", type="integer")  # bring the identifier back as a covariate
+    no_errors(at)
+    assert schema(at)["patient_id"].role.value == "covariate"
 
 
 
 def edit_schema_table(at: AppTest, column: str, **changes) -> AppTest:
     """Drive the schema table the way the browser does: the data editor's edit state, by row."""
-    row = [c.name for c in at.session_state["schema"].columns].index(column)
+    row = [c.name for c in schema(at).columns].index(column)
     at.session_state["schema_editor"] = {"edited_rows": {row: changes}, "added_rows": [], "deleted_rows": []}
     return at.run()
 
 
 def test_schema_table_edits_change_type_and_role():
     at = app().run()
-    assert at.session_state["schema"]["age_years"].type.value == "continuous"
+    assert schema(at)["age_years"].type.value == "continuous"
     edit_schema_table(at, "age_years", type="ordinal")
     no_errors(at)
-    assert at.session_state["schema"]["age_years"].type.value == "ordinal"
+    assert schema(at)["age_years"].type.value == "ordinal"
     edit_schema_table(at, "heart_rate_bpm", role="sensitive")
     no_errors(at)
-    assert "heart_rate_bpm" in at.session_state["sensitive"]
+    assert "heart_rate_bpm" in project(at).sensitive
     edit_schema_table(at, "heart_rate_bpm", role="dropped")
     no_errors(at)
-    assert "heart_rate_bpm" not in at.session_state["sensitive"]
-    assert at.session_state["schema"]["heart_rate_bpm"].role.value == "dropped"
+    assert "heart_rate_bpm" not in project(at).sensitive
+    assert schema(at)["heart_rate_bpm"].role.value == "dropped"
 
 
 def test_text_ordinal_labels_are_put_in_order():
@@ -90,24 +100,24 @@ def test_text_ordinal_labels_are_put_in_order():
     no_errors(at)
     order = at.multiselect(key="levels_severity")
     assert order.value == ["high", "low", "medium"]  # alphabetical until the user says otherwise
-    assert at.session_state["schema"]["severity"].levels is None
+    assert schema(at)["severity"].levels is None
     order.set_value(["low", "medium"]).run()
     assert any("1 label(s) of severity still to place" in c.value for c in at.caption)
     at.multiselect(key="levels_severity").set_value(["low", "medium", "high"]).run()
     no_errors(at)
-    assert at.session_state["schema"]["severity"].levels == ("low", "medium", "high")
+    assert schema(at)["severity"].levels == ("low", "medium", "high")
 
 def test_rho_changes_update_order_and_heatmap():
     at = app()
     at.switch_page("pages/sensitive.py").run()
     no_errors(at)
-    order = at.session_state["order_result"]
-    assert order.order[:3] == ["total_cost_eur", "creatinine_mg_dl", "lactate_mmol_l"]
-    assert len(order.K) == 8 and order.tau_block == 10
+    assert any("S = total_cost_eur, creatinine_mg_dl, lactate_mmol_l" in m.value for m in at.markdown)
+    assert any("|K| = 8" in m.value and "τ ≤ 10" in m.value for m in at.markdown)
     assert len(at.get("plotly_chart")) == 3  # two heatmaps and the preview curve
-    at.slider(key="rho_star").set_value(0.9).run()
+    at.slider(key="w.rho.None").set_value(0.9).run()
     no_errors(at)
-    assert at.session_state["order_result"].K == [] and at.session_state["order_result"].tau_block == 18
+    assert project(at).rho_star == 0.9
+    assert any("|K| = 0" in m.value and "τ ≤ 18" in m.value for m in at.markdown)
 
 
 def run_sweep(at: AppTest) -> AppTest:
@@ -116,28 +126,26 @@ def run_sweep(at: AppTest) -> AppTest:
     at.session_state["protocol_overrides"] = TINY
     at.switch_page("pages/sweep.py").run()
     no_errors(at)
-    levels = at.multiselect[0]
-    levels.set_value([1, 10, 20])
-    baselines = at.multiselect[1]
-    baselines.set_value(["independent"])
-    at.button(key="FormSubmitter:sweep_settings-Start sweep").click().run()
+    at.multiselect(key="w.levels").set_value([1, 10, 20]).run()
+    at.multiselect(key="w.baselines").set_value(["independent"]).run()
+    next(b for b in at.button if b.label == "Start sweep").click().run()
     no_errors(at)
     return at
 
 
 def test_sweep_choose_and_export_flow():
     at = run_sweep(app())
-    job_id = at.session_state["job_id"]
+    job_id = project(at).job_id
     from pages import common
 
     assert common.store().job(job_id)["status"] == "done"
     assert len(at.get("plotly_chart")) >= 1  # the privacy-utility scatter
-    # a click on the scatter: inject the selection the way the on_select callback receives it
-    at.session_state["selected_level"] = 10
+    # a click on the scatter: what the on_select callback writes
+    project(at).selected_level = 10
     at.switch_page("pages/choose.py").run()
     no_errors(at)
-    assert at.session_state["selected_level"] == 10
-    at.slider(key="alpha").set_value(0.9).run()
+    assert project(at).selected_level == 10
+    at.slider(key="w.alpha").set_value(0.9).run()
     no_errors(at)
     assert any("Best level" in m.value for m in at.markdown)
     at.switch_page("pages/export.py").run()
@@ -145,14 +153,122 @@ def test_sweep_choose_and_export_flow():
     at.button[0].click().run()
     no_errors(at)
     release = at.session_state["release"]
-    assert release["level"] == 10 and len(release["table"]) == 1000
+    assert release["level"] == 10 and len(release["table"]) == 1000  # as many rows as the training split
     buttons = at.get("download_button")
     assert len(buttons) == 2
     manifest = at.session_state["manifest"]
-    from tvs_core.release.export import to_csv_bytes
+    from tvs_core.release import manifest_bytes, to_csv_bytes
 
     assert manifest["truncation_level"] == 10 and manifest["job_id"] == job_id
     assert manifest["file"]["sha256"] == hashlib.sha256(to_csv_bytes(release["table"])).hexdigest()
     assert manifest["order"]["order"][-1] == "in_hospital_death"
     assert any(m["metric"] == "auc_tstr" for m in manifest["metrics"])
     assert manifest["packages"]["pyvinecopulib"] == "1.0.1"
+    strict = json.loads(manifest_bytes(manifest), parse_constant=refuse)  # no bare NaN for strict parsers
+    assert strict["sweep"]["preset"] == "quick" and strict["sweep"]["holdout_fraction"] == 0.2
+    assert strict["sweep"]["levels"] == [1, 10, 20]
+    assert strict["choice"]["alpha"] == 0.9 and strict["choice"]["selected_level"] == 10
+    assert strict["choice"]["privacy_metric"] == "mab_worst" and strict["choice"]["why"]
+
+
+def refuse(token):
+    raise ValueError(f"{token} is not JSON")
+
+
+def sidebar_text(at: AppTest) -> str:
+    return " ".join(m.value for m in at.sidebar.markdown)
+
+
+def test_choices_survive_changing_page_and_coming_back():
+    at = app().run()
+    at.radio(key="w.missing").set_value("impute").run()
+    at.slider(key="w.holdout_fraction").set_value(0.3).run()
+    at.switch_page("pages/sensitive.py").run()
+    at.radio(key="w.measure").set_value("pearson").run()
+    at.slider(key="w.rho.None").set_value(0.6).run()
+    at.switch_page("pages/sweep.py").run()
+    no_errors(at)
+    at.selectbox(key="w.preset").set_value("paper").run()
+    at.switch_page("pages/choose.py").run()
+    at.switch_page("pages/data.py").run()
+    no_errors(at)
+    assert at.radio(key="w.missing").value == "impute" and at.slider(key="w.holdout_fraction").value == 0.3
+    at.switch_page("pages/sensitive.py").run()
+    assert at.radio(key="w.measure").value == "pearson" and at.slider(key="w.rho.None").value == 0.6
+    at.switch_page("pages/sweep.py").run()
+    assert at.selectbox(key="w.preset").value == "paper"
+    config = project(at).sweep_config()
+    assert (config.missing, config.holdout_fraction, config.measure, config.preset) == ("impute", 0.3, "pearson",
+                                                                                        "paper")
+
+
+def test_a_reload_brings_the_same_project_and_sweep_back():
+    at = run_sweep(app())
+    before = project(at)
+    at.switch_page("pages/choose.py").run()
+    at.slider(key="w.alpha").set_value(0.8).run()
+    reloaded = app()  # a new browser session on the same workspace (a reload, or a server restart)
+    reloaded.switch_page("pages/choose.py").run()
+    no_errors(reloaded)
+    after = project(reloaded)
+    assert (after.id, after.job_id, after.alpha) == (before.id, before.job_id, 0.8)
+    assert reloaded.slider(key="w.alpha").value == 0.8
+    on_first_page = app().run()  # (AppTest lists the sidebar only before any switch_page)
+    assert "Sweep:** done" in sidebar_text(on_first_page) and "Selected level:** 10" in sidebar_text(on_first_page)
+
+
+def test_the_projects_page_reopens_an_earlier_project_and_its_sweep():
+    at = run_sweep(app())
+    first = project(at)
+    table = load_demo("clinical")[["total_cost_eur", "lactate_mmol_l", "in_hospital_death"]].head(150)
+    at = app().run()  # the same workspace in a new session: the open project comes back
+    assert project(at).id == first.id and "Sweep:** done" in sidebar_text(at)
+    at.file_uploader[0].set_value(("other.csv", table.to_csv(index=False).encode(), "text/csv")).run()
+    assert project(at).name == "other.csv"
+    text = sidebar_text(app().run())  # the new table, and no sweep of the old one
+    assert "other.csv" in text and "Sweep:** not started" in text
+    at.switch_page("pages/projects.py").run()
+    no_errors(at)
+    assert len([e for e in at.expander]) == 2  # both tables, each with its sweeps
+    next(b for b in at.button if b.key == f"open.{first.id}").click().run()
+    no_errors(at)
+    assert project(at).id == first.id and project(at).job_id == first.job_id
+
+
+def test_a_csv_with_missing_responses_can_be_swept():
+    table = load_demo("clinical")[["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "in_hospital_death"]]
+    table = table.head(250).astype({"in_hospital_death": "float64"})
+    table.loc[[3, 40, 99], "in_hospital_death"] = float("nan")
+    at = app().run()
+    at.file_uploader[0].set_value(("missing_y.csv", table.to_csv(index=False).encode(), "text/csv")).run()
+    no_errors(at)
+    assert any("3 rows have no value of the response" in c.value for c in at.caption)
+    at.switch_page("pages/sensitive.py").run()
+    at.multiselect(key="w.sensitive").set_value(["total_cost_eur"]).run()
+    at.session_state["inline_worker"] = True
+    at.session_state["protocol_overrides"] = TINY
+    at.switch_page("pages/sweep.py").run()
+    at.multiselect(key="w.baselines").set_value(["independent"]).run()
+    next(b for b in at.button if b.label == "Start sweep").click().run()
+    no_errors(at)
+    from pages import common
+
+    assert common.store().job(project(at).job_id)["status"] == "done"
+
+
+def test_an_excel_workbook_is_read_and_an_old_xls_refused():
+    import io
+
+    table = load_demo("clinical")[["total_cost_eur", "lactate_mmol_l", "in_hospital_death"]].head(120)
+    workbook = io.BytesIO()
+    with pd.ExcelWriter(workbook, engine="openpyxl") as writer:
+        table.to_excel(writer, sheet_name="cohort", index=False)
+        table.head(5).to_excel(writer, sheet_name="notes", index=False)
+    at = app().run()
+    at.file_uploader[0].set_value(("cohort.xlsx", workbook.getvalue(), "application/octet-stream")).run()
+    no_errors(at)
+    assert project(at).name == "cohort.xlsx" and project(at).rows == 120
+    assert any("first of 2 sheets ('cohort')" in i.value for i in at.info)
+    at.file_uploader[0].set_value(("old.xls", b"\xd0\xcf\x11\xe0" + b"\0" * 100, "application/vnd.ms-excel")).run()
+    assert any("save it as .xlsx or CSV" in e.value for e in at.error)
+    assert project(at).name == "cohort.xlsx"  # the open project is kept

@@ -1,4 +1,4 @@
-"""Read a user's table from CSV or Parquet, guessing delimiter, decimal mark and encoding."""
+"""Read a user's table from CSV, Parquet or Excel (.xlsx), guessing delimiter, decimal mark and encoding."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ from ..errors import DataError
 from .validation import header_problems
 
 _PARQUET_MAGIC = b"PAR1"
+_ZIP_MAGIC = b"PK\x03\x04"  # .xlsx is a zip file
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0"  # the old binary .xls
 
 
 def read_table(source: str | Path | bytes | BinaryIO, name: str | None = None) -> pd.DataFrame:
@@ -29,6 +31,11 @@ def read_table(source: str | Path | bytes | BinaryIO, name: str | None = None) -
             raise DataError(f"Could not read '{name}' as Parquet: {exc}.",
                             fix="Check that the file is a complete Parquet file.") from exc
         problems = header_problems(list(df.columns))
+    elif raw[:4] == _ZIP_MAGIC or (name or "").lower().endswith((".xlsx", ".xlsm")):
+        df, problems = _read_excel(raw, name)
+    elif raw[:4] == _OLE_MAGIC or (name or "").lower().endswith(".xls"):
+        raise DataError(f"'{name}' is an old Excel (.xls) workbook, which is not read here.",
+                        fix="Open it in your spreadsheet program and save it as .xlsx or CSV.")
     else:
         df, problems = _read_csv(raw, name)
     if problems:
@@ -36,6 +43,32 @@ def read_table(source: str | Path | bytes | BinaryIO, name: str | None = None) -
     if df.shape[1] == 0 or len(df) == 0:
         raise DataError(f"'{name}' contains no data rows.", fix="Check the file and its delimiter.")
     return df
+
+
+def _read_excel(raw: bytes, name: str) -> tuple[pd.DataFrame, list]:
+    """The first sheet of an .xlsx workbook; ``df.attrs['note']`` says which sheet when there are several."""
+    try:
+        sheets = pd.read_excel(io.BytesIO(raw), sheet_name=None, header=None, engine="openpyxl")
+    except Exception as exc:  # openpyxl and zipfile raise many types
+        raise DataError(f"Could not read '{name}' as an Excel workbook: {exc}.",
+                        fix="Save the sheet as CSV from your spreadsheet program.") from exc
+    if not sheets:
+        raise DataError(f"'{name}' has no sheets.", fix="Save the sheet as CSV from your spreadsheet program.")
+    sheet, grid = next(iter(sheets.items()))
+    grid = grid.dropna(how="all").dropna(axis=1, how="all")
+    if grid.empty:
+        raise DataError(f"The first sheet ('{sheet}') of '{name}' is empty.",
+                        fix="Put the table on the first sheet, or save it as CSV.")
+    header = ["" if pd.isna(h) else str(h).strip() for h in grid.iloc[0]]
+    problems = header_problems(header)
+    if problems:
+        return pd.DataFrame(), problems
+    df = grid.iloc[1:].reset_index(drop=True)
+    df.columns = header
+    df = df.infer_objects()
+    if len(sheets) > 1:
+        df.attrs["note"] = f"Read the first of {len(sheets)} sheets ('{sheet}')."
+    return df, []
 
 
 def _read_bytes(source, name):

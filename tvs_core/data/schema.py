@@ -250,3 +250,18 @@ def infer_schema(df: pd.DataFrame, response: str | None = None,
     if response is not None or sensitive:
         schema = schema.with_roles(response, list(sensitive))
     return schema
+
+
+_OUTCOME_NAME = re.compile(r"(^|[_\s\-.])(y|target|label|class|outcome|response|death|died|dead|mortality|"
+                           r"survival|survived|readmit\w*|diagnosis|status|event|churn|default|fraud)$", re.I)
+
+
+def suggest_response(schema: Schema) -> str | None:
+    """The column a user most likely means as Y: a modelled binary (else low-cardinality categorical)
+    column named like an outcome; None when nothing is named so (the user chooses)."""
+    named = [c for c in schema.columns if c.modelled and _OUTCOME_NAME.search(c.name)]
+    for types in ({ColumnType.BINARY}, CATEGORICAL_TYPES):
+        found = [c.name for c in named if c.type in types]
+        if found:
+            return found[-1]  # outcomes tend to be the last columns
+    return None

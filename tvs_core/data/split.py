@@ -1,4 +1,7 @@
-"""The hold-out is set aside before anything is fitted: no generator, attacker or shadow model sees it."""
+"""The hold-out is set aside before anything is fitted: no generator, attacker or shadow model sees it.
+
+Rows without a response can be neither stratified nor scored, so they are dropped first (and
+counted: ``missing_response_rows``), as every model would drop them anyway."""
 
 from __future__ import annotations
 
@@ -11,16 +14,25 @@ from ..errors import DataError
 def holdout_split(table: pd.DataFrame, response: str, fraction: float = 0.2,
                   seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Stratified (train, test) split taken before any fit; test is never seen by a generator."""
+    table = table[table[response].notna()]
     y = table[response]
     stratify = y if y.nunique() <= 20 and y.value_counts().min() >= 2 else None
     train, test = train_test_split(table, test_size=fraction, random_state=seed, stratify=stratify)
     return train.reset_index(drop=True), test.reset_index(drop=True)
 
 
-def explicit_holdout(table: pd.DataFrame, holdout: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+def explicit_holdout(table: pd.DataFrame, holdout: pd.DataFrame,
+                     response: str | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Use a hold-out file the holder kept aside instead of splitting; it must have the same columns."""
     missing = [c for c in table.columns if c not in holdout.columns]
     if missing:
         raise DataError(f"The hold-out file lacks column '{missing[0]}'.", column=missing[0],
                         fix="Use a hold-out file with the same header as the data.")
+    if response is not None:
+        table, holdout = table[table[response].notna()], holdout[holdout[response].notna()]
     return table.reset_index(drop=True), holdout[list(table.columns)].reset_index(drop=True)
+
+
+def missing_response_rows(table: pd.DataFrame, response: str | None) -> int:
+    """Rows that are dropped before the split because their response is missing."""
+    return 0 if response is None or response not in table.columns else int(table[response].isna().sum())

@@ -98,7 +98,7 @@ def split_tables(config: SweepConfig, table: pd.DataFrame, holdout: pd.DataFrame
     """The hold-out split is taken before any fit (or the user's own hold-out file is used)."""
     if holdout is None:
         return holdout_split(table, config.response, config.holdout_fraction, config.seed)
-    return explicit_holdout(table, holdout)
+    return explicit_holdout(table, holdout, config.response)
 
 
 def context_for_job(config: SweepConfig, table: pd.DataFrame, holdout: pd.DataFrame | None,

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .workspace import Workspace
 
-SCHEMA_VERSION = 2  # 2: jobs.details (levels, caps and targets as planned)
+SCHEMA_VERSION = 3  # 2: jobs.details (levels, caps and targets as planned); 3: projects
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -32,6 +32,7 @@ CREATE TABLE IF NOT EXISTS results (
     seconds REAL NOT NULL, created REAL NOT NULL, PRIMARY KEY (job_id, task));
 CREATE TABLE IF NOT EXISTS models (
     job_id TEXT NOT NULL, name TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (job_id, name));
+CREATE TABLE IF NOT EXISTS projects (id TEXT PRIMARY KEY, json TEXT NOT NULL, updated REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY AUTOINCREMENT, job_id TEXT, time REAL NOT NULL, kind TEXT NOT NULL, message TEXT);
 """
@@ -159,6 +160,26 @@ class Store:
         for r in self.db.execute("SELECT kind, seconds FROM results WHERE job_id = ?", (job_id,)):
             out.setdefault(r["kind"], []).append(r["seconds"])
         return out
+
+    # -- projects and settings -------------------------------------------------------------------
+    def save_project(self, project_id: str, project_json: str, updated: float) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO projects VALUES (?, ?, ?)", (project_id, project_json, updated))
+
+    def project_json(self, project_id: str) -> str | None:
+        row = self.db.execute("SELECT json FROM projects WHERE id = ?", (project_id,)).fetchone()
+        return None if row is None else row["json"]
+
+    def project_jsons(self) -> list[str]:
+        return [r["json"] for r in self.db.execute("SELECT json FROM projects ORDER BY updated DESC")]
+
+    def meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row["value"]
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     # -- models and events -----------------------------------------------------------------------
     def save_model(self, job_id: str, name: str, model_json: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import platform
 import time
 from importlib import metadata
@@ -30,9 +31,12 @@ def package_versions() -> dict[str, str]:
 
 def manifest(model: SyntheticGenerator, csv_bytes: bytes, level: int | None, rows: int, seed: int,
              data_fingerprint: str, metrics: list[dict] | None = None, checks: list[Guardrail] | None = None,
-             override_reason: str | None = None, job_id: str | None = None) -> dict:
+             override_reason: str | None = None, job_id: str | None = None, sweep: dict | None = None,
+             choice: dict | None = None) -> dict:
     """Everything needed to reproduce and to judge the file: fingerprint, schema, order, level,
-    families, margins, seeds, package versions, metrics with intervals, and the file's hash."""
+    families, margins, seeds, package versions, the sweep's settings (preset, hold-out, levels,
+    baselines, …), the choice (α, normalisation, privacy metric, the selected level and why),
+    metrics with intervals, and the file's hash."""
     config = model.get_config()
     order = getattr(model, "order_", None)
     return {
@@ -47,18 +51,31 @@ def manifest(model: SyntheticGenerator, csv_bytes: bytes, level: int | None, row
         "families": config.get("families"), "margins": config.get("margins"),
         "seeds": {"model": config.get("seed"), "release": seed},
         "configuration": config, "packages": package_versions(),
+        "sweep": sweep, "choice": choice,
         "metrics": metrics or [], "guardrails": [c.to_dict() for c in checks or []],
         "override_reason": override_reason,
     }
 
 
 def manifest_bytes(manifest_dict: dict) -> bytes:
-    return json.dumps(manifest_dict, indent=2, default=_json_default).encode("utf-8")
+    """Strict JSON: a value that is not a number (an interval that could not be computed) is null,
+    never a bare NaN token that strict parsers reject."""
+    return json.dumps(_strict(manifest_dict), indent=2, allow_nan=False).encode("utf-8")
 
 
-def _json_default(value):
-    if isinstance(value, (np.integer, np.floating)):
+def _strict(value):
+    if isinstance(value, dict):
+        return {str(k): _strict(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strict(v) for v in value]
+    if isinstance(value, (np.integer, np.bool_)):
         return value.item()
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(value) else None
+    if value is None or isinstance(value, (str, int, bool)):
+        return value
+    if pd.api.types.is_scalar(value) and pd.isna(value):
+        return None
     if isinstance(value, pd.Timestamp):
         return value.isoformat()
     return str(value)
