@@ -31,7 +31,7 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
         st.rerun(scope="app")  # finished: redraw once without the timer
     records, summary = results(job_id, info["done"])
     total = max(info["total"], 1)
-    eta = "" if info["eta_seconds"] is None else f" — about {info['eta_seconds']:.0f} s left"
+    eta = "" if info["eta_seconds"] is None or not view.active else f" — about {info['eta_seconds']:.0f} s left"
     st.progress(info["done"] / total, text=f"{info['status']}: {info['done']} of {info['total']} tasks{eta}")
     if info["error"]:
         st.error(f"The sweep failed: {info['error']}. Finished results are kept; press Resume to try again.")

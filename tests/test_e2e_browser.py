@@ -4,82 +4,34 @@ Screenshots of every page are written to test-artifacts/e2e/. The test needs Deb
 (/usr/bin/chromium; the README's test command installs it when it can) and the playwright package;
 without them it is skipped with the reason, never silently passed."""
 
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts" / "e2e"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-playwright = pytest.importorskip("playwright.sync_api", reason="playwright is in requirements-extras.txt")
-if not os.path.exists(CHROMIUM):
-    pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.browser import (
+    ARTIFACTS,
+    CHROMIUM,
+    LAUNCH,
+    go_to,
+    no_streamlit_errors,
+    playwright,
+    running_server,
+    shot,
+)
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    port = free_port()
     workspace = tmp_path_factory.mktemp("e2e-workspace")
-    env = {**os.environ, "TVS_WORKSPACE": str(workspace), "PYTHONPATH": str(ROOT)}
-    process = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port",
-                                str(port), "--server.headless", "true"], cwd=ROOT, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1):
-                break
-        except OSError:
-            time.sleep(0.5)
-    yield f"http://127.0.0.1:{port}", workspace
-    from tvs_core.jobs.process import cancel_job
-    from tvs_core.jobs.store import Store
-
-    store = Store(workspace)
-    for job in store.jobs():
-        if job["status"] in ("queued", "running"):
-            cancel_job(store, job["id"], grace_seconds=5)
-    os.killpg(process.pid, signal.SIGTERM)
-    process.wait(timeout=20)
-
-
-def no_streamlit_errors(page) -> None:
-    for test_id in ("stException", "stAlertContentError"):
-        boxes = page.locator(f'[data-testid="{test_id}"]')
-        assert boxes.count() == 0, f"a Streamlit error box appeared: {boxes.first.inner_text()}"
-
-
-def go_to(page, title: str) -> None:
-    page.get_by_role("link", name=title).click()
-    page.get_by_role("heading", name=title.split(" · ")[1].split(" ")[0]).first.wait_for(timeout=60_000)
-
-
-def shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.wait_for_timeout(1500)  # let plotly finish drawing
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    with running_server(workspace) as running:
+        yield running.url, workspace
 
 
 def test_demo_flow_in_chromium(server, tmp_path):
     url, _ = server
     started = time.time()
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH)
         page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
         page.goto(url)
         page.get_by_test_id("stDataFrame").first.wait_for(timeout=90_000)
@@ -118,6 +70,9 @@ def test_demo_flow_in_chromium(server, tmp_path):
             marker = page.locator(".js-plotly-plot").first.locator(".scatterlayer .trace").nth(index).locator(
                 ".points path").last
             box = marker.bounding_box()
+            if box is None:  # the chart was being redrawn
+                page.wait_for_timeout(1000)
+                continue
             page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
             try:
                 page.wait_for_function("!document.body.innerText.includes('Selected level: —')", timeout=8_000)

@@ -1,0 +1,127 @@
+"""Shared by the browser tests: a Streamlit server on a free port with its own workspace, headless
+Chromium (Debian's, /usr/bin/chromium), and helpers that wait on Streamlit's test ids."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "test-artifacts" / "e2e"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+playwright = pytest.importorskip("playwright.sync_api", reason="playwright is in requirements-extras.txt")
+if not os.path.exists(CHROMIUM):
+    pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
+LAUNCH = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+          "--disable-component-update", "--disable-sync"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """``streamlit run app.py`` on 127.0.0.1:port with the workspace given; restartable."""
+
+    def __init__(self, workspace: Path, port: int | None = None):
+        self.workspace, self.port = workspace, port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process = None
+
+    def start(self) -> Server:
+        env = {**os.environ, "TVS_WORKSPACE": str(self.workspace), "PYTHONPATH": str(ROOT)}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(self.port),
+             "--server.headless", "true"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                    return self
+            except OSError:
+                time.sleep(0.5)
+        raise RuntimeError("the Streamlit server did not start")
+
+    def stop(self) -> None:
+        """The server only: sweep workers run in their own sessions and survive it, as in real use."""
+        if self.process is not None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait(timeout=20)
+            self.process = None
+
+    def cancel_jobs(self) -> None:
+        from tvs_core.jobs.process import cancel_job
+        from tvs_core.jobs.store import Store
+
+        store = Store(self.workspace)
+        for job in store.jobs():
+            if job["status"] in ("queued", "running"):
+                cancel_job(store, job["id"], grace_seconds=5)
+
+
+@contextmanager
+def running_server(workspace: Path):
+    server = Server(workspace).start()
+    try:
+        yield server
+    finally:
+        server.cancel_jobs()
+        server.stop()
+
+
+@contextmanager
+def browser_page():
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH)
+        try:
+            yield browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+        finally:
+            browser.close()
+
+
+def no_streamlit_errors(page) -> None:
+    for test_id in ("stException", "stAlertContentError"):
+        boxes = page.locator(f'[data-testid="{test_id}"]')
+        assert boxes.count() == 0, f"a Streamlit error box appeared: {boxes.first.inner_text()}"
+
+
+def go_to(page, title: str) -> None:
+    page.get_by_role("link", name=title).click()
+    page.get_by_role("heading", name=title.split(" · ")[-1].split(" ")[0]).first.wait_for(timeout=60_000)
+    page.wait_for_timeout(800)  # the page's widgets settle
+
+
+def sidebar(page) -> str:
+    return page.get_by_test_id("stSidebar").inner_text()
+
+
+def shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.wait_for_timeout(1500)  # let plotly finish drawing
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def upload(page, path: Path) -> None:
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
+    page.get_by_text(f"{path.name} — ").first.wait_for(timeout=60_000)
+
+
+def wait_for_text(page, where, text: str, timeout: float = 180_000) -> None:
+    deadline = time.time() + timeout / 1000
+    while time.time() < deadline:
+        if text in where():
+            return
+        page.wait_for_timeout(1000)
+    raise AssertionError(f"'{text}' did not appear; saw: {where()[:500]}")
