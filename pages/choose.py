@@ -6,8 +6,8 @@ import streamlit as st
 from pages import common
 from tvs_core import figures
 from tvs_core.choice import METHODS, Axis, axis_choices, choose
-from tvs_core.evaluation.catalogue import label
 from tvs_core.evaluation.records import HOLDER
+from tvs_core.evaluation.summary import readable
 from tvs_core.jobs import JobView
 from tvs_core.model.generator import SyntheticGenerator
 
@@ -46,8 +46,10 @@ method = b.radio("Normalisation", METHODS, horizontal=True, key=common.bound("no
 privacy = c.selectbox("Privacy measured by", choices, key=common.bound("privacy"), on_change=common.keep,
                       args=("privacy",), format_func=lambda p: Axis.parse(p, sensitive=config.sensitive).title)
 selection = choose(summary, config.sensitive, alpha, method, privacy)
-if selection is None:
-    st.info("Not enough results to score the levels yet.")
+if selection is None or selection.best_level is None:
+    info = view.progress()
+    st.info(f"Waiting for results: no level has both a privacy and a utility value yet ({info['done']} of "
+            f"{info['total']} tasks of the sweep done, {info['status']}). This page fills in as they arrive.")
     st.stop()
 if project.selected_level is None and selection.best_level is not None:
     common.update(selected_level=selection.best_level)
@@ -70,11 +72,14 @@ if chosen != selected:
     common.update(selected_level=int(chosen))
     st.rerun()
 
-st.subheader(f"Level {selected}: metrics with 95 % intervals")
-rows = summary[(summary["model"] == HOLDER) & (summary["level"] == selected)].copy()
-rows["metric"] = rows["metric"].map(lambda name: label(name, short=True))
-st.dataframe(rows[["metric", "attribute", "target_kind", "role", "median", "ci_low", "ci_high", "n"]],
-             hide_index=True, width="stretch")
+st.subheader(f"Level {selected}: every metric, with its interval")
+st.caption("Median over the replicates (synthetic sets, game iterations or targets) and a 95 % percentile bootstrap "
+           "interval of that median; n is the number of replicates. With fewer than 5 the interval is only the spread "
+           "of a few values — use the paper protocol before relying on it.")
+table_rows = readable(summary[(summary["model"] == HOLDER) & (summary["level"] == selected)])
+for group in table_rows["group"].unique() if len(table_rows) else []:
+    st.markdown(f"**{group.capitalize()}**")
+    st.dataframe(table_rows[table_rows["group"] == group].drop(columns="group"), hide_index=True, width="stretch")
 
 
 @st.cache_data(show_spinner="Sampling…", max_entries=16)

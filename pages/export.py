@@ -21,6 +21,8 @@ st.markdown(f"Release of **level {level}** from sweep `{view.id}`.")
 if job["status"] != "done":
     st.warning(f"The sweep is {job['status']} ({job['done']} of {job['total']} tasks): the attack games may not "
                "have reported for this level yet, so its privacy numbers are provisional.")
+st.caption(f"By default the release has as many rows as the training split the sweep used: {len(train)} of the "
+           f"table's {project.rows} (the rest was held out to test the models).")
 a, b = st.columns(2)
 rows = a.number_input("Rows", 1, 1_000_000, value=int(project.release_rows or len(train)), step=100,
                       key=f"{common.WIDGET}release_rows.{len(train)}",

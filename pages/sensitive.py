@@ -78,10 +78,10 @@ st.markdown(f"**|K| = {len(order.K)}**, Theorem 2.5: truncating at **τ ≤ {ord
             f"({order.t_max_reason}).")
 heat_order, heat_original = st.columns(2)
 with heat_order:
-    st.plotly_chart(figures.association_heatmap(assoc, order, f"|{project.measure}| in Algorithm-1 order"),
+    st.plotly_chart(figures.association_heatmap(assoc, order, project.measure),
                     width="stretch", key="heatmap_order")
 with heat_original:
-    st.plotly_chart(figures.association_heatmap(assoc, None, f"|{project.measure}| in the table's order"),
+    st.plotly_chart(figures.association_heatmap(assoc, None, project.measure),
                     width="stretch", key="heatmap_original")
 
 preview = attribute_risk_preview(normal_corr, order.order, sensitive)

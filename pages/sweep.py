@@ -11,7 +11,9 @@ from tvs_core.evaluation.fidelity import kendall_matrix
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.jobs import DEFAULT_BASELINES, JobView, submit
 from tvs_core.jobs.backends import BACKENDS
+from tvs_core.jobs.plan import planned_tasks
 from tvs_core.jobs.process import cancel_job, start_worker, worker_alive
+from tvs_core.jobs.progress import estimate
 from tvs_core.jobs.worker import run_job
 from tvs_core.model.families import PRESETS
 from tvs_core.model.ordering import default_levels
@@ -24,6 +26,10 @@ def results(job_id: str, done: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     return records, view.summary()
 
 
+def duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
 def scatter_and_panels(job_id: str, polling: bool = False) -> None:
     view = JobView(common.store(), job_id)
     info = view.progress()
@@ -31,7 +37,7 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
         st.rerun(scope="app")  # finished: redraw once without the timer
     records, summary = results(job_id, info["done"])
     total = max(info["total"], 1)
-    eta = "" if info["eta_seconds"] is None or not view.active else f" — about {info['eta_seconds']:.0f} s left"
+    eta = "" if info["eta_seconds"] is None or not view.active else f" — about {duration(info['eta_seconds'])} left"
     st.progress(info["done"] / total, text=f"{info['status']}: {info['done']} of {info['total']} tasks{eta}")
     if info["error"]:
         st.error(f"The sweep failed: {info['error']}. Finished results are kept; press Resume to try again.")
@@ -146,6 +152,12 @@ with e:
 config = project.sweep_config(rho_star=dict(order.rho_star))
 if st.session_state.get(common.PROTOCOL_OVERRIDES):  # tests: smaller games
     config.protocol_overrides = {**(config.protocol_overrides or {}), **st.session_state[common.PROTOCOL_OVERRIDES]}
+levels = sorted(project.levels or default_levels(order.t_max))
+n_train = int(round(len(table) * (1 - project.holdout_fraction)))
+planned = [[t.key, t.kind, t.stage] for t in planned_tasks(config, levels)]
+seconds, source = estimate(common.store(), planned, n_train, workers=2)
+st.caption(f"{len(planned)} tasks; estimated duration about {duration(seconds)} on this machine (from {source}; "
+           "refined from the sweep's own tasks as they finish).")
 if st.button("Start sweep", type="primary", disabled=running,
              help="Running: wait for it to finish, or cancel it first." if running else None):
     job_id = submit(common.store(), table, config)

@@ -122,7 +122,7 @@ def test_baseline_styles_cover_the_default_baselines():
 def test_association_heatmap_outlines_each_nonempty_block(k, names):
     order = make_order(k)
     assoc = assoc_for(["y", "r2", "s2", "k1", "r1", "s1", "k2"])  # deliberately not in C-vine order
-    fig = F.association_heatmap(assoc, order, "Association")
+    fig = F.association_heatmap(assoc, order, "kendall")
     heat = fig.data[0]
     assert list(heat.x) == order.order and list(heat.y) == order.order
     assert heat.zmin == 0 and heat.zmax == 1
@@ -134,15 +134,21 @@ def test_association_heatmap_outlines_each_nonempty_block(k, names):
         assert (shape.x0, shape.x1, shape.y0, shape.y1) == (start - 0.5, stop - 0.5, start - 0.5, stop - 0.5)
     assert fig.layout.yaxis.scaleanchor == "x" and fig.layout.yaxis.autorange == "reversed"
     assert "×" in heat.hovertemplate and ":.3f" in heat.hovertemplate
+    assert list(fig.layout.xaxis.tickvals) == order.order == list(fig.layout.yaxis.tickvals)  # every column named
+    blocks = [a for a in fig.layout.annotations if a.hovertext]
+    assert [a.text for a in blocks] == [f"<b>{n}</b>" for n in names]
+    assert all(a.yref == "paper" and a.y >= 1.0 for a in blocks)  # above the matrix, over no cell
+    assert fig.data[0].colorbar.title.text == "|Kendall's τ|" and fig.layout.title.text.startswith("|Kendall's τ|")
     assert_readable_axes(fig)
 
 
 def test_association_heatmap_without_order_keeps_the_table_order():
     assoc = assoc_for(["b", "a", "c"])
-    fig = F.association_heatmap(assoc, None, "Association")
+    fig = F.association_heatmap(assoc, None, "kendall")
     assert list(fig.data[0].x) == ["b", "a", "c"] and len(fig.layout.shapes) == 0
+    assert fig.data[0].colorbar.title.text == "|Kendall's τ|"  # one wording for both heatmaps
     with pytest.raises(ValueError, match="lacks"):
-        F.association_heatmap(assoc, make_order([]), "Association")
+        F.association_heatmap(assoc, make_order([]), "kendall")
 
 
 def test_preview_curve_has_a_line_per_attribute_and_the_theorem_level():
@@ -170,7 +176,8 @@ def test_scatter_customdata_are_plain_lists_and_the_highlight_sits_on_its_level(
     levels = [1, 3, 5]
     fig = F.privacy_utility_scatter(summary, "mab_worst", ["a", "b"], 3, levels)
     names = [t.name for t in fig.data]
-    assert names == ["TVineSynth (by level)", "DP vine (ε = 1)", "Independent margins", "Selected: level 3"]
+    assert names == ["TVineSynth (by level)", "DP vine (ε = 1)", "Independent margins",
+                     "TRTR (trained on real data): 0.800", "Selected: level 3"]
     for trace in fig.to_dict()["data"]:
         assert isinstance(trace["customdata"], list)
         assert all(v is None or type(v) is int for v in trace["customdata"])
@@ -210,7 +217,8 @@ def test_scatter_pg_and_mcmia(summary):
     fig = F.privacy_utility_scatter(summary, "pg", ["a", "b"], 1, [1, 3, 5])
     points = scatter_points(fig)
     assert points[1][0] == pytest.approx(0.9)  # median of 0.9, 1.1, 0.7 over targets
-    assert [t.name for t in fig.data] == ["TVineSynth (by level)", "Selected: level 1"]  # no PG for baselines
+    assert [t.name for t in fig.data] == ["TVineSynth (by level)", "TRTR (trained on real data): 0.800",
+                                          "Selected: level 1"]  # no PG for baselines
     assert any(a.text == "more private →" for a in fig.layout.annotations)
     assert any("Not shown" in a.text and "Independent margins" in a.text for a in fig.layout.annotations)
     fig = F.privacy_utility_scatter(summary, "mcmia", ["a", "b"], None, [1, 3, 5])
@@ -348,5 +356,42 @@ def test_figures_from_a_tiny_real_evaluation():
     assert [t.name for t in fig.data] == ["Level 1", "Level 4"]
     fig = F.kendall_pair(result.kendall[("real", None)], result.kendall[("tvinesynth", 4)], result.names, 4)
     assert list(fig.data[0].x) == result.names
-    assert len(F.association_heatmap(association_matrix(train[model.order_.order]), model.order_, "A").layout.shapes) \
+    assert len(F.association_heatmap(association_matrix(train[model.order_.order]), model.order_, "kendall").layout.shapes) \
         == sum(stop > start for start, stop in model.order_.blocks.values())
+
+
+def test_axes_fit_the_levels_and_a_far_baseline_is_an_arrow(summary):
+    """A baseline at chance must not squeeze the levels into a band: it is drawn off-scale, at an arrow."""
+    far = summary.copy()
+    far.loc[(far["model"] == "independent") & (far["metric"] == "auc_tstr"), ["median", "ci_low", "ci_high"]] = 0.2
+    fig = F.privacy_utility_scatter(far, "mab_worst", ["a", "b"], None, [1, 3, 5])
+    low, high = fig.layout.yaxis.range
+    ours = [y for y in fig.data[0].y]
+    assert low > 0.2 and low <= min(ours) and high >= 0.8  # the levels and the TRTR line, not the baseline
+    assert any("Independent margins" in (a.text or "") and a.showarrow for a in fig.layout.annotations)
+    assert any("Outside the axes" in (a.text or "") for a in fig.layout.annotations)
+    labels = list(fig.data[0].textposition)
+    assert labels[0] != labels[1]  # neighbouring level labels alternate above and below
+
+
+def test_values_above_the_ideal_are_explained(summary):
+    fig = F.privacy_utility_scatter(summary, "pg", ["a", "b"], None, [1, 3, 5])
+    assert not any("worse than chance" in (a.text or "") for a in fig.layout.annotations)
+    above = summary.copy()
+    above.loc[above["metric"] == "pg", ["median", "ci_low", "ci_high"]] += 0.5  # level 1: PG 1.4
+    fig = F.privacy_utility_scatter(above, "pg", ["a", "b"], None, [1, 3, 5])
+    assert any("worse than chance" in (a.text or "") for a in fig.layout.annotations)
+
+
+def test_the_metric_table_is_grouped_ordered_and_says_n(summary):
+    from tvs_core.evaluation.summary import readable
+
+    rows = summary[(summary["model"] == "tvinesynth") & (summary["level"] == 1)].copy()
+    rows.loc[rows["metric"] == "mcmia", "n"] = 3
+    table = readable(rows.iloc[::-1])  # any input order
+    assert list(dict.fromkeys(table["group"])) == ["utility", "attribute risk", "membership risk"]
+    assert table["metric"].iloc[0] == "TSTR AUC (synthetic-trained)" and "auc_tstr" not in set(table["metric"])
+    mcmia = table[table["metric"] == "MC membership score"].iloc[0]
+    assert mcmia["n"] == 3 and "spread of 3 values" in mcmia["95 % interval"]
+    assert set(table["unit"]) >= {"ROC AUC", "share"} and set(table["better"]) <= {"higher", "lower"}
+    assert "None" not in table.to_string()

@@ -218,3 +218,18 @@ def test_datetimes_recorded_in_whole_seconds_stay_whole_seconds():
     out = TVineSynth(response="y", sensitive=["x"], families="gaussian").fit(table).sample(300, seed=1)
     assert str(out["admitted"].dtype) == str(table["admitted"].dtype)
     assert (out["admitted"] == out["admitted"].dt.floor("s")).all()
+
+
+def test_released_values_keep_the_input_precision():
+    """Up to 15 decimals are kept as recorded (not 19-20 digits), and whole numbers with a stray
+    half stay whole numbers (issue 9: 'bun' came out 17 % non-integer)."""
+    rng = np.random.default_rng(0)
+    n = 400
+    x = rng.normal(size=n)
+    table = pd.DataFrame({"bun": np.round(20 + 5 * x), "ten": np.round(rng.normal(size=n), 10),
+                          "y": (x + rng.normal(size=n) > 0).astype(int)})
+    table.loc[7, "bun"] = 12.5
+    released = TVineSynth(response="y", sensitive=["bun"]).fit(table).sample(400, truncation_level=1, seed=0)
+    assert (released["bun"] % 1 == 0).all()
+    decimals = released["ten"].map(lambda v: len(repr(float(v)).split(".")[1]))
+    assert decimals.max() <= 10

@@ -66,7 +66,7 @@ def test_identical_request_is_answered_from_the_store(table, reference):
 def test_every_task_is_stored_once_with_progress_and_plan(reference):
     records, store, job_id = reference
     job = store.job(job_id)
-    tasks = [key for key, _ in job["plan"]]
+    tasks = [key for key, *_ in job["plan"]]
     assert sorted(r["task"] for r in store.results(job_id)) == sorted(tasks)
     assert job["done"] == job["total"] == len(tasks)
     assert progress(store, job_id)["eta_seconds"] == pytest.approx(0.0)
@@ -209,7 +209,7 @@ def test_baselines_can_play_the_membership_game(table, reference, tmp_path):
     changes = dict(games=["release", "mia"], baseline_games=["mia"])
     job_id = submit(store, table, config(**changes))
     assert run_job(store, job_id, n_jobs=2) == "done", store.job(job_id)["error"]
-    keys = {key for key, _ in store.job(job_id)["plan"]}
+    keys = {key for key, *_ in store.job(job_id)["plan"]}
     assert {"mia_attackers", "mia_attackers:independent", "mia_shadow:independent:0", "mia_eval:independent:0"} <= keys
     records = sorted_records(store, job_id)
     pg = records[(records.model == "independent") & (records.metric == "pg")]
@@ -221,3 +221,30 @@ def test_baselines_can_play_the_membership_game(table, reference, tmp_path):
     entry = next(e for e in summary_json(records, config(**changes).sensitive)["levels"] if e["model"] == "independent")
     by_kind = pg.groupby("target_kind")["value"].median()  # summary: median over outlier and random targets
     assert entry["metrics"]["pg"]["median"] == pytest.approx(by_kind.median())
+
+
+def test_time_left_follows_the_stages_the_worker_runs():
+    from tvs_core.jobs.progress import seconds_left
+
+    plan = [["holder", "holder", 0], ["r1", "release", 1], ["r2", "release", 1], ["a1", "aia", 1],
+            ["att", "mia_attackers", 2], ["e1", "mia_eval", 3], ["e2", "mia_eval", 3]]
+    costs = {"holder": 1.0, "release": 2.0, "aia": 6.0, "mia_attackers": 4.0, "mia_eval": 3.0}
+    # stage 1 on 2 workers: max(10 / 2, 6) = 6; stage 2 alone: 4; stage 3: max(6 / 2, 3) = 3
+    assert seconds_left(plan, {"holder"}, costs, workers=2) == pytest.approx(13.0)
+    assert seconds_left(plan, {"holder", "r1", "r2"}, costs, workers=2, running_for=2.5) == pytest.approx(10.5)
+    assert seconds_left(plan, {k for k, *_ in plan}, costs, workers=2) == 0.0
+
+
+def test_time_left_learns_from_this_sweep_and_earlier_ones(table, reference, tmp_path):
+    from tvs_core.jobs.progress import kind_costs
+
+    _, store, job_id = reference  # a finished sweep: its own measured costs are used for it
+    job = store.job(job_id)
+    costs, source = kind_costs(store, job)
+    measured = store.task_seconds(job_id)
+    assert costs["release"] == pytest.approx(sum(measured["release"]) / len(measured["release"]))
+    assert source.startswith("this sweep's measured tasks")
+    fresh = {"id": "not-started", "details": {"n_train": job["details"]["n_train"]}}
+    costs, source = kind_costs(store, fresh)  # before Start: the earlier sweep's costs
+    assert source == "earlier sweeps in this workspace"
+    assert costs["aia"] == pytest.approx(sorted(measured["aia"])[len(measured["aia"]) // 2], rel=0.5)

@@ -175,11 +175,15 @@ class TableEncoder:
         return enc
 
 
-def _decimals(values: np.ndarray, most: int = 8) -> int | None:
-    """Fewest decimals that reproduce every value (None: full precision), so releases keep the
-    recorded precision instead of showing interpolation artefacts."""
+def _decimals(values: np.ndarray, most: int = 15, share: float = 0.99) -> int | None:
+    """Fewest decimals that reproduce at least ``share`` of the values (None: full precision), so a
+    release keeps the recorded precision instead of showing interpolation artefacts — and a column of
+    whole numbers with a stray 12.5 stays a column of whole numbers."""
+    if len(values) == 0:
+        return None
+    tolerance = 1e-9 * max(1.0, float(np.abs(values).max()))
     for k in range(most + 1):
-        if np.allclose(np.round(values, k), values, rtol=0, atol=1e-9 * max(1.0, np.abs(values).max())):
+        if np.mean(np.abs(np.round(values, k) - values) <= tolerance) >= share:
             return k
     return None
 

@@ -44,7 +44,8 @@ def validate(df: pd.DataFrame, schema: Schema, measure: str = "kendall",
     response = schema.response
     if response is None:
         problems.append(DataError("No response column is chosen.",
-                                  fix="Pick the column the synthetic data must predict (the response Y)."))
+                                  fix="Pick the column the synthetic data must predict: 'Response Y' on the Data "
+                                      "page (or --response COLUMN on the command line)."))
     elif response not in df.columns:
         problems.append(DataError(f"The response column '{response}' is not in the table.", column=response,
                                   fix=f"Choose one of: {', '.join(map(str, df.columns))}."))

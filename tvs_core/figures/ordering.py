@@ -10,10 +10,15 @@ import plotly.graph_objects as go
 from ..model.ordering import OrderResult
 from .style import ASSOCIATION_SCALE, LEVEL_AXIS, _attribute_colour, _floats
 
+MEASURE_NAMES = {"kendall": "Kendall's τ", "spearman": "Spearman's ρ", "pearson": "Pearson's r"}
+BLOCK_NAMES = {"S": "S: sensitive", "K": "K: linked to S", "rest": "rest", "Y": "Y: response"}
 
-def association_heatmap(assoc: pd.DataFrame, order: OrderResult | None, title: str) -> go.Figure:
+
+def association_heatmap(assoc: pd.DataFrame, order: OrderResult | None, measure: str,
+                        title: str | None = None) -> go.Figure:
     """|association| in C-vine order with the S | K | rest | Y blocks outlined: shows at a glance
-    which covariates Algorithm 1 put next to the sensitive block and why."""
+    which covariates Algorithm 1 put next to the sensitive block and why. Every column is labelled;
+    the block names sit above the matrix, where they cover no cell."""
     names = list(assoc.columns)
     if order is not None:
         missing = [c for c in order.order if c not in assoc.columns]
@@ -21,27 +26,31 @@ def association_heatmap(assoc: pd.DataFrame, order: OrderResult | None, title: s
             raise ValueError(f"the association matrix lacks ordered columns: {', '.join(missing)}")
         names = list(order.order)  # columns outside the order are not modelled: left out
     signed = assoc.loc[names, names].to_numpy(dtype=float)
-    measure = {"kendall": "Kendall's τ", "spearman": "Spearman's ρ", "pearson": "Pearson's r"}.get(
-        order.measure if order is not None else "", "association")
+    label = f"|{MEASURE_NAMES.get(measure, measure)}|"
+    title = title or f"{label} {'in Algorithm-1 order' if order is not None else 'in the table order'}"
     fig = go.Figure(go.Heatmap(
         z=np.abs(signed).tolist(), x=names, y=names, customdata=signed.tolist(), zmin=0, zmax=1,
-        colorscale=ASSOCIATION_SCALE, colorbar={"title": {"text": f"|{measure}|"}},
+        colorscale=ASSOCIATION_SCALE, colorbar={"title": {"text": label}},
         hovertemplate="%{y} × %{x}: %{z:.3f} (signed %{customdata:.3f})<extra></extra>"))
     if order is not None:
-        labels = {"S": "S: sensitive", "K": "K: linked to S", "rest": "rest", "Y": "Y: response"}
         for block, (start, stop) in order.blocks.items():
             if stop <= start:
                 continue  # an empty block (e.g. no K) has no rectangle
             fig.add_shape(type="rect", xref="x", yref="y", x0=start - 0.5, x1=stop - 0.5, y0=start - 0.5,
                           y1=stop - 0.5, line={"color": "#d62728", "width": 2}, fillcolor="rgba(0,0,0,0)",
                           name=block)
-            fig.add_annotation(x=start - 0.5, y=start - 0.5, xref="x", yref="y", text=f"<b>{labels[block]}</b>",
-                               showarrow=False, xanchor="left", yanchor="bottom", font={"color": "#d62728"})
-    fig.update_layout(title=title, xaxis={"title": {"text": "Column (C-vine order)" if order else "Column"},
-                                          "tickangle": -45, "constrain": "domain"},
+            fig.add_annotation(x=(start + stop - 1) / 2, y=1.0, xref="x", yref="paper", yanchor="bottom",
+                               text=f"<b>{block}</b>", hovertext=BLOCK_NAMES[block], showarrow=False,
+                               font={"color": "#d62728"})
+        title += " — S: sensitive · K: linked to S · Y: response"
+    size = 11 if len(names) <= 20 else (9 if len(names) <= 32 else 7)
+    ticks = {"tickmode": "array", "tickvals": names, "ticktext": names, "tickfont": {"size": size}}
+    fig.update_layout(title={"text": title, "y": 0.98}, margin={"t": 90},
+                      xaxis={"title": {"text": "Column (C-vine order)" if order else "Column"}, "tickangle": -90,
+                             "constrain": "domain", "side": "bottom", **ticks},
                       yaxis={"title": {"text": "Column"}, "autorange": "reversed", "scaleanchor": "x",
-                             "scaleratio": 1, "constrain": "domain"},
-                      plot_bgcolor="white")
+                             "scaleratio": 1, "constrain": "domain", **ticks},
+                      plot_bgcolor="white", height=max(450, 18 * len(names) + 260))
     return fig
 
 

@@ -15,6 +15,37 @@ from .style import HIGHLIGHT_COLOUR, _empty, _floats, _fmt, _padded, baseline_st
 SOURCE_WORDS = {"game": "attack game", "release": "release attack", "reference": "real data"}
 
 
+def _fit_range(core: list[float], extra: list[float]) -> list[float] | None:
+    """An axis range around the TVineSynth levels (``core``), widened for reference points that lie
+    close to them; a point further away than the levels' own span is left off-scale (shown by an arrow),
+    so one far baseline does not squeeze every level into a band."""
+    core = [v for v in core if v is not None and not math.isnan(v)]
+    if not core:
+        return None
+    low, high = min(core), max(core)
+    reach = max(high - low, 0.02 * max(abs(high), 1e-9), 1e-6)
+    near = [v for v in extra if not math.isnan(v) and low - reach <= v <= high + reach]
+    return _padded(core + near)
+
+
+def _off_scale(fig: go.Figure, others: list, x_range, y_range) -> list[str]:
+    """An arrow at the edge of the plot for each reference point outside the axes; their names."""
+    names = []
+    for model, _, x, y, _ in others:
+        inside_x = x_range is None or x_range[0] <= x[0] <= x_range[1]
+        inside_y = y_range is None or y_range[0] <= y[0] <= y_range[1]
+        if inside_x and inside_y:
+            continue
+        ex = min(max(x[0], x_range[0]), x_range[1]) if x_range else x[0]
+        ey = min(max(y[0], y_range[0]), y_range[1]) if y_range else y[0]
+        below, left = y_range is not None and y[0] < y_range[0], x_range is not None and x[0] < x_range[0]
+        fig.add_annotation(x=ex, y=ey, xref="x", yref="y", showarrow=True, arrowhead=2, arrowcolor="#777777",
+                           ax=0 if inside_x else (30 if left else -30), ay=0 if inside_y else (-30 if below else 30),
+                           text=f"{model_label(model)} ({x[0]:.3f}, {y[0]:.3f})", font={"size": 10, "color": "#555555"})
+        names.append(model_label(model))
+    return names
+
+
 def _error(centre: list, low: list, high: list) -> dict:
     """Asymmetric error bars from an interval; a missing bound draws no bar."""
     centre, low, high = _floats(centre), _floats(low), _floats(high)
@@ -78,7 +109,8 @@ def privacy_utility_scatter(summary: pd.DataFrame, privacy: str | Axis, sensitiv
         x_mid, y_mid = [v[0] for v in xs], [v[0] for v in ys]
         fig.add_trace(go.Scatter(
             x=x_mid, y=y_mid, mode="lines+markers+text", name="TVineSynth (by level)",
-            text=[str(p[1]) for p in ours], textposition="top right",
+            text=[str(p[1]) for p in ours],
+            textposition=["top center" if i % 2 == 0 else "bottom center" for i in range(len(ours))],
             customdata=[int(p[1]) for p in ours], line={"color": "#cccccc", "width": 1, "dash": "dot"},
             marker={"size": 12, "color": [level_colour(p[1], levels) for p in ours],
                     "line": {"color": "white", "width": 1}},
@@ -94,6 +126,14 @@ def privacy_utility_scatter(summary: pd.DataFrame, privacy: str | Axis, sensitiv
             error_x={**_error([x[0]], [x[1]], [x[2]]), "color": colour},
             error_y={**_error([y[0]], [y[1]], [y[2]]), "color": colour},
             hovertext=[hover(model_label(model), x, y, note)], hovertemplate="%{hovertext}<extra></extra>"))
+    trtr = summary[(summary["model"] == REAL) & (summary["metric"] == utility.metric.ideal.metric)]
+    y_core = [v for p in ours for v in p[3]]
+    if len(trtr):  # in the legend, not on the plot, where its label would sit on the level labels
+        value = float(trtr["median"].iloc[0])
+        fig.add_hline(y=value, line_dash="dash", line_color="#555555")
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"TRTR (trained on real data): {value:.3f}",
+                                 line={"color": "#555555", "dash": "dash"}, customdata=[None], hoverinfo="skip"))
+        y_core.append(value)
     chosen = [p for p in ours if p[1] == selected_level] if selected_level is not None else []
     if chosen:
         _, level, x, y, _ = chosen[0]
@@ -101,13 +141,12 @@ def privacy_utility_scatter(summary: pd.DataFrame, privacy: str | Axis, sensitiv
             x=[x[0]], y=[y[0]], mode="markers", name=f"Selected: level {level}", customdata=[int(level)],
             marker={"symbol": "circle-open", "size": 26, "color": HIGHLIGHT_COLOUR, "line": {"width": 3}},
             hoverinfo="skip"))  # clicks fall through to the level's own point
-    trtr = summary[(summary["model"] == REAL) & (summary["metric"] == utility.metric.ideal.metric)]
-    if len(trtr):
-        value = float(trtr["median"].iloc[0])
-        fig.add_hline(y=value, line_dash="dash", line_color="#555555",
-                      annotation_text=f"TRTR (trained on real data): {value:.3f}", annotation_position="top left")
-        span = [v for p in points for v in p[3] if not math.isnan(v)] + [value]
-        fig.update_yaxes(range=_padded(span))  # autorange ignores the line
+    others = [p for p in points if p[0] != HOLDER]
+    x_range = _fit_range([v for p in ours for v in p[2]], [p[2][0] for p in others])
+    y_range = _fit_range(y_core, [p[3][0] for p in others])
+    fig.update_xaxes(range=x_range)
+    fig.update_yaxes(range=y_range)
+    off_scale = _off_scale(fig, others, x_range, y_range)
     if axis.metric.lower_is_better and all(isinstance(a, float) for a in (axis.metric.worst, axis.metric.ideal)):
         # a fixed "learns nothing" value inside the range, e.g. MC-MIA's 0.5
         fig.add_vline(x=axis.metric.ideal, line_dash="dot", line_color="#999999")
@@ -124,6 +163,11 @@ def privacy_utility_scatter(summary: pd.DataFrame, privacy: str | Axis, sensitiv
                      + f"; from the {SOURCE_WORDS[fallback.source]} for the others (no game was run for them)")
     if absent:
         notes.append(f"Not shown (metric missing): {', '.join(absent)}")
+    if off_scale:
+        notes.append(f"Outside the axes, at the arrows: {', '.join(off_scale)} (the axes fit the TVineSynth levels)")
+    ideal = axis.metric.ideal
+    if not axis.metric.lower_is_better and isinstance(ideal, float) and any(p[2][0] > ideal for p in points):
+        notes.append(f"{axis.metric.short} above {ideal:g}: the attacker did worse than chance; read it as {ideal:g}")
     for i, note in enumerate(notes):
         fig.add_annotation(text=note, xref="paper", yref="paper", x=0, y=0, yanchor="top", yshift=-72 - 16 * i,
                            xanchor="left", showarrow=False, font={"size": 11, "color": "#777777"})

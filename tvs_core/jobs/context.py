@@ -52,7 +52,8 @@ class JobContext:
         """What a job view needs without rebuilding the context (stored with the job)."""
         return {"levels": [None if lv is None else int(lv) for lv in self.levels], "caps": self.caps,
                 "targets": [{"row": t.row, "attribute": t.attribute, "kind": t.kind} for t in self.targets],
-                "protocol": self.protocol.to_dict(), "baselines": [b.label for b in self.baselines]}
+                "protocol": self.protocol.to_dict(), "baselines": [b.label for b in self.baselines],
+                "n_train": int(len(self.data.train)), "n_columns": int(self.data.train.shape[1])}
 
 
 def context_for_model(model: SyntheticGenerator, train: pd.DataFrame, test: pd.DataFrame, *,

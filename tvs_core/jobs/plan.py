@@ -8,11 +8,13 @@ every shadow, its evaluations (stage 3) need the attackers. Keys name a task uni
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from types import SimpleNamespace
 
-from ..evaluation.protocol import QUICK
+from ..evaluation.protocol import QUICK, get_protocol
 from ..evaluation.records import HOLDER
 from ..evaluation.release import DISTANCE_SETS
+from .config import SweepConfig, baseline_spec
 from .context import JobContext
 
 
@@ -58,3 +60,14 @@ def plan(context: JobContext) -> list[Task]:
         tasks += [Task(f"mia_eval{tag[p]}:{i}", "mia_eval", (i,), 3, player=p)
                   for p in players for i in range(protocol.mia_iterations)]
     return tasks
+
+
+def planned_tasks(config: SweepConfig, levels: list[int]) -> list[Task]:
+    """The tasks a sweep will run, known before its holder is fitted (for the estimate shown before Start)."""
+    protocol = get_protocol(config.preset)
+    if config.protocol_overrides:
+        protocol = replace(protocol, **config.protocol_overrides)
+    inputs = SimpleNamespace(levels=list(levels), protocol=protocol, games=tuple(config.games),
+                             baselines=[baseline_spec(name, config) for name in config.baselines],
+                             baseline_games=tuple(config.baseline_games))
+    return plan(inputs)

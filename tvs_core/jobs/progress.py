@@ -1,21 +1,91 @@
-"""How far a stored job is, and how long it will take: an ETA from the measured time of each kind of task."""
+"""How far a stored job is, and how long it will take.
+
+Time left is predicted from what each kind of task costs: this job's own measured tasks where it has
+them; for kinds it has not run yet, what those kinds cost in earlier sweeps of this workspace (or,
+on a first sweep, the costs measured in ``bench/sweep.md``), rescaled by how this job's measured
+tasks compare with those. The plan is then scheduled as the worker runs it: stage 1 and 3 on the
+worker processes in parallel, stage 2 (the membership attackers) in the worker's main process, each
+stage waiting for the one before.
+"""
 
 from __future__ import annotations
 
+import time
+from statistics import median
+
 from .store import Store
+
+# seconds per task, quick preset, 884 x 27 SUPPORT2-like table (bench/tables.py), 2 cores (bench/sweep.md)
+PRIOR_SECONDS = {"holder": 0.6, "reference": 2.2, "release": 1.4, "baseline": 1.5, "aia": 6.3, "baseline_aia": 4.6,
+                 "mia_shadow": 4.2, "mia_attackers": 5.1, "mia_eval": 7.3}
+PRIOR_ROWS = 707  # training rows of that table (80 % of 884)
+STAGE_OF = {"holder": 0, "mia_attackers": 2, "mia_eval": 3}  # every other kind: stage 1
+SEQUENTIAL_STAGES = (0, 2)
+
+
+def _stage(entry) -> int:
+    return int(entry[2]) if len(entry) > 2 else STAGE_OF.get(entry[1], 1)
+
+
+def _rows(job: dict) -> float:
+    return float((job.get("details") or {}).get("n_train") or PRIOR_ROWS)
+
+
+def kind_costs(store: Store, job: dict) -> tuple[dict[str, float], str]:
+    """Expected seconds per task kind for ``job``, and where they come from."""
+    own = {kind: sum(v) / len(v) for kind, v in store.task_seconds(job["id"]).items() if v}
+    earlier: dict[str, list[float]] = {}
+    for other in store.jobs():
+        if other["id"] == job["id"] or other["status"] != "done":
+            continue
+        scale = _rows(job) / _rows(other)  # costs grow about linearly with the training rows
+        for kind, values in store.task_seconds(other["id"]).items():
+            earlier.setdefault(kind, []).extend(v * scale for v in values)
+    base = {kind: median(values) for kind, values in earlier.items() if values}
+    source = "earlier sweeps in this workspace" if base else "the costs measured in bench/sweep.md"
+    for kind, seconds in PRIOR_SECONDS.items():
+        base.setdefault(kind, seconds * _rows(job) / PRIOR_ROWS)
+    ratios = [own[k] / base[k] for k in own if k in base and base[k] > 0 and k != "holder"]
+    calibration = median(ratios) if ratios else 1.0  # this machine and table against the reference
+    costs = {kind: own.get(kind, seconds * calibration) for kind, seconds in base.items()}
+    return costs, ("this sweep's measured tasks and " + source) if own else source
+
+
+def seconds_left(plan: list, done: set[str], costs: dict[str, float], workers: int,
+                 running_for: float = 0.0) -> float:
+    """Remaining time of ``plan`` ([key, kind, stage] entries) if each kind costs ``costs[kind]``;
+    ``running_for``: seconds since the last task finished, work the running tasks have already done."""
+    fallback = median(costs.values()) if costs else 1.0
+    total, current = 0.0, True
+    for stage in sorted({_stage(e) for e in plan}):
+        left = [costs.get(e[1], fallback) for e in plan if _stage(e) == stage and e[0] not in done]
+        if not left:
+            continue
+        slots = 1 if stage in SEQUENTIAL_STAGES else max(1, workers)
+        stage_time = max(sum(left) / slots, max(left))
+        if current:  # the stage under way: its running tasks are part done
+            stage_time = max(stage_time - running_for, 0.0)
+            current = False
+        total += stage_time
+    return total
 
 
 def progress(store: Store, job_id: str) -> dict:
-    """done / total tasks and an ETA from the measured time of each kind of task."""
+    """done / total tasks and the expected seconds left (None before the job is planned)."""
     job = store.job(job_id)
     done = store.done_tasks(job_id)
-    seconds = store.task_seconds(job_id)
-    overall = [s for values in seconds.values() for s in values]
-    eta = None
-    if job["plan"] and overall:
-        mean = {kind: sum(v) / len(v) for kind, v in seconds.items()}
-        fallback = sum(overall) / len(overall)
-        remaining = sum(mean.get(kind, fallback) for key, kind in job["plan"] if key not in done)
-        eta = remaining / max(1, job["workers"] or 1)
+    eta, source = None, None
+    if job["plan"]:
+        costs, source = kind_costs(store, job)
+        last = store.last_result_time(job_id)
+        running_for = max(0.0, time.time() - last) if last is not None and job["status"] == "running" else 0.0
+        eta = seconds_left(job["plan"], done, costs, job["workers"] or 1, running_for)
     return {"status": job["status"], "done": len(done), "total": job["total"] or 0, "eta_seconds": eta,
-            "error": job["error"]}
+            "eta_source": source, "error": job["error"]}
+
+
+def estimate(store: Store, plan: list, n_train: int, workers: int = 2) -> tuple[float, str]:
+    """Expected seconds of a job not started yet, and where the costs come from."""
+    job = {"id": None, "details": {"n_train": n_train}}
+    costs, source = kind_costs(store, job)
+    return seconds_left(plan, set(), costs, workers), source

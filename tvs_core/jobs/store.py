@@ -155,6 +155,10 @@ class Store:
         row = self.db.execute("SELECT payload FROM results WHERE job_id = ? AND task = ?", (job_id, task)).fetchone()
         return None if row is None else row["payload"]
 
+    def last_result_time(self, job_id: str) -> float | None:
+        row = self.db.execute("SELECT MAX(created) AS last FROM results WHERE job_id = ?", (job_id,)).fetchone()
+        return None if row is None or row["last"] is None else float(row["last"])
+
     def task_seconds(self, job_id: str) -> dict[str, list[float]]:
         out: dict[str, list[float]] = {}
         for r in self.db.execute("SELECT kind, seconds FROM results WHERE job_id = ?", (job_id,)):

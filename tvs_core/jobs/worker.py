@@ -113,7 +113,7 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
         holder, seconds = SyntheticGenerator.from_json(stored), 0.0
     context = context_for_job(config, table, holdout, holder)
     tasks = plan(context)
-    store.update_job(job_id, total=len(tasks), plan=json.dumps([[t.key, t.kind] for t in tasks]),
+    store.update_job(job_id, total=len(tasks), plan=json.dumps([[t.key, t.kind, t.stage] for t in tasks]),
                      details=json.dumps(context.details()))
     if "holder" not in sink.done():
         store.add_result(job_id, "holder", "holder", [], seconds)
