@@ -104,6 +104,8 @@ def test_reload_mid_sweep_then_restart_and_reopen_from_the_project_list(tmp_path
             assert "Sweep: not started" in sidebar(page)
             go_to(page, "Projects")
             page.get_by_text("Simulated ICU cohort").first.click()  # expand the first project
+            page.wait_for_timeout(1000)
+            shot(page, "6-projects")
             page.get_by_role("button", name="Open", exact=True).first.click()
             page.get_by_role("heading", name="Sweep").first.wait_for(timeout=60_000)
             page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
