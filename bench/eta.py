@@ -39,7 +39,10 @@ from tvs_core.model.ordering import default_levels
 def run(store: Store, table, config: SweepConfig, levels: list[int]) -> dict:
     n_train = int(round(len(table) * (1 - config.holdout_fraction)))
     planned = [[t.key, t.kind, t.stage] for t in planned_tasks(config, levels)]
-    before, source = estimate(store, planned, n_train)
+    from tvs_core import infer_schema
+
+    n_columns = len(infer_schema(table).with_roles(config.response, config.sensitive).modelled)
+    before, source = estimate(store, planned, n_train, n_columns)
     start = time.perf_counter()
     job_id = submit(store, table, config)
     start_worker(store, job_id, n_jobs=2)
@@ -86,7 +89,8 @@ Reproduce: `python bench/eta.py` (from the repo root).
 - Quick preset, default baselines, levels 1, every 5th and t_max (the default), a worker process with 2
   workers, polled every 0.5 s. Error = (time left shown − time in fact left) / time in fact left.
 
-| table | sweep | status | duration s | estimate before Start s (error) | median abs. error after the first third | max abs. error after the first third | polls | max abs. error in the last 10 % |
+| table | sweep | status | duration s | estimate before Start s (error) | median abs. error, after the first third \
+| max abs. error, after the first third | polls | max abs. error, last 10 % |
 |---|---|---|---:|---:|---:|---:|---:|---:|
 """ + "\n".join(rows) + "\n"
     (ROOT / "bench" / "eta.md").write_text(text)

@@ -22,7 +22,7 @@ def holder(job_id: str) -> SyntheticGenerator | None:
     return JobView(common.store(), job_id).holder()
 
 
-st.title("Choose a truncation level")
+st.title("4 · Choose a truncation level")
 view = common.job()
 if view is None:
     st.warning("Run a sweep first (page 3).")

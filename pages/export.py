@@ -7,7 +7,7 @@ from tvs_core.choice import choose
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.release import blocked, guardrails, manifest, manifest_bytes, release_table, to_csv_bytes
 
-st.title("Export")
+st.title("5 · Export")
 project = common.project()
 view, level = common.job(), project.selected_level
 if view is None or level is None:

@@ -76,8 +76,10 @@ st.markdown(f"**Order** (enters the C-vine left to right; Y is the root of tree 
 st.markdown(f"**|K| = {len(order.K)}**, Theorem 2.5: truncating at **τ ≤ {order.tau_block}** zeroes every "
             f"attacker coefficient under a block structure. Recommended top level t_max = {order.t_max} "
             f"({order.t_max_reason}).")
-heat_order, heat_original = st.columns(2)
+heat_order, heat_original = st.tabs(["Algorithm-1 order, with the blocks", "The table's order"])
 with heat_order:
+    st.caption("Blocks outlined in red: S = the sensitive columns, K = covariates linked to them (|association| > ρ*), "
+               "rest = the other covariates, Y = the response (the root of the first tree).")
     st.plotly_chart(figures.association_heatmap(assoc, order, project.measure),
                     width="stretch", key="heatmap_order")
 with heat_original:

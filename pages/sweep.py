@@ -155,7 +155,8 @@ if st.session_state.get(common.PROTOCOL_OVERRIDES):  # tests: smaller games
 levels = sorted(project.levels or default_levels(order.t_max))
 n_train = int(round(len(table) * (1 - project.holdout_fraction)))
 planned = [[t.key, t.kind, t.stage] for t in planned_tasks(config, levels)]
-seconds, source = estimate(common.store(), planned, n_train, workers=2)
+n_columns = len(common.schema().modelled)  # about the encoded columns (missingness indicators aside)
+seconds, source = estimate(common.store(), planned, n_train, n_columns, workers=2)
 st.caption(f"{len(planned)} tasks; estimated duration about {duration(seconds)} on this machine (from {source}; "
            "refined from the sweep's own tasks as they finish).")
 if st.button("Start sweep", type="primary", disabled=running,

@@ -356,7 +356,8 @@ def test_figures_from_a_tiny_real_evaluation():
     assert [t.name for t in fig.data] == ["Level 1", "Level 4"]
     fig = F.kendall_pair(result.kendall[("real", None)], result.kendall[("tvinesynth", 4)], result.names, 4)
     assert list(fig.data[0].x) == result.names
-    assert len(F.association_heatmap(association_matrix(train[model.order_.order]), model.order_, "kendall").layout.shapes) \
+    heatmap = F.association_heatmap(association_matrix(train[model.order_.order]), model.order_, "kendall")
+    assert len(heatmap.layout.shapes) \
         == sum(stop > start for start, stop in model.order_.blocks.values())
 
 

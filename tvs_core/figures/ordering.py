@@ -42,15 +42,14 @@ def association_heatmap(assoc: pd.DataFrame, order: OrderResult | None, measure:
             fig.add_annotation(x=(start + stop - 1) / 2, y=1.0, xref="x", yref="paper", yanchor="bottom",
                                text=f"<b>{block}</b>", hovertext=BLOCK_NAMES[block], showarrow=False,
                                font={"color": "#d62728"})
-        title += " — S: sensitive · K: linked to S · Y: response"
     size = 11 if len(names) <= 20 else (9 if len(names) <= 32 else 7)
     ticks = {"tickmode": "array", "tickvals": names, "ticktext": names, "tickfont": {"size": size}}
-    fig.update_layout(title={"text": title, "y": 0.98}, margin={"t": 90},
+    fig.update_layout(title={"text": title}, margin={"t": 110},
                       xaxis={"title": {"text": "Column (C-vine order)" if order else "Column"}, "tickangle": -90,
                              "constrain": "domain", "side": "bottom", **ticks},
                       yaxis={"title": {"text": "Column"}, "autorange": "reversed", "scaleanchor": "x",
                              "scaleratio": 1, "constrain": "domain", **ticks},
-                      plot_bgcolor="white", height=max(450, 18 * len(names) + 260))
+                      plot_bgcolor="white", height=max(500, 22 * len(names) + 300))
     return fig
 
 

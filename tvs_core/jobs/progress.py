@@ -18,7 +18,10 @@ from .store import Store
 # seconds per task, quick preset, 884 x 27 SUPPORT2-like table (bench/tables.py), 2 cores (bench/sweep.md)
 PRIOR_SECONDS = {"holder": 0.6, "reference": 2.2, "release": 1.4, "baseline": 1.5, "aia": 6.3, "baseline_aia": 4.6,
                  "mia_shadow": 4.2, "mia_attackers": 5.1, "mia_eval": 7.3}
-PRIOR_ROWS = 707  # training rows of that table (80 % of 884)
+PRIOR_SHAPE = (707.0, 27.0)  # training rows (80 % of 884) and encoded columns of that table
+# tasks on the training rows grow with rows x columns; the games' sizes are fixed by the protocol, so their
+# tasks grow with the columns only (fits and correlation features: about the square)
+DATA_KINDS = ("holder", "reference", "release", "baseline")
 STAGE_OF = {"holder": 0, "mia_attackers": 2, "mia_eval": 3}  # every other kind: stage 1
 SEQUENTIAL_STAGES = (0, 2)
 
@@ -27,24 +30,31 @@ def _stage(entry) -> int:
     return int(entry[2]) if len(entry) > 2 else STAGE_OF.get(entry[1], 1)
 
 
-def _rows(job: dict) -> float:
-    return float((job.get("details") or {}).get("n_train") or PRIOR_ROWS)
+def _shape(job: dict) -> tuple[float, float]:
+    details = job.get("details") or {}
+    return float(details.get("n_train") or PRIOR_SHAPE[0]), float(details.get("n_columns") or PRIOR_SHAPE[1])
+
+
+def _size(kind: str, shape: tuple[float, float]) -> float:
+    rows, columns = shape
+    return rows * columns if kind in DATA_KINDS else columns ** 2
 
 
 def kind_costs(store: Store, job: dict) -> tuple[dict[str, float], str]:
     """Expected seconds per task kind for ``job``, and where they come from."""
     own = {kind: sum(v) / len(v) for kind, v in store.task_seconds(job["id"]).items() if v}
     earlier: dict[str, list[float]] = {}
+    shape = _shape(job)
     for other in store.jobs():
         if other["id"] == job["id"] or other["status"] != "done":
             continue
-        scale = _rows(job) / _rows(other)  # costs grow about linearly with the training rows
         for kind, values in store.task_seconds(other["id"]).items():
+            scale = _size(kind, shape) / _size(kind, _shape(other))
             earlier.setdefault(kind, []).extend(v * scale for v in values)
     base = {kind: median(values) for kind, values in earlier.items() if values}
     source = "earlier sweeps in this workspace" if base else "the costs measured in bench/sweep.md"
     for kind, seconds in PRIOR_SECONDS.items():
-        base.setdefault(kind, seconds * _rows(job) / PRIOR_ROWS)
+        base.setdefault(kind, seconds * _size(kind, shape) / _size(kind, PRIOR_SHAPE))
     ratios = [own[k] / base[k] for k in own if k in base and base[k] > 0 and k != "holder"]
     calibration = median(ratios) if ratios else 1.0  # this machine and table against the reference
     costs = {kind: own.get(kind, seconds * calibration) for kind, seconds in base.items()}
@@ -84,8 +94,8 @@ def progress(store: Store, job_id: str) -> dict:
             "eta_source": source, "error": job["error"]}
 
 
-def estimate(store: Store, plan: list, n_train: int, workers: int = 2) -> tuple[float, str]:
+def estimate(store: Store, plan: list, n_train: int, n_columns: int, workers: int = 2) -> tuple[float, str]:
     """Expected seconds of a job not started yet, and where the costs come from."""
-    job = {"id": None, "details": {"n_train": n_train}}
+    job = {"id": None, "details": {"n_train": n_train, "n_columns": n_columns}}
     costs, source = kind_costs(store, job)
     return seconds_left(plan, set(), costs, workers), source
