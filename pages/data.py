@@ -73,7 +73,8 @@ for problem in problems:
 
 
 def histogram(col: pd.Series) -> list[float]:
-    values = pd.to_numeric(col, errors="coerce").dropna()
+    values = pd.to_numeric(col, errors="coerce")
+    values = values[np.isfinite(values)]  # infinite values are reported as a problem, not drawn
     if values.empty:
         counts = col.astype(str).value_counts().head(12).to_numpy()
     else:

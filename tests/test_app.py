@@ -272,3 +272,43 @@ def test_an_excel_workbook_is_read_and_an_old_xls_refused():
     at.file_uploader[0].set_value(("old.xls", b"\xd0\xcf\x11\xe0" + b"\0" * 100, "application/vnd.ms-excel")).run()
     assert any("save it as .xlsx or CSV" in e.value for e in at.error)
     assert project(at).name == "cohort.xlsx"  # the open project is kept
+
+
+HOSTILE_UPLOADS = {
+    "junk.csv": b"\x00\x01\x02\xff" * 200,
+    "ragged.csv": b"a,b,y\n1,2,0\n3;4;5\n",
+    "dupes.csv": b"a,a,y\n1,2,0\n3,4,1\n",
+    "empty.csv": b"",
+    "commas.csv": b",,,\n,,,\n",
+    "old.xls": b"\xd0\xcf\x11\xe0" + b"\0" * 100,
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE_UPLOADS))
+def test_uploads_are_refused_with_the_library_s_message(name):
+    from tvs_core import DataError, read_table
+
+    with pytest.raises(DataError) as refused:
+        read_table(HOSTILE_UPLOADS[name], name=name)
+    at = app().run()
+    at.file_uploader[0].set_value((name, HOSTILE_UPLOADS[name], "text/csv")).run()
+    no_errors(at)
+    assert any(str(refused.value) in e.value for e in at.error), [e.value for e in at.error]
+    assert project(at).name != name  # the open project is kept
+
+
+def test_cell_problems_are_shown_by_column_on_the_data_page():
+    """Infinite values and text among numbers: the same message as the CLI, next to the column."""
+    from tvs_core import infer_schema, validate
+
+    table = load_demo("clinical")[["total_cost_eur", "lactate_mmol_l", "heart_rate_bpm", "in_hospital_death"]]
+    table = table.head(120).astype({"lactate_mmol_l": "float64", "heart_rate_bpm": object})
+    table.loc[[4, 9], "lactate_mmol_l"] = float("inf")
+    table.loc[[7], "heart_rate_bpm"] = "n/a?"
+    expected = [str(p) for p in validate(table, infer_schema(table).with_roles("in_hospital_death", []))]
+    assert any("infinite" in e and "lactate_mmol_l" in e for e in expected)
+    assert any("'n/a?'" in e and "heart_rate_bpm" in e for e in expected)
+    at = app().run()
+    at.file_uploader[0].set_value(("cells.csv", table.to_csv(index=False).encode(), "text/csv")).run()
+    shown = " ".join(e.value for e in at.error)
+    assert all(message in shown for message in expected if "lactate" in message or "heart_rate" in message)

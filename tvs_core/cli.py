@@ -1,15 +1,23 @@
 """``python -m tvs_core``: the library's main operations from a shell. Scripts rely on this
-interface; change it only by adding. Errors print one line on stderr and exit with status 2."""
+interface; change it only by adding.
+
+Every refusal is one line on stderr — what is wrong, where, what to do — and exit status 2; no
+traceback reaches the user. An unexpected error is written with its traceback to the workspace's
+``logs/errors.log`` and reported in one line that gives that path."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+import time
+import traceback
+from pathlib import Path
 
 import pandas as pd
 
-from .choice.axes import axis_choices
+from .choice.axes import Axis, axis_choices
 from .data.demo import DEFAULT_DEMO, DEMOS, load_demo
 from .data.io import read_table
 from .data.prepare import prepare_table
@@ -22,12 +30,72 @@ from .model.ordering import MEASURES, algorithm1, association_matrix
 from .model.tvinesynth import TVineSynth
 
 EXIT_USAGE = 2
+MAX_SEED = 2**32 - 1
+PROG = "python -m tvs_core"
 
 
-def _split(text: str | None) -> list[str]:
-    return [part.strip() for part in text.split(",") if part.strip()] if text else []
+class UsageError(TVSError):
+    """A command line that cannot be run as written."""
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, but a mistake is one line (not a usage dump) and exit status 2 via ``main``."""
+
+    def error(self, message: str):
+        if self.prog == PROG:
+            raise UsageError(f"{message} (python -m tvs_core --help lists the commands)")
+        raise UsageError(f"{message} ({self.prog} --help lists the options)")
+
+
+# -- option types: each refuses by naming the value and the range -------------------------------------
+def _integer(text: str, low: int, high: int | None = None) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < low or (high is not None and value > high):
+        upper = "" if high is None else f" and at most {high}"
+        raise argparse.ArgumentTypeError(f"{value} is out of range: give at least {low}{upper}")
+    return value
+
+
+def count(text: str) -> int:
+    return _integer(text, 1)
+
+
+def level(text: str) -> int:
+    return _integer(text, 0)
+
+
+def seed(text: str) -> int:
+    return _integer(text, 0, MAX_SEED)
+
+
+def unit_interval(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text} is out of range: give a number from 0 to 1")
+    return value
+
+
+def level_list(text: str) -> list[int]:
+    parts = [part.strip() for part in text.split(",")]
+    if any(not part for part in parts):
+        raise argparse.ArgumentTypeError(f"{text!r} has an empty entry: write levels like 1,5,10")
+    return sorted({_integer(part, 1) for part in parts})
+
+
+def names(text: str) -> list[str]:
+    parts = [part.strip() for part in text.split(",")]
+    if any(not part for part in parts):
+        raise argparse.ArgumentTypeError(f"{text!r} has an empty name: write names like A,B")
+    return parts
+
+
+# -- inputs -----------------------------------------------------------------------------------------------
 def _load(args) -> pd.DataFrame:
     """DATA, or --demo NAME; with neither, the default demo (as the dashboard opens it)."""
     if args.data and args.demo:
@@ -35,23 +103,60 @@ def _load(args) -> pd.DataFrame:
     if not args.data:
         args.demo = args.demo or DEFAULT_DEMO
         return load_demo(args.demo)
-    return read_table(args.data)
+    table = read_table(args.data)
+    if table.attrs.get("note"):
+        print(f"note: {table.attrs['note']}", file=sys.stderr)
+    return table
 
 
 def _roles(args, table: pd.DataFrame):
     response = args.response
-    sensitive = _split(args.sensitive)
+    sensitive = list(args.sensitive or [])
     if args.demo:
         demo = DEMOS[args.demo]
         response = response or demo.response
         sensitive = sensitive or list(demo.sensitive)
     if not response:
         raise DataError("No response column given.", fix="Pass --response COLUMN.")
+    if response not in table.columns:
+        raise DataError(f"--response {response}: there is no such column.", column=response,
+                        fix=f"Choose one of: {', '.join(map(str, table.columns))}.")
     if not sensitive:
         raise DataError("No sensitive column given.", fix="Pass --sensitive COL[,COL...].")
+    if response in sensitive:
+        raise DataError(f"'{response}' is both the response and a sensitive column.", column=response,
+                        fix="The response is what the synthetic data must predict; choose other sensitive columns.")
+    repeated = sorted({s for s in sensitive if sensitive.count(s) > 1})
+    if repeated:
+        raise DataError(f"--sensitive names '{repeated[0]}' twice.", column=repeated[0], fix="Name it once.")
+    unknown = [s for s in sensitive if s not in table.columns]
+    if unknown:
+        raise DataError(f"--sensitive {unknown[0]}: there is no such column.", column=unknown[0],
+                        fix=f"Choose from: {', '.join(map(str, table.columns))}.")
     return infer_schema(table).with_roles(response, sensitive)
 
 
+def _memory_available() -> int:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 4 * 1024**3
+
+
+def _check_rows(rows: int, columns: int) -> None:
+    """Sampling holds a few float copies of the table, and pandas' text columns more: refuse what cannot fit."""
+    per_row = max(columns, 1) * 8 * 12
+    available = _memory_available()
+    if rows * per_row > 0.5 * available:
+        most = int(0.5 * available / per_row)
+        raise DataError(f"--rows {rows} needs about {rows * per_row / 1e9:.1f} GB of memory; this machine has "
+                        f"{available / 1e9:.1f} GB available.", fix=f"Ask for at most {most} rows at a time.")
+
+
+# -- commands ---------------------------------------------------------------------------------------------
 def cmd_inspect(args) -> dict:
     table = _load(args)
     schema = infer_schema(table)
@@ -71,82 +176,24 @@ def cmd_order(args) -> dict:
 
 
 def cmd_release(args) -> dict:
+    from .release.export import refuse_overwriting_inputs, write_csv
+
+    refuse_overwriting_inputs(args.out, (args.data,))  # before any work
     table = _load(args)
     schema = _roles(args, table)
+    rows = args.rows or len(table)
+    _check_rows(rows, table.shape[1])
     model = TVineSynth(response=schema.response, sensitive=schema.sensitive, rho_star=args.rho,
-                       measure=args.measure, order=_split(args.order) or None, families=args.families,
-                       margins=args.margins, t_max=args.level, seed=args.seed, threads=args.threads,
-                       missing=args.missing)
+                       measure=args.measure, order=args.order, families=args.families, margins=args.margins,
+                       t_max=args.level, seed=args.seed, threads=args.threads, missing=args.missing)
     model.fit(table, schema)
     if args.level > model.order_.full_level:
         raise DataError(f"--level {args.level} is above the full vine's {model.order_.full_level} trees.",
                         fix=f"Choose a level from 0 to {model.order_.full_level}.")
-    rows = args.rows or len(table)
     synthetic = model.sample(rows, truncation_level=args.level, seed=args.seed)
-    synthetic.to_csv(args.out, index=False)
+    write_csv(synthetic, args.out, inputs=(args.data,))
     return {"out": args.out, "rows": rows, "level": args.level, "order": model.order_.order,
             "families": args.families, "margins": args.margins, "seed": args.seed}
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m tvs_core", description="TVineSynth Studio command line.")
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    def data_args(p, roles: bool):
-        p.add_argument("data", nargs="?", help="CSV or Parquet file (default: the clinical demo)")
-        p.add_argument("--demo", choices=sorted(DEMOS), help="use a built-in demo table instead of DATA")
-        if roles:
-            p.add_argument("--response", help="response column Y")
-            p.add_argument("--sensitive", help="comma-separated sensitive columns")
-            p.add_argument("--rho", type=float, default=None,
-                           help="association threshold rho* (default: Pearson 0.6 in the chosen measure)")
-            p.add_argument("--measure", choices=MEASURES, default="kendall")
-
-    data_args(sub.add_parser("inspect", help="print the inferred schema as JSON"), roles=False)
-    data_args(sub.add_parser("order", help="print Algorithm 1's order, K and tau as JSON"), roles=True)
-    release = sub.add_parser("release", help="fit TVineSynth and write a synthetic CSV")
-    data_args(release, roles=True)
-    release.add_argument("--order", help="explicit comma-separated covariate order (response is appended)")
-    release.add_argument("--level", type=int, required=True, help="truncation level t")
-    release.add_argument("--rows", type=int, help="rows to generate (default: as many as the input)")
-    release.add_argument("--seed", type=int, default=0)
-    release.add_argument("--families", choices=sorted(PRESETS), default=DEFAULT_PRESET)
-    release.add_argument("--margins", choices=["empirical", "kde"], default="empirical")
-    release.add_argument("--missing", choices=["drop_rows", "impute"], default="drop_rows")
-    release.add_argument("--threads", type=int, default=1)
-    release.add_argument("--out", required=True, help="output CSV path")
-
-    sweep = sub.add_parser("sweep", help="evaluate every truncation level (resumable; stored in the workspace)")
-    data_args(sweep, roles=True)
-    sweep.add_argument("--order", help="explicit comma-separated covariate order (response is appended)")
-    sweep.add_argument("--levels", help="comma-separated truncation levels (default: every 5th, 1 and t_max)")
-    sweep.add_argument("--preset", choices=["quick", "paper"], default="quick")
-    sweep.add_argument("--holdout", help="hold-out CSV/Parquet to use instead of a 20 %% split")
-    sweep.add_argument("--seed", type=int, default=0)
-    sweep.add_argument("--families", choices=sorted(PRESETS), default=DEFAULT_PRESET)
-    sweep.add_argument("--margins", choices=["empirical", "kde"], default="empirical")
-    sweep.add_argument("--baselines", help="comma-separated baselines, or 'none' (default: all)")
-    sweep.add_argument("--per-target-shadows", action="store_true",
-                       help="membership game: a shadow subset and OUT model per target, as the paper (slower)")
-    sweep.add_argument("--baseline-games", action="store_true",
-                       help="the baselines play both attack games too (slower; game MAB and PG for every model)")
-    sweep.add_argument("--backend", choices=["loky", "dask", "ray"], default="loky")
-    sweep.add_argument("--address", help="scheduler address for dask/ray (default: a local cluster)")
-    sweep.add_argument("--n-jobs", type=int, default=2)
-    sweep.add_argument("--alpha", type=float, default=0.5, help="privacy weight in PU_t (0..1)")
-    sweep.add_argument("--normalisation", choices=["anchored", "minmax"], default="anchored")
-    sweep.add_argument("--privacy", default=DEFAULT_PRIVACY_AXIS,
-                       help="privacy axis of PU_t: " + ", ".join(axis_choices("privacy", ["COLUMN"])))
-    sweep.add_argument("--workspace", help="store folder (default: $TVS_WORKSPACE or ~/.tvinesynth-studio)")
-    sweep.add_argument("--out", required=True, help="folder for results.csv and summary.json")
-
-    worker = sub.add_parser("worker", help=argparse.SUPPRESS)
-    worker.add_argument("job_id")
-    worker.add_argument("--workspace")
-    worker.add_argument("--n-jobs", type=int, default=2)
-    worker.add_argument("--backend", default="loky")
-    worker.add_argument("--address")
-    return parser
 
 
 def _progress_bar(store, job_id):
@@ -156,41 +203,74 @@ def _progress_bar(store, job_id):
         p = progress(store, job_id)
         total = max(p["total"], 1)
         filled = int(30 * p["done"] / total)
-        eta = "" if p["eta_seconds"] is None else f", ETA {p['eta_seconds']:.0f} s"
+        eta = "" if p["eta_seconds"] is None else f", about {p['eta_seconds']:.0f} s left"
         sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {p['done']}/{p['total']} tasks{eta}   ")
         sys.stderr.flush()
 
     return show
 
 
-def cmd_sweep(args) -> dict:
-    from pathlib import Path
+def _attach(store, job_id: str, show) -> str:
+    """Another process runs this very job: follow it instead of running it twice."""
+    from .jobs.process import worker_alive
 
+    print(f"job {job_id}: already running in process {store.job(job_id)['pid']}; following it", file=sys.stderr)
+    while True:
+        job = store.job(job_id)
+        show(job)
+        if job["status"] not in ("queued", "running") or not worker_alive(job):
+            sys.stderr.write("\n")
+            return store.job(job_id)["status"]
+        time.sleep(1.0)
+
+
+def cmd_sweep(args) -> dict:
     from .choice.summary import summary_json
-    from .jobs import DEFAULT_BASELINES, JobView, Store, SweepConfig, submit
+    from .jobs import DEFAULT_BASELINES, JobView, Store, SweepConfig, baseline_spec, submit
+    from .jobs.process import worker_alive
     from .jobs.worker import run_job
 
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise DataError(f"--out {out} is a file; it must be a folder for results.csv and summary.json.",
+                        fix="Give a folder (it is created if needed).")
+    holdout_path = args.holdout
+    if holdout_path and args.data and Path(holdout_path).exists() and Path(args.data).exists() and \
+            Path(holdout_path).resolve() == Path(args.data).resolve():
+        raise DataError(f"--holdout {holdout_path} is the data file itself.",
+                        fix="Give rows kept aside from the data, or leave --holdout out for a split.")
     table = _load(args)
     schema = _roles(args, table)
-    holdout = read_table(args.holdout) if args.holdout else None
-    baselines = DEFAULT_BASELINES if args.baselines is None else [b for b in _split(args.baselines) if b != "none"]
+    holdout = read_table(holdout_path) if holdout_path else None
+    baselines = DEFAULT_BASELINES if args.baselines is None else [b for b in args.baselines if b != "none"]
     config = SweepConfig(response=schema.response, sensitive=schema.sensitive, rho_star=args.rho,
-                         measure=args.measure, order=_split(args.order) or None,
-                         levels=[int(v) for v in _split(args.levels)] or None, preset=args.preset,
+                         measure=args.measure, order=args.order, levels=args.levels, preset=args.preset,
                          families=args.families, margins=args.margins, seed=args.seed, baselines=list(baselines),
                          baseline_games=["aia", "mia"] if args.baseline_games else [], schema=schema.to_dict(),
                          protocol_overrides={"mia_shared_shadows": False} if args.per_target_shadows else None)
+    for name in config.baselines:
+        baseline_spec(name, config)  # refuse an unknown baseline before any work
+    Axis.parse(args.privacy, sensitive=config.sensitive)
+    _check_model_inputs(table, schema, config, holdout)
     store = Store(args.workspace)
-    job_id = submit(store, table, config, holdout)
+    if store.read_only:
+        job_id = _finished_job(store, table, config, holdout)
+    else:
+        job_id = submit(store, table, config, holdout)
     job = store.job(job_id)
+    show = _progress_bar(store, job_id)
     if job["status"] == "done":
         print(f"job {job_id}: answered from the store ({store.workspace})", file=sys.stderr)
+    elif job["status"] in ("queued", "running") and worker_alive(job):
+        status = _attach(store, job_id, show)
+        if status != "done":
+            raise TVSError(f"job {job_id} {status}: {store.job(job_id)['error'] or ''}".strip())
     else:
         verb = "resuming" if store.done_tasks(job_id) else "running"
         print(f"job {job_id}: {verb} in {store.workspace}", file=sys.stderr)
         try:
             status = run_job(store, job_id, n_jobs=args.n_jobs, backend=args.backend, address=args.address,
-                             progress=_progress_bar(store, job_id))
+                             progress=show)
         except KeyboardInterrupt:
             sys.stderr.write(f"\ninterrupted: finished tasks are stored; run the same command again to resume "
                              f"job {job_id}\n")
@@ -198,15 +278,48 @@ def cmd_sweep(args) -> dict:
         sys.stderr.write("\n")
         if status != "done":
             raise TVSError(f"job {job_id} {status}: {store.job(job_id)['error'] or ''}".strip())
-    out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     records = JobView(store, job_id).records()
     records.to_csv(out / "results.csv", index=False)
     summary = summary_json(records, config.sensitive, alpha=args.alpha, method=args.normalisation,
                            privacy=args.privacy)
     summary["job_id"] = job_id
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, allow_nan=False, default=str))
     return {"job_id": job_id, "out": str(out), "best_level": summary["best_level"], "records": len(records)}
+
+
+def _check_model_inputs(table, schema, config, holdout) -> None:
+    """Everything that would make the job fail later, refused now: the table, the hold-out file, the
+    levels against the model's size, an explicit order."""
+    from .data.split import MIN_HOLDOUT_ROWS, explicit_holdout
+    from .model.ordering import explicit_order
+
+    check(table, schema, measure=config.measure)
+    if holdout is not None:
+        explicit_holdout(table, holdout, config.response)
+        try:
+            check(holdout, schema, measure=config.measure, min_rows=MIN_HOLDOUT_ROWS)
+        except DataError as exc:
+            raise DataError(f"In the hold-out file: {exc}") from None
+    names = list(prepare_table(table, schema, config.missing).encoder.names)
+    full = len(names) - 1
+    if config.levels and max(config.levels) > full:
+        raise DataError(f"--levels {max(config.levels)} is above the full vine's {full} trees for these columns.",
+                        fix=f"Choose levels from 1 to {full}.")
+    if config.order:
+        explicit_order(config.order, names, config.response, config.sensitive)
+
+
+def _finished_job(store, table, config, holdout) -> str:
+    """In a read-only workspace only a sweep that has finished can be served."""
+    from .jobs.submission import job_id_of
+
+    job_id = job_id_of(table, config, holdout)
+    job = store.job(job_id)
+    if job is None or job["status"] != "done":
+        raise TVSError(f"The workspace {store.workspace} is read-only and this sweep has not finished there; "
+                       "running it needs that folder to be writable (or pass --workspace with a writable one).")
+    return job_id
 
 
 def cmd_worker(args) -> dict:
@@ -218,19 +331,106 @@ def cmd_worker(args) -> dict:
     return {"job_id": args.job_id, "status": status}
 
 
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(prog=PROG, description="TVineSynth Studio command line.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser,
+                                title="commands", metavar="{inspect,order,release,sweep}")
+
+    def data_args(p, roles: bool):
+        p.add_argument("data", nargs="?", help="CSV, Parquet or Excel (.xlsx) file (default: the clinical demo)")
+        p.add_argument("--demo", choices=sorted(DEMOS), help="use a built-in demo table instead of DATA")
+        if roles:
+            p.add_argument("--response", help="response column Y")
+            p.add_argument("--sensitive", type=names, help="comma-separated sensitive columns")
+            p.add_argument("--rho", type=unit_interval, default=None,
+                           help="association threshold rho* from 0 to 1 (default: Pearson 0.6 in the chosen measure)")
+            p.add_argument("--measure", choices=MEASURES, default="kendall")
+
+    def model_args(p):
+        p.add_argument("--order", type=names, help="explicit comma-separated covariate order (response is appended)")
+        p.add_argument("--seed", type=seed, default=0, help=f"master seed, 0 to {MAX_SEED}")
+        p.add_argument("--families", choices=sorted(PRESETS), default=DEFAULT_PRESET)
+        p.add_argument("--margins", choices=["empirical", "kde"], default="empirical")
+
+    data_args(sub.add_parser("inspect", help="print the inferred schema as JSON"), roles=False)
+    data_args(sub.add_parser("order", help="print Algorithm 1's order, K and tau as JSON"), roles=True)
+    release = sub.add_parser("release", help="fit TVineSynth and write a synthetic CSV")
+    data_args(release, roles=True)
+    model_args(release)
+    release.add_argument("--level", type=level, required=True, help="truncation level t (0 or more)")
+    release.add_argument("--rows", type=count, help="rows to generate, 1 or more (default: as many as the input)")
+    release.add_argument("--missing", choices=["drop_rows", "impute"], default="drop_rows")
+    release.add_argument("--threads", type=count, default=1)
+    release.add_argument("--out", required=True, help="output CSV path (never one of the inputs)")
+
+    sweep = sub.add_parser("sweep", help="evaluate every truncation level (resumable; stored in the workspace)")
+    data_args(sweep, roles=True)
+    model_args(sweep)
+    sweep.add_argument("--levels", type=level_list, help="comma-separated levels, 1 or more "
+                                                         "(default: every 5th, 1 and t_max)")
+    sweep.add_argument("--preset", choices=["quick", "paper"], default="quick")
+    sweep.add_argument("--holdout", help="hold-out CSV/Parquet to use instead of a 20 %% split")
+    sweep.add_argument("--baselines", type=names, help="comma-separated baselines, or 'none' (default: all)")
+    sweep.add_argument("--per-target-shadows", action="store_true",
+                       help="membership game: a shadow subset and OUT model per target, as the paper (slower)")
+    sweep.add_argument("--baseline-games", action="store_true",
+                       help="the baselines play both attack games too (slower; game MAB and PG for every model)")
+    sweep.add_argument("--backend", choices=["loky", "dask", "ray"], default="loky")
+    sweep.add_argument("--address", help="scheduler address for dask/ray (default: a local cluster)")
+    sweep.add_argument("--n-jobs", type=count, default=2)
+    sweep.add_argument("--alpha", type=unit_interval, default=0.5, help="privacy weight in PU_t, from 0 to 1")
+    sweep.add_argument("--normalisation", choices=["anchored", "minmax"], default="anchored")
+    sweep.add_argument("--privacy", default=DEFAULT_PRIVACY_AXIS,
+                       help="privacy axis of PU_t: " + ", ".join(axis_choices("privacy", ["COLUMN"])))
+    sweep.add_argument("--workspace", help="store folder (default: $TVS_WORKSPACE or ~/.tvinesynth-studio)")
+    sweep.add_argument("--out", required=True, help="folder for results.csv and summary.json")
+
+    worker = sub.add_parser("worker", help=argparse.SUPPRESS)
+    worker.add_argument("job_id")
+    worker.add_argument("--workspace")
+    worker.add_argument("--n-jobs", type=count, default=2)
+    worker.add_argument("--backend", default="loky")
+    worker.add_argument("--address")
+    return parser
+
+
 COMMANDS = {"inspect": cmd_inspect, "order": cmd_order, "release": cmd_release, "sweep": cmd_sweep,
             "worker": cmd_worker}
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def _log_unexpected(argv, workspace: str | None) -> Path | None:
+    from .jobs.workspace import Workspace
+
     try:
+        log = Workspace(workspace).root / "logs" / "errors.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with open(log, "a") as stream:
+            stream.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} python -m tvs_core {' '.join(argv or [])}\n")
+            stream.write(traceback.format_exc())
+        return log
+    except OSError:
+        return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    args = None
+    try:
+        args = build_parser().parse_args(argv)
         result = COMMANDS[args.command](args)
     except DataErrors as exc:
         print("error: " + " | ".join(str(p) for p in exc.problems), file=sys.stderr)
         return EXIT_USAGE
     except (TVSError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return EXIT_USAGE
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as exc:  # a bug, not the user's input: one line here, the traceback in the log
+        log = _log_unexpected(argv, getattr(args, "workspace", None))
+        where = f"; the details are in {log}" if log else ""
+        print(f"error: something unexpected went wrong ({type(exc).__name__}: {' '.join(str(exc).split())})"
+              f"{where}", file=sys.stderr)
         return EXIT_USAGE
     if args.command == "release":
         print(f"wrote {result['rows']} rows at truncation level {result['level']} to {result['out']}",

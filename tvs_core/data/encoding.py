@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .schema import CATEGORICAL_TYPES, DISCRETE_TYPES, ColumnType, Schema
+from .schema import CATEGORICAL_TYPES, DISCRETE_TYPES, ColumnType, Schema, parse_dates
 
 _DAY_NS = 86_400 * 10**9
 
@@ -112,7 +112,7 @@ class TableEncoder:
             code.decimals = _decimals(col.dropna().to_numpy(dtype=float))
         elif ctype == ColumnType.DATETIME:
             text = not pd.api.types.is_datetime64_any_dtype(col)  # dates stored as strings (object or str)
-            stamps = pd.to_datetime(col.dropna(), format="mixed") if text else col.dropna()
+            stamps = parse_dates(col.dropna()) if text else col.dropna()
             code.date_only = bool((stamps == stamps.dt.normalize()).all())
             code.whole_seconds = bool((stamps == stamps.dt.floor("s")).all())
         return code
@@ -123,7 +123,7 @@ class TableEncoder:
             return np.array([mapping.get(_plain_list([v])[0], np.nan) if pd.notna(v) else np.nan for v in col],
                             dtype=float)
         if code.type == ColumnType.DATETIME:
-            stamps = col if pd.api.types.is_datetime64_any_dtype(col) else pd.to_datetime(col, format="mixed")
+            stamps = col if pd.api.types.is_datetime64_any_dtype(col) else parse_dates(col)
             if stamps.dt.tz is not None:
                 stamps = stamps.dt.tz_convert("UTC").dt.tz_localize(None)
             ns = stamps.astype("datetime64[ns]").astype("int64").to_numpy().astype(float)

@@ -76,6 +76,8 @@ def _read_bytes(source, name):
         path = Path(source)
         if not path.exists():
             raise DataError(f"File '{path}' does not exist.", fix="Check the path.")
+        if path.is_dir():
+            raise DataError(f"'{path}' is a folder, not a file.", fix="Give the table's file.")
         return path.read_bytes(), name or path.name
     if isinstance(source, bytes):
         return source, name or "upload"
@@ -84,6 +86,12 @@ def _read_bytes(source, name):
 
 
 def _decode(raw: bytes) -> tuple[str, str]:
+    """UTF-16 (by its byte-order mark), UTF-8 (with or without one), else latin-1."""
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            return raw.decode("utf-16"), "utf-16"
+        except UnicodeDecodeError:
+            pass
     for encoding in ("utf-8-sig", "latin-1"):
         try:
             return raw.decode(encoding), encoding
@@ -110,18 +118,59 @@ def sniff_format(text: str) -> tuple[str, str]:
 
 
 def _read_csv(raw: bytes, name: str) -> tuple[pd.DataFrame, list]:
+    if b"\x00" in raw[:4096] and raw[:2] not in (b"\xff\xfe", b"\xfe\xff"):
+        raise DataError(f"'{name}' is not a text table (it holds binary data).",
+                        fix="Choose a CSV, Parquet or Excel (.xlsx) file.")
     text, _ = _decode(raw)
     if not text.strip():
         raise DataError(f"'{name}' is empty.", fix="Choose a file with a header row and data rows.")
     delimiter, decimal = sniff_format(text)
-    header = [h.strip() for h in next(csv.reader(io.StringIO(text), delimiter=delimiter))]
+    try:
+        rows = list(csv.reader(io.StringIO(text), delimiter=delimiter))
+    except csv.Error as exc:
+        raise DataError(f"Could not read '{name}' as CSV: {exc}.",
+                        fix="Check that the file is a text table with one row per line.") from exc
+    rows = [r for r in rows if any(cell.strip() for cell in r)]
+    if not rows:
+        raise DataError(f"'{name}' has no header: every line is empty or only delimiters.",
+                        fix="Choose a file whose first line names the columns.")
+    header = [h.strip() for h in rows[0]]
     problems = header_problems(header)
     if problems:
         return pd.DataFrame(), problems
+    for line, row in enumerate(rows[1:], start=2):
+        if len(row) != len(header):
+            raise DataError(f"Line {line} of '{name}' has {len(row)} fields where the header has {len(header)} "
+                            f"(delimiter {delimiter!r}).",
+                            fix="Use one delimiter throughout the file, and quote values that contain it.")
     try:
         df = pd.read_csv(io.StringIO(text), sep=delimiter, decimal=decimal, header=None, skiprows=1,
-                         names=header, skipinitialspace=True)
+                         names=header, skipinitialspace=True, skip_blank_lines=True)
     except (pd.errors.ParserError, ValueError) as exc:
-        raise DataError(f"Could not parse '{name}' as CSV with delimiter {delimiter!r}: {exc}.",
+        reason = " ".join(str(exc).split())
+        raise DataError(f"Could not parse '{name}' as CSV with delimiter {delimiter!r}: {reason}.",
                         fix="Check that every row has the same number of fields.") from exc
-    return df, []
+    return _thousands(df, decimal), []
+
+
+_THOUSANDS = {".": r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$", ",": r"^[+-]?\d{1,3}(\.\d{3})+(,\d+)?$"}
+
+
+def _thousands(df: pd.DataFrame, decimal: str) -> pd.DataFrame:
+    """Numbers written with thousands separators ("12,345") are numbers, not text labels."""
+    pattern = re.compile(_THOUSANDS[decimal])
+    plain = re.compile(r"^[+-]?\d+([.,]\d+)?$")
+    separator, notes = ("," if decimal == "." else "."), []
+    for column in df.columns:
+        values = df[column].dropna()
+        if pd.api.types.is_numeric_dtype(df[column]) or values.empty:
+            continue
+        text = values.astype(str).str.strip()
+        grouped = text.str.match(pattern)
+        if grouped.any() and (grouped | text.str.match(plain)).all():
+            df[column] = pd.to_numeric(df[column].astype(str).str.strip().str.replace(separator, "", regex=False)
+                                       .str.replace(decimal, ".", regex=False), errors="coerce")
+            notes.append(str(column))
+    if notes:
+        df.attrs["note"] = f"Read thousands separators as numbers in: {', '.join(notes)}."
+    return df

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .encoding import plain_value
-from .schema import CATEGORICAL_TYPES, ColumnSpec, ColumnType, Role, Schema
+from .schema import CATEGORICAL_TYPES, ColumnSpec, ColumnType, Role, Schema, parse_dates
 
 MissingPolicy = Literal["drop_rows", "impute"]
 INDICATOR_SUFFIX = "__missing"
@@ -115,7 +115,7 @@ def _fill_value(col: pd.Series, spec: ColumnSpec):
         return values.mode().iloc[0]
     if spec.type == ColumnType.DATETIME:
         as_text = not pd.api.types.is_datetime64_any_dtype(values)
-        stamps = pd.to_datetime(values, format="mixed") if as_text else values
+        stamps = parse_dates(values) if as_text else values
         date_only = bool((stamps == stamps.dt.normalize()).all())
         # the median of an even number of dates can fall at noon; a column of dates must stay dates
         median = stamps.median().floor("D") if date_only else stamps.median()

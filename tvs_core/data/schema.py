@@ -36,6 +36,8 @@ DISCRETE_TYPES = {ColumnType.INTEGER, ColumnType.ORDINAL, ColumnType.NOMINAL, Co
 CATEGORICAL_TYPES = {ColumnType.ORDINAL, ColumnType.NOMINAL, ColumnType.BINARY}
 
 MAX_COUNT_LEVELS = 30  # integer columns with more distinct values are modelled as continuous
+STRAY_TEXT = 0.2  # at most this share of text cells among numbers: a numeric column with typos, not labels
+MOSTLY_MISSING = 0.9  # columns missing in more rows than this are dropped by default
 _ID_NAME = re.compile(r"(^|[_\s\-.])(id|ids|identifier|mrn|uuid|guid|key|record|patient_?no|nr)$", re.I)
 
 
@@ -172,13 +174,20 @@ def _is_integer_valued(values: pd.Series) -> bool:
     return bool(np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)))
 
 
+def parse_dates(values: pd.Series, errors: str = "raise") -> pd.Series:
+    """Dates written as text, in any of the usual formats; with time zones (even mixed ones) they are
+    converted to UTC and the zone dropped, so one column holds one kind of time stamp."""
+    parsed = pd.to_datetime(values, errors=errors, format="mixed", utc=True)
+    return parsed.dt.tz_convert(None) if isinstance(parsed, pd.Series) else parsed.tz_convert(None)
+
+
 def _looks_like_dates(values: pd.Series) -> bool:
     sample = values.astype(str).head(200)
     if sample.str.fullmatch(r"[-+]?\d+([.,]\d+)?").mean() > 0.5:
         return False  # plain numbers are not dates
     if not sample.str.contains(r"\d").all():
         return False
-    parsed = pd.to_datetime(sample, errors="coerce", format="mixed")
+    parsed = parse_dates(sample, errors="coerce")
     return bool(parsed.notna().mean() >= 0.95)
 
 
@@ -213,6 +222,12 @@ def infer_column(name: str, col: pd.Series) -> tuple[ColumnType, str]:
         return ColumnType.CONTINUOUS, "numbers with decimals"
     # strings / objects
     text = values.astype(str)
+    numbers = pd.to_numeric(text.str.strip(), errors="coerce")
+    stray = int(numbers.isna().sum())
+    if 0 < stray <= STRAY_TEXT * len(values) and numbers.notna().sum() >= 10:
+        kind = ColumnType.INTEGER if _is_integer_valued(numbers.dropna()) and numbers.nunique() <= MAX_COUNT_LEVELS \
+            else ColumnType.CONTINUOUS
+        return kind, f"numbers, but {stray} cell(s) hold text (see the problem shown for this column)"
     if _looks_like_dates(text):
         return ColumnType.DATETIME, "text that parses as dates"
     mean_words = text.str.split().str.len().mean()
@@ -235,7 +250,11 @@ def infer_schema(df: pd.DataFrame, response: str | None = None,
         col = df.iloc[:, i]
         ctype, reason = infer_column(str(name), col)
         role, drop_reason = Role.COVARIATE, None
-        if ctype in UNMODELLED_TYPES:
+        if ctype not in UNMODELLED_TYPES and len(col) and col.isna().mean() > MOSTLY_MISSING:
+            role = Role.DROPPED
+            drop_reason = (f"missing in {col.isna().mean():.0%} of the rows: a model would invent nearly all of it; "
+                           "the release leaves it empty")
+        elif ctype in UNMODELLED_TYPES:
             role = Role.DROPPED
             drop_reason = {
                 ColumnType.IDENTIFIER: "identifier: carries no pattern to learn and would only re-identify people; "

@@ -10,6 +10,9 @@ from sklearn.model_selection import train_test_split
 
 from ..errors import DataError
 
+MIN_HOLDOUT_ROWS = 20
+OVERLAP = 0.05  # duplicates happen in real data; more shared rows than this mean the files overlap
+
 
 def holdout_split(table: pd.DataFrame, response: str, fraction: float = 0.2,
                   seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -30,7 +33,16 @@ def explicit_holdout(table: pd.DataFrame, holdout: pd.DataFrame,
                         fix="Use a hold-out file with the same header as the data.")
     if response is not None:
         table, holdout = table[table[response].notna()], holdout[holdout[response].notna()]
-    return table.reset_index(drop=True), holdout[list(table.columns)].reset_index(drop=True)
+    holdout = holdout[list(table.columns)]
+    if len(holdout) < MIN_HOLDOUT_ROWS:
+        raise DataError(f"The hold-out file has {len(holdout)} usable rows; the utility and membership tests need "
+                        f"at least {MIN_HOLDOUT_ROWS}.", fix="Keep more rows aside, or use a split instead.")
+    seen = set(pd.util.hash_pandas_object(table, index=False))
+    shared = int(pd.util.hash_pandas_object(holdout, index=False).isin(seen).sum())
+    if shared > OVERLAP * len(holdout):
+        raise DataError(f"{shared} of the hold-out file's {len(holdout)} rows are also training rows; a hold-out "
+                        "must be rows the models never saw.", fix="Give rows kept aside from the data.")
+    return table.reset_index(drop=True), holdout.reset_index(drop=True)
 
 
 def missing_response_rows(table: pd.DataFrame, response: str | None) -> int:

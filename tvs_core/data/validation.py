@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pandas as pd
 
 from ..errors import DataError, DataErrors
-from .schema import ColumnType, Role, Schema
+from .schema import MOSTLY_MISSING, STRAY_TEXT, ColumnType, Role, Schema
 
 MIN_ROWS = 50
 # Sensitive columns are attacked by regression (numeric) or by a classifier (categorical).
@@ -68,6 +69,12 @@ def validate(df: pd.DataFrame, schema: Schema, measure: str = "kendall",
         if spec.modelled and col.isna().all():
             problems.append(DataError(f"Column '{spec.name}' has no values in any of the {n} rows.",
                                       column=spec.name, fix="Drop the column or fill it in."))
+        elif spec.modelled and n and col.isna().mean() > MOSTLY_MISSING:
+            problems.append(DataError(
+                f"Column '{spec.name}' is missing in {col.isna().mean():.0%} of the rows; a model would invent "
+                "nearly all of it.", column=spec.name, fix="Drop the column (role 'dropped')."))
+        cells = _cell_problems(spec.name, col) if spec.modelled else []
+        problems += cells
         if spec.modelled and spec.type == ColumnType.ORDINAL and spec.levels:
             given = {str(v) for v in spec.levels}
             unplaced = sorted({str(v) for v in col.dropna().unique()} - given)
@@ -88,12 +95,13 @@ def validate(df: pd.DataFrame, schema: Schema, measure: str = "kendall",
                     "needs a numeric column.", column=spec.name,
                     fix="Use Kendall or Spearman, or mark the column ordinal if its categories are ordered."))
             # ordinal and binary labels are coded by their order, so they need not be numbers
-            elif spec.type in (ColumnType.CONTINUOUS, ColumnType.INTEGER) and not _numeric(col):
+            elif spec.type in (ColumnType.CONTINUOUS, ColumnType.INTEGER) and not _numeric(col) and not cells:
                 problems.append(DataError(
                     f"Sensitive column '{spec.name}' is marked {spec.type.value} but holds non-numeric values "
                     f"(e.g. {_first_non_numeric(col)!r}).", column=spec.name,
                     fix="Clean the column or mark it nominal."))
-        elif spec.modelled and spec.type in (ColumnType.CONTINUOUS, ColumnType.INTEGER) and not _numeric(col):
+        elif spec.modelled and spec.type in (ColumnType.CONTINUOUS, ColumnType.INTEGER) and not _numeric(col) \
+                and not cells:
             problems.append(DataError(
                 f"Column '{spec.name}' is marked {spec.type.value} but holds non-numeric values "
                 f"(e.g. {_first_non_numeric(col)!r}).", column=spec.name,
@@ -115,6 +123,34 @@ def check(df: pd.DataFrame, schema: Schema, measure: str = "kendall", min_rows: 
         raise problems[0]
     if problems:
         raise DataErrors(problems)
+
+
+def _rows(index) -> str:
+    """Data rows as a spreadsheet numbers them (the header is row 1), a few of them."""
+    shown = [str(int(i) + 2) for i in list(index)[:5]]
+    return ", ".join(shown) + (f" and {len(index) - 5} more" if len(index) > 5 else "")
+
+
+def _cell_problems(name: str, col: pd.Series) -> list[DataError]:
+    """Infinite numbers, and numbers mixed with a few text cells: both would be released damaged."""
+    if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
+        infinite = col.index[np.isinf(col.to_numpy(dtype=float, na_value=np.nan))]
+        if len(infinite):
+            return [DataError(f"Column '{name}' has infinite values (inf or -inf) in rows {_rows(infinite)}.",
+                              column=name, fix="Replace them by numbers or leave the cells empty (missing).")]
+        return []
+    values = col.dropna()
+    if values.empty or pd.api.types.is_datetime64_any_dtype(col) or isinstance(col.dtype, pd.CategoricalDtype):
+        return []
+    numbers = pd.to_numeric(values.astype(str).str.strip(), errors="coerce")
+    text = values.index[numbers.isna().to_numpy()]
+    if 0 < len(text) <= STRAY_TEXT * len(values) and numbers.notna().sum() >= 10:
+        examples = ", ".join(repr(str(v)) for v in values.loc[text[:3]])
+        return [DataError(f"Column '{name}' holds numbers but {len(text)} text cell(s) ({examples} in rows "
+                          f"{_rows(text)}).", column=name,
+                          fix="Correct those cells or leave them empty (missing); or mark the column nominal if "
+                              "the text is meant.")]
+    return []
 
 
 def _numeric(col: pd.Series) -> bool:

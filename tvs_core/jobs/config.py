@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import asdict, dataclass, field
 
 from ..errors import DataError
@@ -65,8 +66,10 @@ def baseline_spec(name: str, config: SweepConfig) -> GeneratorSpec:
         try:
             epsilon = float(parameter)
         except ValueError:
-            raise DataError(f"Baseline '{name}' needs a number after 'dp_vine:' (its ε).",
-                            fix="Write e.g. dp_vine:1.") from None
+            epsilon = math.nan
+        if not math.isfinite(epsilon) or epsilon <= 0:
+            raise DataError(f"Baseline '{name}' needs a positive number after 'dp_vine:' (its privacy budget ε).",
+                            fix="Write e.g. dp_vine:1.")
         return GeneratorSpec("dp_vine", {**base, "epsilon": epsilon, "families": config.families}, name)
     if parameter:
         raise DataError(f"Baseline '{name}' takes no parameter.", fix=f"Write {generator}.")

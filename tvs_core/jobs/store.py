@@ -16,6 +16,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..errors import TVSError
 from .workspace import Workspace
 
 SCHEMA_VERSION = 3  # 2: jobs.details (levels, caps and targets as planned); 3: projects
@@ -41,31 +42,70 @@ ACTIVE = ("queued", "running")  # statuses of a job that still has a worker to c
 
 
 class Store:
+    """``read_only`` is True when the workspace folder cannot be written: finished results can still be
+    read, nothing can be run. A damaged database file is set aside (renamed, never deleted)."""
+
     def __init__(self, workspace: str | Path | Workspace | None = None):
         self.space = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self.workspace = self.space.root
         self.path = self.space.database
         self._connection: sqlite3.Connection | None = None
         self._pid = None
+        self.read_only = not os.access(self.workspace, os.W_OK)
+        if self.read_only and not self.path.exists():
+            raise TVSError(f"The workspace {self.workspace} is read-only and holds no results yet; it must be "
+                           "writable (or pass --workspace with a writable folder).")
+        try:
+            self._open()
+        except sqlite3.DatabaseError as exc:
+            if self.read_only or not self.path.exists():
+                raise TVSError(f"The workspace database {self.path} cannot be read ({exc}).") from exc
+            self.close()
+            aside = self._set_aside()
+            raise TVSError(f"The workspace database {self.path} is damaged ({exc}); it was set aside as "
+                           f"{aside.name} (nothing deleted). Run again to start a new one; finished results "
+                           "in the damaged file are not lost but need repair to be read.") from exc
+
+    def _open(self) -> None:
+        if self.read_only:
+            self.db.execute("SELECT COUNT(*) FROM jobs").fetchone()  # fails here if it is not our database
+            return
         self.db.executescript(_SCHEMA)  # idempotent; executescript manages its own transaction
         with self.transaction() as db:
             row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
             if row is None:
                 db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
             elif int(row[0]) > SCHEMA_VERSION:
-                from ..errors import TVSError
-
                 raise TVSError(f"The workspace {self.workspace} was written by a newer version "
                                f"(schema {row[0]}); update TVineSynth Studio or choose another workspace.")
+            elif int(row[0]) < SCHEMA_VERSION:  # 1 -> 2: jobs.details (older jobs have none); 3: projects
+                if "details" not in {r[1] for r in db.execute("PRAGMA table_info(jobs)")}:
+                    db.execute("ALTER TABLE jobs ADD COLUMN details TEXT")
+                db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
+        self.db.execute("PRAGMA quick_check(1)").fetchone()  # a truncated or overwritten file shows here
+
+    def _set_aside(self) -> Path:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        aside = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
+        self.path.rename(aside)
+        for suffix in ("-wal", "-shm"):
+            extra = self.path.with_name(self.path.name + suffix)
+            if extra.exists():
+                extra.rename(aside.with_name(aside.name + suffix))
+        return aside
 
     @property
     def db(self) -> sqlite3.Connection:
         if self._connection is None or self._pid != os.getpid():  # never share a connection across fork
-            self._connection = sqlite3.connect(self.path, timeout=60, isolation_level=None,
-                                               check_same_thread=False)
-            self._connection.execute("PRAGMA journal_mode=WAL")
-            self._connection.execute("PRAGMA synchronous=NORMAL")
-            self._connection.execute("PRAGMA busy_timeout=60000")
+            if self.read_only:  # no -wal/-shm files can be made: read the file as it is
+                self._connection = sqlite3.connect(f"file:{self.path}?mode=ro&immutable=1", uri=True,
+                                                   isolation_level=None, check_same_thread=False)
+            else:
+                self._connection = sqlite3.connect(self.path, timeout=60, isolation_level=None,
+                                                   check_same_thread=False)
+                self._connection.execute("PRAGMA journal_mode=WAL")
+                self._connection.execute("PRAGMA synchronous=NORMAL")
+                self._connection.execute("PRAGMA busy_timeout=60000")
             self._connection.row_factory = sqlite3.Row
             self._pid = os.getpid()
         return self._connection

@@ -12,10 +12,19 @@ from .config import SweepConfig, job_id_for
 from .store import Store
 
 
+def _fingerprint(table: pd.DataFrame, holdout: pd.DataFrame | None) -> str:
+    fingerprint = fingerprint_table(table) + ("" if holdout is None else fingerprint_table(holdout))
+    return hashlib.sha256(fingerprint.encode()).hexdigest()
+
+
+def job_id_of(table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame | None = None) -> str:
+    """The id a sweep of this data and configuration has (or will have) in any workspace."""
+    return job_id_for(_fingerprint(table, holdout), config)
+
+
 def submit(store: Store, table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame | None = None) -> str:
     """Register a sweep (or find the identical one) and keep its data in the workspace; returns the job id."""
-    fingerprint = fingerprint_table(table) + ("" if holdout is None else fingerprint_table(holdout))
-    fingerprint = hashlib.sha256(fingerprint.encode()).hexdigest()
+    fingerprint = _fingerprint(table, holdout)
     job_id = job_id_for(fingerprint, config)
     for name, frame in (("table", table), ("holdout", holdout)):
         path = store.space.table_path(fingerprint, name)

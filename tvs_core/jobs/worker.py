@@ -20,7 +20,7 @@ from .config import SweepConfig
 from .context import context_for_job, fit_holder, split_tables
 from .engine import TaskResult, execute
 from .plan import plan
-from .process import process_start_time
+from .process import process_start_time, worker_alive
 from .store import Store
 from .submission import job_tables
 
@@ -76,6 +76,8 @@ def run_job(store: Store, job_id: str, n_jobs: int = 2, backend: str = "loky", a
         raise TVSError(f"No job '{job_id}' in {store.workspace}.")
     if job["status"] == "done":
         return "done"
+    if job["status"] in ("queued", "running") and job.get("pid") not in (None, os.getpid()) and worker_alive(job):
+        raise TVSError(f"Job {job_id} is already running in process {job['pid']}; one worker per job.")
     store.update_job(job_id, status="running", pid=os.getpid(), pid_started=process_start_time(os.getpid()),
                      started=time.time(), heartbeat=time.time(), error=None, cancel=0, workers=n_jobs)
     store.log(job_id, "start", f"worker {os.getpid()} started ({backend}, {n_jobs} workers)")

@@ -7,6 +7,8 @@ import os
 import shutil
 from pathlib import Path
 
+from ..errors import DataError
+
 WORKSPACE_ENV = "TVS_WORKSPACE"
 
 
@@ -18,7 +20,14 @@ def default_workspace() -> Path:
 class Workspace:
     def __init__(self, root: str | Path | None = None):
         self.root = Path(root) if root is not None else default_workspace()
-        self.root.mkdir(parents=True, exist_ok=True)
+        if self.root.exists() and not self.root.is_dir():
+            raise DataError(f"The workspace {self.root} is a file, not a folder.",
+                            fix="Give a folder (it is created if needed).")
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DataError(f"The workspace folder {self.root} cannot be created ({exc.strerror}).",
+                            fix="Give a folder you can write to.") from None
 
     def _folder(self, name: str) -> Path:
         folder = self.root / name

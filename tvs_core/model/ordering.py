@@ -147,10 +147,14 @@ def explicit_order(covariate_order: list[str], names: list[str], response: str,
     if unknown:
         raise DataError(f"Column '{unknown[0]}' in the order is not a modelled covariate.", column=unknown[0],
                         fix=f"Use the modelled covariates: {', '.join(covariates)}.")
+    repeated = sorted({c for c in covariate_order if covariate_order.count(c) > 1})
+    if repeated:
+        raise DataError(f"Column '{repeated[0]}' appears more than once in the order.", column=repeated[0],
+                        fix="Give each covariate once.")
     missing = [c for c in covariates if c not in covariate_order]
-    if missing or len(set(covariate_order)) != len(covariate_order):
-        raise DataError(f"The order must list every modelled covariate exactly once; missing: "
-                        f"{', '.join(missing) or 'none'}.", fix="Give each covariate once.")
+    if missing:
+        raise DataError(f"The order must list every modelled covariate; missing: {', '.join(missing)}.",
+                        fix="Give each covariate once.")
     order = list(covariate_order) + [response]
     d = len(covariates)
     t_max, reason = t_max_advice(order, sensitive)

@@ -3,19 +3,29 @@
 from __future__ import annotations
 
 import io
+import os
+import tempfile
+from pathlib import Path
 
 import pandas as pd
 
+from ..errors import DataError
 from ..model.generator import SyntheticGenerator
 
 # Cells starting with these run as formulas in spreadsheet programs (CSV injection).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "|", "%")
 
 
+def _safe_text(value) -> str:
+    text = str(value)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
 def neutralise_formulas(table: pd.DataFrame) -> pd.DataFrame:
-    """Prefix text cells that a spreadsheet would run as a formula with a single quote.
-    Numbers stay numbers (a negative number is written as a number, not as text)."""
+    """Prefix text cells — and header cells — that a spreadsheet would run as a formula with a single
+    quote. Numbers stay numbers (a negative number is written as a number, not as text)."""
     out = table.copy()
+    out.columns = [_safe_text(c) for c in out.columns]
     for column in out.columns:
         col = out[column]
         if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_datetime64_any_dtype(col):
@@ -31,6 +41,39 @@ def neutralise_formulas(table: pd.DataFrame) -> pd.DataFrame:
 
 def to_csv_bytes(table: pd.DataFrame) -> bytes:
     return neutralise_formulas(table).to_csv(index=False, lineterminator="\n").encode("utf-8")
+
+
+def write_csv(table: pd.DataFrame, out: str | Path, inputs: tuple = ()) -> Path:
+    """Write the release as a spreadsheet-safe CSV: never over one of the ``inputs`` (same path or
+    same file through a link), never half-written (a temporary file in the same folder, then renamed)."""
+    out = Path(out)
+    refuse_overwriting_inputs(out, inputs)
+    if out.is_dir():
+        raise DataError(f"--out {out} is a folder.", fix="Give a file name, e.g. synthetic.csv.")
+    if not out.parent.exists():
+        raise DataError(f"The folder of --out {out} does not exist.", fix="Create it first, or choose another path.")
+    data = to_csv_bytes(table)
+    handle, temporary = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, out)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return out
+
+
+def refuse_overwriting_inputs(out: str | Path, inputs: tuple = ()) -> None:
+    """An output must never replace a file the user gave us, by name or by inode (a link)."""
+    out = Path(out)
+    for given in inputs:
+        if given is None or not Path(given).exists():
+            continue
+        same = out.resolve() == Path(given).resolve() or (out.exists() and os.path.samefile(out, given))
+        if same:
+            raise DataError(f"--out {out} is the input file {given}; writing there would destroy it.",
+                            fix="Choose another output path.")
 
 
 def release_table(model: SyntheticGenerator, level: int | None, rows: int, seed: int) -> pd.DataFrame:
