@@ -296,6 +296,12 @@ def sweep_out_is_file(tmp: Path):
     return argv("sweep", data, {"--out": taken}), "taken.txt", [data, taken]
 
 
+def sweep_out_holds_the_input(tmp: Path):
+    """The data file is called results.csv and --out is its folder: the results must not replace it."""
+    data = write_csv(tmp / "results.csv", valid_table())
+    return argv("sweep", data, {"--out": tmp}), "results.csv", [data]
+
+
 def out_empty(tmp: Path):
     data = write_csv(tmp / "data.csv", valid_table())
     return argv("release", data, {"--out": ""}), "--out", [data]
@@ -515,6 +521,7 @@ CASES: list[Case] = [
     raw_case("out_is_directory", out_is_directory),
     raw_case("out_empty_string", out_empty),
     raw_case("sweep_out_is_file", sweep_out_is_file, store=True),
+    raw_case("sweep_out_holds_the_input", sweep_out_holds_the_input, store=True),
     # workspaces
     raw_case("workspace_is_file", workspace_is_file),
     raw_case("workspace_under_file", workspace_under_file),

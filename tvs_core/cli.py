@@ -229,11 +229,14 @@ def cmd_sweep(args) -> dict:
     from .jobs import DEFAULT_BASELINES, JobView, Store, SweepConfig, baseline_spec, submit
     from .jobs.process import worker_alive
     from .jobs.worker import run_job
+    from .release.export import refuse_overwriting_inputs, write_csv, write_file
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise DataError(f"--out {out} is a file; it must be a folder for results.csv and summary.json.",
                         fix="Give a folder (it is created if needed).")
+    for name in ("results.csv", "summary.json"):  # before any work: never replace a file given as input
+        refuse_overwriting_inputs(out / name, (args.data, args.holdout))
     holdout_path = args.holdout
     if holdout_path and args.data and Path(holdout_path).exists() and Path(args.data).exists() and \
             Path(holdout_path).resolve() == Path(args.data).resolve():
@@ -278,13 +281,14 @@ def cmd_sweep(args) -> dict:
         sys.stderr.write("\n")
         if status != "done":
             raise TVSError(f"job {job_id} {status}: {store.job(job_id)['error'] or ''}".strip())
-    out.mkdir(parents=True, exist_ok=True)
     records = JobView(store, job_id).records()
-    records.to_csv(out / "results.csv", index=False)
     summary = summary_json(records, config.sensitive, alpha=args.alpha, method=args.normalisation,
                            privacy=args.privacy)
     summary["job_id"] = job_id
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, allow_nan=False, default=str))
+    inputs = (args.data, args.holdout)
+    out.mkdir(parents=True, exist_ok=True)
+    write_csv(records, out / "results.csv", inputs)  # column names reach the records' attribute cells
+    write_file(json.dumps(summary, indent=2, allow_nan=False, default=str).encode(), out / "summary.json", inputs)
     return {"job_id": job_id, "out": str(out), "best_level": summary["best_level"], "records": len(records)}
 
 

@@ -16,7 +16,6 @@ import pandas as pd
 
 from ..errors import DataError
 from ..evaluation.catalogue import CATALOGUE, Metric, Reference, axis_metrics, utility_scale
-from ..evaluation.records import REFERENCE_MODELS
 
 WORST = "_worst"
 
@@ -131,7 +130,3 @@ def _reference(summary: pd.DataFrame, reference: Reference, column: str | None) 
     if column is not None:
         hit = hit[hit["attribute"] == column]
     return float(hit["median"].iloc[0]) if len(hit) else None
-
-
-def is_reference(model: str) -> bool:
-    return model in REFERENCE_MODELS

@@ -1,7 +1,7 @@
 """Privacy and utility metrics (PROTOCOLS.md): plain functions returning tidy records, declared in the
 catalogue. Running them over levels and games is ``tvs_core.jobs`` (``tvs_core.evaluate``)."""
 
-from .catalogue import CATALOGUE, METRICS, Metric, label, metric
+from .catalogue import CATALOGUE, METRICS, Metric, label
 from .context import EvaluationData, GeneratorSpec
 from .preview import attribute_risk_preview, normal_scores_correlation
 from .protocol import PAPER, PRESETS, QUICK, ProtocolPreset
@@ -9,5 +9,5 @@ from .summary import summarise
 from .utility import utility_score
 
 __all__ = ["CATALOGUE", "METRICS", "PAPER", "PRESETS", "QUICK", "EvaluationData", "GeneratorSpec", "Metric",
-           "ProtocolPreset", "attribute_risk_preview", "label", "metric", "normal_scores_correlation", "summarise",
+           "ProtocolPreset", "attribute_risk_preview", "label", "normal_scores_correlation", "summarise",
            "utility_score"]

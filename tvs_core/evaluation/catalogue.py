@@ -163,14 +163,6 @@ CATALOGUE: dict[str, Metric] = {m.name: m for m in METRICS}
 DEFAULT_PRIVACY_AXIS = "mab_worst"  # the paper's: the attacker's MAB on the worst sensitive column
 
 
-def metric(name: str) -> Metric:
-    from ..errors import DataError
-
-    if name not in CATALOGUE:
-        raise DataError(f"Unknown metric '{name}'.", fix=f"Choose one of: {', '.join(CATALOGUE)}.")
-    return CATALOGUE[name]
-
-
 def label(name: str, short: bool = False) -> str:
     """Readable name of a record metric (unknown names are shown as they are, never hidden)."""
     found = CATALOGUE.get(name)

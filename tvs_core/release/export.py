@@ -44,15 +44,19 @@ def to_csv_bytes(table: pd.DataFrame) -> bytes:
 
 
 def write_csv(table: pd.DataFrame, out: str | Path, inputs: tuple = ()) -> Path:
-    """Write the release as a spreadsheet-safe CSV: never over one of the ``inputs`` (same path or
-    same file through a link), never half-written (a temporary file in the same folder, then renamed)."""
+    """Write a table as a spreadsheet-safe CSV (``write_file``'s guarantees)."""
+    return write_file(to_csv_bytes(table), out, inputs)
+
+
+def write_file(data: bytes, out: str | Path, inputs: tuple = ()) -> Path:
+    """Never over one of the ``inputs`` (same path or same file through a link), never half-written
+    (a temporary file in the same folder, then renamed)."""
     out = Path(out)
     refuse_overwriting_inputs(out, inputs)
     if out.is_dir():
         raise DataError(f"--out {out} is a folder.", fix="Give a file name, e.g. synthetic.csv.")
     if not out.parent.exists():
         raise DataError(f"The folder of --out {out} does not exist.", fix="Create it first, or choose another path.")
-    data = to_csv_bytes(table)
     handle, temporary = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent)
     try:
         with os.fdopen(handle, "wb") as stream:
@@ -72,7 +76,7 @@ def refuse_overwriting_inputs(out: str | Path, inputs: tuple = ()) -> None:
             continue
         same = out.resolve() == Path(given).resolve() or (out.exists() and os.path.samefile(out, given))
         if same:
-            raise DataError(f"--out {out} is the input file {given}; writing there would destroy it.",
+            raise DataError(f"--out: writing {out} would replace the input file {given}.",
                             fix="Choose another output path.")
 
 
