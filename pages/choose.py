@@ -5,9 +5,11 @@ import streamlit as st
 
 from pages import common
 from tvs_core import figures
-from tvs_core.choice import METHODS, Axis, axis_choices, choose
+from tvs_core.choice import METHODS, Axis, UtilityMix, axis_choices, choose, explain_level
+from tvs_core.choice.mix import TSTR
+from tvs_core.errors import DataError
 from tvs_core.evaluation.records import HOLDER
-from tvs_core.evaluation.summary import readable
+from tvs_core.evaluation.summary import SMALL_N, readable
 from tvs_core.jobs import JobView
 from tvs_core.model.generator import SyntheticGenerator
 
@@ -20,6 +22,30 @@ def summary_of(job_id: str, done: int) -> pd.DataFrame:
 @st.cache_resource(max_entries=4)
 def holder(job_id: str) -> SyntheticGenerator | None:
     return JobView(common.store(), job_id).holder()
+
+
+@st.cache_resource(max_entries=4)
+def level_preview(job_id: str):
+    return JobView(common.store(), job_id).preview()
+
+
+@st.cache_data(show_spinner="Ranking the training rows…", max_entries=16)
+def exposure(job_id: str, level: int) -> pd.DataFrame | None:
+    return JobView(common.store(), job_id).exposure(level)
+
+
+MIX_PARTS = {TSTR: "Prediction (TSTR)", "pair_structure": "Pairwise dependence", "ci_overlap": "Analysis (CI overlap)",
+             "pmse_ratio": "Indistinguishability (pMSE)"}
+
+
+def set_mix() -> None:
+    """The weights into the project's utility mix; all zero is refused and the mix left as it was."""
+    text = ",".join(f"{name}={st.session_state[f'{common.WIDGET}mix.{name}']:g}" for name in MIX_PARTS
+                    if st.session_state[f"{common.WIDGET}mix.{name}"] > 0)
+    try:
+        common.update(utility=UtilityMix.parse(text).text)
+    except DataError:
+        st.session_state["mix_refused"] = True
 
 
 st.title("4 · Choose a truncation level")
@@ -42,10 +68,22 @@ alpha = a.slider("Weight on privacy α", 0.0, 1.0, step=0.05, key=common.bound("
                  args=("alpha",), help="PU_t = α·P_t + (1 − α)·U_t (paper, Appendix D)")
 method = b.radio("Normalisation", METHODS, horizontal=True, key=common.bound("normalisation"), on_change=common.keep,
                  args=("normalisation",),
-                 format_func=lambda m: {"anchored": "Anchored (vs real data)", "minmax": "Min-max over levels"}[m])
+                 format_func=lambda m: {"anchored": "Anchored (real data ↔ nothing learnt)",
+                                        "paper": "Paper (real data ↔ 0)", "minmax": "Min-max over levels"}[m])
 privacy = c.selectbox("Privacy measured by", choices, key=common.bound("privacy"), on_change=common.keep,
                       args=("privacy",), format_func=lambda p: Axis.parse(p, sensitive=config.sensitive).title)
-selection = choose(summary, config.sensitive, alpha, method, privacy)
+with st.expander(f"Utility U_t = {UtilityMix.parse(project.utility).describe(summary['metric'])}  (change the mix)"):
+    st.caption("U_t weighs what the synthetic data must keep: prediction of Y (TSTR, the paper's only utility), "
+               "the pairwise dependence between all columns, and the results of the regression of Y on the "
+               "covariates (confidence-interval overlap, Karr et al. 2006). Weights are relative; prediction alone "
+               "is the paper's U_t.")
+    weights = dict(UtilityMix.parse(project.utility).parts)
+    for column, name in zip(st.columns(len(MIX_PARTS)), MIX_PARTS, strict=True):
+        st.session_state[f"{common.WIDGET}mix.{name}"] = float(weights.get(name, 0.0))
+        column.slider(MIX_PARTS[name], 0.0, 1.0, step=0.25, key=f"{common.WIDGET}mix.{name}", on_change=set_mix)
+    if st.session_state.pop("mix_refused", False):
+        st.error("At least one part needs a weight above 0; the mix was left as it was.")
+selection = choose(summary, config.sensitive, alpha, method, privacy, utility=project.utility)
 if selection is None or selection.best_level is None:
     info = view.progress()
     st.info(f"Waiting for results: no level has both a privacy and a utility value yet ({info['done']} of "
@@ -63,8 +101,18 @@ if selection.best_level is not None:
     wins = float(selection.table.set_index("level").loc[selection.best_level, "wins"])
     st.markdown(f"**Best level: {selection.best_level}** — best in {wins:.0%} of resamples within the intervals"
                 + (" (a fragile choice: look at the neighbours)" if wins < 0.6 else "."))
+for note in selection.notes:
+    st.info(note)
 st.caption("Click a level's point in the scatter (or pick it below) to select it.")
-st.plotly_chart(figures.privacy_utility_scatter(summary, privacy, config.sensitive, selected, levels),
+parts = {axis.metric.name: axis for axis, _ in UtilityMix.parse(project.utility).axes(summary["metric"])}
+if project.scatter_utility not in parts:
+    common.update(scatter_utility=next(iter(parts)))
+if len(parts) > 1:
+    st.radio("Utility on the scatter's vertical axis", list(parts), horizontal=True,
+             key=common.bound("scatter_utility"), on_change=common.keep, args=("scatter_utility",),
+             format_func=lambda name: parts[name].metric.short)
+st.plotly_chart(figures.privacy_utility_scatter(summary, privacy, config.sensitive, selected, levels,
+                                                utility=parts[project.scatter_utility]),
                 width="stretch", key="choose_scatter", on_select=lambda: common.select_level_from("choose_scatter"),
                 selection_mode="points")
 chosen = st.selectbox("Selected level", levels, index=levels.index(selected) if selected in levels else 0)
@@ -72,10 +120,19 @@ if chosen != selected:
     common.update(selected_level=int(chosen))
     st.rerun()
 
+if selected in levels:
+    card = explain_level(selection, summary, int(selected), config.sensitive, level_preview(view.id))
+    with st.container(border=True):
+        st.markdown(f"**{card.headline}**")
+        st.markdown("**What it protects**\n" + "".join(f"\n- {line}" for line in card.protects))
+        st.markdown("**What it costs**\n" + "".join(f"\n- {line}" for line in card.costs))
+        for warning in card.warnings:
+            st.warning(warning)
+
 st.subheader(f"Level {selected}: every metric, with its interval")
 st.caption("Median over the replicates (synthetic sets, game iterations or targets) and a 95 % percentile bootstrap "
-           "interval of that median; n is the number of replicates. With fewer than 5 the interval is only the spread "
-           "of a few values — use the paper protocol before relying on it.")
+           f"interval of that median; n is the number of replicates. With fewer than {SMALL_N} the interval is only "
+           "the spread of a few values — use the paper protocol before relying on it.")
 table_rows = readable(summary[(summary["model"] == HOLDER) & (summary["level"] == selected)])
 for group in table_rows["group"].unique() if len(table_rows) else []:
     st.markdown(f"**{group.capitalize()}**")
@@ -96,3 +153,12 @@ if model is not None and selected is not None:
     st.plotly_chart(figures.marginal_histograms(real, synthetic, columns), width="stretch", key="marginals")
     st.plotly_chart(figures.correlation_pair(real[columns], synthetic[columns]), width="stretch",
                     key="correlations")
+
+if selected is not None and model is not None:
+    st.subheader(f"Level {selected}: the most exposed training rows")
+    st.caption("Training rows ranked by a distance-difference membership attack on the level's first published set "
+               "(closer to the synthetic rows than to any hold-out row = more exposed), with why. Row numbers are the "
+               "rows of your table. Outliers and near-copies are the records an attacker singles out first.")
+    exposed = exposure(view.id, int(selected))
+    if exposed is not None and len(exposed):
+        st.dataframe(exposed, hide_index=True, width="stretch")

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from pages import common
-from tvs_core.choice import choose
+from tvs_core.choice import choice_json, choose
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.release import blocked, guardrails, manifest, manifest_bytes, release_table, to_csv_bytes
 
@@ -59,15 +59,10 @@ if blocked(release["checks"]):
         st.stop()
 data = to_csv_bytes(release["table"])
 summary = view.summary()
-selection = choose(summary, view.config.sensitive, project.alpha, project.normalisation, project.privacy)
-best = None if selection is None else selection.best_level
-if best is not None and best == level:
-    wins = float(selection.table.set_index("level").loc[best, "wins"])
-    why = f"the best level by PU_t at these settings (best in {wins:.0%} of resamples within the intervals)"
-else:
-    why = f"chosen by the user; the best level by PU_t at these settings was {best}"
-choice = {"alpha": project.alpha, "normalisation": project.normalisation, "privacy_metric": project.privacy,
-          "selected_level": int(level), "best_level": best, "why": why}
+selection = choose(summary, view.config.sensitive, project.alpha, project.normalisation, project.privacy,
+                   utility=project.utility)
+choice = choice_json(selection, int(level), project.alpha, project.normalisation, project.privacy, project.utility,
+                     summary["metric"])
 info = manifest(model, data, int(level), release["rows"], release["seed"], view.fingerprint,
                 metrics=release["metrics"], checks=release["checks"], override_reason=reason, job_id=view.id,
                 sweep=view.config.to_dict(), choice=choice)

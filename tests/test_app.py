@@ -112,12 +112,22 @@ def test_rho_changes_update_order_and_heatmap():
     at.switch_page("pages/sensitive.py").run()
     no_errors(at)
     assert any("S = total_cost_eur, creatinine_mg_dl, lactate_mmol_l" in m.value for m in at.markdown)
-    assert any("|K| = 8" in m.value and "τ ≤ 10" in m.value for m in at.markdown)
+    assert any("|K| = 8" in m.value and "τ_block = 10" in m.value for m in at.markdown)
     assert len(at.get("plotly_chart")) == 3  # two heatmaps and the preview curve
+    # the demo's lactate is linked to Y: the theorem's promise is not made, the failure is said (issue 11)
+    assert any("block assumption of Theorem 2.5 fails" in w.value for w in at.warning)
+    assert not any("zeroes every attacker coefficient under a block structure" in m.value for m in at.markdown)
+    # what a level cuts: at τ_block exactly the sensitive block's associations, for the level the user picks
+    assert any("At level **10**: **20** of" in m.value for m in at.markdown)
+    at.select_slider(key="w.preview_level").set_value(1).run()
+    no_errors(at)
+    assert project(at).preview_level == 1
+    cut_at_one = next(m.value for m in at.markdown if m.value.startswith("At level **1**: **"))
+    assert int(cut_at_one.split("**")[3]) > 20  # level 1 also cuts links outside the sensitive block
     at.slider(key="w.rho.None").set_value(0.9).run()
     no_errors(at)
     assert project(at).rho_star == 0.9
-    assert any("|K| = 0" in m.value and "τ ≤ 18" in m.value for m in at.markdown)
+    assert any("|K| = 0" in m.value and "τ_block = 18" in m.value for m in at.markdown)
 
 
 def run_sweep(at: AppTest) -> AppTest:
@@ -148,6 +158,15 @@ def test_sweep_choose_and_export_flow():
     at.slider(key="w.alpha").set_value(0.9).run()
     no_errors(at)
     assert any("Best level" in m.value for m in at.markdown)
+    # the card, and the most exposed training rows with why (issue 11)
+    assert any("What it protects" in m.value for m in at.markdown)
+    assert any("What it costs" in m.value and "Pair structure" in m.value for m in at.markdown)
+    assert any("why" in d.value.columns and len(d.value) for d in at.dataframe)
+    # the utility mix: the paper's TSTR alone, kept in the project and written to the manifest
+    at.slider(key="w.mix.pair_structure").set_value(0.0).run()
+    at.slider(key="w.mix.ci_overlap").set_value(0.0).run()
+    no_errors(at)
+    assert project(at).utility == "tstr=1"
     at.switch_page("pages/export.py").run()
     no_errors(at)
     at.button[0].click().run()
@@ -169,6 +188,7 @@ def test_sweep_choose_and_export_flow():
     assert strict["sweep"]["levels"] == [1, 10, 20]
     assert strict["choice"]["alpha"] == 0.9 and strict["choice"]["selected_level"] == 10
     assert strict["choice"]["privacy_metric"] == "mab_worst" and strict["choice"]["why"]
+    assert strict["choice"]["utility_mix"] == "tstr=1" and set(strict["choice"]["scores"]) >= {"PU", "U", "P"}
 
 
 def refuse(token):
@@ -214,7 +234,9 @@ def test_a_reload_brings_the_same_project_and_sweep_back():
     assert (after.id, after.job_id, after.alpha) == (before.id, before.job_id, 0.8)
     assert reloaded.slider(key="w.alpha").value == 0.8
     on_first_page = app().run()  # (AppTest lists the sidebar only before any switch_page)
-    assert "Sweep:** done" in sidebar_text(on_first_page) and "Selected level:** 10" in sidebar_text(on_first_page)
+    assert after.selected_level in (1, 10, 20)  # the best level, selected on the first visit of Choose
+    assert "Sweep:** done" in sidebar_text(on_first_page)
+    assert f"Selected level:** {after.selected_level}" in sidebar_text(on_first_page)
 
 
 def test_the_projects_page_reopens_an_earlier_project_and_its_sweep():

@@ -143,12 +143,21 @@ def test_summary_json_has_the_documented_shape(reference):
     assert [e["level"] for e in holder] == [1, 2, 3]
     assert summary["best_level"] in (1, 2, 3)
     names = set(holder[0]["metrics"])
+    new = {"pair_structure", "ci_overlap", "mia_auc", "mia_tpr_at_1pct_fpr"}  # issue 11
     assert {"auc_tstr", "auc_trtr", "mab:total_cost_eur", "wcab:total_cost_eur", "pg", "mcmia",
-            "dcr_closer_to_train", "alpha_precision", "beta_recall", "authenticity", "pu"} <= names
-    for value in holder[0]["metrics"].values():
-        assert set(value) == {"median", "ci_low", "ci_high"}
+            "dcr_closer_to_train", "alpha_precision", "beta_recall", "authenticity", "pu", *new} <= names
+    for name, value in holder[0]["metrics"].items():
+        assert set(value) == ({"median", "ci_low", "ci_high"} if name == "pu" else {"median", "ci_low", "ci_high", "n"})
     baseline = [e for e in summary["levels"] if e["model"] == "independent"]
-    assert baseline and baseline[0]["level"] is None
+    assert baseline and baseline[0]["level"] is None and new <= set(baseline[0]["metrics"])
+    # the choice says what it weighed and against what
+    assert summary["utility_mix"] == "tstr=1,pair_structure=1,ci_overlap=1"
+    assert {"auc_tstr", "pair_structure", "ci_overlap", "mab:total_cost_eur"} <= set(summary["anchors"])
+    assert summary["anchors"]["mab:total_cost_eur"]["ideal"] > 0  # the measured floor, not 0
+    assert {"U", "P", "U_pair_structure", "U_ci_overlap"} <= set(holder[0]["scores"])
+    paper = summary_json(records, config().sensitive, alpha=0.5, utility_mix="tstr")
+    assert paper["utility_mix"] == "tstr=1" and set(paper["levels"][0]["scores"]) == {"U", "P", "P_unclipped",
+                                                                                      "U_auc_tstr"}
 
 
 def test_ctrl_c_leaves_a_resumable_job_and_the_same_command_resumes(table, tmp_path):

@@ -18,13 +18,15 @@ from pathlib import Path
 import pandas as pd
 
 from .choice.axes import Axis, axis_choices
+from .choice.mix import UtilityMix, utility_names
+from .choice.selection import METHODS
 from .data.demo import DEFAULT_DEMO, DEMOS, load_demo
 from .data.io import read_table
 from .data.prepare import prepare_table
 from .data.schema import infer_schema
 from .data.validation import check
 from .errors import DataError, DataErrors, TVSError
-from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS
+from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY
 from .model.families import DEFAULT_PRESET, PRESETS
 from .model.ordering import MEASURES, algorithm1, association_matrix
 from .model.tvinesynth import TVineSynth
@@ -254,6 +256,7 @@ def cmd_sweep(args) -> dict:
     for name in config.baselines:
         baseline_spec(name, config)  # refuse an unknown baseline before any work
     Axis.parse(args.privacy, sensitive=config.sensitive)
+    UtilityMix.parse(args.utility)
     _check_model_inputs(table, schema, config, holdout)
     store = Store(args.workspace)
     if store.read_only:
@@ -283,7 +286,7 @@ def cmd_sweep(args) -> dict:
             raise TVSError(f"job {job_id} {status}: {store.job(job_id)['error'] or ''}".strip())
     records = JobView(store, job_id).records()
     summary = summary_json(records, config.sensitive, alpha=args.alpha, method=args.normalisation,
-                           privacy=args.privacy)
+                           privacy=args.privacy, utility_mix=args.utility)
     summary["job_id"] = job_id
     inputs = (args.data, args.holdout)
     out.mkdir(parents=True, exist_ok=True)
@@ -383,9 +386,14 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--address", help="scheduler address for dask/ray (default: a local cluster)")
     sweep.add_argument("--n-jobs", type=count, default=2)
     sweep.add_argument("--alpha", type=unit_interval, default=0.5, help="privacy weight in PU_t, from 0 to 1")
-    sweep.add_argument("--normalisation", choices=["anchored", "minmax"], default="anchored")
+    sweep.add_argument("--normalisation", choices=METHODS, default="anchored",
+                       help="anchored: privacy from the attack on the real rows (0) to the same attack on shuffled "
+                            "columns (1); paper: to 0 instead (P = 1 - MAB/MAB_real); minmax: over the levels")
     sweep.add_argument("--privacy", default=DEFAULT_PRIVACY_AXIS,
                        help="privacy axis of PU_t: " + ", ".join(axis_choices("privacy", ["COLUMN"])))
+    sweep.add_argument("--utility", default=DEFAULT_UTILITY,
+                       help=f"utility mix U_t of PU_t: NAME[=WEIGHT],... with NAME one of {', '.join(utility_names())}"
+                            f" (default {DEFAULT_UTILITY}; the paper's: tstr)")
     sweep.add_argument("--workspace", help="store folder (default: $TVS_WORKSPACE or ~/.tvinesynth-studio)")
     sweep.add_argument("--out", required=True, help="folder for results.csv and summary.json")
 

@@ -3,6 +3,9 @@
 Recorded once, before the two evaluation engines became one (issue 8), with
 ``python -m tests.golden.cases record``; ``python -m tests.golden.cases check`` recomputes every case
 and ``tests/test_golden.py`` the small ones in CI: both entry points must give the same numbers.
+Re-recorded for issue 11, which only added metrics (pair structure, CI overlap, pMSE, the shadow-free
+membership attacks, the shuffled-columns anchors) and the utility mix of PU_t: every summary median
+recorded before was checked unchanged first (/tmp-free: compare ``medians`` of the old and new file).
 A case's fingerprint is a SHA-256 of its records (values written to 12 significant digits, so a
 change in the last bit of a float does not count, any real change does) plus every summary median.
 """

@@ -129,4 +129,6 @@ def _reference(summary: pd.DataFrame, reference: Reference, column: str | None) 
     hit = summary[(summary["model"] == reference.model) & (summary["metric"] == reference.metric)]
     if column is not None:
         hit = hit[hit["attribute"] == column]
-    return float(hit["median"].iloc[0]) if len(hit) else None
+    if len(hit):
+        return float(hit["median"].median())  # several summary rows (target kinds): pooled as the axes do
+    return reference.otherwise

@@ -1,13 +1,19 @@
-"""Choosing the truncation level (paper Appendix D/E): PU_t = alpha * P_t + (1 - alpha) * U_t.
+"""Choosing the truncation level (paper Appendix D/E): PU_t = alpha * P_t + (1 - alpha) * U_t,
+U_t being the user's utility mix (``choice/mix.py``: the weighted mean of the scaled parts).
 
 P_t (privacy) and U_t (utility) are scaled to [0, 1], higher is better, in one of two documented ways:
 
 * ``anchored`` — against the two anchors the metric catalogue declares (``worst`` scores 0, ``ideal``
   scores 1), so a level's score does not depend on which other levels were evaluated:
-  U = (AUC - chance) / (AUC_TRTR - chance) (chance 0.5; a continuous response is scored by R², chance 0);
-  for MAB, P = 1 - MAB / MAB_real (MAB_real = the same attack on the real rows); for PG, P = PG
-  (1: the attacker learns nothing); for MCMIA, P = 2 (1 - score) (0.5 = indistinguishable). All
-  clipped to [0, 1].
+  U_TSTR = (AUC - chance) / (AUC_TRTR - chance) (chance 0.5; a continuous response is scored by R², chance 0);
+  pair structure and CI overlap run from independent columns (0) to identical (1). Privacy runs from the
+  attack on the real rows (0) to the same attack on the real rows shuffled column by column (1, "nothing
+  learnt", measured in the same run): for MAB, P = (MAB_real - MAB) / (MAB_real - MAB_shuffled); the paper's
+  P = 1 - MAB / MAB_real is the same with the floor at 0 (sweeps stored before the floor was measured).
+  PG runs from 0 to 1 (1: the attacker learns nothing); MC-MIA from 1 to 0.5. Values beyond the anchors
+  are kept in ``P_unclipped`` / ``U_<part>`` and named in ``beyond``; PU uses them clipped to [0, 1].
+* ``paper`` — anchored, with privacy's ideal end at the catalogue's constant instead of the measured
+  floor: the paper's P = 1 - MAB / MAB_real (Appendix E), kept reachable.
 * ``minmax`` — relative to the candidates: the best level scores 1, the worst 0 (all equal: 1).
 
 Ties in PU are broken towards more privacy, then the lower level. Levels missing a metric are
@@ -17,42 +23,50 @@ within its interval (normal with the interval's width), showing whether the choi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from ..evaluation.catalogue import DEFAULT_PRIVACY_AXIS, Metric
+from ..evaluation.catalogue import DEFAULT_PRIVACY_AXIS, Metric, Reference
 from ..evaluation.records import HOLDER
 from .axes import Axis
+from .mix import UtilityMix
 
-METHODS = ("anchored", "minmax")
+# "paper": anchored, but privacy's "nothing learnt" end is the catalogue's constant (MAB 0, AUC 0.5) instead
+# of the floor measured on shuffled columns, i.e. the paper's P = 1 - MAB / MAB_real
+METHODS = ("anchored", "paper", "minmax")
 
 
 @dataclass
 class Selection:
-    table: pd.DataFrame  # level, u, u_low, u_high, p_raw, p_low, p_high, U, P, PU, pareto, wins, missing
+    table: pd.DataFrame  # level, u_*, p_*, U (and U_<part>), P, PU (+ intervals), pareto, wins, missing, beyond
     best_level: int | None
     alpha: float
     method: str
     privacy: str
+    utility: str = "u"  # the utility mix as text
+    notes: list[str] = field(default_factory=list)  # what the user should know about this choice
+    anchors: dict = field(default_factory=dict)  # the anchors the scales used (as ``select`` received them)
 
 
 def _scale(values: np.ndarray, metric: Metric, method: str, anchor: tuple | None,
            candidates: np.ndarray | None = None) -> np.ndarray:
-    """Values of ``metric`` on [0, 1], higher = better; NaN where the anchors are unknown."""
+    """Values of ``metric`` on the [0, 1] scale, higher = better, NOT clipped (anchored values beyond
+    the anchors stay visible: below 0 is worse than the real data, above 1 beyond the floor); NaN where
+    the anchors are unknown."""
     ref = values if candidates is None else candidates
     if method == "minmax":
         low, high = np.nanmin(ref), np.nanmax(ref)
         if not np.isfinite(low) or high - low < 1e-12:
             return np.where(np.isnan(values), np.nan, 1.0)
         scaled = (values - low) / (high - low)
-        return np.clip(1 - scaled if metric.lower_is_better else scaled, 0, 1)
+        return 1 - scaled if metric.lower_is_better else scaled
     worst, ideal = anchor if anchor is not None else (None, None)
     sign = -1.0 if metric.lower_is_better else 1.0
     if worst is None or ideal is None or not sign * (ideal - worst) > 0:
         return np.full_like(values, np.nan)
-    return np.clip((values - worst) / (ideal - worst), 0, 1)
+    return (values - worst) / (ideal - worst)
 
 
 def _best(p: np.ndarray, pu: np.ndarray, levels: np.ndarray) -> int | None:
@@ -76,37 +90,71 @@ def pareto_front(p: np.ndarray, u: np.ndarray) -> np.ndarray:
     return front
 
 
+@dataclass(frozen=True)
+class _Part:
+    column: str  # column prefix in the levels table: u (one utility) or u_<metric>
+    metric: Metric
+    weight: float
+    anchor: tuple | None
+
+
+def _utility_parts(levels: pd.DataFrame, utility, anchors: dict) -> tuple[list[_Part], str, list[str]]:
+    """The utility parts present in ``levels`` (a mix's parts without any value are dropped, and said so)."""
+    if isinstance(utility, UtilityMix):
+        parts, notes = [], []
+        for axis, weight in utility.axes(levels.columns.str.removeprefix("u_")):
+            column = f"u_{axis.metric.name}"
+            if column not in levels or levels[column].isna().all():
+                notes.append(f"{axis.metric.short} is not in this sweep's results (it predates the metric or has "
+                             "not reported yet); the utility mix uses the other parts.")
+                continue
+            anchor = anchors.get("utility", {}).get(axis.metric.name, _constants(axis.metric))
+            parts.append(_Part(column, axis.metric, weight, anchor))
+        total = sum(p.weight for p in parts)
+        return [_Part(p.column, p.metric, p.weight / total, p.anchor) for p in parts], utility.text, notes
+    axis = utility if isinstance(utility, Axis) else (Axis.utility([]) if utility is None
+                                                      else Axis.parse(utility, "utility"))
+    return [_Part("u", axis.metric, 1.0, anchors.get("utility", _constants(axis.metric)))], axis.text, []
+
+
 def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored",
-           privacy: str | Axis = DEFAULT_PRIVACY_AXIS, anchors: dict | None = None, utility: str | Axis | None = None,
-           draws: int = 2000, seed: int = 0) -> Selection:
-    """Score candidate levels. ``levels`` has one row per level with columns ``level``, ``u``,
-    ``u_low``, ``u_high`` (utility), and per privacy column ``p_<name>``, ``p_<name>_low``,
-    ``p_<name>_high`` (one name per sensitive column for a per-column metric, else the metric itself).
-    ``anchors`` (anchored method): {"utility": (worst, ideal), "privacy": {name: (worst, ideal)}};
-    a missing anchor defaults to the catalogue's constant, if it declares one."""
+           privacy: str | Axis = DEFAULT_PRIVACY_AXIS, anchors: dict | None = None,
+           utility: str | Axis | UtilityMix | None = None, draws: int = 2000, seed: int = 0) -> Selection:
+    """Score candidate levels. ``levels`` has one row per level with the utility columns ``u``, ``u_low``,
+    ``u_high`` (one utility metric) or ``u_<metric>``, ``..._low``, ``..._high`` per part of a
+    ``UtilityMix``; and per privacy column ``p_<name>``, ``p_<name>_low``, ``p_<name>_high`` (one name per
+    sensitive column for a per-column metric, else the metric itself). ``anchors`` (anchored method):
+    {"utility": (worst, ideal) or {metric: (worst, ideal)}, "privacy": {name: (worst, ideal)}}; a missing
+    anchor defaults to the catalogue's constants, if it declares them. U is the weighted mean of the
+    scaled parts; PU uses the scaled values clipped to [0, 1], and ``beyond`` says where one was clipped."""
     if method not in METHODS:
         raise ValueError(f"unknown normalisation {method!r}; use one of {METHODS}")
+    scaling = "anchored" if method == "paper" else method
     if not 0 <= alpha <= 1:
         raise ValueError("alpha must lie in [0, 1]")
     privacy = privacy if isinstance(privacy, Axis) else Axis.parse(privacy)
-    utility = utility if isinstance(utility, Axis) else (Axis.utility([]) if utility is None
-                                                         else Axis.parse(utility, "utility"))
     anchors = anchors or {}
+    parts, utility_text, notes = _utility_parts(levels, utility, anchors)
     names = [c[2:] for c in levels.columns if c.startswith("p_") and not c.endswith(("_low", "_high"))]
     if privacy.column:
         names = [privacy.column]
-    u_anchor = anchors.get("utility", _constants(utility.metric))
     p_anchor = {n: anchors.get("privacy", {}).get(n, _constants(privacy.metric)) for n in names}
     lv = levels["level"].to_numpy()
-    u_raw = levels["u"].to_numpy(dtype=float)
+    u_raw = {q.column: levels[q.column].to_numpy(dtype=float) for q in parts}
+    p_raw = {n: levels[f"p_{n}"].to_numpy(dtype=float) for n in names}
+
+    def scaled(u_values, p_values):
+        u_parts = {q.column: _scale(u_values[q.column], q.metric, scaling, q.anchor) for q in parts}
+        per_column = [_scale(p_values[n], privacy.metric, scaling, p_anchor[n]) for n in names]
+        p_scaled = np.min(per_column, axis=0) if per_column else np.full(len(lv), np.nan)  # worst column
+        return u_parts, p_scaled
 
     def scores(u_values, p_values):
-        u_scaled = _scale(u_values, utility.metric, method, u_anchor)
-        per_column = [_scale(p_values[n], privacy.metric, method, p_anchor[n]) for n in names]
-        p_scaled = np.min(per_column, axis=0) if per_column else np.full(len(lv), np.nan)  # worst column
-        return u_scaled, p_scaled, alpha * p_scaled + (1 - alpha) * u_scaled
+        u_parts, p_scaled = scaled(u_values, p_values)
+        u = sum(q.weight * np.clip(u_parts[q.column], 0, 1) for q in parts) if parts else np.full(len(lv), np.nan)
+        p = np.clip(p_scaled, 0, 1)
+        return u, p, alpha * p + (1 - alpha) * u
 
-    p_raw = {n: levels[f"p_{n}"].to_numpy(dtype=float) for n in names}
     u, p, pu = scores(u_raw, p_raw)
     rng = np.random.default_rng(seed)
     wins = np.zeros(len(lv))
@@ -115,27 +163,51 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored",
         sd = np.nan_to_num((high - low) / 3.92, nan=0.0)
         return centre + sd * rng.standard_normal((draws, len(centre)))
 
-    u_draws = draw(u_raw, levels["u_low"].to_numpy(float), levels["u_high"].to_numpy(float))
+    u_draws = {q.column: draw(u_raw[q.column], levels[f"{q.column}_low"].to_numpy(float),
+                              levels[f"{q.column}_high"].to_numpy(float)) for q in parts}
     p_draws = {n: draw(p_raw[n], levels[f"p_{n}_low"].to_numpy(float), levels[f"p_{n}_high"].to_numpy(float))
                for n in names}
     pu_draws = np.full((draws, len(lv)), np.nan)
     for k in range(draws):
-        _, p_k, pu_draws[k] = scores(u_draws[k], {n: p_draws[n][k] for n in names})
+        _, p_k, pu_draws[k] = scores({c: v[k] for c, v in u_draws.items()}, {n: p_draws[n][k] for n in names})
         best = _best(p_k, pu_draws[k], lv)
         if best is not None:
             wins[lv == best] += 1
     table = levels.copy()
     table["U"], table["P"], table["PU"] = u, p, pu
+    u_parts, p_unclipped = scaled(u_raw, p_raw)
+    for q in parts:
+        table[f"U_{q.metric.name}"] = u_parts[q.column]
+    table["P_unclipped"] = p_unclipped
     with np.errstate(all="ignore"):
         finite = np.isfinite(pu_draws).any(axis=0)
         table["PU_low"] = np.where(finite, np.nanquantile(np.where(finite, pu_draws, 0), 0.025, axis=0), np.nan)
         table["PU_high"] = np.where(finite, np.nanquantile(np.where(finite, pu_draws, 0), 0.975, axis=0), np.nan)
     table["pareto"] = pareto_front(p, u)
     table["wins"] = wins / draws
-    table["missing"] = [", ".join(([] if np.isfinite(u_raw[i]) else ["utility"])
+    table["missing"] = [", ".join(([] if all(np.isfinite(u_raw[q.column][i]) for q in parts) else ["utility"])
                                   + [f"privacy ({n})" for n in names if not np.isfinite(p_raw[n][i])])
                         for i in range(len(lv))]
-    return Selection(table, _best(p, pu, lv), alpha, method, privacy.text)
+    table["beyond"] = [_beyond(p_unclipped[i], {q.metric.short: u_parts[q.column][i] for q in parts}, scaling)
+                       for i in range(len(lv))]
+    return Selection(table, _best(p, pu, lv), alpha, method, privacy.text, utility_text, notes, anchors)
+
+
+def _beyond(p: float, u_parts: dict[str, float], method: str) -> str:
+    """Where a scaled value left [0, 1] and was clipped for PU: said, never silent."""
+    if method != "anchored":
+        return ""
+    out = []
+    if p < 0:
+        out.append(f"privacy {p:.2f}: the attack does better than on the real data itself")
+    elif p > 1:
+        out.append(f"privacy {p:.2f}: below the nothing-learnt floor (noise)")
+    for name, value in u_parts.items():
+        if value < 0:
+            out.append(f"{name} {value:.2f}: worse than independent columns / chance")
+        elif value > 1:
+            out.append(f"{name} {value:.2f}: above the real-data reference")
+    return "; ".join(out)
 
 
 def _constants(metric: Metric) -> tuple | None:
@@ -146,12 +218,13 @@ def _constants(metric: Metric) -> tuple | None:
 
 
 def level_table(summary: pd.DataFrame, sensitive: list[str], privacy: str | Axis = DEFAULT_PRIVACY_AXIS,
-                model: str = HOLDER) -> tuple[pd.DataFrame, dict]:
-    """From a results summary (``evaluation.summarise``): the per-level input of ``select`` and the
-    anchors. A metric missing for the model is read from its catalogue fallback (the game MAB from
-    the release attack until the game has run)."""
+                model: str = HOLDER, utility: str | UtilityMix | None = None,
+                method: str = "anchored") -> tuple[pd.DataFrame, dict]:
+    """From a results summary (``evaluation.summarise``): the per-level input of ``select`` (one
+    ``u_<metric>`` column triple per part of the utility mix) and the anchors. A metric missing for the
+    model is read from its catalogue fallback (the game MAB from the release attack until the game has run)."""
     privacy = privacy if isinstance(privacy, Axis) else Axis.parse(privacy, sensitive=sensitive)
-    utility = Axis.utility(summary["metric"])
+    parts = [axis for axis, _ in UtilityMix.parse(utility).axes(summary["metric"])]
     s = summary[summary["model"] == model]
     levels = sorted(int(v) for v in s["level"].dropna().unique())
     source = privacy.source_metric(s)
@@ -159,13 +232,23 @@ def level_table(summary: pd.DataFrame, sensitive: list[str], privacy: str | Axis
     rows = []
     for level in levels:
         at = s[s["level"] == level]
-        u, u_low, u_high = utility.point(at, None)
-        row = {"level": level, "u": u, "u_low": u_low, "u_high": u_high}
+        row = {"level": level}
+        for axis in parts:
+            column = f"u_{axis.metric.name}"
+            row[column], row[f"{column}_low"], row[f"{column}_high"] = axis.point(at, None)
         for name, column in zip(names, privacy.columns(sensitive), strict=True):
             row[f"p_{name}"], row[f"p_{name}_low"], row[f"p_{name}_high"] = privacy.point(at, column, source)
         rows.append(row)
-    anchors = {"utility": (utility.anchor(summary, "worst", None), utility.anchor(summary, "ideal", None)),
+    anchors = {"utility": {axis.metric.name: (axis.anchor(summary, "worst", None), axis.anchor(summary, "ideal", None))
+                           for axis in parts},
                "privacy": {name: (privacy.anchor(summary, "worst", column, source),
+                                  _paper_ideal(source) if method == "paper" else
                                   privacy.anchor(summary, "ideal", column, source))
                            for name, column in zip(names, privacy.columns(sensitive), strict=True)}}
     return pd.DataFrame(rows), anchors
+
+
+def _paper_ideal(metric: Metric) -> float | None:
+    """The paper's "nothing learnt" end: a constant (MAB 0), not the floor measured on shuffled columns."""
+    ideal = metric.ideal
+    return ideal.otherwise if isinstance(ideal, Reference) else ideal

@@ -9,6 +9,7 @@ from ..evaluation.catalogue import CATALOGUE, DEFAULT_PRIVACY_AXIS
 from ..evaluation.records import HOLDER, REFERENCE_MODELS
 from ..evaluation.summary import summarise
 from .axes import Axis
+from .mix import DEFAULT_UTILITY, UtilityMix
 from .selection import Selection, level_table, select
 
 
@@ -21,18 +22,20 @@ def _interval(rows: pd.DataFrame) -> dict | None:
     if rows.empty:
         return None
     return {"median": float(rows["median"].median()), "ci_low": float(rows["ci_low"].median()),
-            "ci_high": float(rows["ci_high"].median())}
+            "ci_high": float(rows["ci_high"].median()), "n": int(rows["n"].min())}
 
 
 def choose(summary: pd.DataFrame, sensitive: list[str], alpha: float = 0.5, method: str = "anchored",
-           privacy: str | Axis = DEFAULT_PRIVACY_AXIS, seed: int = 0) -> Selection | None:
-    """PU_t over the holder's levels; None until there is something to score."""
+           privacy: str | Axis = DEFAULT_PRIVACY_AXIS, seed: int = 0,
+           utility: str | UtilityMix | None = DEFAULT_UTILITY) -> Selection | None:
+    """PU_t over the holder's levels, U_t being the utility mix; None until there is something to score."""
     if summary.empty or not (summary["model"] == HOLDER).any():
         return None
-    levels, anchors = level_table(summary, sensitive, privacy)
+    mix = UtilityMix.parse(utility)
+    levels, anchors = level_table(summary, sensitive, privacy, utility=mix, method=method)
     if levels.empty:
         return None
-    return select(levels, alpha, method, privacy, anchors, utility=Axis.utility(summary["metric"]), seed=seed)
+    return select(levels, alpha, method, privacy, anchors, utility=mix, seed=seed)
 
 
 def _metrics_of(at: pd.DataFrame, sensitive: list[str]) -> dict[str, dict]:
@@ -60,12 +63,14 @@ def _metrics_of(at: pd.DataFrame, sensitive: list[str]) -> dict[str, dict]:
 
 
 def summary_json(records: pd.DataFrame, sensitive: list[str], alpha: float = 0.5, method: str = "anchored",
-                 privacy: str = DEFAULT_PRIVACY_AXIS) -> dict:
-    """{levels: [{model, level, metrics: {name: {median, ci_low, ci_high}}}], best_level, ...}."""
+                 privacy: str = DEFAULT_PRIVACY_AXIS, utility_mix: str | UtilityMix | None = DEFAULT_UTILITY) -> dict:
+    """{levels: [{model, level, metrics: {name: {median, ci_low, ci_high, n}}}], best_level, the utility mix,
+    the anchors of the scales, ...}."""
     summary = summarise(records)
+    mix = UtilityMix.parse(utility_mix)
     utility = Axis.utility(summary["metric"])
     trtr = _interval(summary[summary["metric"] == utility.metric.ideal.metric])
-    selection = choose(summary, sensitive, alpha, method, privacy)
+    selection = choose(summary, sensitive, alpha, method, privacy, utility=mix)
     pu = {} if selection is None else selection.table.set_index("level")
     entries = []
     models = [m for m in summary["model"].unique() if m not in REFERENCE_MODELS]
@@ -82,6 +87,47 @@ def summary_json(records: pd.DataFrame, sensitive: list[str], alpha: float = 0.5
                                           "ci_high": _finite(row["PU_high"])}
                 entry["wins"] = float(row["wins"])
                 entry["pareto"] = bool(row["pareto"])
+                entry["scores"] = {c: _finite(row[c]) for c in row.index if c in ("U", "P", "P_unclipped")
+                                   or c.startswith("U_")}
+                if row["beyond"]:
+                    entry["beyond"] = row["beyond"]
             entries.append(entry)
     return {"best_level": None if selection is None else selection.best_level, "alpha": alpha,
-            "normalisation": method, "privacy_metric": str(privacy), "levels": entries}
+            "normalisation": method, "privacy_metric": str(privacy), "utility_mix": mix.text,
+            "utility_mix_described": mix.describe(summary["metric"]),
+            "anchors": anchors_json(summary, sensitive, privacy, mix, method),
+            "notes": [] if selection is None else selection.notes, "levels": entries}
+
+
+def anchors_json(summary: pd.DataFrame, sensitive: list[str], privacy: str | Axis, mix: UtilityMix,
+                 method: str = "anchored") -> dict:
+    """The values that scored 0 and 1 on each scale of this choice: what 'private' and 'useful' were measured
+    against."""
+    if summary.empty or not (summary["model"] == HOLDER).any():
+        return {}
+    _, anchors = level_table(summary, sensitive, privacy, utility=mix, method=method)
+    out = {name: {"worst": _finite(w), "ideal": _finite(i)} for name, (w, i) in anchors["utility"].items()}
+    axis = privacy if isinstance(privacy, Axis) else Axis.parse(privacy, sensitive=sensitive)
+    for name, (w, i) in anchors["privacy"].items():
+        key = axis.metric.name if name == axis.metric.name else f"{axis.metric.name}:{name}"
+        out[key] = {"worst": _finite(w), "ideal": _finite(i)}
+    return out
+
+
+def choice_json(selection: Selection | None, level: int, alpha: float, method: str, privacy: str,
+                utility_mix: str | UtilityMix, metric_names=()) -> dict:
+    """The manifest's ``choice``: the settings, the selected and the best level, why, and the scores."""
+    mix = UtilityMix.parse(utility_mix)
+    best = None if selection is None else selection.best_level
+    out = {"alpha": alpha, "normalisation": method, "privacy_metric": privacy, "utility_mix": mix.text,
+           "utility_mix_described": mix.describe(metric_names), "selected_level": int(level), "best_level": best}
+    if best is not None and best == level:
+        wins = float(selection.table.set_index("level").loc[best, "wins"])
+        out["why"] = f"the best level by PU_t at these settings (best in {wins:.0%} of resamples within the intervals)"
+    else:
+        out["why"] = f"chosen by the user; the best level by PU_t at these settings was {best}"
+    if selection is not None and level in set(selection.table["level"]):
+        row = selection.table.set_index("level").loc[level]
+        out["scores"] = {c: _finite(row[c]) for c in row.index if c in ("PU", "U", "P", "P_unclipped")
+                         or c.startswith("U_")}
+    return out

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .records import RAW, REAL
+from .records import RAW, REAL, SHUFFLED
 
 GROUPS = ("utility", "attribute risk", "membership risk", "fidelity")
 SOURCES = {"release": "the synthetic sets of the holder's model (the data actually published)",
@@ -24,10 +24,12 @@ SOURCES = {"release": "the synthetic sets of the holder's model (the data actual
 
 @dataclass(frozen=True)
 class Reference:
-    """An anchor measured in the same run: ``metric`` as recorded for the real-data ``model``."""
+    """An anchor measured in the same run: ``metric`` as recorded for the real-data ``model``;
+    ``otherwise`` where it was not measured (sweeps stored before the anchor existed)."""
 
     metric: str
     model: str
+    otherwise: float | None = None
 
 
 @dataclass(frozen=True)
@@ -60,8 +62,10 @@ def _mab(name: str, label: str, short: str, source: str, reference: str, fallbac
     what = "largest" if worst_case else "mean"
     return Metric(name, label, short, "|standardised coefficient|", "lower", (0.0, None), "attribute risk", source,
                   f"The {what} absolute coefficient of a linear attacker predicting the sensitive column from the "
-                  "others (paper, Section 2.4): 0 = the release says nothing about it.",
-                  per_column="sensitive", axis="privacy", worst=Reference(name, reference), ideal=0.0,
+                  "others (paper, Section 2.4). Anchors: the attack on the real rows scores 0 privacy, the same "
+                  "attack on the real rows with every column shuffled (nothing to learn) scores 1.",
+                  per_column="sensitive", axis="privacy", worst=Reference(name, reference),
+                  ideal=Reference(name if name.startswith("release_") else f"release_{name}", SHUFFLED, 0.0),
                   fallback=fallback)
 
 
@@ -89,6 +93,24 @@ METRICS: tuple[Metric, ...] = (
     # -- utility ------------------------------------------------------------------------------------
     *(_utility(scale, stage, forest) for scale in ("auc", "r2") for stage in ("tstr", "trtr")
       for forest in (True, False)),
+    Metric("pair_structure", "Pairwise dependence kept (1 − mean |Spearman difference|)", "Pair structure",
+           "1 − mean |Δρ|", "higher", (-1.0, 1.0), "utility", "release",
+           "How much of the real data's pairwise dependence the synthetic set keeps: 1 − the mean absolute "
+           "difference of the Spearman correlations over all column pairs. Anchors: independent columns (the "
+           "real rows shuffled column by column) score 0, identical dependence 1.",
+           axis="utility", worst=Reference("pair_structure", SHUFFLED), ideal=1.0,
+           per_set="set_metrics:structure"),
+    Metric("ci_overlap", "Confidence-interval overlap of the analysis (Karr et al. 2006)", "CI overlap",
+           "share", "higher", (-1.0, 1.0), "utility", "release",
+           "The regression of Y on the covariates (logistic for a class response, linear otherwise) fitted on the "
+           "real training rows and on the synthetic set: the mean overlap of each coefficient's 95 % intervals "
+           "(1 = the same conclusions). Anchors: independent columns score 0, identical intervals 1.",
+           axis="utility", worst=Reference("ci_overlap", SHUFFLED), ideal=1.0, per_set="set_metrics:structure"),
+    Metric("pmse_ratio", "Propensity-score MSE ratio (pMSE ratio, synthpop)", "pMSE ratio", "ratio", "lower",
+           (0.0, None), "utility", "release",
+           "How well a logistic regression tells synthetic from real rows, relative to what chance alone gives "
+           "(Snoke et al. 2018): about 1 = indistinguishable, larger = easier to tell apart.",
+           axis="utility", worst=Reference("pmse_ratio", SHUFFLED), ideal=1.0, per_set="set_metrics:structure"),
     # -- attribute inference ------------------------------------------------------------------------
     _mab("mab", "Mean absolute attacker coefficient (MAB)", "Attack game MAB", "game", RAW, fallback="release_mab"),
     _mab("wcab", "Worst-case absolute attacker coefficient (WCAB)", "Attack game WCAB", "game", RAW,
@@ -128,6 +150,28 @@ METRICS: tuple[Metric, ...] = (
            "membership risk", "game", "Share of IN sets the membership attacker calls members."),
     Metric("mia_fp", "Membership attack false-positive rate", "MIA false positives", "share", "higher", (0.0, 1.0),
            "membership risk", "game", "Share of OUT sets the membership attacker calls members."),
+    Metric("mia_auc", "Membership attack AUC, strongest of three attacks (0.5 = learns nothing)",
+           "Membership attack AUC", "ROC AUC", "lower", (0.0, 1.0), "membership risk", "release",
+           "Three attacks that need no shadow models (density ratio, DOMIAS-style; local likelihood ratio, "
+           "Gen-LRA-style; distance difference) score training rows against hold-out rows on the published set; "
+           "the strongest one's ROC AUC. Anchors: the attack on the real rows themselves scores 0 privacy, on the "
+           "real rows shuffled column by column (the attack's noise floor) 1.",
+           axis="privacy", worst=Reference("mia_auc", REAL, 1.0), ideal=Reference("mia_auc", SHUFFLED, 0.5),
+           per_set="set_metrics:membership_attacks"),
+    Metric("mia_tpr_at_1pct_fpr", "Membership attack true-positive rate at 1 % false positives",
+           "Membership TPR @ 1 % FPR", "share", "lower", (0.0, 1.0), "membership risk", "release",
+           "Share of training rows the strongest attack flags while wrongly flagging only 1 % of hold-out rows "
+           "(Carlini et al. 2022): the risk for the most exposed records, which an AUC averages away.",
+           axis="privacy", worst=Reference("mia_tpr_at_1pct_fpr", REAL, 1.0),
+           ideal=Reference("mia_tpr_at_1pct_fpr", SHUFFLED, 0.01), per_set="set_metrics:membership_attacks"),
+    Metric("mia_tpr_at_10pct_fpr", "Membership attack true-positive rate at 10 % false positives",
+           "Membership TPR @ 10 % FPR", "share", "lower", (0.0, 1.0), "membership risk", "release",
+           "The same at 10 % false positives.", axis="privacy", worst=Reference("mia_tpr_at_10pct_fpr", REAL, 1.0),
+           ideal=Reference("mia_tpr_at_10pct_fpr", SHUFFLED, 0.1), per_set="set_metrics:membership_attacks"),
+    Metric("mia_attack_auc", "Membership attack AUC, per attack", "Membership AUC per attack", "ROC AUC", "lower",
+           (0.0, 1.0), "membership risk", "release",
+           "Each attack's ROC AUC (column: the attack): which attack is strongest on this release.",
+           per_column="any", per_set="set_metrics:membership_attacks"),
     Metric("mcmia", "Membership inference score (MC-MIA; 0.5 = indistinguishable)", "MC membership score", "share",
            "lower", (0.0, 1.0), "membership risk", "release",
            "Share of training rows among the records a Monte-Carlo distance attacker ranks highest "
@@ -161,6 +205,8 @@ METRICS: tuple[Metric, ...] = (
 )
 CATALOGUE: dict[str, Metric] = {m.name: m for m in METRICS}
 DEFAULT_PRIVACY_AXIS = "mab_worst"  # the paper's: the attacker's MAB on the worst sensitive column
+# U_t: prediction, pairwise dependence and an analysis' results weighed equally (choice/mix.py); "tstr" is the paper's
+DEFAULT_UTILITY = "tstr=1,pair_structure=1,ci_overlap=1"
 
 
 def label(name: str, short: bool = False) -> str:

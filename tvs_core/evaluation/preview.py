@@ -9,9 +9,13 @@ are beta = R_{-j,-j}^-1 R_{-j,j} (eq. 13) on that matrix; MAB is mean |beta|, WC
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 from scipy import stats
+
+from ..model.ordering import OrderResult
 
 
 def normal_scores_correlation(values: pd.DataFrame, discrete: list[bool] | None = None) -> pd.DataFrame:
@@ -62,3 +66,105 @@ def attribute_risk_preview(corr: pd.DataFrame, order: list[str], sensitive: list
             rows.append({"level": level, "attribute": column, "mab": float(np.mean(np.abs(beta))),
                          "wcab": float(np.max(np.abs(beta))), "r2": r2})
     return pd.DataFrame(rows)
+
+
+CUT_STRENGTH = 0.1  # associations weaker than this are not listed as cut (they are noise at usual n)
+BLOCK_TOLERANCE = 0.1  # Theorem 2.5 needs rho = 0 between the sensitive block and the rest; |rho| below this passes
+RISK_TOLERANCE = 0.05  # an expected attacker coefficient below this counts as "zeroed"
+
+
+def level_cuts(corr: pd.DataFrame, order: list[str], levels: list[int], strength: float = CUT_STRENGTH
+               ) -> pd.DataFrame:
+    """Which real associations each level removes, before any sweep: a pair is cut at a level when its
+    real normal-scores correlation is at least ``strength`` and the truncated vine keeps less than half
+    of it (Theorem 2.4's implied matrix). Rows: level, a, b, real, kept, cut (most weakened first)."""
+    r = corr.loc[order, order].to_numpy()
+    upper = np.triu_indices(len(order), 1)
+    strong = np.abs(r[upper]) >= strength
+    rows = []
+    for level in levels:
+        kept = implied_correlation(r, level)[upper]
+        for i, j, real, now in zip(upper[0][strong], upper[1][strong], r[upper][strong], kept[strong], strict=True):
+            rows.append({"level": int(level), "a": order[i], "b": order[j], "real": float(real), "kept": float(now),
+                         "cut": bool(abs(now) < 0.5 * abs(real))})
+    frame = pd.DataFrame(rows, columns=["level", "a", "b", "real", "kept", "cut"])
+    weakened = (frame["real"] - frame["kept"]).abs()
+    return frame.assign(_w=weakened).sort_values(["level", "_w"], ascending=[True, False]).drop(columns="_w")
+
+
+def block_leaks(corr: pd.DataFrame, block: list[str], rest: list[str], tolerance: float = BLOCK_TOLERANCE
+                ) -> pd.DataFrame:
+    """Theorem 2.5's assumption, checked: pairs linking the sensitive block (S and K) to the other columns
+    and Y with |correlation| >= ``tolerance``. Empty: the block structure holds and truncating below the
+    block zeroes the attacker's coefficients; otherwise the theorem's level promises nothing."""
+    sub = corr.loc[block, rest]
+    rows = [{"a": a, "b": b, "correlation": float(sub.loc[a, b])} for a in block for b in rest
+            if abs(sub.loc[a, b]) >= tolerance]
+    frame = pd.DataFrame(rows, columns=["a", "b", "correlation"])
+    return frame.reindex(frame["correlation"].abs().sort_values(ascending=False).index).reset_index(drop=True)
+
+
+def zeroed_up_to(preview: pd.DataFrame, tolerance: float = RISK_TOLERANCE) -> dict[str, int | None]:
+    """Per sensitive column, the highest level up to which every expected attacker coefficient stays below
+    ``tolerance`` (from the preview itself, not from the block assumption); None: not even at level 1."""
+    out = {}
+    for column, rows in preview.groupby("attribute", sort=False):
+        rows = rows[rows["level"] >= 1].sort_values("level")
+        above = rows[rows["wcab"] >= tolerance]
+        first = int(above["level"].iloc[0]) if len(above) else None
+        out[column] = int(rows["level"].max()) if first is None else (first - 1 if first > 1 else None)
+    return out
+
+
+@dataclass
+class LevelPreview:
+    """Everything the instant preview says about the levels of one order, computed together so the
+    text never contradicts the numbers."""
+
+    risk: pd.DataFrame  # attribute_risk_preview
+    cuts: pd.DataFrame  # level_cuts
+    leaks: pd.DataFrame  # block_leaks: empty when Theorem 2.5's block assumption holds
+    zeroed: dict[str, int | None]  # zeroed_up_to
+    tau_block: int
+    block: list[str]  # the sensitive block: S and K
+
+    def cut_at(self, level: int) -> pd.DataFrame:
+        """The pairs a level cuts, each said to be intended (inside the sensitive block) or a cost."""
+        rows = self.cuts[(self.cuts["level"] == level) & self.cuts["cut"]].reset_index(drop=True)
+        block = set(self.block)
+        where = ["sensitive block (intended)" if {a, b} <= block else "links the sensitive block to the rest"
+                 if {a, b} & block else "outside the sensitive block (a utility cost)"
+                 for a, b in zip(rows["a"], rows["b"], strict=True)]
+        return rows.assign(where=where)
+
+    def sentences(self) -> list[str]:
+        """Plain statements for the page: what the preview shows, and when the theorem does not apply."""
+        out = []
+        for column, level in self.zeroed.items():
+            if level is None:
+                out.append(f"{column}: the expected attacker coefficients are above {RISK_TOLERANCE} from level 1 "
+                           "on (it is linked to Y or to the columns around it).")
+            else:
+                out.append(f"{column}: the expected attacker coefficients stay below {RISK_TOLERANCE} up to "
+                           f"level {level}.")
+        if len(self.leaks):
+            top = self.leaks.iloc[0]
+            out.append(f"The block assumption of Theorem 2.5 fails on this table: {len(self.leaks)} pair(s) link the "
+                       f"sensitive block to the other columns (strongest {top['a']} – {top['b']}, "
+                       f"{top['correlation']:+.2f}), so truncating at τ ≤ {self.tau_block} does not by itself zero "
+                       "the attacker's coefficients; trust the curve above, not the theorem's level.")
+        else:
+            out.append(f"The block assumption of Theorem 2.5 holds (no |correlation| ≥ {BLOCK_TOLERANCE} between the "
+                       f"sensitive block and the rest): truncating at τ ≤ {self.tau_block} zeroes the attacker's "
+                       "expected coefficients.")
+        return out
+
+
+def preview_levels(corr: pd.DataFrame, order: OrderResult, levels: list[int] | None = None) -> LevelPreview:
+    """The instant preview of an Algorithm-1 order from the normal-scores correlation."""
+    levels = list(range(0, order.full_level + 1)) if levels is None else levels
+    risk = attribute_risk_preview(corr, order.order, list(order.sensitive), levels)
+    block = [*order.sensitive, *order.K]
+    rest = [c for c in order.order if c not in block]
+    return LevelPreview(risk, level_cuts(corr, order.order, levels), block_leaks(corr, block, rest),
+                        zeroed_up_to(risk), order.tau_block, block)

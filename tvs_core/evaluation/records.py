@@ -7,7 +7,10 @@ import pandas as pd
 HOLDER = "tvinesynth"  # the data holder's own model (TVineSynth.name)
 REAL = "real"  # the real training rows: TRTR and the release attack on them
 RAW = "raw"  # the attribute game's attack on bootstrap samples of the real reference rows
-REFERENCE_MODELS = (REAL, RAW)  # real-data references in the records, not generators
+# the real training rows with every column shuffled on its own: margins kept, every dependence gone — what
+# "nothing learnt" looks like for each metric, measured in the same run (the privacy scale's floor)
+SHUFFLED = "shuffled"
+REFERENCE_MODELS = (REAL, RAW, SHUFFLED)  # real-data references in the records, not generators
 COLUMNS = ["model", "level", "metric", "attribute", "target", "target_kind", "iteration", "value", "role"]
 
 

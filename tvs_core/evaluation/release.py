@@ -13,7 +13,7 @@ from .attribute import release_attribute_records
 from .catalogue import CATALOGUE
 from .context import EvaluationData
 from .protocol import ProtocolPreset
-from .records import record
+from .records import REAL, SHUFFLED, record
 from .set_metrics import SyntheticSet
 from .timing import timed
 from .utility import CLASSIFIERS, fitted_scorer, score_classifier, split_xy, utility_metric
@@ -35,11 +35,35 @@ def reference_records(data: EvaluationData, master_seed: int, sensitive: list[st
         name = utility_metric("trtr", data.discrete[j], c)
         scorer = fitted_scorer(x_train, y_train, data.discrete[j], c, task_seed(master_seed, "trtr", c))
         for b, rows in enumerate(replicates):  # replicate 0 is the test set itself
-            records.append(record("real", None, name, scorer(x_test[rows], y_test[rows]), iteration=b,
+            records.append(record(REAL, None, name, scorer(x_test[rows], y_test[rows]), iteration=b,
                                   role="reference"))
-    # the release attack on the real training rows: the anchor for a release MAB of 0 privacy
-    for r in release_attribute_records(data.train[None], data, sensitive, "real", None):
-        records.append({**r, "role": "reference"})
+    # the anchors of the privacy and structure scales, measured like a release: the real training rows
+    # published as they are (0 privacy), and shuffled column by column (nothing to learn, the floor)
+    shuffled = shuffled_sets(data.train, master_seed, DISTANCE_SETS)
+    for label, sets in ((REAL, data.train[None]), (SHUFFLED, shuffled)):
+        records += [{**r, "role": "reference"} for r in release_attribute_records(sets, data, sensitive, label, None)]
+        for index, values in enumerate(sets):
+            records += set_records(SyntheticSet(values, data, master_seed, label, None, index), role="reference")
+    return records
+
+
+def shuffled_sets(values: np.ndarray, master_seed: int, n_sets: int) -> np.ndarray:
+    """The rows with every column permuted on its own (seeded): each margin exact, every dependence gone."""
+    rng = task_rng(master_seed, "shuffled")
+    return np.stack([np.column_stack([rng.permutation(values[:, j]) for j in range(values.shape[1])])
+                     for _ in range(n_sets)])
+
+
+def set_records(one: SyntheticSet, role: str = "release") -> list[dict]:
+    """Every per-set metric of the catalogue on one published set, as records."""
+    records = []
+    for function in set_metric_functions():
+        for name, value in function(one).items():
+            if isinstance(value, dict):  # per column (or per attack)
+                records += [record(one.label, one.level, name, v, attribute=c, iteration=one.index, role=role)
+                            for c, v in value.items()]
+            else:
+                records.append(record(one.label, one.level, name, value, iteration=one.index, role=role))
     return records
 
 
@@ -85,13 +109,7 @@ def release_records(model: SyntheticGenerator, data: EvaluationData, level, pres
         records += release_attribute_records(sets[attack[0] - first:attack[-1] + 1 - first], data, sensitive, label,
                                              level, first_set=attack[0])
     for s in [s for s in in_chunk if s < DISTANCE_SETS]:
-        one = SyntheticSet(sets[s - first], data, master_seed, label, level, s)
-        for function in set_metric_functions():
-            for name, value in function(one).items():
-                if isinstance(value, dict):  # per column
-                    records += [record(label, level, name, v, attribute=c, iteration=s) for c, v in value.items()]
-                else:
-                    records.append(record(label, level, name, value, iteration=s))
+        records += set_records(SyntheticSet(sets[s - first], data, master_seed, label, level, s))
     return records
 
 

@@ -1,4 +1,4 @@
-"""Metrics of one published synthetic set (distance, membership and fidelity): each function takes a
+"""Metrics of one published synthetic set (structure, distance, membership and fidelity): each function takes a
 ``SyntheticSet`` and returns {metric name: value, or {column: value} for a per-column metric}.
 
 The catalogue names the function that computes a metric (``Metric.per_set``); ``release_records``
@@ -15,6 +15,8 @@ from ..seeding import task_rng, task_seed
 from .context import EvaluationData
 from .distance import dcr, mcmia
 from .fidelity import alpha_precision_beta_recall, authenticity, column_distances, spearman_difference
+from .membership_attacks import membership_attacks as attack
+from .structure import ci_overlap, pair_structure, pmse_ratio
 
 
 @dataclass(frozen=True)
@@ -48,3 +50,22 @@ def fidelity(s: SyntheticSet) -> dict:
             "authenticity": authenticity(s.data.train, s.values),
             "spearman_difference": spearman_difference(s.data.train, s.values),
             "column_distance": dict(zip(s.data.names, distances, strict=True))}
+
+
+def structure(s: SyntheticSet) -> dict:
+    """Utility beyond prediction: pairwise dependence, the analysis' intervals, distinguishability."""
+    real, response = s.data.train, s.data.response_index
+    return {"pair_structure": pair_structure(real, s.values),
+            "ci_overlap": ci_overlap(real, s.values, response, s.data.categorical, s.data.names)["ci_overlap"],
+            "pmse_ratio": pmse_ratio(real, s.values, s.data.categorical,
+                                     seed=task_seed(s.master_seed, "pmse", s.label, s.level, s.index))}
+
+
+def membership_attacks(s: SyntheticSet) -> dict:
+    """The three shadow-free attacks; the headline numbers are the strongest attack's."""
+    found = attack(s.values, s.data.train, s.data.test, s.data.categorical,
+                   seed=task_seed(s.master_seed, "mia-attacks", s.label, s.level, s.index))
+    return {"mia_auc": max(found["auc"].values()),
+            "mia_tpr_at_1pct_fpr": max(found["tpr_at_1pct_fpr"].values()),
+            "mia_tpr_at_10pct_fpr": max(found["tpr_at_10pct_fpr"].values()),
+            "mia_attack_auc": dict(found["auc"])}

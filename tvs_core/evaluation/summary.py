@@ -35,7 +35,9 @@ def summarise(records: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     return frame
 
 
-SMALL_N = 5  # fewer replicates than this: the interval is a spread of a few values, not a confidence interval
+# fewer replicates than this: a bootstrap interval of their median is little more than their range,
+# so it is shown as a spread of a few values, not as a 95 % confidence interval
+SMALL_N = 10
 
 
 def readable(summary: pd.DataFrame) -> pd.DataFrame:

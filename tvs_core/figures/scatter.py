@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from ..choice.axes import Axis
-from ..evaluation.catalogue import CATALOGUE
+from ..evaluation.catalogue import CATALOGUE, Reference
 from ..evaluation.records import HOLDER, REAL, REFERENCE_MODELS
 from .style import HIGHLIGHT_COLOUR, _empty, _floats, _fmt, _padded, baseline_style, level_colour, model_label
 
@@ -55,14 +55,15 @@ def _error(centre: list, low: list, high: list) -> dict:
 
 
 def privacy_utility_scatter(summary: pd.DataFrame, privacy: str | Axis, sensitive: list[str],
-                            selected_level: int | None, levels: list[int]) -> go.Figure:
+                            selected_level: int | None, levels: list[int], utility: Axis | None = None) -> go.Figure:
     """Each TVineSynth level and each baseline as a point (privacy, utility) with intervals: the
     trade-off the user picks a level from. Clicks map back to a level through ``customdata``
     (the level, or None for baselines). A metric a model lacks is read from its catalogue fallback
-    (the game MAB from the release attack; the hover says which); ``levels`` fixes the level colours."""
+    (the game MAB from the release attack; the hover says which); ``levels`` fixes the level colours;
+    ``utility`` is the y axis (default: TSTR)."""
     axis = privacy if isinstance(privacy, Axis) else Axis.parse(privacy, sensitive=sensitive)
     x_title = axis.title
-    utility = Axis.utility(summary["metric"] if not summary.empty else [])
+    utility = utility or Axis.utility(summary["metric"] if not summary.empty else [])
     y_title = utility.metric.label
     if summary.empty:
         return _empty("Privacy against utility", "No results yet.", x_title, y_title)
@@ -126,7 +127,9 @@ def privacy_utility_scatter(summary: pd.DataFrame, privacy: str | Axis, sensitiv
             error_x={**_error([x[0]], [x[1]], [x[2]]), "color": colour},
             error_y={**_error([y[0]], [y[1]], [y[2]]), "color": colour},
             hovertext=[hover(model_label(model), x, y, note)], hovertemplate="%{hovertext}<extra></extra>"))
-    trtr = summary[(summary["model"] == REAL) & (summary["metric"] == utility.metric.ideal.metric)]
+    ideal = utility.metric.ideal
+    trtr = summary[(summary["model"] == REAL) & (summary["metric"] == ideal.metric)] if isinstance(
+        ideal, Reference) else summary.iloc[:0]
     y_core = [v for p in ours for v in p[3]]
     if len(trtr):  # in the legend, not on the plot, where its label would sit on the level labels
         value = float(trtr["median"].iloc[0])

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..data.fingerprint import fingerprint_table
 from ..data.schema import Schema, infer_schema
-from ..evaluation.catalogue import DEFAULT_PRIVACY_AXIS
+from ..evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY
 from ..model.families import DEFAULT_PRESET
 from .config import DEFAULT_BASELINES, SweepConfig
 from .store import Store
@@ -40,6 +40,7 @@ class Project:
     measure: str = "kendall"
     rho_star: float | None = None  # None: the paper's Pearson 0.6 in the chosen measure
     rho_overrides: dict = field(default_factory=dict)
+    preview_level: int | None = None  # the level whose cuts the Sensitive page shows
     # the sweep
     levels: list[int] | None = None  # None: every 5th, 1 and t_max
     preset: str = "quick"
@@ -56,6 +57,8 @@ class Project:
     alpha: float = 0.5
     normalisation: str = "anchored"
     privacy: str = DEFAULT_PRIVACY_AXIS
+    utility: str = DEFAULT_UTILITY  # the utility mix U_t (choice/mix.py)
+    scatter_utility: str | None = None  # the mix part on the scatter's vertical axis (None: the first)
     selected_level: int | None = None
     # the release
     release_rows: int | None = None  # None: as many rows as the training split

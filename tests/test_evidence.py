@@ -1,0 +1,135 @@
+"""Evidence a statistician signs (issue 11): what a level cuts, the privacy floor, the utility mix, the card."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tvs_core.choice import UtilityMix, explain_level, select
+from tvs_core.choice.mix import DEFAULT_UTILITY
+from tvs_core.errors import DataError
+from tvs_core.evaluation.preview import block_leaks, level_cuts, preview_levels
+from tvs_core.model.ordering import algorithm1
+
+ORDER = ["s", "k1", "k2", "r1", "r2", "r3", "r4", "y"]  # C-vine order: y is the root of tree 1
+
+
+def block_correlation(leak: float = 0.0) -> pd.DataFrame:
+    """Two independent blocks: the sensitive block {s, k1, k2} (0.7) and {r1..r4, y} (0.6, y 0.4); ``leak``
+    links s to r1, breaking Theorem 2.5's assumption."""
+    corr = np.eye(len(ORDER))
+    for block, rho in ((range(0, 3), 0.7), (range(3, 8), 0.6)):
+        for i in block:
+            for j in block:
+                if i != j:
+                    corr[i, j] = rho
+    corr[7, 3:7] = corr[3:7, 7] = 0.4
+    corr[0, 3] = corr[3, 0] = leak
+    return pd.DataFrame(corr, index=ORDER, columns=ORDER)
+
+
+def pairs(frame: pd.DataFrame) -> set[frozenset]:
+    return {frozenset((a, b)) for a, b in zip(frame["a"], frame["b"], strict=True)}
+
+
+def test_the_preview_lists_exactly_the_cut_blocks():
+    corr = block_correlation()
+    tau_block = len(ORDER) - 3  # d + 1 - |K| - |S| with d = 7 covariates
+    cuts = level_cuts(corr, ORDER, [tau_block, tau_block + 1, len(ORDER) - 1])
+    at_block = cuts[(cuts["level"] == tau_block) & cuts["cut"]]
+    assert pairs(at_block) == {frozenset(p) for p in (("s", "k1"), ("s", "k2"), ("k1", "k2"))}
+    assert not cuts[(cuts["level"] == len(ORDER) - 1)]["cut"].any()  # the full vine cuts nothing
+    assert block_leaks(corr, ["s", "k1", "k2"], ORDER[3:]).empty
+
+
+def test_a_leaking_block_is_flagged_and_the_text_follows_the_numbers():
+    corr = block_correlation(leak=0.4)
+    association = corr.abs()
+    order = algorithm1(association, "y", ["s"], 0.6, "pearson")
+    preview = preview_levels(corr, order)
+    assert len(preview.leaks) and {preview.leaks.iloc[0]["a"], preview.leaks.iloc[0]["b"]} == {"s", "r1"}
+    text = " ".join(preview.sentences())
+    assert "fails" in text and "zeroes the attacker's expected coefficients" not in text
+    clean = preview_levels(block_correlation(), algorithm1(block_correlation().abs(), "y", ["s"], 0.6, "pearson"))
+    assert clean.leaks.empty and "holds" in " ".join(clean.sentences())
+    # the clean table: every expected coefficient is zero up to the theorem's level
+    assert clean.zeroed["s"] >= clean.tau_block
+
+
+def test_cut_pairs_say_whether_the_cut_is_intended():
+    corr = block_correlation()
+    order = algorithm1(corr.abs(), "y", ["s"], 0.6, "pearson")
+    preview = preview_levels(corr, order)
+    at_one = preview.cut_at(1)
+    intended = at_one[at_one["where"] == "sensitive block (intended)"]
+    assert pairs(intended) == {frozenset(p) for p in (("s", "k1"), ("s", "k2"), ("k1", "k2"))}
+    assert (at_one["where"] == "outside the sensitive block (a utility cost)").any()  # r_i – r_j pairs at level 1
+
+
+def levels_table(mab, tstr, pairs_kept, width=0.0):
+    mab, tstr, pairs_kept = (np.asarray(v, float) for v in (mab, tstr, pairs_kept))
+    out = {"level": np.arange(1, len(mab) + 1)}
+    for name, values in (("u_auc_tstr", tstr), ("u_pair_structure", pairs_kept), ("p_s", mab)):
+        out[name], out[f"{name}_low"], out[f"{name}_high"] = values, values - width, values + width
+    return pd.DataFrame(out)
+
+
+ANCHORS = {"utility": {"auc_tstr": (0.5, 0.8), "pair_structure": (0.9, 1.0)}, "privacy": {"s": (0.05, 0.03)}}
+
+
+def test_privacy_floor_maps_nothing_learnt_to_one_and_shows_values_beyond():
+    # MAB of the real rows 0.05 scores 0; the shuffled rows' 0.03 scores 1 (the paper's 1 - MAB/MAB_real gave 0.4)
+    table = levels_table(mab=[0.03, 0.04, 0.07], tstr=[0.65, 0.7, 0.8], pairs_kept=[0.9, 0.95, 1.0])
+    sel = select(table, 0.5, privacy="mab_worst", anchors=ANCHORS, utility=UtilityMix.parse("tstr,pair_structure"),
+                 draws=10)
+    np.testing.assert_allclose(sel.table["P_unclipped"], [1.0, 0.5, -1.0])
+    np.testing.assert_allclose(sel.table["P"], [1.0, 0.5, 0.0])  # clipped for PU ...
+    assert "does better than on the real data" in sel.table["beyond"].iloc[2]  # ... and said
+    np.testing.assert_allclose(sel.table["U_auc_tstr"], [0.5, 2 / 3, 1.0])
+    np.testing.assert_allclose(sel.table["U_pair_structure"], [0.0, 0.5, 1.0])
+    np.testing.assert_allclose(sel.table["U"], [0.25, (2 / 3 + 0.5) / 2, 1.0])
+
+
+def test_the_mix_moves_the_recommendation_away_from_the_star():
+    # level 1 predicts Y as well as level 3 but keeps no pairwise dependence: TSTR alone picks it
+    table = levels_table(mab=[0.03, 0.035, 0.04], tstr=[0.78, 0.78, 0.78], pairs_kept=[0.9, 0.97, 1.0])
+    paper = select(table, 0.5, privacy="mab_worst", anchors=ANCHORS, utility=UtilityMix.parse("tstr"), draws=10)
+    mixed = select(table, 0.5, privacy="mab_worst", anchors=ANCHORS,
+                   utility=UtilityMix.parse("tstr,pair_structure"), draws=10)
+    assert paper.best_level == 1 and mixed.best_level != 1
+
+
+def test_a_part_missing_from_old_sweeps_is_dropped_and_said():
+    table = levels_table(mab=[0.03, 0.04], tstr=[0.7, 0.8], pairs_kept=[np.nan, np.nan]).drop(
+        columns=["u_pair_structure", "u_pair_structure_low", "u_pair_structure_high"])
+    sel = select(table, 0.5, privacy="mab_worst", anchors=ANCHORS, utility=UtilityMix.parse(DEFAULT_UTILITY),
+                 draws=10)
+    assert sel.best_level is not None and len(sel.notes) == 2  # pair structure and CI overlap are missing
+
+
+@pytest.mark.parametrize("text, words", [("tstr=0", "positive"), ("nonsense", "not a utility measure"),
+                                         ("tstr,,ci_overlap", "empty part"), ("tstr,tstr", "twice"),
+                                         ("mab", "not a utility measure")])
+def test_a_bad_utility_mix_is_refused_by_name(text, words):
+    with pytest.raises(DataError, match=words):
+        UtilityMix.parse(text)
+
+
+def test_the_mix_reads_back_as_written_and_says_its_weights():
+    mix = UtilityMix.parse("tstr=2,pair_structure=1,ci_overlap=1")
+    assert UtilityMix.parse(mix.text) == mix
+    assert mix.describe(["auc_tstr"]) == "TSTR AUC (synthetic-trained) 50 %, Pair structure 25 %, CI overlap 25 %"
+
+
+def test_the_card_says_what_a_level_protects_costs_and_where_to_be_careful():
+    table = levels_table(mab=[0.03, 0.04], tstr=[0.7, 0.8], pairs_kept=[0.91, 1.0], width=0.01)
+    sel = select(table, 0.5, privacy="mab_worst", anchors=ANCHORS, utility=UtilityMix.parse("tstr,pair_structure"),
+                 draws=50)
+    summary = pd.DataFrame([
+        {"model": "tvinesynth", "level": 1, "role": "release", "metric": m, "attribute": a, "target_kind": None,
+         "median": v, "ci_low": v - 0.01, "ci_high": v + 0.01, "n": n}
+        for m, a, v, n in (("mab", "s", 0.03, 3), ("auc_tstr", None, 0.7, 5), ("pair_structure", None, 0.91, 5))])
+    card = explain_level(sel, summary, 1, ["s"])
+    text = " ".join(card.protects + card.costs + card.warnings)
+    assert "scores 0 at 0.050, 1 at 0.030" in text  # the anchors, said
+    assert "spread of 3 values" in text  # small n is not called a 95 % interval
+    assert any("little more pairwise dependence than independent columns" in w for w in card.warnings)

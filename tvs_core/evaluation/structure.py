@@ -1,0 +1,233 @@
+"""Utility a statistician checks beyond "train on synthetic, test on real": are the real data's pairwise
+dependence and the answer of a regression kept, and can the synthetic rows be told from the real ones?
+
+* Pairwise dependence: Spearman matrices (the mid-rank helper of ``fidelity``, so both modules agree).
+* Confidence-interval overlap, Karr, Kohnen, Oganian, Reiter & Sanil (2006), "A framework for evaluating the
+  utility of data altered to protect confidentiality", Am. Stat. 60(3) 224-232: J = 0.5 * (O/(U_r - L_r) +
+  O/(U_s - L_s)), O = min(U_r, U_s) - max(L_r, L_s) NOT truncated at 0, as in synthpop's ``compare.CI`` (which
+  dropped its earlier truncation in 2017) and syntheval's ``util_ci_overlap``: 1 for identical intervals, 0 when
+  they touch, negative by how many widths apart they are, so a coefficient moved by ten SEs costs more than a near miss.
+* pMSE ratio, Snoke, Raab, Nowok, Dibben & Slavkovic (2018), "General and specific utility measures for synthetic
+  data", JRSS A 181(3) 663-688, as synthpop's ``utility.gen(method = "logit")``: mean((p_i - c)^2) over
+  (k-1)(1-c)^2 c / N, k the non-aliased coefficients. That null is "drawn from a correct model fitted to the real
+  rows" (ratio ~1); an independent sample of the population also carries the real rows' own noise and scores
+  ~1/(1-c) = 2. Like synthpop's default ``maxorder = 1`` the model has pairwise interactions: with main effects
+  alone, permuting every column (all column sums kept) gives the MLE p = c and a ratio of 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import linalg, special, stats
+
+from .distance import as_matrix
+from .fidelity import _rank_correlation, spearman_difference
+
+_ALIAS = 1e-9  # a unit-scaled column whose squared residual on the earlier columns is below this is aliased
+
+
+def spearman_matrix(values: np.ndarray) -> np.ndarray:
+    """Spearman matrix (Pearson on mid-ranks, scipy ``rankdata``), reusing the ``fidelity`` helper.
+
+    A constant column has no ranking: its correlations are 0, not NaN, and its diagonal 1, so a synthetic
+    column collapsed to one value reads as "dependence lost" rather than as a hole in the table."""
+    corr = _rank_correlation(as_matrix(values, "values"))
+    np.fill_diagonal(corr, 1.0)
+    return corr
+
+
+def pair_changes(real: np.ndarray, synthetic: np.ndarray, names: list[str]) -> pd.DataFrame:
+    """One row per unordered pair (a, b): real and synthetic Spearman and change = synthetic - real, largest
+    |change| first, so the dependencies a generator lost (or invented) are read from the top."""
+    r, s = spearman_matrix(real), spearman_matrix(synthetic)
+    if r.shape != s.shape or len(names) != len(r):
+        raise ValueError("real, synthetic and names need the same columns")
+    i, j = np.triu_indices(len(r), k=1)
+    label = np.asarray(list(names), dtype=object)
+    out = pd.DataFrame({"a": label[i], "b": label[j], "real": r[i, j], "synthetic": s[i, j]})
+    out["change"] = out["synthetic"] - out["real"]
+    order = np.argsort(-np.abs(out["change"].to_numpy()), kind="stable")
+    return out.iloc[order].reset_index(drop=True)
+
+
+def pair_structure(real: np.ndarray, synthetic: np.ndarray) -> float:
+    """1 - mean over pairs i<j of |rho_real - rho_synthetic| (Spearman): 1 = every pairwise dependence kept;
+    independent margins score about 1 - mean|rho_real|, the floor a generator ignoring dependence gets."""
+    return 1.0 - spearman_difference(real, synthetic)
+
+
+def _real_levels(values: np.ndarray, response: int, categorical: np.ndarray) -> dict[int, np.ndarray]:
+    """Levels of every categorical column of the data taken as real; for a categorical response, the one class
+    the analysis models (1 for a 0/1 response, else the most frequent class) as a one-element array."""
+    levels = {int(j): np.unique(values[:, j]) for j in np.flatnonzero(categorical)}
+    if categorical[response]:
+        codes, counts = np.unique(values[:, response], return_counts=True)
+        binary = set(codes.tolist()) == {0.0, 1.0}
+        levels[response] = np.array([1.0 if binary else codes[np.argmax(counts)]])
+    return levels
+
+
+def regression_design(values: np.ndarray, response: int, categorical, covariates: list[int] | None = None,
+                      names: list[str] | None = None, real_levels: dict[int, np.ndarray] | None = None,
+                      ) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """X (intercept first), y and coefficient names for "Y on the covariates" (default: every other column).
+
+    Categorical covariates become indicators of their levels but the first (nominal codes have no order; for
+    0/1 codes this is the column itself). Levels and the modelled class of a categorical Y come from
+    ``real_levels`` (built from ``values`` when omitted): pass the real data's so the synthetic design has the
+    same columns; a synthetic code the real data lacks falls in the baseline."""
+    x = as_matrix(values, "values")
+    cat = np.asarray(categorical, dtype=bool)
+    levels = _real_levels(x, response, cat) if real_levels is None else real_levels
+    names = [f"x{j}" for j in range(x.shape[1])] if names is None else list(names)
+    covariates = [j for j in range(x.shape[1]) if j != response] if covariates is None else list(covariates)
+    blocks, labels = [np.ones((len(x), 1))], ["intercept"]
+    for j in covariates:
+        if cat[j]:
+            kept = levels[j][1:]
+            blocks.append((x[:, [j]] == kept[None, :]).astype(float))
+            labels += [f"{names[j]}={v:g}" for v in kept]
+        else:
+            blocks.append(x[:, [j]])
+            labels.append(names[j])
+    y = (x[:, response] == levels[response][0]).astype(float) if cat[response] else x[:, response].copy()
+    return np.hstack(blocks), y, labels
+
+
+def _estimable(x: np.ndarray) -> np.ndarray:
+    """Mask of columns not in the span of the earlier ones (constant beside the intercept, duplicated,
+    collinear): like R's lm, those coefficients are not estimable and are reported as NaN, not split."""
+    norm = np.sqrt((x**2).sum(axis=0))
+    unit = np.where(norm > 0, norm, 1.0)
+    gram = (x.T @ x) / np.outer(unit, unit)
+    chol = np.zeros_like(gram)  # Cholesky factor of the kept columns' Gram matrix, grown one column at a time
+    keep: list[int] = []
+    for j in np.flatnonzero(norm > 0):
+        r = len(keep)
+        part = linalg.solve_triangular(chol[:r, :r], gram[keep, j], lower=True) if r else np.zeros(0)
+        resid = 1.0 - part @ part
+        if resid > _ALIAS:
+            chol[r, :r], chol[r, r] = part, np.sqrt(resid)
+            keep.append(int(j))
+    return np.isin(np.arange(x.shape[1]), keep)
+
+
+def _logistic(x: np.ndarray, y: np.ndarray, steps: int = 50) -> tuple[np.ndarray, np.ndarray]:
+    """Unpenalised logistic MLE by damped Newton-Raphson (IRLS) on RMS-scaled columns; returns the estimate
+    and the inverse Fisher information (X'WX)^-1. The linear predictor is clipped at +-30 and a step at 5
+    scaled units, so separation ends with huge (honest) standard errors after ``steps``, never an error."""
+    scale = np.sqrt((x**2).mean(axis=0))
+    scale[scale == 0] = 1.0
+    z = x / scale
+    beta = np.zeros(z.shape[1])
+    for _ in range(steps):
+        p = special.expit(np.clip(z @ beta, -30, 30))
+        hess = (z * (p * (1 - p))[:, None]).T @ z
+        step = np.linalg.lstsq(hess, z.T @ (y - p), rcond=None)[0]
+        step *= min(1.0, 5.0 / max(np.abs(step).max(), 1e-300))
+        beta += step
+        if np.abs(step).max() < 1e-10:
+            break
+    p = special.expit(np.clip(z @ beta, -30, 30))
+    try:
+        cov = np.linalg.inv((z * (p * (1 - p))[:, None]).T @ z)
+    except np.linalg.LinAlgError:
+        cov = np.full((z.shape[1],) * 2, np.nan)
+    return beta / scale, cov / np.outer(scale, scale)
+
+
+def coefficient_intervals(values: np.ndarray, response: int, categorical, names: list[str] | None = None,
+                          covariates: list[int] | None = None, real_levels: dict[int, np.ndarray] | None = None,
+                          confidence: float = 0.95) -> pd.DataFrame:
+    """The analysis "regression of Y on the covariates" and its confidence intervals.
+
+    Continuous Y: OLS with classical standard errors and t quantiles. Categorical Y: unpenalised logistic
+    regression of Y == the modelled class (see ``regression_design``) with Wald intervals from the inverse
+    Fisher information. Aliased coefficients get NaN estimates; a non-finite standard error a NaN interval."""
+    x = as_matrix(values, "values")
+    cat = np.asarray(categorical, dtype=bool)
+    design, y, labels = regression_design(x, response, cat, covariates, names, real_levels)
+    keep = _estimable(design)
+    est, se = np.full(len(labels), np.nan), np.full(len(labels), np.nan)
+    xk, dof = design[:, keep], len(y) - int(keep.sum())
+    if cat[response]:
+        beta, cov = _logistic(xk, y)
+        quantile = stats.norm.ppf(0.5 + confidence / 2)
+    else:
+        beta = np.linalg.lstsq(xk, y, rcond=None)[0]
+        sigma2 = ((y - xk @ beta) ** 2).sum() / dof if dof > 0 else np.nan
+        scale = np.sqrt((xk**2).mean(axis=0))  # columns are non-zero after _estimable; scaling for conditioning
+        cov = sigma2 * np.linalg.pinv((xk / scale).T @ (xk / scale)) / np.outer(scale, scale)
+        quantile = stats.t.ppf(0.5 + confidence / 2, max(dof, 1))
+    est[keep] = beta
+    with np.errstate(invalid="ignore"):
+        se[keep] = np.sqrt(np.diag(cov))
+    se[~np.isfinite(se)] = np.nan
+    return pd.DataFrame({"coefficient": labels, "estimate": est, "low": est - quantile * se,
+                         "high": est + quantile * se})
+
+
+def ci_overlap(real: np.ndarray, synthetic: np.ndarray, response: int, categorical, names: list[str] | None = None,
+               covariates: list[int] | None = None, confidence: float = 0.95) -> dict:
+    """Karr et al. (2006) interval overlap of the same regression fitted to real and to synthetic rows (design
+    levels from the real data), averaged over the non-intercept coefficients with finite intervals on both
+    sides; untruncated, so it is negative when intervals are disjoint (see the module docstring)."""
+    r = as_matrix(real, "real")
+    cat = np.asarray(categorical, dtype=bool)
+    levels = _real_levels(r, response, cat)
+    a = coefficient_intervals(r, response, cat, names, covariates, levels, confidence)
+    b = coefficient_intervals(as_matrix(synthetic, "synthetic"), response, cat, names, covariates, levels, confidence)
+    inner = np.minimum(a["high"], b["high"]) - np.maximum(a["low"], b["low"])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        overlap = 0.5 * (inner / (a["high"] - a["low"]) + inner / (b["high"] - b["low"]))
+    overlap = overlap.where(np.isfinite(overlap))
+    table = pd.DataFrame({"coefficient": a["coefficient"], "real_estimate": a["estimate"], "real_low": a["low"],
+                          "real_high": a["high"], "synthetic_estimate": b["estimate"], "synthetic_low": b["low"],
+                          "synthetic_high": b["high"], "overlap": overlap})
+    scored = overlap[table["coefficient"] != "intercept"].dropna()
+    return {"ci_overlap": float(scored.mean()) if len(scored) else float("nan"), "per_coefficient": table}
+
+
+def pmse_ratio(real: np.ndarray, synthetic: np.ndarray, categorical, seed: int = 0, max_params: int = 400) -> float:
+    """pMSE of a logistic propensity model telling real from synthetic rows over its null expectation
+    (Snoke et al. 2018): ~1 for rows drawn from a correct model fitted to the real rows, ~2 for an independent
+    sample of the population (module docstring), larger = worse, and ~0 for a copy of the real rows (a copy
+    is indistinguishable, not "as expected": check privacy).
+
+    The larger set is subsampled (seeded) to the smaller's size, so c = 1/2. Terms: numeric columns z-scored
+    on the stacked rows, categorical ones as indicators of their levels but the first, and every pairwise
+    product of terms of different columns; past ``max_params`` (or N/5) terms a seeded subset of products."""
+    r, s = as_matrix(real, "real"), as_matrix(synthetic, "synthetic")
+    if r.shape[1] != s.shape[1]:
+        raise ValueError("real and synthetic need the same columns")
+    cat = np.asarray(categorical, dtype=bool)
+    rng = np.random.default_rng(seed)
+    m = min(len(r), len(s))
+    r, s = (v[np.sort(rng.choice(len(v), m, replace=False))] if len(v) > m else v for v in (r, s))
+    both, target = np.vstack([r, s]), np.repeat([0.0, 1.0], m)
+    terms, owner = [], []
+    for j in range(both.shape[1]):
+        col = both[:, j]
+        if cat[j]:
+            block = (col[:, None] == np.unique(col)[None, 1:]).astype(float)
+        else:
+            block = ((col - col.mean()) / (col.std() or 1.0))[:, None]
+        terms.append(block)
+        owner += [j] * block.shape[1]
+    main = np.hstack(terms)
+    a, b = np.triu_indices(main.shape[1], k=1)
+    cross = np.asarray(owner)[a] != np.asarray(owner)[b]
+    a, b = a[cross], b[cross]
+    room = max(0, min(max_params, len(both) // 5) - 1 - main.shape[1])
+    if len(a) > room:
+        pick = np.sort(rng.choice(len(a), room, replace=False))
+        a, b = a[pick], b[pick]
+    design = np.hstack([np.ones((len(both), 1)), main, main[:, a] * main[:, b]])
+    design = design[:, _estimable(design)]
+    beta, _ = _logistic(design, target)
+    score = special.expit(np.clip(design @ beta, -30, 30))
+    k, c, n = design.shape[1], 0.5, len(both)
+    if k < 2:
+        return float("nan")  # nothing varies: the ratio is undefined
+    return float(np.mean((score - c) ** 2) / ((k - 1) * (1 - c) ** 2 * c / n))
