@@ -142,6 +142,13 @@ setting("Baselines play the attack games too", "baseline_games", st.checkbox,
 setting("Membership game: shadow models per target (the paper's way)", "per_target_shadows", st.checkbox,
         help="Off: each shadow's subset and OUT model serve every target (about half the shadow fits; the "
              "attackers' training data has the same distribution). On: a subset and OUT model per target.")
+covariates = [c for c in common.schema().modelled if c != project.response]
+if any(c not in covariates for c in project.analysis):
+    common.update(analysis=[c for c in project.analysis if c in covariates])
+setting("Analysis for the CI overlap: covariates of the regression of Y (empty: all)", "analysis", st.multiselect,
+        options=covariates, help="The utility part 'CI overlap' fits this regression on the real and on the synthetic "
+                                 "rows and compares the coefficients' 95 % intervals (Karr et al. 2006). Name the "
+                                 "analysis your users will run.")
 d, e = st.columns(2)
 with d:
     setting("Master seed", "seed", st.number_input, min_value=0, max_value=2**31 - 1, step=1)

@@ -133,3 +133,68 @@ def test_the_card_says_what_a_level_protects_costs_and_where_to_be_careful():
     assert "scores 0 at 0.050, 1 at 0.030" in text  # the anchors, said
     assert "spread of 3 values" in text  # small n is not called a 95 % interval
     assert any("little more pairwise dependence than independent columns" in w for w in card.warnings)
+
+
+def test_on_a_gaussian_block_table_structure_and_overlap_rise_with_the_level():
+    """The clinical demo is three independent Gaussian-copula blocks (costs, renal, acute + Y)."""
+    from tvs_core import TVineSynth, holdout_split, load_demo
+    from tvs_core.data.demo import DEMOS
+    from tvs_core.evaluation.context import EvaluationData
+    from tvs_core.evaluation.structure import ci_overlap, pair_structure
+
+    spec = DEMOS["clinical"]
+    train, test = holdout_split(load_demo("clinical"), spec.response, 0.2, 0)
+    model = TVineSynth(response=spec.response, sensitive=list(spec.sensitive), seed=0).fit(train)
+    data = EvaluationData.from_model(model, train, test)
+    measured = {}
+    for level in (1, 10, 20):
+        sets = [model.sample_values(len(data.train), level, seed) for seed in (1, 2, 3)]
+        measured[level] = (np.median([pair_structure(data.train, s) for s in sets]),
+                           np.median([ci_overlap(data.train, s, data.response_index, data.categorical,
+                                                 data.names)["ci_overlap"] for s in sets]))
+    assert measured[1][0] < measured[10][0] < measured[20][0]
+    assert measured[1][1] < measured[10][1] and measured[1][1] < measured[20][1]
+
+
+def test_the_analysis_the_user_names_is_the_one_compared(tmp_path, capsys):
+    """--analysis: ci_overlap compares the regression of Y on the named covariates, and a name that is not a
+    covariate is refused before any work, by name."""
+    from tvs_core.cli import main
+    from tvs_core.evaluation.context import EvaluationData
+    from tvs_core.evaluation.set_metrics import SyntheticSet, structure
+    from tvs_core.evaluation.structure import ci_overlap
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(400, 3))
+    y = (x[:, 0] + rng.normal(size=400) > 0).astype(int)
+    table = pd.DataFrame({"a": x[:, 0], "b": x[:, 1], "c": x[:, 2], "y": y})
+    from tvs_core.data.schema import infer_schema
+
+    schema = infer_schema(table).with_roles("y", ["c"])
+    data = EvaluationData.from_tables(table.iloc[:300], table.iloc[300:], schema)
+    synthetic = data.train[rng.permutation(300)] * np.array([1.0, -1.0, 1.0, 1.0])  # flips b's relation only
+    everything = structure(SyntheticSet(synthetic, data, 0, "x", 1, 0))["ci_overlap"]
+    data.analysis = ["a"]
+    only_a = structure(SyntheticSet(synthetic, data, 0, "x", 1, 0))["ci_overlap"]
+    assert only_a == ci_overlap(data.train, synthetic, data.response_index, data.categorical, data.names,
+                                covariates=[data.index("a")])["ci_overlap"]
+    assert only_a != everything
+    csv = tmp_path / "t.csv"
+    table.to_csv(csv, index=False)
+    code = main(["sweep", str(csv), "--response", "y", "--sensitive", "c", "--analysis", "a,nope",
+                 "--workspace", str(tmp_path / "ws"), "--out", str(tmp_path / "out")])
+    assert code != 0 and not (tmp_path / "out" / "summary.json").exists()
+    assert "'nope'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option, words", [(["--utility", "tstr=2,typo"], "'typo' is not a utility measure"),
+                                           (["--utility", "tstr=-1"], "must be a positive number"),
+                                           (["--privacy", "mia_auc:x"], "one value per level")])
+def test_a_bad_choice_option_is_refused_in_one_line_before_any_work(tmp_path, capsys, option, words):
+    from tvs_core.cli import main
+
+    code = main(["sweep", "--demo", "clinical", *option, "--workspace", str(tmp_path / "ws"),
+                 "--out", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code != 0 and words in err and len(err.strip().splitlines()) <= 2
+    assert not (tmp_path / "ws").exists() or not any((tmp_path / "ws").rglob("*.sqlite"))

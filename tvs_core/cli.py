@@ -252,7 +252,8 @@ def cmd_sweep(args) -> dict:
                          measure=args.measure, order=args.order, levels=args.levels, preset=args.preset,
                          families=args.families, margins=args.margins, seed=args.seed, baselines=list(baselines),
                          baseline_games=["aia", "mia"] if args.baseline_games else [], schema=schema.to_dict(),
-                         protocol_overrides={"mia_shared_shadows": False} if args.per_target_shadows else None)
+                         protocol_overrides={"mia_shared_shadows": False} if args.per_target_shadows else None,
+                         analysis=args.analysis)
     for name in config.baselines:
         baseline_spec(name, config)  # refuse an unknown baseline before any work
     Axis.parse(args.privacy, sensitive=config.sensitive)
@@ -315,6 +316,10 @@ def _check_model_inputs(table, schema, config, holdout) -> None:
                         fix=f"Choose levels from 1 to {full}.")
     if config.order:
         explicit_order(config.order, names, config.response, config.sensitive)
+    unknown = [c for c in config.analysis or [] if c not in names or c == config.response]
+    if unknown:
+        raise DataError(f"--analysis names {', '.join(map(repr, unknown))}, not a modelled covariate.",
+                        fix=f"Choose from: {', '.join(c for c in names if c != config.response)}.")
 
 
 def _finished_job(store, table, config, holdout) -> str:
@@ -378,6 +383,9 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--preset", choices=["quick", "paper"], default="quick")
     sweep.add_argument("--holdout", help="hold-out CSV/Parquet to use instead of a 20 %% split")
     sweep.add_argument("--baselines", type=names, help="comma-separated baselines, or 'none' (default: all)")
+    sweep.add_argument("--analysis", type=names,
+                       help="comma-separated covariates of the regression of Y whose confidence intervals the "
+                            "utility part ci_overlap compares (default: all covariates)")
     sweep.add_argument("--per-target-shadows", action="store_true",
                        help="membership game: a shadow subset and OUT model per target, as the paper (slower)")
     sweep.add_argument("--baseline-games", action="store_true",

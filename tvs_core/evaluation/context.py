@@ -79,6 +79,7 @@ class EvaluationData:
     train: np.ndarray
     test: np.ndarray
     names: list[str] = field(default_factory=list)
+    analysis: list[str] | None = None  # covariates of the regression of Y that ci_overlap compares; None: all
 
     @property
     def response_index(self) -> int:

@@ -55,8 +55,10 @@ def fidelity(s: SyntheticSet) -> dict:
 def structure(s: SyntheticSet) -> dict:
     """Utility beyond prediction: pairwise dependence, the analysis' intervals, distinguishability."""
     real, response = s.data.train, s.data.response_index
+    covariates = [s.data.index(c) for c in s.data.analysis] if s.data.analysis else None
     return {"pair_structure": pair_structure(real, s.values),
-            "ci_overlap": ci_overlap(real, s.values, response, s.data.categorical, s.data.names)["ci_overlap"],
+            "ci_overlap": ci_overlap(real, s.values, response, s.data.categorical, s.data.names,
+                                     covariates=covariates)["ci_overlap"],
             "pmse_ratio": pmse_ratio(real, s.values, s.data.categorical,
                                      seed=task_seed(s.master_seed, "pmse", s.label, s.level, s.index))}
 

@@ -41,9 +41,14 @@ class SweepConfig:
     baseline_games: list[str] = field(default_factory=list)
     protocol_overrides: dict | None = None  # e.g. {"aia_iterations": 2}: sizes changed from the preset
     schema: dict | None = None  # the user's schema (types and roles); None: inferred
+    # the covariates of the analysis whose confidence intervals ci_overlap compares (Y on them); None: all
+    analysis: list[str] | None = None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        if d["analysis"] is None:  # added in issue 11: absent keeps the identity of earlier sweeps
+            del d["analysis"]
+        return d
 
     @classmethod
     def from_dict(cls, d: dict) -> SweepConfig:

@@ -60,9 +60,17 @@ def context_for_model(model: SyntheticGenerator, train: pd.DataFrame, test: pd.D
                       levels: list[int] | None = None, preset: str | ProtocolPreset = "quick", seed: int = 0,
                       games=GAMES, baselines: list[GeneratorSpec] = (), baseline_games=(),
                       targets: dict[str, list[int]] | None = None, feature_set: str = "correlations",
-                      sensitive: list[str] | None = None, refit_per_level: bool = False) -> JobContext:
-    """The context of a fitted holder ``model`` on its training rows and the hold-out ``test``."""
+                      sensitive: list[str] | None = None, refit_per_level: bool = False,
+                      analysis: list[str] | None = None) -> JobContext:
+    """The context of a fitted holder ``model`` on its training rows and the hold-out ``test``;
+    ``analysis``: the covariates of the regression of Y whose intervals ci_overlap compares (None: all)."""
     data = EvaluationData.from_model(model, train, test)
+    if analysis:
+        unknown = [c for c in analysis if c not in data.names or c == data.schema.response]
+        if unknown:
+            raise DataError(f"Analysis covariate(s) {', '.join(map(repr, unknown))} are not modelled covariates.",
+                            fix=f"Choose from: {', '.join(c for c in data.names if c != data.schema.response)}.")
+        data.analysis = list(analysis)
     sensitive = list(model.sensitive_ if sensitive is None else sensitive)
     protocol = get_protocol(preset) if isinstance(preset, str) else preset
     if model.has_levels:
@@ -113,4 +121,4 @@ def context_for_job(config: SweepConfig, table: pd.DataFrame, holdout: pd.DataFr
     return context_for_model(holder, train, test, levels=config.levels, preset=protocol, seed=config.seed,
                              games=config.games, baselines=[baseline_spec(n, config) for n in config.baselines],
                              baseline_games=config.baseline_games, feature_set=config.feature_set,
-                             sensitive=config.sensitive)
+                             sensitive=config.sensitive, analysis=config.analysis)

@@ -49,6 +49,7 @@ class Project:
     baselines: list[str] = field(default_factory=lambda: list(DEFAULT_BASELINES))
     baseline_games: bool = False
     per_target_shadows: bool = False
+    analysis: list[str] = field(default_factory=list)  # covariates of the CI-overlap analysis; empty: all
     seed: int = 0
     backend: str = "loky"
     job_id: str | None = None  # the sweep shown on the Sweep, Choose and Export pages
@@ -79,7 +80,7 @@ class Project:
                            measure=self.measure, levels=sorted(self.levels) if self.levels else None,
                            preset=self.preset, families=self.families, margins=self.margins, missing=self.missing,
                            seed=int(self.seed), holdout_fraction=float(self.holdout_fraction),
-                           baselines=list(self.baselines),
+                           baselines=list(self.baselines), analysis=list(self.analysis) or None,
                            baseline_games=["aia", "mia"] if self.baseline_games else [],
                            protocol_overrides=overrides, schema=self.table_schema().to_dict())
 
