@@ -69,6 +69,10 @@ def test_demo_flow_in_chromium(server, tmp_path):
             assert index >= 0, "no TVineSynth level in the scatter"
             marker = page.locator(".js-plotly-plot").first.locator(".scatterlayer .trace").nth(index).locator(
                 ".points path").last
+            try:  # the scatter sits below the settings: bring it into the viewport before clicking
+                marker.scroll_into_view_if_needed(timeout=5_000)
+            except playwright.TimeoutError:
+                pass
             box = marker.bounding_box()
             if box is None:  # the chart was being redrawn
                 page.wait_for_timeout(1000)
