@@ -196,9 +196,11 @@ def test_continuous_response_is_scored_and_named_as_r2(split):
     utility = {m for m in records["metric"] if m.startswith(("auc_", "r2_"))}
     assert utility == {"r2_tstr", "r2_tstr_linear", "r2_trtr", "r2_trtr_linear"}
     summary = summarise(records)
-    selection = choose(summary, sensitive, alpha=0.0)
+    selection = choose(summary, sensitive, alpha=0.0, utility="tstr")  # the paper's U_t: TSTR alone
     table = selection.table.set_index("level")
     tstr = summary[(summary.metric == "r2_tstr") & (summary.model == "tvinesynth")].set_index("level")["median"]
     trtr = summary[summary.metric == "r2_trtr"]["median"].iloc[0]
+    mixed = choose(summary, sensitive, alpha=0.0).table.set_index("level")  # the default mix has the same part
     for level in (1, 7):  # anchored utility = R² relative to chance 0 and to TRTR
         assert table.loc[level, "U"] == pytest.approx(min(max(tstr[level] / trtr, 0), 1))
+        assert mixed.loc[level, "U_r2_tstr"] == pytest.approx(tstr[level] / trtr)

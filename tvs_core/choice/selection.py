@@ -99,7 +99,10 @@ class _Part:
 
 
 def _utility_parts(levels: pd.DataFrame, utility, anchors: dict) -> tuple[list[_Part], str, list[str]]:
-    """The utility parts present in ``levels`` (a mix's parts without any value are dropped, and said so)."""
+    """The utility parts present in ``levels`` (a mix's parts without any value are dropped, and said so);
+    no utility given: the default mix for a ``level_table`` (``u_<metric>`` columns), else the one ``u`` column."""
+    if utility is None and "u" not in levels:
+        utility = UtilityMix.parse(None)
     if isinstance(utility, UtilityMix):
         parts, notes = [], []
         for axis, weight in utility.axes(levels.columns.str.removeprefix("u_")):
