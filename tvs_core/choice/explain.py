@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ..evaluation.catalogue import CATALOGUE
-from ..evaluation.records import HOLDER
+from ..evaluation.records import HOLDER, REAL, SHUFFLED
 from ..evaluation.summary import SMALL_N
 from .axes import Axis
 from .selection import Selection
@@ -73,8 +73,8 @@ def explain_level(selection: Selection, summary: pd.DataFrame, level: int, sensi
                          "rows, 1 what it achieves when there is nothing to learn (columns shuffled).")
     if privacy.metric.name != "mia_auc" and (at["metric"] == "mia_auc").any():
         mia = Axis(CATALOGUE["mia_auc"]).point(at, None)
-        real = summary[(summary["metric"] == "mia_auc") & (summary["model"] == "real")]["median"]
-        floor = summary[(summary["metric"] == "mia_auc") & (summary["model"] == "shuffled")]["median"]
+        real = summary[(summary["metric"] == "mia_auc") & (summary["model"] == REAL)]["median"]
+        floor = summary[(summary["metric"] == "mia_auc") & (summary["model"] == SHUFFLED)]["median"]
         card.protects.append(f"Membership attacks (strongest of three): AUC {_number(mia, _n(at, 'mia_auc'))} — "
                              f"0.5 learns nothing" + (f"; the real rows themselves: {real.iloc[0]:.3f}" if len(real)
                                                       else "")
