@@ -64,15 +64,16 @@ def test_demo_flow_in_chromium(server, tmp_path):
                 || (Array.isArray(c) && Number.isInteger(c[0]))));
         }"""
         selected = page.get_by_text("Selected level:").locator("xpath=..")
-        for _attempt in range(6):
+        for _attempt in range(10):
             index = page.evaluate(find_trace)
             assert index >= 0, "no TVineSynth level in the scatter"
             marker = page.locator(".js-plotly-plot").first.locator(".scatterlayer .trace").nth(index).locator(
                 ".points path").last
             try:  # the scatter sits below the settings: bring it into the viewport before clicking
                 marker.scroll_into_view_if_needed(timeout=5_000)
-            except playwright.TimeoutError:
-                pass
+            except playwright.Error:  # detached or not stable: the chart was being redrawn, try again
+                page.wait_for_timeout(1000)
+                continue
             box = marker.bounding_box()
             if box is None:  # the chart was being redrawn
                 page.wait_for_timeout(1000)

@@ -17,6 +17,10 @@ from dataclasses import dataclass
 from .records import RAW, REAL, SHUFFLED
 
 GROUPS = ("utility", "attribute risk", "membership risk", "fidelity")
+# a metric of one published set (``per_set``) sees at most this many synthetic, training and hold-out rows:
+# a seeded subsample, redrawn for every set, so its noise is part of the interval over sets. Below the cap
+# (every demo) nothing changes; above it the cost no longer grows with the table (issue 12).
+SET_ROWS = 5_000
 SOURCES = {"release": "the synthetic sets of the holder's model (the data actually published)",
            "game": "an attack game's generators fitted on subsets of the training rows",
            "reference": "the real data (the anchors)"}
@@ -55,6 +59,11 @@ class Metric:
     @property
     def lower_is_better(self) -> bool:
         return self.better == "lower"
+
+    @property
+    def rows_cap(self) -> int | None:
+        """The most rows of each kind this metric is computed on (None: all of them)."""
+        return SET_ROWS if self.per_set else None
 
 
 def _mab(name: str, label: str, short: str, source: str, reference: str, fallback: str | None = None,

@@ -173,14 +173,15 @@ def mcmia(train_sample: np.ndarray, control_sample: np.ndarray, synthetic: np.nd
     records = np.vstack([s_t, s_c])
     records_z, syn_z = standardise(records, records, syn)
     n = len(syn_z)
-    blocks = list(pairwise_chunks(records_z, syn_z, metric))
-    min_dist = np.concatenate([block.min(axis=1) for _, block in blocks])
+    # two passes over bounded chunks (the radius needs every record's nearest distance first): keeping the
+    # 2m x n distance matrix instead took 13 GB at 100 000 rows and got the worker killed (issue 12)
+    min_dist = np.concatenate([block.min(axis=1) for _, block in pairwise_chunks(records_z, syn_z, metric)])
     r = float(np.median(min_dist)) if radius is None else float(radius)
     if r < 0:
         raise ValueError("radius must be non-negative")
     unit = r if r > 0 else 1.0  # r = 0: only exact copies are inside U_r and all weigh -log(eta)
     scores = np.empty(len(records_z))
-    for rows, block in blocks:
+    for rows, block in pairwise_chunks(records_z, syn_z, metric):
         inside = block <= r
         if refinement:
             weight = np.maximum(-np.log(block / unit + ETA), 0.0)

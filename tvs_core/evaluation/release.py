@@ -14,7 +14,7 @@ from .catalogue import CATALOGUE
 from .context import EvaluationData
 from .protocol import ProtocolPreset
 from .records import REAL, SHUFFLED, record
-from .set_metrics import SyntheticSet
+from .set_metrics import SyntheticSet, bounded
 from .timing import timed
 from .utility import CLASSIFIERS, fitted_scorer, score_classifier, split_xy, utility_metric
 
@@ -55,8 +55,10 @@ def shuffled_sets(values: np.ndarray, master_seed: int, n_sets: int) -> np.ndarr
 
 
 def set_records(one: SyntheticSet, role: str = "release") -> list[dict]:
-    """Every per-set metric of the catalogue on one published set, as records."""
+    """Every per-set metric of the catalogue on one published set (at most ``SET_ROWS`` rows of each kind),
+    as records."""
     records = []
+    one = bounded(one)
     for function in set_metric_functions():
         for name, value in function(one).items():
             if isinstance(value, dict):  # per column (or per attack)

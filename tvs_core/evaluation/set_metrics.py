@@ -7,11 +7,12 @@ calls each function once per set, on the first ``DISTANCE_SETS`` sets of every l
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..seeding import task_rng, task_seed
+from .catalogue import SET_ROWS
 from .context import EvaluationData
 from .distance import dcr, mcmia
 from .fidelity import alpha_precision_beta_recall, authenticity, column_distances, spearman_difference
@@ -27,6 +28,19 @@ class SyntheticSet:
     label: str  # the generator's record name
     level: int | None
     index: int  # the set's number within its level
+
+
+def bounded(s: SyntheticSet, rows: int = SET_ROWS) -> SyntheticSet:
+    """The set with at most ``rows`` synthetic, training and hold-out rows each (catalogue ``SET_ROWS``):
+    a seeded subsample of its own per set, so the subsampling noise is in the interval over sets."""
+    if max(len(s.values), len(s.data.train), len(s.data.test)) <= rows:
+        return s
+    rng = task_rng(s.master_seed, "set-rows", s.label, s.level, s.index)
+
+    def pick(x: np.ndarray) -> np.ndarray:
+        return x if len(x) <= rows else x[np.sort(rng.choice(len(x), rows, replace=False))]
+
+    return replace(s, values=pick(s.values), data=replace(s.data, train=pick(s.data.train), test=pick(s.data.test)))
 
 
 def closeness(s: SyntheticSet) -> dict:
