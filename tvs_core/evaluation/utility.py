@@ -44,16 +44,30 @@ def split_xy(values: np.ndarray, response_index: int) -> tuple[np.ndarray, np.nd
 def fitted_scorer(x_train: np.ndarray, y_train: np.ndarray, discrete_response: bool,
                   classifier: str = "random_forest", seed: int = 0):
     """Train once; return a function scoring any test rows (AUC, or R^2 for a continuous response).
-    The function returns NaN when the training rows hold a single class."""
+    The function returns NaN when the training rows hold a single class. ``score.on_rows(x, y)`` predicts
+    ``x`` once and returns a function scoring any subset of its rows (bootstraps without re-predicting)."""
     if not discrete_response:
         model = RandomForestRegressor(n_estimators=100, random_state=seed, n_jobs=1,
                                       max_samples=_forest_samples(len(x_train))) \
             if classifier == "random_forest" else LinearRegression()
         model.fit(x_train, y_train)
-        return lambda x, y: float(r2_score(y, model.predict(x)))
+
+        def score_r2(x, y):
+            return float(r2_score(y, model.predict(x)))
+
+        def r2_on_rows(x, y):
+            predicted = model.predict(x)
+            return lambda rows: float(r2_score(y[rows], predicted[rows]))
+
+        score_r2.on_rows = r2_on_rows
+        return score_r2
     classes = np.unique(y_train[~np.isnan(y_train)])
     if len(classes) < 2:
-        return lambda x, y: float("nan")
+        def constant(x, y):
+            return float("nan")
+
+        constant.on_rows = lambda x, y: (lambda rows: float("nan"))
+        return constant
     if classifier == "random_forest":
         model = RandomForestClassifier(n_estimators=100, random_state=seed, n_jobs=1,
                                        max_samples=_forest_samples(len(x_train)))
@@ -63,10 +77,9 @@ def fitted_scorer(x_train: np.ndarray, y_train: np.ndarray, discrete_response: b
         raise ValueError(f"unknown classifier {classifier!r}; use one of {CLASSIFIERS}")
     model.fit(x_train, y_train.astype(int))
 
-    def score(x_test, y_test):
+    def from_proba(proba, y_test):
         if len(np.unique(y_test)) < 2:
             return float("nan")
-        proba = model.predict_proba(x_test)
         y_test = y_test.astype(int)
         if len(classes) == 2:
             return float(roc_auc_score(y_test, proba[:, 1]))
@@ -74,6 +87,16 @@ def fitted_scorer(x_train: np.ndarray, y_train: np.ndarray, discrete_response: b
         return float(roc_auc_score(y_test[present], proba[present], multi_class="ovr", average="macro",
                                    labels=classes.astype(int)))
 
+    def score(x_test, y_test):
+        if len(np.unique(y_test)) < 2:
+            return float("nan")
+        return from_proba(model.predict_proba(x_test), y_test)
+
+    def on_rows(x_test, y_test):
+        proba = model.predict_proba(x_test)
+        return lambda rows: from_proba(proba[rows], y_test[rows])
+
+    score.on_rows = on_rows
     return score
 
 
