@@ -95,19 +95,18 @@ def summary_json(records: pd.DataFrame, sensitive: list[str], alpha: float = 0.5
     return {"best_level": None if selection is None else selection.best_level, "alpha": alpha,
             "normalisation": method, "privacy_metric": str(privacy), "utility_mix": mix.text,
             "utility_mix_described": mix.describe(summary["metric"]),
-            "anchors": anchors_json(summary, sensitive, privacy, mix, method),
+            "anchors": anchors_json(selection, sensitive),
             "notes": [] if selection is None else selection.notes, "levels": entries}
 
 
-def anchors_json(summary: pd.DataFrame, sensitive: list[str], privacy: str | Axis, mix: UtilityMix,
-                 method: str = "anchored") -> dict:
+def anchors_json(selection: Selection | None, sensitive: list[str]) -> dict:
     """The values that scored 0 and 1 on each scale of this choice: what 'private' and 'useful' were measured
-    against."""
-    if summary.empty or not (summary["model"] == HOLDER).any():
+    against (as the selection used them)."""
+    if selection is None:
         return {}
-    _, anchors = level_table(summary, sensitive, privacy, utility=mix, method=method)
+    anchors = selection.anchors
     out = {name: {"worst": _finite(w), "ideal": _finite(i)} for name, (w, i) in anchors["utility"].items()}
-    axis = privacy if isinstance(privacy, Axis) else Axis.parse(privacy, sensitive=sensitive)
+    axis = Axis.parse(selection.privacy, sensitive=sensitive)
     for name, (w, i) in anchors["privacy"].items():
         key = axis.metric.name if name == axis.metric.name else f"{axis.metric.name}:{name}"
         out[key] = {"worst": _finite(w), "ideal": _finite(i)}
