@@ -5,8 +5,7 @@ import streamlit as st
 
 from pages import common
 from tvs_core import figures
-from tvs_core.choice import METHODS, Axis, UtilityMix, axis_choices, choose, explain_level
-from tvs_core.choice.mix import TSTR
+from tvs_core.choice import METHODS, Axis, UtilityMix, axis_choices, choose, explain_level, utility_names
 from tvs_core.errors import DataError
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.evaluation.summary import SMALL_N, readable
@@ -34,8 +33,7 @@ def exposure(job_id: str, level: int) -> pd.DataFrame | None:
     return JobView(common.store(), job_id).exposure(level)
 
 
-MIX_PARTS = {TSTR: "Prediction (TSTR)", "pair_structure": "Pairwise dependence", "ci_overlap": "Analysis (CI overlap)",
-             "pmse_ratio": "Indistinguishability (pMSE)"}
+MIX_PARTS = [name for name in utility_names() if not name.endswith("_tstr")]  # tstr: AUC or R², as the table needs
 
 
 def set_mix() -> None:
@@ -80,7 +78,8 @@ with st.expander(f"Utility U_t = {UtilityMix.parse(project.utility).describe(sum
     weights = dict(UtilityMix.parse(project.utility).parts)
     for column, name in zip(st.columns(len(MIX_PARTS)), MIX_PARTS, strict=True):
         st.session_state[f"{common.WIDGET}mix.{name}"] = float(weights.get(name, 0.0))
-        column.slider(MIX_PARTS[name], 0.0, 1.0, step=0.25, key=f"{common.WIDGET}mix.{name}", on_change=set_mix)
+        label = UtilityMix.parse(name).axes(summary["metric"])[0][0].metric.short
+        column.slider(label, 0.0, 1.0, step=0.25, key=f"{common.WIDGET}mix.{name}", on_change=set_mix)
     if st.session_state.pop("mix_refused", False):
         st.error("At least one part needs a weight above 0; the mix was left as it was.")
 selection = choose(summary, config.sensitive, alpha, method, privacy, utility=project.utility)
@@ -157,8 +156,9 @@ if model is not None and selected is not None:
 if selected is not None and model is not None:
     st.subheader(f"Level {selected}: the most exposed training rows")
     st.caption("Training rows ranked by a distance-difference membership attack on the level's first published set "
-               "(closer to the synthetic rows than to any hold-out row = more exposed), with why. Row numbers are the "
-               "rows of your table. Outliers and near-copies are the records an attacker singles out first.")
+               "(closer to the synthetic rows than to any hold-out row = more exposed), with why and the record itself "
+               "(row = its position in the training split). Outliers and near-copies are the records an attacker "
+               "singles out first.")
     exposed = exposure(view.id, int(selected))
     if exposed is not None and len(exposed):
         st.dataframe(exposed, hide_index=True, width="stretch")

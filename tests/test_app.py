@@ -162,6 +162,8 @@ def test_sweep_choose_and_export_flow():
     assert any("What it protects" in m.value for m in at.markdown)
     assert any("What it costs" in m.value and "Pair structure" in m.value for m in at.markdown)
     assert any("why" in d.value.columns and len(d.value) for d in at.dataframe)
+    exposed = next(d.value for d in at.dataframe if "why" in d.value.columns)
+    assert "total_cost_eur" in exposed.columns  # the record itself, decoded, beside why it is exposed
     # the utility mix: the paper's TSTR alone, kept in the project and written to the manifest
     at.slider(key="w.mix.pair_structure").set_value(0.0).run()
     at.slider(key="w.mix.ci_overlap").set_value(0.0).run()

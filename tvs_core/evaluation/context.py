@@ -80,6 +80,7 @@ class EvaluationData:
     test: np.ndarray
     names: list[str] = field(default_factory=list)
     analysis: list[str] | None = None  # covariates of the regression of Y that ci_overlap compares; None: all
+    train_labels: pd.Index | None = None  # each encoded training row's label in the training table
 
     @property
     def response_index(self) -> int:
@@ -104,7 +105,7 @@ class EvaluationData:
         test_prepared = prepare_table(test, schema, missing)
         test_values = prepared.encoder.transform(test_prepared.modelled.reindex(columns=prepared.encoder.names))
         return cls(prepared.encoder, prepared.schema, prepared.values.to_numpy(), test_values,
-                   list(prepared.encoder.names))
+                   list(prepared.encoder.names), train_labels=prepared.modelled.index)
 
     @classmethod
     def from_model(cls, model: SyntheticGenerator, train: pd.DataFrame, test: pd.DataFrame) -> EvaluationData:

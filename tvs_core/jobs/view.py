@@ -78,11 +78,11 @@ class JobView:
         table, holdout = job_tables(self.store, self.job)
         return split_tables(self.config, table, holdout)
 
-    def evaluation_data(self):
+    def evaluation_data(self, holder: SyntheticGenerator | None = None):
         """The encoded train/test rows as the evaluation saw them (the holder's encoder); None before the fit."""
         from ..evaluation.context import EvaluationData
 
-        holder = self.holder()
+        holder = holder or self.holder()
         if holder is None:
             return None
         train, test = self.tables()
@@ -92,26 +92,28 @@ class JobView:
         """The instant preview (risk, what each level cuts, the block check) of the holder's order."""
         from ..evaluation.preview import normal_scores_correlation, preview_levels
 
-        holder, data = self.holder(), self.evaluation_data()
+        holder = self.holder()
+        data = self.evaluation_data(holder)
         if data is None or not hasattr(holder, "order_"):
             return None
         corr = normal_scores_correlation(pd.DataFrame(data.train, columns=data.names))
         return preview_levels(corr, holder.order_)
 
     def exposure(self, level: int, top: int = 10) -> pd.DataFrame | None:
-        """The training rows most exposed in the first published set of ``level``, with why; ``row`` is
-        the row's label in the uploaded table."""
+        """The training rows most exposed in the first published set of ``level``, with why and the record
+        itself (its values, decoded), so a data steward can recognise it."""
         from ..evaluation.membership_attacks import record_exposure
         from ..evaluation.release import release_sets
         from ..seeding import task_seed
 
-        holder, data = self.holder(), self.evaluation_data()
+        holder = self.holder()
+        data = self.evaluation_data(holder)
         if data is None:
             return None
         synthetic = release_sets(holder, level, range(1), len(data.train), self.config.seed, HOLDER)[0]
         found = record_exposure(synthetic, data.train, data.test, data.categorical, data.names, top=top,
                                 seed=task_seed(self.config.seed, "exposure", level))
-        from ..data.prepare import prepare_table
-
-        labels = prepare_table(self.tables()[0], holder.schema_, holder.missing).values.index
-        return found.assign(row=[labels[i] for i in found["row"]])
+        records = data.encoder.inverse_transform(data.train[found["row"].to_numpy()])
+        records.columns = [f"{c} (record)" if c in found.columns else c for c in records.columns]
+        found = found.assign(row=[data.train_labels[i] for i in found["row"]])
+        return pd.concat([found.reset_index(drop=True), records.reset_index(drop=True)], axis=1)
