@@ -87,3 +87,31 @@ def support_like(n: int = 884, seed: int = 0) -> pd.DataFrame:
             values = np.round(margin.ppf(u[:, k]), decimals)
             columns[name] = values.astype(int) if decimals == 0 else values
     return pd.DataFrame(columns)
+
+
+def wide_table(n: int, columns: int, seed: int = 0) -> pd.DataFrame:
+    """A SUPPORT2-like table of any width: ``columns - 1`` covariates cycling through ``COLUMNS``'
+    margins and factor loadings (renamed ``<name>_<k>`` after the first round) plus ``hospdead``.
+
+    For the scale bench (bench/scale.py): same dependence pattern and margins as ``support_like`` at
+    27 columns (in another column order: the sensitive ones first, so even 10 columns hold them).
+    """
+    covariates = [*SENSITIVE, *(c for c in COLUMNS if c not in (RESPONSE, *SENSITIVE))]
+    specs = [(name if k < len(covariates) else f"{name}_{k // len(covariates)}", COLUMNS[name])
+             for k, name in ((k, covariates[k % len(covariates)]) for k in range(columns - 1))]
+    specs.append((RESPONSE, COLUMNS[RESPONSE]))
+    rng = np.random.default_rng(seed)
+    loadings = np.array([spec[0] for _, spec in specs])
+    noise_sd = np.sqrt(1.0 - (loadings ** 2).sum(axis=1))
+    latent = rng.standard_normal((n, loadings.shape[1])) @ loadings.T + rng.standard_normal((n, len(specs))) * noise_sd
+    u = stats.norm.cdf(latent)
+    out = {}
+    for k, (name, (_, margin, decimals)) in enumerate(specs):
+        if decimals is None:
+            out[name] = (u[:, k] > 1.0 - margin).astype(int)
+        elif decimals == 0 and isinstance(margin.dist, stats.rv_discrete):
+            out[name] = margin.ppf(u[:, k]).astype(int)
+        else:
+            values = np.round(margin.ppf(u[:, k]), decimals)
+            out[name] = values.astype(int) if decimals == 0 else values
+    return pd.DataFrame(out)

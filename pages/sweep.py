@@ -9,6 +9,7 @@ from tvs_core.choice import Axis
 from tvs_core.evaluation.catalogue import axis_metrics
 from tvs_core.evaluation.fidelity import kendall_matrix
 from tvs_core.evaluation.records import HOLDER
+from tvs_core.evaluation.summary import summarise
 from tvs_core.jobs import DEFAULT_BASELINES, JobView, submit
 from tvs_core.jobs.backends import BACKENDS
 from tvs_core.jobs.plan import planned_tasks
@@ -22,8 +23,8 @@ from tvs_core.model.ordering import default_levels
 @st.cache_data(show_spinner=False, max_entries=8)
 def results(job_id: str, done: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     view = JobView(common.store(), job_id)
-    records = view.records()
-    return records, view.summary()
+    records = view.records(first_look=True)  # a level's first look stands in until its own release task reports
+    return records, summarise(records)
 
 
 def duration(seconds: float) -> str:
@@ -41,6 +42,8 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
     st.progress(info["done"] / total, text=f"{info['status']}: {info['done']} of {info['total']} tasks{eta}")
     if info["error"]:
         st.error(f"The sweep failed: {info['error']}. Finished results are kept; press Resume to try again.")
+    for note in view.notes()[-1:]:
+        st.info(note)
     if summary.empty or not (summary["model"] == HOLDER).any():
         st.info("Waiting for the first results…")
         return

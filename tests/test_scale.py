@@ -1,12 +1,23 @@
 """Scale (issue 12, first part): per-set metrics on bounded subsamples, no dense n × n matrices."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from tvs_core.evaluation.catalogue import CATALOGUE, SET_ROWS
+from tvs_core import TVineSynth, load_demo
+from tvs_core.errors import TVSError
+from tvs_core.evaluation import release as release_module
+from tvs_core.evaluation.catalogue import CATALOGUE, RELEASE_ROWS, SET_ROWS
 from tvs_core.evaluation.context import EvaluationData
 from tvs_core.evaluation.distance import mcmia
+from tvs_core.evaluation.protocol import QUICK
+from tvs_core.evaluation.records import FIRST_LOOK
 from tvs_core.evaluation.set_metrics import SyntheticSet, bounded
+from tvs_core.jobs import JobView, SweepConfig, memory, submit
+from tvs_core.jobs import first_look as first_look_module
+from tvs_core.jobs.context import fit_holder, split_tables
+from tvs_core.jobs.store import Store
+from tvs_core.jobs.worker import run_job
 
 
 def synthetic_set(rows: int, seed: int = 0) -> SyntheticSet:
@@ -31,7 +42,8 @@ def test_a_small_set_is_left_whole_and_a_large_one_is_capped_reproducibly():
 
 def test_the_catalogue_says_which_metrics_are_subsampled():
     assert CATALOGUE["mia_auc"].rows_cap == SET_ROWS and CATALOGUE["pair_structure"].rows_cap == SET_ROWS
-    assert CATALOGUE["auc_tstr"].rows_cap is None and CATALOGUE["mab"].rows_cap is None
+    assert CATALOGUE["auc_tstr"].rows_cap == RELEASE_ROWS and CATALOGUE["release_mab"].rows_cap == RELEASE_ROWS
+    assert CATALOGUE["mab"].rows_cap is None  # the games' sizes are the protocol's, not the table's
 
 
 def test_mcmia_streams_its_distances_and_gives_the_same_score(monkeypatch):
@@ -44,3 +56,133 @@ def test_mcmia_streams_its_distances_and_gives_the_same_score(monkeypatch):
     monkeypatch.setattr(distance, "_CHUNK_CELLS", 800 * 7)  # 7 records per chunk
     chunked = mcmia(train, control, synthetic)
     assert chunked == pytest.approx(whole)
+
+
+# -- the rest of issue 12: sets capped, a first look within seconds, memory as a budget -----------------------
+
+Y = "in_hospital_death"
+COLUMNS = ["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "heart_rate_bpm", Y]
+TINY = dict(utility_sets=2, release_sets=3, aia_iterations=1, aia_sets=3, aia_size_raw=150, aia_size_syn=150,
+            mia_iterations=1, mia_shadows=2, mia_shadow_sets=3, mia_sets=4, mia_size_attacker=150, mia_size_raw=100,
+            mia_size_syn=100)
+
+
+@pytest.fixture(scope="module")
+def clinical():
+    return load_demo("clinical")[COLUMNS]
+
+
+def sweep_config(**changes) -> SweepConfig:
+    return SweepConfig(**{**dict(response=Y, sensitive=["total_cost_eur"], levels=[1, 2, 3], baselines=[],
+                                 protocol_overrides=TINY, games=["release"]), **changes})
+
+
+def test_release_sets_are_drawn_at_most_release_rows_long(clinical, monkeypatch):
+    """A release of a large table is scored on sets of RELEASE_ROWS rows (i.i.d. rows: a part of a full set)."""
+    model = TVineSynth(response=Y, sensitive=["total_cost_eur"]).fit(clinical.iloc[:600])
+    from tvs_core.evaluation.context import EvaluationData
+
+    data = EvaluationData.from_model(model, clinical.iloc[:600], clinical.iloc[600:800])
+    sizes = []
+    original = model.sample_values
+    monkeypatch.setattr(model, "sample_values", lambda n, *a, **k: sizes.append(n) or original(n, *a, **k))
+    release_module.release_records(model, data, 2, QUICK, ["total_cost_eur"], 0, "tvinesynth", chunk=(0, 2))
+    assert sizes == [600, 600]  # below the cap: the published size, as before
+    monkeypatch.setattr(release_module, "RELEASE_ROWS", 250)
+    sizes.clear()
+    release_module.release_records(model, data, 2, QUICK, ["total_cost_eur"], 0, "tvinesynth", chunk=(0, 2))
+    assert sizes == [250, 250]
+
+
+def test_the_holders_fit_with_threads_is_the_same_model(clinical):
+    train, _ = split_tables(sweep_config(), clinical, None)
+    one, two = fit_holder(sweep_config(), train, threads=1), fit_holder(sweep_config(), train, threads=2)
+    assert one.to_json() == two.to_json()  # and it samples with one thread (its tasks run in parallel)
+
+
+def test_a_first_look_comes_before_the_holders_fit_and_never_reaches_a_summary(clinical, tmp_path, monkeypatch):
+    monkeypatch.setattr(first_look_module, "FIRST_LOOK_ROWS", 200)
+    store = Store(tmp_path)
+    job_id = submit(store, clinical, sweep_config())
+    assert run_job(store, job_id, n_jobs=1) == "done"
+    results = store.results(job_id)
+    looks = [r for r in results if r["kind"] == FIRST_LOOK]
+    assert [r["task"] for r in looks] == ["first_look:1", "first_look:2", "first_look:3"]
+    assert results.index(looks[0]) == 0  # stored first, before the holder's fit
+    metrics = {rec["metric"] for rec in looks[0]["records"]}
+    assert {"auc_tstr", "release_mab"} <= metrics and {rec["role"] for rec in looks[0]["records"]} == {FIRST_LOOK}
+    view = JobView(store, job_id)
+    assert view.progress()["done"] == view.progress()["total"]  # counted in the plan
+    assert not (view.records()["role"] == FIRST_LOOK).any()  # summaries, choice and export never see it
+    assert not (view.records(first_look=True)["role"] == FIRST_LOOK).any()  # every level has reported
+    live = first_look_module.without_first_look(
+        pd.concat([view.records(), pd.DataFrame([{**r, "level": r["level"]} for r in looks[2]["records"]])]),
+        keep_missing_levels=True)
+    assert not (live["role"] == FIRST_LOOK).any()  # level 3 reported: its first look is gone
+    early = pd.DataFrame([rec for r in looks for rec in r["records"]])
+    early["level"] = early["level"].astype("Int64")
+    kept = first_look_module.without_first_look(early, keep_missing_levels=True)
+    assert set(kept["level"]) == {1, 2, 3}  # before any level reports, the first look stands in on the scatter
+
+
+def test_every_task_stores_its_peak_memory(clinical, tmp_path):
+    store = Store(tmp_path)
+    job_id = submit(store, clinical.head(300), sweep_config())
+    assert run_job(store, job_id, n_jobs=1) == "done"
+    peaks = [r["peak_mb"] for r in store.results(job_id) if r["kind"] in ("release", "reference")]
+    assert peaks and all(p is not None and p > 50 for p in peaks)  # a Python worker with numpy holds > 50 MB
+
+
+def test_fewer_workers_when_memory_is_short_and_one_clear_line_when_none_fits():
+    assert memory.workers_that_fit(1000, 2, 5000) == (2, None)
+    slots, line = memory.workers_that_fit(1000, 2, 1500)
+    assert slots == 1 and "1 worker(s) instead of 2" in line and "same results" in line
+    slots, line = memory.workers_that_fit(1000, 2, 500)
+    assert slots == 0 and line.startswith("Not enough memory") and "1.0 GB" in line and "Resume" in line
+    assert memory.workers_that_fit(1000, 2, None) == (2, None)  # unknown: as asked
+    # the prior stops growing at the row cap; a measured peak replaces it
+    assert memory.prior_need_mb("release", 10**6) == memory.prior_need_mb("release", memory.RELEASE_ROWS)
+    assert memory.stage_need_mb(["release", "baseline"], 1000, {"release": 9000.0}) == 9000.0
+
+
+def test_a_sweep_that_cannot_fit_in_memory_stops_with_that_line_and_keeps_its_results(clinical, tmp_path,
+                                                                                    monkeypatch):
+    from tvs_core.jobs import engine
+
+    store = Store(tmp_path)
+    job_id = submit(store, clinical.head(300), sweep_config())
+    monkeypatch.setattr(engine, "available_mb", lambda: 100.0)
+    assert run_job(store, job_id, n_jobs=2) == "failed"
+    job = store.job(job_id)
+    assert job["error"].startswith("Not enough memory") and "Traceback" not in job["error"]
+    assert store.results(job_id)  # the holder's fit is kept
+    monkeypatch.setattr(engine, "available_mb", lambda: 1500.0 + 2 * memory.prior_need_mb("release", 240))
+    assert run_job(store, job_id, n_jobs=2) == "done"  # resumed once memory is free
+
+
+def test_a_workspace_from_before_peak_memory_opens_and_gains_the_column(tmp_path):
+    import sqlite3
+
+    db = sqlite3.connect(tmp_path / "studio.sqlite")
+    db.executescript("""
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO meta VALUES ('schema_version', '3');
+        CREATE TABLE results (job_id TEXT NOT NULL, task TEXT NOT NULL, kind TEXT NOT NULL, records TEXT NOT NULL,
+            payload BLOB, seconds REAL NOT NULL, created REAL NOT NULL, PRIMARY KEY (job_id, task));
+        INSERT INTO results VALUES ('j', 'reference', 'reference', '[]', NULL, 1.0, 0.0);""")
+    db.commit()
+    db.close()
+    store = Store(tmp_path)
+    assert store.results("j")[0]["peak_mb"] is None
+    store.add_result("j", "release:1:0-5", "release", [], 2.0, peak_mb=321.0)
+    assert store.results("j")[1]["peak_mb"] == 321.0
+
+
+def test_not_enough_memory_in_memory_evaluation_is_the_same_clear_error(clinical, monkeypatch):
+    from tvs_core import evaluate
+    from tvs_core.jobs import engine
+
+    model = TVineSynth(response=Y, sensitive=["total_cost_eur"]).fit(clinical.iloc[:240])
+    monkeypatch.setattr(engine, "available_mb", lambda: 100.0)
+    with pytest.raises(TVSError, match="Not enough memory"):
+        evaluate(model, clinical.iloc[:240], clinical.iloc[240:300], levels=[1], games=("release",), n_jobs=1)

@@ -21,6 +21,11 @@ GROUPS = ("utility", "attribute risk", "membership risk", "fidelity")
 # a seeded subsample, redrawn for every set, so its noise is part of the interval over sets. Below the cap
 # (every demo) nothing changes; above it the cost no longer grows with the table (issue 12).
 SET_ROWS = 5_000
+# a release task draws each synthetic set with at most this many rows (the published set has |train| rows):
+# a generator's rows are independent draws, so a smaller set is distributed as a random part of a full one;
+# the release attack and TSTR are fitted on it (a forest grows its trees on at most as many rows anyway).
+# Below the cap (every demo) nothing changes; above it sampling and fitting stop growing with the table.
+RELEASE_ROWS = 20_000
 SOURCES = {"release": "the synthetic sets of the holder's model (the data actually published)",
            "game": "an attack game's generators fitted on subsets of the training rows",
            "reference": "the real data (the anchors)"}
@@ -63,7 +68,9 @@ class Metric:
     @property
     def rows_cap(self) -> int | None:
         """The most rows of each kind this metric is computed on (None: all of them)."""
-        return SET_ROWS if self.per_set else None
+        if self.per_set:
+            return SET_ROWS
+        return RELEASE_ROWS if self.source == "release" else None
 
 
 def _mab(name: str, label: str, short: str, source: str, reference: str, fallback: str | None = None,

@@ -10,7 +10,11 @@ RAW = "raw"  # the attribute game's attack on bootstrap samples of the real refe
 # the real training rows with every column shuffled on its own: margins kept, every dependence gone — what
 # "nothing learnt" looks like for each metric, measured in the same run (the privacy scale's floor)
 SHUFFLED = "shuffled"
-REFERENCE_MODELS = (REAL, RAW, SHUFFLED)  # real-data references in the records, not generators
+REFERENCE_MODELS = (REAL, RAW, SHUFFLED)
+# role of a stored sweep's first look (jobs/first_look.py): the holder's recipe fitted on this many training
+# rows, one set per level; shown on the live scatter until the level's own results arrive, used nowhere else
+FIRST_LOOK = "first_look"
+FIRST_LOOK_ROWS = 500  # real-data references in the records, not generators
 COLUMNS = ["model", "level", "metric", "attribute", "target", "target_kind", "iteration", "value", "role"]
 
 

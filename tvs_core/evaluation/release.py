@@ -10,7 +10,7 @@ import numpy as np
 from ..model.generator import SyntheticGenerator
 from ..seeding import task_rng, task_seed
 from .attribute import release_attribute_records
-from .catalogue import CATALOGUE
+from .catalogue import CATALOGUE, RELEASE_ROWS
 from .context import EvaluationData
 from .protocol import ProtocolPreset
 from .records import REAL, SHUFFLED, record
@@ -85,6 +85,11 @@ def release_sets(model: SyntheticGenerator, level, sets: range, size: int, maste
                          for s in sets])
 
 
+def set_size(data: EvaluationData) -> int:
+    """Rows of each published set a release task draws: |train|, at most ``RELEASE_ROWS`` (catalogue)."""
+    return min(len(data.train), RELEASE_ROWS)
+
+
 def release_records(model: SyntheticGenerator, data: EvaluationData, level, preset: ProtocolPreset,
                     sensitive: list[str], master_seed: int, label: str, classifiers=CLASSIFIERS,
                     chunk: tuple[int, int] | None = None) -> list[dict]:
@@ -93,7 +98,7 @@ def release_records(model: SyntheticGenerator, data: EvaluationData, level, pres
     metrics use the first DISTANCE_SETS sets, so they come with the first chunk."""
     n_sets = max(preset.utility_sets, preset.release_sets, DISTANCE_SETS)
     first, stop = chunk or (0, n_sets)
-    sets = release_sets(model, level, range(first, stop), len(data.train), master_seed, label)
+    sets = release_sets(model, level, range(first, stop), set_size(data), master_seed, label)
     j = data.response_index
     discrete = data.discrete
     x_test, y_test = split_xy(data.test, j)
@@ -122,6 +127,6 @@ def kendall_matrices(model: SyntheticGenerator, data: EvaluationData, levels: li
 
     out = {("real", None): kendall_matrix(data.train)}
     for level in levels:
-        out[(label, level)] = kendall_matrix(release_sets(model, level, range(1), len(data.train), master_seed,
+        out[(label, level)] = kendall_matrix(release_sets(model, level, range(1), set_size(data), master_seed,
                                                           label)[0])
     return out

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from ..choice.axes import Axis
 from ..evaluation.catalogue import CATALOGUE, Reference
-from ..evaluation.records import HOLDER, REAL, REFERENCE_MODELS
+from ..evaluation.records import FIRST_LOOK, FIRST_LOOK_ROWS, HOLDER, REAL, REFERENCE_MODELS
 from .style import HIGHLIGHT_COLOUR, _empty, _floats, _fmt, _padded, baseline_style, level_colour, model_label
 
 SOURCE_WORDS = {"game": "attack game", "release": "release attack", "reference": "real data"}
@@ -84,6 +84,9 @@ def privacy_utility_scatter(summary: pd.DataFrame, privacy: str | Axis, sensitiv
             x, column = axis.value(at, sensitive, source)
             y = utility.point(at, None)
             parts = [f"worst column: {column}"] if axis.worst and column else []
+            if (at["role"] == FIRST_LOOK).all():
+                parts.insert(0, f"first look: fitted on {FIRST_LOOK_ROWS} rows, one set; replaced when the level "
+                                "reports")
             if axis.metric.fallback is not None:
                 parts.append(f"from the {SOURCE_WORDS[source.source]}")
             elif axis.metric.source == "game":
@@ -114,6 +117,7 @@ def privacy_utility_scatter(summary: pd.DataFrame, privacy: str | Axis, sensitiv
             textposition=["top center" if i % 2 == 0 else "bottom center" for i in range(len(ours))],
             customdata=[int(p[1]) for p in ours], line={"color": "#cccccc", "width": 1, "dash": "dot"},
             marker={"size": 12, "color": [level_colour(p[1], levels) for p in ours],
+                    "symbol": ["circle-open" if p[4].startswith("first look") else "circle" for p in ours],
                     "line": {"color": "white", "width": 1}},
             error_x={**_error(x_mid, [v[1] for v in xs], [v[2] for v in xs]), "color": "#999999"},
             error_y={**_error(y_mid, [v[1] for v in ys], [v[2] for v in ys]), "color": "#999999"},

@@ -95,12 +95,18 @@ def schema_for(table: pd.DataFrame, config: SweepConfig) -> Schema:
     return schema.with_roles(config.response, config.sensitive)
 
 
-def fit_holder(config: SweepConfig, train: pd.DataFrame) -> TVineSynth:
+def fit_holder(config: SweepConfig, train: pd.DataFrame, threads: int = 1) -> TVineSynth:
+    """The holder's model; ``threads``: pyvinecopulib's threads for the fit (the fit runs alone, before the
+    tasks; the same model whatever the number). The fitted model samples with one thread: its release tasks
+    already run in parallel."""
     top = config.t_max if config.t_max is not None else (max(config.levels) if config.levels else None)
     model = TVineSynth(response=config.response, sensitive=config.sensitive, rho_star=config.rho_star,
                        measure=config.measure, order=config.order, families=config.families,
-                       margins=config.margins, missing=config.missing, t_max=top, seed=config.seed)
-    return model.fit(train, schema_for(train, config))
+                       margins=config.margins, missing=config.missing, t_max=top, seed=config.seed,
+                       threads=threads)
+    model.fit(train, schema_for(train, config))
+    model.threads = 1
+    return model
 
 
 def split_tables(config: SweepConfig, table: pd.DataFrame, holdout: pd.DataFrame | None):

@@ -12,10 +12,12 @@ from typing import Protocol
 
 from joblib import Parallel, delayed
 
-from ..evaluation.timing import run_timed
+from ..errors import TVSError
+from ..evaluation.timing import peak_memory_mb, reset_peak_memory, run_timed
 from .backends import RESULT_ORDER, backend_context
 from .context import JobContext
 from .handlers import run_task, stage_inputs
+from .memory import available_mb, stage_need_mb, workers_that_fit
 from .plan import Task
 
 
@@ -26,6 +28,7 @@ class TaskResult:
     records: list[dict]
     payload: bytes | None
     seconds: dict[str, float]  # fitting, sampling, metrics, total
+    peak_mb: float | None = None  # peak resident memory of the process that ran the task, during the task
 
 
 class Sink(Protocol):
@@ -33,11 +36,14 @@ class Sink(Protocol):
     def add(self, result: TaskResult) -> None: ...
     def payload(self, key: str) -> bytes | None: ...
     def cancelled(self) -> bool: ...
+    def peaks(self) -> dict[str, float]: ...  # the largest measured peak memory (MB) per task kind
+    def note(self, message: str) -> None: ...  # one line for the user (e.g. fewer workers for memory)
 
 
 @dataclass
 class MemorySink:
     results: dict[str, TaskResult] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
 
     def done(self) -> set[str]:
         return set(self.results)
@@ -51,6 +57,16 @@ class MemorySink:
     def cancelled(self) -> bool:
         return False
 
+    def peaks(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for result in self.results.values():
+            if result.peak_mb is not None:
+                out[result.kind] = max(out.get(result.kind, 0.0), result.peak_mb)
+        return out
+
+    def note(self, message: str) -> None:
+        self.notes.append(message)
+
     def records(self) -> list[dict]:
         return [r for result in self.results.values() for r in result.records]
 
@@ -59,8 +75,9 @@ TASK_TIMER = run_timed  # passed to the workers by value, so a benchmark can log
 
 
 def execute_task(task: Task, context: JobContext, inputs: dict | None = None, timer=run_timed) -> TaskResult:
+    reset_peak_memory()
     (records, payload), seconds = timer(run_task, task, context, inputs)
-    return TaskResult(task.key, task.kind, records, payload, seconds)
+    return TaskResult(task.key, task.kind, records, payload, seconds, peak_memory_mb())
 
 
 def execute(context: JobContext, tasks: list[Task], sink: Sink, n_jobs: int = 2, backend: str = "loky",
@@ -74,20 +91,33 @@ def execute(context: JobContext, tasks: list[Task], sink: Sink, n_jobs: int = 2,
             if not todo:
                 continue
             inputs = stage_inputs(stage, tasks, sink.payload)
+            slots = _memory_slots(context, todo, sink, 1 if stage == 2 else workers)
             if stage == 2:  # in this process, one task per player: it only trains small forests
                 results = (execute_task(task, context, inputs, TASK_TIMER) for task in todo)
                 if _consume(sink, results):
                     return "cancelled"
                 continue
-            with Parallel(n_jobs=workers, return_as=RESULT_ORDER[backend]) as parallel:
+            with Parallel(n_jobs=slots, return_as=RESULT_ORDER[backend]) as parallel:
                 calls = [delayed(execute_task)(task, context, inputs, TASK_TIMER) for task in todo]
                 if RESULT_ORDER[backend] == "list":
-                    results = (r for i in range(0, len(calls), workers) for r in parallel(calls[i:i + workers]))
+                    results = (r for i in range(0, len(calls), slots) for r in parallel(calls[i:i + slots]))
                 else:
                     results = parallel(calls)
                 if _consume(sink, results):
                     return "cancelled"
     return "done"
+
+
+def _memory_slots(context: JobContext, todo: list[Task], sink: Sink, workers: int) -> int:
+    """Workers this stage may use so that its tasks fit in the free memory (jobs/memory.py); stops the job
+    with one clear line when not even one fits."""
+    need = stage_need_mb(sorted({t.kind for t in todo}), len(context.data.train), sink.peaks())
+    slots, message = workers_that_fit(need, workers, available_mb())
+    if message:
+        sink.note(message)
+    if slots < 1:
+        raise TVSError(message)
+    return slots
 
 
 def _consume(sink: Sink, results) -> bool:

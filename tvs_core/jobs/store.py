@@ -19,7 +19,7 @@ from pathlib import Path
 from ..errors import TVSError
 from .workspace import Workspace
 
-SCHEMA_VERSION = 3  # 2: jobs.details (levels, caps and targets as planned); 3: projects
+SCHEMA_VERSION = 4  # 2: jobs.details (levels, caps and targets as planned); 3: projects; 4: results.peak_mb
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -30,7 +30,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     created REAL NOT NULL, started REAL, finished REAL, details TEXT);
 CREATE TABLE IF NOT EXISTS results (
     job_id TEXT NOT NULL, task TEXT NOT NULL, kind TEXT NOT NULL, records TEXT NOT NULL, payload BLOB,
-    seconds REAL NOT NULL, created REAL NOT NULL, PRIMARY KEY (job_id, task));
+    seconds REAL NOT NULL, created REAL NOT NULL, peak_mb REAL, PRIMARY KEY (job_id, task));
 CREATE TABLE IF NOT EXISTS models (
     job_id TEXT NOT NULL, name TEXT NOT NULL, json TEXT NOT NULL, PRIMARY KEY (job_id, name));
 CREATE TABLE IF NOT EXISTS projects (id TEXT PRIMARY KEY, json TEXT NOT NULL, updated REAL NOT NULL);
@@ -81,6 +81,8 @@ class Store:
             elif int(row[0]) < SCHEMA_VERSION:  # 1 -> 2: jobs.details (older jobs have none); 3: projects
                 if "details" not in {r[1] for r in db.execute("PRAGMA table_info(jobs)")}:
                     db.execute("ALTER TABLE jobs ADD COLUMN details TEXT")
+                if "peak_mb" not in {r[1] for r in db.execute("PRAGMA table_info(results)")}:  # 4
+                    db.execute("ALTER TABLE results ADD COLUMN peak_mb REAL")
                 db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
         self.db.execute("PRAGMA quick_check(1)").fetchone()  # a truncated or overwritten file shows here
 
@@ -172,24 +174,25 @@ class Store:
         return {r["task"] for r in self.db.execute("SELECT task FROM results WHERE job_id = ?", (job_id,))}
 
     def add_result(self, job_id: str, task: str, kind: str, records: list[dict], seconds: float,
-                   payload: bytes | None = None, total: int | None = None) -> bool:
+                   payload: bytes | None = None, total: int | None = None, peak_mb: float | None = None) -> bool:
         """Store one finished task and advance the progress in the same transaction.
 
         Returns False (and stores nothing) when the task is already stored: every task exactly once."""
         with self.transaction() as db:
             if db.execute("SELECT 1 FROM results WHERE job_id = ? AND task = ?", (job_id, task)).fetchone():
                 return False
-            db.execute("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       (job_id, task, kind, json.dumps(records), payload, seconds, time.time()))
+            db.execute("INSERT INTO results (job_id, task, kind, records, payload, seconds, created, peak_mb) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       (job_id, task, kind, json.dumps(records), payload, seconds, time.time(), peak_mb))
             done = db.execute("SELECT COUNT(*) FROM results WHERE job_id = ?", (job_id,)).fetchone()[0]
             db.execute("UPDATE jobs SET done = ?, heartbeat = ? WHERE id = ?", (done, time.time(), job_id))
         return True
 
     def results(self, job_id: str) -> list[dict]:
-        rows = self.db.execute("SELECT task, kind, records, seconds, created FROM results WHERE job_id = ? "
+        rows = self.db.execute("SELECT task, kind, records, seconds, created, peak_mb FROM results WHERE job_id = ? "
                                "ORDER BY created", (job_id,)).fetchall()
         return [{"task": r["task"], "kind": r["kind"], "records": json.loads(r["records"]),
-                 "seconds": r["seconds"], "created": r["created"]} for r in rows]
+                 "seconds": r["seconds"], "created": r["created"], "peak_mb": r["peak_mb"]} for r in rows]
 
     def payload(self, job_id: str, task: str) -> bytes | None:
         row = self.db.execute("SELECT payload FROM results WHERE job_id = ? AND task = ?", (job_id, task)).fetchone()

@@ -13,6 +13,7 @@ from ..model.generator import SyntheticGenerator
 from ..model.ordering import default_levels
 from .config import SweepConfig
 from .context import split_tables
+from .first_look import without_first_look
 from .progress import progress
 from .store import ACTIVE, Store
 from .submission import job_tables
@@ -63,11 +64,18 @@ class JobView:
     def caps(self) -> list[dict]:
         return list(self.details.get("caps", []))
 
-    def records(self) -> pd.DataFrame:
-        return to_frame([r for result in self.store.results(self.id) for r in result["records"]])
+    def records(self, first_look: bool = False) -> pd.DataFrame:
+        """Every stored record; ``first_look``: keep the first look's records of the levels whose own release
+        task has not reported yet (the live scatter; never for a choice or an export)."""
+        records = to_frame([r for result in self.store.results(self.id) for r in result["records"]])
+        return without_first_look(records, keep_missing_levels=first_look)
 
-    def summary(self) -> pd.DataFrame:
-        return summarise(self.records())
+    def notes(self) -> list[str]:
+        """Lines the worker left for the user (e.g. a stage run on fewer workers to fit in memory)."""
+        return [e["message"] for e in self.store.events(self.id) if e["kind"] == "memory"]
+
+    def summary(self, first_look: bool = False) -> pd.DataFrame:
+        return summarise(self.records(first_look))
 
     def holder(self) -> SyntheticGenerator | None:
         text = self.store.model_json(self.id, HOLDER)

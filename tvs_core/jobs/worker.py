@@ -19,7 +19,8 @@ from ..model.generator import SyntheticGenerator
 from .config import SweepConfig
 from .context import context_for_job, fit_holder, split_tables
 from .engine import TaskResult, execute
-from .plan import plan
+from .first_look import FIRST_LOOK, first_look
+from .plan import Task, plan
 from .process import process_start_time, worker_alive
 from .store import Store
 from .submission import job_tables
@@ -38,7 +39,7 @@ class StoreSink:
 
     def add(self, result: TaskResult) -> None:
         self.store.add_result(self.job_id, result.key, result.kind, result.records, result.seconds.get("total", 0.0),
-                              result.payload)
+                              result.payload, peak_mb=result.peak_mb)
         self.notify()
 
     def payload(self, key: str) -> bytes | None:
@@ -46,6 +47,16 @@ class StoreSink:
 
     def cancelled(self) -> bool:
         return self.store.cancel_requested(self.job_id)
+
+    def peaks(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for result in self.store.results(self.job_id):
+            if result["peak_mb"] is not None:
+                out[result["kind"]] = max(out.get(result["kind"], 0.0), result["peak_mb"])
+        return out
+
+    def note(self, message: str) -> None:
+        self.store.log(self.job_id, "memory", message)
 
     def notify(self) -> None:
         if self.progress is not None:
@@ -90,7 +101,8 @@ def run_job(store: Store, job_id: str, n_jobs: int = 2, backend: str = "loky", a
         store.log(job_id, "interrupted", "stopped by the user; run again to resume")
         raise
     except Exception as exc:  # the job fails; its finished tasks stay stored
-        store.update_job(job_id, status="failed", error=f"{type(exc).__name__}: {exc}", finished=time.time())
+        error = str(exc) if isinstance(exc, TVSError) else f"{type(exc).__name__}: {exc}"  # ours: already a sentence
+        store.update_job(job_id, status="failed", error=error, finished=time.time())
         store.log(job_id, "failed", traceback.format_exc())
         return "failed"
     finally:
@@ -106,15 +118,24 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
     table, holdout = job_tables(store, job)
     stored = store.model_json(job_id, HOLDER)
     if stored is None:
-        train, _ = split_tables(config, table, holdout)
+        train, test = split_tables(config, table, holdout)
+        if not any(key.startswith(FIRST_LOOK) for key in sink.done()):  # seconds, while the holder takes minutes
+            start = time.perf_counter()
+            for level, records in first_look(config, train, test, threads=n_jobs):
+                store.add_result(job_id, f"{FIRST_LOOK}:{level}", FIRST_LOOK, records, time.perf_counter() - start)
+                sink.notify()
+                if sink.cancelled():
+                    return "cancelled"
+                start = time.perf_counter()
         start = time.perf_counter()
-        holder = fit_holder(config, train)
+        holder = fit_holder(config, train, threads=n_jobs)
         store.save_model(job_id, HOLDER, holder.to_json())
         seconds = time.perf_counter() - start
     else:
         holder, seconds = SyntheticGenerator.from_json(stored), 0.0
     context = context_for_job(config, table, holdout, holder)
-    tasks = plan(context)
+    looks = sorted((key for key in sink.done() if key.startswith(FIRST_LOOK)), key=lambda k: int(k.split(":")[1]))
+    tasks = [Task(key, FIRST_LOOK, (), 0) for key in looks] + plan(context)
     store.update_job(job_id, total=len(tasks), plan=json.dumps([[t.key, t.kind, t.stage] for t in tasks]),
                      details=json.dumps(context.details()))
     if "holder" not in sink.done():

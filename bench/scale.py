@@ -1,0 +1,166 @@
+"""How the default quick sweep scales with the table: wall time, peak memory, time to the first stored
+result and where the time goes, for rows x columns of a SUPPORT2-like table (bench/tables.wide_table).
+
+Why: registry tables hold 10^5-10^6 rows (issue 12). Targets: 100 000 x 30 in <= 10 min with a peak
+resident memory <= 4 GB on 2 cores; time growing at most linearly in rows from 5 000 up; first result
+<= 5 s at every size.
+
+Usage (from the repo root): ``python bench/scale.py [--rows 1000,5000] [--columns 10,30]``. Every
+measured size is kept in bench/scale.json (a re-run replaces its own sizes) and bench/scale.md is
+written from all of them. Peak memory: the sum of the resident memory of the worker process and all
+its children, sampled every 0.1 s (an upper bound on what the sweep held at once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import pyvinecopulib as pv
+from machine import cpu_model
+from tables import RESPONSE, SENSITIVE, wide_table
+
+from tvs_core.jobs import SweepConfig, submit
+from tvs_core.jobs.process import start_worker
+from tvs_core.jobs.store import Store
+
+RESULTS = ROOT / "bench" / "scale.json"
+TIMEOUT = 45 * 60
+
+
+def _children() -> dict[int, list[int]]:
+    tree: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+                tree.setdefault(parent, []).append(int(entry))
+            except (OSError, IndexError, ValueError):
+                continue
+    return tree
+
+
+def tree_rss_mb(pid: int) -> float:
+    """Resident memory of ``pid`` and every descendant, in MB."""
+    tree, total, todo = _children(), 0.0, [pid]
+    while todo:
+        current = todo.pop()
+        todo += tree.get(current, [])
+        try:
+            with open(f"/proc/{current}/status") as status:
+                total += next(float(line.split()[1]) for line in status if line.startswith("VmRSS:")) / 1024
+        except (OSError, StopIteration):
+            continue
+    return total
+
+
+def measure(rows: int, columns: int, workspace: Path) -> dict:
+    table = wide_table(rows, columns)
+    store = Store(workspace)
+    config = SweepConfig(response=RESPONSE, sensitive=list(SENSITIVE), preset="quick")
+    start = time.perf_counter()
+    job_id = submit(store, table, config)
+    process = start_worker(store, job_id, n_jobs=2)
+    first, peak = None, 0.0
+    while True:
+        now = time.perf_counter() - start
+        pid = process
+        if pid:
+            peak = max(peak, tree_rss_mb(pid))
+        if first is None and store.done_tasks(job_id):
+            first = now
+        job = store.job(job_id)
+        if job["status"] in ("done", "failed", "cancelled") or now > TIMEOUT:
+            break
+        time.sleep(0.1)
+    wall = time.perf_counter() - start
+    kinds: dict[str, dict] = {}
+    for result in store.results(job_id):
+        entry = kinds.setdefault(result["kind"], {"tasks": 0, "seconds": 0.0, "peak_mb": 0.0})
+        entry["tasks"] += 1
+        entry["seconds"] += result["seconds"]
+        entry["peak_mb"] = max(entry["peak_mb"], result.get("peak_mb") or 0.0)
+    first_kind = min(store.results(job_id), key=lambda r: r["created"])["kind"] if kinds else None
+    return {"rows": rows, "columns": columns, "status": job["status"], "error": job["error"], "wall_s": wall,
+            "first_s": first, "first_kind": first_kind, "peak_rss_mb": peak, "kinds": kinds,
+            "levels": (job.get("details") or {}).get("levels"), "date": datetime.date.today().isoformat()}
+
+
+def report(entries: list[dict]) -> str:
+    entries = sorted(entries, key=lambda e: (e["columns"], e["rows"]))
+    lines = ["| rows | columns | levels | status | wall | peak RSS | first result | share of task time (top 4) |",
+             "|---:|---:|---:|---|---:|---:|---:|---|"]
+    for e in entries:
+        total = sum(k["seconds"] for k in e["kinds"].values()) or 1.0
+        shares = sorted(e["kinds"].items(), key=lambda kv: -kv[1]["seconds"])[:4]
+        share = ", ".join(f"{kind} {100 * k['seconds'] / total:.0f} %" for kind, k in shares)
+        first = "—" if e["first_s"] is None else f"{e['first_s']:.1f} s ({e['first_kind']})"
+        lines.append(f"| {e['rows']:,} | {e['columns']} | {len(e['levels'] or [])} | {e['status']} | "
+                     f"{e['wall_s']:.0f} s | {e['peak_rss_mb'] / 1024:.2f} GB | {first} | {share} |")
+    growth = []
+    for columns in sorted({e["columns"] for e in entries}):
+        done = {e["rows"]: e["wall_s"] for e in entries if e["columns"] == columns and e["status"] == "done"}
+        pairs = [(a, b) for a, b in zip(sorted(done), sorted(done)[1:], strict=False) if a >= 5_000]
+        growth += [f"{columns} columns, {a:,} → {b:,} rows ({b / a:.0f}× the rows): {done[b] / done[a]:.2f}× the time"
+                   for a, b in pairs]
+    per_kind = ["| rows | columns | kind | tasks | total s | mean s | peak MB (one task) |",
+                "|---:|---:|---|---:|---:|---:|---:|"]
+    for e in entries:
+        for kind, k in sorted(e["kinds"].items(), key=lambda kv: -kv[1]["seconds"]):
+            per_kind.append(f"| {e['rows']:,} | {e['columns']} | {kind} | {k['tasks']} | {k['seconds']:.1f} | "
+                            f"{k['seconds'] / k['tasks']:.2f} | {k['peak_mb']:.0f} |")
+    return f"""# Scale: the default quick sweep from 1 000 to 100 000 rows
+
+Reproduce: `python bench/scale.py [--rows 1000,5000,20000,100000] [--columns 10,30,60]` (from the repo root).
+
+- Machine: nproc={os.cpu_count()}, CPU: {cpu_model()}; Python {platform.python_version()},
+  pyvinecopulib {pv.__version__}
+- Table: `bench/tables.wide_table(rows, columns)` (SUPPORT2-like margins and factor dependence, binary
+  `hospdead`), sensitive totcst, crea; `SweepConfig(preset="quick")`: default levels, families
+  (Gaussian), baselines (7) and games; a worker process with `n_jobs=2`, timed from `submit`.
+- Peak RSS: the worker and its children summed, sampled every 0.1 s. First result: the first stored
+  task (the first look at the lowest level on tables of more than 500 training rows, else the holder's fit).
+- The machine is shared with other work while measuring: read times as indications (one run each).
+
+Targets: 100 000 × 30 in ≤ 10 min and ≤ 4 GB; first result ≤ 5 s; time at most linear in rows from 5 000.
+
+{chr(10).join(lines)}
+
+Growth in rows (wall time): {'; '.join(growth) or 'not measured yet'}.
+
+Task time and memory per kind (seconds summed over both worker processes; peak = the largest one task held):
+
+{chr(10).join(per_kind)}
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rows", default="1000,5000,20000,100000")
+    parser.add_argument("--columns", default="10,30,60")
+    args = parser.parse_args()
+    entries = json.loads(RESULTS.read_text()) if RESULTS.exists() else []
+    for columns in map(int, args.columns.split(",")):
+        for rows in map(int, args.rows.split(",")):
+            with tempfile.TemporaryDirectory() as tmp:
+                entry = measure(rows, columns, Path(tmp))
+            print(json.dumps({k: v for k, v in entry.items() if k != "kinds"}), flush=True)
+            entries = [e for e in entries if (e["rows"], e["columns"]) != (rows, columns)] + [entry]
+            RESULTS.write_text(json.dumps(entries, indent=1))
+            (ROOT / "bench" / "scale.md").write_text(report(entries))
+
+
+if __name__ == "__main__":
+    main()

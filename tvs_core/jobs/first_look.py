@@ -1,0 +1,72 @@
+"""A first look at every level within seconds, whatever the table's size.
+
+On a large table the holder's fit alone takes minutes, and nothing could be shown before it. So a
+stored sweep starts with a small copy of the whole recipe: TVineSynth fitted (same settings) on a
+seeded sample of ``FIRST_LOOK_ROWS`` training rows, one set of as many rows per level, scored by the
+two cheap headline metrics — TSTR against a sample of the hold-out, and the release attack (MAB/WCAB).
+Its records carry ``role="first_look"``: they stand in for a level on the live scatter only until that
+level's own release task has reported, and never enter summaries, the choice or the manifest
+(``without_first_look``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pandas as pd
+
+from ..evaluation.attribute import release_attribute_records
+from ..evaluation.context import EvaluationData
+from ..evaluation.records import FIRST_LOOK, FIRST_LOOK_ROWS, HOLDER
+from ..evaluation.release import release_sets
+from ..evaluation.utility import CLASSIFIERS, score_classifier, split_xy, utility_metric
+from ..model.ordering import default_levels
+from ..seeding import task_rng, task_seed
+from .config import SweepConfig
+from .context import fit_holder
+
+
+def _sample(table: pd.DataFrame, rows: int, rng: np.random.Generator) -> pd.DataFrame:
+    return table if len(table) <= rows else table.iloc[np.sort(rng.choice(len(table), rows, replace=False))]
+
+
+def first_look(config: SweepConfig, train: pd.DataFrame, test: pd.DataFrame, threads: int = 1
+               ) -> Iterator[tuple[int, list[dict]]]:
+    """(level, records) for each level in turn, the lowest first; nothing when the table is no larger than
+    the sample (the holder's own fit is then as quick)."""
+    if len(train) <= FIRST_LOOK_ROWS:
+        return
+    rng = task_rng(config.seed, FIRST_LOOK, "rows")
+    small_train, small_test = _sample(train, FIRST_LOOK_ROWS, rng), _sample(test, 2 * FIRST_LOOK_ROWS, rng)
+    model = fit_holder(config, small_train, threads=threads)
+    levels = [lv for lv in (config.levels or default_levels(model.fitted_level_)) if lv <= model.fitted_level_]
+    data = EvaluationData.from_model(model, small_train, small_test)
+    j, discrete = data.response_index, data.discrete[data.response_index]
+    x_test, y_test = split_xy(data.test, j)
+    for level in sorted(levels):
+        sets = release_sets(model, level, range(1), FIRST_LOOK_ROWS, config.seed, FIRST_LOOK)
+        x, y = split_xy(sets[0], j)
+        records = [{"model": HOLDER, "level": level, "metric": utility_metric("tstr", discrete, c), "attribute": None,
+                    "target": None, "target_kind": None, "iteration": 0, "role": FIRST_LOOK,
+                    "value": score_classifier(x, y, x_test, y_test, discrete, c,
+                                              task_seed(config.seed, FIRST_LOOK, level, c))}
+                   for c in CLASSIFIERS]
+        records += [{**r, "model": HOLDER, "role": FIRST_LOOK}
+                    for r in release_attribute_records(sets, data, list(config.sensitive), FIRST_LOOK, level)]
+        yield level, records
+
+
+def without_first_look(records: pd.DataFrame, keep_missing_levels: bool = False) -> pd.DataFrame:
+    """The records without the first look; with ``keep_missing_levels``, a level's first-look records stay
+    until that level's own release records have arrived (the live scatter)."""
+    if records.empty or "role" not in records:
+        return records
+    look = records["role"] == FIRST_LOOK
+    if not look.any():
+        return records
+    if not keep_missing_levels:
+        return records[~look].reset_index(drop=True)
+    reported = set(records.loc[(records["model"] == HOLDER) & (records["role"] == "release"), "level"].dropna())
+    stale = look & records["level"].isin(reported)
+    return records[~stale].reset_index(drop=True)
