@@ -7,7 +7,7 @@ import pytest
 from tvs_core import TVineSynth, load_demo
 from tvs_core.errors import TVSError
 from tvs_core.evaluation import release as release_module
-from tvs_core.evaluation.catalogue import CATALOGUE, RELEASE_ROWS, SET_ROWS
+from tvs_core.evaluation.catalogue import CATALOGUE, PMSE_ROWS, RELEASE_ROWS, SET_ROWS
 from tvs_core.evaluation.context import EvaluationData
 from tvs_core.evaluation.distance import mcmia
 from tvs_core.evaluation.protocol import QUICK
@@ -44,6 +44,7 @@ def test_the_catalogue_says_which_metrics_are_subsampled():
     assert CATALOGUE["mia_auc"].rows_cap == SET_ROWS and CATALOGUE["pair_structure"].rows_cap == SET_ROWS
     assert CATALOGUE["auc_tstr"].rows_cap == RELEASE_ROWS and CATALOGUE["release_mab"].rows_cap == RELEASE_ROWS
     assert CATALOGUE["mab"].rows_cap is None  # the games' sizes are the protocol's, not the table's
+    assert CATALOGUE["pmse_ratio"].rows_cap == PMSE_ROWS < SET_ROWS  # hundreds of terms: a tighter cap
 
 
 def test_mcmia_streams_its_distances_and_gives_the_same_score(monkeypatch):
@@ -186,3 +187,15 @@ def test_not_enough_memory_in_memory_evaluation_is_the_same_clear_error(clinical
     monkeypatch.setattr(engine, "available_mb", lambda: 100.0)
     with pytest.raises(TVSError, match="Not enough memory"):
         evaluate(model, clinical.iloc[:240], clinical.iloc[240:300], levels=[1], games=("release",), n_jobs=1)
+
+
+def test_pmse_sees_at_most_its_row_cap_and_is_unchanged_below_it():
+    from tvs_core.evaluation.structure import pmse_ratio
+
+    rng = np.random.default_rng(5)
+    real, synthetic = rng.normal(size=(600, 4)), rng.normal(size=(600, 4))
+    categorical = [False] * 4
+    assert pmse_ratio(real, synthetic, categorical, seed=1, max_rows=1000) == pmse_ratio(real, synthetic, categorical,
+                                                                                          seed=1)
+    capped = pmse_ratio(real, synthetic, categorical, seed=1, max_rows=200)
+    assert capped != pmse_ratio(real, synthetic, categorical, seed=1) and 0 < capped < 5

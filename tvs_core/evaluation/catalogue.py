@@ -26,6 +26,9 @@ SET_ROWS = 5_000
 # the release attack and TSTR are fitted on it (a forest grows its trees on at most as many rows anyway).
 # Below the cap (every demo) nothing changes; above it sampling and fitting stop growing with the table.
 RELEASE_ROWS = 20_000
+# the propensity model of pMSE (hundreds of interaction terms, one Newton step costs rows x terms^2) sees at most
+# this many real and as many synthetic rows of a set (seeded, per set); every demo is below it
+PMSE_ROWS = 1_000
 SOURCES = {"release": "the synthetic sets of the holder's model (the data actually published)",
            "game": "an attack game's generators fitted on subsets of the training rows",
            "reference": "the real data (the anchors)"}
@@ -60,6 +63,7 @@ class Metric:
     spread: str = "bootstrap"  # "bootstrap": interval of the median over replicates; "percentile":
     # the replicates are bootstrap draws already, their percentiles are the interval
     per_set: str | None = None  # "module:function" in tvs_core.evaluation computing it on one published set
+    rows: int | None = None  # a tighter cap than SET_ROWS for an expensive per-set metric
 
     @property
     def lower_is_better(self) -> bool:
@@ -69,7 +73,7 @@ class Metric:
     def rows_cap(self) -> int | None:
         """The most rows of each kind this metric is computed on (None: all of them)."""
         if self.per_set:
-            return SET_ROWS
+            return self.rows or SET_ROWS
         return RELEASE_ROWS if self.source == "release" else None
 
 
@@ -126,7 +130,8 @@ METRICS: tuple[Metric, ...] = (
            (0.0, None), "utility", "release",
            "How well a logistic regression tells synthetic from real rows, relative to what chance alone gives "
            "(Snoke et al. 2018): about 1 = indistinguishable, larger = easier to tell apart.",
-           axis="utility", worst=Reference("pmse_ratio", SHUFFLED), ideal=1.0, per_set="set_metrics:structure"),
+           axis="utility", worst=Reference("pmse_ratio", SHUFFLED), ideal=1.0, per_set="set_metrics:structure",
+           rows=PMSE_ROWS),
     # -- attribute inference ------------------------------------------------------------------------
     _mab("mab", "Mean absolute attacker coefficient (MAB)", "Attack game MAB", "game", RAW, fallback="release_mab"),
     _mab("wcab", "Worst-case absolute attacker coefficient (WCAB)", "Attack game WCAB", "game", RAW,

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..seeding import task_rng, task_seed
-from .catalogue import SET_ROWS
+from .catalogue import PMSE_ROWS, SET_ROWS
 from .context import EvaluationData
 from .distance import dcr, mcmia
 from .fidelity import alpha_precision_beta_recall, authenticity, column_distances, spearman_difference
@@ -73,7 +73,7 @@ def structure(s: SyntheticSet) -> dict:
     return {"pair_structure": pair_structure(real, s.values),
             "ci_overlap": ci_overlap(real, s.values, response, s.data.categorical, s.data.names,
                                      covariates=covariates)["ci_overlap"],
-            "pmse_ratio": pmse_ratio(real, s.values, s.data.categorical,
+            "pmse_ratio": pmse_ratio(real, s.values, s.data.categorical, max_rows=PMSE_ROWS,
                                      seed=task_seed(s.master_seed, "pmse", s.label, s.level, s.index))}
 
 

@@ -189,21 +189,23 @@ def ci_overlap(real: np.ndarray, synthetic: np.ndarray, response: int, categoric
     return {"ci_overlap": float(scored.mean()) if len(scored) else float("nan"), "per_coefficient": table}
 
 
-def pmse_ratio(real: np.ndarray, synthetic: np.ndarray, categorical, seed: int = 0, max_params: int = 400) -> float:
+def pmse_ratio(real: np.ndarray, synthetic: np.ndarray, categorical, seed: int = 0, max_params: int = 400,
+               max_rows: int | None = None) -> float:
     """pMSE of a logistic propensity model telling real from synthetic rows over its null expectation
     (Snoke et al. 2018): ~1 for rows drawn from a correct model fitted to the real rows, ~2 for an independent
     sample of the population (module docstring), larger = worse, and ~0 for a copy of the real rows (a copy
     is indistinguishable, not "as expected": check privacy).
 
-    The larger set is subsampled (seeded) to the smaller's size, so c = 1/2. Terms: numeric columns z-scored
-    on the stacked rows, categorical ones as indicators of their levels but the first, and every pairwise
-    product of terms of different columns; past ``max_params`` (or N/5) terms a seeded subset of products."""
+    The larger set is subsampled (seeded) to the smaller's size, so c = 1/2, and both to at most ``max_rows``.
+    Terms: numeric columns z-scored on the stacked rows, categorical ones as indicators of their levels but the
+    first, and every pairwise product of terms of different columns; past ``max_params`` (or N/5) terms a seeded
+    subset of products."""
     r, s = as_matrix(real, "real"), as_matrix(synthetic, "synthetic")
     if r.shape[1] != s.shape[1]:
         raise ValueError("real and synthetic need the same columns")
     cat = np.asarray(categorical, dtype=bool)
     rng = np.random.default_rng(seed)
-    m = min(len(r), len(s))
+    m = min(len(r), len(s), max_rows or len(r))
     r, s = (v[np.sort(rng.choice(len(v), m, replace=False))] if len(v) > m else v for v in (r, s))
     both, target = np.vstack([r, s]), np.repeat([0.0, 1.0], m)
     terms, owner = [], []
