@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..errors import DataError
 from ..evaluation.context import GeneratorSpec
-from ..evaluation.records import HOLDER
+from ..evaluation.records import HOLDER, RAW, REAL, SHUFFLED
 from ..model.competitors import PRESETS
 from ..model.families import DEFAULT_PRESET
 from ..model.registry import generator_class, generator_names
@@ -48,11 +48,14 @@ class SweepConfig:
     schema: dict | None = None  # the user's schema (types and roles); None: inferred
     # the covariates of the analysis whose confidence intervals ci_overlap compares (Y on them); None: all
     analysis: list[str] | None = None
+    # synthetic tables made elsewhere, scored like a release: name -> fingerprint of the workspace copy
+    externals: dict[str, str] | None = None
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        if d["analysis"] is None:  # added in issue 11: absent keeps the identity of earlier sweeps
-            del d["analysis"]
+        for added in ("analysis", "externals"):  # added in issues 11, 13: absent keeps earlier sweeps' identity
+            if not d[added]:
+                del d[added]
         return d
 
     @classmethod
@@ -63,6 +66,15 @@ class SweepConfig:
 def job_id_for(fingerprint: str, config: SweepConfig) -> str:
     text = fingerprint + json.dumps(config.to_dict(), sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def check_external_name(name: str, config: SweepConfig) -> None:
+    """An external set's name labels its records: it must not be taken by a model or a reference row."""
+    taken = {HOLDER, REAL, SHUFFLED, RAW, *generator_names(), *config.baselines}
+    plain = name.replace("_", "").replace("-", "").isalnum()
+    if not plain or name in taken:
+        raise DataError(f"'{name}' cannot name an external set: it is empty, not letters/digits/-/_, or taken "
+                        "by a model.", fix="Give another name, e.g. --external mine=FILE.csv.")
 
 
 def baseline_spec(name: str, config: SweepConfig) -> GeneratorSpec:

@@ -11,7 +11,7 @@ from ..evaluation import membership
 from ..evaluation.attribute_game import aia_iteration
 from ..evaluation.context import EvaluationData, GeneratorSpec
 from ..evaluation.records import HOLDER, RAW
-from ..evaluation.release import reference_records, release_records
+from ..evaluation.release import published_records, reference_records, release_records
 from ..model.generator import SyntheticGenerator
 from ..seeding import task_seed
 from .context import JobContext
@@ -49,6 +49,13 @@ def baseline(task: Task, context: JobContext, inputs: dict) -> Result:
                            spec.label), None
 
 
+def external(task: Task, context: JobContext, inputs: dict) -> Result:
+    """A table made elsewhere is one published set, scored by every release metric."""
+    rows = context.externals[task.player]
+    return published_records(rows[None], context.data, None, context.protocol, context.sensitive, context.seed,
+                             task.player), None
+
+
 def aia(task: Task, context: JobContext, inputs: dict) -> Result:
     spec, levels = _player(task, context)
     records = aia_iteration(spec, context.data, context.targets, levels, context.protocol, context.seed,
@@ -78,8 +85,8 @@ def mia_eval(task: Task, context: JobContext, inputs: dict) -> Result:
 
 
 HANDLERS: dict[str, Callable[[Task, JobContext, dict], Result]] = {
-    "reference": reference, "release": release, "baseline": baseline, "aia": aia, "baseline_aia": aia,
-    "mia_shadow": mia_shadow, "mia_attackers": mia_attackers, "mia_eval": mia_eval,
+    "reference": reference, "release": release, "baseline": baseline, "external": external, "aia": aia,
+    "baseline_aia": aia, "mia_shadow": mia_shadow, "mia_attackers": mia_attackers, "mia_eval": mia_eval,
 }
 
 
