@@ -12,6 +12,7 @@ from ..evaluation.attribute_game import aia_iteration
 from ..evaluation.context import EvaluationData, GeneratorSpec
 from ..evaluation.records import HOLDER, RAW
 from ..evaluation.release import published_records, reference_records, release_records
+from ..evaluation.timing import timed
 from ..model.generator import SyntheticGenerator
 from ..seeding import task_seed
 from .context import JobContext
@@ -21,8 +22,9 @@ Result = tuple[list[dict], bytes | None]
 
 
 def fit_baseline(spec: GeneratorSpec, data: EvaluationData, master_seed: int) -> SyntheticGenerator:
-    return spec.build(task_seed(master_seed, "baseline", spec.label)).fit_encoded(data.train, data.encoder,
-                                                                                   data.schema)
+    with timed("fitting"):  # a competitor's cost is its fit: measured apart from its metrics
+        return spec.build(task_seed(master_seed, "baseline", spec.label)).fit_encoded(data.train, data.encoder,
+                                                                                       data.schema)
 
 
 def _player(task: Task, context: JobContext) -> tuple[GeneratorSpec, list]:
