@@ -159,3 +159,20 @@ def test_cli_refuses_an_external_file_naming_the_column(clinical, tmp_path):
                            "total_cost_eur", "--external", f"mine={mine}", "--out", str(tmp_path / "out")],
                           env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "heart_rate_bpm" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_sweep_page_shows_each_competitors_expected_fit_cost(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from pages import common
+
+    monkeypatch.setenv("TVS_WORKSPACE", str(tmp_path / "workspace"))
+    common.store.clear()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.switch_page("pages/sensitive.py").run()
+    at.switch_page("pages/sweep.py").run()
+    at.multiselect(key="w.baselines").set_value(["ctgan", "tvae:quick", "privbayes:1"]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    cost = next(c.value for c in at.caption if c.value.startswith("Expected seconds per fit"))
+    assert "CTGAN (paper settings)" in cost and "TVAE (quick epochs)" in cost and "PrivBayes (ε = 1)" in cost
+    common.store.clear()
