@@ -1,21 +1,25 @@
 """Sweep: evaluate the truncation levels in the background; the privacy-utility scatter fills live."""
 
+from pathlib import Path
+
 import pandas as pd
 import streamlit as st
 
 from pages import common
 from tvs_core import DataError, figures
 from tvs_core.choice import Axis
+from tvs_core.data.io import read_table
 from tvs_core.evaluation.catalogue import axis_metrics
 from tvs_core.evaluation.fidelity import kendall_matrix
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.evaluation.summary import summarise
-from tvs_core.jobs import DEFAULT_BASELINES, JobView, submit
+from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView, baseline_spec, submit
 from tvs_core.jobs.backends import BACKENDS
 from tvs_core.jobs.plan import planned_tasks
 from tvs_core.jobs.process import cancel_job, start_worker, worker_alive
 from tvs_core.jobs.progress import estimate
 from tvs_core.jobs.worker import run_job
+from tvs_core.model.competitors import fit_cost
 from tvs_core.model.families import PRESETS
 from tvs_core.model.ordering import default_levels
 
@@ -136,8 +140,15 @@ with b:
             format_func=lambda p: f"{p} — {PRESETS[p].description}")
 with c:
     setting("Margins", "margins", st.selectbox, options=["empirical", "kde"])
-setting("Baselines (reference points)", "baselines", st.multiselect, options=list(DEFAULT_BASELINES),
-        format_func=figures.model_label)
+setting("Baselines (reference points)", "baselines", st.multiselect,
+        options=list(dict.fromkeys([*DEFAULT_BASELINES, *COMPETITORS, "ctgan:quick", "tvae:quick"])),
+        format_func=figures.model_label,
+        help="CTGAN and TVAE need `pip install -r requirements-competitors.txt`; 'paper settings' are Appendix J's "
+             "epochs, 'quick epochs' a short budget for interactive sweeps.")
+uploads = st.file_uploader("Your own synthetic data (optional): each file is scored like a release and drawn as "
+                           "its own point", type=["csv", "parquet", "xlsx"], accept_multiple_files=True,
+                           help="Same columns, types and labels as the training table. The attack games need a "
+                                "generator to refit, so an uploaded set does not play them (not played).")
 setting("Baselines play the attack games too", "baseline_games", st.checkbox,
         help="Off: baselines get the release attack's MAB and no PG (cheap). On: the same attribute and membership "
              "games as TVineSynth, so every point on the scatter uses one estimator; each baseline is refitted "
@@ -169,9 +180,26 @@ n_columns = len(common.schema().modelled)  # about the encoded columns (missingn
 seconds, source = estimate(common.store(), planned, n_train, n_columns, workers=2)
 st.caption(f"{len(planned)} tasks; estimated duration about {duration(seconds)} on this machine (from {source}; "
            "refined from the sweep's own tasks as they finish).")
+costs = [(name, fit_cost(spec.name, spec.config.get("epochs"), n_train))
+         for name, spec in ((n, baseline_spec(n, config)) for n in config.baselines)]
+costs = [(name, c) for name, c in costs if c is not None]
+if costs:
+    st.caption("Expected seconds per fit of each competitor (measured on a shared 2-core machine, scaled by rows and "
+               "epochs; each plays the attack games only if asked): "
+               + ", ".join(f"{figures.model_label(name)} ≈ {duration(c)}" for name, c in costs) + ".")
+externals = {}
+for upload in uploads or []:
+    try:
+        externals[Path(upload.name).stem] = read_table(upload.getvalue(), upload.name)
+    except DataError as exc:
+        st.error(f"{upload.name}: {exc}")
 if st.button("Start sweep", type="primary", disabled=running,
              help="Running: wait for it to finish, or cancel it first." if running else None):
-    job_id = submit(common.store(), table, config)
+    try:
+        job_id = submit(common.store(), table, config, externals=externals)
+    except DataError as exc:
+        st.error(str(exc))
+        st.stop()
     common.update(job_id=job_id, jobs=[*[j for j in project.jobs if j != job_id], job_id], selected_level=None)
     job = common.store().job(job_id)
     if job["status"] == "done":
@@ -186,7 +214,7 @@ view = common.job()
 if view is None:
     st.info("Press Start to evaluate the chosen levels.")
     st.stop()
-ignored = ("protocol_overrides",) if st.session_state.get(common.PROTOCOL_OVERRIDES) else ()
+ignored = ("externals",) + (("protocol_overrides",) if st.session_state.get(common.PROTOCOL_OVERRIDES) else ())
 if {k: v for k, v in config.to_dict().items() if k not in ignored} != {
         k: v for k, v in view.config.to_dict().items() if k not in ignored}:
     st.warning("The settings above differ from those of the sweep shown below (it ran with its own). Press Start "

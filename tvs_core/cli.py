@@ -90,6 +90,14 @@ def level_list(text: str) -> list[int]:
     return sorted({_integer(part, 1) for part in parts})
 
 
+def external_file(text: str) -> tuple[str, str]:
+    """``NAME=FILE``: a synthetic table made elsewhere, scored like a release under NAME."""
+    name, equals, path = text.partition("=")
+    if not equals or not name.strip() or not path.strip():
+        raise argparse.ArgumentTypeError(f"{text!r}: write NAME=FILE, e.g. mine=synthetic.csv")
+    return name.strip(), path.strip()
+
+
 def names(text: str) -> list[str]:
     parts = [part.strip() for part in text.split(",")]
     if any(not part for part in parts):
@@ -237,8 +245,11 @@ def cmd_sweep(args) -> dict:
     if out.exists() and not out.is_dir():
         raise DataError(f"--out {out} is a file; it must be a folder for results.csv and summary.json.",
                         fix="Give a folder (it is created if needed).")
+    external_paths = dict(args.external or [])
+    if len(external_paths) < len(args.external or []):
+        raise DataError("Two --external files have the same name.", fix="Give each external set its own NAME.")
     for name in ("results.csv", "summary.json"):  # before any work: never replace a file given as input
-        refuse_overwriting_inputs(out / name, (args.data, args.holdout))
+        refuse_overwriting_inputs(out / name, (args.data, args.holdout, *external_paths.values()))
     holdout_path = args.holdout
     if holdout_path and args.data and Path(holdout_path).exists() and Path(args.data).exists() and \
             Path(holdout_path).resolve() == Path(args.data).resolve():
@@ -247,6 +258,7 @@ def cmd_sweep(args) -> dict:
     table = _load(args)
     schema = _roles(args, table)
     holdout = read_table(holdout_path) if holdout_path else None
+    externals = {name: read_table(path) for name, path in external_paths.items()}  # read once, copied on submit
     baselines = DEFAULT_BASELINES if args.baselines is None else [b for b in args.baselines if b != "none"]
     config = SweepConfig(response=schema.response, sensitive=schema.sensitive, rho_star=args.rho,
                          measure=args.measure, order=args.order, levels=args.levels, preset=args.preset,
@@ -261,9 +273,9 @@ def cmd_sweep(args) -> dict:
     _check_model_inputs(table, schema, config, holdout)
     store = Store(args.workspace)
     if store.read_only:
-        job_id = _finished_job(store, table, config, holdout)
+        job_id = _finished_job(store, table, config, holdout, externals)
     else:
-        job_id = submit(store, table, config, holdout)
+        job_id = submit(store, table, config, holdout, externals)
     job = store.job(job_id)
     show = _progress_bar(store, job_id)
     if job["status"] == "done":
@@ -289,7 +301,7 @@ def cmd_sweep(args) -> dict:
     summary = summary_json(records, config.sensitive, alpha=args.alpha, method=args.normalisation,
                            privacy=args.privacy, utility_mix=args.utility)
     summary["job_id"] = job_id
-    inputs = (args.data, args.holdout)
+    inputs = (args.data, args.holdout, *external_paths.values())
     out.mkdir(parents=True, exist_ok=True)
     write_csv(records, out / "results.csv", inputs)  # column names reach the records' attribute cells
     write_file(json.dumps(summary, indent=2, allow_nan=False, default=str).encode(), out / "summary.json", inputs)
@@ -322,11 +334,11 @@ def _check_model_inputs(table, schema, config, holdout) -> None:
                         fix=f"Choose from: {', '.join(c for c in names if c != config.response)}.")
 
 
-def _finished_job(store, table, config, holdout) -> str:
+def _finished_job(store, table, config, holdout, externals=None) -> str:
     """In a read-only workspace only a sweep that has finished can be served."""
     from .jobs.submission import job_id_of
 
-    job_id = job_id_of(table, config, holdout)
+    job_id = job_id_of(table, config, holdout, externals)
     job = store.job(job_id)
     if job is None or job["status"] != "done":
         raise TVSError(f"The workspace {store.workspace} is read-only and this sweep has not finished there; "
@@ -383,6 +395,10 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--preset", choices=["quick", "paper"], default="quick")
     sweep.add_argument("--holdout", help="hold-out CSV/Parquet to use instead of a 20 %% split")
     sweep.add_argument("--baselines", type=names, help="comma-separated baselines, or 'none' (default: all)")
+    sweep.add_argument("--external", type=external_file, action="append", metavar="NAME=FILE",
+                       help="a synthetic table made elsewhere (repeatable): checked against the data's columns, "
+                            "types and labels, copied into the workspace and scored by every release metric as "
+                            "its own point; the attack games need a generator, so it does not play them")
     sweep.add_argument("--analysis", type=names,
                        help="comma-separated covariates of the regression of Y whose confidence intervals the "
                             "utility part ci_overlap compares (default: all covariates)")

@@ -99,11 +99,18 @@ def release_records(model: SyntheticGenerator, data: EvaluationData, level, pres
     n_sets = max(preset.utility_sets, preset.release_sets, DISTANCE_SETS)
     first, stop = chunk or (0, n_sets)
     sets = release_sets(model, level, range(first, stop), set_size(data), master_seed, label)
+    return published_records(sets, data, level, preset, sensitive, master_seed, label, classifiers, first)
+
+
+def published_records(sets: np.ndarray, data: EvaluationData, level, preset: ProtocolPreset, sensitive: list[str],
+                      master_seed: int, label: str, classifiers=CLASSIFIERS, first: int = 0) -> list[dict]:
+    """Every release metric of published sets (set indices ``first``, ``first`` + 1, ...): a generator's
+    draws, or a synthetic table made elsewhere (one set, scored exactly like a generator's)."""
     j = data.response_index
     discrete = data.discrete
     x_test, y_test = split_xy(data.test, j)
     records = []
-    in_chunk = [s for s in range(first, stop)]
+    in_chunk = list(range(first, first + len(sets)))
     for s in [s for s in in_chunk if s < preset.utility_sets]:
         x, y = split_xy(sets[s - first], j)
         for c in classifiers:

@@ -39,6 +39,9 @@ BASELINE_STYLE: dict[str, tuple[str, str]] = {
     "dp_vine:0.1": ("triangle-up", "#c2b5a5"),
     "dp_vine:1": ("triangle-up", "#8c7b6b"),
     "dp_vine:10": ("triangle-up", "#574a3e"),
+    "ctgan": ("star", "#6b6b8c"),
+    "tvae": ("star-open", "#6b6b8c"),
+    "privbayes": ("hexagon", "#8c6b7b"),
 }
 _FALLBACK_STYLE = ("circle-open", "#999999")
 
@@ -49,6 +52,9 @@ MODEL_LABELS = {
     "gaussian_copula": "Gaussian copula",
     "independent": "Independent margins",
     "dp_vine": "DP vine",
+    "ctgan": "CTGAN",
+    "tvae": "TVAE",
+    "privbayes": "PrivBayes",
     REAL: "Real data",
     RAW: "Real data (attack game)",
 }
@@ -60,8 +66,13 @@ def metric_label(metric: str) -> str:
 
 def model_label(name: str) -> str:
     """Readable legend name for a model label in the records (``dp_vine:<eps>`` included)."""
-    if name.startswith("dp_vine:"):
-        return f"DP vine (ε = {name.split(':', 1)[1]})"
+    generator, _, parameter = name.partition(":")
+    if generator in ("dp_vine", "privbayes") and parameter:
+        return f"{MODEL_LABELS[generator]} (ε = {parameter})"
+    if generator in ("ctgan", "tvae"):  # the epoch budget is part of what the point means
+        budget = {"": "paper settings", "paper": "paper settings", "quick": "quick epochs"}.get(parameter,
+                                                                                                f"{parameter} epochs")
+        return f"{MODEL_LABELS[generator]} ({budget})"
     return MODEL_LABELS.get(name, name)
 
 

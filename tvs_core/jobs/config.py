@@ -9,12 +9,17 @@ from dataclasses import asdict, dataclass, field
 
 from ..errors import DataError
 from ..evaluation.context import GeneratorSpec
-from ..evaluation.records import HOLDER
+from ..evaluation.records import HOLDER, RAW, REAL, SHUFFLED
+from ..model.competitors import PRESETS
 from ..model.families import DEFAULT_PRESET
 from ..model.registry import generator_class, generator_names
 
 DEFAULT_BASELINES = ("rvine", "rvine_star1", "gaussian_copula", "independent", "dp_vine:0.1", "dp_vine:1",
                      "dp_vine:10")
+# the paper's competitors at its settings (Figure 2, Appendix J); CTGAN and TVAE need requirements-competitors.txt
+COMPETITORS = ("ctgan", "tvae", "privbayes:0.1", "privbayes:1", "privbayes:5")
+# the generators whose name carries their privacy budget: ``NAME:EPS``
+EPSILON_BASELINES = ("dp_vine", "privbayes")
 
 
 @dataclass
@@ -43,11 +48,14 @@ class SweepConfig:
     schema: dict | None = None  # the user's schema (types and roles); None: inferred
     # the covariates of the analysis whose confidence intervals ci_overlap compares (Y on them); None: all
     analysis: list[str] | None = None
+    # synthetic tables made elsewhere, scored like a release: name -> fingerprint of the workspace copy
+    externals: dict[str, str] | None = None
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        if d["analysis"] is None:  # added in issue 11: absent keeps the identity of earlier sweeps
-            del d["analysis"]
+        for added in ("analysis", "externals"):  # added in issues 11, 13: absent keeps earlier sweeps' identity
+            if not d[added]:
+                del d[added]
         return d
 
     @classmethod
@@ -60,24 +68,50 @@ def job_id_for(fingerprint: str, config: SweepConfig) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def check_external_name(name: str, config: SweepConfig) -> None:
+    """An external set's name labels its records: it must not be taken by a model or a reference row."""
+    taken = {HOLDER, REAL, SHUFFLED, RAW, *generator_names(), *config.baselines}
+    plain = name.replace("_", "").replace("-", "").isalnum()
+    if not plain or name in taken:
+        raise DataError(f"'{name}' cannot name an external set: it is empty, not letters/digits/-/_, or taken "
+                        "by a model.", fix="Give another name, e.g. --external mine=FILE.csv.")
+
+
 def baseline_spec(name: str, config: SweepConfig) -> GeneratorSpec:
-    """A baseline by its CLI name (``dp_vine:EPS`` carries its epsilon) with the sweep's shared settings."""
+    """A baseline by its CLI name with the sweep's shared settings. ``dp_vine:EPS`` and ``privbayes:EPS``
+    carry their ε; ``ctgan`` and ``tvae`` are Appendix J's settings, ``:quick`` our short epoch budget,
+    ``:N`` N epochs (the name, shown on the scatter, says which)."""
     base = {"response": config.response, "sensitive": config.sensitive, "margins": config.margins,
             "missing": config.missing, "measure": config.measure}
     generator, _, parameter = name.partition(":")
     if generator == HOLDER or generator not in generator_names():
-        raise DataError(f"Unknown baseline '{name}'.", fix=f"Choose from: {', '.join(DEFAULT_BASELINES)}.")
-    if generator == "dp_vine":
+        raise DataError(f"Unknown baseline '{name}'.",
+                        fix=f"Choose from: {', '.join(DEFAULT_BASELINES + COMPETITORS)}.")
+    if generator in EPSILON_BASELINES:
         try:
             epsilon = float(parameter)
         except ValueError:
             epsilon = math.nan
         if not math.isfinite(epsilon) or epsilon <= 0:
-            raise DataError(f"Baseline '{name}' needs a positive number after 'dp_vine:' (its privacy budget ε).",
-                            fix="Write e.g. dp_vine:1.")
-        return GeneratorSpec("dp_vine", {**base, "epsilon": epsilon, "families": config.families}, name)
+            raise DataError(f"Baseline '{name}' needs a positive number after '{generator}:' (its privacy budget ε).",
+                            fix=f"Write e.g. {generator}:1.")
+        settings = {"families": config.families} if generator == "dp_vine" else {}
+        return GeneratorSpec(generator, {**base, "epsilon": epsilon, **settings}, name)
+    if generator in PRESETS:
+        return GeneratorSpec(generator, {**base, **epoch_budget(name, generator, parameter)}, name)
     if parameter:
         raise DataError(f"Baseline '{name}' takes no parameter.", fix=f"Write {generator}.")
     if generator_class(generator).has_levels:
         base["families"] = config.families
     return GeneratorSpec(generator, base, name)
+
+
+def epoch_budget(name: str, generator: str, parameter: str) -> dict:
+    """The settings behind ``ctgan``, ``ctgan:paper``, ``ctgan:quick`` or ``ctgan:EPOCHS`` (same for tvae)."""
+    presets = PRESETS[generator]
+    if parameter in ("", "paper", "quick"):
+        return dict(presets[parameter or "paper"])
+    if parameter.isdigit() and int(parameter) > 0:
+        return {**presets["paper"], "epochs": int(parameter)}
+    raise DataError(f"Baseline '{name}': after '{generator}:' write 'paper', 'quick' or a number of epochs.",
+                    fix=f"Write e.g. {generator}:quick or {generator}:50.")

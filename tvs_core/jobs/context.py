@@ -12,11 +12,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
+from ..data.external import conform_external
 from ..data.schema import Schema, infer_schema
 from ..data.split import explicit_holdout, holdout_split
 from ..errors import DataError
 from ..evaluation.attribute import Target, choose_targets
-from ..evaluation.context import EvaluationData, GeneratorSpec
+from ..evaluation.context import EvaluationData, GeneratorSpec, encode_rows
 from ..evaluation.membership import attacker_reference_rows
 from ..evaluation.protocol import ProtocolPreset, capped, get_protocol
 from ..model.generator import SyntheticGenerator
@@ -44,6 +45,7 @@ class JobContext:
     baselines: list[GeneratorSpec] = field(default_factory=list)
     baseline_games: tuple = ()
     feature_set: str = "correlations"
+    externals: dict[str, np.ndarray] = field(default_factory=dict)  # name -> encoded rows of a table made elsewhere
 
     def baseline(self, label: str) -> GeneratorSpec:
         return next(b for b in self.baselines if b.label == label)
@@ -53,7 +55,8 @@ class JobContext:
         return {"levels": [None if lv is None else int(lv) for lv in self.levels], "caps": self.caps,
                 "targets": [{"row": t.row, "attribute": t.attribute, "kind": t.kind} for t in self.targets],
                 "protocol": self.protocol.to_dict(), "baselines": [b.label for b in self.baselines],
-                "n_train": int(len(self.data.train)), "n_columns": int(self.data.train.shape[1])}
+                "n_train": int(len(self.data.train)), "n_columns": int(self.data.train.shape[1]),
+                "externals": {name: int(len(rows)) for name, rows in self.externals.items()}}
 
 
 def context_for_model(model: SyntheticGenerator, train: pd.DataFrame, test: pd.DataFrame, *,
@@ -61,9 +64,11 @@ def context_for_model(model: SyntheticGenerator, train: pd.DataFrame, test: pd.D
                       games=GAMES, baselines: list[GeneratorSpec] = (), baseline_games=(),
                       targets: dict[str, list[int]] | None = None, feature_set: str = "correlations",
                       sensitive: list[str] | None = None, refit_per_level: bool = False,
-                      analysis: list[str] | None = None) -> JobContext:
+                      analysis: list[str] | None = None,
+                      externals: dict[str, pd.DataFrame] | None = None) -> JobContext:
     """The context of a fitted holder ``model`` on its training rows and the hold-out ``test``;
-    ``analysis``: the covariates of the regression of Y whose intervals ci_overlap compares (None: all)."""
+    ``analysis``: the covariates of the regression of Y whose intervals ci_overlap compares (None: all);
+    ``externals``: synthetic tables made elsewhere (name -> table), checked against ``train``'s schema."""
     data = EvaluationData.from_model(model, train, test)
     if analysis:
         unknown = [c for c in analysis if c not in data.names or c == data.schema.response]
@@ -86,8 +91,10 @@ def context_for_model(model: SyntheticGenerator, train: pd.DataFrame, test: pd.D
                             task_rng(seed, "targets"), targets)
     protocol, caps = capped(protocol, len(data.train) - len({t.row for t in chosen}))
     attacker_rows = attacker_reference_rows(data, chosen, protocol, seed) if "mia" in games else None
+    encoded = {name: encode_rows(conform_external(frame, train, model.schema_, name), model.schema_, model.missing,
+                                 data.encoder) for name, frame in (externals or {}).items()}
     return JobContext(data, model, spec, levels, protocol, caps, chosen, attacker_rows, sensitive, seed,
-                      tuple(games), list(baselines), tuple(baseline_games), feature_set)
+                      tuple(games), list(baselines), tuple(baseline_games), feature_set, encoded)
 
 
 def schema_for(table: pd.DataFrame, config: SweepConfig) -> Schema:
@@ -117,7 +124,8 @@ def split_tables(config: SweepConfig, table: pd.DataFrame, holdout: pd.DataFrame
 
 
 def context_for_job(config: SweepConfig, table: pd.DataFrame, holdout: pd.DataFrame | None,
-                    holder: SyntheticGenerator | None = None) -> JobContext:
+                    holder: SyntheticGenerator | None = None,
+                    externals: dict[str, pd.DataFrame] | None = None) -> JobContext:
     """The context of a sweep: split, the holder (fitted unless given), the configured protocol."""
     train, test = split_tables(config, table, holdout)
     holder = holder or fit_holder(config, train)
@@ -127,4 +135,4 @@ def context_for_job(config: SweepConfig, table: pd.DataFrame, holdout: pd.DataFr
     return context_for_model(holder, train, test, levels=config.levels, preset=protocol, seed=config.seed,
                              games=config.games, baselines=[baseline_spec(n, config) for n in config.baselines],
                              baseline_games=config.baseline_games, feature_set=config.feature_set,
-                             sensitive=config.sensitive, analysis=config.analysis)
+                             sensitive=config.sensitive, analysis=config.analysis, externals=externals)

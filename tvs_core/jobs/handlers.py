@@ -11,7 +11,8 @@ from ..evaluation import membership
 from ..evaluation.attribute_game import aia_iteration
 from ..evaluation.context import EvaluationData, GeneratorSpec
 from ..evaluation.records import HOLDER, RAW
-from ..evaluation.release import reference_records, release_records
+from ..evaluation.release import published_records, reference_records, release_records
+from ..evaluation.timing import timed
 from ..model.generator import SyntheticGenerator
 from ..seeding import task_seed
 from .context import JobContext
@@ -21,8 +22,9 @@ Result = tuple[list[dict], bytes | None]
 
 
 def fit_baseline(spec: GeneratorSpec, data: EvaluationData, master_seed: int) -> SyntheticGenerator:
-    return spec.build(task_seed(master_seed, "baseline", spec.label)).fit_encoded(data.train, data.encoder,
-                                                                                   data.schema)
+    with timed("fitting"):  # a competitor's cost is its fit: measured apart from its metrics
+        return spec.build(task_seed(master_seed, "baseline", spec.label)).fit_encoded(data.train, data.encoder,
+                                                                                       data.schema)
 
 
 def _player(task: Task, context: JobContext) -> tuple[GeneratorSpec, list]:
@@ -47,6 +49,13 @@ def baseline(task: Task, context: JobContext, inputs: dict) -> Result:
     model = fit_baseline(spec, context.data, context.seed)
     return release_records(model, context.data, None, context.protocol, context.sensitive, context.seed,
                            spec.label), None
+
+
+def external(task: Task, context: JobContext, inputs: dict) -> Result:
+    """A table made elsewhere is one published set, scored by every release metric."""
+    rows = context.externals[task.player]
+    return published_records(rows[None], context.data, None, context.protocol, context.sensitive, context.seed,
+                             task.player), None
 
 
 def aia(task: Task, context: JobContext, inputs: dict) -> Result:
@@ -78,8 +87,8 @@ def mia_eval(task: Task, context: JobContext, inputs: dict) -> Result:
 
 
 HANDLERS: dict[str, Callable[[Task, JobContext, dict], Result]] = {
-    "reference": reference, "release": release, "baseline": baseline, "aia": aia, "baseline_aia": aia,
-    "mia_shadow": mia_shadow, "mia_attackers": mia_attackers, "mia_eval": mia_eval,
+    "reference": reference, "release": release, "baseline": baseline, "external": external, "aia": aia,
+    "baseline_aia": aia, "mia_shadow": mia_shadow, "mia_attackers": mia_attackers, "mia_eval": mia_eval,
 }
 
 

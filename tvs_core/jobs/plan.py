@@ -44,6 +44,8 @@ def plan(context: JobContext) -> list[Task]:
         release = [[Task(f"release:{lv}:{a}-{b}", "release", (lv, a, b)) for lv in context.levels] for a, b in chunks]
         tasks += release[0]
         tasks += [Task(f"baseline:{name}", "baseline", (), player=name) for name in baselines]
+        # tables made elsewhere: release metrics only (the games need a generator to refit)
+        tasks += [Task(f"external:{name}", "external", (), player=name) for name in context.externals]
         tasks += [task for later in release[1:] for task in later]
     if "aia" in games:
         tasks += [Task(f"aia:{i}", "aia", (i,)) for i in range(protocol.aia_iterations)]
@@ -69,5 +71,6 @@ def planned_tasks(config: SweepConfig, levels: list[int]) -> list[Task]:
         protocol = replace(protocol, **config.protocol_overrides)
     inputs = SimpleNamespace(levels=list(levels), protocol=protocol, games=tuple(config.games),
                              baselines=[baseline_spec(name, config) for name in config.baselines],
-                             baseline_games=tuple(config.baseline_games))
+                             baseline_games=tuple(config.baseline_games),
+                             externals=dict.fromkeys(config.externals or {}))
     return plan(inputs)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 import pandas as pd
 
+from ..data.external import conform_external
 from ..data.fingerprint import fingerprint_table
 from ..errors import DataError
-from .config import SweepConfig, job_id_for
+from .config import SweepConfig, check_external_name, job_id_for
+from .context import schema_for, split_tables
 from .store import Store
 
 
@@ -17,17 +20,39 @@ def _fingerprint(table: pd.DataFrame, holdout: pd.DataFrame | None) -> str:
     return hashlib.sha256(fingerprint.encode()).hexdigest()
 
 
-def job_id_of(table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame | None = None) -> str:
+def with_externals(config: SweepConfig, table: pd.DataFrame, holdout: pd.DataFrame | None,
+                   externals: dict[str, pd.DataFrame] | None) -> tuple[SweepConfig, dict[str, pd.DataFrame]]:
+    """The configuration naming each external set by the fingerprint of its rows, and the sets checked
+    against the training split's schema now (a wrong column is refused before anything is stored)."""
+    if not externals:
+        return config, {}
+    train, _ = split_tables(config, table, holdout)
+    schema = schema_for(train, config)
+    checked = {}
+    for name, frame in externals.items():
+        check_external_name(name, config)
+        checked[name] = conform_external(frame, train, schema, name)
+    fingerprints = {name: fingerprint_table(frame) for name, frame in checked.items()}
+    return replace(config, externals={**(config.externals or {}), **fingerprints}), checked
+
+
+def job_id_of(table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame | None = None,
+              externals: dict[str, pd.DataFrame] | None = None) -> str:
     """The id a sweep of this data and configuration has (or will have) in any workspace."""
-    return job_id_for(_fingerprint(table, holdout), config)
+    return job_id_for(_fingerprint(table, holdout), with_externals(config, table, holdout, externals)[0])
 
 
-def submit(store: Store, table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame | None = None) -> str:
-    """Register a sweep (or find the identical one) and keep its data in the workspace; returns the job id."""
+def submit(store: Store, table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame | None = None,
+           externals: dict[str, pd.DataFrame] | None = None) -> str:
+    """Register a sweep (or find the identical one) and keep its data in the workspace; returns the job id.
+    ``externals``: synthetic tables made elsewhere (name -> table), copied into the workspace."""
+    config, externals = with_externals(config, table, holdout, externals)
     fingerprint = _fingerprint(table, holdout)
     job_id = job_id_for(fingerprint, config)
-    for name, frame in (("table", table), ("holdout", holdout)):
-        path = store.space.table_path(fingerprint, name)
+    frames = [(fingerprint, "table", table), (fingerprint, "holdout", holdout)]
+    frames += [(config.externals[name], "external", frame) for name, frame in externals.items()]
+    for key, name, frame in frames:
+        path = store.space.table_path(key, name)
         if frame is not None and not path.exists():
             frame.to_pickle(path)  # pickle keeps every dtype exactly; the workspace is local and ours
     store.create_job(job_id, fingerprint, config.to_dict())
@@ -42,3 +67,15 @@ def job_tables(store: Store, job: dict) -> tuple[pd.DataFrame, pd.DataFrame | No
                         fix="Start the sweep again from the data.")
     holdout_path = store.space.table_path(job["fingerprint"], "holdout")
     return pd.read_pickle(table_path), (pd.read_pickle(holdout_path) if holdout_path.exists() else None)
+
+
+def job_externals(store: Store, config: SweepConfig) -> dict[str, pd.DataFrame]:
+    """The external sets of a job, from their workspace copies."""
+    out = {}
+    for name, key in (config.externals or {}).items():
+        path = store.space.table_path(key, "external")
+        if not path.exists():
+            raise DataError(f"The external set '{name}' is no longer in the workspace.",
+                            fix="Start the sweep again with the file.")
+        out[name] = pd.read_pickle(path)
+    return out

@@ -23,7 +23,7 @@ from .first_look import FIRST_LOOK, first_look
 from .plan import Task, plan
 from .process import process_start_time, worker_alive
 from .store import Store
-from .submission import job_tables
+from .submission import job_externals, job_tables
 
 HEARTBEAT_SECONDS = 2.0
 
@@ -133,7 +133,7 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
         seconds = time.perf_counter() - start
     else:
         holder, seconds = SyntheticGenerator.from_json(stored), 0.0
-    context = context_for_job(config, table, holdout, holder)
+    context = context_for_job(config, table, holdout, holder, job_externals(store, config))
     looks = sorted((key for key in sink.done() if key.startswith(FIRST_LOOK)), key=lambda k: int(k.split(":")[1]))
     tasks = [Task(key, FIRST_LOOK, (), 0) for key in looks] + plan(context)
     store.update_job(job_id, total=len(tasks), plan=json.dumps([[t.key, t.kind, t.stage] for t in tasks]),

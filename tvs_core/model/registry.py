@@ -17,6 +17,9 @@ BUILT_IN: dict[str, tuple[str, str]] = {
     "gaussian_copula": ("tvs_core.model.baselines", "GaussianCopula"),
     "independent": ("tvs_core.model.baselines", "IndependentMargins"),
     "dp_vine": ("tvs_core.model.baselines", "DPVine"),
+    "ctgan": ("tvs_core.model.competitors", "CTGAN"),
+    "tvae": ("tvs_core.model.competitors", "TVAE"),
+    "privbayes": ("tvs_core.model.competitors", "PrivBayes"),
 }
 _registered: dict[str, type] = {}
 

@@ -1,0 +1,178 @@
+"""The paper's competitors behind fit/sample (issue 13), and external synthetic sets scored like a release."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import make_mixed_table
+
+from tvs_core import load_demo
+from tvs_core.errors import DataError
+from tvs_core.jobs import JobView, Store, SweepConfig, baseline_spec, submit
+from tvs_core.jobs.config import job_id_for
+from tvs_core.jobs.context import split_tables
+from tvs_core.jobs.plan import planned_tasks
+from tvs_core.jobs.worker import run_job
+from tvs_core.model.competitors import PrivBayes, mutual_information_sensitivity
+from tvs_core.model.registry import generator_class
+
+ROOT = Path(__file__).resolve().parent.parent
+Y = "in_hospital_death"
+TINY = dict(utility_sets=2, release_sets=2, aia_iterations=1, aia_sets=2, aia_size_raw=100, aia_size_syn=100,
+            mia_iterations=1, mia_shadows=2, mia_shadow_sets=2, mia_sets=2, mia_size_attacker=100, mia_size_raw=80,
+            mia_size_syn=80)
+
+
+@pytest.fixture(scope="module")
+def mixed():
+    return make_mixed_table(n=150)
+
+
+@pytest.fixture(scope="module")
+def clinical():
+    return load_demo("clinical")[["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "heart_rate_bpm", Y]].head(240)
+
+
+@pytest.mark.parametrize("name, settings", [("privbayes", {"epsilon": 1.0}), ("ctgan", {"epochs": 2}),
+                                            ("tvae", {"epochs": 3})])
+def test_each_competitor_round_trips_the_schema(mixed, name, settings):
+    if name in ("ctgan", "tvae"):
+        pytest.importorskip("ctgan")
+    model = generator_class(name)(response="outcome", seed=3, **settings).fit(mixed)
+    out = model.sample(60, seed=1)
+    assert list(out.columns) == list(mixed.columns)
+    assert (out.dtypes == mixed.dtypes).all()
+    for column in ("stage", "ward"):  # pandas categoricals keep their categories and order
+        assert list(out[column].cat.categories) == list(mixed[column].cat.categories)
+    for column in ("colour", "insured", "smoker", "outcome"):
+        assert set(out[column].dropna()) <= set(mixed[column])
+    again = generator_class(name)(response="outcome", seed=3, **settings).fit(mixed).sample(60, seed=1)
+    pd.testing.assert_frame_equal(out, again)  # seeded from the master seed: the same numbers twice
+
+
+def test_privbayes_noise_scale_is_the_documented_share_of_epsilon(mixed):
+    for epsilon in (0.1, 1.0, 5.0):
+        model = PrivBayes(epsilon=epsilon, response="outcome").fit(mixed)
+        d = len(model.encoder_.names)
+        assert model.epsilon1_ + model.epsilon2_ == pytest.approx(epsilon)
+        assert model.epsilon1_ == pytest.approx(0.3 * epsilon)
+        assert model.laplace_scale_ == pytest.approx(2 * (d - 1) / (0.7 * epsilon))  # on counts
+        assert model.step_epsilon_ == pytest.approx(0.3 * epsilon / (d - 1))
+        assert model.sensitivity_ == pytest.approx(mutual_information_sensitivity(model.n_train_))
+        assert sorted(model.order_) == list(range(d)) and sum(p is None for p in model.parents_.values()) == 1
+
+
+def test_privbayes_noise_is_what_its_scale_says():
+    """The released tables differ from the exact counts by Laplace noise of the stated scale (MAD = scale)."""
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"a": rng.normal(size=400), "b": rng.normal(size=400), "y": rng.integers(0, 2, 400)})
+    for epsilon in (0.5, 5.0):
+        model = PrivBayes(epsilon=epsilon, bins=25, response="y", seed=1).fit(table)
+        x = model.order_[1]
+        cells = model._discretise(model.encoder_.transform(table))
+        exact = np.zeros(model.joints_[x].shape)
+        np.add.at(exact, (cells[:, x], cells[:, model.parents_[x]]), 1)
+        positive = model.joints_[x] > 0  # clipping at 0 hides the negative half of the noise
+        noise = (model.joints_[x] - exact)[positive]
+        assert np.median(np.abs(noise)) == pytest.approx(model.laplace_scale_ * np.log(2), rel=0.5)
+
+
+def test_privbayes_with_more_budget_keeps_more_of_the_dependence():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=2000)
+    table = pd.DataFrame({"x": x, "z": x + 0.3 * rng.normal(size=2000), "y": (x > 0).astype(int)})
+
+    def correlation(epsilon):
+        out = PrivBayes(epsilon=epsilon, response="y", seed=2).fit(table).sample(2000, seed=0)
+        return out["x"].corr(out["z"])
+
+    assert correlation(50.0) > 0.8 > correlation(0.01)
+
+
+def test_competitor_names_carry_their_settings():
+    config = SweepConfig(response=Y, sensitive=["total_cost_eur"])
+    assert baseline_spec("privbayes:0.1", config).config["epsilon"] == 0.1
+    assert baseline_spec("ctgan", config).config["epochs"] == 400  # Appendix J, SUPPORT2
+    tvae = baseline_spec("tvae", config).config
+    assert (tvae["epochs"], tvae["batch_size"], tvae["embedding_dim"]) == (800, 100, 4)
+    assert baseline_spec("ctgan:quick", config).config["epochs"] < 400
+    assert baseline_spec("tvae:7", config).config["epochs"] == 7
+    for bad in ("privbayes", "privbayes:-1", "ctgan:fast", "tvae:0"):
+        with pytest.raises(DataError, match=bad.partition(":")[0]):
+            baseline_spec(bad, config)
+
+
+def test_job_identity_is_unchanged_without_externals():
+    config = SweepConfig(response=Y, sensitive=["total_cost_eur"])
+    assert "externals" not in config.to_dict()
+    assert job_id_for("abc", config) == job_id_for("abc", SweepConfig(response=Y, sensitive=["total_cost_eur"],
+                                                                       externals={}))
+
+
+@pytest.mark.parametrize("change, named", [
+    (lambda t: t.rename(columns={"ward_cost_eur": "ward_cost"}), "ward_cost_eur"),
+    (lambda t: t.assign(lactate_mmol_l=["high"] * len(t)), "lactate_mmol_l"),
+    (lambda t: t.assign(**{Y: 7}), Y),
+])
+def test_an_external_set_with_a_wrong_column_type_or_label_is_refused_by_name(clinical, tmp_path, change, named):
+    config = SweepConfig(response=Y, sensitive=["total_cost_eur"], levels=[1], baselines=[])
+    with pytest.raises(DataError) as refused:
+        submit(Store(tmp_path), clinical, config, externals={"mine": change(clinical.copy())})
+    assert named in str(refused.value) and refused.value.column == named
+    assert not Store(tmp_path).jobs()  # nothing stored
+
+
+def test_an_external_copy_of_the_training_rows_is_flagged_and_plays_no_game(clinical, tmp_path):
+    config = SweepConfig(response=Y, sensitive=["total_cost_eur"], levels=[1], baselines=["privbayes:1"],
+                         games=["release", "aia"], baseline_games=["aia"], protocol_overrides=TINY)
+    train, _ = split_tables(config, clinical, None)
+    user_file = tmp_path / "mine.csv"
+    train.to_csv(user_file, index=False)
+    before = user_file.read_bytes()
+    store = Store(tmp_path / "space")
+    job_id = submit(store, clinical, config, externals={"copy": pd.read_csv(user_file)})
+    assert job_id != submit(store, clinical, config)  # the file is part of the job's identity
+    assert run_job(store, job_id, n_jobs=1) == "done"
+    assert user_file.read_bytes() == before and list((tmp_path / "space" / "data").glob("*-external.pkl"))
+    records = JobView(store, job_id).records()
+    copy = records[records.model == "copy"]
+    median = copy.groupby("metric")["value"].median()
+    assert median["exact_copies"] == len(train)
+    real = records[(records.model == "real") & (records.metric == "mia_auc")]["value"].median()
+    assert median["mia_auc"] > 0.75 and median["mia_auc"] == pytest.approx(real, abs=0.08)
+    assert not copy["role"].eq("game").any()  # the games need a generator: not played
+    assert records[(records.model == "privbayes:1") & (records.role == "game")].shape[0] > 0
+    assert [t.key for t in planned_tasks(JobView(store, job_id).config, [1]) if t.kind == "external"] == \
+        ["external:copy"]
+
+
+def test_cli_refuses_an_external_file_naming_the_column(clinical, tmp_path):
+    data, mine = tmp_path / "data.csv", tmp_path / "mine.csv"
+    clinical.to_csv(data, index=False)
+    clinical.drop(columns=["heart_rate_bpm"]).to_csv(mine, index=False)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TVS_WORKSPACE": str(tmp_path / "space")}
+    done = subprocess.run([sys.executable, "-m", "tvs_core", "sweep", str(data), "--response", Y, "--sensitive",
+                           "total_cost_eur", "--external", f"mine={mine}", "--out", str(tmp_path / "out")],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "heart_rate_bpm" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_sweep_page_shows_each_competitors_expected_fit_cost(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from pages import common
+
+    monkeypatch.setenv("TVS_WORKSPACE", str(tmp_path / "workspace"))
+    common.store.clear()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.switch_page("pages/sensitive.py").run()
+    at.switch_page("pages/sweep.py").run()
+    at.multiselect(key="w.baselines").set_value(["ctgan", "tvae:quick", "privbayes:1"]).run()
+    assert not at.exception, [e.value for e in at.exception]
+    cost = next(c.value for c in at.caption if c.value.startswith("Expected seconds per fit"))
+    assert "CTGAN (paper settings)" in cost and "TVAE (quick epochs)" in cost and "PrivBayes (ε = 1)" in cost
+    common.store.clear()

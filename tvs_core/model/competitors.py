@@ -1,0 +1,237 @@
+"""The paper's competitors (Section 3.1, Figure 2, Appendix J) behind the same fit/sample interface.
+
+CTGAN and TVAE come from the maintained ``ctgan`` package (an optional extra: torch), imported
+only when one of them is fitted. PrivBayes (Zhang et al. 2017) is written here: no maintained
+implementation installs with our pins. Like every generator they model the encoded columns, so
+the evaluation games can refit them on subsets exactly as they refit the holder.
+"""
+
+from __future__ import annotations
+
+import math
+from importlib import import_module
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError
+from .generator import SyntheticGenerator
+
+EXTRA_FIX = "Install the competitors' extra: pip install -r requirements-competitors.txt."
+
+# Appendix J, SUPPORT2 (Section 3.1); "quick" is our epoch budget for interactive sweeps (the label says so)
+PRESETS: dict[str, dict[str, dict]] = {
+    "ctgan": {"paper": {"epochs": 400, "batch_size": 100}, "quick": {"epochs": 20, "batch_size": 100}},
+    "tvae": {"paper": {"epochs": 800, "batch_size": 100, "embedding_dim": 4},
+             "quick": {"epochs": 40, "batch_size": 100, "embedding_dim": 4}},
+}
+
+
+# Seconds per fit, measured by bench/competitors.py on the clinical demo (1000 training rows, 27 columns)
+# on a 2-core AMD EPYC shared with other work, 2026-11: CTGAN 20 epochs 68.7 s, TVAE 40 epochs 53.1 s,
+# PrivBayes 0.5 s. Scaled linearly in epochs and rows; an estimate shown before Start, not a promise.
+SECONDS_PER_EPOCH_PER_1000_ROWS = {"ctgan": 68.7 / 20, "tvae": 53.1 / 40}
+PRIVBAYES_SECONDS_PER_1000_ROWS = 0.5
+
+
+def fit_cost(generator: str, epochs: int | None, n_rows: int) -> float | None:
+    """Expected seconds of one fit of a competitor on ``n_rows`` rows (None: not a competitor)."""
+    if generator in SECONDS_PER_EPOCH_PER_1000_ROWS:
+        return SECONDS_PER_EPOCH_PER_1000_ROWS[generator] * int(epochs or 0) * n_rows / 1000
+    if generator == "privbayes":
+        return PRIVBAYES_SECONDS_PER_1000_ROWS * n_rows / 1000
+    return None
+
+
+class _NotSaved:
+    """Competitors are evaluated, not released from: saving one is refused with a way forward."""
+
+    def to_json(self) -> str:
+        raise DataError(f"A fitted {self.name} model cannot be saved in the model file format.",
+                        fix="Save a synthetic sample of it instead (model.sample(n).to_csv(...)).")
+
+
+class _CtganFamily(_NotSaved, SyntheticGenerator):
+    """Shared by CTGAN and TVAE: the encoded table with its discrete columns marked, torch seeded
+    from the master seed, one torch thread per worker (the engine parallelises across tasks)."""
+
+    synthesizer = ""
+
+    def __init__(self, epochs: int = 300, batch_size: int = 500, **kwargs):
+        super().__init__(**kwargs)
+        self.epochs = epochs
+        self.batch_size = batch_size
+
+    def _options(self) -> dict:
+        return {"epochs": int(self.epochs), "batch_size": int(self.batch_size)}
+
+    def _fit_values(self, values: np.ndarray) -> None:
+        try:
+            torch = import_module("torch")
+            synthesizer = getattr(import_module("ctgan"), self.synthesizer)
+        except ImportError:
+            raise DataError(f"{self.synthesizer} needs the 'ctgan' package, which is not installed.",
+                            fix=EXTRA_FIX) from None
+        torch.set_num_threads(max(1, int(self.threads)))
+        names = list(self.encoder_.names)
+        frame = pd.DataFrame(values, columns=names)
+        discrete = [c for c, d in zip(names, self.encoder_.discrete, strict=True) if d]
+        # a batch larger than the rows would train on nothing; CTGAN needs it a multiple of its pac (10)
+        batch = max(10, min(int(self.batch_size), len(values)) // 10 * 10)
+        model = synthesizer(**{**self._options(), "batch_size": batch}, enable_gpu=False)
+        model.set_random_state(int(self.seed) % 2**31)
+        model.fit(frame, discrete_columns=discrete)
+        self.model_ = model
+
+    def _sample_values(self, n: int, level, rng: np.random.Generator) -> np.ndarray:
+        self.model_.set_random_state(int(rng.integers(2**31)))
+        sample = self.model_.sample(n)
+        return sample[list(self.encoder_.names)].to_numpy(dtype=float)
+
+
+class CTGAN(_CtganFamily):
+    """Conditional tabular GAN (Xu et al. 2019); defaults = Appendix J's SUPPORT2 settings."""
+
+    name = "ctgan"
+    synthesizer = "CTGAN"
+
+    def __init__(self, epochs: int = 400, batch_size: int = 100, **kwargs):
+        super().__init__(epochs=epochs, batch_size=batch_size, **kwargs)
+
+
+class TVAE(_CtganFamily):
+    """Tabular VAE (Xu et al. 2019); defaults = Appendix J's SUPPORT2 settings (latent dimension 4)."""
+
+    name = "tvae"
+    synthesizer = "TVAE"
+
+    def __init__(self, epochs: int = 800, batch_size: int = 100, embedding_dim: int = 4, **kwargs):
+        super().__init__(epochs=epochs, batch_size=batch_size, **kwargs)
+        self.embedding_dim = embedding_dim
+
+    def _options(self) -> dict:
+        return {**super()._options(), "embedding_dim": int(self.embedding_dim)}
+
+
+def mutual_information_sensitivity(n: int) -> float:
+    """Zhang et al. (2017), Lemma 4.1: sensitivity of I(X; Π) (in bits) when one of n rows changes."""
+    if n < 2:
+        return 1.0
+    return 2 / n * math.log2((n + 1) / 2) + (n - 1) / n * math.log2((n + 1) / (n - 1))
+
+
+def mutual_information(joint: np.ndarray) -> float:
+    """I(X; Π) in bits from a table of counts."""
+    p = joint / joint.sum()
+    px, pp = p.sum(axis=1, keepdims=True), p.sum(axis=0, keepdims=True)
+    nz = p > 0
+    return float((p[nz] * np.log2(p[nz] / (px @ pp)[nz])).sum())
+
+
+class PrivBayes(_NotSaved, SyntheticGenerator):
+    """PrivBayes (Zhang et al. 2017) with degree-``degree`` network, as the paper runs it (Appendix J:
+    25 bins, degree 1, ε ∈ {0.1, 1, 5}).
+
+    Budget: ε1 = β·ε chooses the network greedily, each of the d − 1 choices by the exponential
+    mechanism on mutual information (ε1 / (d − 1) each, sensitivity of Lemma 4.1); ε2 = (1 − β)·ε
+    releases the d − 1 joint tables Pr[X_i, Π_i] with Laplace noise of scale 2(d − 1)/ε2 on counts
+    (= 2(d − 1)/(n ε2) on frequencies, Zhang et al. Section 4.2). Sequential composition: ε-DP.
+    Deviations (as DataSynthesizer, the code Stadler et al. patched): bin edges and the labels of
+    discrete columns come from the data, not from a public domain; values are drawn uniformly inside
+    their bin. Only degree 1 is implemented (the paper's setting)."""
+
+    name = "privbayes"
+
+    def __init__(self, epsilon: float = 1.0, bins: int = 25, degree: int = 1, beta: float = 0.3, **kwargs):
+        super().__init__(**kwargs)
+        self.epsilon = epsilon
+        self.bins = bins
+        self.degree = degree
+        self.beta = beta
+
+    def _discretise(self, values: np.ndarray) -> np.ndarray:
+        """Column by column: discrete codes with at most ``bins`` labels keep them; others get equal-width bins."""
+        self.cells_ = []  # per column: ("codes", labels) or ("bins", edges)
+        cells = np.empty(values.shape, dtype=int)
+        for j, discrete in enumerate(self.encoder_.discrete):
+            column = values[:, j]
+            labels = np.unique(column)
+            if discrete and len(labels) <= self.bins:
+                self.cells_.append(("codes", labels))
+                cells[:, j] = np.searchsorted(labels, column)
+            else:
+                edges = np.linspace(column.min(), column.max(), int(self.bins) + 1)
+                self.cells_.append(("bins", edges))
+                cells[:, j] = np.clip(np.searchsorted(edges, column, side="right") - 1, 0, int(self.bins) - 1)
+        return cells
+
+    def _fit_values(self, values: np.ndarray) -> None:
+        if int(self.degree) != 1:
+            raise DataError(f"PrivBayes is implemented for degree 1 (the paper's setting), not {self.degree}.",
+                            fix="Use degree=1.")
+        if not (self.epsilon > 0 and 0 < self.beta < 1):
+            raise DataError(f"PrivBayes needs ε > 0 and 0 < β < 1 (got ε={self.epsilon}, β={self.beta}).",
+                            fix="Write e.g. privbayes:1.")
+        rng = np.random.default_rng(np.random.SeedSequence([int(self.seed), 2017]))
+        cells = self._discretise(values)
+        n, d = cells.shape
+        sizes = [len(c[1]) if c[0] == "codes" else int(self.bins) for c in self.cells_]
+        self.epsilon1_, self.epsilon2_ = self.beta * self.epsilon, (1 - self.beta) * self.epsilon
+        steps = max(d - 1, 1)
+        self.step_epsilon_ = self.epsilon1_ / steps
+        self.sensitivity_ = mutual_information_sensitivity(n)
+        self.laplace_scale_ = 2 * steps / self.epsilon2_  # on counts
+
+        def counts(child: int, parent: int) -> np.ndarray:
+            table = np.zeros((sizes[child], sizes[parent]))
+            np.add.at(table, (cells[:, child], cells[:, parent]), 1)
+            return table
+
+        first = int(rng.integers(d))
+        chosen, self.parents_ = [first], {first: None}
+        while len(chosen) < d:
+            pairs = [(x, p) for x in range(d) if x not in self.parents_ for p in chosen]
+            scores = np.array([mutual_information(counts(x, p)) for x, p in pairs])
+            logits = self.step_epsilon_ * scores / (2 * self.sensitivity_)
+            weights = np.exp(logits - logits.max())
+            x, p = pairs[int(rng.choice(len(pairs), p=weights / weights.sum()))]
+            chosen.append(x)
+            self.parents_[x] = p
+        self.order_ = chosen
+        self.joints_ = {}
+        for x in chosen[1:]:
+            exact = counts(x, self.parents_[x])
+            self.joints_[x] = np.clip(exact + rng.laplace(0.0, self.laplace_scale_, exact.shape), 0, None)
+        if d == 1:
+            noisy = np.bincount(cells[:, 0], minlength=sizes[0]) + rng.laplace(0.0, self.laplace_scale_, sizes[0])
+            self.root_ = _normalised(np.clip(noisy, 0, None))
+        else:  # the root's distribution is a margin of the first released joint table (no extra budget)
+            second = chosen[1]
+            self.root_ = _normalised(self.joints_[second].sum(axis=0))
+
+    def _sample_values(self, n: int, level, rng: np.random.Generator) -> np.ndarray:
+        d = len(self.cells_)
+        cells = np.empty((n, d), dtype=int)
+        cells[:, self.order_[0]] = rng.choice(len(self.root_), size=n, p=self.root_)
+        for x in self.order_[1:]:
+            joint = self.joints_[x]
+            conditional = np.apply_along_axis(_normalised, 0, joint)  # column k: Pr[X | Π = k]
+            cumulative = np.cumsum(conditional[:, cells[:, self.parents_[x]]], axis=0)
+            u = rng.random(n)
+            cells[:, x] = np.minimum((cumulative < u).sum(axis=0), joint.shape[0] - 1)
+        out = np.empty((n, d))
+        for j, (kind, grid) in enumerate(self.cells_):
+            if kind == "codes":
+                out[:, j] = grid[cells[:, j]]
+            else:
+                low, high = grid[cells[:, j]], grid[cells[:, j] + 1]
+                out[:, j] = low + rng.random(n) * (high - low)
+                if self.encoder_.discrete[j]:  # a binned count stays a whole number
+                    out[:, j] = np.round(out[:, j])
+        return out
+
+
+def _normalised(weights: np.ndarray) -> np.ndarray:
+    """A distribution from noisy non-negative weights; all-zero (noise ate everything) → uniform."""
+    total = weights.sum()
+    return weights / total if total > 0 else np.full(len(weights), 1 / len(weights))
