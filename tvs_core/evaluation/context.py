@@ -72,6 +72,11 @@ class FittedModels:
         return values.reshape(n_sets, size, -1)
 
 
+def encode_rows(encoder: TableEncoder, table: pd.DataFrame, schema: Schema, missing: str = "drop_rows") -> np.ndarray:
+    """Rows of another table (the hold-out rows, a release) in an encoding fitted on the training rows."""
+    return encoder.transform(prepare_table(table, schema, missing).modelled.reindex(columns=encoder.names))
+
+
 @dataclass
 class EvaluationData:
     encoder: TableEncoder
@@ -102,10 +107,9 @@ class EvaluationData:
     def from_tables(cls, train: pd.DataFrame, test: pd.DataFrame, schema: Schema,
                     missing: str = "drop_rows") -> EvaluationData:
         prepared = prepare_table(train, schema, missing)
-        test_prepared = prepare_table(test, schema, missing)
-        test_values = prepared.encoder.transform(test_prepared.modelled.reindex(columns=prepared.encoder.names))
-        return cls(prepared.encoder, prepared.schema, prepared.values.to_numpy(), test_values,
-                   list(prepared.encoder.names), train_labels=prepared.modelled.index)
+        return cls(prepared.encoder, prepared.schema, prepared.values.to_numpy(),
+                   encode_rows(prepared.encoder, test, schema, missing), list(prepared.encoder.names),
+                   train_labels=prepared.modelled.index)
 
     @classmethod
     def from_model(cls, model: SyntheticGenerator, train: pd.DataFrame, test: pd.DataFrame) -> EvaluationData:
