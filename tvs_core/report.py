@@ -344,6 +344,19 @@ def build_report(view: JobView, level: int | None = None, alpha: float = 0.5, me
             f"<body><nav>{nav}</nav><main>{body}</main></body></html>")
 
 
+def table_name(view: JobView) -> str | None:
+    """What the user calls the sweep's table: the name of the project that opened it (a demo's title or the
+    uploaded file's name), None when no project holds it (a sweep started from the command line)."""
+    from .jobs.projects import Projects
+
+    table, _ = job_tables(view.store, view.job)
+    fingerprint = fingerprint_table(table)
+    for project in Projects(view.store).all():
+        if project.fingerprint == fingerprint:
+            return project.name
+    return None
+
+
 def write_report(text: str, out: str | Path, inputs: tuple = ()) -> Path:
     """Never over one of the inputs, never half-written (``write_file``)."""
     return write_file(text.encode("utf-8"), out, inputs)
