@@ -20,7 +20,6 @@ from plotly.offline import get_plotlyjs
 
 from . import figures
 from .choice import Axis, UtilityMix, choose, explain_level
-from .data.fingerprint import fingerprint_table
 from .data.prepare import prepare_table
 from .errors import DataError
 from .evaluation.catalogue import CATALOGUE, DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY, GROUPS, SOURCES, axis_metrics
@@ -167,7 +166,7 @@ def build_report(view: JobView, level: int | None = None, alpha: float = 0.5, me
     holder = view.holder()
     train, test = view.tables()
     table, _ = job_tables(view.store, view.job)
-    fingerprint = fingerprint_table(table)
+    fingerprint = view.table_fingerprint
     preview = view.preview()
     card = explain_level(selection, summary, shown, config.sensitive, preview)
     at_level = summary[(summary["model"] == HOLDER) & (summary["level"] == shown)]
@@ -349,8 +348,7 @@ def table_name(view: JobView) -> str | None:
     uploaded file's name), None when no project holds it (a sweep started from the command line)."""
     from .jobs.projects import Projects
 
-    table, _ = job_tables(view.store, view.job)
-    fingerprint = fingerprint_table(table)
+    fingerprint = view.table_fingerprint
     for project in Projects(view.store).all():
         if project.fingerprint == fingerprint:
             return project.name
