@@ -22,6 +22,7 @@ from ..evaluation.catalogue import CATALOGUE
 from ..evaluation.context import EvaluationData, encode_rows
 from ..evaluation.records import HOLDER
 from ..evaluation.set_metrics import SyntheticSet, bounded, membership_attacks
+from ..evaluation.summary import SMALL_N
 from ..model.generator import SyntheticGenerator
 from ..seeding import task_seed
 from .guardrails import copies_of_training_rows
@@ -119,7 +120,9 @@ def pooled_check(model: SyntheticGenerator, data: EvaluationData, train: pd.Data
                               f"{row.pooled:.3f}: "
                               f"beyond the single release's interval [{row.single_low:.3f}, {row.single_high:.3f}] "
                               f"(this release alone: {row.single:.3f}). An attacker holding all of them learns more "
-                              "than the sweep measured.")
+                              "than the sweep measured."
+                              + (f" The interval rests on only {row.n} sets: a spread, not a 95 % interval."
+                                 if row.n < SMALL_N else ""))
     if copies:
         check.warnings.append(f"{copies} of the {len(pool_table)} pooled rows are exact copies of training rows: "
                               "together the releases publish real records.")
