@@ -1,11 +1,18 @@
-"""Export: the release for the selected level, checked by guardrails, with its manifest."""
+"""Export: the release for the selected level, checked by guardrails and against the earlier releases of the
+table (pooled), with its manifest and report, recorded in the workspace's release ledger."""
 
 import streamlit as st
 
 from pages import common
 from tvs_core.choice import choice_json, choose
 from tvs_core.evaluation.records import HOLDER
+from tvs_core.jobs import JobView, Store
 from tvs_core.release import blocked, guardrails, manifest, manifest_bytes, release_table, to_csv_bytes
+from tvs_core.release.ledger import budget, ledger_frame, record_release, releases
+from tvs_core.release.pooled import pooled_check, sha256_of
+from tvs_core.report import ReleaseFacts, build_report
+
+NOTE = f"{common.WIDGET}release_note"  # the user's note: kept in the ledger, shown in the report
 
 st.title("5 · Export")
 project = common.project()
@@ -58,6 +65,37 @@ if blocked(release["checks"]):
         st.info("Download is blocked until the problem is fixed or overridden with a reason.")
         st.stop()
 data = to_csv_bytes(release["table"])
+sha256 = sha256_of(data)
+fingerprint = view.table_fingerprint  # the ledger's key: the table's, not the sweep's data + hold-out
+earlier = releases(common.store(), fingerprint)
+st.subheader("Earlier releases of this table")
+if earlier:
+    st.dataframe(ledger_frame(earlier).drop(columns=["table", "fingerprint"]), hide_index=True, width="stretch")
+    st.caption(f"Privacy budget: {budget(earlier).text}.")
+    key = (sha256, tuple(e.id for e in earlier))
+    if release.get("pooled_key") != key:
+        with st.spinner("Attacking the earlier releases and this one together…"):
+            release["pooled"] = pooled_check(model, view.evaluation_data(model), train, release["table"], sha256,
+                                             [(e, e.table(common.store())) for e in earlier], view.config.sensitive,
+                                             int(level), view.config.seed, view.summary())
+        release["pooled_key"] = key
+    pooled = release["pooled"]
+    st.markdown(f"**Pooled-release check** — an attacker holding the {pooled.earlier} earlier release(s) and this one "
+                f"({pooled.rows} rows): the pool's risk next to this release's alone and the sweep's interval for a "
+                "single release (better: the direction that is more private).")
+    st.dataframe(pooled.risks.drop(columns=["metric"]), hide_index=True, width="stretch")
+    for warning in pooled.warnings:
+        st.warning(warning)
+    if not pooled.warnings:
+        st.success("Pooled with the earlier releases, no attack gets beyond a single release's interval and no "
+                   "pooled row copies a training row.")
+    for note in pooled.notes:
+        st.caption(note)
+    st.caption(f"With this release: {pooled.budget.text}.")
+else:
+    release["pooled"] = None
+    st.caption("None yet: this will be the table's first release.")
+st.text_input("Note for the ledger (why this release, for whom — shown in the report)", key=NOTE)
 summary = view.summary()
 selection = choose(summary, view.config.sensitive, project.alpha, project.normalisation, project.privacy,
                    utility=project.utility)
@@ -67,8 +105,37 @@ info = manifest(model, data, int(level), release["rows"], release["seed"], view.
                 metrics=release["metrics"], checks=release["checks"], override_reason=reason, job_id=view.id,
                 sweep=view.config.to_dict(), choice=choice)
 st.session_state[common.MANIFEST] = info
-c1, c2 = st.columns(2)
-c1.download_button("Download synthetic CSV", data, file_name=f"synthetic_level{level}.csv", mime="text/csv")
+
+
+def record() -> None:
+    """The download is a release: into the ledger, with a copy of its rows in the workspace."""
+    entry = record_release(common.store(), fingerprint, release["table"], data, sha256, model, int(level),
+                           release["seed"], note=st.session_state.get(NOTE), job_id=view.id, table_name=project.name)
+    st.session_state[common.RECORDED] = (sha256, entry.id)
+
+
+workspace, facts = common.store().workspace, ReleaseFacts(
+    release["rows"], release["seed"], sha256, f"synthetic_level{level}.csv", release["table"], release["checks"],
+    reason, release.get("pooled"))
+settings = (project.alpha, project.normalisation, project.privacy, project.utility)
+note = st.session_state.get(NOTE)  # read here: the report is built on another thread, without the session
+
+
+def report() -> bytes:
+    """Built when the button is pressed, on Streamlit's download thread: its own store connection."""
+    return build_report(JobView(Store(workspace), view.id), int(level), *settings, reason=note,
+                        release=facts, table_name=project.name).encode("utf-8")
+
+
+c1, c2, c3 = st.columns(3)
+c1.download_button("Download synthetic CSV", data, file_name=f"synthetic_level{level}.csv", mime="text/csv",
+                   on_click=record)
 c2.download_button("Download manifest (JSON)", manifest_bytes(info), file_name=f"synthetic_level{level}.manifest.json",
                    mime="application/json")
+c3.download_button("Download report (HTML)", report, file_name=f"report_level{level}.html", mime="text/html",
+                   help="One self-contained page for the privacy officer: open it in a browser, print it to PDF.")
 st.caption(f"SHA-256 of the CSV: `{info['file']['sha256']}`")
+recorded = st.session_state.get(common.RECORDED)
+if recorded and recorded[0] == sha256:
+    st.success(f"Recorded in the release ledger as release {recorded[1]}; the earlier releases above now include it "
+               "on the next export.")

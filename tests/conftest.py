@@ -60,3 +60,30 @@ def small_table() -> pd.DataFrame:
 @pytest.fixture
 def mixed_table() -> pd.DataFrame:
     return make_mixed_table()
+
+
+# -- a small stored sweep, shared by the tests of what reads one (the report, the ledger) --------------------------
+SWEEP_RESPONSE = "in_hospital_death"
+SWEEP_COLUMNS = ["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "heart_rate_bpm", SWEEP_RESPONSE]
+TINY_PROTOCOL = dict(utility_sets=2, release_sets=3, aia_iterations=2, aia_sets=3, aia_size_raw=150, aia_size_syn=150,
+                     mia_iterations=1, mia_shadows=2, mia_shadow_sets=3, mia_sets=4, mia_size_attacker=150,
+                     mia_size_raw=100, mia_size_syn=100)
+
+
+@pytest.fixture(scope="session")
+def stored_sweep(tmp_path_factory):
+    """(store, job id, table): 300 rows of the clinical demo, levels 1-3, the independent and a DP baseline,
+    every game at tiny sizes, run to the end in a workspace of its own (about 7 s on one core). Tests that
+    record releases use a workspace of their own, so the ledger of this one stays empty."""
+    from tvs_core import load_demo
+    from tvs_core.jobs import SweepConfig, submit
+    from tvs_core.jobs.store import Store
+    from tvs_core.jobs.worker import run_job
+
+    table = load_demo("clinical")[SWEEP_COLUMNS].head(300)
+    store = Store(tmp_path_factory.mktemp("stored-sweep"))
+    config = SweepConfig(response=SWEEP_RESPONSE, sensitive=["total_cost_eur"], levels=[1, 2, 3],
+                         baselines=["independent", "dp_vine:1"], protocol_overrides=TINY_PROTOCOL)
+    job_id = submit(store, table, config)
+    assert run_job(store, job_id, n_jobs=2) == "done"
+    return store, job_id, table

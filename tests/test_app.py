@@ -176,7 +176,9 @@ def test_sweep_choose_and_export_flow():
     release = at.session_state["release"]
     assert release["level"] == 10 and len(release["table"]) == 1000  # as many rows as the training split
     buttons = at.get("download_button")
-    assert len(buttons) == 2
+    assert len(buttons) == 3  # the CSV, the manifest, the report
+    assert any(s.value == "Earlier releases of this table" for s in at.subheader)
+    assert any("first release" in c.value for c in at.caption)  # nothing in the ledger yet
     manifest = at.session_state["manifest"]
     from tvs_core.release import manifest_bytes, to_csv_bytes
 
@@ -191,6 +193,22 @@ def test_sweep_choose_and_export_flow():
     assert strict["choice"]["alpha"] == 0.9 and strict["choice"]["selected_level"] == 10
     assert strict["choice"]["privacy_metric"] == "mab_worst" and strict["choice"]["why"]
     assert strict["choice"]["utility_mix"] == "tstr=1" and set(strict["choice"]["scores"]) >= {"PU", "U", "P"}
+    # the CSV download's callback records the release in the ledger (AppTest cannot press a download button, so
+    # the test records it as the callback does); the next export runs the pooled-release check against it
+    from tvs_core.jobs import JobView
+    from tvs_core.release.ledger import record_release, releases
+    from tvs_core.release.pooled import sha256_of
+
+    view = JobView(common.store(), job_id)
+    data = to_csv_bytes(release["table"])
+    record_release(common.store(), view.table_fingerprint, release["table"], data, sha256_of(data), view.holder(), 10,
+                   release["seed"], note="for the registry", job_id=job_id)
+    at.number_input(key="w.release_seed").set_value(release["seed"] + 1).run()
+    next(b for b in at.button if b.label == "Generate release").click().run()
+    no_errors(at)
+    assert len(releases(common.store(), view.table_fingerprint)) == 1
+    assert any("Pooled-release check" in m.value for m in at.markdown)
+    assert at.session_state["release"]["pooled"].earlier == 1
 
 
 def refuse(token):

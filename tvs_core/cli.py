@@ -186,7 +186,7 @@ def cmd_order(args) -> dict:
 
 
 def cmd_release(args) -> dict:
-    from .release.export import refuse_overwriting_inputs, write_csv
+    from .release.export import refuse_overwriting_inputs, to_csv_bytes, write_file
 
     refuse_overwriting_inputs(args.out, (args.data,))  # before any work
     table = _load(args)
@@ -201,9 +201,63 @@ def cmd_release(args) -> dict:
         raise DataError(f"--level {args.level} is above the full vine's {model.order_.full_level} trees.",
                         fix=f"Choose a level from 0 to {model.order_.full_level}.")
     synthetic = model.sample(rows, truncation_level=args.level, seed=args.seed)
-    write_csv(synthetic, args.out, inputs=(args.data,))
+    data = to_csv_bytes(synthetic)
+    write_file(data, args.out, inputs=(args.data,))
+    recorded = _record(args, table, synthetic, data, model) if args.ledger else None
     return {"out": args.out, "rows": rows, "level": args.level, "order": model.order_.order,
-            "families": args.families, "margins": args.margins, "seed": args.seed}
+            "families": args.families, "margins": args.margins, "seed": args.seed, "ledger": recorded}
+
+
+def _record(args, table, synthetic, data: bytes, model) -> int:
+    """The release into the workspace's ledger, under the fingerprint of the table it was made from."""
+    from .data.fingerprint import fingerprint_table
+    from .jobs.store import Store
+    from .release.ledger import record_release
+    from .release.pooled import sha256_of
+
+    name = f"demo:{args.demo}" if args.demo else Path(args.data).name
+    entry = record_release(Store(args.workspace), fingerprint_table(table), synthetic, data, sha256_of(data), model,
+                           args.level, args.seed, note=args.note, table_name=name)
+    return entry.id
+
+
+def cmd_report(args) -> dict:
+    from .jobs import JobView, Store
+    from .release.export import refuse_overwriting_inputs
+    from .report import build_report, table_name, write_report
+
+    refuse_overwriting_inputs(args.out, ())
+    if Path(args.out).is_dir():
+        raise DataError(f"--out {args.out} is a folder.", fix="Give a file name, e.g. report.html.")
+    Axis.parse(args.privacy)
+    UtilityMix.parse(args.utility)
+    store = Store(args.workspace)
+    view = JobView(store, args.job)
+    text = build_report(view, args.level, args.alpha, args.normalisation, args.privacy, args.utility, args.reason,
+                        table_name=table_name(view))
+    write_report(text, args.out)
+    return {"out": args.out, "job_id": args.job, "level": args.level, "bytes": len(text.encode())}
+
+
+def cmd_ledger(args) -> dict:
+    from .data.fingerprint import fingerprint_table
+    from .jobs.store import Store
+    from .release.ledger import budget, ledger_frame, releases
+
+    store = Store(args.workspace)
+    if args.data or args.demo:
+        fingerprints = [fingerprint_table(_load(args))]
+    else:
+        fingerprints = list(dict.fromkeys(e.fingerprint for e in releases(store)))
+    tables = []
+    for fingerprint in fingerprints:
+        entries = releases(store, fingerprint)
+        spent = budget(entries)
+        rows = ledger_frame(entries).rename(columns={"ε": "epsilon"})
+        tables.append({"fingerprint": fingerprint, "releases": json.loads(rows.to_json(orient="records")),
+                       "epsilon_total": spent.epsilon, "dp_releases": spent.dp_releases,
+                       "releases_without_dp": spent.other_releases, "budget": spent.text})
+    return {"workspace": str(store.workspace), "tables": tables}
 
 
 def _progress_bar(store, job_id):
@@ -358,7 +412,7 @@ def cmd_worker(args) -> dict:
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog=PROG, description="TVineSynth Studio command line.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser,
-                                title="commands", metavar="{inspect,order,release,sweep}")
+                                title="commands", metavar="{inspect,order,release,sweep,report,ledger}")
 
     def data_args(p, roles: bool):
         p.add_argument("data", nargs="?", help="CSV, Parquet or Excel (.xlsx) file (default: the clinical demo)")
@@ -386,6 +440,29 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("--missing", choices=["drop_rows", "impute"], default="drop_rows")
     release.add_argument("--threads", type=count, default=1)
     release.add_argument("--out", required=True, help="output CSV path (never one of the inputs)")
+    release.add_argument("--ledger", action="store_true",
+                         help="record the release in the workspace's release ledger (with a copy of its rows)")
+    release.add_argument("--note", help="why this release was made (kept in the ledger)")
+    release.add_argument("--workspace", help="store folder (default: $TVS_WORKSPACE or ~/.tvinesynth-studio)")
+
+    report = sub.add_parser("report", help="write the HTML report of a stored sweep (print it to PDF from a browser)")
+    report.add_argument("job", help="the sweep's job id (printed by the sweep command)")
+    report.add_argument("--level", type=level, help="the chosen level (default: none chosen; the recommendation is "
+                                                    "reported)")
+    report.add_argument("--reason", help="why this level was chosen (shown on the first page)")
+    report.add_argument("--alpha", type=unit_interval, default=0.5, help="privacy weight in PU_t, from 0 to 1")
+    report.add_argument("--normalisation", choices=METHODS, default="anchored")
+    report.add_argument("--privacy", default=DEFAULT_PRIVACY_AXIS,
+                        help="privacy axis of PU_t: " + ", ".join(axis_choices("privacy", ["COLUMN"])))
+    report.add_argument("--utility", default=DEFAULT_UTILITY, help="utility mix U_t of PU_t: NAME[=WEIGHT],...")
+    report.add_argument("--workspace", help="store folder (default: $TVS_WORKSPACE or ~/.tvinesynth-studio)")
+    report.add_argument("--out", required=True, help="output HTML path")
+
+    ledger = sub.add_parser("ledger", help="list the releases of a table (DATA or --demo), or of every table")
+    ledger.add_argument("data", nargs="?",
+                        help="CSV, Parquet or Excel (.xlsx) file, fingerprinted as the dashboard does")
+    ledger.add_argument("--demo", choices=sorted(DEMOS), help="a built-in demo table instead of DATA")
+    ledger.add_argument("--workspace", help="store folder (default: $TVS_WORKSPACE or ~/.tvinesynth-studio)")
 
     sweep = sub.add_parser("sweep", help="evaluate every truncation level (resumable; stored in the workspace)")
     data_args(sweep, roles=True)
@@ -431,7 +508,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 COMMANDS = {"inspect": cmd_inspect, "order": cmd_order, "release": cmd_release, "sweep": cmd_sweep,
-            "worker": cmd_worker}
+            "report": cmd_report, "ledger": cmd_ledger, "worker": cmd_worker}
 
 
 def _log_unexpected(argv, workspace: str | None) -> Path | None:
@@ -473,6 +550,9 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
     elif args.command == "sweep":
         print(f"wrote {result['out']}/results.csv and summary.json; best level: {result['best_level']}",
+              file=sys.stderr)
+    elif args.command == "report":
+        print(f"wrote the report of job {result['job_id']} to {result['out']} ({result['bytes'] / 1e6:.1f} MB)",
               file=sys.stderr)
     else:
         json.dump(result, sys.stdout, indent=2, default=str)

@@ -72,8 +72,8 @@ class FittedModels:
         return values.reshape(n_sets, size, -1)
 
 
-def encode_rows(table: pd.DataFrame, schema: Schema, missing: str, encoder: TableEncoder) -> np.ndarray:
-    """Rows other than the training rows (hold-out, an external set) in the training encoder's coding."""
+def encode_rows(encoder: TableEncoder, table: pd.DataFrame, schema: Schema, missing: str = "drop_rows") -> np.ndarray:
+    """Rows of another table (the hold-out rows, a release) in an encoding fitted on the training rows."""
     return encoder.transform(prepare_table(table, schema, missing).modelled.reindex(columns=encoder.names))
 
 
@@ -108,7 +108,7 @@ class EvaluationData:
                     missing: str = "drop_rows") -> EvaluationData:
         prepared = prepare_table(train, schema, missing)
         return cls(prepared.encoder, prepared.schema, prepared.values.to_numpy(),
-                   encode_rows(test, schema, missing, prepared.encoder), list(prepared.encoder.names),
+                   encode_rows(prepared.encoder, test, schema, missing), list(prepared.encoder.names),
                    train_labels=prepared.modelled.index)
 
     @classmethod

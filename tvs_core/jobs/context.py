@@ -91,8 +91,8 @@ def context_for_model(model: SyntheticGenerator, train: pd.DataFrame, test: pd.D
                             task_rng(seed, "targets"), targets)
     protocol, caps = capped(protocol, len(data.train) - len({t.row for t in chosen}))
     attacker_rows = attacker_reference_rows(data, chosen, protocol, seed) if "mia" in games else None
-    encoded = {name: encode_rows(conform_external(frame, train, model.schema_, name), model.schema_, model.missing,
-                                 data.encoder) for name, frame in (externals or {}).items()}
+    encoded = {name: encode_rows(data.encoder, conform_external(frame, train, model.schema_, name), model.schema_,
+                                 model.missing) for name, frame in (externals or {}).items()}
     return JobContext(data, model, spec, levels, protocol, caps, chosen, attacker_rows, sensitive, seed,
                       tuple(games), list(baselines), tuple(baseline_games), feature_set, encoded)
 

@@ -20,6 +20,7 @@ from ..errors import TVSError
 from .workspace import Workspace
 
 SCHEMA_VERSION = 4  # 2: jobs.details (levels, caps and targets as planned); 3: projects; 4: results.peak_mb
+# the releases table (the ledger) is only added, never changed: it needed no version of its own
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -36,6 +37,11 @@ CREATE TABLE IF NOT EXISTS models (
 CREATE TABLE IF NOT EXISTS projects (id TEXT PRIMARY KEY, json TEXT NOT NULL, updated REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY AUTOINCREMENT, job_id TEXT, time REAL NOT NULL, kind TEXT NOT NULL, message TEXT);
+CREATE TABLE IF NOT EXISTS releases (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, fingerprint TEXT NOT NULL, table_name TEXT, job_id TEXT, level INTEGER,
+    generator TEXT NOT NULL, settings TEXT NOT NULL, seed INTEGER, rows INTEGER NOT NULL, sha256 TEXT NOT NULL,
+    bytes INTEGER NOT NULL, epsilon REAL, note TEXT, copy TEXT NOT NULL, created REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS releases_by_table ON releases (fingerprint, id);
 """
 
 ACTIVE = ("queued", "running")  # statuses of a job that still has a worker to come or running
@@ -227,6 +233,25 @@ class Store:
     def set_meta(self, key: str, value: str) -> None:
         with self.transaction() as db:
             db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    # -- the release ledger (tvs_core/release/ledger.py reads and writes it) ----------------------
+    def add_release(self, entry: dict) -> int:
+        """Append one release; returns its id. Rows are never changed or deleted (wiping the workspace does)."""
+        columns = ("fingerprint", "table_name", "job_id", "level", "generator", "settings", "seed", "rows", "sha256",
+                   "bytes", "epsilon", "note", "copy", "created")
+        with self.transaction() as db:
+            cursor = db.execute(f"INSERT INTO releases ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                                tuple(entry[c] for c in columns))
+            return int(cursor.lastrowid)
+
+    def releases(self, fingerprint: str | None = None) -> list[dict]:
+        """The releases of one table (by its fingerprint), or of every table, oldest first."""
+        where, args = ("", ()) if fingerprint is None else (" WHERE fingerprint = ?", (fingerprint,))
+        try:
+            rows = self.db.execute(f"SELECT * FROM releases{where} ORDER BY id", args).fetchall()
+        except sqlite3.OperationalError:  # a read-only workspace written before the ledger existed
+            return []
+        return [dict(r) for r in rows]
 
     # -- models and events -----------------------------------------------------------------------
     def save_model(self, job_id: str, name: str, model_json: str) -> None:

@@ -39,6 +39,14 @@ class JobView:
     def fingerprint(self) -> str:
         return self.job["fingerprint"]
 
+    @property
+    def table_fingerprint(self) -> str:
+        """The fingerprint of the table alone (``fingerprint`` also covers a hold-out file): the key of the
+        release ledger, the same as a project's and as ``ledger DATA`` computes."""
+        from ..data.fingerprint import fingerprint_table
+
+        return fingerprint_table(job_tables(self.store, self.job)[0])
+
     def progress(self) -> dict:
         return progress(self.store, self.id)
 

@@ -42,6 +42,11 @@ class Workspace:
         """A job's input table ('table' or 'holdout'), pickled: every dtype is kept exactly."""
         return self._folder("data") / f"{fingerprint[:24]}-{name}.pkl"
 
+    def release_path(self, fingerprint: str, key: str) -> Path:
+        """The workspace's copy of a released table (the pooled-release check needs its rows even when the
+        exported file has been moved), pickled like the job tables."""
+        return self._folder("releases") / f"{fingerprint[:24]}-{key}.pkl"
+
     def upload_path(self, name: str) -> Path:
         return self._folder("uploads") / Path(name).name
 
@@ -49,5 +54,6 @@ class Workspace:
         return self._folder("logs") / f"{job_id}.log"
 
     def wipe(self) -> None:
-        """Remove everything kept here: data, uploads, results, logs (close the store first)."""
+        """Remove everything kept here: data, uploads, results, the ledger and its released copies, logs (close
+        the store first)."""
         shutil.rmtree(self.root, ignore_errors=True)

@@ -1,0 +1,141 @@
+"""The release ledger: every file that left the workspace, per table, so later releases can be judged
+together (an attacker may hold all of them) and the ε of differentially private releases adds up.
+
+The ledger lives in the workspace's SQLite store (``jobs/store.py``, table ``releases``): one row per
+export — the table's fingerprint (``data/fingerprint.py``), the level, the generator and its settings,
+the seed, rows, the SHA-256 of the released file, the time and the user's note — and a copy of the
+released rows in the workspace (``Workspace.release_path``), since the user's file may be moved.
+Wiping the workspace removes both. Rows are only added."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import time
+from dataclasses import dataclass
+
+import pandas as pd
+
+from ..errors import TVSError
+from ..jobs.store import Store
+from ..model.generator import SyntheticGenerator
+from .export import write_file
+
+
+@dataclass(frozen=True)
+class Release:
+    """One row of the ledger."""
+
+    id: int
+    fingerprint: str  # of the table the release was made from
+    table_name: str | None
+    job_id: str | None
+    level: int | None
+    generator: str
+    settings: dict
+    seed: int | None
+    rows: int
+    sha256: str
+    bytes: int
+    epsilon: float | None  # the release's ε when its generator is differentially private, else None
+    note: str | None
+    copy: str  # the kept copy, relative to the workspace
+    created: float
+
+    @classmethod
+    def from_row(cls, row: dict) -> Release:
+        return cls(**{**row, "settings": json.loads(row["settings"])})
+
+    @property
+    def when(self) -> str:
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.created))
+
+    def table(self, store: Store) -> pd.DataFrame:
+        """The released rows as they were exported (the workspace's copy)."""
+        path = store.workspace / self.copy
+        if not path.exists():
+            raise TVSError(f"The copy of release {self.id} ({self.copy}) is no longer in the workspace "
+                           f"{store.workspace}.")
+        return pd.read_pickle(path)
+
+
+def epsilon_of(model: SyntheticGenerator) -> float | None:
+    """The ε a differentially private generator promises (``dp_vine:EPS``), None for the others."""
+    value = model.get_config().get("epsilon")
+    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
+
+
+def record_release(store: Store, fingerprint: str, table: pd.DataFrame, file_bytes: bytes, sha256: str,
+                   model: SyntheticGenerator, level: int | None, seed: int | None, note: str | None = None,
+                   job_id: str | None = None, table_name: str | None = None) -> Release:
+    """Add an export to the ledger and keep a copy of its rows in the workspace (written to a temporary
+    file and renamed, so a crash never leaves half a copy behind)."""
+    if store.read_only:
+        raise TVSError(f"The workspace {store.workspace} is read-only: the release cannot be recorded in its ledger.")
+    created = time.time()
+    path = store.space.release_path(fingerprint, f"{int(created * 1000)}-{sha256[:12]}")
+    buffer = io.BytesIO()
+    table.to_pickle(buffer, compression=None)
+    write_file(buffer.getvalue(), path)
+    entry = {"fingerprint": fingerprint, "table_name": table_name, "job_id": job_id, "level": level,
+             "generator": model.name, "settings": json.dumps(model.get_config(), sort_keys=True, default=str),
+             "seed": seed, "rows": len(table), "sha256": sha256, "bytes": len(file_bytes), "epsilon": epsilon_of(model),
+             "note": (note or "").strip() or None, "copy": str(path.relative_to(store.workspace)), "created": created}
+    try:
+        release_id = store.add_release(entry)
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    return Release.from_row({**entry, "id": release_id})
+
+
+def releases(store: Store, fingerprint: str | None = None) -> list[Release]:
+    """The releases of one table, oldest first (every table's without a fingerprint)."""
+    return [Release.from_row(r) for r in store.releases(fingerprint)]
+
+
+def distinct(entries: list[Release]) -> list[Release]:
+    """One entry per released file: exporting the same bytes twice publishes nothing new."""
+    seen, out = set(), []
+    for entry in entries:
+        if entry.sha256 not in seen:
+            seen.add(entry.sha256)
+            out.append(entry)
+    return out
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The privacy budget a table has spent: ε adds up over differentially private releases (sequential
+    composition); a release without a DP guarantee has no ε at all, so the total is then unbounded."""
+
+    epsilon: float  # sum over the distinct DP releases
+    dp_releases: int
+    other_releases: int  # releases without a DP guarantee
+
+    @property
+    def text(self) -> str:
+        if not self.dp_releases and not self.other_releases:
+            return "no releases"
+        total = f"ε = {self.epsilon:g} over {self.dp_releases} differentially private release(s)" \
+            if self.dp_releases else "no differentially private release"
+        if self.other_releases:
+            total += f"; {self.other_releases} release(s) without a DP guarantee (their ε is unbounded)"
+        return total
+
+
+def budget(entries: list[Release]) -> Budget:
+    unique = distinct(entries)
+    dp = [e for e in unique if e.epsilon is not None]
+    return Budget(float(sum(e.epsilon for e in dp)), len(dp), len(unique) - len(dp))
+
+
+def ledger_frame(entries: list[Release]) -> pd.DataFrame:
+    """The ledger as a person reads it (pages, the report, the command line)."""
+    return pd.DataFrame([{"release": e.id, "time": e.when, "table": e.table_name or e.fingerprint[:12],
+                          "fingerprint": e.fingerprint[:12], "sweep": e.job_id, "level": e.level,
+                          "generator": e.generator, "ε": e.epsilon, "seed": e.seed, "rows": e.rows,
+                          "sha256": e.sha256, "note": e.note or ""} for e in entries],
+                        columns=["release", "time", "table", "fingerprint", "sweep", "level", "generator", "ε", "seed",
+                                 "rows", "sha256", "note"])

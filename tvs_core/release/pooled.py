@@ -1,0 +1,138 @@
+"""The pooled-release check: an attacker who holds every earlier release of a table and the new one.
+
+Each release is judged alone by the sweep; published together they are one larger sample of the same
+model (or of several), and correlated releases compose worse than separate accounting says
+(seeds/003). Before a new export of a table that already has releases, the release attribute attack
+and the three membership attacks — the same functions the per-set metrics call — run on the union of
+the distinct earlier releases and the new one, and on the new release alone; the pool's risk is
+compared with the single release's interval from the sweep. Exact copies of training rows in the pool
+are counted (a copying generator shows at once), and the ε of differentially private releases adds up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ..evaluation.attribute import release_attribute_records
+from ..evaluation.catalogue import CATALOGUE
+from ..evaluation.context import EvaluationData, encode_rows
+from ..evaluation.records import HOLDER
+from ..evaluation.set_metrics import SyntheticSet, bounded, membership_attacks
+from ..evaluation.summary import SMALL_N
+from ..model.generator import SyntheticGenerator
+from ..seeding import task_seed
+from .guardrails import copies_of_training_rows
+from .ledger import Budget, Release, budget, distinct, epsilon_of
+
+COLUMNS = ["metric", "label", "column", "better", "single", "single_low", "single_high", "n", "pooled", "raised"]
+
+
+@dataclass
+class PooledCheck:
+    earlier: int  # distinct earlier releases in the pool
+    rows: int  # rows in the pool (earlier + new)
+    risks: pd.DataFrame  # COLUMNS: the single release's value and sweep interval next to the pool's
+    copies: int  # pooled rows equal to a training row on every modelled column
+    budget: Budget  # ε with the new release added
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def raised(self) -> bool:
+        return bool(self.risks["raised"].fillna(False).astype(bool).any()) or self.copies > 0
+
+
+def _risks(values: np.ndarray, data: EvaluationData, sensitive: list[str], level, seed: int) -> dict:
+    """{(metric, column): value} of the release attribute attack and the membership attacks on one set."""
+    out = {(r["metric"], r["attribute"]): float(r["value"])
+           for r in release_attribute_records(values[None], data, sensitive, "pooled", level)}
+    one = bounded(SyntheticSet(values, data, seed, "pooled", level, 0))
+    for name, value in membership_attacks(one).items():
+        if not isinstance(value, dict):
+            out[(name, None)] = float(value)
+    return out
+
+
+def _interval(summary: pd.DataFrame | None, level, metric: str, column: str | None) -> tuple[float, float, int]:
+    """The sweep's interval of the single release at this level (NaN where it was not measured)."""
+    if summary is None or summary.empty:
+        return np.nan, np.nan, 0
+    rows = summary[(summary["model"] == HOLDER) & (summary["metric"] == metric)]
+    rows = rows[rows["level"].isna()] if level is None else rows[rows["level"] == level]
+    rows = rows[rows["attribute"].isna()] if column is None else rows[rows["attribute"] == column]
+    if rows.empty:
+        return np.nan, np.nan, 0
+    return float(rows["ci_low"].median()), float(rows["ci_high"].median()), int(rows["n"].min())
+
+
+TOLERANCE = 1e-9  # shares such as TPRs are ratios of small counts: equal values must not count as beyond
+
+
+def _raised(metric: str, single: float, pooled: float, low: float, high: float) -> bool | None:
+    """Pooling made the attack stronger than this release alone and than the single release's interval
+    allows (None: no interval to compare with)."""
+    if np.isnan(low) or np.isnan(high) or np.isnan(pooled):
+        return None
+    if CATALOGUE[metric].lower_is_better:
+        return bool(pooled > high + TOLERANCE and pooled > single + TOLERANCE)
+    return bool(pooled < low - TOLERANCE and pooled < single - TOLERANCE)
+
+
+def pooled_check(model: SyntheticGenerator, data: EvaluationData, train: pd.DataFrame, new: pd.DataFrame,
+                 new_sha256: str, earlier: list[tuple[Release, pd.DataFrame]], sensitive: list[str], level,
+                 master_seed: int, summary: pd.DataFrame | None = None) -> PooledCheck:
+    """Attack the union of the distinct ``earlier`` releases (ledger entries with their rows) and ``new``
+    as one attacker would, next to ``new`` alone; ``summary`` (the sweep's) gives the single release's interval.
+    ``train`` is the decoded training split (for exact copies), ``data`` its encoding (``JobView.evaluation_data``)."""
+    kept = {e.sha256: (e, t) for e, t in earlier}
+    pool = [kept[e.sha256] for e in distinct([e for e, _ in earlier]) if e.sha256 != new_sha256]
+    tables = [t for _, t in pool] + [new]
+    encoded = [encode_rows(data.encoder, t, model.schema_, model.missing) for t in tables]
+    single, pooled = encoded[-1], np.vstack(encoded)
+    seed = task_seed(master_seed, "pooled-release", level)
+    alone, together = _risks(single, data, sensitive, level, seed), _risks(pooled, data, sensitive, level, seed)
+    rows = []
+    for (metric, column), value in alone.items():
+        low, high, n = _interval(summary, level, metric, column)
+        entry = CATALOGUE[metric]
+        rows.append({"metric": metric, "label": entry.short, "column": column, "better": entry.better, "single": value,
+                     "single_low": low, "single_high": high, "n": n, "pooled": together.get((metric, column), np.nan),
+                     "raised": _raised(metric, value, together.get((metric, column), np.nan), low, high)})
+    risks = pd.DataFrame(rows, columns=COLUMNS)
+    pool_table = pd.concat(tables, ignore_index=True)
+    copies = copies_of_training_rows(pool_table, train, model.schema_.modelled)
+    spent = [e for e, _ in pool]
+    spent_budget = budget(spent)
+    eps = epsilon_of(model)
+    total = Budget(spent_budget.epsilon + (eps or 0.0), spent_budget.dp_releases + (eps is not None),
+                   spent_budget.other_releases + (eps is None))
+    check = PooledCheck(len(pool), len(pool_table), risks, copies, total)
+    if len(pool) < len(earlier):
+        check.notes.append(f"{len(earlier) - len(pool)} earlier export(s) are the same file as another (or as this "
+                           "one) and count once.")
+    for row in risks[risks["raised"].fillna(False).astype(bool)].itertuples():
+        where = f" for {row.column}" if isinstance(row.column, str) else ""
+        check.warnings.append(f"Pooled with the {len(pool)} earlier release(s), {row.label}{where} is "
+                              f"{row.pooled:.3f}: "
+                              f"beyond the single release's interval [{row.single_low:.3f}, {row.single_high:.3f}] "
+                              f"(this release alone: {row.single:.3f}). An attacker holding all of them learns more "
+                              "than the sweep measured."
+                              + (f" The interval rests on only {row.n} sets: a spread, not a 95 % interval."
+                                 if row.n < SMALL_N else ""))
+    if copies:
+        check.warnings.append(f"{copies} of the {len(pool_table)} pooled rows are exact copies of training rows: "
+                              "together the releases publish real records.")
+    if risks["raised"].isna().all() and len(risks):
+        check.notes.append("The sweep has no interval for these attacks at this level: compare the numbers directly.")
+    if any(m.startswith("release_mab") for m in risks["metric"]):
+        check.notes.append("A pooled attacker's regression is estimated from more rows, so its noise shrinks: MAB can "
+                           "fall when releases are pooled; a coefficient the model really keeps does not.")
+    return check
+
+
+def sha256_of(file_bytes: bytes) -> str:
+    return hashlib.sha256(file_bytes).hexdigest()
