@@ -119,8 +119,9 @@ def report(entries: list[dict]) -> str:
                 "|---:|---:|---|---:|---:|---:|---:|"]
     for e in entries:
         for kind, k in sorted(e["kinds"].items(), key=lambda kv: -kv[1]["seconds"]):
+            peak = f"{k['peak_mb']:.0f}" if k["peak_mb"] else "— (worker's main process)"
             per_kind.append(f"| {e['rows']:,} | {e['columns']} | {kind} | {k['tasks']} | {k['seconds']:.1f} | "
-                            f"{k['seconds'] / k['tasks']:.2f} | {k['peak_mb']:.0f} |")
+                            f"{k['seconds'] / k['tasks']:.2f} | {peak} |")
     return f"""# Scale: the default quick sweep from 1 000 to 100 000 rows
 
 Reproduce: `python bench/scale.py [--rows 1000,5000,20000,100000] [--columns 10,30,60]` (from the repo root).
@@ -150,8 +151,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", default="1000,5000,20000,100000")
     parser.add_argument("--columns", default="10,30,60")
+    parser.add_argument("--report-only", action="store_true", help="rewrite scale.md from scale.json")
     args = parser.parse_args()
     entries = json.loads(RESULTS.read_text()) if RESULTS.exists() else []
+    if args.report_only:
+        (ROOT / "bench" / "scale.md").write_text(report(entries))
+        return
     for columns in map(int, args.columns.split(",")):
         for rows in map(int, args.rows.split(",")):
             with tempfile.TemporaryDirectory() as tmp:

@@ -53,8 +53,20 @@ if view is None:
     st.stop()
 config = view.config
 summary = summary_of(view.id, view.job["done"])
-if summary.empty:
-    st.info("No results yet.")
+if summary.empty or not (summary["model"] == HOLDER).any():
+    info = view.progress()
+    st.info(f"No level has its results yet ({info['done']} of {info['total']} tasks). The first look on the Sweep "
+            "page is only a preview and is never used to choose; this page updates by itself as results arrive."
+            if view.active else "No results yet.")
+
+    @st.fragment(run_every=2.0 if view.active else None)
+    def wait_for_results() -> None:
+        current = JobView(common.store(), view.id)
+        found = summary_of(view.id, current.job["done"])
+        if not found.empty and (found["model"] == HOLDER).any():
+            st.rerun(scope="app")
+
+    wait_for_results()
     st.stop()
 
 project = common.project()

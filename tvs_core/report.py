@@ -107,7 +107,7 @@ def _table(frame: pd.DataFrame) -> str:
     if frame is None or frame.empty:
         return '<p class="muted">Nothing to show.</p>'
     frame = frame.copy()
-    for column in frame.select_dtypes("object").columns:  # None in a text column: shown as a dash, not "None"
+    for column in frame.select_dtypes(include=["object", "str"]).columns:  # None in a text column: a dash
         frame[column] = frame[column].where(frame[column].notna(), "—")
     return frame.to_html(index=False, escape=True, na_rep="—", border=0, float_format=lambda v: f"{v:.4g}")
 
