@@ -66,19 +66,16 @@ COLUMNS: dict[str, tuple[tuple[float, float, float, float], object, int | None]]
 }
 
 
-def support_like(n: int = 884, seed: int = 0) -> pd.DataFrame:
-    """A SUPPORT2-shaped table: ``n`` rows, 26 covariates + binary ``hospdead`` (last column).
-
-    Deterministic given ``seed``. Sensitive columns of the benches: ``SENSITIVE`` (totcst, crea).
-    """
+def _factor_table(specs: dict, n: int, seed: int) -> pd.DataFrame:
+    """Rows of a Gaussian factor copula with the given loadings, through each column's margin."""
     rng = np.random.default_rng(seed)
-    loadings = np.array([spec[0] for spec in COLUMNS.values()])  # (27, 4)
+    loadings = np.array([spec[0] for spec in specs.values()])  # (columns, 4)
     noise_sd = np.sqrt(1.0 - (loadings ** 2).sum(axis=1))  # unit latent variances
     factors = rng.standard_normal((n, loadings.shape[1]))
-    latent = factors @ loadings.T + rng.standard_normal((n, len(COLUMNS))) * noise_sd
+    latent = factors @ loadings.T + rng.standard_normal((n, len(specs))) * noise_sd
     u = stats.norm.cdf(latent)
     columns = {}
-    for k, (name, (_, margin, decimals)) in enumerate(COLUMNS.items()):
+    for k, (name, (_, margin, decimals)) in enumerate(specs.items()):
         if decimals is None:  # binary: the top share of the latent variable is 1
             columns[name] = (u[:, k] > 1.0 - margin).astype(int)
         elif decimals == 0 and isinstance(margin.dist, stats.rv_discrete):
@@ -89,6 +86,14 @@ def support_like(n: int = 884, seed: int = 0) -> pd.DataFrame:
     return pd.DataFrame(columns)
 
 
+def support_like(n: int = 884, seed: int = 0) -> pd.DataFrame:
+    """A SUPPORT2-shaped table: ``n`` rows, 26 covariates + binary ``hospdead`` (last column).
+
+    Deterministic given ``seed``. Sensitive columns of the benches: ``SENSITIVE`` (totcst, crea).
+    """
+    return _factor_table(COLUMNS, n, seed)
+
+
 def wide_table(n: int, columns: int, seed: int = 0) -> pd.DataFrame:
     """A SUPPORT2-like table of any width: ``columns - 1`` covariates cycling through ``COLUMNS``'
     margins and factor loadings (renamed ``<name>_<k>`` after the first round) plus ``hospdead``.
@@ -97,21 +102,7 @@ def wide_table(n: int, columns: int, seed: int = 0) -> pd.DataFrame:
     27 columns (in another column order: the sensitive ones first, so even 10 columns hold them).
     """
     covariates = [*SENSITIVE, *(c for c in COLUMNS if c not in (RESPONSE, *SENSITIVE))]
-    specs = [(name if k < len(covariates) else f"{name}_{k // len(covariates)}", COLUMNS[name])
-             for k, name in ((k, covariates[k % len(covariates)]) for k in range(columns - 1))]
-    specs.append((RESPONSE, COLUMNS[RESPONSE]))
-    rng = np.random.default_rng(seed)
-    loadings = np.array([spec[0] for _, spec in specs])
-    noise_sd = np.sqrt(1.0 - (loadings ** 2).sum(axis=1))
-    latent = rng.standard_normal((n, loadings.shape[1])) @ loadings.T + rng.standard_normal((n, len(specs))) * noise_sd
-    u = stats.norm.cdf(latent)
-    out = {}
-    for k, (name, (_, margin, decimals)) in enumerate(specs):
-        if decimals is None:
-            out[name] = (u[:, k] > 1.0 - margin).astype(int)
-        elif decimals == 0 and isinstance(margin.dist, stats.rv_discrete):
-            out[name] = margin.ppf(u[:, k]).astype(int)
-        else:
-            values = np.round(margin.ppf(u[:, k]), decimals)
-            out[name] = values.astype(int) if decimals == 0 else values
-    return pd.DataFrame(out)
+    specs = {(name if k < len(covariates) else f"{name}_{k // len(covariates)}"): COLUMNS[name]
+             for k, name in ((k, covariates[k % len(covariates)]) for k in range(columns - 1))}
+    specs[RESPONSE] = COLUMNS[RESPONSE]
+    return _factor_table(specs, n, seed)

@@ -1,24 +1,16 @@
 """The command line others script against: JSON out, CSV out, one-line errors."""
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from tests.helpers import run
 from tvs_core import load_demo
 
-ROOT = Path(__file__).resolve().parent.parent
 Y = "in_hospital_death"
 
 
-def run(*args, cwd=ROOT):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "tvs_core", *map(str, args)], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
 
 
 @pytest.fixture(scope="module")

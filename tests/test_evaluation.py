@@ -6,11 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.helpers import CopyRows
 from tvs_core import IndependentMargins, TVineSynth, evaluate, holdout_split, load_demo
 from tvs_core.evaluation.protocol import QUICK, capped
-from tvs_core.model.generator import SyntheticGenerator
 from tvs_core.model.ordering import default_levels
-from tvs_core.model.registry import register
 
 Y = "in_hospital_death"
 SENSITIVE = ["total_cost_eur", "lactate_mmol_l"]
@@ -20,25 +19,6 @@ TINY = replace(QUICK, utility_sets=3, release_sets=4, aia_iterations=2, aia_size
                aia_sets=4, aia_bootstrap_size=200, mia_iterations=1, mia_size_attacker=200, mia_shadows=2,
                mia_shadow_sets=4, mia_size_raw=150, mia_size_syn=150, mia_sets=6, random_targets=1,
                outlier_quantiles=(0.99,))
-
-
-@register
-class CopyRows(SyntheticGenerator):
-    """Releases its training rows: the most unsafe generator there is."""
-
-    name = "copy_rows_evaluation_test"
-
-    def _fit_values(self, values):
-        self.rows_ = values
-
-    def _sample_values(self, n, level, rng):
-        return self.rows_[np.resize(rng.permutation(len(self.rows_)), n)]
-
-    def _state(self):
-        return {"rows": self.rows_.tolist()}
-
-    def _load_state(self, state):
-        self.rows_ = np.asarray(state["rows"])
 
 
 @pytest.fixture(scope="module")

@@ -1,44 +1,17 @@
 """The release ledger (every export, per table, surviving restarts) and the pooled-release check."""
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
+from tests.helpers import CopyRows, run
 from tvs_core.jobs import JobView
 from tvs_core.jobs.store import Store
 from tvs_core.model.baselines import DPVine
-from tvs_core.model.generator import SyntheticGenerator
-from tvs_core.model.registry import register
 from tvs_core.release import release_table, to_csv_bytes
 from tvs_core.release.ledger import budget, record_release, releases
 from tvs_core.release.pooled import pooled_check, sha256_of
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-@register
-class CopyRowsLedger(SyntheticGenerator):
-    """Releases its training rows: pooled releases of it publish real records."""
-
-    name = "copy_rows_ledger_test"
-
-    def _fit_values(self, values):
-        self.rows_ = values
-
-    def _sample_values(self, n, level, rng):
-        return self.rows_[np.resize(rng.permutation(len(self.rows_)), n)]
-
-    def _state(self):
-        return {"rows": self.rows_.tolist()}
-
-    def _load_state(self, state):
-        self.rows_ = np.asarray(state["rows"])
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +89,7 @@ def test_pooled_check_attacks_the_union_of_the_releases(sweep, tmp_path):
 
 def test_pooled_releases_of_a_copy_generator_are_flagged(sweep, tmp_path):
     view, model, train, data = sweep
-    copier = CopyRowsLedger(seed=0).fit(train, model.schema_)
+    copier = CopyRows(seed=0).fit(train, model.schema_)
     store = Store(tmp_path)
     for seed in (1, 2):
         table = release_table(copier, None, len(train), seed)
@@ -154,10 +127,6 @@ def test_epsilon_adds_up_over_dp_releases(sweep, tmp_path):
     assert any("count once" in n for n in check.notes)
 
 
-def run(*args):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "tvs_core", *map(str, args)], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=300)
 
 
 def test_cli_release_records_and_ledger_lists_per_table(tmp_path, stored_sweep):

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tvs_core
+from tests.helpers import CopyRows  # noqa: F401  (registers copy_rows_test)
 from tvs_core import holdout_split
 from tvs_core.evaluation import protocol
 from tvs_core.evaluation.attribute import Target, choose_targets
@@ -24,8 +25,6 @@ from tvs_core.evaluation.membership import (
     set_features,
     train_attackers,
 )
-from tvs_core.model.generator import SyntheticGenerator
-from tvs_core.model.registry import register
 
 RESPONSE = "in_hospital_death"
 SENSITIVE = ["total_cost_eur", "creatinine_mg_dl"]
@@ -36,20 +35,6 @@ PRESET = dataclasses.replace(protocol.QUICK, mia_iterations=2, mia_size_attacker
 SEED = 11
 
 
-class CopyRows(SyntheticGenerator):
-    """Test-only: releases its training rows (shuffled, tiled to n), so every IN set holds the target."""
-
-    name = "copy_rows_test"
-
-    def _fit_values(self, values: np.ndarray) -> None:
-        self.rows_ = np.array(values)
-
-    def _sample_values(self, n: int, level, rng: np.random.Generator) -> np.ndarray:
-        rows = self.rows_[rng.permutation(len(self.rows_))]
-        return np.tile(rows, (-(-n // len(rows)), 1))[:n]
-
-
-register(CopyRows)
 
 
 def spec(name: str) -> GeneratorSpec:

@@ -1,19 +1,15 @@
 """The release report: one self-contained HTML page, every section, no request leaving it, from the CLI too."""
 
-import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
+from tests.helpers import run
 from tvs_core.jobs import JobView
 from tvs_core.release import guardrails, release_table, to_csv_bytes
 from tvs_core.release.pooled import pooled_check, sha256_of
 from tvs_core.report import SECTIONS, ReleaseFacts, build_report, write_report
 
-ROOT = Path(__file__).resolve().parent.parent
 MAX_BYTES = 15_000_000
 LOCAL = ("file:", "data:", "about:", "blob:")
 
@@ -96,10 +92,6 @@ def test_report_of_an_export_with_a_level_a_reason_and_the_pooled_check(view):
         build_report(view, 9)
 
 
-def run(*args):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "tvs_core", *map(str, args)], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=300)
 
 
 def test_cli_report_writes_the_page(stored_sweep, tmp_path):

@@ -48,7 +48,9 @@ class _NotSaved:
 
     def to_json(self) -> str:
         raise DataError(f"A fitted {self.name} model cannot be saved in the model file format.",
-                        fix="Save a synthetic sample of it instead (model.sample(n).to_csv(...)).")
+                        fix="Save a synthetic sample of it instead, through the safe writer: "
+                            "tvs_core.release.export.write_csv(model.sample(n), 'sample.csv') (formula cells "
+                            "neutralised, never over an input).")
 
 
 class _CtganFamily(_NotSaved, SyntheticGenerator):

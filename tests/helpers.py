@@ -1,0 +1,42 @@
+"""Shared by several test modules: a test-only generator (registered once) and the command-line runner."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from tvs_core.model.generator import SyntheticGenerator
+from tvs_core.model.registry import register
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@register
+class CopyRows(SyntheticGenerator):
+    """Releases its training rows (shuffled, tiled to n): the most unsafe generator there is — every IN set
+    holds the target, every pooled release publishes real records."""
+
+    name = "copy_rows_test"
+
+    def _fit_values(self, values: np.ndarray) -> None:
+        self.rows_ = np.array(values)
+
+    def _sample_values(self, n: int, level, rng: np.random.Generator) -> np.ndarray:
+        return self.rows_[np.resize(rng.permutation(len(self.rows_)), n)]
+
+    def _state(self) -> dict:
+        return {"rows": self.rows_.tolist()}
+
+    def _load_state(self, state: dict) -> None:
+        self.rows_ = np.asarray(state["rows"])
+
+
+def run(*args, cwd=ROOT) -> subprocess.CompletedProcess:
+    """``python -m tvs_core ARGS`` in a fresh process, as a user runs it."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "tvs_core", *map(str, args)], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300)
