@@ -68,7 +68,7 @@ def privacy_utility_scatter(summary: pd.DataFrame, privacy: str | Axis, sensitiv
     if summary.empty:
         return _empty("Privacy against utility", "No results yet.", x_title, y_title)
     points = []  # (model, level, (x, lo, hi), (y, lo, hi), note)
-    sources, absent = {}, []
+    sources, absent, first_looks = {}, [], set()
     for model, rows in summary.groupby("model", sort=True):
         if model in REFERENCE_MODELS:
             continue
@@ -85,6 +85,7 @@ def privacy_utility_scatter(summary: pd.DataFrame, privacy: str | Axis, sensitiv
             y = utility.point(at, None)
             parts = [f"worst column: {column}"] if axis.worst and column else []
             if (at["role"] == FIRST_LOOK).all():
+                first_looks.add(level)
                 parts.insert(0, f"first look: fitted on {FIRST_LOOK_ROWS} rows, one set; replaced when the level "
                                 "reports")
             if axis.metric.fallback is not None:
@@ -117,7 +118,7 @@ def privacy_utility_scatter(summary: pd.DataFrame, privacy: str | Axis, sensitiv
             textposition=["top center" if i % 2 == 0 else "bottom center" for i in range(len(ours))],
             customdata=[int(p[1]) for p in ours], line={"color": "#cccccc", "width": 1, "dash": "dot"},
             marker={"size": 12, "color": [level_colour(p[1], levels) for p in ours],
-                    "symbol": ["circle-open" if p[4].startswith("first look") else "circle" for p in ours],
+                    "symbol": ["circle-open" if p[1] in first_looks else "circle" for p in ours],
                     "line": {"color": "white", "width": 1}},
             error_x={**_error(x_mid, [v[1] for v in xs], [v[2] for v in xs]), "color": "#999999"},
             error_y={**_error(y_mid, [v[1] for v in ys], [v[2] for v in ys]), "color": "#999999"},

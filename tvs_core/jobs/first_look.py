@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..evaluation.attribute import release_attribute_records
 from ..evaluation.context import EvaluationData
-from ..evaluation.records import FIRST_LOOK, FIRST_LOOK_ROWS, HOLDER
+from ..evaluation.records import FIRST_LOOK, FIRST_LOOK_ROWS, HOLDER, record
 from ..evaluation.release import release_sets
 from ..evaluation.utility import CLASSIFIERS, score_classifier, split_xy, utility_metric
 from ..model.ordering import default_levels
@@ -47,10 +47,9 @@ def first_look(config: SweepConfig, train: pd.DataFrame, test: pd.DataFrame, thr
     for level in sorted(levels):
         sets = release_sets(model, level, range(1), FIRST_LOOK_ROWS, config.seed, FIRST_LOOK)
         x, y = split_xy(sets[0], j)
-        records = [{"model": HOLDER, "level": level, "metric": utility_metric("tstr", discrete, c), "attribute": None,
-                    "target": None, "target_kind": None, "iteration": 0, "role": FIRST_LOOK,
-                    "value": score_classifier(x, y, x_test, y_test, discrete, c,
-                                              task_seed(config.seed, FIRST_LOOK, level, c))}
+        seeds = {c: task_seed(config.seed, FIRST_LOOK, level, c) for c in CLASSIFIERS}
+        records = [record(HOLDER, level, utility_metric("tstr", discrete, c),
+                          score_classifier(x, y, x_test, y_test, discrete, c, seeds[c]), iteration=0, role=FIRST_LOOK)
                    for c in CLASSIFIERS]
         records += [{**r, "model": HOLDER, "role": FIRST_LOOK}
                     for r in release_attribute_records(sets, data, list(config.sensitive), FIRST_LOOK, level)]

@@ -12,11 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..evaluation.catalogue import RELEASE_ROWS
+from .progress import DATA_KINDS
 
 WORKER_BASE_MB = 300.0  # an idle worker with numpy, scikit-learn and pyvinecopulib loaded
 MB_PER_ROW = 0.05  # per training row of a data task, up to RELEASE_ROWS (forests and sets dominate)
 GAME_ROWS = 1_000  # the games draw at most about this many rows, whatever the table
-DATA_KINDS = ("reference", "release", "baseline", "external")
 HEADROOM = 0.8  # never plan to use more than this share of the free memory
 
 

@@ -21,7 +21,7 @@ PRIOR_SECONDS = {"holder": 0.6, "reference": 2.2, "release": 1.4, "baseline": 1.
 PRIOR_SHAPE = (707.0, 27.0)  # training rows (80 % of 884) and encoded columns of that table
 # tasks on the training rows grow with rows x columns; the games' sizes are fixed by the protocol, so their
 # tasks grow with the columns only (fits and correlation features: about the square)
-DATA_KINDS = ("holder", "reference", "release", "baseline")
+DATA_KINDS = ("holder", "reference", "release", "baseline", "external")
 STAGE_OF = {"holder": 0, "mia_attackers": 2, "mia_eval": 3}  # every other kind: stage 1
 SEQUENTIAL_STAGES = (0, 2)
 

@@ -214,6 +214,12 @@ class Store:
             out.setdefault(r["kind"], []).append(r["seconds"])
         return out
 
+    def task_peaks(self, job_id: str) -> dict[str, float]:
+        """The largest peak memory (MB) measured per task kind of a job."""
+        return {r["kind"]: r["peak"] for r in self.db.execute(
+            "SELECT kind, MAX(peak_mb) AS peak FROM results WHERE job_id = ? AND peak_mb IS NOT NULL GROUP BY kind",
+            (job_id,))}
+
     # -- projects and settings -------------------------------------------------------------------
     def save_project(self, project_id: str, project_json: str, updated: float) -> None:
         with self.transaction() as db:

@@ -49,11 +49,7 @@ class StoreSink:
         return self.store.cancel_requested(self.job_id)
 
     def peaks(self) -> dict[str, float]:
-        out: dict[str, float] = {}
-        for result in self.store.results(self.job_id):
-            if result["peak_mb"] is not None:
-                out[result["kind"]] = max(out.get(result["kind"], 0.0), result["peak_mb"])
-        return out
+        return self.store.task_peaks(self.job_id)
 
     def note(self, message: str) -> None:
         self.store.log(self.job_id, "memory", message)
