@@ -153,6 +153,10 @@ setting("Baselines play the attack games too", "baseline_games", st.checkbox,
         help="Off: baselines get the release attack's MAB and no PG (cheap). On: the same attribute and membership "
              "games as TVineSynth, so every point on the scatter uses one estimator; each baseline is refitted "
              "(targets + 1) times per game iteration and shadow.")
+setting("Attack games: reuse the holder's pair-copula families (refit parameters only)", "reuse_families", st.checkbox,
+        help="Off (the paper's way): every model the games fit selects its families again. On: they keep the "
+             "holder's structure and families and refit only the parameters — minutes instead of hours with the "
+             "paper's families; a deviation from the paper, stated in the manifest and report (bench/scale.md).")
 setting("Membership game: shadow models per target (the paper's way)", "per_target_shadows", st.checkbox,
         help="Off: each shadow's subset and OUT model serve every target (about half the shadow fits; the "
              "attackers' training data has the same distribution). On: a subset and OUT model per target.")

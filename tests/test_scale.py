@@ -3,6 +3,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+import pyvinecopulib as pv
 
 from tvs_core import TVineSynth, load_demo
 from tvs_core.errors import TVSError
@@ -15,9 +16,10 @@ from tvs_core.evaluation.records import FIRST_LOOK
 from tvs_core.evaluation.set_metrics import SyntheticSet, bounded
 from tvs_core.jobs import JobView, SweepConfig, memory, submit
 from tvs_core.jobs import first_look as first_look_module
-from tvs_core.jobs.context import fit_holder, split_tables
+from tvs_core.jobs.context import context_for_model, fit_holder, split_tables
 from tvs_core.jobs.store import Store
 from tvs_core.jobs.worker import run_job
+from tvs_core.model import vine as vine_module
 
 
 def synthetic_set(rows: int, seed: int = 0) -> SyntheticSet:
@@ -199,3 +201,58 @@ def test_pmse_sees_at_most_its_row_cap_and_is_unchanged_below_it():
                                                                                           seed=1)
     capped = pmse_ratio(real, synthetic, categorical, seed=1, max_rows=200)
     assert capped != pmse_ratio(real, synthetic, categorical, seed=1) and 0 < capped < 5
+
+
+def test_a_gaussian_vine_samples_through_its_normal_score_map_with_pyvinecopulibs_numbers(clinical):
+    """The fast path must be the same transform: same uniforms in, the same u out (to rounding), at the fitted
+    level and a truncated one, with discrete columns in the table."""
+    model = TVineSynth(response=Y, sensitive=["total_cost_eur"], seed=0).fit(clinical)
+    assert any(model.var_types_[k] == "d" for k in range(len(model.var_types_)))
+    for level in (None, 2):
+        vine = model.vine_at(level)
+        linear = vine_module.normal_score_map(vine)
+        assert linear is not None
+        w = np.random.default_rng(5).random((2000, vine.dim))
+        expected = vine.inverse_rosenblatt(np.asfortranarray(w), num_threads=1)
+        fast = model._sample_unit(2000, level, np.random.default_rng(5))
+        assert np.abs(fast[:, model.column_order_] - expected).max() < 1e-10
+
+
+def test_other_families_sample_pair_by_pair():
+    """A vine with a non-Gaussian pair copula is not a linear map in normal scores: no fast path."""
+    first_tree = [pv.Bicop(family=pv.BicopFamily.clayton, parameters=np.array([[2.0]])),
+                  pv.Bicop(family=pv.BicopFamily.gaussian, parameters=np.array([[0.5]]))]
+    clayton = pv.Vinecop.from_structure(pv.DVineStructure(order=[1, 2, 3]), pair_copulas=[first_tree, [pv.Bicop()]])
+    assert vine_module.normal_score_map(clayton) is None
+
+
+def test_reusing_the_holders_families_refits_only_their_parameters(clinical):
+    holder = TVineSynth(response=Y, sensitive=["total_cost_eur"], seed=0, families="fast").fit(clinical)
+    order = list(holder.order_.order[:-1])
+    same = TVineSynth(response=Y, sensitive=["total_cost_eur"], seed=0, families="fast", order=order,
+                      fixed_vine=holder.vine_.to_json()).fit(clinical)
+    assert same.vine_.families == holder.vine_.families
+    assert np.allclose(np.concatenate([np.ravel(p) for tree in same.vine_.parameters for p in tree]),
+                       np.concatenate([np.ravel(p) for tree in holder.vine_.parameters for p in tree]))
+    half = clinical.iloc[: len(clinical) // 2]
+    refit = TVineSynth(response=Y, sensitive=["total_cost_eur"], seed=0, families="fast", order=order, t_max=3,
+                       fixed_vine=holder.vine_.to_json()).fit(half)
+    assert refit.fitted_level_ == 3
+    top = holder.vine_at(3)
+    assert refit.vine_.families == top.families  # kept, even where the half would select others
+    assert not np.allclose(np.concatenate([np.ravel(p) for tree in refit.vine_.parameters for p in tree]),
+                           np.concatenate([np.ravel(p) for tree in top.parameters for p in tree]))
+
+
+def test_the_games_reuse_the_holders_families_only_when_asked(clinical):
+    train, test = clinical.iloc[:250], clinical.iloc[250:]
+    holder = TVineSynth(response=Y, sensitive=["total_cost_eur"], seed=0, families="fast").fit(train)
+    assert "fixed_vine" not in {k for k, v in context_for_model(holder, train, test).spec.config.items()
+                                if v is not None}
+    spec = context_for_model(holder, train, test, reuse_families=True).spec
+    rows = EvaluationData.from_model(holder, train, test).train[:150]
+    game_model = spec.build(seed=7, t_max=2).fit_encoded(rows, holder.encoder_, holder.schema_)
+    assert game_model.vine_.families == holder.vine_at(2).families
+    base = SweepConfig(response=Y, sensitive=["total_cost_eur"])
+    assert "reuse_families" not in base.to_dict()  # earlier sweeps keep their identity
+    assert SweepConfig(**{**base.to_dict(), "reuse_families": True}).to_dict()["reuse_families"] is True

@@ -332,6 +332,9 @@ def build_report(view: JobView, level: int | None = None, alpha: float = 0.5, me
                                                              "tasks)"),
                               ("Protocol preset", config.preset), ("Master seed", config.seed),
                               ("Generator", holder.name),
+                              ("Attack games' refits", "the holder's pair-copula families kept, parameters refitted "
+                               "(a deviation from the paper)" if config.reuse_families else
+                               "families selected again in every refit (the paper's way)"),
                               ("Fitted level t_max", getattr(holder, "fitted_level_", None))])
                          + "<h3>Sweep settings</h3>" + _table(settings)
                          + "<h3>Sizes capped by the data</h3>" + _table(caps)

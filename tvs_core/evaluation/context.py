@@ -15,6 +15,7 @@ import pandas as pd
 from ..data.encoding import TableEncoder
 from ..data.prepare import prepare_table
 from ..data.schema import CATEGORICAL_TYPES, Schema
+from ..errors import DataError
 from ..model.generator import SyntheticGenerator
 from ..model.registry import generator_class
 from .timing import timed
@@ -43,11 +44,19 @@ class GeneratorSpec:
         return generator_class(self.name)(**config)
 
     @classmethod
-    def from_model(cls, model: SyntheticGenerator, label: str | None = None) -> GeneratorSpec:
-        """The holder's configuration; a TVineSynth keeps the holder's Algorithm-1 order fixed."""
+    def from_model(cls, model: SyntheticGenerator, label: str | None = None,
+                   reuse_families: bool = False) -> GeneratorSpec:
+        """The holder's configuration; a TVineSynth keeps the holder's Algorithm-1 order fixed.
+        ``reuse_families``: refits keep the holder's fitted vine (structure and families), only parameters
+        are estimated — much cheaper with the paper's families, and a documented deviation."""
         config = model.get_config()
         if hasattr(model, "order_"):
             config["order"] = list(model.order_.order[:-1])
+        if reuse_families:
+            if not hasattr(model, "vine_"):
+                raise DataError(f"'{model.name}' has no pair-copula families to reuse.",
+                                fix="Turn off 'reuse the holder's family selection'.")
+            config["fixed_vine"] = model.vine_.to_json()
         return cls(model.name, config, label)
 
 

@@ -50,10 +50,14 @@ class SweepConfig:
     analysis: list[str] | None = None
     # synthetic tables made elsewhere, scored like a release: name -> fingerprint of the workspace copy
     externals: dict[str, str] | None = None
+    # the games refit the holder's pair-copula families (parameters only) instead of selecting them again:
+    # an opt-in deviation from the paper that makes the paper's family set affordable (issue 12)
+    reuse_families: bool = False
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        for added in ("analysis", "externals"):  # added in issues 11, 13: absent keeps earlier sweeps' identity
+        for added in ("analysis", "externals", "reuse_families"):  # added in issues 11-13: absent keeps earlier
+            # sweeps' identity
             if not d[added]:
                 del d[added]
         return d

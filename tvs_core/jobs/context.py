@@ -65,10 +65,11 @@ def context_for_model(model: SyntheticGenerator, train: pd.DataFrame, test: pd.D
                       targets: dict[str, list[int]] | None = None, feature_set: str = "correlations",
                       sensitive: list[str] | None = None, refit_per_level: bool = False,
                       analysis: list[str] | None = None,
-                      externals: dict[str, pd.DataFrame] | None = None) -> JobContext:
+                      externals: dict[str, pd.DataFrame] | None = None, reuse_families: bool = False) -> JobContext:
     """The context of a fitted holder ``model`` on its training rows and the hold-out ``test``;
     ``analysis``: the covariates of the regression of Y whose intervals ci_overlap compares (None: all);
-    ``externals``: synthetic tables made elsewhere (name -> table), checked against ``train``'s schema."""
+    ``externals``: synthetic tables made elsewhere (name -> table), checked against ``train``'s schema;
+    ``reuse_families``: the games' refits keep the holder's pair-copula families (parameters refitted)."""
     data = EvaluationData.from_model(model, train, test)
     if analysis:
         unknown = [c for c in analysis if c not in data.names or c == data.schema.response]
@@ -85,7 +86,7 @@ def context_for_model(model: SyntheticGenerator, train: pd.DataFrame, test: pd.D
                             fix=f"Choose levels from 0 to {model.fitted_level_}.")
     else:
         levels = [None]
-    spec = GeneratorSpec.from_model(model)
+    spec = GeneratorSpec.from_model(model, reuse_families=reuse_families)
     spec.refit_per_level = refit_per_level
     chosen = choose_targets(data, sensitive, protocol.outlier_quantiles, protocol.random_targets,
                             task_rng(seed, "targets"), targets)
@@ -135,4 +136,5 @@ def context_for_job(config: SweepConfig, table: pd.DataFrame, holdout: pd.DataFr
     return context_for_model(holder, train, test, levels=config.levels, preset=protocol, seed=config.seed,
                              games=config.games, baselines=[baseline_spec(n, config) for n in config.baselines],
                              baseline_games=config.baseline_games, feature_set=config.feature_set,
-                             sensitive=config.sensitive, analysis=config.analysis, externals=externals)
+                             sensitive=config.sensitive, analysis=config.analysis, externals=externals,
+                            reuse_families=config.reuse_families)

@@ -54,15 +54,17 @@ def evaluate(model: SyntheticGenerator, train: pd.DataFrame, test: pd.DataFrame,
              preset: str | ProtocolPreset = "quick", seed: int = 0, n_jobs: int = 2, games=GAMES,
              baselines: list[GeneratorSpec] = (), baseline_games=(), targets: dict[str, list[int]] | None = None,
              feature_set: str = "correlations", refit_per_level: bool = False,
-             analysis: list[str] | None = None, externals: dict[str, pd.DataFrame] | None = None) -> EvaluationResult:
+             analysis: list[str] | None = None, externals: dict[str, pd.DataFrame] | None = None,
+             reuse_families: bool = False) -> EvaluationResult:
     """Evaluate a fitted holder model on its training rows ``train`` and the hold-out ``test``;
     ``analysis``: the covariates of the regression of Y that ci_overlap compares (None: all);
-    ``externals``: synthetic tables made elsewhere (name -> table), scored by the release metrics."""
+    ``externals``: synthetic tables made elsewhere (name -> table), scored by the release metrics;
+    ``reuse_families``: the games refit the holder's pair-copula families' parameters only (a deviation)."""
     started = time.perf_counter()
     context = context_for_model(model, train, test, levels=levels, preset=preset, seed=seed, games=games,
                                 baselines=baselines, baseline_games=baseline_games, targets=targets,
                                 feature_set=feature_set, refit_per_level=refit_per_level, analysis=analysis,
-                                externals=externals)
+                                externals=externals, reuse_families=reuse_families)
     records, timings = run_in_memory(context, n_jobs)
     kendall = (kendall_matrices(model, context.data, context.levels, seed, context.spec.label)
                if "release" in games else {})

@@ -49,6 +49,7 @@ class Project:
     baselines: list[str] = field(default_factory=lambda: list(DEFAULT_BASELINES))
     baseline_games: bool = False
     per_target_shadows: bool = False
+    reuse_families: bool = False  # the games refit the holder's families' parameters only
     analysis: list[str] = field(default_factory=list)  # covariates of the CI-overlap analysis; empty: all
     seed: int = 0
     backend: str = "loky"
@@ -82,7 +83,8 @@ class Project:
                            seed=int(self.seed), holdout_fraction=float(self.holdout_fraction),
                            baselines=list(self.baselines), analysis=list(self.analysis) or None,
                            baseline_games=["aia", "mia"] if self.baseline_games else [],
-                           protocol_overrides=overrides, schema=self.table_schema().to_dict())
+                           protocol_overrides=overrides, schema=self.table_schema().to_dict(),
+                           reuse_families=bool(self.reuse_families))
 
     def adopt(self, config: SweepConfig) -> None:
         """Show a sweep's own settings, so that the screen says what produced the sweep that is open."""
@@ -96,6 +98,7 @@ class Project:
         self.margins, self.baselines = config.margins, list(config.baselines)
         self.baseline_games = bool(config.baseline_games)
         self.per_target_shadows = (config.protocol_overrides or {}).get("mia_shared_shadows") is False
+        self.reuse_families = bool(config.reuse_families)
         if config.schema:
             self.schema = config.schema
 

@@ -1,0 +1,246 @@
+"""The paper preset made affordable (issue 12): wall time on the 884 x 27 SUPPORT2-shaped table, and the
+opt-in "reuse the holder's family selection in the games" measured against full selection.
+
+Parts (each saved to ``bench/paper_preset.json`` under its name; the md is rendered from every part saved):
+
+- ``support``: ``evaluate()`` with the paper protocol and all games, default families, on
+  ``bench.tables.support_like()`` — full selection in every refit (the paper's way) and with reuse.
+  Before issue 12's sampler this run took 418.5 s (bench/evaluation.md); the target is <= 4 min.
+- ``demos``: on both demos, the quick preset with the default families (full vs reuse), and the paper's
+  families on the AIA-only reduced protocol of bench/evaluation.py (full selection costs about a minute per
+  fit, so the paper protocol with it is out of reach; reuse is measured against it there).
+- ``paper-families``: the paper's families with reuse on the paper protocol is not run (see the md): its
+  cost is projected from measured seconds per refit and sampled rows per second of that model.
+
+Usage (from the repo root): ``python bench/paper_preset.py --parts support,demos,paper-families``;
+``--render`` only rewrites the md from the saved JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import numpy as np
+import pandas as pd
+import pyvinecopulib as pv
+from evaluation import REDUCED_AIA, MemorySampler, pick_levels, shutdown_workers
+from machine import cpu_model
+
+import tvs_core
+from bench.tables import RESPONSE, SENSITIVE, support_like
+from tvs_core import holdout_split
+from tvs_core.evaluation.catalogue import CATALOGUE
+from tvs_core.evaluation.summary import KEYS
+
+SAVED = ROOT / "bench" / "paper_preset.json"
+MD = ROOT / "bench" / "paper_preset.md"
+SEED = 0
+GAMES = ("release", "aia", "mia")
+GAME_SOURCES = ("aia", "mia")  # records whose numbers come from refitted models
+
+
+def timed_evaluate(holder, train, test, levels, protocol, games, reuse: bool) -> dict:
+    shutdown_workers()
+    sampler = MemorySampler()
+    sampler.start()
+    start = time.perf_counter()
+    try:
+        result = tvs_core.evaluate(holder, train, test, levels=levels, preset=protocol, seed=SEED, n_jobs=2,
+                                   games=games, reuse_families=reuse)
+        wall = time.perf_counter() - start
+    finally:
+        sampler.stop()
+        shutdown_workers()
+    summary = result.summary()
+    return {"wall": wall, "other_load": sampler.other_cpu_s / wall, "timings": dict(result.timings),
+            "peak_mb": sampler.concurrent_peak_kb / 1024, "records": len(result.records),
+            "summary": summary.astype({"level": "float"}).to_dict(orient="records")}
+
+
+def fitted(table, response, sensitive, families):
+    train, test = holdout_split(table, response, 0.2, SEED)
+    start = time.perf_counter()
+    holder = tvs_core.TVineSynth(response=response, sensitive=list(sensitive), families=families, seed=SEED,
+                                 threads=2).fit(train)
+    holder.threads = 1
+    return holder, train, test, time.perf_counter() - start
+
+
+def pair(name, table, response, sensitive, families, protocol, games, levels=None) -> dict:
+    holder, train, test, fit_s = fitted(table, response, sensitive, families)
+    levels = levels or pick_levels(holder.fitted_level_)
+    out = {"name": name, "families": families, "protocol": protocol if isinstance(protocol, str) else protocol.name,
+           "games": list(games), "rows": len(train), "columns": len(holder.encoder_.names), "holder_fit_s": fit_s,
+           "levels": levels}
+    for mode, reuse in (("full", False), ("reuse", True)):
+        print(f"{name}: {mode} ...", flush=True)
+        out[mode] = timed_evaluate(holder, train, test, levels, protocol, games, reuse)
+        print(f"  {out[mode]['wall']:.1f} s", flush=True)
+    return out
+
+
+def part_support() -> list[dict]:
+    return [pair("support_like 884 x 27, paper protocol, default families", support_like(n=884, seed=SEED),
+                 RESPONSE, SENSITIVE, tvs_core.model.families.DEFAULT_PRESET, "paper", GAMES)]
+
+
+def part_demos() -> list[dict]:
+    runs = []
+    for demo in ("clinical", "breast_cancer"):
+        spec = tvs_core.DEMOS[demo]
+        table = tvs_core.load_demo(demo)
+        runs.append(pair(f"{demo}, quick protocol, default families", table, spec.response, spec.sensitive,
+                         tvs_core.model.families.DEFAULT_PRESET, "quick", GAMES))
+        runs.append(pair(f"{demo}, AIA-only reduced protocol, paper families", table, spec.response, spec.sensitive,
+                         "paper", REDUCED_AIA, ("aia",)))
+    return runs
+
+
+def part_paper_families() -> list[dict]:
+    """Seconds per reuse refit and sampled rows/s per level of the paper families on support_like, and the
+    paper protocol's counts of refits and sampled rows (from the default-families run), for a projection."""
+    holder, train, test, fit_s = fitted(support_like(n=884, seed=SEED), RESPONSE, SENSITIVE, "paper")
+    levels = pick_levels(holder.fitted_level_)
+    order = list(holder.order_.order[:-1])
+    refits = []
+    rng = np.random.default_rng(SEED)
+    for i in range(3):
+        rows = train.iloc[rng.choice(len(train), len(train) // 2, replace=False)]
+        start = time.perf_counter()
+        tvs_core.TVineSynth(response=RESPONSE, sensitive=list(SENSITIVE), families="paper", order=order, seed=i,
+                            fixed_vine=holder.vine_.to_json(), t_max=max(levels)).fit(rows)
+        refits.append(time.perf_counter() - start)
+    per_level = {}
+    for level in levels:
+        start = time.perf_counter()
+        holder.sample_values(20000, level, seed=1)
+        per_level[level] = 20000 / (time.perf_counter() - start)
+    return [{"name": "paper families + reuse, support_like 884 x 27 (components)", "holder_fit_s": fit_s,
+             "refit_s": refits, "rows_per_s": per_level, "levels": levels}]
+
+
+PARTS = {"support": part_support, "demos": part_demos, "paper-families": part_paper_families}
+
+
+# -- report ---------------------------------------------------------------------------------------------------
+
+
+def _summary(run: dict) -> pd.DataFrame:
+    frame = pd.DataFrame(run["summary"])
+    return frame.set_index(KEYS) if len(frame) else frame
+
+
+def compare(entry: dict) -> dict:
+    """Full vs reuse, key by key: release metrics (same holder sets) must agree; game metrics move."""
+    full, reuse = _summary(entry["full"]), _summary(entry["reuse"])
+    joined = full.join(reuse, how="inner", lsuffix="_full", rsuffix="_reuse")
+    model = joined.index.get_level_values("model")
+    holder = joined[model == "tvinesynth"]
+    metrics = holder.index.get_level_values("metric")
+    game = np.array([CATALOGUE[m].source == "game" or m.startswith("mia_") if m in CATALOGUE else False
+                     for m in metrics])
+    games, release = holder[game], holder[~game]
+    delta = (games["median_reuse"] - games["median_full"]).abs()
+    inside = (games["median_reuse"] >= games["ci_low_full"]) & (games["median_reuse"] <= games["ci_high_full"])
+    overlap = (games["ci_low_reuse"] <= games["ci_high_full"]) & (games["ci_high_reuse"] >= games["ci_low_full"])
+    same_release = np.isclose(release["median_full"], release["median_reuse"], equal_nan=True)
+    return {"game_keys": len(games), "inside": int(inside.sum()), "overlap": int(overlap.sum()),
+            "median_delta": float(delta.median()) if len(delta) else float("nan"),
+            "max_delta": float(delta.max()) if len(delta) else float("nan"),
+            "release_keys": len(release), "release_same": int(same_release.sum()), "table": games}
+
+
+def _fmt_ci(row, suffix):
+    median, low, high, n = (row[name + suffix] for name in ("median", "ci_low", "ci_high", "n"))
+    return f"{median:.3f} [{low:.3f}, {high:.3f}] (n={int(n)})"
+
+
+def headline_rows(table: pd.DataFrame) -> list[str]:
+    """The headline game metrics per level: MAB (median over targets), PG, the strongest membership AUC."""
+    wanted = table.reset_index()
+    wanted = wanted[wanted["metric"].isin(["mab", "pg", "mia_auc"])]
+    lines = []
+    for _, row in wanted.sort_values(["metric", "attribute", "level"], na_position="first").iterrows():
+        attribute = "" if pd.isna(row["attribute"]) else f" ({row['attribute']})"
+        lines.append(f"| {row['metric']}{attribute} | {int(row['level'])} | {_fmt_ci(row, '_full')} | "
+                     f"{_fmt_ci(row, '_reuse')} | {row['median_reuse'] - row['median_full']:+.3f} |")
+    return lines
+
+
+def render(saved: dict) -> str:
+    lines = ["# The paper preset, and reusing the holder's family selection in the games", "",
+             "Reproduce: `python bench/paper_preset.py --parts support,demos,paper-families` (from the repo root).", "",
+             f"- Date: {saved.get('date', '?')}; machine: {saved.get('machine', '?')}",
+             f"- Python {platform.python_version()}, pyvinecopulib {pv.__version__}; `evaluate(..., n_jobs=2)`, "
+             "one run each (times are indications: *other load* = cores other processes took meanwhile).",
+             "- *Full*: every model the games fit selects its pair-copula families again (the paper's way). "
+             "*Reuse*: `reuse_families=True` — the games' refits keep the holder's structure and families and "
+             "refit only their parameters (`TVineSynth(fixed_vine=...)`, pyvinecopulib `Vinecop.fit`).", ""]
+    rows = [entry for part in ("support", "demos") for entry in saved.get(part, [])]
+    if rows:
+        lines += ["## Wall time and agreement", "",
+                  "Release metrics come from the holder's own sets, so they must not move; game metrics "
+                  "(attribute and membership games) come from refitted models. *Inside*: reuse's median inside "
+                  "full selection's interval; *overlap*: the two intervals overlap.", "",
+                  "| run | rows x columns | levels | full s (other load) | reuse s (other load) | speed-up | "
+                  "release metrics equal | game metrics: reuse inside full's CI | intervals overlap | "
+                  "|Δ median| median / max |",
+                  "|---|---|---|---:|---:|---:|---|---|---|---|"]
+        for entry in rows:
+            c = compare(entry)
+            full, reuse = entry["full"], entry["reuse"]
+            lines.append(f"| {entry['name']} | {entry['rows']} x {entry['columns']} | "
+                         f"{', '.join(map(str, entry['levels']))} | {full['wall']:.1f} ({full['other_load']:.2f}) | "
+                         f"{reuse['wall']:.1f} ({reuse['other_load']:.2f}) | {full['wall'] / reuse['wall']:.1f}x | "
+                         f"{c['release_same']} of {c['release_keys']} | {c['inside']} of {c['game_keys']} | "
+                         f"{c['overlap']} of {c['game_keys']} | {c['median_delta']:.3f} / {c['max_delta']:.3f} |")
+        lines.append("")
+        for entry in rows:
+            c = compare(entry)
+            lines += [f"### {entry['name']}: headline game metrics, full vs reuse", "",
+                      "| metric (column) | level | full: median [95 % CI] (n) | reuse: median [95 % CI] (n) | Δ |",
+                      "|---|---:|---|---|---:|", *headline_rows(c["table"]), ""]
+    for entry in saved.get("paper-families", []):
+        support = next((e for e in saved.get("support", [])), None)
+        refit = float(np.median(entry["refit_s"]))
+        lines += ["## The paper's families with reuse on the paper protocol (projection)", "",
+                  f"- Holder fit with the paper's families (2 threads): {entry['holder_fit_s']:.1f} s; one reuse "
+                  f"refit on half the rows (1 thread): median {refit:.2f} s over {len(entry['refit_s'])}.",
+                  "- Sampled rows per second of the paper-family holder, per level: "
+                  + ", ".join(f"t={lv}: {rate:,.0f}" for lv, rate in entry["rows_per_s"].items()) + "."]
+        if support is not None:
+            fits = support["full"]["timings"]
+            lines += [f"- The default-families paper run above spent {fits.get('fitting', 0):.0f} s fitting and "
+                      f"{fits.get('sampling', 0):.0f} s sampling (task seconds, both workers)."]
+        lines += [""]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--parts", default="support,demos,paper-families")
+    parser.add_argument("--render", action="store_true", help="only rewrite the md from the saved JSON")
+    args = parser.parse_args()
+    saved = json.loads(SAVED.read_text()) if SAVED.exists() else {}
+    if not args.render:
+        for part in args.parts.split(","):
+            saved[part] = PARTS[part]()
+            saved["date"] = datetime.date.today().isoformat()
+            saved["machine"] = f"nproc=2, CPU: {cpu_model()}"
+            SAVED.write_text(json.dumps(saved, indent=1, default=str))
+    MD.write_text(render(saved))
+    print(MD.read_text())
+
+
+if __name__ == "__main__":
+    main()
