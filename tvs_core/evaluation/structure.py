@@ -113,6 +113,21 @@ def _estimable(x: np.ndarray) -> np.ndarray:
     return np.isin(np.arange(x.shape[1]), keep)
 
 
+def _newton_step(hess: np.ndarray, gradient: np.ndarray) -> np.ndarray:
+    """Solve hess @ step = gradient: by Cholesky (a hundred times cheaper than the SVD on the ~400 terms of
+    pMSE) while the Hessian is safely positive definite, else by least squares, which also copes with aliased
+    terms. Where both apply they agree to rounding."""
+    try:
+        factor = linalg.cho_factor(hess, check_finite=False)
+        if np.min(np.abs(np.diag(factor[0]))) ** 2 > 1e-10 * np.max(np.abs(np.diag(hess))):
+            step = linalg.cho_solve(factor, gradient, check_finite=False)
+            if np.all(np.isfinite(step)):
+                return step
+    except np.linalg.LinAlgError:
+        pass
+    return np.linalg.lstsq(hess, gradient, rcond=None)[0]
+
+
 def _logistic(x: np.ndarray, y: np.ndarray, steps: int = 50) -> tuple[np.ndarray, np.ndarray]:
     """Unpenalised logistic MLE by damped Newton-Raphson (IRLS) on RMS-scaled columns; returns the estimate
     and the inverse Fisher information (X'WX)^-1. The linear predictor is clipped at +-30 and a step at 5
@@ -124,7 +139,7 @@ def _logistic(x: np.ndarray, y: np.ndarray, steps: int = 50) -> tuple[np.ndarray
     for _ in range(steps):
         p = special.expit(np.clip(z @ beta, -30, 30))
         hess = (z * (p * (1 - p))[:, None]).T @ z
-        step = np.linalg.lstsq(hess, z.T @ (y - p), rcond=None)[0]
+        step = _newton_step(hess, z.T @ (y - p))
         step *= min(1.0, 5.0 / max(np.abs(step).max(), 1e-300))
         beta += step
         if np.abs(step).max() < 1e-10:
