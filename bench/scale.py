@@ -18,6 +18,7 @@ import datetime
 import json
 import os
 import platform
+import subprocess
 import sys
 import tempfile
 import time
@@ -68,6 +69,7 @@ def tree_rss_mb(pid: int) -> float:
 
 def measure(rows: int, columns: int, workspace: Path) -> dict:
     table = wide_table(rows, columns)
+    load_before = os.getloadavg()[0]
     store = Store(workspace)
     config = SweepConfig(response=RESPONSE, sensitive=list(SENSITIVE), preset="quick")
     start = time.perf_counter()
@@ -95,20 +97,35 @@ def measure(rows: int, columns: int, workspace: Path) -> dict:
     first_kind = min(store.results(job_id), key=lambda r: r["created"])["kind"] if kinds else None
     return {"rows": rows, "columns": columns, "status": job["status"], "error": job["error"], "wall_s": wall,
             "first_s": first, "first_kind": first_kind, "peak_rss_mb": peak, "kinds": kinds,
-            "levels": (job.get("details") or {}).get("levels"), "date": datetime.date.today().isoformat()}
+            "levels": (job.get("details") or {}).get("levels"), "date": datetime.date.today().isoformat(),
+            "code": _commit(), "load": [load_before, os.getloadavg()[0]]}
+
+
+def _commit() -> str:
+    """The commit measured (with '+' when the working tree had changes)."""
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    return git("rev-parse", "--short", "HEAD") + ("+" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def _load(entry: dict) -> str:
+    load = entry.get("load")
+    return "—" if not load else f"{load[0]:.1f} / {load[1]:.1f}"
 
 
 def report(entries: list[dict]) -> str:
     entries = sorted(entries, key=lambda e: (e["columns"], e["rows"]))
-    lines = ["| rows | columns | levels | status | wall | peak RSS | first result | share of task time (top 4) |",
-             "|---:|---:|---:|---|---:|---:|---:|---|"]
+    lines = ["| rows | columns | levels | status | wall | peak RSS | first result | share of task time (top 4) | code "
+             "| load avg before/after |",
+             "|---:|---:|---:|---|---:|---:|---:|---|---|---|"]
     for e in entries:
         total = sum(k["seconds"] for k in e["kinds"].values()) or 1.0
         shares = sorted(e["kinds"].items(), key=lambda kv: -kv[1]["seconds"])[:4]
         share = ", ".join(f"{kind} {100 * k['seconds'] / total:.0f} %" for kind, k in shares)
         first = "—" if e["first_s"] is None else f"{e['first_s']:.1f} s ({e['first_kind']})"
         lines.append(f"| {e['rows']:,} | {e['columns']} | {len(e['levels'] or [])} | {e['status']} | "
-                     f"{e['wall_s']:.0f} s | {e['peak_rss_mb'] / 1024:.2f} GB | {first} | {share} |")
+                     f"{e['wall_s']:.0f} s | {e['peak_rss_mb'] / 1024:.2f} GB | {first} | {share} | "
+                     f"{e.get('code', '≤498aa50')} | {_load(e)} |")
     growth = []
     for columns in sorted({e["columns"] for e in entries}):
         done = {e["rows"]: e["wall_s"] for e in entries if e["columns"] == columns and e["status"] == "done"}
