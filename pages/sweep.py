@@ -144,7 +144,8 @@ setting("Baselines (reference points)", "baselines", st.multiselect,
         options=list(dict.fromkeys([*DEFAULT_BASELINES, *COMPETITORS, "ctgan:quick", "tvae:quick"])),
         format_func=figures.model_label,
         help="CTGAN and TVAE need `pip install -r requirements-competitors.txt`; 'paper settings' are Appendix J's "
-             "epochs, 'quick epochs' a short budget for interactive sweeps.")
+             "epochs, 'quick epochs' a short budget for interactive sweeps. MST stands in for the paper's PrivPGD "
+             "(not packaged; README, Competitors).")
 uploads = st.file_uploader("Your own synthetic data (optional): each file is scored like a release and drawn as "
                            "its own point", type=["csv", "parquet", "xlsx"], accept_multiple_files=True,
                            help="Same columns, types and labels as the training table. The attack games need a "
