@@ -54,7 +54,7 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
     config, levels = view.config, view.levels
     project = common.project()
     figure = figures.privacy_utility_scatter(summary, project.privacy, config.sensitive, project.selected_level,
-                                             levels)
+                                             levels, externals=list(config.externals or {}))
     st.plotly_chart(figure, width="stretch", key="pu_scatter", on_select=lambda: common.select_level_from("pu_scatter"),
                     selection_mode="points")
     st.caption("Click a level's point to select it (kept for the Choose and Export pages).")

@@ -14,7 +14,7 @@ from conftest import make_mixed_table
 
 from tvs_core import load_demo
 from tvs_core.errors import DataError
-from tvs_core.figures import model_label
+from tvs_core.figures import model_label, privacy_utility_scatter
 from tvs_core.jobs import JobView, Store, SweepConfig, baseline_spec, submit
 from tvs_core.jobs.config import job_id_for
 from tvs_core.jobs.context import split_tables
@@ -241,6 +241,13 @@ def test_an_external_copy_of_the_training_rows_is_flagged_and_plays_no_game(clin
     assert records[(records.model == "privbayes:1") & (records.role == "game")].shape[0] > 0
     assert [t.key for t in planned_tasks(JobView(store, job_id).config, [1]) if t.kind == "external"] == \
         ["external:copy"]
+    view = JobView(store, job_id)  # the stored job names its external sets: the scatter marks them
+    figure = privacy_utility_scatter(view.summary(), "mab_worst", config.sensitive, None, view.levels,
+                                     externals=list(view.config.externals))
+    (point,) = [t for t in figure.data if t.name == "copy"]
+    assert "games not played (external file: no generator to refit)" in point.hovertext[0]
+    (baseline,) = [t for t in figure.data if t.name == "PrivBayes (ε = 1)"]
+    assert "games not played" not in baseline.hovertext[0]  # it played the attribute game
 
 
 def test_cli_refuses_an_external_file_naming_the_column(clinical, tmp_path):
