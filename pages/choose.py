@@ -123,7 +123,8 @@ if len(parts) > 1:
              key=common.bound("scatter_utility"), on_change=common.keep, args=("scatter_utility",),
              format_func=lambda name: parts[name].metric.short)
 st.plotly_chart(figures.privacy_utility_scatter(summary, privacy, config.sensitive, selected, levels,
-                                                utility=parts[project.scatter_utility]),
+                                                utility=parts[project.scatter_utility],
+                                                externals=list(config.externals or {})),
                 width="stretch", key="choose_scatter", on_select=lambda: common.select_level_from("choose_scatter"),
                 selection_mode="points")
 chosen = st.selectbox("Selected level", levels, index=levels.index(selected) if selected in levels else 0)

@@ -54,7 +54,7 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
     config, levels = view.config, view.levels
     project = common.project()
     figure = figures.privacy_utility_scatter(summary, project.privacy, config.sensitive, project.selected_level,
-                                             levels)
+                                             levels, externals=list(config.externals or {}))
     st.plotly_chart(figure, width="stretch", key="pu_scatter", on_select=lambda: common.select_level_from("pu_scatter"),
                     selection_mode="points")
     st.caption("Click a level's point to select it (kept for the Choose and Export pages).")
@@ -144,7 +144,8 @@ setting("Baselines (reference points)", "baselines", st.multiselect,
         options=list(dict.fromkeys([*DEFAULT_BASELINES, *COMPETITORS, "ctgan:quick", "tvae:quick"])),
         format_func=figures.model_label,
         help="CTGAN and TVAE need `pip install -r requirements-competitors.txt`; 'paper settings' are Appendix J's "
-             "epochs, 'quick epochs' a short budget for interactive sweeps.")
+             "epochs, 'quick epochs' a short budget for interactive sweeps. MST stands in for the paper's PrivPGD "
+             "(not packaged; README, Competitors).")
 uploads = st.file_uploader("Your own synthetic data (optional): each file is scored like a release and drawn as "
                            "its own point", type=["csv", "parquet", "xlsx"], accept_multiple_files=True,
                            help="Same columns, types and labels as the training table. The attack games need a "

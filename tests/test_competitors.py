@@ -1,8 +1,10 @@
 """The paper's competitors behind fit/sample (issue 13), and external synthetic sets scored like a release."""
 
+import math
 import os
 import subprocess
 import sys
+from itertools import product
 from pathlib import Path
 
 import numpy as np
@@ -12,12 +14,14 @@ from conftest import make_mixed_table
 
 from tvs_core import load_demo
 from tvs_core.errors import DataError
+from tvs_core.figures import model_label, privacy_utility_scatter
 from tvs_core.jobs import JobView, Store, SweepConfig, baseline_spec, submit
 from tvs_core.jobs.config import job_id_for
 from tvs_core.jobs.context import split_tables
 from tvs_core.jobs.plan import planned_tasks
 from tvs_core.jobs.worker import run_job
-from tvs_core.model.competitors import PrivBayes, mutual_information_sensitivity
+from tvs_core.model.competitors import PrivBayes, discretise, fit_cost, mutual_information_sensitivity
+from tvs_core.model.mst import MST, TreeModel, cdp_rho, compress_cells, marginal_counts
 from tvs_core.model.registry import generator_class
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,8 +41,8 @@ def clinical():
     return load_demo("clinical")[["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "heart_rate_bpm", Y]].head(240)
 
 
-@pytest.mark.parametrize("name, settings", [("privbayes", {"epsilon": 1.0}), ("ctgan", {"epochs": 2}),
-                                            ("tvae", {"epochs": 3})])
+@pytest.mark.parametrize("name, settings", [("privbayes", {"epsilon": 1.0}), ("mst", {"epsilon": 2.5}),
+                                            ("ctgan", {"epochs": 2}), ("tvae", {"epochs": 3})])
 def test_each_competitor_round_trips_the_schema(mixed, name, settings):
     if name in ("ctgan", "tvae"):
         pytest.importorskip("ctgan")
@@ -93,6 +97,92 @@ def test_privbayes_with_more_budget_keeps_more_of_the_dependence():
     assert correlation(50.0) > 0.8 > correlation(0.01)
 
 
+def zcdp_delta_by_search(rho: float, epsilon: float) -> float:
+    """δ of ρ-zCDP at ε by Canonne, Kamath & Steinke (2020), Proposition 10, minimised numerically over α
+    (independent of the bisection in tvs_core.model.mst)."""
+    from scipy.optimize import minimize_scalar
+
+    def log_delta(alpha):
+        return (alpha - 1) * (alpha * rho - epsilon) + alpha * math.log1p(-1 / alpha) - math.log(alpha - 1)
+
+    best = minimize_scalar(log_delta, bounds=(1 + 1e-9, 10 * (epsilon + 1) / rho + 10), method="bounded",
+                           options={"xatol": 1e-12})
+    return math.exp(best.fun)
+
+
+def test_mst_noise_scales_and_selection_epsilon_are_what_rho_implies_and_add_up_to_it(mixed):
+    for epsilon in (0.1, 2.5, 10.0):
+        model = MST(epsilon=epsilon, response="outcome", iterations=50).fit(mixed)
+        d, rho = len(model.encoder_.names), model.rho_
+        assert rho == cdp_rho(epsilon, 1e-5)
+        assert zcdp_delta_by_search(rho, epsilon) == pytest.approx(1e-5, rel=1e-3)  # the budget is used...
+        assert zcdp_delta_by_search(1.01 * rho, epsilon) > 1.05e-5  # ...and not exceeded
+        assert [m.sigma for m in model.one_way_] == pytest.approx([math.sqrt(3 * d / (2 * rho))] * d)
+        assert [m.sigma for m in model.two_way_] == pytest.approx([math.sqrt(3 * (d - 1) / (2 * rho))] * (d - 1))
+        assert model.selection_epsilon_ == pytest.approx(math.sqrt(8 * (rho / 3) / (d - 1)))
+        spent = (sum(1 / (2 * m.sigma ** 2) for m in model.one_way_ + model.two_way_)
+                 + len(model.edges_) * model.selection_epsilon_ ** 2 / 8)  # Gaussian: 1/(2σ²); EM: ε²/8
+        assert spent == pytest.approx(rho, rel=1e-12)
+        assert len(model.edges_) == d - 1 and len({frozenset(e) for e in model.edges_}) == d - 1
+
+
+def test_mst_noise_is_what_its_scale_says():
+    """The measurements differ from the exact counts (one-way: original cells; two-way: compressed) by N(0, σ²)."""
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"a": rng.normal(size=3000), "b": rng.normal(size=3000), "c": rng.normal(size=3000),
+                          "y": rng.integers(0, 2, 3000)})
+    for epsilon in (0.5, 5.0):
+        model = MST(epsilon=epsilon, response="y", seed=1, iterations=20).fit(table)
+        values = model.encoder_.transform(table)
+        cells, _ = discretise(values, model.encoder_.discrete, 25)
+        sizes = [m.y.size for m in model.one_way_]
+        one = np.concatenate([(m.y - marginal_counts(cells, sizes, m.clique)) / m.sigma for m in model.one_way_])
+        compressed = compress_cells(cells, model.supports_)
+        two = np.concatenate([(m.y - marginal_counts(compressed, model.tree_.sizes, m.clique)) / m.sigma
+                              for m in model.two_way_])
+        assert one.size >= 75 and two.size >= 400  # 25 bins per column; compressed two-way tables
+        assert np.std(one) == pytest.approx(1, abs=0.2) and np.std(two) == pytest.approx(1, abs=0.1)
+        assert abs(np.mean(one)) < 0.25 and abs(np.mean(two)) < 0.15
+
+
+def test_tree_marginals_are_exact():
+    """Sum-product on a tree (and a forest) against the joint distribution enumerated cell by cell."""
+    rng = np.random.default_rng(3)
+    for sizes, edges in (([2, 3, 4, 2, 3], [(1, 0), (1, 2), (3, 1), (2, 4)]), ([3, 2, 2], [(2, 0)])):
+        model = TreeModel(sizes, edges)
+        theta = rng.normal(scale=2.0, size=model.width)
+        joint = np.zeros(sizes)
+        for x in product(*(range(k) for k in sizes)):
+            joint[x] = math.exp(sum(theta[model.slices[(i,)]][x[i]] for i in range(len(sizes)))
+                                + sum(model._edge(theta, p, c)[x[p], x[c]] for p, c in model.edges))
+        joint /= joint.sum()
+        marginals = model.marginals(theta)
+        for clique, where in model.slices.items():
+            other = tuple(i for i in range(len(sizes)) if i not in clique)
+            assert marginals[where] == pytest.approx(joint.sum(axis=other).ravel(), abs=1e-12), clique
+
+
+def test_mst_selects_the_strong_pair_and_keeps_it_at_large_epsilon_and_survives_a_tiny_one():
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=2000)
+    table = pd.DataFrame({"w": rng.normal(size=2000), "x": x, "v": rng.exponential(size=2000),
+                          "z": x + 0.3 * rng.normal(size=2000), "y": rng.integers(0, 2, 2000)})
+    model = MST(epsilon=1000.0, response="y", seed=2).fit(table)
+    names = list(model.encoder_.names)
+    assert {names.index("x"), names.index("z")} in [set(e) for e in model.edges_]
+    values = model.encoder_.transform(table)
+    cells = compress_cells(discretise(values, model.encoder_.discrete, 25)[0], model.supports_)
+    for p, c in model.tree_.edges:  # the fitted tree reproduces every measured two-way table (to a count)
+        fitted = model.total_ * model.marginals_[model.tree_.slices[(p, c)]]
+        assert np.abs(fitted - marginal_counts(cells, model.tree_.sizes, (p, c))).max() < 2
+    out = model.sample(2000, seed=0)
+    assert out["x"].corr(out["z"]) > 0.85 and abs(out["w"].corr(out["v"])) < 0.1
+    assert not out.equals(MST(epsilon=1000.0, response="y", seed=3).fit(table).sample(2000, seed=0))
+    tiny = MST(epsilon=0.01, response="y", seed=2).fit(table).sample(500, seed=0)
+    assert tiny.shape == (500, 5) and tiny.notna().all().all()
+    assert set(tiny["y"]) <= {0, 1}
+
+
 def test_competitor_names_carry_their_settings():
     config = SweepConfig(response=Y, sensitive=["total_cost_eur"])
     assert baseline_spec("privbayes:0.1", config).config["epsilon"] == 0.1
@@ -101,7 +191,10 @@ def test_competitor_names_carry_their_settings():
     assert (tvae["epochs"], tvae["batch_size"], tvae["embedding_dim"]) == (800, 100, 4)
     assert baseline_spec("ctgan:quick", config).config["epochs"] < 400
     assert baseline_spec("tvae:7", config).config["epochs"] == 7
-    for bad in ("privbayes", "privbayes:-1", "ctgan:fast", "tvae:0"):
+    mst = baseline_spec("mst:2.5", config)
+    assert mst.config["epsilon"] == 2.5 and mst.build(0).delta == 1e-5  # the paper's δ for PrivPGD
+    assert model_label("mst:2.5") == "MST (ε = 2.5)" and fit_cost("mst", None, 1000) > 0
+    for bad in ("privbayes", "privbayes:-1", "ctgan:fast", "tvae:0", "mst", "mst:0"):
         with pytest.raises(DataError, match=bad.partition(":")[0]):
             baseline_spec(bad, config)
 
@@ -148,6 +241,13 @@ def test_an_external_copy_of_the_training_rows_is_flagged_and_plays_no_game(clin
     assert records[(records.model == "privbayes:1") & (records.role == "game")].shape[0] > 0
     assert [t.key for t in planned_tasks(JobView(store, job_id).config, [1]) if t.kind == "external"] == \
         ["external:copy"]
+    view = JobView(store, job_id)  # the stored job names its external sets: the scatter marks them
+    figure = privacy_utility_scatter(view.summary(), "mab_worst", config.sensitive, None, view.levels,
+                                     externals=list(view.config.externals))
+    (point,) = [t for t in figure.data if t.name == "copy"]
+    assert "games not played (external file: no generator to refit)" in point.hovertext[0]
+    (baseline,) = [t for t in figure.data if t.name == "PrivBayes (ε = 1)"]
+    assert "games not played" not in baseline.hovertext[0]  # it played the attribute game
 
 
 def test_cli_refuses_an_external_file_naming_the_column(clinical, tmp_path):
@@ -171,8 +271,9 @@ def test_sweep_page_shows_each_competitors_expected_fit_cost(tmp_path, monkeypat
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     at.switch_page("pages/sensitive.py").run()
     at.switch_page("pages/sweep.py").run()
-    at.multiselect(key="w.baselines").set_value(["ctgan", "tvae:quick", "privbayes:1"]).run()
+    at.multiselect(key="w.baselines").set_value(["ctgan", "tvae:quick", "privbayes:1", "mst:2.5"]).run()
     assert not at.exception, [e.value for e in at.exception]
     cost = next(c.value for c in at.caption if c.value.startswith("Expected seconds per fit"))
     assert "CTGAN (paper settings)" in cost and "TVAE (quick epochs)" in cost and "PrivBayes (ε = 1)" in cost
+    assert "MST (ε = 2.5)" in cost
     common.store.clear()

@@ -230,6 +230,29 @@ def test_scatter_pg_and_mcmia(summary):
         F.privacy_utility_scatter(summary, "dcr", ["a"], None, [1])
 
 
+def test_an_external_set_is_marked_as_not_having_played_the_games(summary):
+    """A set made elsewhere has release metrics only: on a game axis its hover or the note says why."""
+    mine = [srow("mine", None, "release", "auc_tstr", 0.62), srow("mine", None, "release", "release_mab", 0.06, "a"),
+            srow("mine", None, "release", "release_mab", 0.07, "b"), srow("mine", None, "release", "mcmia", 0.52)]
+    both = pd.concat([summary, pd.DataFrame(mine).astype({"level": "Int64"})], ignore_index=True)
+    fig = F.privacy_utility_scatter(both, "mab_worst", ["a", "b"], None, [1, 3, 5], externals=["mine"])
+    hover = {t.name: t.hovertext[0] for t in fig.data if t.hovertext and len(t.hovertext) == 1}
+    assert "from the release attack" in hover["mine"] and "games not played (external file: no generator to " \
+        "refit)" in hover["mine"]
+    assert next(t for t in fig.data if t.name == "mine").x[0] == pytest.approx(0.07)  # the release MAB, worst
+    assert "games not played" not in hover["DP vine (ε = 1)"]  # a baseline could have played: not marked
+    fig = F.privacy_utility_scatter(both, "pg", ["a", "b"], None, [1, 3, 5], externals=["mine"])  # no fallback
+    notes = [a.text or "" for a in fig.layout.annotations]
+    assert not any(t.name == "mine" for t in fig.data)
+    assert any("games not played" in n and "mine" in n for n in notes)
+    assert any(n.startswith("Not shown (metric missing)") and "mine" not in n and "Independent margins" in n
+               for n in notes)
+    fig = F.privacy_utility_scatter(both, "mcmia", ["a", "b"], None, [1, 3, 5], externals=["mine"])  # no game metric
+    mine_trace = next(t for t in fig.data if t.name == "mine")
+    assert "games not played" not in mine_trace.hovertext[0]
+    assert not any("games not played" in (a.text or "") for a in fig.layout.annotations)
+
+
 def test_metric_boxes_order_levels_numerically_and_draw_the_reference(records):
     fig = F.metric_boxes(records, "auc_tstr", None, "Utility", reference=0.8, reference_label="TRTR")
     assert [t.name for t in fig.data] == ["Level 2", "Level 5", "Level 10"]  # independent is not a level

@@ -27,6 +27,7 @@ from .data.schema import infer_schema
 from .data.validation import check
 from .errors import DataError, DataErrors, TVSError
 from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY
+from .jobs.config import COMPETITORS, DEFAULT_BASELINES
 from .model.families import DEFAULT_PRESET, PRESETS
 from .model.ordering import MEASURES, algorithm1, association_matrix
 from .model.tvinesynth import TVineSynth
@@ -290,7 +291,7 @@ def _attach(store, job_id: str, show) -> str:
 
 def cmd_sweep(args) -> dict:
     from .choice.summary import summary_json
-    from .jobs import DEFAULT_BASELINES, JobView, Store, SweepConfig, baseline_spec, submit
+    from .jobs import JobView, Store, SweepConfig, baseline_spec, submit
     from .jobs.process import worker_alive
     from .jobs.worker import run_job
     from .release.export import refuse_overwriting_inputs, write_csv, write_file
@@ -471,7 +472,10 @@ def build_parser() -> argparse.ArgumentParser:
                                                          "(default: every 5th, 1 and t_max)")
     sweep.add_argument("--preset", choices=["quick", "paper"], default="quick")
     sweep.add_argument("--holdout", help="hold-out CSV/Parquet to use instead of a 20 %% split")
-    sweep.add_argument("--baselines", type=names, help="comma-separated baselines, or 'none' (default: all)")
+    sweep.add_argument("--baselines", type=names,
+                       help="comma-separated baselines, or 'none' (default: " + ", ".join(DEFAULT_BASELINES)
+                            + "); the paper's competitors: " + ", ".join(COMPETITORS) + " (ctgan and tvae need "
+                            "requirements-competitors.txt; :quick or :EPOCHS for a shorter budget)")
     sweep.add_argument("--external", type=external_file, action="append", metavar="NAME=FILE",
                        help="a synthetic table made elsewhere (repeatable): checked against the data's columns, "
                             "types and labels, copied into the workspace and scored by every release metric as "

@@ -261,7 +261,8 @@ def build_report(view: JobView, level: int | None = None, alpha: float = 0.5, me
     # -- choice -----------------------------------------------------------------------------------------------
     axes = UtilityMix.parse(utility).axes(summary["metric"])
     scatters = "".join(_figure(figures.privacy_utility_scatter(summary, privacy, config.sensitive, shown, levels,
-                                                               utility=axis)) for axis, _ in axes)
+                                                               utility=axis, externals=list(config.externals or {})))
+                       for axis, _ in axes)
     columns = [c for c in ["level", "P", "U", "PU", "PU_low", "PU_high", "wins", "pareto", "beyond"]
                if c in selection.table.columns]
     parts["choice"] = (f"<p>The chosen (or recommended) level, {shown}, is marked. Baselines are reference points.</p>"

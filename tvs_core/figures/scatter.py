@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -13,6 +14,8 @@ from ..evaluation.records import FIRST_LOOK, FIRST_LOOK_ROWS, HOLDER, REAL, REFE
 from .style import HIGHLIGHT_COLOUR, _empty, _floats, _fmt, _padded, baseline_style, level_colour, model_label
 
 SOURCE_WORDS = {"game": "attack game", "release": "release attack", "reference": "real data"}
+# an external set (SweepConfig.externals) is one published table: the attack games refit a generator, it has none
+NOT_PLAYED = "games not played (external file: no generator to refit)"
 
 
 def _fit_range(core: list[float], extra: list[float]) -> list[float] | None:
@@ -55,12 +58,14 @@ def _error(centre: list, low: list, high: list) -> dict:
 
 
 def privacy_utility_scatter(summary: pd.DataFrame, privacy: str | Axis, sensitive: list[str],
-                            selected_level: int | None, levels: list[int], utility: Axis | None = None) -> go.Figure:
+                            selected_level: int | None, levels: list[int], utility: Axis | None = None,
+                            externals: Collection[str] = ()) -> go.Figure:
     """Each TVineSynth level and each baseline as a point (privacy, utility) with intervals: the
     trade-off the user picks a level from. Clicks map back to a level through ``customdata``
     (the level, or None for baselines). A metric a model lacks is read from its catalogue fallback
     (the game MAB from the release attack; the hover says which); ``levels`` fixes the level colours;
-    ``utility`` is the y axis (default: TSTR)."""
+    ``utility`` is the y axis (default: TSTR). ``externals`` names the sets made elsewhere (a job's
+    ``config.externals``): on a game axis they are marked as not having played, never silently dropped."""
     axis = privacy if isinstance(privacy, Axis) else Axis.parse(privacy, sensitive=sensitive)
     x_title = axis.title
     utility = utility or Axis.utility(summary["metric"] if not summary.empty else [])
@@ -68,7 +73,8 @@ def privacy_utility_scatter(summary: pd.DataFrame, privacy: str | Axis, sensitiv
     if summary.empty:
         return _empty("Privacy against utility", "No results yet.", x_title, y_title)
     points = []  # (model, level, (x, lo, hi), (y, lo, hi), note)
-    sources, absent, first_looks = {}, [], set()
+    sources, absent, not_played, first_looks = {}, [], [], set()
+    game_axis = axis.metric.source == "game"
     for model, rows in summary.groupby("model", sort=True):
         if model in REFERENCE_MODELS:
             continue
@@ -90,12 +96,16 @@ def privacy_utility_scatter(summary: pd.DataFrame, privacy: str | Axis, sensitiv
                                 "reports")
             if axis.metric.fallback is not None:
                 parts.append(f"from the {SOURCE_WORDS[source.source]}")
+                if model in externals and source != axis.metric:
+                    parts.append(NOT_PLAYED)
             elif axis.metric.source == "game":
                 parts.append("median over targets")
             if not (math.isnan(x[0]) or math.isnan(y[0])):
                 points.append((model, level, x, y, ", ".join(parts)))
         if len(points) > before:
             sources[model] = source
+        elif model in externals and game_axis and not (rows["metric"] == source.name).any():
+            not_played.append(model_label(model))
         else:
             absent.append(model_label(model))
     if not points:
@@ -169,6 +179,8 @@ def privacy_utility_scatter(summary: pd.DataFrame, privacy: str | Axis, sensitiv
         notes.append(f"{axis.metric.short} from the {SOURCE_WORDS[axis.metric.source]} for "
                      + ", ".join(model_label(m) for m, src in sources.items() if src == axis.metric)
                      + f"; from the {SOURCE_WORDS[fallback.source]} for the others (no game was run for them)")
+    if not_played:
+        notes.append(f"Not shown, {NOT_PLAYED}: {', '.join(not_played)}")
     if absent:
         notes.append(f"Not shown (metric missing): {', '.join(absent)}")
     if off_scale:

@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 
 from ..evaluation.catalogue import label
 from ..evaluation.records import HOLDER, RAW, REAL
+from ..model.registry import EPSILON_GENERATORS
 
 LEVEL_SCALE = "Viridis"
 LEVEL_SCALE_END = 0.9  # Viridis' last tenth is pale yellow, unreadable on a white background
@@ -42,6 +43,7 @@ BASELINE_STYLE: dict[str, tuple[str, str]] = {
     "ctgan": ("star", "#6b6b8c"),
     "tvae": ("star-open", "#6b6b8c"),
     "privbayes": ("hexagon", "#8c6b7b"),
+    "mst": ("pentagon", "#7b6b8c"),
 }
 _FALLBACK_STYLE = ("circle-open", "#999999")
 
@@ -55,6 +57,7 @@ MODEL_LABELS = {
     "ctgan": "CTGAN",
     "tvae": "TVAE",
     "privbayes": "PrivBayes",
+    "mst": "MST",
     REAL: "Real data",
     RAW: "Real data (attack game)",
 }
@@ -67,7 +70,7 @@ def metric_label(metric: str) -> str:
 def model_label(name: str) -> str:
     """Readable legend name for a model label in the records (``dp_vine:<eps>`` included)."""
     generator, _, parameter = name.partition(":")
-    if generator in ("dp_vine", "privbayes") and parameter:
+    if generator in EPSILON_GENERATORS and parameter:
         return f"{MODEL_LABELS[generator]} (ε = {parameter})"
     if generator in ("ctgan", "tvae"):  # the epoch budget is part of what the point means
         budget = {"": "paper settings", "paper": "paper settings", "quick": "quick epochs"}.get(parameter,

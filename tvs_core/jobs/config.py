@@ -12,14 +12,15 @@ from ..evaluation.context import GeneratorSpec
 from ..evaluation.records import HOLDER, RAW, REAL, SHUFFLED
 from ..model.competitors import PRESETS
 from ..model.families import DEFAULT_PRESET
-from ..model.registry import generator_class, generator_names
+from ..model.registry import EPSILON_GENERATORS, generator_class, generator_names
 
 DEFAULT_BASELINES = ("rvine", "rvine_star1", "gaussian_copula", "independent", "dp_vine:0.1", "dp_vine:1",
                      "dp_vine:10")
-# the paper's competitors at its settings (Figure 2, Appendix J); CTGAN and TVAE need requirements-competitors.txt
-COMPETITORS = ("ctgan", "tvae", "privbayes:0.1", "privbayes:1", "privbayes:5")
+# the paper's competitors at its settings (Figure 2, Appendix J); CTGAN and TVAE need requirements-competitors.txt;
+# MST stands in for PrivPGD at the paper's ε = 2.5, δ = 1e-5 (README, "Competitors")
+COMPETITORS = ("ctgan", "tvae", "privbayes:0.1", "privbayes:1", "privbayes:5", "mst:2.5")
 # the generators whose name carries their privacy budget: ``NAME:EPS``
-EPSILON_BASELINES = ("dp_vine", "privbayes")
+EPSILON_BASELINES = EPSILON_GENERATORS
 
 
 @dataclass
@@ -82,9 +83,9 @@ def check_external_name(name: str, config: SweepConfig) -> None:
 
 
 def baseline_spec(name: str, config: SweepConfig) -> GeneratorSpec:
-    """A baseline by its CLI name with the sweep's shared settings. ``dp_vine:EPS`` and ``privbayes:EPS``
-    carry their ε; ``ctgan`` and ``tvae`` are Appendix J's settings, ``:quick`` our short epoch budget,
-    ``:N`` N epochs (the name, shown on the scatter, says which)."""
+    """A baseline by its CLI name with the sweep's shared settings. ``dp_vine:EPS``, ``privbayes:EPS`` and
+    ``mst:EPS`` (δ = 1e-5) carry their ε; ``ctgan`` and ``tvae`` are Appendix J's settings, ``:quick`` our short
+    epoch budget, ``:N`` N epochs (the name, shown on the scatter, says which)."""
     base = {"response": config.response, "sensitive": config.sensitive, "margins": config.margins,
             "missing": config.missing, "measure": config.measure}
     generator, _, parameter = name.partition(":")

@@ -20,7 +20,10 @@ BUILT_IN: dict[str, tuple[str, str]] = {
     "ctgan": ("tvs_core.model.competitors", "CTGAN"),
     "tvae": ("tvs_core.model.competitors", "TVAE"),
     "privbayes": ("tvs_core.model.competitors", "PrivBayes"),
+    "mst": ("tvs_core.model.mst", "MST"),
 }
+# the generators whose name carries their privacy budget: ``NAME:EPS`` (the CLI, the legends)
+EPSILON_GENERATORS = ("dp_vine", "privbayes", "mst")
 _registered: dict[str, type] = {}
 
 
