@@ -22,3 +22,11 @@ def task_seed(master: int, *key) -> int:
 
 def task_rng(master: int, *key) -> np.random.Generator:
     return np.random.default_rng(task_seed(master, *key))
+
+
+def subsample(rows: np.ndarray, limit: int | None, rng: np.random.Generator) -> np.ndarray:
+    """At most ``limit`` rows, a seeded draw in their original order; every row (and no draw) below it.
+    The one rule behind every declared row cap, so a capped metric draws the same rows wherever it runs."""
+    if limit is None or len(rows) <= limit:
+        return rows
+    return rows[np.sort(rng.choice(len(rows), limit, replace=False))]

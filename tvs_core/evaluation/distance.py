@@ -14,6 +14,8 @@ import numpy as np
 from scipy.spatial.distance import cdist
 from sklearn.neighbors import NearestNeighbors
 
+from ..seeding import subsample
+
 ETA = 1e-12  # seeds/004 §4.6: "an arbitrary small value set to avoid log 0 (we used eta = 1e-12)"
 _CHUNK_CELLS = 4_000_000  # distance-matrix cells per chunk: ~32 MB of float64
 
@@ -112,10 +114,7 @@ def dcr(synthetic: np.ndarray, train: np.ndarray, holdout: np.ndarray, balance: 
     if balance and len(tr_z) != len(ho_z):
         rng = np.random.default_rng(seed)
         size = min(len(tr_z), len(ho_z))
-        if len(tr_z) > size:
-            tr_z = tr_z[np.sort(rng.choice(len(tr_z), size, replace=False))]
-        else:
-            ho_z = ho_z[np.sort(rng.choice(len(ho_z), size, replace=False))]
+        tr_z, ho_z = subsample(tr_z, size, rng), subsample(ho_z, size, rng)  # only the larger side draws
     d_train = nearest(syn_z, tr_z)[0][:, 0]
     d_holdout = nearest(syn_z, ho_z)[0][:, 0]
     closer = int(np.sum(d_train < d_holdout))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from ..seeding import subsample
 from .distance import as_matrix, nearest, standardise
 
 
@@ -20,12 +21,6 @@ def _grid_weights(grid: np.ndarray) -> np.ndarray:
     midpoints with its neighbours (0 and 1 at the ends), so the weights sum to 1."""
     edges = np.r_[0.0, (grid[1:] + grid[:-1]) / 2, 1.0]
     return np.diff(edges)
-
-
-def _subsample(x: np.ndarray, max_rows: int | None, rng: np.random.Generator) -> np.ndarray:
-    if max_rows is None or len(x) <= max_rows:
-        return x
-    return x[np.sort(rng.choice(len(x), max_rows, replace=False))]
 
 
 def alpha_precision_beta_recall(real: np.ndarray, synthetic: np.ndarray, alphas: np.ndarray | None = None,
@@ -64,8 +59,8 @@ def alpha_precision_beta_recall(real: np.ndarray, synthetic: np.ndarray, alphas:
     if grid.ndim != 1 or len(grid) == 0 or grid[0] <= 0 or grid[-1] >= 1:
         raise ValueError("alphas must be a non-empty list of values strictly between 0 and 1")
     rng = np.random.default_rng(seed)
-    real_x = _subsample(real_x, max_rows, rng)
-    syn_x = _subsample(syn_x, max_rows, rng)
+    real_x = subsample(real_x, max_rows, rng)
+    syn_x = subsample(syn_x, max_rows, rng)
     real_z, syn_z = standardise(real_x, real_x, syn_x)
 
     real_centre = real_z.mean(axis=0)

@@ -39,6 +39,7 @@ import pandas as pd
 from scipy.special import logsumexp
 from scipy.stats import rankdata
 
+from ..seeding import subsample
 from .distance import _same_width, as_matrix, nearest, pairwise_chunks, standardise
 
 ATTACKS: tuple[str, ...] = ("density_ratio", "local_likelihood_ratio", "distance_difference")
@@ -78,10 +79,6 @@ def _whiten(synthetic: np.ndarray, *arrays: np.ndarray) -> list[np.ndarray]:
     return [(a - synthetic.mean(axis=0)) @ transform for a in arrays]
 
 
-def _cap(x: np.ndarray, limit: int, rng: np.random.Generator) -> np.ndarray:
-    return x if len(x) <= limit else x[np.sort(rng.choice(len(x), limit, replace=False))]
-
-
 def _log_kernel_sum(points: np.ndarray, data: np.ndarray, h: np.ndarray) -> np.ndarray:
     """log sum_r exp(-|p - r|^2 / 2h^2) per point (h: one per point), in bounded chunks, without underflow."""
     out = np.empty(len(points))
@@ -106,9 +103,9 @@ def attack_scores(attack: str, synthetic: np.ndarray, reference: np.ndarray, que
     if attack == "distance_difference":
         return nearest(query, reference)[0][:, 0] - nearest(query, synthetic)[0][:, 0]
     root_d = np.sqrt(query.shape[1])
-    ref = _cap(reference, MAX_FIT, rng)
+    ref = subsample(reference, MAX_FIT, rng)
     if attack == "density_ratio":
-        syn = _cap(synthetic, MAX_FIT, rng)
+        syn = subsample(synthetic, MAX_FIT, rng)
         h = np.maximum(nearest(query, ref)[0][:, 0] / root_d, 1e-6)  # the kernels' constants cancel at equal h
         return _log_kernel_sum(query, syn, h) - _log_kernel_sum(query, ref, h) - np.log(len(syn) / len(ref))
     spacing = nearest(ref, ref, exclude_self=True)[0][:, 0]
@@ -204,7 +201,7 @@ def record_exposure(synthetic: np.ndarray, members: np.ndarray, non_members: np.
     d_ref = nearest(mem_z, non_z)[0][:, 0]
     own = nearest(mem_z, mem_z, exclude_self=True)[0][:, 0]
     typical, far = float(np.median(own)), float(np.quantile(own, 0.95))
-    sample = _cap(non_z, MAX_SCORED, np.random.default_rng(seed))
+    sample = subsample(non_z, MAX_SCORED, np.random.default_rng(seed))
     close = float(np.quantile(nearest(sample, mem_z)[0][:, 0], 0.05))
     dup, odd = d_syn < close, own > far
     severity = np.maximum(np.where(dup, close / np.maximum(d_syn, 1e-12), 0.0),

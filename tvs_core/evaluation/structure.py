@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import linalg, special, stats
 
+from ..seeding import subsample
 from .distance import as_matrix
 from .fidelity import _rank_correlation, spearman_difference
 
@@ -221,7 +222,7 @@ def pmse_ratio(real: np.ndarray, synthetic: np.ndarray, categorical, seed: int =
     cat = np.asarray(categorical, dtype=bool)
     rng = np.random.default_rng(seed)
     m = min(len(r), len(s), max_rows or len(r))
-    r, s = (v[np.sort(rng.choice(len(v), m, replace=False))] if len(v) > m else v for v in (r, s))
+    r, s = (subsample(v, m, rng) for v in (r, s))
     both, target = np.vstack([r, s]), np.repeat([0.0, 1.0], m)
     terms, owner = [], []
     for j in range(both.shape[1]):

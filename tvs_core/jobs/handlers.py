@@ -7,8 +7,6 @@ from __future__ import annotations
 import pickle
 from collections.abc import Callable
 
-import numpy as np
-
 from ..evaluation import membership
 from ..evaluation.attribute_game import aia_iteration
 from ..evaluation.catalogue import BASELINE_ROWS
@@ -17,7 +15,7 @@ from ..evaluation.records import HOLDER, RAW
 from ..evaluation.release import published_records, reference_records, release_records
 from ..evaluation.timing import timed
 from ..model.generator import SyntheticGenerator
-from ..seeding import task_rng, task_seed
+from ..seeding import subsample, task_rng, task_seed
 from .context import JobContext
 from .plan import Task
 
@@ -26,10 +24,7 @@ Result = tuple[list[dict], bytes | None]
 
 def fit_baseline(spec: GeneratorSpec, data: EvaluationData, master_seed: int) -> SyntheticGenerator:
     """Fitted on at most ``BASELINE_ROWS`` training rows (seeded; every row below the cap)."""
-    rows = data.train
-    if len(rows) > BASELINE_ROWS:
-        rng = task_rng(master_seed, "baseline rows", spec.label)
-        rows = rows[np.sort(rng.choice(len(rows), BASELINE_ROWS, replace=False))]
+    rows = subsample(data.train, BASELINE_ROWS, task_rng(master_seed, "baseline rows", spec.label))
     with timed("fitting"):  # a competitor's cost is its fit: measured apart from its metrics
         return spec.build(task_seed(master_seed, "baseline", spec.label)).fit_encoded(rows, data.encoder,
                                                                                        data.schema)
