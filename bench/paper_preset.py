@@ -247,7 +247,8 @@ def render(saved: dict) -> str:
                   f"(at twice the measured time: {fitting:.0f} s) and {PAPER_ROWS:,} sampled rows spread over the "
                   f"levels ({sampling:,.0f} s) = {(fitting + sampling) / 2 / 60:.0f} min on 2 workers, without the "
                   "metrics. **Target (≤ 30 min) missed**: sampling, not fitting, is the cost — the paper's families "
-                  "invert most h-functions numerically (3 600-22 000 rows/s against ~300 000 for a Gaussian vine)."]
+                  "invert most h-functions numerically (3 600-22 000 rows/s; the Gaussian preset sampled ~200 000 "
+                  "rows/s pair by pair, bench/family_presets.md, and faster now)."]
         if support is not None:
             fits = support["full"]["timings"]
             lines += [f"- The default-families paper run above spent {fits.get('fitting', 0):.0f} s fitting and "

@@ -271,3 +271,22 @@ def test_a_baseline_is_fitted_on_at_most_baseline_rows_the_same_rows_every_time(
     one, two = handlers.fit_baseline(spec, data, 0), handlers.fit_baseline(spec, data, 0)
     assert one.n_train_ == 120
     assert np.array_equal(one.sample_values(50, None, seed=1), two.sample_values(50, None, seed=1))
+
+
+def test_the_reuse_choice_is_kept_by_the_project_and_restored_from_a_sweep(clinical, tmp_path):
+    """Saved with the project (a restart reloads it), put into the sweep it defines, and shown again when that
+    sweep is opened from a project that had it off."""
+    from tvs_core.jobs.projects import Projects
+
+    projects = Projects(Store(tmp_path / "ws"))
+    project = projects.create(clinical, "clinical", "demo:clinical", response=Y, sensitive=["total_cost_eur"])
+    project.reuse_families = True
+    projects.save(project)
+    reloaded = Projects(Store(tmp_path / "ws")).load(project.id)
+    assert reloaded.reuse_families is True
+    config = reloaded.sweep_config()
+    assert config.reuse_families is True
+    other = projects.create(clinical, "again", "demo:clinical", response=Y, sensitive=["total_cost_eur"])
+    assert other.reuse_families is False
+    other.adopt(config)
+    assert other.reuse_families is True

@@ -41,8 +41,6 @@ class TVineSynth(VineGenerator):
         d = len(column_order)
 
         def make_vine(data, var_types):
-            if self.fixed_vine is not None:
-                return self._fit_fixed(data, t_max)
             structure = pv.CVineStructure(order=list(range(1, d + 1)))  # last column (Y) = root of tree 1
             return pv.Vinecop.from_data(data, controls=self._controls(trunc_lvl=t_max),
                                         structure=structure, var_types=var_types)
