@@ -106,8 +106,7 @@ def main() -> None:
                   "- AIA privacy (release MAB, low first): " + " < ".join(models["mab"].sort_values().index),
                   "- membership privacy (mia_auc, low first): " + " < ".join(models["mia"].sort_values().index), ""]
         print(f"{demo} done", file=sys.stderr)
-        if only is not None:
-            print("\n".join(lines[first_line:]))
+        print("\n".join(lines[first_line:]), flush=True)  # a finished demo is never lost to a later crash
     lines += ["## Compared with the paper's Figure 2 (SUPPORT2)", "",
               "The paper orders utility TVineSynth ≈ TVAE > CTGAN, PrivPGD > PrivBayes (far below); AIA privacy "
               "PrivBayes ≈ TVineSynth at low levels ≈ CTGAN, with TVAE and PrivPGD leaking more; membership: TVAE "
