@@ -32,6 +32,7 @@ from machine import cpu_model
 from tvs_core import load_demo
 from tvs_core.data.demo import DEMOS
 from tvs_core.evaluation.records import HOLDER, to_frame
+from tvs_core.evaluation.summary import summarise
 from tvs_core.jobs import COMPETITORS, SweepConfig
 from tvs_core.jobs.context import context_for_job, fit_holder, split_tables
 from tvs_core.jobs.engine import MemorySink, TaskResult, execute
@@ -56,18 +57,27 @@ def run(demo: str, budget: str, only: list[str] | None = None) -> tuple[pd.DataF
     sink.add(TaskResult("holder", "holder", [], None, {"fitting": holder_seconds}))
     execute(context, plan(context), sink, n_jobs=2)
     records = to_frame(sink.records())
-    release = records[records["role"] == "release"]
+    release = summarise(records[records["role"] == "release"])
     rows = []
     for (model, level), part in release.groupby(["model", "level"], dropna=False, sort=False):
         seconds = holder_seconds if model == HOLDER else sink.results[f"baseline:{model}"].seconds["fitting"]
+        mab = part[part.metric == "release_mab"]
         rows.append({"model": model, "level": None if pd.isna(level) else int(level),
-                     "tstr_auc": part[part.metric == "auc_tstr"]["value"].median(),
-                     "release_mab_worst": part[part.metric == "release_mab"].groupby("attribute")["value"]
-                     .median().max(),
-                     "mia_auc": part[part.metric == "mia_auc"]["value"].median(),
-                     "fit_seconds": seconds})
+                     "tstr_auc": _spread(part[part.metric == "auc_tstr"]),
+                     "release_mab_worst": _spread(mab.loc[[mab["median"].idxmax()]]),
+                     "mia_auc": _spread(part[part.metric == "mia_auc"]), "fit_seconds": seconds})
     trtr = records[(records.metric == "auc_trtr") & (records.iteration == 0)]["value"].median()
     return pd.DataFrame(rows), trtr
+
+
+def _spread(rows: pd.DataFrame) -> tuple[float, float, float, int]:
+    """(median, 95 % interval low, high, replicates) of the one summary row given."""
+    (row,) = rows.itertuples()
+    return row.median, row.ci_low, row.ci_high, row.n
+
+
+def _cell(value: tuple[float, float, float, int]) -> str:
+    return f"{value[0]:.3f} [{value[1]:.3f}, {value[2]:.3f}]"
 
 
 def main() -> None:
@@ -80,12 +90,16 @@ def main() -> None:
         del args[at:at + 2]
     demos = args or ["clinical", "breast_cancer"]
     lines = ["# The paper's competitors on both demos (issue 13)", "",
-             f"Run {datetime.date.today()} on {cpu_model()} ({os.cpu_count()} cores, shared with other work: "
-             f"timings are inflated), `python bench/competitors.py {budget}`, epoch budget **{budget}** "
+             f"Run {datetime.date.today()} on {cpu_model()} ({os.cpu_count()} cores; two tasks at a time, one thread "
+             f"each; load average {os.getloadavg()[0]:.1f} at the start), `python bench/competitors.py {budget}`, "
+             f"epoch budget **{budget}** "
              "(paper = Appendix J's SUPPORT2 settings: CTGAN 400 epochs batch 100; TVAE 800 epochs batch 100, "
              "latent 4; PrivBayes 25 bins, degree 1; MST 25 bins, δ = 1e-5). Quick preset, release metrics only: "
              "MAB is the release MAB (the attacker's regression on the published sets), worst sensitive column; "
-             "`mia_auc` the strongest shadow-free membership attack (0.5 = nothing learnt). One fit per model; fit "
+             "`mia_auc` the strongest shadow-free membership attack (0.5 = nothing learnt). Each cell: the median "
+             "over the published sets [95 % bootstrap interval of that median] — 5 sets for TSTR and mia_auc, 10 "
+             "for MAB, each |train| rows drawn from the one fit (the sweep's own summary, "
+             "`evaluation.summary.summarise`); the spread is over sets, not over refits. One fit per model; fit "
              "seconds of TVineSynth are its one fit at t_max (every level shares it). MST (ε = 2.5, δ = 1e-5) "
              "stands in for PrivPGD (see the README).", ""]
     for demo in demos:
@@ -94,12 +108,13 @@ def main() -> None:
         frame["name"] = [m if pd.isna(lv) else f"{m} t={int(lv)}" for m, lv in zip(frame.model, frame.level,
                                                                                    strict=True)]
         lines += [f"## {demo} (TRTR AUC {trtr:.3f}; sweep {time.perf_counter() - started:.0f} s)", "",
-                  "| model | TSTR AUC | release MAB (worst) | mia_auc | fit s |", "|---|---|---|---|---|"]
+                  "| model | TSTR AUC | release MAB (worst column) | mia_auc | fit s |", "|---|---|---|---|---|"]
         for row in frame.itertuples():
-            lines.append(f"| {row.name} | {row.tstr_auc:.3f} | {row.release_mab_worst:.3f} | {row.mia_auc:.3f} | "
-                         f"{row.fit_seconds:.1f} |")
-        models = frame.assign(name=frame.model).groupby("name").agg(
-            tstr_auc=("tstr_auc", "max"), mab=("release_mab_worst", "min"), mia=("mia_auc", "min"))
+            lines.append(f"| {row.name} | {_cell(row.tstr_auc)} | {_cell(row.release_mab_worst)} | "
+                         f"{_cell(row.mia_auc)} | {row.fit_seconds:.1f} |")
+        medians = frame.assign(name=frame.model, tstr=[v[0] for v in frame.tstr_auc],
+                               mab=[v[0] for v in frame.release_mab_worst], mia=[v[0] for v in frame.mia_auc])
+        models = medians.groupby("name").agg(tstr_auc=("tstr", "max"), mab=("mab", "min"), mia=("mia", "min"))
         lines += ["", "Orderings (TVineSynth: its best level on each axis):", "",
                   "- utility (TSTR, high first): " + " > ".join(models["tstr_auc"].sort_values(ascending=False)
                                                               .index),
