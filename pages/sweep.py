@@ -13,13 +13,12 @@ from tvs_core.evaluation.catalogue import axis_metrics
 from tvs_core.evaluation.fidelity import kendall_matrix
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.evaluation.summary import summarise
-from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView, baseline_spec, submit
+from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView, submit
 from tvs_core.jobs.backends import BACKENDS
 from tvs_core.jobs.plan import planned_tasks
 from tvs_core.jobs.process import cancel_job, start_worker, worker_alive
-from tvs_core.jobs.progress import estimate
+from tvs_core.jobs.progress import competitor_fits, estimate
 from tvs_core.jobs.worker import run_job
-from tvs_core.model.competitors import fit_cost
 from tvs_core.model.families import PRESETS
 from tvs_core.model.ordering import default_levels
 
@@ -182,16 +181,15 @@ levels = sorted(project.levels or default_levels(order.t_max))
 n_train = int(round(len(table) * (1 - project.holdout_fraction)))
 planned = [[t.key, t.kind, t.stage] for t in planned_tasks(config, levels)]
 n_columns = len(common.schema().modelled)  # about the encoded columns (missingness indicators aside)
-seconds, source = estimate(common.store(), planned, n_train, n_columns, workers=2)
+seconds, source = estimate(common.store(), planned, n_train, n_columns, workers=2, config=config)
 st.caption(f"{len(planned)} tasks; estimated duration about {duration(seconds)} on this machine (from {source}; "
            "refined from the sweep's own tasks as they finish).")
-costs = [(name, fit_cost(spec.name, spec.config.get("epochs"), n_train))
-         for name, spec in ((n, baseline_spec(n, config)) for n in config.baselines)]
-costs = [(name, c) for name, c in costs if c is not None]
+costs = competitor_fits(config, n_train, n_columns)
 if costs:
-    st.caption("Expected seconds per fit of each competitor (measured on a shared 2-core machine, scaled by rows and "
-               "epochs; each plays the attack games only if asked): "
-               + ", ".join(f"{figures.model_label(name)} ≈ {duration(c)}" for name, c in costs) + ".")
+    st.caption("Expected time per fit of each competitor (measured on a 2-core machine, scaled by rows, columns and "
+               "epochs; included in the duration above; each plays the attack games only if asked, which refits it "
+               "many times): " + ", ".join(f"{figures.model_label(key.split(':', 1)[1])} ≈ {duration(c)}"
+                                            for key, c in costs.items()) + ".")
 externals = {}
 for upload in uploads or []:
     try:

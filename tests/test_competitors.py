@@ -19,6 +19,7 @@ from tvs_core.jobs import JobView, Store, SweepConfig, baseline_spec, submit
 from tvs_core.jobs.config import job_id_for
 from tvs_core.jobs.context import split_tables
 from tvs_core.jobs.plan import planned_tasks
+from tvs_core.jobs.progress import estimate
 from tvs_core.jobs.worker import run_job
 from tvs_core.model.competitors import PrivBayes, discretise, fit_cost, mutual_information_sensitivity
 from tvs_core.model.mst import MST, TreeModel, cdp_rho, compress_cells, marginal_counts
@@ -193,10 +194,25 @@ def test_competitor_names_carry_their_settings():
     assert baseline_spec("tvae:7", config).config["epochs"] == 7
     mst = baseline_spec("mst:2.5", config)
     assert mst.config["epsilon"] == 2.5 and mst.build(0).delta == 1e-5  # the paper's δ for PrivPGD
-    assert model_label("mst:2.5") == "MST (ε = 2.5)" and fit_cost("mst", None, 1000) > 0
+    assert model_label("mst:2.5") == "MST (ε = 2.5)" and fit_cost("mst", None, 1000, 21) > 0
     for bad in ("privbayes", "privbayes:-1", "ctgan:fast", "tvae:0", "mst", "mst:0"):
         with pytest.raises(DataError, match=bad.partition(":")[0]):
             baseline_spec(bad, config)
+
+
+def test_the_estimate_before_start_includes_each_competitors_fit_and_an_epoch_budget_is_not_all_the_cost(tmp_path):
+    # measured (bench/competitor_costs.md): most of a short fit is the fixed part, so 20x the epochs is not 20x the time
+    quick, paper = fit_cost("ctgan", 20, 1000, 21), fit_cost("ctgan", 400, 1000, 21)
+    assert 2 < paper / quick < 20 and fit_cost("tvae", 800, 2000, 21) > fit_cost("tvae", 800, 1000, 21)
+    assert fit_cost("tvae", 800, 1000, 42) > fit_cost("tvae", 800, 1000, 21)
+    config = SweepConfig(response=Y, sensitive=["total_cost_eur"], baselines=["independent"])
+    plan = [[t.key, t.kind, t.stage] for t in planned_tasks(config, [1, 5])]
+    with_ctgan = SweepConfig(response=Y, sensitive=["total_cost_eur"], baselines=["independent", "ctgan"])
+    plan_ctgan = [[t.key, t.kind, t.stage] for t in planned_tasks(with_ctgan, [1, 5])]
+    store = Store(tmp_path / "space")
+    plain, _ = estimate(store, plan, 1000, 21, config=config)
+    longer, source = estimate(store, plan_ctgan, 1000, 21, config=with_ctgan)
+    assert longer - plain >= 0.9 * paper / 2 and "competitors' measured fit costs" in source
 
 
 def test_job_identity_is_unchanged_without_externals():
@@ -273,7 +289,7 @@ def test_sweep_page_shows_each_competitors_expected_fit_cost(tmp_path, monkeypat
     at.switch_page("pages/sweep.py").run()
     at.multiselect(key="w.baselines").set_value(["ctgan", "tvae:quick", "privbayes:1", "mst:2.5"]).run()
     assert not at.exception, [e.value for e in at.exception]
-    cost = next(c.value for c in at.caption if c.value.startswith("Expected seconds per fit"))
+    cost = next(c.value for c in at.caption if c.value.startswith("Expected time per fit"))
     assert "CTGAN (paper settings)" in cost and "TVAE (quick epochs)" in cost and "PrivBayes (ε = 1)" in cost
     assert "MST (ε = 2.5)" in cost
     common.store.clear()

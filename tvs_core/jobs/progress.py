@@ -13,6 +13,9 @@ from __future__ import annotations
 import time
 from statistics import median
 
+from ..evaluation.catalogue import BASELINE_ROWS
+from ..model.competitors import fit_cost
+from .config import SweepConfig, baseline_spec
 from .store import Store
 
 # seconds per task, quick preset, 884 x 27 SUPPORT2-like table (bench/tables.py), 2 cores (bench/sweep.md)
@@ -61,14 +64,31 @@ def kind_costs(store: Store, job: dict) -> tuple[dict[str, float], str]:
     return costs, ("this sweep's measured tasks and " + source) if own else source
 
 
+def competitor_fits(config: SweepConfig, n_train: int, n_columns: int) -> dict[str, float]:
+    """Expected fit seconds of each competitor baseline, by task key: a CTGAN fit costs minutes where a vine
+    baseline's costs a second, so the kind's typical cost would hide it. (Their attack games, when asked for,
+    refit on the games' subsets and are not included.)"""
+    rows = min(n_train, BASELINE_ROWS)
+    fits = {}
+    for name in config.baselines:
+        spec = baseline_spec(name, config)
+        seconds = fit_cost(spec.name, spec.config.get("epochs"), rows, n_columns)
+        if seconds is not None:
+            fits[f"baseline:{name}"] = seconds
+    return fits
+
+
 def seconds_left(plan: list, done: set[str], costs: dict[str, float], workers: int,
-                 running_for: float = 0.0) -> float:
-    """Remaining time of ``plan`` ([key, kind, stage] entries) if each kind costs ``costs[kind]``;
-    ``running_for``: seconds since the last task finished, work the running tasks have already done."""
+                 running_for: float = 0.0, extra: dict[str, float] | None = None) -> float:
+    """Remaining time of ``plan`` ([key, kind, stage] entries) if each kind costs ``costs[kind]``, plus
+    ``extra[key]`` for the tasks named there; ``running_for``: seconds since the last task finished, work
+    the running tasks have already done."""
     fallback = median(costs.values()) if costs else 1.0
+    extra = extra or {}
     total, current = 0.0, True
     for stage in sorted({_stage(e) for e in plan}):
-        left = [costs.get(e[1], fallback) for e in plan if _stage(e) == stage and e[0] not in done]
+        left = [costs.get(e[1], fallback) + extra.get(e[0], 0.0) for e in plan
+                if _stage(e) == stage and e[0] not in done]
         if not left:
             continue
         slots = 1 if stage in SEQUENTIAL_STAGES else max(1, workers)
@@ -89,13 +109,20 @@ def progress(store: Store, job_id: str) -> dict:
         costs, source = kind_costs(store, job)
         last = store.last_result_time(job_id)
         running_for = max(0.0, time.time() - last) if last is not None and job["status"] == "running" else 0.0
-        eta = seconds_left(job["plan"], done, costs, job["workers"] or 1, running_for)
+        n_train, n_columns = _shape(job)
+        fits = competitor_fits(SweepConfig.from_dict(job["config"]), int(n_train), int(n_columns))
+        eta = seconds_left(job["plan"], done, costs, job["workers"] or 1, running_for, fits)
     return {"status": job["status"], "done": len(done), "total": job["total"] or 0, "eta_seconds": eta,
             "eta_source": source, "error": job["error"]}
 
 
-def estimate(store: Store, plan: list, n_train: int, n_columns: int, workers: int = 2) -> tuple[float, str]:
-    """Expected seconds of a job not started yet, and where the costs come from."""
+def estimate(store: Store, plan: list, n_train: int, n_columns: int, workers: int = 2,
+             config: SweepConfig | None = None) -> tuple[float, str]:
+    """Expected seconds of a job not started yet (with ``config``: its competitors' fits included), and where
+    the costs come from."""
     job = {"id": None, "details": {"n_train": n_train, "n_columns": n_columns}}
     costs, source = kind_costs(store, job)
-    return seconds_left(plan, set(), costs, workers), source
+    fits = competitor_fits(config, n_train, n_columns) if config is not None else {}
+    if fits:
+        source += " and the competitors' measured fit costs"
+    return seconds_left(plan, set(), costs, workers, extra=fits), source
