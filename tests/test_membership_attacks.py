@@ -15,6 +15,7 @@ from tvs_core.evaluation.membership_attacks import (
     membership_attacks,
     record_exposure,
     roc_auc,
+    row_logsumexp,
     tpr_at_fpr,
 )
 
@@ -129,3 +130,14 @@ def test_record_exposure_finds_planted_outlier_and_copy(demo):
                             top=len(data.train)).set_index("row")
     assert not plain.loc[copied_row, "near_duplicate"] and not plain.loc[outlier_row, "outlier"]
     assert plain["outlier"].mean() == pytest.approx(0.05, abs=0.01)
+
+
+def test_the_kernel_sums_fast_logsumexp_is_scipys_to_the_bit():
+    from scipy.special import logsumexp
+
+    rng = np.random.default_rng(7)
+    for shape, scale in (((1, 1), 1.0), ((4, 6), 1e-3), ((50, 300), 40.0), ((20, 500), 900.0)):
+        a = -rng.exponential(scale, size=shape)
+        a[:, :2] = a[:, :1]  # the largest term tied in some rows
+        a[0, :] = a[0, 0]  # a row of equal terms
+        assert np.array_equal(row_logsumexp(a.copy()), logsumexp(a, axis=1))

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
 from scipy.stats import rankdata
 
 from ..seeding import subsample
@@ -83,8 +82,23 @@ def _log_kernel_sum(points: np.ndarray, data: np.ndarray, h: np.ndarray) -> np.n
     """log sum_r exp(-|p - r|^2 / 2h^2) per point (h: one per point), in bounded chunks, without underflow."""
     out = np.empty(len(points))
     for rows, block in pairwise_chunks(points, data, "sqeuclidean"):
-        out[rows] = logsumexp(-block / (2 * h[rows, None] ** 2), axis=1)
+        out[rows] = row_logsumexp(np.divide(np.negative(block, out=block), 2 * h[rows, None] ** 2, out=block))
     return out
+
+
+def row_logsumexp(a: np.ndarray) -> np.ndarray:
+    """``scipy.special.logsumexp(a, axis=1)`` of a real matrix, in scipy's own arithmetic (the largest terms
+    set aside, log1p of the rest: the same bits), computed in place in ``a``. The kernel sums' blocks are
+    the attacks' largest arrays, and scipy's general version copies each twice (a fifth of a release task
+    at 100 000 rows)."""
+    a_max = a.max(axis=1, keepdims=True)
+    is_max = a == a_max
+    count = is_max.sum(axis=1, keepdims=True, dtype=a.dtype)
+    a[is_max] = -np.inf
+    np.exp(np.subtract(a, a_max, out=a), out=a)
+    total = a.sum(axis=1, keepdims=True)
+    total = np.where(total == 0, total, total / count)
+    return (np.log1p(total) + np.log(count) + a_max)[:, 0]
 
 
 def attack_scores(attack: str, synthetic: np.ndarray, reference: np.ndarray, query: np.ndarray,
