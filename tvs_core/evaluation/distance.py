@@ -182,9 +182,14 @@ def mcmia(train_sample: np.ndarray, control_sample: np.ndarray, synthetic: np.nd
     scores = np.empty(len(records_z))
     for rows, block in pairwise_chunks(records_z, syn_z, metric):
         inside = block <= r
-        if refinement:
-            weight = np.maximum(-np.log(block / unit + ETA), 0.0)
-            scores[rows] = np.where(inside, weight, 0.0).sum(axis=1) / n
+        if refinement:  # the weight only where a neighbour is inside U_r (few cells); 0 elsewhere, as summed
+            weight = np.zeros_like(block)  # max(-log(d / unit + ETA), 0), step by step, inside only
+            np.divide(block, unit, out=weight, where=inside)
+            np.add(weight, ETA, out=weight, where=inside)
+            np.log(weight, out=weight, where=inside)
+            np.negative(weight, out=weight, where=inside)
+            np.maximum(weight, 0.0, out=weight, where=inside)
+            scores[rows] = weight.sum(axis=1) / n
         else:
             scores[rows] = inside.sum(axis=1) / n
     is_train = np.r_[np.ones(m, dtype=bool), np.zeros(m, dtype=bool)]

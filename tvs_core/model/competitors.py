@@ -13,6 +13,7 @@ from importlib import import_module
 
 import numpy as np
 import pandas as pd
+from joblib import parallel_config
 
 from ..errors import DataError
 from .generator import SyntheticGenerator
@@ -95,12 +96,18 @@ class _CtganFamily(_NotSaved, SyntheticGenerator):
         batch = max(10, min(int(self.batch_size), len(values)) // 10 * 10)
         model = synthesizer(**{**self._options(), "batch_size": batch}, enable_gpu=False)
         model.set_random_state(int(self.seed) % 2**31)
-        model.fit(frame, discrete_columns=discrete)
+        # ctgan transforms the columns of 500+ rows with Parallel(n_jobs=-1): inside a sweep's worker process that
+        # means threads, and every column's transform sets and reads numpy's global random state (rdt), so the
+        # threads raced and the same seed gave different fits (the clinical demo; 455-row breast cancer was not
+        # affected). One column after the other, as in the package's own path for small tables: the same fit.
+        with parallel_config(backend="sequential"):
+            model.fit(frame, discrete_columns=discrete)
         self.model_ = model
 
     def _sample_values(self, n: int, level, rng: np.random.Generator) -> np.ndarray:
         self.model_.set_random_state(int(rng.integers(2**31)))
-        sample = self.model_.sample(n)
+        with parallel_config(backend="sequential"):
+            sample = self.model_.sample(n)
         return sample[list(self.encoder_.names)].to_numpy(dtype=float)
 
 
