@@ -126,7 +126,9 @@ def main() -> None:
               "The paper orders utility TVineSynth ≈ TVAE > CTGAN, PrivPGD > PrivBayes (far below); AIA privacy "
               "PrivBayes ≈ TVineSynth at low levels ≈ CTGAN, with TVAE and PrivPGD leaking more; membership: TVAE "
               "worst (PG ≈ 0), CTGAN variable, the rest ≈ safe. See the orderings above for where this run agrees "
-              "(MST standing in for PrivPGD); the demos are not SUPPORT2 and this uses release, not game, MAB.", ""]
+              "(MST standing in for PrivPGD); the demos are not SUPPORT2 and this uses release, not game, MAB. (The "
+              "reading below this paragraph in the committed file is written by hand for the run recorded there; "
+              "a re-run replaces the file.)", ""]
     if only is None:
         (ROOT / "bench" / "competitors.md").write_text("\n".join(lines))
 
