@@ -18,8 +18,10 @@ from ..data.encoding import TableEncoder
 
 CLASSIFIERS = ("random_forest", "logistic")
 # a random forest's trees are grown on bootstrap samples of at most this many rows: its cost and memory stop
-# growing with the table (a forest on 80 000 rows held ~1.5 GB and took ~2 min); smaller tables are unchanged
-FOREST_ROWS = 20_000
+# growing with the table (a forest on 80 000 rows held ~1.5 GB and took ~2 min); smaller tables are unchanged.
+# 10 000 rather than 20 000: on 20 000-row sets of a 100 000-row table TSTR moved by +0.0001/+0.0002 [-0.0014,
+# +0.0016] (within the spread over sets) and each forest got 1.7x faster (bench/forest_rows.md)
+FOREST_ROWS = 10_000
 
 
 def _forest_samples(n: int) -> int | None:
