@@ -33,6 +33,21 @@ def test_inspect_prints_schema_json(data_csv):
     assert types["lactate_mmol_l"] == "continuous"
 
 
+def test_a_reader_that_stops_early_gets_no_traceback(data_csv):
+    # ``inspect DATA | head -1``: the reader closes the pipe before the JSON is written
+    import os
+    import subprocess
+    import sys
+
+    from tests.helpers import ROOT
+
+    process = subprocess.Popen([sys.executable, "-m", "tvs_core", "inspect", str(data_csv)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env={**os.environ, "PYTHONPATH": str(ROOT)}, text=True)
+    process.stdout.close()
+    stderr = process.stderr.read()
+    assert process.wait(timeout=120) == 0 and "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
+
+
 def test_order_prints_algorithm_1(data_csv):
     result = run("order", data_csv, "--response", Y, "--sensitive", "total_cost_eur,creatinine_mg_dl",
                  "--rho", "0.3")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 import traceback
@@ -562,6 +563,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote the report of job {result['job_id']} to {result['out']} ({result['bytes'] / 1e6:.1f} MB)",
               file=sys.stderr)
     else:
-        json.dump(result, sys.stdout, indent=2, default=str)
-        sys.stdout.write("\n")
+        try:
+            json.dump(result, sys.stdout, indent=2, default=str)
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+        except BrokenPipeError:  # the reader stopped early (``... | head``): what it read is what it wanted
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit's flush
     return 0
