@@ -105,6 +105,7 @@ def _commit() -> str:
     """The commit measured (with '+' when the working tree had changes)."""
     def git(*args):
         return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    # "+": files differ from HEAD -- bench/scale.json itself, once an earlier size of the same run has been saved
     return git("rev-parse", "--short", "HEAD") + ("+" if git("status", "--porcelain", "--untracked-files=no") else "")
 
 
@@ -151,6 +152,8 @@ Reproduce: `python bench/scale.py [--rows 1000,5000,20000,100000] [--columns 10,
 - Peak RSS: the worker and its children summed, sampled every 0.1 s. First result: the first stored
   task (the first look at the lowest level on tables of more than 500 training rows, else the holder's fit).
 - The machine is shared with other work while measuring: read times as indications (one run each).
+- Code: the commit measured; "+" = files differ from it (bench/scale.json itself, once an earlier size of
+  the same run is saved); "≤498aa50": measured before issue 12's second session, not re-run since.
 
 Targets: 100 000 × 30 in ≤ 10 min and ≤ 4 GB; first result ≤ 5 s; time at most linear in rows from 5 000.
 
