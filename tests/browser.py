@@ -98,8 +98,15 @@ def no_streamlit_errors(page) -> None:
 
 
 def go_to(page, title: str) -> None:
-    page.get_by_role("link", name=title).click()
-    page.get_by_role("heading", name=title.split(" · ")[-1].split(" ")[0]).first.wait_for(timeout=60_000)
+    heading = page.get_by_role("heading", name=title.split(" · ")[-1].split(" ")[0]).first
+    for attempt in range(3):
+        page.get_by_role("link", name=title).click()
+        try:  # a click that lands while the page reruns (a sweep's last refresh) can be dropped: click again,
+            heading.wait_for(timeout=30_000)  # as a person would; a page that never comes still fails below
+            break
+        except playwright.TimeoutError:
+            if attempt == 2:
+                raise
     page.wait_for_timeout(800)  # the page's widgets settle
 
 
