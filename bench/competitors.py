@@ -3,10 +3,11 @@
 Why: the scatter is only as convincing as its reference points. For each demo this runs one sweep
 (quick preset, release metrics) with the competitors of ``COMPETITORS`` as baselines — CTGAN, TVAE,
 PrivBayes (ε = 0.1, 1, 5) and MST (ε = 2.5, standing in for PrivPGD) — and writes, per model and level,
-the median TSTR AUC, the release MAB on the worst sensitive column, the strongest shadow-free membership
-attack's AUC (``mia_auc``) and the fit seconds, then compares the orderings with the paper's Figure 2.
-The fit seconds are also the measured cost table the Sweep page shows before Start
-(``tvs_core/model/competitors.py`` ``fit_cost``).
+the TSTR AUC, the release MAB on the worst sensitive column and the strongest shadow-free membership attack's
+AUC (``mia_auc``), each a median with its interval, and the fit seconds, then compares the orderings with the
+paper's Figure 2.
+The cost the Sweep page shows before Start (``fit_cost``) comes from bench/competitor_costs.py; the fit seconds
+here check it inside a sweep (two tasks at a time).
 
 Usage (from the repo root): ``python bench/competitors.py [paper|quick] [--only NAME,...] [clinical breast_cancer]``
 (default: paper epochs, every competitor, both demos); writes bench/competitors.md. ``--only`` runs just the named

@@ -89,8 +89,8 @@ def _log_kernel_sum(points: np.ndarray, data: np.ndarray, h: np.ndarray) -> np.n
 def row_logsumexp(a: np.ndarray) -> np.ndarray:
     """``scipy.special.logsumexp(a, axis=1)`` of a real matrix, in scipy's own arithmetic (the largest terms
     set aside, log1p of the rest: the same bits), computed in place in ``a``. The kernel sums' blocks are
-    the attacks' largest arrays, and scipy's general version copies each twice (a fifth of a release task
-    at 100 000 rows)."""
+    the attacks' largest arrays, and scipy's general version copies each twice (its calls were ~8 % of a
+    release task at 100 000 rows; this one is ~4x faster)."""
     a_max = a.max(axis=1, keepdims=True)
     is_max = a == a_max
     count = is_max.sum(axis=1, keepdims=True, dtype=a.dtype)

@@ -19,8 +19,6 @@ DEFAULT_BASELINES = ("rvine", "rvine_star1", "gaussian_copula", "independent", "
 # the paper's competitors at its settings (Figure 2, Appendix J); CTGAN and TVAE need requirements-competitors.txt;
 # MST stands in for PrivPGD at the paper's ε = 2.5, δ = 1e-5 (README, "Competitors")
 COMPETITORS = ("ctgan", "tvae", "privbayes:0.1", "privbayes:1", "privbayes:5", "mst:2.5")
-# the generators whose name carries their privacy budget: ``NAME:EPS``
-EPSILON_BASELINES = EPSILON_GENERATORS
 
 
 @dataclass
@@ -92,7 +90,7 @@ def baseline_spec(name: str, config: SweepConfig) -> GeneratorSpec:
     if generator == HOLDER or generator not in generator_names():
         raise DataError(f"Unknown baseline '{name}'.",
                         fix=f"Choose from: {', '.join(DEFAULT_BASELINES + COMPETITORS)}.")
-    if generator in EPSILON_BASELINES:
+    if generator in EPSILON_GENERATORS:
         try:
             epsilon = float(parameter)
         except ValueError:

@@ -137,4 +137,4 @@ def context_for_job(config: SweepConfig, table: pd.DataFrame, holdout: pd.DataFr
                              games=config.games, baselines=[baseline_spec(n, config) for n in config.baselines],
                              baseline_games=config.baseline_games, feature_set=config.feature_set,
                              sensitive=config.sensitive, analysis=config.analysis, externals=externals,
-                            reuse_families=config.reuse_families)
+                             reuse_families=config.reuse_families)

@@ -31,12 +31,12 @@ PRESETS: dict[str, dict[str, dict]] = {
 # What one fit costs, for the estimate shown before Start (not a promise). bench/competitor_costs.py fits CTGAN and
 # TVAE at two epoch budgets on both demos, one fit at a time, and splits each fit into a fixed part (the ctgan
 # package's per-column Gaussian mixtures) and a part per epoch, both per size unit = (rows / 1000) x (columns / 10);
-# the constants are the medians over the demos (2-core AMD EPYC, 2026-11-21). A sweep runs two tasks at once on
-# the two cores: its CTGAN and TVAE fits took 1.3-1.9x a lone fit's time (bench/competitors.md), hence
-# SHARED_CORES. A first table scaled one 20-epoch fit linearly in epochs and overstated a 400-epoch fit eightfold.
+# the constants are the medians over the demos (2-core AMD EPYC, 2026-11-21). The paper-epoch fits of the sweeps
+# in bench/competitors.md (two tasks at once) took 0.8-1.3x what this gives (CTGAN 115 s for 92 s on clinical,
+# 64 s for 62 s on breast cancer; TVAE 62 s for 76 s, 46 s for 51 s). A first table scaled one 20-epoch fit
+# linearly in epochs and overstated a 400-epoch fit eightfold.
 FIXED_SECONDS_PER_SIZE = {"ctgan": 4.49, "tvae": 1.94}
 SECONDS_PER_EPOCH_PER_SIZE = {"ctgan": 0.0977, "tvae": 0.0430}
-SHARED_CORES = 1.4
 PRIVBAYES_SECONDS_PER_1000_ROWS = 0.5
 # MST (model/mst.py): its 5000 mirror-descent steps do not grow with the rows. Measured 2026-11, same machine, the
 # clinical demo's 21 columns at ε = 2.5: 3.7-4.1 s per fit on 1000 rows, 4.4-4.8 s on 10 000 rows.
@@ -49,7 +49,7 @@ def fit_cost(generator: str, epochs: int | None, n_rows: int, n_columns: int) ->
     if generator in SECONDS_PER_EPOCH_PER_SIZE:
         size = n_rows / 1000 * n_columns / 10
         per_fit = FIXED_SECONDS_PER_SIZE[generator] + SECONDS_PER_EPOCH_PER_SIZE[generator] * int(epochs or 0)
-        return SHARED_CORES * size * per_fit
+        return size * per_fit
     if generator == "privbayes":
         return PRIVBAYES_SECONDS_PER_1000_ROWS * n_rows / 1000
     if generator == "mst":
