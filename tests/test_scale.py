@@ -128,6 +128,25 @@ def test_a_first_look_comes_before_the_holders_fit_and_never_reaches_a_summary(c
     assert set(kept["level"]) == {1, 2, 3}  # before any level reports, the first look stands in on the scatter
 
 
+def test_the_first_looks_lowest_level_is_the_full_recipes_at_that_level(clinical, monkeypatch):
+    """The first point comes from a vine fitted up to the lowest level only (seconds on wide tables); it must
+    show what the whole recipe would show there, and the other levels must still follow."""
+    monkeypatch.setattr(first_look_module, "FIRST_LOOK_ROWS", 200)
+    config = sweep_config(levels=None)
+    train, test = split_tables(config, clinical, None)
+    fitted = []
+    original = first_look_module.fit_holder
+    monkeypatch.setattr(first_look_module, "fit_holder",
+                        lambda c, *a, **k: fitted.append(original(c, *a, **k)) or fitted[-1])
+    looks = list(first_look_module.first_look(config, train, test))
+    assert fitted[0].fitted_level_ == 1 < fitted[1].fitted_level_  # the lowest level alone, then the recipe
+    assert [level for level, _ in looks] == sorted({1, *range(5, fitted[1].fitted_level_, 5), fitted[1].fitted_level_})
+    rng = first_look_module.task_rng(config.seed, FIRST_LOOK, "rows")
+    small_train = first_look_module._sample(train, 200, rng)
+    small_test = first_look_module._sample(test, 400, rng)
+    assert looks[0][1] == first_look_module._look(config, fitted[1], 1, small_train, small_test)
+
+
 def test_every_task_stores_its_peak_memory(clinical, tmp_path):
     store = Store(tmp_path)
     job_id = submit(store, clinical.head(300), sweep_config())
