@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from tvs_core.errors import DataError
-from tvs_core.model.ordering import algorithm1, default_rho_star, explicit_order, t_max_advice
+from tvs_core.model.ordering import algorithm1, association_matrix, default_rho_star, explicit_order, t_max_advice
 
 
 def matrix(names, pairs):
@@ -91,3 +91,20 @@ def test_default_threshold_is_the_papers_pearson_point_six_in_each_measure():
     assert default_rho_star("pearson") == 0.6
     assert default_rho_star("kendall") == pytest.approx(2 / np.pi * np.arcsin(0.6), abs=0.005)
     assert default_rho_star("spearman") == pytest.approx(6 / np.pi * np.arcsin(0.3), abs=0.005)
+
+
+def test_kendall_matrix_is_scipys_tau_b_bit_for_bit_with_ties_constants_and_missing_values():
+    """The matrix skips scipy's argument wrapper for speed; it must still be scipy's tau-b, and a column scipy
+    cannot rank (constant, or with a missing value) must still read as no association."""
+    from scipy import stats
+
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame({"a": rng.integers(0, 4, 200).astype(float), "b": rng.normal(size=200),
+                          "c": np.ones(200)})
+    frame["d"] = frame["a"] + rng.normal(size=200)
+    mat = association_matrix(frame, "kendall")
+    for i, j in [("a", "b"), ("a", "d"), ("b", "d")]:
+        assert mat.loc[i, j] == stats.kendalltau(frame[i], frame[j]).statistic
+    assert (mat["c"].drop("c") == 0).all()
+    with_missing = frame.assign(b=frame["b"].where(frame.index != 5))
+    assert (association_matrix(with_missing, "kendall")["b"].drop("b") == 0).all()

@@ -44,9 +44,11 @@ def association_matrix(values: pd.DataFrame, measure: str = "kendall") -> pd.Dat
         mat = np.corrcoef(stats.rankdata(x, axis=0), rowvar=False)
     else:
         mat = np.eye(d)
+        # the unwrapped function has no NaN policy: only on finite values (after the missing-value policy, always)
+        kendall = _kendall_tau if np.isfinite(x).all() else stats.kendalltau
         for i in range(d):
             for j in range(i + 1, d):
-                mat[i, j] = mat[j, i] = _kendall_tau(x[:, i], x[:, j]).statistic
+                mat[i, j] = mat[j, i] = kendall(x[:, i], x[:, j]).statistic
     mat = np.nan_to_num(np.atleast_2d(mat), nan=0.0)
     return pd.DataFrame(mat, index=values.columns, columns=values.columns)
 
