@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -87,3 +90,19 @@ def stored_sweep(tmp_path_factory):
     job_id = submit(store, table, config)
     assert run_job(store, job_id, n_jobs=2) == "done"
     return store, job_id, table
+
+
+def pytest_sessionfinish(session, exitstatus):
+    session.config._tvs_exit_status = int(exitstatus)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    """Leave without the interpreter's teardown, as ``python -m tvs_core`` does: objects the engine's and
+    Streamlit's threads still reach make nanobind (pyvinecopulib's bindings) print pages of "leaked instance"
+    warnings at exit, after the summary. By now every report is written; the exit status is pytest's own."""
+    status = getattr(config, "_tvs_exit_status", None)
+    if status is not None:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
