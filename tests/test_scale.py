@@ -144,7 +144,7 @@ def test_the_first_looks_lowest_level_is_the_full_recipes_at_that_level(clinical
     rng = first_look_module.task_rng(config.seed, FIRST_LOOK, "rows")
     small_train = first_look_module._sample(train, 200, rng)
     small_test = first_look_module._sample(test, 400, rng)
-    assert looks[0][1] == first_look_module._look(config, fitted[1], 1, small_train, small_test)
+    assert looks[0] == next(first_look_module._looks(config, fitted[1], [1], small_train, small_test))
 
 
 def test_every_task_stores_its_peak_memory(clinical, tmp_path):

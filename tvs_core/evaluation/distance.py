@@ -183,12 +183,8 @@ def mcmia(train_sample: np.ndarray, control_sample: np.ndarray, synthetic: np.nd
     for rows, block in pairwise_chunks(records_z, syn_z, metric):
         inside = block <= r
         if refinement:  # the weight only where a neighbour is inside U_r (few cells); 0 elsewhere, as summed
-            weight = np.zeros_like(block)  # max(-log(d / unit + ETA), 0), step by step, inside only
-            np.divide(block, unit, out=weight, where=inside)
-            np.add(weight, ETA, out=weight, where=inside)
-            np.log(weight, out=weight, where=inside)
-            np.negative(weight, out=weight, where=inside)
-            np.maximum(weight, 0.0, out=weight, where=inside)
+            weight = np.zeros_like(block)
+            weight[inside] = np.maximum(-np.log(block[inside] / unit + ETA), 0.0)
             scores[rows] = weight.sum(axis=1) / n
         else:
             scores[rows] = inside.sum(axis=1) / n

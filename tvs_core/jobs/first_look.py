@@ -51,34 +51,32 @@ def first_look(config: SweepConfig, train: pd.DataFrame, test: pd.DataFrame, thr
         return
     rng = task_rng(config.seed, FIRST_LOOK, "rows")
     small_train, small_test = _sample(train, FIRST_LOOK_ROWS, rng), _sample(test, 2 * FIRST_LOOK_ROWS, rng)
-    done = set()
     quick = _quick_level(config)
     if quick is not None:
         model = fit_holder(replace(config, t_max=quick), small_train, threads=threads)
-        if quick <= model.fitted_level_:
-            done.add(quick)
-            yield quick, _look(config, model, quick, small_train, small_test)
+        yield from _looks(config, model, [quick] if quick <= model.fitted_level_ else [], small_train, small_test)
     model = fit_holder(config, small_train, threads=threads)
-    levels = [lv for lv in (config.levels or default_levels(model.fitted_level_)) if lv <= model.fitted_level_]
-    for level in sorted(set(levels) - done):
-        yield level, _look(config, model, level, small_train, small_test)
+    levels = {lv for lv in (config.levels or default_levels(model.fitted_level_)) if lv <= model.fitted_level_}
+    yield from _looks(config, model, sorted(levels - {quick}), small_train, small_test)
 
 
-def _look(config: SweepConfig, model, level: int, small_train: pd.DataFrame, small_test: pd.DataFrame
-          ) -> list[dict]:
-    """TSTR of each classifier and the release attack, on one set of ``FIRST_LOOK_ROWS`` rows."""
+def _looks(config: SweepConfig, model, levels: list[int], small_train: pd.DataFrame, small_test: pd.DataFrame
+           ) -> Iterator[tuple[int, list[dict]]]:
+    """Per level: TSTR of each classifier and the release attack, on one set of ``FIRST_LOOK_ROWS`` rows."""
     data = EvaluationData.from_model(model, small_train, small_test)
     j, discrete = data.response_index, data.discrete[data.response_index]
     x_test, y_test = split_xy(data.test, j)
-    sets = release_sets(model, level, range(1), FIRST_LOOK_ROWS, config.seed, FIRST_LOOK)
-    x, y = split_xy(sets[0], j)
-    seeds = {c: task_seed(config.seed, FIRST_LOOK, level, c) for c in CLASSIFIERS}
-    records = [record(HOLDER, level, utility_metric("tstr", discrete, c),
-                      score_classifier(x, y, x_test, y_test, discrete, c, seeds[c]), iteration=0, role=FIRST_LOOK)
-               for c in CLASSIFIERS]
-    records += [{**r, "model": HOLDER, "role": FIRST_LOOK}
-                for r in release_attribute_records(sets, data, list(config.sensitive), FIRST_LOOK, level)]
-    return records
+    for level in levels:
+        sets = release_sets(model, level, range(1), FIRST_LOOK_ROWS, config.seed, FIRST_LOOK)
+        x, y = split_xy(sets[0], j)
+        seeds = {c: task_seed(config.seed, FIRST_LOOK, level, c) for c in CLASSIFIERS}
+        records = [record(HOLDER, level, utility_metric("tstr", discrete, c),
+                          score_classifier(x, y, x_test, y_test, discrete, c, seeds[c]), iteration=0,
+                          role=FIRST_LOOK)
+                   for c in CLASSIFIERS]
+        records += [{**r, "model": HOLDER, "role": FIRST_LOOK}
+                    for r in release_attribute_records(sets, data, list(config.sensitive), FIRST_LOOK, level)]
+        yield level, records
 
 
 def without_first_look(records: pd.DataFrame, keep_missing_levels: bool = False) -> pd.DataFrame:
