@@ -9,6 +9,39 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests import processes
+
+# -- another realisation of the demos: TVS_TEST_DATA_SEED=K runs the suite on the clinical demo drawn from seed
+# 2025 + K and on the breast-cancer rows in a shuffled order (so another hold-out split), to show that a test's
+# statistical assertions hold for any realisation, not just the shipped one. CI runs K = 0 (the shipped demos);
+# tests pinned to the shipped bytes are marked ``shipped_demos`` and skipped for K != 0.
+DATA_SEED = int(os.environ.get("TVS_TEST_DATA_SEED", "0"))
+
+
+def _realise_demos(seed: int) -> None:
+    from dataclasses import replace
+
+    from tvs_core.data import demo
+
+    demo.DEMOS["clinical"] = replace(demo.DEMOS["clinical"],
+                                     loader=lambda: demo.simulated_clinical(seed=2025 + seed))
+    shuffled = np.random.default_rng(seed).permutation
+    demo.DEMOS["breast_cancer"] = replace(demo.DEMOS["breast_cancer"], loader=lambda: (
+        lambda t: t.iloc[shuffled(len(t))].reset_index(drop=True))(demo.breast_cancer()))
+
+
+if DATA_SEED:
+    _realise_demos(DATA_SEED)
+
+
+def pytest_collection_modifyitems(config, items):
+    if DATA_SEED:
+        skip = pytest.mark.skip(reason=f"pinned to the shipped demos (TVS_TEST_DATA_SEED={DATA_SEED})")
+        for item in items:
+            if "shipped_demos" in item.keywords:
+                item.add_marker(skip)
+
+
 WORDS = ["the", "patient", "was", "seen", "by", "a", "doctor", "today", "and", "felt", "better",
          "after", "rest", "with", "mild", "pain", "in", "left", "knee"]
 
@@ -92,7 +125,50 @@ def stored_sweep(tmp_path_factory):
     return store, job_id, table
 
 
+# -- no process outlives the test (or the shared fixture) that started it: tests/processes.py --------------------
+SHARED_OWNERS: set[str] = set()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_fixture_setup(fixturedef, request):
+    """A fixture shared beyond one test owns the processes it starts until the session ends."""
+    if fixturedef.scope == "function":
+        yield
+        return
+    previous = os.environ.get(processes.OWNER)
+    owner = f"fixture:{os.getpid()}:{fixturedef.argname}"
+    SHARED_OWNERS.add(owner)
+    os.environ[processes.OWNER] = owner
+    try:
+        yield
+    finally:
+        if previous is None:
+            os.environ.pop(processes.OWNER, None)
+        else:
+            os.environ[processes.OWNER] = previous
+
+
+@pytest.fixture(autouse=True)
+def no_process_outlives_its_test(request):
+    owner = f"test:{os.getpid()}:{request.node.nodeid}"
+    os.environ[processes.OWNER] = owner
+    yield
+    os.environ.pop(processes.OWNER, None)
+    alive = processes.survivors(owner)
+    if alive:
+        pytest.fail(f"{len(alive)} process(es) started by this test outlived it (killed now): "
+                    f"{processes.describe(alive)}", pytrace=False)
+
+
 def pytest_sessionfinish(session, exitstatus):
+    """By now every shared fixture was torn down: none of their processes may be left."""
+    alive = {}
+    for owner in SHARED_OWNERS:
+        alive |= processes.survivors(owner, grace=5.0)
+    if alive:
+        sys.stderr.write(f"\nprocesses started by shared fixtures outlived the session (killed now): "
+                         f"{processes.describe(alive)}\n")
+        exitstatus = session.exitstatus = pytest.ExitCode.TESTS_FAILED
     session.config._tvs_exit_status = int(exitstatus)
 
 
@@ -102,7 +178,7 @@ def pytest_unconfigure(config):
     Streamlit's threads still reach make nanobind (pyvinecopulib's bindings) print pages of "leaked instance"
     warnings at exit, after the summary. By now every report is written; the exit status is pytest's own."""
     status = getattr(config, "_tvs_exit_status", None)
-    if status is not None:
+    if status is not None and not hasattr(config, "workerinput"):  # not in a pytest-xdist worker: it still reports
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(status)

@@ -40,3 +40,17 @@ def run(*args, cwd=ROOT) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "-m", "tvs_core", *map(str, args)], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=300)
+
+
+@register
+class FailingFit(SyntheticGenerator):
+    """A generator whose fit fails. Registered in the test process only, so a job's worker processes do not know
+    it: as a baseline it fails the job inside a worker."""
+
+    name = "failing_fit_test"
+
+    def _fit_values(self, values: np.ndarray) -> None:
+        raise RuntimeError("planted failure of a baseline's fit")
+
+    def _sample_values(self, n: int, level, rng: np.random.Generator) -> np.ndarray:
+        raise AssertionError("never fitted")

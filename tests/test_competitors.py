@@ -14,6 +14,8 @@ from conftest import make_mixed_table
 
 from tvs_core import load_demo
 from tvs_core.errors import DataError
+from tvs_core.evaluation.records import HOLDER
+from tvs_core.evaluation.set_metrics import SyntheticSet, membership_attacks
 from tvs_core.figures import model_label, privacy_utility_scatter
 from tvs_core.jobs import JobView, Store, SweepConfig, baseline_spec, submit
 from tvs_core.jobs.config import job_id_for
@@ -251,6 +253,7 @@ def test_an_external_set_with_a_wrong_column_type_or_label_is_refused_by_name(cl
     assert not Store(tmp_path).jobs()  # nothing stored
 
 
+@pytest.mark.kernels
 def test_an_external_copy_of_the_training_rows_is_flagged_and_plays_no_game(clinical, tmp_path):
     config = SweepConfig(response=Y, sensitive=["total_cost_eur"], levels=[1], baselines=["privbayes:1"],
                          games=["release", "aia"], baseline_games=["aia"], protocol_overrides=TINY)
@@ -267,13 +270,20 @@ def test_an_external_copy_of_the_training_rows_is_flagged_and_plays_no_game(clin
     copy = records[records.model == "copy"]
     median = copy.groupby("metric")["value"].median()
     assert median["exact_copies"] == len(train)
-    real = records[(records.model == "real") & (records.metric == "mia_auc")]["value"].median()
-    assert median["mia_auc"] > 0.75 and median["mia_auc"] == pytest.approx(real, abs=0.08)
+    # an exact copy is attacked as the real rows themselves are: its AUC lies within the spread of the attack on the
+    # real rows over scoring seeds (measured here: which members and non-members are scored is a seeded draw), and
+    # above every honest generator of the same run
+    view = JobView(store, job_id)
+    data = view.evaluation_data()
+    spread = [membership_attacks(SyntheticSet(data.train, data, seed, "real", None, 0))["mia_auc"] for seed in range(8)]
+    assert abs(median["mia_auc"] - np.mean(spread)) <= 4 * np.std(spread, ddof=1) + 1e-9
+    honest = records[records.model.isin([HOLDER, "privbayes:1"]) & (records.metric == "mia_auc")]["value"]
+    assert median["mia_auc"] > honest.max()
     assert not copy["role"].eq("game").any()  # the games need a generator: not played
     assert records[(records.model == "privbayes:1") & (records.role == "game")].shape[0] > 0
     assert [t.key for t in planned_tasks(JobView(store, job_id).config, [1]) if t.kind == "external"] == \
         ["external:copy"]
-    view = JobView(store, job_id)  # the stored job names its external sets: the scatter marks them
+    # the stored job names its external sets: the scatter marks them
     figure = privacy_utility_scatter(view.summary(), "mab_worst", config.sensitive, None, view.levels,
                                      externals=list(view.config.externals))
     (point,) = [t for t in figure.data if t.name == "copy"]

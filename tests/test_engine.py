@@ -1,6 +1,5 @@
 """One engine: the in-memory runner (evaluate) and the SQLite-backed worker run the same plan."""
 
-import json
 
 import pandas as pd
 import pytest
@@ -117,10 +116,13 @@ def test_generator_settings_are_read_back_from_the_signature():
     assert fitted.sensitive_ == ["total_cost_eur"] and fitted.response_ == Y  # ... fitted state ends in _
 
 
+@pytest.mark.kernels
+@pytest.mark.shipped_demos
 @pytest.mark.parametrize("case", [c for c in cases.CASES if c.endswith("_small")])
 def test_golden_numbers_are_unchanged(case):
-    """Numbers recorded before the engines were unified: records, summary medians, PU_t and the best level."""
-    assert cases.compute(case) == json.loads(cases.path(case).read_text())
+    """Numbers recorded before the engines were unified: which records exist, summary medians, PU_t and the best
+    level (values within cases.RELATIVE: BLAS kernels move last digits)."""
+    assert cases.differences(cases.load(case), cases.compute(case)) == []
 
 
 def test_records_frame_is_canonical():

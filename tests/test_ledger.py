@@ -87,6 +87,7 @@ def test_pooled_check_attacks_the_union_of_the_releases(sweep, tmp_path):
     assert (alone.risks["pooled"] == alone.risks["single"]).all() and not alone.warnings
 
 
+@pytest.mark.kernels
 def test_pooled_releases_of_a_copy_generator_are_flagged(sweep, tmp_path):
     view, model, train, data = sweep
     copier = CopyRows(seed=0).fit(train, model.schema_)
@@ -102,7 +103,10 @@ def test_pooled_releases_of_a_copy_generator_are_flagged(sweep, tmp_path):
     assert check.copies == 3 * len(train) and check.raised
     assert any("exact copies of training rows" in w for w in check.warnings)
     risks = check.risks.set_index("metric")
-    assert risks.loc["mia_auc", "pooled"] > 0.9  # the pool holds the training rows themselves
+    # the pool holds the training rows themselves: more exposed than any release of the honest model the sweep
+    # measured (its intervals' upper ends, from the same table)
+    honest = view.summary().query("model == @HOLDER and metric == 'mia_auc'")["ci_high"]
+    assert len(honest) and risks.loc["mia_auc", "pooled"] > honest.max()
 
 
 def test_epsilon_adds_up_over_dp_releases(sweep, tmp_path):

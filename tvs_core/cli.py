@@ -293,7 +293,7 @@ def _attach(store, job_id: str, show) -> str:
 def cmd_sweep(args) -> dict:
     from .choice.summary import summary_json
     from .jobs import JobView, Store, SweepConfig, baseline_spec, submit
-    from .jobs.process import worker_alive
+    from .jobs.process import Terminated, worker_alive
     from .jobs.worker import run_job
     from .release.export import refuse_overwriting_inputs, write_csv, write_file
 
@@ -346,10 +346,10 @@ def cmd_sweep(args) -> dict:
         try:
             status = run_job(store, job_id, n_jobs=args.n_jobs, backend=args.backend, address=args.address,
                              progress=show)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             sys.stderr.write(f"\ninterrupted: finished tasks are stored; run the same command again to resume "
                              f"job {job_id}\n")
-            raise SystemExit(130) from None
+            raise SystemExit(143 if isinstance(exc, Terminated) else 130) from None
         sys.stderr.write("\n")
         if status != "done":
             raise TVSError(f"job {job_id} {status}: {store.job(job_id)['error'] or ''}".strip())
@@ -403,11 +403,15 @@ def _finished_job(store, table, config, holdout, externals=None) -> str:
 
 
 def cmd_worker(args) -> dict:
+    from .jobs.process import Terminated
     from .jobs.store import Store
     from .jobs.worker import run_job
 
-    status = run_job(Store(args.workspace), args.job_id, n_jobs=args.n_jobs, backend=args.backend,
-                     address=args.address)
+    try:
+        status = run_job(Store(args.workspace), args.job_id, n_jobs=args.n_jobs, backend=args.backend,
+                         address=args.address, resume_on_restart=True)
+    except KeyboardInterrupt as exc:  # stored as the job's state already; its processes have ended
+        raise SystemExit(143 if isinstance(exc, Terminated) else 130) from None
     return {"job_id": args.job_id, "status": status}
 
 

@@ -4,6 +4,11 @@
 with three mutually independent blocks X1-X5, X6-X10 and X11-X20 (+Y); only the third block depends
 on Y; X1, X6 and X11 are the sensitive columns. Parameters are invented but plausible, and every
 column is a linear rescaling of the Gaussian design, so the copula is exactly the paper's.
+
+The table is the same bytes on every machine: each equicorrelated block is drawn through its exact one-factor
+form in elementwise arithmetic, with no matrix factorisation (``rng.multivariate_normal`` factorises through
+BLAS, whose kernels OpenBLAS picks by CPU, and gave a different table under another kernel). A test pins the
+tables' hashes under two kernels.
 """
 
 from __future__ import annotations
@@ -27,22 +32,23 @@ _BLOCK_ACUTE = [("lactate_mmol_l", 2.2, 0.7, 2), ("heart_rate_bpm", 92, 14, 0), 
 RESPONSE = "in_hospital_death"
 
 
-def _equicorrelated(k: int, rho: float) -> np.ndarray:
-    return np.full((k, k), rho) + (1 - rho) * np.eye(k)
+def _equicorrelated_normals(rng: np.random.Generator, n: int, k: int, rho: float, mean=0.0) -> np.ndarray:
+    """n draws of k normals with unit variance and every pairwise correlation rho: one shared factor and k own
+    terms, z_j = mean_j + sqrt(rho) w_0 + sqrt(1 - rho) w_j, exactly that covariance without a factorisation."""
+    w = rng.standard_normal((n, k + 1))
+    return mean + np.sqrt(rho) * w[:, :1] + np.sqrt(1 - rho) * w[:, 1:]
 
 
 def simulated_clinical(n: int = 1250, seed: int = 2025) -> pd.DataFrame:
     """n ICU-like rows (default 1250 = the paper's 1000 training + 250 test)."""
     rng = np.random.default_rng(seed)
     y = rng.binomial(1, 0.5, size=n)
-    costs = rng.multivariate_normal(np.zeros(5), _equicorrelated(5, 0.7), size=n)
-    renal = rng.multivariate_normal(np.zeros(5), _equicorrelated(5, 0.65), size=n)
+    costs = _equicorrelated_normals(rng, n, 5, 0.7)
+    renal = _equicorrelated_normals(rng, n, 5, 0.65)
     shift = np.array([0.9, 0.7, 0.6, -0.7, 0.3, -0.5, 0.5, 0.9, 0.4, 0.5])  # mean of block 3 given Y = 1
-    sigma0 = _equicorrelated(10, 0.25)
-    sigma1 = _equicorrelated(10, 0.35)
     acute = np.where(y[:, None] == 1,
-                     rng.multivariate_normal(shift / 2, sigma1, size=n),
-                     rng.multivariate_normal(-shift / 2, sigma0, size=n))
+                     _equicorrelated_normals(rng, n, 10, 0.35, shift / 2),
+                     _equicorrelated_normals(rng, n, 10, 0.25, -shift / 2))
     columns = {}
     for block, z in ((_BLOCK_COSTS, costs), (_BLOCK_RENAL, renal), (_BLOCK_ACUTE, acute)):
         for j, (name, loc, scale, decimals) in enumerate(block):

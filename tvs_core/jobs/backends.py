@@ -3,6 +3,9 @@ chosen) for clusters. The backend never changes a number: every task is seeded f
 
 from __future__ import annotations
 
+import atexit
+import os
+import traceback
 from contextlib import contextmanager
 
 from joblib import parallel_config
@@ -19,8 +22,18 @@ RESULT_ORDER = {"loky": "generator_unordered", "dask": "generator_unordered", "r
 def backend_context(backend: str = "loky", address: str | None = None, n_jobs: int = 2):
     """joblib's backend for the tasks. Dask and Ray are optional and imported only when chosen."""
     if backend == "loky":
-        with parallel_config(backend="loky", n_jobs=n_jobs):
-            yield n_jobs
+        interrupted = False
+        try:
+            with parallel_config(backend="loky", n_jobs=n_jobs):
+                yield n_jobs
+        except BaseException as exc:  # the finished frames' locals (joblib's queues) go, so their semaphores are
+            _clear_frames(exc)  # released before the resource trackers stop
+            interrupted = isinstance(exc, KeyboardInterrupt)
+            raise
+        finally:
+            # Ctrl-C or SIGTERM lands anywhere in joblib, which may still hold its semaphores: the workers end now,
+            # the trackers with the process (the command line runs its exit handlers, which release them, first)
+            stop_local_workers(trackers=not interrupted)
     elif backend == "dask":
         try:
             from dask.distributed import Client, LocalCluster
@@ -57,3 +70,54 @@ def backend_context(backend: str = "loky", address: str | None = None, n_jobs: i
                 ray.shutdown()
     else:
         raise TVSError(f"Unknown backend '{backend}'; choose one of {', '.join(BACKENDS)}.")
+
+
+def stop_local_workers(trackers: bool = True) -> None:
+    """End loky's worker processes and the resource trackers its start launched, now. Left alone the workers wait
+    for loky's idle timeout (5 minutes, ~300 MB each) and outlive a process that leaves with ``os._exit`` (the CLI,
+    a worker) by longer: a job's end is every process's end, whether it finished, failed, was cancelled or was
+    interrupted. The trackers go last, once the executor's semaphores and folders are released (stopped earlier
+    they would report them as leaked, and start again when they are released)."""
+    import gc
+    from multiprocessing import resource_tracker as multiprocessing_tracker
+
+    from joblib.externals.loky import reusable_executor
+    from joblib.externals.loky.backend import resource_tracker as loky_tracker
+
+    executor = reusable_executor._executor
+    if executor is not None:
+        reusable_executor._executor = None
+        # joblib's executor also removes its temporary memmapping folders
+        (getattr(executor, "terminate", None) or executor.shutdown)(kill_workers=True)
+        _forget_unmade_folders(getattr(executor, "_temp_folder_manager", None), loky_tracker)
+        del executor
+        for _ in range(2):  # the executor's queues and locks unregister their semaphores as they are freed (a
+            gc.collect()  # second pass takes what the first one's finalizers released)
+    for tracker in (loky_tracker._resource_tracker, multiprocessing_tracker._resource_tracker) if trackers else ():
+        tracker._stop()  # each ends once no live process holds its pipe, and is started again when needed
+
+
+def _forget_unmade_folders(manager, tracker) -> None:
+    """joblib registers each Parallel call's memmapping folder with the tracker when the call starts, but makes it
+    only when an array is large enough to share, and its clean-up skips a folder that does not exist: the tracker
+    would call it leaked, and its exit handler unregister it after the tracker has gone. Done here instead (joblib
+    1.6: the clean-up's own steps for a folder it deletes)."""
+    if manager is None:
+        return
+    for context, folder in list(getattr(manager, "_cached_temp_folders", {}).items()):
+        if not os.path.exists(folder):
+            tracker.unregister(folder, "folder")
+            manager._cached_temp_folders.pop(context, None)
+            finalizer = manager._finalizers.pop(context, None)
+            if finalizer is not None:
+                atexit.unregister(finalizer)
+
+
+def _clear_frames(exc: BaseException) -> None:
+    """Drop the local variables of the finished frames an exception (and the ones it was raised from or during)
+    holds on to; its traceback text is unchanged."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        traceback.clear_frames(exc.__traceback__)
+        exc = exc.__cause__ or exc.__context__

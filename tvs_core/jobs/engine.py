@@ -7,6 +7,7 @@ same plan and handlers, so they compute identical records (tested).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -83,8 +84,16 @@ def execute_task(task: Task, context: JobContext, inputs: dict | None = None, ti
 def execute(context: JobContext, tasks: list[Task], sink: Sink, n_jobs: int = 2, backend: str = "loky",
             address: str | None = None) -> str:
     """Run every task not yet in ``sink``, stage by stage; 'done', or 'cancelled' when the sink says so
-    (checked after every result)."""
+    (checked after every result). The backend's processes end when this returns or raises."""
     with backend_context(backend, address, n_jobs) as workers:
+        return _run_stages(context, tasks, sink, workers, backend)
+
+
+def _run_stages(context: JobContext, tasks: list[Task], sink: Sink, workers: int, backend: str) -> str:
+    # one Parallel for every stage: joblib starts its workers (and registers their temporary folder) once; a
+    # cancel leaves with tasks under way, which joblib warns of: that is what a cancel means
+    with warnings.catch_warnings(), Parallel(n_jobs=workers, return_as=RESULT_ORDER[backend]) as parallel:
+        warnings.filterwarnings("ignore", message=".*tasks which were still being processed", category=UserWarning)
         for stage in sorted({t.stage for t in tasks if t.stage > 0}):
             done = sink.done()
             todo = [t for t in tasks if t.stage == stage and t.key not in done]
@@ -94,17 +103,14 @@ def execute(context: JobContext, tasks: list[Task], sink: Sink, n_jobs: int = 2,
             slots = _memory_slots(context, todo, sink, 1 if stage == 2 else workers)
             if stage == 2:  # in this process, one task per player: it only trains small forests
                 results = (execute_task(task, context, inputs, TASK_TIMER) for task in todo)
-                if _consume(sink, results):
-                    return "cancelled"
-                continue
-            with Parallel(n_jobs=slots, return_as=RESULT_ORDER[backend]) as parallel:
+            else:
                 calls = [delayed(execute_task)(task, context, inputs, TASK_TIMER) for task in todo]
-                if RESULT_ORDER[backend] == "list":
+                if RESULT_ORDER[backend] == "list" or slots < workers:  # at most ``slots`` tasks at once
                     results = (r for i in range(0, len(calls), slots) for r in parallel(calls[i:i + slots]))
                 else:
                     results = parallel(calls)
-                if _consume(sink, results):
-                    return "cancelled"
+            if _consume(sink, results):
+                return "cancelled"
     return "done"
 
 
@@ -124,5 +130,7 @@ def _consume(sink: Sink, results) -> bool:
     for result in results:
         sink.add(result)
         if sink.cancelled():
+            if hasattr(results, "close"):
+                results.close()  # joblib drops the tasks under way now (and warns of it, here)
             return True
     return False

@@ -13,6 +13,19 @@ from pathlib import Path
 from .store import Store
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C, so that a job's ``finally`` blocks run and the processes
+    it started end with it (the default SIGTERM ends the process at once and leaves them behind)."""
+
+
+def stop_on_sigterm() -> None:
+    """From now on, SIGTERM raises ``Terminated`` in this process's main thread."""
+    def handler(signum, frame):
+        raise Terminated()
+
+    signal.signal(signal.SIGTERM, handler)
+
+
 def process_start_time(pid: int) -> float | None:
     """Start time of a process in clock ticks since boot (Linux); tells a reused pid apart."""
     try:

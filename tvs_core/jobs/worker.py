@@ -21,7 +21,7 @@ from .context import context_for_job, fit_holder, split_tables
 from .engine import TaskResult, execute
 from .first_look import FIRST_LOOK, first_look
 from .plan import Task, plan
-from .process import process_start_time, worker_alive
+from .process import Terminated, process_start_time, worker_alive
 from .store import Store
 from .submission import job_externals, job_tables
 
@@ -73,11 +73,13 @@ class _Heartbeat(threading.Thread):
 
 
 def run_job(store: Store, job_id: str, n_jobs: int = 2, backend: str = "loky", address: str | None = None,
-            progress=None) -> str:
+            progress=None, resume_on_restart: bool = False) -> str:
     """Run (or resume) a job to its end in this process; returns the final status.
 
     ``progress(job)`` is called after every stored result. KeyboardInterrupt leaves the job
-    'interrupted' with everything finished so far stored, ready to resume."""
+    'interrupted' with everything finished so far stored, ready to resume. With ``resume_on_restart`` (the
+    dashboard's background worker) a SIGTERM (``Terminated``: a shutdown, say) leaves it 'running' instead, so
+    that the dashboard's next start resumes it as it resumes a worker that died."""
     job = store.job(job_id)
     if job is None:
         raise TVSError(f"No job '{job_id}' in {store.workspace}.")
@@ -92,9 +94,12 @@ def run_job(store: Store, job_id: str, n_jobs: int = 2, backend: str = "loky", a
     heartbeat.start()
     try:
         status = _run(store, job_id, StoreSink(store, job_id, progress), n_jobs, backend, address)
-    except KeyboardInterrupt:
-        store.update_job(job_id, status="interrupted", finished=time.time())
-        store.log(job_id, "interrupted", "stopped by the user; run again to resume")
+    except KeyboardInterrupt as exc:
+        if isinstance(exc, Terminated) and resume_on_restart:
+            store.log(job_id, "terminated", "stopped by SIGTERM; resumes when the dashboard next starts")
+        else:
+            store.update_job(job_id, status="interrupted", finished=time.time())
+            store.log(job_id, "interrupted", "stopped by the user; run again to resume")
         raise
     except Exception as exc:  # the job fails; its finished tasks stay stored
         error = str(exc) if isinstance(exc, TVSError) else f"{type(exc).__name__}: {exc}"  # ours: already a sentence

@@ -11,6 +11,7 @@ import pyvinecopulib as pv
 from scipy import stats
 
 from ..data.dp_margins import DPHistogramMargins
+from .exact_linalg import exact_product, psd_cholesky
 from .generator import SyntheticGenerator
 from .vine import VineGenerator
 
@@ -89,8 +90,9 @@ class GaussianCopula(SyntheticGenerator):
         self.correlation_ = np.atleast_2d(np.corrcoef(scores, rowvar=False))
 
     def _sample_values(self, n: int, level, rng: np.random.Generator) -> np.ndarray:
-        z = rng.multivariate_normal(np.zeros(len(self.correlation_)), self.correlation_, size=n,
-                                    method="eigh")
+        # its own factor and product rather than rng.multivariate_normal's LAPACK factorisation, whose result
+        # (an eigenbasis, for tied eigenvalues) depends on the CPU's BLAS kernel
+        z = exact_product(rng.standard_normal((n, len(self.correlation_))), psd_cholesky(self.correlation_).T)
         return self.margins_.from_unit(stats.norm.cdf(z))
 
     def _state(self) -> dict:

@@ -1,0 +1,51 @@
+"""Every process a test starts must end with the test: each one carries an owner in its environment
+(``TVS_TEST_OWNER``, inherited by subprocesses, loky and Dask workers, Streamlit servers and Chromium), and after
+the test no live process may still carry that owner. Fixtures shared by several tests own theirs until the
+session ends."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+OWNER = "TVS_TEST_OWNER"
+GRACE_SECONDS = 10.0  # a process told to stop (a killed worker, a closed browser) may take this long to go
+
+
+def _owned(owner: str) -> dict[int, str]:
+    """pid -> command line of every live process (zombies excluded) whose environment names ``owner``."""
+    wanted = f"{OWNER}={owner}".encode()
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if wanted not in (entry / "environ").read_bytes().split(b"\0"):
+                continue
+            if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                continue
+            found[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+    return found
+
+
+def survivors(owner: str, grace: float = GRACE_SECONDS) -> dict[int, str]:
+    """The processes of ``owner`` still alive after ``grace`` seconds; they are killed before returning."""
+    deadline = time.monotonic() + grace
+    alive = _owned(owner)
+    while alive and time.monotonic() < deadline:
+        time.sleep(0.2)
+        alive = _owned(owner)
+    for pid in alive:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return alive
+
+
+def describe(alive: dict[int, str]) -> str:
+    return "; ".join(f"{pid}: {command[:160]}" for pid, command in sorted(alive.items()))
