@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 OWNER = "TVS_TEST_OWNER"
-GRACE_SECONDS = 10.0  # a process told to stop (a killed worker, a closed browser) may take this long to go
+GRACE_SECONDS = 20.0  # a process told to stop (a killed worker, a shut-down Ray cluster) may take this long to go
 
 
 def _owned(owner: str) -> dict[int, str]:

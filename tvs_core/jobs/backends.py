@@ -50,6 +50,7 @@ def backend_context(backend: str = "loky", address: str | None = None, n_jobs: i
             client.close()
             if cluster is not None:
                 cluster.close()
+            stop_local_workers()  # the resource tracker its processes' start launched
     elif backend == "ray":
         try:
             import ray
@@ -68,6 +69,7 @@ def backend_context(backend: str = "loky", address: str | None = None, n_jobs: i
         finally:
             if started_here:
                 ray.shutdown()
+            stop_local_workers()
     else:
         raise TVSError(f"Unknown backend '{backend}'; choose one of {', '.join(BACKENDS)}.")
 
