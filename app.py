@@ -34,9 +34,8 @@ def sidebar() -> None:
 
         def sweep_status() -> None:
             info = view.progress()
-            st.markdown(f"**Sweep:** {info['status']} — {info['done']}/{info['total']} tasks")
-            if info["total"]:
-                st.progress(info["done"] / info["total"])
+            st.markdown(f"**Sweep:** {info['text']}")
+            st.progress(info["fraction"])
 
         if view is None:
             st.markdown("**Sweep:** not started")
@@ -48,5 +47,8 @@ def sidebar() -> None:
         st.markdown(f"**Selected level:** {level if level is not None else '—'}")
 
 
-sidebar()
-navigation.run()
+try:
+    sidebar()
+    navigation.run()
+except Exception:  # a bug, not the user's input: one sentence here, the traceback in the workspace's log
+    common.unexpected_error()

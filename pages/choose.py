@@ -6,11 +6,15 @@ import streamlit as st
 from pages import common
 from tvs_core import figures
 from tvs_core.choice import METHODS, Axis, UtilityMix, axis_choices, choose, explain_level, utility_names
+from tvs_core.choice.explain import FRAGILE
 from tvs_core.errors import DataError
+from tvs_core.evaluation.membership_attacks import EXPOSURE_ORDER, exposure_display
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.evaluation.summary import SMALL_N, readable
 from tvs_core.jobs import JobView
 from tvs_core.model.generator import SyntheticGenerator
+
+common.under_navigation()
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -55,7 +59,7 @@ config = view.config
 summary = summary_of(view.id, view.job["done"])
 if summary.empty or not (summary["model"] == HOLDER).any():
     info = view.progress()
-    st.info(f"No level has its results yet ({info['done']} of {info['total']} tasks). The first look on the Sweep "
+    st.info(f"No level has its results yet (the sweep: {info['text']}). The first look on the Sweep "
             "page is only a preview and is never used to choose; this page updates by itself as results arrive."
             if view.active else "No results yet.")
 
@@ -97,8 +101,8 @@ with st.expander(f"Utility U_t = {UtilityMix.parse(project.utility).describe(sum
 selection = choose(summary, config.sensitive, alpha, method, privacy, utility=project.utility)
 if selection is None or selection.best_level is None:
     info = view.progress()
-    st.info(f"Waiting for results: no level has both a privacy and a utility value yet ({info['done']} of "
-            f"{info['total']} tasks of the sweep done, {info['status']}). This page fills in as they arrive.")
+    st.info(f"Waiting for results: no level has both a privacy and a utility value yet (the sweep: {info['text']}). "
+            "This page fills in as they arrive.")
     st.stop()
 if project.selected_level is None and selection.best_level is not None:
     common.update(selected_level=selection.best_level)
@@ -111,7 +115,7 @@ st.plotly_chart(figures.pu_curve(selection.table, selection.best_level, selected
 if selection.best_level is not None:
     wins = float(selection.table.set_index("level").loc[selection.best_level, "wins"])
     st.markdown(f"**Best level: {selection.best_level}** — best in {wins:.0%} of resamples within the intervals"
-                + (" (a fragile choice: look at the neighbours)" if wins < 0.6 else "."))
+                + (" (a fragile choice: look at the neighbours)" if wins < FRAGILE else "."))
 for note in selection.notes:
     st.info(note)
 st.caption("Click a level's point in the scatter (or pick it below) to select it.")
@@ -138,6 +142,8 @@ if selected in levels:
         st.markdown(f"**{card.headline}**")
         st.markdown("**What it protects**\n" + "".join(f"\n- {line}" for line in card.protects))
         st.markdown("**What it costs**\n" + "".join(f"\n- {line}" for line in card.costs))
+        for note in card.notes:
+            st.markdown(note)
         for warning in card.warnings:
             st.warning(warning)
 
@@ -168,10 +174,10 @@ if model is not None and selected is not None:
 
 if selected is not None and model is not None:
     st.subheader(f"Level {selected}: the most exposed training rows")
-    st.caption("Training rows ranked by a distance-difference membership attack on the level's first published set "
+    st.caption("Training rows of the level's first published set, by a distance-difference membership attack "
                "(closer to the synthetic rows than to any hold-out row = more exposed), with why and the record itself "
-               "(row = its position in the training split). Outliers and near-copies are the records an attacker "
-               "singles out first.")
+               f"(training row = its row in the table). {EXPOSURE_ORDER} Near-copies and unusual records are the ones "
+               "an attacker singles out first.")
     exposed = exposure(view.id, int(selected))
     if exposed is not None and len(exposed):
-        st.dataframe(exposed, hide_index=True, width="stretch")
+        st.dataframe(exposure_display(exposed), hide_index=True, width="stretch")

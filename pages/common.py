@@ -26,6 +26,29 @@ INLINE_WORKER = "inline_worker"  # tests: run the sweep in the page's process
 WIDGET = "w."  # prefix of the widget keys bound to project fields
 
 
+def under_navigation() -> None:
+    """First line of every page. After a server restart, a reload of /choose reaches the page before app.py has
+    declared the navigation, and Streamlit then falls back to its old multipage mode (a raw list of the files in
+    pages/, common.py included): rerun through app.py instead, which opens the same page."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
+def unexpected_error() -> None:
+    """What a page shows for a bug: one sentence, nothing lost, the traceback in the workspace's errors.log."""
+    import sys
+
+    kind, exc = sys.exc_info()[:2]
+    log = store().space.log_unexpected("the dashboard")
+    where = f"the details are in {log}" if log else "the details could not be written to the workspace"
+    st.error(f"Something unexpected went wrong ({kind.__name__}: {' '.join(str(exc).split())[:200]}). Everything "
+             f"you chose is saved; {where}. Reload the page to go on, and send that file to the team if it happens "
+             "again.")
+
+
 @st.cache_resource
 def store() -> Store:
     return Store(default_workspace())
@@ -144,6 +167,20 @@ def order():
         return None
     thresholds = {s: current.rho_overrides.get(s, threshold()) for s in sensitive}
     return algorithm1(associations()[0], current.response, sensitive, thresholds, current.measure)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _problems(fingerprint: str, schema_dict: dict, measure: str) -> list[str]:
+    from tvs_core.data.validation import validate
+
+    return [str(p) for p in validate(projects().table(fingerprint), Schema.from_dict(schema_dict), measure=measure)]
+
+
+def problems() -> list[str]:
+    """What stops the project's table from being modelled with its roles (validation.validate), as sentences:
+    the later pages refuse to compute on such a table and say why, instead of failing inside the numbers."""
+    current = project()
+    return _problems(current.fingerprint, schema().to_dict(), current.measure)
 
 
 def table() -> pd.DataFrame:

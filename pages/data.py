@@ -9,6 +9,8 @@ from tvs_core import ColumnType, DataError, Role, read_table, validate
 from tvs_core.data.demo import DEMOS
 from tvs_core.data.split import missing_response_rows
 
+common.under_navigation()
+
 st.title("TVineSynth Studio")
 st.markdown(
     "Publish a synthetic copy of a sensitive table with a privacy-utility balance **you** choose, by looking at "

@@ -9,8 +9,10 @@ from tvs_core.evaluation.records import HOLDER
 from tvs_core.jobs import JobView, Store
 from tvs_core.release import blocked, guardrails, manifest, manifest_bytes, release_table, to_csv_bytes
 from tvs_core.release.ledger import budget, ledger_frame, record_release, releases
-from tvs_core.release.pooled import pooled_check, sha256_of
+from tvs_core.release.pooled import display_table, pooled_check, sha256_of, verdict
 from tvs_core.report import ReleaseFacts, build_report
+
+common.under_navigation()
 
 NOTE = f"{common.WIDGET}release_note"  # the user's note: kept in the ledger, shown in the report
 
@@ -83,12 +85,10 @@ if earlier:
     st.markdown(f"**Pooled-release check** — an attacker holding the {pooled.earlier} earlier release(s) and this one "
                 f"({pooled.rows} rows): the pool's risk next to this release's alone and the sweep's interval for a "
                 "single release (better: the direction that is more private).")
-    st.dataframe(pooled.risks.drop(columns=["metric"]), hide_index=True, width="stretch")
+    st.dataframe(display_table(pooled.risks), hide_index=True, width="stretch")
+    (st.warning if pooled.raised else st.success)(verdict(pooled))
     for warning in pooled.warnings:
         st.warning(warning)
-    if not pooled.warnings:
-        st.success("Pooled with the earlier releases, no attack gets beyond a single release's interval and no "
-                   "pooled row copies a training row.")
     for note in pooled.notes:
         st.caption(note)
     st.caption(f"With this release: {pooled.budget.text}.")

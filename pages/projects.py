@@ -7,6 +7,8 @@ import streamlit as st
 from pages import common
 from tvs_core.jobs import JobView
 
+common.under_navigation()
+
 st.title("Projects")
 st.caption("Everything you open or choose is saved in the workspace as you go, so a reload or a restart brings "
            "the same project back. Open an earlier project, or one of its sweeps, here.")
@@ -36,7 +38,7 @@ for project in common.projects().all():
             info = view.progress()
             left, right = st.columns([4, 1])
             left.markdown(
-                f"**Sweep `{job_id}`** — {info['status']}, {info['done']}/{info['total']} tasks · started "
+                f"**Sweep `{job_id}`** — {info['text']} · started "
                 f"{when(job['created'])}  \n{config.preset} protocol, levels "
                 f"{', '.join(map(str, view.levels)) or 'default'}, families {config.families}, seed {config.seed}, "
                 f"{len(config.baselines)} baselines" + (f"  \nError: {info['error']}" if info["error"] else ""))

@@ -7,6 +7,8 @@ from tvs_core import DataError, figures
 from tvs_core.evaluation.preview import preview_levels
 from tvs_core.model.ordering import MEASURES, default_rho_star
 
+common.under_navigation()
+
 
 def set_measure() -> None:
     """A threshold means something else in another measure: back to the paper's value in the new one."""
@@ -62,6 +64,12 @@ with st.expander("Per-column thresholds", expanded=bool(project.rho_overrides)):
 
 if response is None or not sensitive:
     st.info("Choose the response and at least one sensitive column to see the order and the risk preview.")
+    st.stop()
+blocking = common.problems()
+if blocking:
+    st.error(f"The table cannot be modelled yet: {blocking[0]}" + (f" (and {len(blocking) - 1} more problem(s))"
+                                                                    if len(blocking) > 1 else "")
+             + " — see the Data page, which lists them by column.")
     st.stop()
 
 try:

@@ -17,21 +17,19 @@ from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView, submit
 from tvs_core.jobs.backends import BACKENDS
 from tvs_core.jobs.plan import planned_tasks
 from tvs_core.jobs.process import cancel_job, start_worker, worker_alive
-from tvs_core.jobs.progress import competitor_fits, estimate
+from tvs_core.jobs.progress import competitor_fits, duration_text, estimate
 from tvs_core.jobs.worker import run_job
 from tvs_core.model.families import PRESETS
 from tvs_core.model.ordering import default_levels
 
+common.under_navigation()
+
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def results(job_id: str, done: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+def results(job_id: str, done: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     view = JobView(common.store(), job_id)
     records = view.records(first_look=True)  # a level's first look stands in until its own release task reports
     return records, summarise(records)
-
-
-def duration(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
 def scatter_and_panels(job_id: str, polling: bool = False) -> None:
@@ -39,12 +37,10 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
     info = view.progress()
     if polling and not view.active:
         st.rerun(scope="app")  # finished: redraw once without the timer
-    records, summary = results(job_id, info["done"])
-    total = max(info["total"], 1)
-    eta = "" if info["eta_seconds"] is None or not view.active else f" — about {duration(info['eta_seconds'])} left"
-    st.progress(info["done"] / total, text=f"{info['status']}: {info['done']} of {info['total']} tasks{eta}")
+    records, summary = results(job_id, f"{info['phase']}:{info['done']}")
+    st.progress(info["fraction"], text=info["text"])
     if info["error"]:
-        st.error(f"The sweep failed: {info['error']}. Finished results are kept; press Resume to try again.")
+        st.error(f"The sweep failed: {info['error']}")
     for note in view.notes()[-1:]:
         st.info(note)
     if summary.empty or not (summary["model"] == HOLDER).any():
@@ -126,7 +122,7 @@ if order is None:
 view = common.job()
 running = view is not None and view.active
 full = list(range(1, order.full_level + 1))
-if project.levels is None or any(level not in full for level in project.levels):
+if project.levels is None or any(level not in full for level in project.levels):  # an empty choice stays empty
     common.update(levels=default_levels(order.t_max))
 setting("Truncation levels", "levels", st.multiselect, options=full,
         help=f"Default: 1, every 5th and the recommended top level t_max = {order.t_max}.")
@@ -177,27 +173,38 @@ with e:
 config = project.sweep_config(rho_star=dict(order.rho_star))
 if st.session_state.get(common.PROTOCOL_OVERRIDES):  # tests: smaller games
     config.protocol_overrides = {**(config.protocol_overrides or {}), **st.session_state[common.PROTOCOL_OVERRIDES]}
-levels = sorted(project.levels or default_levels(order.t_max))
+levels = sorted(project.levels or [])
 n_train = int(round(len(table) * (1 - project.holdout_fraction)))
-planned = [[t.key, t.kind, t.stage] for t in planned_tasks(config, levels)]
 n_columns = len(common.schema().modelled)  # about the encoded columns (missingness indicators aside)
-seconds, source = estimate(common.store(), planned, n_train, n_columns, workers=2, config=config)
-st.caption(f"{len(planned)} tasks; estimated duration about {duration(seconds)} on this machine (from {source}; "
-           "refined from the sweep's own tasks as they finish).")
-costs = competitor_fits(config, n_train, n_columns)
-if costs:
-    st.caption("Expected time per fit of each competitor (measured on a 2-core machine, scaled by rows, columns and "
-               "epochs; included in the duration above; each plays the attack games only if asked, which refits it "
-               "many times): " + ", ".join(f"{figures.model_label(key.split(':', 1)[1])} ≈ {duration(c)}"
-                                            for key, c in costs.items()) + ".")
+shown = common.job()
+ignored = ("externals",) + (("protocol_overrides",) if st.session_state.get(common.PROTOCOL_OVERRIDES) else ())
+same_as_shown = shown is not None and {k: v for k, v in config.to_dict().items() if k not in ignored} == {
+    k: v for k, v in shown.config.to_dict().items() if k not in ignored}
+blocking = common.problems()
+why_not = ("The sweep above is running: wait for it to finish, or cancel it first." if running else
+           "Choose at least one truncation level above." if not levels else
+           f"The table cannot be modelled yet: {blocking[0]} (the Data page lists every problem by column)."
+           if blocking else None)
+if why_not is None and not same_as_shown:  # what Start would run: its estimate (the shown sweep has its own line)
+    planned = [[t.key, t.kind, t.stage] for t in planned_tasks(config, levels)]
+    seconds, source = estimate(common.store(), planned, n_train, n_columns, workers=2, config=config)
+    st.caption(f"Start runs {len(planned)} tasks; estimated duration about {duration_text(seconds)} on this machine "
+               f"(from {source}; refined from the sweep's own tasks once it runs).")
+    costs = competitor_fits(config, n_train, n_columns)
+    if costs:
+        st.caption("Expected time per fit of each competitor (measured on a 2-core machine, scaled by rows, columns "
+                   "and epochs; included in the duration above; each plays the attack games only if asked, which "
+                   "refits it many times): " + ", ".join(f"{figures.model_label(key.split(':', 1)[1])} ≈ "
+                                                        f"{duration_text(c)}" for key, c in costs.items()) + ".")
 externals = {}
 for upload in uploads or []:
     try:
         externals[Path(upload.name).stem] = read_table(upload.getvalue(), upload.name)
     except DataError as exc:
         st.error(f"{upload.name}: {exc}")
-if st.button("Start sweep", type="primary", disabled=running,
-             help="Running: wait for it to finish, or cancel it first." if running else None):
+if why_not is not None and not running:
+    st.info(why_not)
+if st.button("Start sweep", type="primary", disabled=why_not is not None, help=why_not):
     try:
         job_id = submit(common.store(), table, config, externals=externals)
     except DataError as exc:
@@ -217,11 +224,12 @@ view = common.job()
 if view is None:
     st.info("Press Start to evaluate the chosen levels.")
     st.stop()
-ignored = ("externals",) + (("protocol_overrides",) if st.session_state.get(common.PROTOCOL_OVERRIDES) else ())
-if {k: v for k, v in config.to_dict().items() if k not in ignored} != {
-        k: v for k, v in view.config.to_dict().items() if k not in ignored}:
+if view.id != getattr(shown, "id", None) or not same_as_shown:
     st.warning("The settings above differ from those of the sweep shown below (it ran with its own). Press Start "
                "to run the settings above.")
+elif view.job["status"] == "done" and view.job.get("started") and view.job.get("finished"):
+    took = duration_text(view.job["finished"] - view.job["started"])
+    st.caption(f"This sweep ran {view.job['total']} tasks in {took} (the last run, if it was resumed).")
 stop, resume = st.columns(2)
 if stop.button("Cancel", disabled=not view.active):
     cancel_job(common.store(), view.id)

@@ -54,3 +54,11 @@ class FailingFit(SyntheticGenerator):
 
     def _sample_values(self, n: int, level, rng: np.random.Generator) -> np.ndarray:
         raise AssertionError("never fitted")
+
+
+def make_small_table_for_store():
+    """A tiny valid table for store tests (the content does not matter)."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    return pd.DataFrame({"a": rng.normal(size=60), "y": rng.integers(0, 2, 60)})

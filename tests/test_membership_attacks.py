@@ -117,8 +117,8 @@ def test_record_exposure_finds_planted_outlier_and_copy(demo):
 
     table = record_exposure(synthetic, members, data.test, data.categorical, names=data.names, top=10)
     print(table.to_string())
-    assert list(table.columns) == ["row", "score", "nearest_synthetic", "typical_distance", "outlier",
-                                   "near_duplicate", "why"]
+    assert list(table.columns) == ["rank", "row", "times_past_threshold", "score", "nearest_synthetic",
+                                   "typical_distance", "outlier", "near_duplicate", "why"]
     assert len(table) == 10
     copy = table.iloc[0]  # an exact copy is the most exposed record
     assert copy["row"] == copied_row and copy["near_duplicate"] and copy["nearest_synthetic"] == 0

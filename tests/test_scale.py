@@ -140,11 +140,13 @@ def test_the_first_looks_lowest_level_is_the_full_recipes_at_that_level(clinical
                         lambda c, *a, **k: fitted.append(original(c, *a, **k)) or fitted[-1])
     looks = list(first_look_module.first_look(config, train, test))
     assert fitted[0].fitted_level_ == 1 < fitted[1].fitted_level_  # the lowest level alone, then the recipe
-    assert [level for level, _ in looks] == sorted({1, *range(5, fitted[1].fitted_level_, 5), fitted[1].fitted_level_})
+    shown = sorted({1, *range(5, fitted[1].fitted_level_, 5), fitted[1].fitted_level_})
+    assert [level for level, _, _ in looks] == shown
+    assert {count for _, _, count in looks} == {len(shown)}  # the progress line's "level k of n" knows n at once
     rng = first_look_module.task_rng(config.seed, FIRST_LOOK, "rows")
     small_train = first_look_module._sample(train, 200, rng)
     small_test = first_look_module._sample(test, 400, rng)
-    assert looks[0] == next(first_look_module._looks(config, fitted[1], [1], small_train, small_test))
+    assert looks[0][:2] == next(first_look_module._looks(config, fitted[1], [1], small_train, small_test))
 
 
 def test_every_task_stores_its_peak_memory(clinical, tmp_path):

@@ -13,7 +13,6 @@ import math
 import os
 import sys
 import time
-import traceback
 from pathlib import Path
 
 import pandas as pd
@@ -267,10 +266,8 @@ def _progress_bar(store, job_id):
 
     def show(_job):
         p = progress(store, job_id)
-        total = max(p["total"], 1)
-        filled = int(30 * p["done"] / total)
-        eta = "" if p["eta_seconds"] is None else f", about {p['eta_seconds']:.0f} s left"
-        sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {p['done']}/{p['total']} tasks{eta}   ")
+        filled = int(30 * p["fraction"])
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (30 - filled)}] {p['text']}   ")
         sys.stderr.flush()
 
     return show
@@ -527,14 +524,10 @@ def _log_unexpected(argv, workspace: str | None) -> Path | None:
     from .jobs.workspace import Workspace
 
     try:
-        log = Workspace(workspace).root / "logs" / "errors.log"
-        log.parent.mkdir(parents=True, exist_ok=True)
-        with open(log, "a") as stream:
-            stream.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} python -m tvs_core {' '.join(argv or [])}\n")
-            stream.write(traceback.format_exc())
-        return log
+        space = Workspace(workspace)
     except OSError:
         return None
+    return space.log_unexpected(f"python -m tvs_core {' '.join(argv or [])}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -32,7 +32,7 @@ from .release.export import release_table, write_file
 from .release.guardrails import Guardrail, guardrails
 from .release.ledger import budget, ledger_frame, releases
 from .release.manifest import package_versions
-from .release.pooled import PooledCheck
+from .release.pooled import PooledCheck, display_table, verdict
 from .version import __version__
 
 SECTIONS = (("summary", "Summary"), ("data", "The data: fingerprint and schema"), ("roles", "Roles and ρ*"),
@@ -217,7 +217,7 @@ def build_report(view: JobView, level: int | None = None, alpha: float = 0.5, me
         + (f"<p><b>Guardrail override:</b> {_e(release.override_reason)}</p>"
            if release is not None and release.override_reason else "") + "</div>"
         f"<h3>{_e(card.headline)}</h3><h3>Privacy: what it protects</h3>{_list(card.protects)}"
-        f"<h3>Utility: what it costs</h3>{_list(card.costs)}"
+        f"<h3>Utility: what it costs</h3>{_list(card.costs)}{_list(card.notes)}"
         "<h3>Warnings</h3>" + (_list(blocking, "block") + _list(pooled_warnings + warnings, "warn")
                                or '<div class="ok">None.</div>'))
 
@@ -320,7 +320,8 @@ def build_report(view: JobView, level: int | None = None, alpha: float = 0.5, me
         p = release.pooled
         pooled_html = (f"<h3>Pooled-release check</h3><p>An attacker holding the {p.earlier} earlier release(s) and "
                        f"this one ({p.rows} rows): the pool's risk next to this release's, and the sweep's interval "
-                       "for a single release.</p>" + _table(p.risks) + _list(p.warnings, "warn") + _list(p.notes))
+                       "for a single release.</p>" + f"<p><b>{_e(verdict(p))}</b></p>" + _table(display_table(p.risks))
+                       + _list(p.warnings, "warn") + _list(p.notes))
     parts["releases"] = (f"<p>Privacy budget of this table: {_e(budget(entries).text)}.</p>"
                          + _table(ledger_frame(entries)) + pooled_html)
 

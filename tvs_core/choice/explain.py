@@ -18,6 +18,7 @@ from .axes import Axis
 from .selection import Selection
 
 NEAR_INDEPENDENT = 0.25  # scaled pair structure below this: the level keeps little more than independent columns
+FRAGILE = 0.6  # the best level wins fewer resamples than this: the choice is fragile
 
 
 @dataclass
@@ -27,6 +28,7 @@ class LevelCard:
     protects: list[str] = field(default_factory=list)
     costs: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # facts that are not warnings (how this level compares)
 
 
 def _number(point: tuple[float, float, float], n: int | None) -> str:
@@ -47,10 +49,20 @@ def _n(rows: pd.DataFrame, metric: str, column: str | None = None) -> int | None
     return int(hit["n"].min()) if len(hit) else None
 
 
-def _anchors(anchor: tuple | None) -> str:
+def _anchors(anchor: tuple | None, method: str) -> str:
+    """How the score was scaled, in the units of the value it scales."""
+    if method == "minmax":
+        return " (min-max over the levels: the worst level scores 0, the best 1)"
     if anchor is None or any(v is None or (isinstance(v, float) and math.isnan(v)) for v in anchor):
         return ""
     return f" (scores 0 at {anchor[0]:.3f}, 1 at {anchor[1]:.3f})"
+
+
+PRIVACY_ENDS = {"anchored": " — 0 is what the attack achieves on the real rows, 1 what it achieves when there is "
+                            "nothing to learn (columns shuffled).",
+                "paper": " — 0 is what the attack achieves on the real rows, 1 an attack that learns nothing "
+                         "(the paper's P = 1 − MAB / MAB_real).",
+                "minmax": "."}
 
 
 def explain_level(selection: Selection, summary: pd.DataFrame, level: int, sensitive: list[str],
@@ -64,13 +76,17 @@ def explain_level(selection: Selection, summary: pd.DataFrame, level: int, sensi
     card = LevelCard(level, f"Level {level}: PU = {row['PU']:.2f} (privacy P = {row['P']:.2f}, utility U = "
                             f"{row['U']:.2f}, α = {selection.alpha:g}){best}")
     source = privacy.source_metric(at) if len(at) else privacy.metric
-    point, column = privacy.value(at, sensitive, source)
+    column = row.get("P_column")  # the column whose score is P: its value and its anchors, not another's
+    if column is None and privacy.metric.per_column == "sensitive":
+        column = privacy.column
+    point = privacy.point(at, column, source)
     anchor_key = column if privacy.metric.per_column == "sensitive" else privacy.metric.name
     anchor = selection.anchors.get("privacy", {}).get(anchor_key)
     where = f" for {column}" if column and privacy.metric.per_column else ""
-    card.protects.append(f"{source.short}{where}: {_number(point, _n(at, source.name, column))}; privacy score "
-                         f"{row['P_unclipped']:.2f}{_anchors(anchor)} — 0 is what the attack achieves on the real "
-                         "rows, 1 what it achieves when there is nothing to learn (columns shuffled).")
+    worst = " (the least protected sensitive column after scaling)" if privacy.worst and len(sensitive) > 1 else ""
+    card.protects.append(f"{source.short}{where}{worst}: {_number(point, _n(at, source.name, column))}; privacy "
+                         f"score {row['P_unclipped']:.2f}{_anchors(anchor, selection.method)}"
+                         f"{PRIVACY_ENDS.get(selection.method, '.')}")
     if privacy.metric.name != "mia_auc" and (at["metric"] == "mia_auc").any():
         mia = Axis(CATALOGUE["mia_auc"]).point(at, None)
         real = summary[(summary["metric"] == "mia_auc") & (summary["model"] == REAL)]["median"]
@@ -84,9 +100,13 @@ def explain_level(selection: Selection, summary: pd.DataFrame, level: int, sensi
         value = Axis(metric).point(at, None)
         anchor = selection.anchors.get("utility", {})
         anchor = anchor.get(name) if isinstance(anchor, dict) else anchor
-        card.costs.append(f"{metric.short}: {_number(value, _n(at, name))} — {100 * part:.0f} % of the way from "
-                          f"'nothing kept' to 'as the real data'{_anchors(anchor)}.")
-        if name == "pair_structure" and part < NEAR_INDEPENDENT:
+        if selection.method == "minmax":
+            scale = f"{100 * part:.0f} % of the way from the worst of these levels to the best (min-max scaling)"
+        else:
+            scale = (f"{100 * part:.0f} % of the way from 'nothing kept' to 'as the real data'"
+                     f"{_anchors(anchor, selection.method)}")
+        card.costs.append(f"{metric.short}: {_number(value, _n(at, name))} — {scale}.")
+        if name == "pair_structure" and part < NEAR_INDEPENDENT and selection.method != "minmax":
             card.warnings.append(f"Level {level} keeps little more pairwise dependence than independent columns "
                                  f"({100 * part:.0f} % of the real data's): relations between columns other than "
                                  "those with Y will mostly not be reproduced.")
@@ -103,9 +123,13 @@ def explain_level(selection: Selection, summary: pd.DataFrame, level: int, sensi
                                  "block is linked to other columns, so truncation protects less than the theory says.")
     if row["beyond"]:
         card.warnings.append(f"Beyond the anchors (clipped for PU): {row['beyond']}.")
-    if float(row["wins"]) < 0.6:
+    if level == selection.best_level and float(row["wins"]) < FRAGILE:
         card.warnings.append(f"Fragile: level {level} is best in only {float(row['wins']):.0%} of resamples within "
                              "the intervals; look at its neighbours.")
+    elif level != selection.best_level and selection.best_level is not None:
+        card.notes.append(f"Level {level} is not the best at these settings: level {selection.best_level} is "
+                          f"(best in {float(table.loc[selection.best_level, 'wins']):.0%} of resamples; this level in "
+                          f"{float(row['wins']):.0%}).")
     small = sorted({int(n) for n in at["n"] if n < SMALL_N})
     if small:
         card.warnings.append(f"Some intervals rest on only {', '.join(map(str, small))} replicates: they show a "

@@ -182,6 +182,8 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored",
     for q in parts:
         table[f"U_{q.metric.name}"] = u_parts[q.column]
     table["P_unclipped"] = p_unclipped
+    table["P_column"] = _deciding(names, [_scale(p_raw[n], privacy.metric, scaling, p_anchor[n]) for n in names],
+                                  privacy)
     with np.errstate(all="ignore"):
         finite = np.isfinite(pu_draws).any(axis=0)
         table["PU_low"] = np.where(finite, np.nanquantile(np.where(finite, pu_draws, 0), 0.025, axis=0), np.nan)
@@ -194,6 +196,19 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored",
     table["beyond"] = [_beyond(p_unclipped[i], {q.metric.short: u_parts[q.column][i] for q in parts}, scaling)
                        for i in range(len(lv))]
     return Selection(table, _best(p, pu, lv), alpha, method, privacy.text, utility_text, notes, anchors)
+
+
+def _deciding(names: list[str], per_column: list[np.ndarray], privacy: Axis) -> list[str | None]:
+    """Per level, the sensitive column whose scaled privacy is P (the worst after scaling: not always the one
+    with the worst raw value, since each column has its own anchors); None for a metric without columns."""
+    if privacy.metric.per_column != "sensitive" or not names:
+        return [None] * (len(per_column[0]) if per_column else 0)
+    stacked = np.vstack(per_column)
+    out = []
+    for i in range(stacked.shape[1]):
+        values = stacked[:, i]
+        out.append(None if np.isnan(values).any() else names[int(np.argmin(values))])
+    return out
 
 
 def _beyond(p: float, u_parts: dict[str, float], method: str) -> str:

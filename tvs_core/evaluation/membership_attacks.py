@@ -226,5 +226,21 @@ def record_exposure(synthetic: np.ndarray, members: np.ndarray, non_members: np.
     column = [f"; most unusual in {names[numeric[np.argmax(np.abs(mem_z[i, : len(numeric)]))]]}"
               if names is not None and len(numeric) else "" for i in order]
     why = [_why(dup[i], odd[i], d_syn[i], d_ref[i], own[i], typical, c) for i, c in zip(order, column, strict=True)]
-    return pd.DataFrame({"row": order, "score": (d_ref - d_syn)[order], "nearest_synthetic": d_syn[order],
+    past = np.where(flagged, severity, np.nan)[order]
+    return pd.DataFrame({"rank": np.arange(1, len(order) + 1), "row": order, "times_past_threshold": past,
+                         "score": (d_ref - d_syn)[order], "nearest_synthetic": d_syn[order],
                          "typical_distance": typical, "outlier": odd[order], "near_duplicate": dup[order], "why": why})
+
+
+EXPOSURE_HEADERS = {"rank": "Rank", "row": "Training row", "times_past_threshold": "Flag: times past its threshold",
+                    "score": "Attack score (higher = more exposed)",
+                    "nearest_synthetic": "Distance to nearest synthetic row",
+                    "typical_distance": "Typical distance between training rows", "outlier": "Unusual record",
+                    "near_duplicate": "Near-copy in the release", "why": "Why"}
+EXPOSURE_ORDER = ("Flagged rows (near-copies, unusual records) come first, by how many times past its threshold; the "
+                  "others follow by attack score, highest first.")
+
+
+def exposure_display(table: pd.DataFrame) -> pd.DataFrame:
+    """``record_exposure``'s table (with any record columns after it) under the headers a data steward reads."""
+    return table.rename(columns=EXPOSURE_HEADERS)

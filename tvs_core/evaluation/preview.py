@@ -9,7 +9,7 @@ are beta = R_{-j,-j}^-1 R_{-j,j} (eq. 13) on that matrix; MAB is mean |beta|, WC
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -104,13 +104,14 @@ def block_leaks(corr: pd.DataFrame, block: list[str], rest: list[str], tolerance
     return frame.reindex(frame["correlation"].abs().sort_values(ascending=False).index).reset_index(drop=True)
 
 
-def zeroed_up_to(preview: pd.DataFrame, tolerance: float = RISK_TOLERANCE) -> dict[str, int | None]:
-    """Per sensitive column, the highest level up to which every expected attacker coefficient stays below
-    ``tolerance`` (from the preview itself, not from the block assumption); None: not even at level 1."""
+def zeroed_up_to(preview: pd.DataFrame, tolerance: float = RISK_TOLERANCE, measure: str = "wcab"
+                 ) -> dict[str, int | None]:
+    """Per sensitive column, the highest level up to which the expected ``measure`` ('wcab': every attacker
+    coefficient; 'mab': their mean, the curve the page draws) stays below ``tolerance``; None: not even at level 1."""
     out = {}
     for column, rows in preview.groupby("attribute", sort=False):
         rows = rows[rows["level"] >= 1].sort_values("level")
-        above = rows[rows["wcab"] >= tolerance]
+        above = rows[rows[measure] >= tolerance]
         first = int(above["level"].iloc[0]) if len(above) else None
         out[column] = int(rows["level"].max()) if first is None else (first - 1 if first > 1 else None)
     return out
@@ -124,9 +125,10 @@ class LevelPreview:
     risk: pd.DataFrame  # attribute_risk_preview
     cuts: pd.DataFrame  # level_cuts
     leaks: pd.DataFrame  # block_leaks: empty when Theorem 2.5's block assumption holds
-    zeroed: dict[str, int | None]  # zeroed_up_to
+    zeroed: dict[str, int | None]  # zeroed_up_to: every coefficient (WCAB) below RISK_TOLERANCE
     tau_block: int
     block: list[str]  # the sensitive block: S and K
+    mean_zeroed: dict[str, int | None] = field(default_factory=dict)  # the same for their mean (MAB: the curve)
 
     def cut_at(self, level: int) -> pd.DataFrame:
         """The pairs a level cuts, each said to be intended (inside the sensitive block) or a cost."""
@@ -140,13 +142,18 @@ class LevelPreview:
     def sentences(self) -> list[str]:
         """Plain statements for the page: what the preview shows, and when the theorem does not apply."""
         out = []
-        for column, level in self.zeroed.items():
+        top = int(self.risk["level"].max()) if len(self.risk) else 0
+
+        def up_to(level: int | None) -> str:
             if level is None:
-                out.append(f"{column}: the expected attacker coefficients are above {RISK_TOLERANCE} from level 1 "
-                           "on (it is linked to Y or to the columns around it).")
-            else:
-                out.append(f"{column}: the expected attacker coefficients stay below {RISK_TOLERANCE} up to "
-                           f"level {level}.")
+                return f"is at or above {RISK_TOLERANCE} from level 1 on"
+            return f"stays below {RISK_TOLERANCE} at every level (1 to {top})" if level >= top else \
+                f"stays below {RISK_TOLERANCE} up to level {level}"
+
+        for column, level in self.zeroed.items():
+            mean = self.mean_zeroed.get(column, level)
+            out.append(f"{column}: the expected mean absolute attacker coefficient (MAB, the curve) {up_to(mean)}; "
+                       f"the largest coefficient (WCAB) {up_to(level)}.")
         if len(self.leaks):
             top = self.leaks.iloc[0]
             out.append(f"The block assumption of Theorem 2.5 fails on this table: {len(self.leaks)} pair(s) link the "
@@ -167,4 +174,4 @@ def preview_levels(corr: pd.DataFrame, order: OrderResult, levels: list[int] | N
     block = [*order.sensitive, *order.K]
     rest = [c for c in order.order if c not in block]
     return LevelPreview(risk, level_cuts(corr, order.order, levels), block_leaks(corr, block, rest),
-                        zeroed_up_to(risk), order.tau_block, block)
+                        zeroed_up_to(risk), order.tau_block, block, zeroed_up_to(risk, measure="mab"))

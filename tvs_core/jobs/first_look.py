@@ -40,9 +40,9 @@ def _quick_level(config: SweepConfig) -> int | None:
 
 
 def first_look(config: SweepConfig, train: pd.DataFrame, test: pd.DataFrame, threads: int = 1
-               ) -> Iterator[tuple[int, list[dict]]]:
-    """(level, records) for each level in turn, the lowest first; nothing when the table is no larger than
-    the sample (the holder's own fit is then as quick).
+               ) -> Iterator[tuple[int, list[dict], int]]:
+    """(level, records, how many levels the first look shows) for each level in turn, the lowest first; nothing
+    when the table is no larger than the sample (the holder's own fit is then as quick).
 
     The lowest level comes from a vine fitted up to that level only: a C-vine with its order fixed selects
     tree by tree, so its first trees are those of the full fit (same pair copulas, same sample), at a small
@@ -54,10 +54,17 @@ def first_look(config: SweepConfig, train: pd.DataFrame, test: pd.DataFrame, thr
     quick = _quick_level(config)
     if quick is not None:
         model = fit_holder(replace(config, t_max=quick), small_train, threads=threads)
-        yield from _looks(config, model, [quick] if quick <= model.fitted_level_ else [], small_train, small_test)
+        # the levels the whole recipe will show: its top level is the one the quick fit's Algorithm 1 advises
+        top = min(config.t_max or model.order_.t_max, model.order_.full_level)
+        count = len({lv for lv in (config.levels or default_levels(top)) if lv <= top} | {quick})
+        for level, records in _looks(config, model, [quick] if quick <= model.fitted_level_ else [], small_train,
+                                     small_test):
+            yield level, records, count
     model = fit_holder(config, small_train, threads=threads)
     levels = {lv for lv in (config.levels or default_levels(model.fitted_level_)) if lv <= model.fitted_level_}
-    yield from _looks(config, model, sorted(levels - {quick}), small_train, small_test)
+    count = len(levels | ({quick} if quick is not None else set()))
+    for level, records in _looks(config, model, sorted(levels - {quick}), small_train, small_test):
+        yield level, records, count
 
 
 def _looks(config: SweepConfig, model, levels: list[int], small_train: pd.DataFrame, small_test: pd.DataFrame

@@ -15,6 +15,7 @@ from statistics import median
 
 from ..errors import DataError
 from ..evaluation.catalogue import BASELINE_ROWS
+from ..evaluation.records import FIRST_LOOK
 from ..model.competitors import fit_cost
 from .config import SweepConfig, baseline_spec
 from .store import Store
@@ -105,7 +106,9 @@ def seconds_left(plan: list, done: set[str], costs: dict[str, float], workers: i
 
 
 def progress(store: Store, job_id: str) -> dict:
-    """done / total tasks and the expected seconds left (None before the job is planned)."""
+    """How far a job is: ``done`` of ``total`` in its current ``phase`` ('first look' while the first look runs
+    and the sweep is not planned yet, then 'sweep'), ``fraction`` in [0, 1], the expected seconds left (None
+    before the job is planned) and ``text``, the one line every view shows (``progress_text``)."""
     job = store.job(job_id)
     done = store.done_tasks(job_id)
     eta, source = None, None
@@ -116,8 +119,37 @@ def progress(store: Store, job_id: str) -> dict:
         n_train, n_columns = _shape(job)
         fits = competitor_fits(SweepConfig.from_dict(job["config"]), int(n_train), int(n_columns))
         eta = seconds_left(job["plan"], done, costs, job["workers"] or 1, running_for, fits)
-    return {"status": job["status"], "done": len(done), "total": job["total"] or 0, "eta_seconds": eta,
-            "eta_source": source, "error": job["error"]}
+        phase, count, total = "sweep", len(done), job["total"] or 0
+    else:
+        looks = sum(1 for key in done if key.startswith(f"{FIRST_LOOK}:"))
+        phase, count = "first look", looks
+        total = max(int((job.get("details") or {}).get("first_look_levels") or 0), looks)
+    info = {"status": job["status"], "phase": phase, "done": count, "total": total,
+            "fraction": min(count / total, 1.0) if total else 0.0, "eta_seconds": eta, "eta_source": source,
+            "error": job["error"]}
+    info["text"] = progress_text(info)
+    return info
+
+
+def duration_text(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
+def progress_text(info: dict) -> str:
+    """'running — first look: level 3 of 6', 'running — 12 of 35 tasks, about 40 s left', 'done — 35 of 35
+    tasks': counted in the units the job is in, never 'k of 0'."""
+    status = info["status"]
+    if info["phase"] == "first look":
+        if not info["done"]:
+            where = "starting (fitting on a sample for a first look)" if status in ("queued", "running") else \
+                "nothing finished yet"
+        else:
+            of = f" of {info['total']}" if info["total"] else ""
+            where = f"first look: level {info['done']}{of}"
+        return f"{status} — {where}"
+    eta = info["eta_seconds"]
+    left = f", about {duration_text(eta)} left" if eta is not None and status == "running" else ""
+    return f"{status} — {info['done']} of {info['total']} tasks{left}"
 
 
 def estimate(store: Store, plan: list, n_train: int, n_columns: int, workers: int = 2,

@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import threading
 import time
+import weakref
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -44,7 +46,14 @@ CREATE TABLE IF NOT EXISTS releases (
 CREATE INDEX IF NOT EXISTS releases_by_table ON releases (fingerprint, id);
 """
 
-ACTIVE = ("queued", "running")  # statuses of a job that still has a worker to come or running
+ACTIVE = ("queued", "running")
+
+
+class _Connection:
+    """A weak-referenceable holder of one thread's sqlite connection (the thread's end frees it)."""
+
+    def __init__(self, sqlite: sqlite3.Connection):
+        self.sqlite = sqlite  # statuses of a job that still has a worker to come or running
 
 
 class Store:
@@ -55,8 +64,10 @@ class Store:
         self.space = workspace if isinstance(workspace, Workspace) else Workspace(workspace)
         self.workspace = self.space.root
         self.path = self.space.database
-        self._connection: sqlite3.Connection | None = None
-        self._pid = None
+        # one connection per thread (and process): the dashboard shares one Store between its script runs, and a
+        # rerun that starts while the previous run is inside a transaction must not join that transaction
+        self._local = threading.local()
+        self._connections: weakref.WeakSet = weakref.WeakSet()
         self.read_only = not os.access(self.workspace, os.W_OK)
         if self.read_only and not self.path.exists():
             raise TVSError(f"The workspace {self.workspace} is read-only and holds no results yet; it must be "
@@ -104,19 +115,21 @@ class Store:
 
     @property
     def db(self) -> sqlite3.Connection:
-        if self._connection is None or self._pid != os.getpid():  # never share a connection across fork
+        """This thread's connection (a new one after a fork: a connection is never shared across processes)."""
+        local = self._local
+        if getattr(local, "connection", None) is None or local.pid != os.getpid():
             if self.read_only:  # no -wal/-shm files can be made: read the file as it is
-                self._connection = sqlite3.connect(f"file:{self.path}?mode=ro&immutable=1", uri=True,
-                                                   isolation_level=None, check_same_thread=False)
+                connection = sqlite3.connect(f"file:{self.path}?mode=ro&immutable=1", uri=True,
+                                             isolation_level=None, check_same_thread=False)
             else:
-                self._connection = sqlite3.connect(self.path, timeout=60, isolation_level=None,
-                                                   check_same_thread=False)
-                self._connection.execute("PRAGMA journal_mode=WAL")
-                self._connection.execute("PRAGMA synchronous=NORMAL")
-                self._connection.execute("PRAGMA busy_timeout=60000")
-            self._connection.row_factory = sqlite3.Row
-            self._pid = os.getpid()
-        return self._connection
+                connection = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
+                connection.execute("PRAGMA journal_mode=WAL")
+                connection.execute("PRAGMA synchronous=NORMAL")
+                connection.execute("PRAGMA busy_timeout=60000")
+            connection.row_factory = sqlite3.Row
+            local.connection, local.pid = _Connection(connection), os.getpid()
+            self._connections.add(local.connection)
+        return local.connection.sqlite
 
     @contextmanager
     def transaction(self):
@@ -130,9 +143,11 @@ class Store:
         db.execute("COMMIT")
 
     def close(self) -> None:
-        if self._connection is not None:
-            self._connection.close()
-            self._connection = None
+        """Close every thread's connection (the workspace is about to be wiped or set aside)."""
+        for connection in list(self._connections):
+            connection.sqlite.close()
+        self._connections = weakref.WeakSet()
+        self._local = threading.local()
 
     # -- jobs ------------------------------------------------------------------------------------
     def create_job(self, job_id: str, fingerprint: str, config: dict) -> bool:

@@ -9,7 +9,8 @@ import pandas as pd
 
 from ..data.external import conform_external
 from ..data.fingerprint import fingerprint_table
-from ..errors import DataError
+from ..data.validation import validate
+from ..errors import DataError, DataErrors
 from .config import SweepConfig, check_external_name, job_id_for
 from .context import schema_for, split_tables
 from .store import Store
@@ -45,7 +46,11 @@ def job_id_of(table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame | 
 def submit(store: Store, table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame | None = None,
            externals: dict[str, pd.DataFrame] | None = None) -> str:
     """Register a sweep (or find the identical one) and keep its data in the workspace; returns the job id.
-    ``externals``: synthetic tables made elsewhere (name -> table), copied into the workspace."""
+    ``externals``: synthetic tables made elsewhere (name -> table), copied into the workspace. A table that cannot
+    be modelled with these roles is refused here, naming the problems (``DataErrors``), before any job exists."""
+    problems = validate(table, schema_for(table, config), measure=config.measure)
+    if problems:
+        raise DataErrors(problems)
     config, externals = with_externals(config, table, holdout, externals)
     fingerprint = _fingerprint(table, holdout)
     job_id = job_id_for(fingerprint, config)

@@ -13,7 +13,7 @@ import threading
 import time
 import traceback
 
-from ..errors import TVSError
+from ..errors import DataError, TVSError
 from ..evaluation.records import HOLDER
 from ..model.generator import SyntheticGenerator
 from .config import SweepConfig
@@ -102,7 +102,7 @@ def run_job(store: Store, job_id: str, n_jobs: int = 2, backend: str = "loky", a
             store.log(job_id, "interrupted", "stopped by the user; run again to resume")
         raise
     except Exception as exc:  # the job fails; its finished tasks stay stored
-        error = str(exc) if isinstance(exc, TVSError) else f"{type(exc).__name__}: {exc}"  # ours: already a sentence
+        error = failure_sentence(exc, store.space.log_path(job_id))
         store.update_job(job_id, status="failed", error=error, finished=time.time())
         store.log(job_id, "failed", traceback.format_exc())
         return "failed"
@@ -111,6 +111,18 @@ def run_job(store: Store, job_id: str, n_jobs: int = 2, backend: str = "loky", a
     store.update_job(job_id, status=status, finished=time.time())
     store.log(job_id, status, f"job {status}")
     return status
+
+
+def failure_sentence(exc: Exception, log) -> str:
+    """What the user reads about a failed job, with the one thing that can help: new settings for a problem of
+    the data or settings (resuming would fail the same way), resuming for a shortage that passes (memory: ours
+    says so), the job's log for a bug."""
+    if isinstance(exc, DataError):
+        return f"{exc} Change the data or the settings, then press Start."
+    if isinstance(exc, TVSError):
+        return str(exc)
+    return (f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]} (an unexpected error; the details are in "
+            f"{log}). Finished results are kept: Resume tries again from there.")
 
 
 def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, address) -> str:
@@ -122,7 +134,8 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
         train, test = split_tables(config, table, holdout)
         if not any(key.startswith(FIRST_LOOK) for key in sink.done()):  # seconds, while the holder takes minutes
             start = time.perf_counter()
-            for level, records in first_look(config, train, test, threads=n_jobs):
+            for level, records, count in first_look(config, train, test, threads=n_jobs):
+                store.update_job(job_id, details=json.dumps({"first_look_levels": count}))
                 store.add_result(job_id, f"{FIRST_LOOK}:{level}", FIRST_LOOK, records, time.perf_counter() - start)
                 sink.notify()
                 if sink.cancelled():

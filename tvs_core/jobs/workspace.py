@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
+import traceback
 from pathlib import Path
 
 from ..errors import DataError
@@ -52,6 +54,17 @@ class Workspace:
 
     def log_path(self, job_id: str) -> Path:
         return self._folder("logs") / f"{job_id}.log"
+
+    def log_unexpected(self, where: str) -> Path | None:
+        """The traceback being handled, appended to ``logs/errors.log`` under ``where`` (the command line or the
+        page): a bug is one sentence for the user and its details here. None when the log cannot be written."""
+        try:
+            log = self._folder("logs") / "errors.log"
+            with open(log, "a") as stream:
+                stream.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {where}\n{traceback.format_exc()}")
+            return log
+        except OSError:
+            return None
 
     def wipe(self) -> None:
         """Remove everything kept here: data, uploads, results, the ledger and its released copies, logs (close

@@ -72,14 +72,14 @@ def _interval(summary: pd.DataFrame | None, level, metric: str, column: str | No
 TOLERANCE = 1e-9  # shares such as TPRs are ratios of small counts: equal values must not count as beyond
 
 
-def _raised(metric: str, single: float, pooled: float, low: float, high: float) -> bool | None:
-    """Pooling made the attack stronger than this release alone and than the single release's interval
-    allows (None: no interval to compare with)."""
+def raised(metric: str, pooled: float, low: float, high: float) -> bool | None:
+    """The pooled attack is beyond the single release's interval in the less private direction (None: no
+    interval, or no pooled value, to compare)."""
     if np.isnan(low) or np.isnan(high) or np.isnan(pooled):
         return None
     if CATALOGUE[metric].lower_is_better:
-        return bool(pooled > high + TOLERANCE and pooled > single + TOLERANCE)
-    return bool(pooled < low - TOLERANCE and pooled < single - TOLERANCE)
+        return bool(pooled > high + TOLERANCE)
+    return bool(pooled < low - TOLERANCE)
 
 
 def pooled_check(model: SyntheticGenerator, data: EvaluationData, train: pd.DataFrame, new: pd.DataFrame,
@@ -101,7 +101,7 @@ def pooled_check(model: SyntheticGenerator, data: EvaluationData, train: pd.Data
         entry = CATALOGUE[metric]
         rows.append({"metric": metric, "label": entry.short, "column": column, "better": entry.better, "single": value,
                      "single_low": low, "single_high": high, "n": n, "pooled": together.get((metric, column), np.nan),
-                     "raised": _raised(metric, value, together.get((metric, column), np.nan), low, high)})
+                     "raised": raised(metric, together.get((metric, column), np.nan), low, high)})
     risks = pd.DataFrame(rows, columns=COLUMNS)
     pool_table = pd.concat(tables, ignore_index=True)
     copies = copies_of_training_rows(pool_table, train, model.schema_.modelled)
@@ -114,15 +114,7 @@ def pooled_check(model: SyntheticGenerator, data: EvaluationData, train: pd.Data
     if len(pool) < len(earlier):
         check.notes.append(f"{len(earlier) - len(pool)} earlier export(s) are the same file as another (or as this "
                            "one) and count once.")
-    for row in risks[risks["raised"].fillna(False).astype(bool)].itertuples():
-        where = f" for {row.column}" if isinstance(row.column, str) else ""
-        check.warnings.append(f"Pooled with the {len(pool)} earlier release(s), {row.label}{where} is "
-                              f"{row.pooled:.3f}: "
-                              f"beyond the single release's interval [{row.single_low:.3f}, {row.single_high:.3f}] "
-                              f"(this release alone: {row.single:.3f}). An attacker holding all of them learns more "
-                              "than the sweep measured."
-                              + (f" The interval rests on only {row.n} sets: a spread, not a 95 % interval."
-                                 if row.n < SMALL_N else ""))
+    check.warnings += raised_sentences(risks, len(pool))
     if copies:
         check.warnings.append(f"{copies} of the {len(pool_table)} pooled rows are exact copies of training rows: "
                               "together the releases publish real records.")
@@ -132,6 +124,54 @@ def pooled_check(model: SyntheticGenerator, data: EvaluationData, train: pd.Data
         check.notes.append("A pooled attacker's regression is estimated from more rows, so its noise shrinks: MAB can "
                            "fall when releases are pooled; a coefficient the model really keeps does not.")
     return check
+
+
+def raised_sentences(risks: pd.DataFrame, earlier: int) -> list[str]:
+    """One warning per row of ``risks`` whose pooled value is beyond the single release's interval, quoting that
+    row's own numbers."""
+    out = []
+    for row in risks[risks["raised"].fillna(False).astype(bool)].itertuples():
+        where = f" for {row.column}" if isinstance(row.column, str) else ""
+        direction = "above" if CATALOGUE[row.metric].lower_is_better else "below"
+        out.append(f"Pooled with the {earlier} earlier release(s), {row.label}{where} is {row.pooled:.4f}: "
+                   f"{direction} the single release's interval [{row.single_low:.4f}, {row.single_high:.4f}] "
+                   f"(this release alone: {row.single:.4f}). An attacker holding all of them learns more than the "
+                   "sweep measured for one release."
+                   + (f" The interval rests on only {row.n} sets: a spread, not a 95 % interval."
+                      if row.n < SMALL_N else ""))
+    return out
+
+
+def verdict(check: PooledCheck) -> str:
+    """The check's one-line verdict, recomputed from its table (the Export page, the report, the CLI)."""
+    beyond = int(check.risks["raised"].fillna(False).astype(bool).sum())
+    compared = int(check.risks["raised"].notna().sum())
+    copies = (f"; {check.copies} pooled row(s) copy a training row" if check.copies else
+              "; no pooled row copies a training row")
+    if beyond:
+        return (f"Pooled with the {check.earlier} earlier release(s), {beyond} of {compared} attack value(s) go beyond "
+                f"a single release's interval{copies}.")
+    if not compared:
+        return (f"Pooled with the {check.earlier} earlier release(s): the sweep has no interval for a single release "
+                f"at this level, so nothing could be compared{copies}.")
+    return (f"Pooled with the {check.earlier} earlier release(s), none of the {compared} attack value(s) goes beyond "
+            f"a single release's interval{copies}.")
+
+
+DISPLAY_COLUMNS = {"label": "Attack", "column": "Column", "better": "More private when", "single": "This release",
+                   "single_low": "One release: interval from", "single_high": "to", "n": "Sets behind the interval",
+                   "pooled": "Pooled", "raised": "Pooled beyond the interval"}
+
+
+def display_table(risks: pd.DataFrame) -> pd.DataFrame:
+    """The risks table in words, for a reader: human headers, 'all columns' for a metric of the whole set,
+    'lower'/'higher' for the private direction, 'yes'/'no'/'—' for beyond the interval."""
+    out = risks[list(DISPLAY_COLUMNS)].copy()
+    out["column"] = [c if isinstance(c, str) else "all columns" for c in out["column"]]
+    out["better"] = [f"{b} values" for b in out["better"]]
+    out["raised"] = ["—" if r is None or (isinstance(r, float) and np.isnan(r)) else ("yes" if r else "no")
+                     for r in out["raised"]]
+    return out.rename(columns=DISPLAY_COLUMNS)
 
 
 def sha256_of(file_bytes: bytes) -> str:

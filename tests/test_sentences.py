@@ -1,0 +1,231 @@
+"""Every sentence true (issue 23): over many random inputs, each number a sentence quotes is the number of the
+table or chart it describes, and each verdict, recomputed from that table, agrees. The card, the pooled-release
+check, the risk preview, the exposure table and the progress line."""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tvs_core import TVineSynth, evaluate, holdout_split, load_demo
+from tvs_core.choice import Axis, axis_choices, choose, explain_level
+from tvs_core.choice.explain import FRAGILE
+from tvs_core.choice.selection import METHODS
+from tvs_core.evaluation.catalogue import CATALOGUE, axis_metrics
+from tvs_core.evaluation.membership_attacks import record_exposure
+from tvs_core.evaluation.preview import RISK_TOLERANCE, preview_levels
+from tvs_core.evaluation.protocol import QUICK
+from tvs_core.evaluation.records import HOLDER
+from tvs_core.jobs.progress import progress_text
+from tvs_core.model.ordering import algorithm1
+from tvs_core.release.ledger import Budget
+from tvs_core.release.pooled import PooledCheck, raised, raised_sentences, verdict
+
+Y = "in_hospital_death"
+SENSITIVE = ["total_cost_eur", "lactate_mmol_l"]
+COLUMNS = ["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "heart_rate_bpm", "sofa_score", Y]
+TINY = replace(QUICK, utility_sets=3, release_sets=4, aia_iterations=2, aia_size_raw=150, aia_size_syn=150,
+               aia_sets=3, aia_bootstrap_size=150, mia_iterations=1, mia_size_attacker=150, mia_shadows=2,
+               mia_shadow_sets=3, mia_size_raw=100, mia_size_syn=100, mia_sets=4, random_targets=1,
+               outlier_quantiles=(0.99,))
+NUMBER = r"-?\d+\.\d+"
+
+
+@pytest.fixture(scope="module")
+def evaluated():
+    table = load_demo("clinical")[COLUMNS].head(300)
+    train, test = holdout_split(table, Y, seed=0)
+    model = TVineSynth(response=Y, sensitive=SENSITIVE, seed=1).fit(train)
+    result = evaluate(model, train, test, levels=[1, 2, 3, 4], preset=TINY, seed=2, n_jobs=1)
+    return result.summary()
+
+
+def perturbed(summary: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+    """The holder's medians moved at random (their intervals with them): other numbers, the same shape."""
+    out = summary.copy()
+    rows = out["model"] == HOLDER
+    factor = rng.uniform(0.6, 1.4, rows.sum())
+    for column in ("median", "ci_low", "ci_high"):
+        out.loc[rows, column] = out.loc[rows, column] * factor
+    return out
+
+
+def test_the_card_quotes_the_numbers_its_scores_come_from(evaluated):
+    rng = np.random.default_rng(0)
+    mixes = ["tstr", "tstr=1,pair_structure=1,ci_overlap=1", "pair_structure", "tstr=2,ci_overlap=1"]
+    checked = 0
+    for _ in range(40):
+        summary = perturbed(evaluated, rng)
+        privacy = str(rng.choice(axis_choices("privacy", SENSITIVE)))
+        method, alpha, mix = str(rng.choice(METHODS)), float(rng.choice([0, 0.25, 0.5, 0.8, 1])), str(rng.choice(mixes))
+        selection = choose(summary, SENSITIVE, alpha, method, privacy, utility=mix)
+        if selection is None or selection.best_level is None:
+            continue
+        table = selection.table.set_index("level")
+        for level in table.index:
+            row = table.loc[level]
+            if any(math.isnan(row[c]) for c in ("P_unclipped", "U", "PU")):
+                continue
+            card = explain_level(selection, summary, int(level), SENSITIVE)
+            axis = Axis.parse(privacy, sensitive=SENSITIVE)
+            at = summary[(summary["model"] == HOLDER) & (summary["level"] == level)]
+            source = axis.source_metric(at)
+            # the headline: the table's PU, P and U
+            assert f"PU = {row['PU']:.2f} (privacy P = {row['P']:.2f}, utility U = {row['U']:.2f}" in card.headline
+            # privacy: the column named is the one whose scaled value is P, and its value and anchors give P
+            line = card.protects[0]
+            column = row["P_column"]
+            if axis.metric.per_column == "sensitive":
+                assert f" for {column}" in line
+                if axis.column:
+                    assert column == axis.column
+            value = axis.point(at, column, source)[0]
+            assert re.search(rf": {value:.3f}\b", line), (line, value)
+            assert f"privacy score {row['P_unclipped']:.2f}" in line
+            if method != "minmax":
+                key = column if axis.metric.per_column == "sensitive" else axis.metric.name
+                worst, ideal = selection.anchors["privacy"][key]
+                assert f"(scores 0 at {worst:.3f}, 1 at {ideal:.3f})" in line
+                assert (value - worst) / (ideal - worst) == pytest.approx(row["P_unclipped"], abs=1e-9)
+            else:
+                assert "scores 0 at" not in line
+            # utility: each part's percentage is the table's scaled part
+            for part in [c for c in table.columns if c.startswith("U_")]:
+                short = CATALOGUE[part[2:]].short
+                found = [c for c in card.costs if c.startswith(f"{short}:")]
+                assert len(found) == 1
+                assert f"{100 * row[part]:.0f} % of the way" in found[0]
+                assert ("min-max" in found[0]) == (method == "minmax")
+            # fragility is said of the best level only
+            fragile = any(w.startswith("Fragile") for w in card.warnings)
+            assert fragile == (level == selection.best_level and row["wins"] < FRAGILE)
+            checked += 1
+    assert checked > 80  # the loop looked at many cards, not a few
+
+
+def random_risks(rng: np.random.Generator, n: int) -> pd.DataFrame:
+    metrics = [m.name for m in axis_metrics("privacy") if m.source == "release"] or ["release_mab", "mia_auc"]
+    rows = []
+    for _ in range(n):
+        metric = str(rng.choice(metrics))
+        low = float(rng.uniform(0, 0.8))
+        high = low + float(rng.uniform(0, 0.2))
+        single = float(rng.uniform(low, high))
+        pooled = float(rng.uniform(low - 0.2, high + 0.2))
+        if rng.random() < 0.15:
+            low = high = np.nan
+        rows.append({"metric": metric, "label": CATALOGUE[metric].short,
+                     "column": str(rng.choice(["a", "b"])) if CATALOGUE[metric].per_column else None,
+                     "better": CATALOGUE[metric].better, "single": single, "single_low": low, "single_high": high,
+                     "n": int(rng.integers(2, 60)), "pooled": pooled, "raised": raised(metric, pooled, low, high)})
+    return pd.DataFrame(rows)
+
+
+def test_the_pooled_check_verdict_and_warnings_follow_its_table():
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        risks = random_risks(rng, int(rng.integers(1, 7)))
+        copies = int(rng.choice([0, 0, 3]))
+        check = PooledCheck(int(rng.integers(1, 4)), 100, risks, copies, Budget(0.0, 0, 1))
+        check.warnings = raised_sentences(risks, check.earlier)
+        beyond = []
+        for row in risks.itertuples():
+            if np.isnan(row.single_low):
+                continue
+            worse = row.pooled > row.single_high if CATALOGUE[row.metric].lower_is_better else \
+                row.pooled < row.single_low
+            beyond.append(worse)
+        text = verdict(check)
+        if any(beyond):
+            assert f"{sum(beyond)} of {len(beyond)} attack value(s) go beyond" in text
+        elif beyond:
+            assert f"none of the {len(beyond)} attack value(s) goes beyond" in text
+        else:
+            assert "nothing could be compared" in text
+        assert ("copy a training row" in text and str(copies) in text) if copies else \
+            "no pooled row copies a training row" in text
+        assert check.raised == (any(beyond) or copies > 0)
+        # one warning per raised row, quoting that row's numbers
+        raised_rows = risks[risks["raised"].fillna(False).astype(bool)]
+        assert len(check.warnings) == len(raised_rows)
+        for warning, row in zip(check.warnings, raised_rows.itertuples(), strict=True):
+            assert f"is {row.pooled:.4f}" in warning
+            assert f"[{row.single_low:.4f}, {row.single_high:.4f}]" in warning
+            assert f"(this release alone: {row.single:.4f})" in warning
+
+
+def random_correlation(rng: np.random.Generator, d: int) -> np.ndarray:
+    factors = rng.normal(size=(d, int(rng.integers(1, 4)))) * rng.uniform(0, 1.2)
+    cov = factors @ factors.T + np.diag(rng.uniform(0.2, 1.0, d))
+    scale = np.sqrt(np.diag(cov))
+    return cov / np.outer(scale, scale)
+
+
+def test_the_preview_sentences_quote_the_levels_of_its_curve():
+    rng = np.random.default_rng(2)
+    for _ in range(60):
+        d = int(rng.integers(4, 9))
+        names = [f"c{j}" for j in range(d - 1)] + ["y"]
+        corr = pd.DataFrame(random_correlation(rng, d), index=names, columns=names)
+        sensitive = [str(c) for c in rng.choice(names[:-1], int(rng.integers(1, 3)), replace=False)]
+        order = algorithm1(corr.abs(), "y", sensitive, float(rng.uniform(0.1, 0.6)), "pearson")
+        preview = preview_levels(corr, order)
+        risk = preview.risk[preview.risk["level"] >= 1]
+        top = int(risk["level"].max())
+        sentences = [s for s in preview.sentences() if s.split(":")[0] in sensitive]
+        assert len(sentences) == len(sensitive)
+        for sentence in sentences:
+            column = sentence.split(":")[0]
+            rows = risk[risk["attribute"] == column].sort_values("level")
+            for measure, label in (("mab", "(MAB, the curve)"), ("wcab", "(WCAB)")):
+                part = sentence.split(label)[1].split(";")[0]
+                below = rows[measure].to_numpy() < RISK_TOLERANCE
+                if "from level 1 on" in part:
+                    assert not below[0]
+                elif "at every level" in part:
+                    assert below.all() and f"(1 to {top})" in part
+                else:
+                    level = int(re.search(r"up to level (\d+)", part).group(1))
+                    assert below[:level].all() and not below[level]
+
+
+def test_the_exposure_table_is_in_the_order_its_caption_states():
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        d = int(rng.integers(2, 6))
+        members, non_members = rng.normal(size=(80, d)), rng.normal(size=(60, d))
+        synthetic = rng.normal(size=(80, d))
+        copies = rng.choice(80, int(rng.integers(0, 4)), replace=False)
+        synthetic[: len(copies)] = members[copies] + rng.normal(scale=1e-3, size=(len(copies), d))
+        table = record_exposure(synthetic, members, non_members, top=30, seed=int(rng.integers(100)))
+        assert table["rank"].tolist() == list(range(1, len(table) + 1))
+        flagged = (table["outlier"] | table["near_duplicate"]).to_numpy()
+        assert not (np.diff(flagged.astype(int)) > 0).any()  # flagged rows first
+        past = table.loc[flagged, "times_past_threshold"].to_numpy()
+        assert (np.diff(past) <= 1e-12).all() and np.isnan(table.loc[~flagged, "times_past_threshold"]).all()
+        scores = table.loc[~flagged, "score"].to_numpy()
+        assert (np.diff(scores) <= 1e-12).all()  # the others by score, highest first
+
+
+@pytest.mark.parametrize("status", ["queued", "running", "done", "failed", "cancelled", "interrupted"])
+def test_a_progress_line_never_counts_against_nothing(status):
+    rng = np.random.default_rng(4)
+    for phase in ("first look", "sweep"):
+        for _ in range(50):
+            total = int(rng.integers(0, 40))
+            done = int(rng.integers(0, 40))
+            if phase == "sweep":
+                total = max(total, done)
+            info = {"status": status, "phase": phase, "done": done, "total": max(total, done if phase ==
+                                                                                  "first look" else total),
+                    "eta_seconds": float(rng.uniform(0, 500)) if rng.random() < 0.5 else None}
+            text = progress_text(info)
+            assert " of 0" not in text and "/0" not in text
+            assert text.startswith(status)
+            if phase == "first look" and done:
+                assert f"level {done}" in text

@@ -1,0 +1,76 @@
+"""The store under the dashboard's use: one Store shared by every script run of the server, and a rerun that
+starts while the previous run is inside a save (a burst of arrow keys on a slider)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from tvs_core.jobs.projects import Projects
+from tvs_core.jobs.store import Store
+from tvs_core.jobs.workspace import Workspace
+
+
+def test_a_save_while_another_thread_is_inside_a_save_waits_for_it_and_the_last_write_wins(tmp_path):
+    """A save interrupted between its start and its commit: another thread's save neither joins its transaction
+    ("cannot start a transaction within a transaction" with one shared connection) nor fails; it waits for the
+    commit, and what it wrote is what stays."""
+    store = Store(tmp_path)
+    inside, release = threading.Event(), threading.Event()
+
+    def first_save():
+        with store.transaction() as db:
+            db.execute("INSERT OR REPLACE INTO projects VALUES ('p', '{\"rho_star\": 0.41}', 1.0)")
+            inside.set()
+            release.wait(10)  # paused between its start and its commit
+
+    first = threading.Thread(target=first_save)
+    first.start()
+    assert inside.wait(10)
+    errors, done = [], threading.Event()
+
+    def second_save():
+        try:
+            store.save_project("p", '{"rho_star": 0.61}', 2.0)
+        except Exception as exc:  # noqa: BLE001 - the failure is what the test looks for
+            errors.append(exc)
+        finally:
+            done.set()
+
+    second = threading.Thread(target=second_save)
+    second.start()
+    time.sleep(0.3)
+    assert not errors, errors  # it did not fail on the other thread's open transaction ...
+    assert not done.is_set()  # ... it waits for that transaction's commit
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert not errors and store.project_json("p") == '{"rho_star": 0.61}'  # the last write wins
+
+
+def test_projects_saved_from_many_threads_at_once_keep_the_last_value(tmp_path):
+    """Rapid reruns, each saving the project from its own thread: no error, and the project holds one of the
+    written values (the last committed), never a mix."""
+    store = Store(Workspace(tmp_path))
+    projects = Projects(store)
+    from tests.helpers import make_small_table_for_store
+
+    project = projects.create(make_small_table_for_store(), "t", "upload:t.csv")
+    errors = []
+
+    def save(value: float):
+        try:
+            project_copy = projects.load(project.id)
+            project_copy.rho_star = value
+            projects.save(project_copy)
+        except Exception as exc:  # noqa: BLE001
+            errors.append(exc)
+
+    threads = [threading.Thread(target=save, args=(0.01 * k,)) for k in range(30)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert not errors, errors[:3]
+    assert projects.load(project.id).rho_star in {0.01 * k for k in range(30)}
+    store.close()
