@@ -96,6 +96,27 @@ def update(**changes) -> Project:
     return current
 
 
+NOTICE = "notice"  # one sentence for the next run of the page (a change the user should know the page made)
+
+
+def set_response(key: str) -> None:
+    """on_change of a response selectbox: the response cannot also be sensitive, and the user is told so."""
+    value = st.session_state[key]
+    current = project()
+    sensitive = [s for s in current.sensitive if s != value]
+    if len(sensitive) < len(current.sensitive):
+        st.session_state[NOTICE] = (f"{value} is now the response Y, so it is no longer a sensitive column"
+                                    + (f"; the sensitive columns are {', '.join(sensitive)}." if sensitive else
+                                       "; choose the sensitive columns again."))
+    update(response=value, sensitive=sensitive, job_id=None, selected_level=None)
+
+
+def show_notice() -> None:
+    notice = st.session_state.pop(NOTICE, None)
+    if notice:
+        st.info(notice)
+
+
 def open_project(project_id: str) -> None:
     opened = projects().open(project_id)
     if opened is not None:
@@ -170,22 +191,47 @@ def order():
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _problems(fingerprint: str, schema_dict: dict, measure: str) -> list[str]:
+def _problems(fingerprint: str, schema_dict: dict, measure: str, holdout: str | None) -> list[str]:
     from tvs_core.data.validation import validate
+    from tvs_core.errors import DataError, DataErrors
+    from tvs_core.jobs.config import SweepConfig
+    from tvs_core.jobs.submission import check_data
 
-    return [str(p) for p in validate(projects().table(fingerprint), Schema.from_dict(schema_dict), measure=measure)]
+    table, schema = projects().table(fingerprint), Schema.from_dict(schema_dict)
+    found = [str(p) for p in validate(table, schema, measure=measure)]
+    if holdout is not None and not found:
+        config = SweepConfig(response=schema.response, sensitive=list(schema.sensitive), measure=measure,
+                             schema=schema_dict)
+        try:
+            check_data(table, config, projects().table(holdout, "holdout"))
+        except DataErrors as exc:
+            found += [str(p) for p in exc.problems]
+        except DataError as exc:
+            found.append(str(exc))
+    return found
 
 
 def problems() -> list[str]:
     """What stops the project's table from being modelled with its roles (validation.validate), as sentences:
     the later pages refuse to compute on such a table and say why, instead of failing inside the numbers."""
     current = project()
-    return _problems(current.fingerprint, schema().to_dict(), current.measure)
+    return _problems(current.fingerprint, schema().to_dict(), current.measure, current.holdout)
 
 
 def table() -> pd.DataFrame:
     current = project()
     return _table(current.fingerprint, str(store().workspace))
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _holdout(fingerprint: str, workspace: str) -> pd.DataFrame:
+    return projects().table(fingerprint, "holdout")
+
+
+def holdout_table() -> pd.DataFrame | None:
+    """The hold-out file the user gave for this project (None: a random split of the table)."""
+    current = project()
+    return None if current.holdout is None else _holdout(current.holdout, str(store().workspace))
 
 
 def schema() -> Schema:

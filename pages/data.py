@@ -7,7 +7,7 @@ import streamlit as st
 from pages import common
 from tvs_core import ColumnType, DataError, Role, read_table, validate
 from tvs_core.data.demo import DEMOS
-from tvs_core.data.split import missing_response_rows
+from tvs_core.data.split import explicit_holdout, missing_response_rows
 
 common.under_navigation()
 
@@ -20,6 +20,7 @@ st.markdown(
     "level; **5 · Export** — the synthetic CSV with its manifest. Everything stays on this computer, and every "
     "choice is saved as you make it (the **Projects** page reopens earlier work).")
 st.header("1 · Data")
+common.show_notice()
 project = common.project()
 
 source, upload_col = st.columns([1, 2])
@@ -60,8 +61,7 @@ candidates = [c.name for c in schema.columns if c.modelled or c.name == project.
 st.selectbox("Response Y — what the synthetic data must predict", candidates,
              index=candidates.index(project.response) if project.response in candidates else None,
              placeholder="Choose the response…", key=f"{common.WIDGET}response.data",
-             on_change=lambda: common.update(response=st.session_state[f"{common.WIDGET}response.data"],
-                                             job_id=None, selected_level=None),
+             on_change=common.set_response, args=(f"{common.WIDGET}response.data",),
              help="Suggested from the column names when the table was opened; the table below shows it as role "
                   "'response'. Step 2 sets the sensitive columns.")
 
@@ -171,7 +171,29 @@ with left:
                    "the hold-out split, whatever the policy.")
 with right:
     st.slider("Hold-out fraction (never seen by any model)", 0.1, 0.4, key=common.bound("holdout_fraction"),
-              step=0.05, on_change=common.keep, args=("holdout_fraction", True))
+              step=0.05, on_change=common.keep, args=("holdout_fraction", True), disabled=project.holdout is not None,
+              help="A random, stratified part of the table set aside to test the models — unless you give your own "
+                   "hold-out file below.")
+    given = st.file_uploader("…or your own hold-out file: rows kept aside, never seen by any model (same columns)",
+                             type=["csv", "txt", "tsv", "parquet", "pq", "xlsx", "xlsm"], key=f"holdout.{project.id}")
+    if given is not None and st.session_state.get("opened_holdout") != (project.id, given.name, given.size):
+        st.session_state["opened_holdout"] = (project.id, given.name, given.size)
+        try:
+            frame = read_table(given.getvalue(), name=given.name)
+            explicit_holdout(table, frame, project.response)
+        except DataError as exc:
+            st.error(f"{given.name} cannot be the hold-out: {exc}")
+        else:
+            common.update(holdout=common.projects().keep_holdout(frame), holdout_name=given.name, job_id=None,
+                          selected_level=None)
+            st.rerun()
+    if project.holdout is not None:
+        st.caption(f"Hold-out: your file **{project.holdout_name}** ({len(common.holdout_table())} rows), instead of "
+                   "a random split; every model is tested on it and none is fitted on it.")
+        if st.button("Use a random split instead"):
+            common.update(holdout=None, holdout_name=None, job_id=None, selected_level=None)
+            st.session_state.pop("opened_holdout", None)
+            st.rerun()
 
 with st.expander("Workspace"):
     st.write(f"Uploads, sweeps and results are kept in `{common.store().workspace}` on this computer.")

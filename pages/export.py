@@ -8,6 +8,7 @@ from tvs_core.choice import choice_json, choose
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.jobs import JobView, Store
 from tvs_core.release import blocked, guardrails, manifest, manifest_bytes, release_table, to_csv_bytes
+from tvs_core.release.export import MIN_RELEASE_ROWS
 from tvs_core.release.ledger import budget, ledger_frame, record_release, releases
 from tvs_core.release.pooled import display_table, pooled_check, sha256_of, verdict
 from tvs_core.report import ReleaseFacts, build_report
@@ -33,7 +34,8 @@ if job["status"] != "done":
 st.caption(f"By default the release has as many rows as the training split the sweep used: {len(train)} of the "
            f"table's {project.rows} (the rest was held out to test the models).")
 a, b = st.columns(2)
-rows = a.number_input("Rows", 1, 1_000_000, value=int(project.release_rows or len(train)), step=100,
+rows = a.number_input("Rows", MIN_RELEASE_ROWS, 1_000_000,
+                      value=max(int(project.release_rows or len(train)), MIN_RELEASE_ROWS), step=100,
                       key=f"{common.WIDGET}release_rows.{len(train)}",
                       on_change=lambda: common.update(release_rows=int(st.session_state[
                           f"{common.WIDGET}release_rows.{len(train)}"])),

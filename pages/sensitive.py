@@ -29,6 +29,7 @@ def set_threshold(column: str | None) -> None:
 
 
 st.title("2 · Sensitive features")
+common.show_notice()
 table, schema, project = common.table(), common.schema(), common.project()
 candidates = [c.name for c in schema.columns if c.modelled or c.name == project.response]
 
@@ -37,8 +38,7 @@ with left:
     st.selectbox("Response Y (what the synthetic data must predict)", candidates,
                  index=candidates.index(project.response) if project.response in candidates else None,
                  placeholder="Choose the response…", key=f"{common.WIDGET}response.sensitive",
-                 on_change=lambda: common.update(response=st.session_state[f"{common.WIDGET}response.sensitive"],
-                                                 job_id=None, selected_level=None))
+                 on_change=common.set_response, args=(f"{common.WIDGET}response.sensitive",))
 with right:
     options = [c for c in candidates if c != project.response]
     st.multiselect("Sensitive columns (an attacker must not infer them)", options,

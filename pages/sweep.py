@@ -174,7 +174,8 @@ config = project.sweep_config(rho_star=dict(order.rho_star))
 if st.session_state.get(common.PROTOCOL_OVERRIDES):  # tests: smaller games
     config.protocol_overrides = {**(config.protocol_overrides or {}), **st.session_state[common.PROTOCOL_OVERRIDES]}
 levels = sorted(project.levels or [])
-n_train = int(round(len(table) * (1 - project.holdout_fraction)))
+holdout = common.holdout_table()
+n_train = len(table) if holdout is not None else int(round(len(table) * (1 - project.holdout_fraction)))
 n_columns = len(common.schema().modelled)  # about the encoded columns (missingness indicators aside)
 shown = common.job()
 ignored = ("externals",) + (("protocol_overrides",) if st.session_state.get(common.PROTOCOL_OVERRIDES) else ())
@@ -206,7 +207,7 @@ if why_not is not None and not running:
     st.info(why_not)
 if st.button("Start sweep", type="primary", disabled=why_not is not None, help=why_not):
     try:
-        job_id = submit(common.store(), table, config, externals=externals)
+        job_id = submit(common.store(), table, config, holdout=holdout, externals=externals)
     except DataError as exc:
         st.error(str(exc))
         st.stop()

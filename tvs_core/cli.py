@@ -66,6 +66,12 @@ def count(text: str) -> int:
     return _integer(text, 1)
 
 
+def release_rows(text: str) -> int:
+    from .release.export import MIN_RELEASE_ROWS
+
+    return _integer(text, MIN_RELEASE_ROWS)
+
+
 def level(text: str) -> int:
     return _integer(text, 0)
 
@@ -364,16 +370,10 @@ def cmd_sweep(args) -> dict:
 def _check_model_inputs(table, schema, config, holdout) -> None:
     """Everything that would make the job fail later, refused now: the table, the hold-out file, the
     levels against the model's size, an explicit order."""
-    from .data.split import MIN_HOLDOUT_ROWS, explicit_holdout
+    from .jobs.submission import check_data
     from .model.ordering import explicit_order
 
-    check(table, schema, measure=config.measure)
-    if holdout is not None:
-        explicit_holdout(table, holdout, config.response)
-        try:
-            check(holdout, schema, measure=config.measure, min_rows=MIN_HOLDOUT_ROWS)
-        except DataError as exc:
-            raise DataError(f"In the hold-out file: {exc}") from None
+    check_data(table, config, holdout)
     names = list(prepare_table(table, schema, config.missing).encoder.names)
     full = len(names) - 1
     if config.levels and max(config.levels) > full:
@@ -439,7 +439,8 @@ def build_parser() -> argparse.ArgumentParser:
     data_args(release, roles=True)
     model_args(release)
     release.add_argument("--level", type=level, required=True, help="truncation level t (0 or more)")
-    release.add_argument("--rows", type=count, help="rows to generate, 1 or more (default: as many as the input)")
+    release.add_argument("--rows", type=release_rows,
+                         help="rows to generate, 2 or more (default: as many as the input)")
     release.add_argument("--missing", choices=["drop_rows", "impute"], default="drop_rows")
     release.add_argument("--threads", type=count, default=1)
     release.add_argument("--out", required=True, help="output CSV path (never one of the inputs)")

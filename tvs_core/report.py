@@ -56,7 +56,7 @@ h1{font-size:1.7rem;margin:.2rem 0}h2{font-size:1.3rem}h3{font-size:1.05rem;marg
 table{border-collapse:collapse;font-size:.82rem;margin:.4rem 0 1rem;max-width:100%}
 th,td{border:1px solid #d8d8de;padding:.2rem .45rem;text-align:left;vertical-align:top}
 th{background:#f1f1f5}
-td{overflow-wrap:anywhere}
+td{overflow-wrap:break-word;word-break:normal;hyphens:manual}
 .box{border:1px solid #ccd;border-radius:6px;padding:.6rem 1rem;margin:.6rem 0;background:#fafaff}
 .warn{border-left:5px solid #e0a100;background:#fff8e6;padding:.4rem .8rem;margin:.35rem 0}
 .block{border-left:5px solid #d62728;background:#fdecec;padding:.4rem .8rem;margin:.35rem 0}

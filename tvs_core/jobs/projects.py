@@ -37,6 +37,8 @@ class Project:
     sensitive: list[str] = field(default_factory=list)
     missing: str = "drop_rows"
     holdout_fraction: float = 0.2
+    holdout: str | None = None  # fingerprint of a hold-out file the user gave (kept in the workspace): no split
+    holdout_name: str | None = None  # that file's name, for the screen
     measure: str = "kendall"
     rho_star: float | None = None  # None: the paper's Pearson 0.6 in the chosen measure
     rho_overrides: dict = field(default_factory=dict)
@@ -151,6 +153,14 @@ class Projects:
     def all(self) -> list[Project]:
         return [Project.from_dict(json.loads(text)) for text in self.store.project_jsons()]
 
-    def table(self, fingerprint: str) -> pd.DataFrame:
-        """A project's table (by its fingerprint), exactly as it was opened."""
-        return pd.read_pickle(self.store.space.table_path(fingerprint, "table"))
+    def table(self, fingerprint: str, name: str = "table") -> pd.DataFrame:
+        """A project's table (by its fingerprint), exactly as it was opened; ``name='holdout'``: its hold-out file."""
+        return pd.read_pickle(self.store.space.table_path(fingerprint, name))
+
+    def keep_holdout(self, holdout: pd.DataFrame) -> str:
+        """A hold-out file kept in the workspace as it was read; returns its fingerprint (the project's key to it)."""
+        fingerprint = fingerprint_table(holdout)
+        path = self.store.space.table_path(fingerprint, "holdout")
+        if not path.exists():
+            holdout.to_pickle(path)
+        return fingerprint

@@ -9,7 +9,8 @@ import pandas as pd
 
 from ..data.external import conform_external
 from ..data.fingerprint import fingerprint_table
-from ..data.validation import validate
+from ..data.split import MIN_HOLDOUT_ROWS, explicit_holdout
+from ..data.validation import check, validate
 from ..errors import DataError, DataErrors
 from .config import SweepConfig, check_external_name, job_id_for
 from .context import schema_for, split_tables
@@ -43,14 +44,25 @@ def job_id_of(table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame | 
     return job_id_for(_fingerprint(table, holdout), with_externals(config, table, holdout, externals)[0])
 
 
+def check_data(table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame | None = None) -> None:
+    """The table (and a hold-out file the holder kept aside) checked against the sweep's roles: every problem
+    named (``DataErrors``), before any job exists — a sweep never fails later on what could be seen now."""
+    schema = schema_for(table, config)
+    check(table, schema, measure=config.measure)
+    if holdout is not None:
+        explicit_holdout(table, holdout, config.response)
+        problems = [DataError(f"In the hold-out file: {p}", column=p.column)
+                    for p in validate(holdout, schema, measure=config.measure, min_rows=MIN_HOLDOUT_ROWS)]
+        if problems:
+            raise problems[0] if len(problems) == 1 else DataErrors(problems)
+
+
 def submit(store: Store, table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame | None = None,
            externals: dict[str, pd.DataFrame] | None = None) -> str:
     """Register a sweep (or find the identical one) and keep its data in the workspace; returns the job id.
     ``externals``: synthetic tables made elsewhere (name -> table), copied into the workspace. A table that cannot
     be modelled with these roles is refused here, naming the problems (``DataErrors``), before any job exists."""
-    problems = validate(table, schema_for(table, config), measure=config.measure)
-    if problems:
-        raise DataErrors(problems)
+    check_data(table, config, holdout)
     config, externals = with_externals(config, table, holdout, externals)
     fingerprint = _fingerprint(table, holdout)
     job_id = job_id_for(fingerprint, config)

@@ -80,7 +80,13 @@ def refuse_overwriting_inputs(out: str | Path, inputs: tuple = ()) -> None:
                             fix="Choose another output path.")
 
 
+MIN_RELEASE_ROWS = 2  # the checks compare the released rows with each other and with the data
+
+
 def release_table(model: SyntheticGenerator, level: int | None, rows: int, seed: int) -> pd.DataFrame:
+    if rows < MIN_RELEASE_ROWS:
+        raise DataError(f"A release of {rows} row(s) cannot be checked.",
+                        fix=f"Ask for at least {MIN_RELEASE_ROWS} rows.")
     return model.sample(rows, truncation_level=level, seed=seed)
 
 
