@@ -29,12 +29,17 @@ WIDGET = "w."  # prefix of the widget keys bound to project fields
 def under_navigation() -> None:
     """First line of every page. After a server restart, a reload of /choose reaches the page before app.py has
     declared the navigation, and Streamlit then falls back to its old multipage mode (a raw list of the files in
-    pages/, common.py included): rerun through app.py instead, which opens the same page."""
+    pages/, common.py included, and no sidebar of ours). Then app.py runs here, in this same run (a rerun would
+    drop the click that started it): its navigation opens this page, and this first pass stops."""
+    import runpy
+    from pathlib import Path
+
     from streamlit.runtime.pages_manager import PagesManager
 
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False
-        st.rerun()
+        runpy.run_path(str(Path(__file__).resolve().parent.parent / "app.py"))
+        st.stop()
 
 
 def unexpected_error() -> None:

@@ -92,6 +92,15 @@ def test_demo_flow_in_chromium(server, tmp_path):
         shot(page, "4-choose")
 
         go_to(page, "5 · Export")
+        rows = page.get_by_test_id("stNumberInput").filter(has_text="Rows").locator("input")
+        rows.fill("1")  # a release needs two rows: the field holds no less, and nothing breaks
+        rows.press("Enter")
+        page.wait_for_timeout(1500)
+        assert int(rows.input_value()) >= 2
+        no_streamlit_errors(page)
+        rows.fill("300")
+        rows.press("Enter")
+        page.wait_for_timeout(1500)
         page.get_by_role("button", name="Generate release").click()
         page.get_by_role("heading", name="Guardrails").wait_for(timeout=60_000)
         with page.expect_download(timeout=60_000) as download:
@@ -100,6 +109,17 @@ def test_demo_flow_in_chromium(server, tmp_path):
         download.value.save_as(path)
         header = path.read_text().splitlines()[0]
         assert header.startswith("total_cost_eur,ward_cost_eur") and header.endswith("in_hospital_death")
+        no_streamlit_errors(page)
+        page.wait_for_timeout(1500)
+        with page.expect_download(timeout=60_000) as download:
+            page.get_by_role("button", name="Download manifest (JSON)").click()
+        assert download.value.suggested_filename.endswith(".manifest.json")
+        page.wait_for_timeout(1500)
+        with page.expect_download(timeout=30_000) as download:  # the first click gives the file
+            page.get_by_role("button", name="Download report (HTML)").click()
+        report = tmp_path / "report.html"
+        download.value.save_as(report)
+        assert report.read_text().startswith("<!DOCTYPE html>")
         no_streamlit_errors(page)
         shot(page, "5-export")
         browser.close()

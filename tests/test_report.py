@@ -5,10 +5,12 @@ import re
 import pytest
 
 from tests.helpers import run
+from tvs_core.choice import ChoiceSettings
+from tvs_core.errors import DataError
 from tvs_core.jobs import JobView
-from tvs_core.release import guardrails, release_table, to_csv_bytes
-from tvs_core.release.pooled import pooled_check, sha256_of
-from tvs_core.report import SECTIONS, ReleaseFacts, build_report, write_report
+from tvs_core.jobs.store import Store
+from tvs_core.release.release import Release
+from tvs_core.report import SECTIONS, build_report, write_report
 
 MAX_BYTES = 15_000_000
 LOCAL = ("file:", "data:", "about:", "blob:")
@@ -22,8 +24,11 @@ def view(stored_sweep):
 
 @pytest.fixture(scope="module")
 def no_level(view, tmp_path_factory):
+    """The command line's report of a sweep whose level was not chosen: the recommendation's release, not written."""
     path = tmp_path_factory.mktemp("report") / "report.html"
-    write_report(build_report(view, None, table_name="clinical, 300 rows"), path)
+    best = ChoiceSettings().select(view.summary(), view.config.sensitive).best_level
+    made = Release.from_sweep(view, best, table_name="clinical, 300 rows")
+    write_report(build_report(made, chosen=False, exported=False), path)
     return path
 
 
@@ -66,32 +71,18 @@ def test_report_opens_in_chromium_without_a_request_leaving_the_page(no_level):
     assert requests and not leaving, leaving
 
 
-def test_report_of_an_export_with_a_level_a_reason_and_the_pooled_check(view):
-    model = view.holder()
-    train, _ = view.tables()
-    table = release_table(model, 2, len(train), 7)
-    data = to_csv_bytes(table)
-    summary = view.summary()
-    at = summary[(summary["model"] == "tvinesynth") & (summary["level"] == 2)]
-    earlier_table = release_table(model, 2, len(train), 6)
-    from tvs_core.release.ledger import Release
-
-    earlier = Release(1, view.table_fingerprint, "t", view.id, 2, model.name, {}, 6, len(train), "e" * 64, 1, None,
-                      None, "releases/x.pkl", 0.0)
-    pooled = pooled_check(model, view.evaluation_data(model), train, table, sha256_of(data),
-                          [(earlier, earlier_table)], view.config.sensitive, 2, view.config.seed, summary)
-    facts = ReleaseFacts(len(table), 7, sha256_of(data), "synthetic_level2.csv", table,
-                         guardrails(table, train, model, at, view.caps), None, pooled)
-    text = build_report(view, 2, alpha=0.25, reason="Level 2 keeps the ward costs; agreed with the DPO.",
-                        release=facts)
+def test_report_of_an_export_with_a_level_a_reason_and_the_pooled_check(view, tmp_path):
+    store = Store(tmp_path)  # a ledger of its own: one earlier release of the table
+    Release.from_sweep(view, 2, seed=6, store=store).record(store, note="the first one")
+    made = Release.from_sweep(view, 2, seed=7, settings=ChoiceSettings(alpha=0.25), store=store)
+    assert made.pooled is not None and made.pooled.earlier == 1
+    text = build_report(made, reason="Level 2 keeps the ward costs; agreed with the DPO.")
     summary_part = text.split('<section id="data">')[0]
     assert "Level <b>2</b> was chosen" in summary_part and "agreed with the DPO" in summary_part
-    assert sha256_of(data) in summary_part and "α = 0.25" in summary_part
+    assert made.sha256 in summary_part and "α = 0.25" in summary_part
     assert "Pooled-release check" in text and "Membership attack AUC" in text
-    with pytest.raises(Exception, match="Level 9 was not evaluated"):
-        build_report(view, 9)
-
-
+    with pytest.raises(DataError, match="Level 9 was not evaluated"):
+        Release.from_sweep(view, 9)
 
 
 def test_cli_report_writes_the_page(stored_sweep, tmp_path):

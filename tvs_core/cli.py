@@ -193,55 +193,94 @@ def cmd_order(args) -> dict:
 
 
 def cmd_release(args) -> dict:
-    from .release.export import refuse_overwriting_inputs, to_csv_bytes, write_file
-
-    refuse_overwriting_inputs(args.out, (args.data,))  # before any work
-    table = _load(args)
-    schema = _roles(args, table)
-    rows = args.rows or len(table)
-    _check_rows(rows, table.shape[1])
-    model = TVineSynth(response=schema.response, sensitive=schema.sensitive, rho_star=args.rho,
-                       measure=args.measure, order=args.order, families=args.families, margins=args.margins,
-                       t_max=args.level, seed=args.seed, threads=args.threads, missing=args.missing)
-    model.fit(table, schema)
-    if args.level > model.order_.full_level:
-        raise DataError(f"--level {args.level} is above the full vine's {model.order_.full_level} trees.",
-                        fix=f"Choose a level from 0 to {model.order_.full_level}.")
-    synthetic = model.sample(rows, truncation_level=args.level, seed=args.seed)
-    data = to_csv_bytes(synthetic)
-    write_file(data, args.out, inputs=(args.data,))
-    recorded = _record(args, table, synthetic, data, model) if args.ledger else None
-    return {"out": args.out, "rows": rows, "level": args.level, "order": model.order_.order,
-            "families": args.families, "margins": args.margins, "seed": args.seed, "ledger": recorded}
-
-
-def _record(args, table, synthetic, data: bytes, model) -> int:
-    """The release into the workspace's ledger, under the fingerprint of the table it was made from."""
+    """A release, as the Export page makes it (``release.Release``): from a stored sweep (``--job``) or from a
+    model fitted here; the CSV and its manifest next to it, the guardrails' and the pooled check's verdicts
+    printed, and the release recorded in the workspace's ledger unless ``--no-ledger``."""
     from .data.fingerprint import fingerprint_table
-    from .jobs.store import Store
-    from .release.ledger import record_release
-    from .release.pooled import sha256_of
+    from .jobs import JobView, Store
+    from .release.export import refuse_overwriting_inputs
+    from .release.release import Release, manifest_path_for
+    from .report import table_name
 
-    name = f"demo:{args.demo}" if args.demo else Path(args.data).name
-    entry = record_release(Store(args.workspace), fingerprint_table(table), synthetic, data, sha256_of(data), model,
-                           args.level, args.seed, note=args.note, table_name=name)
-    return entry.id
+    out = Path(args.out)
+    refuse_overwriting_inputs(out, (args.data,))  # before any work
+    refuse_overwriting_inputs(manifest_path_for(out), (args.data,))
+    store = None if args.no_ledger and not args.job else Store(args.workspace)
+    if args.job:
+        if args.data or args.demo:
+            raise DataError("--job releases from a stored sweep: DATA and --demo are the sweep's already.",
+                            fix="Leave them out, or leave --job out to fit a model here.")
+        view = JobView(store, args.job)
+        made = Release.from_sweep(view, args.level, args.rows, args.seed, _choice(args), table_name=table_name(view),
+                                  store=store)
+    else:
+        table = _load(args)
+        schema = _roles(args, table)
+        rows = args.rows or len(table)
+        _check_rows(rows, table.shape[1])
+        seed = 0 if args.seed is None else args.seed
+        model = TVineSynth(response=schema.response, sensitive=schema.sensitive, rho_star=args.rho,
+                           measure=args.measure, order=args.order, families=args.families, margins=args.margins,
+                           t_max=args.level, seed=seed, threads=args.threads, missing=args.missing)
+        model.fit(table, schema)
+        if args.level > model.order_.full_level:
+            raise DataError(f"--level {args.level} is above the full vine's {model.order_.full_level} trees.",
+                            fix=f"Choose a level from 0 to {model.order_.full_level}.")
+        name = f"demo:{args.demo}" if args.demo else Path(args.data).name
+        made = Release.from_model(model, table, args.level, rows, seed, fingerprint_table(table), name, store)
+    if args.override_reason:
+        made = made.overridden(args.override_reason)
+    lines = [f"guardrail ({check.severity}): {check.message}" for check in made.checks]
+    if made.pooled is not None:
+        from .release.pooled import verdict
+
+        lines.append(f"pooled check: {verdict(made.pooled)}")
+        lines += [f"  {warning}" for warning in made.pooled.warnings]
+        lines.append(f"privacy budget with this release: {made.pooled.budget.text}")
+    if made.blocked:
+        raise DataError(f"The release is blocked: {made.blocked[0].message} Nothing was written.",
+                        fix="Fix the cause, or pass --override-reason TEXT to release anyway (the reason goes into "
+                            "the manifest).")
+    csv_path, manifest_path = made.write(out, inputs=(args.data,))
+    recorded = None if args.no_ledger else made.record(store, note=args.note).id
+    return {"out": str(csv_path), "manifest": str(manifest_path), "rows": made.rows, "level": made.level,
+            "seed": made.seed, "sha256": made.sha256, "ledger": recorded, "lines": lines,
+            "order": made.model.order_.order if hasattr(made.model, "order_") else None}
+
+
+def _choice(args):
+    """The choice settings of --alpha, --normalisation, --privacy and --utility, checked."""
+    from .choice.summary import ChoiceSettings
+
+    Axis.parse(args.privacy)
+    UtilityMix.parse(args.utility)
+    return ChoiceSettings(args.alpha, args.normalisation, args.privacy, args.utility)
 
 
 def cmd_report(args) -> dict:
+    """The report renders a release: of the chosen level, or of the recommended one when none was chosen (its rows
+    drawn with the sweep's seed for the figures and checks, not written, not recorded)."""
     from .jobs import JobView, Store
     from .release.export import refuse_overwriting_inputs
+    from .release.release import Release
     from .report import build_report, table_name, write_report
 
     refuse_overwriting_inputs(args.out, ())
     if Path(args.out).is_dir():
         raise DataError(f"--out {args.out} is a folder.", fix="Give a file name, e.g. report.html.")
-    Axis.parse(args.privacy)
-    UtilityMix.parse(args.utility)
+    settings = _choice(args)
     store = Store(args.workspace)
     view = JobView(store, args.job)
-    text = build_report(view, args.level, args.alpha, args.normalisation, args.privacy, args.utility, args.reason,
-                        table_name=table_name(view))
+    level = args.level
+    if level is None:
+        selection = settings.select(view.summary(), view.config.sensitive)
+        if selection is None or selection.best_level is None:
+            raise DataError(f"Sweep {view.id} has no level with both a privacy and a utility value yet "
+                            f"({view.job['done']} of {view.job['total']} tasks done).",
+                            fix="Let the sweep run (or resume it) before making its report.")
+        level = selection.best_level
+    made = Release.from_sweep(view, level, settings=settings, table_name=table_name(view))
+    text = build_report(made, reason=args.reason, chosen=args.level is not None, exported=False)
     write_report(text, args.out)
     return {"out": args.out, "job_id": args.job, "level": args.level, "bytes": len(text.encode())}
 
@@ -435,18 +474,34 @@ def build_parser() -> argparse.ArgumentParser:
 
     data_args(sub.add_parser("inspect", help="print the inferred schema as JSON"), roles=False)
     data_args(sub.add_parser("order", help="print Algorithm 1's order, K and tau as JSON"), roles=True)
-    release = sub.add_parser("release", help="fit TVineSynth and write a synthetic CSV")
+    release = sub.add_parser("release", help="write a synthetic CSV and its manifest, checked and recorded in the "
+                                             "workspace's release ledger (as the Export page does)")
     data_args(release, roles=True)
     model_args(release)
+    release.set_defaults(seed=None)  # with --job: the sweep's master seed, as on the Export page; else 0
+    release.add_argument("--job", help="release from this stored sweep (its model, split and intervals: the Export "
+                                       "page's release) instead of fitting a model on DATA here")
     release.add_argument("--level", type=level, required=True, help="truncation level t (0 or more)")
     release.add_argument("--rows", type=release_rows,
-                         help="rows to generate, 2 or more (default: as many as the input)")
+                         help="rows to generate, 2 or more (default: as many as the input, or the sweep's training "
+                              "split)")
     release.add_argument("--missing", choices=["drop_rows", "impute"], default="drop_rows")
     release.add_argument("--threads", type=count, default=1)
-    release.add_argument("--out", required=True, help="output CSV path (never one of the inputs)")
-    release.add_argument("--ledger", action="store_true",
-                         help="record the release in the workspace's release ledger (with a copy of its rows)")
+    release.add_argument("--out", required=True,
+                         help="output CSV path: a new file or a regular file, never one of the inputs; the manifest "
+                              "goes next to it as NAME.manifest.json")
+    release.add_argument("--no-ledger", action="store_true",
+                         help="do not record the release in the workspace's release ledger (recorded by default, "
+                              "with a copy of its rows, so later releases are checked against it)")
+    release.add_argument("--ledger", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for scripts
     release.add_argument("--note", help="why this release was made (kept in the ledger)")
+    release.add_argument("--override-reason", help="release despite a blocking guardrail (exact copies of training "
+                                                   "rows); the reason goes into the manifest")
+    release.add_argument("--alpha", type=unit_interval, default=0.5,
+                         help="with --job: privacy weight in PU_t (the manifest's choice)")
+    release.add_argument("--normalisation", choices=METHODS, default="anchored")
+    release.add_argument("--privacy", default=DEFAULT_PRIVACY_AXIS, help="with --job: privacy axis of PU_t")
+    release.add_argument("--utility", default=DEFAULT_UTILITY, help="with --job: utility mix U_t of PU_t")
     release.add_argument("--workspace", help="store folder (default: $TVS_WORKSPACE or ~/.tvinesynth-studio)")
 
     report = sub.add_parser("report", help="write the HTML report of a stored sweep (print it to PDF from a browser)")
@@ -552,8 +607,12 @@ def main(argv: list[str] | None = None) -> int:
               f"{where}", file=sys.stderr)
         return EXIT_USAGE
     if args.command == "release":
-        print(f"wrote {result['rows']} rows at truncation level {result['level']} to {result['out']}",
-              file=sys.stderr)
+        for line in result["lines"]:
+            print(line, file=sys.stderr)
+        recorded = (f"; recorded in the release ledger as release {result['ledger']}" if result["ledger"] is not None
+                    else "; not recorded in the ledger (--no-ledger)")
+        print(f"wrote {result['rows']} rows at truncation level {result['level']} to {result['out']} and its manifest "
+              f"to {result['manifest']}{recorded}", file=sys.stderr)
     elif args.command == "sweep":
         print(f"wrote {result['out']}/results.csv and summary.json; best level: {result['best_level']}",
               file=sys.stderr)

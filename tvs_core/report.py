@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import html
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -19,20 +18,18 @@ import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
 from . import figures
-from .choice import Axis, UtilityMix, choose, explain_level
-from .data.prepare import prepare_table
+from .choice import Axis, UtilityMix, explain_level
 from .errors import DataError
-from .evaluation.catalogue import CATALOGUE, DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY, GROUPS, SOURCES, axis_metrics
+from .evaluation.catalogue import CATALOGUE, GROUPS, SOURCES, axis_metrics
 from .evaluation.records import HOLDER
 from .evaluation.summary import SMALL_N, readable
 from .jobs import JobView
 from .jobs.submission import job_tables
-from .model.ordering import association_matrix
-from .release.export import release_table, write_file
-from .release.guardrails import Guardrail, guardrails
+from .release.export import write_file
 from .release.ledger import budget, ledger_frame, releases
 from .release.manifest import package_versions
-from .release.pooled import PooledCheck, display_table, verdict
+from .release.pooled import display_table, verdict
+from .release.release import Release
 from .version import __version__
 
 SECTIONS = (("summary", "Summary"), ("data", "The data: fingerprint and schema"), ("roles", "Roles and ρ*"),
@@ -41,7 +38,6 @@ SECTIONS = (("summary", "Summary"), ("data", "The data: fingerprint and schema")
             ("fidelity", "Fidelity: real against synthetic"), ("guardrails", "Guardrails"),
             ("releases", "Releases of this table"), ("versions", "Protocol and versions"))
 PLOT_CONFIG = {"displaylogo": False, "displayModeBar": False, "responsive": True}
-FIDELITY_ROWS = 2000  # synthetic rows drawn for the margins and matrices when no release is given (as Choose does)
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0;color:#222;
@@ -75,20 +71,6 @@ code{font-size:.85em;overflow-wrap:anywhere}
   body{font-size:11pt}
 }
 """
-
-
-@dataclass
-class ReleaseFacts:
-    """What was exported alongside the report (the Export page knows; the command line usually does not)."""
-
-    rows: int
-    seed: int
-    sha256: str
-    file_name: str | None = None
-    table: pd.DataFrame | None = None  # the released rows (for the fidelity figures)
-    checks: list[Guardrail] = field(default_factory=list)
-    override_reason: str | None = None
-    pooled: PooledCheck | None = None
 
 
 def _e(value) -> str:
@@ -149,53 +131,47 @@ def level_metrics(summary: pd.DataFrame, levels: list[int]) -> pd.DataFrame:
     return wide.sort_values("group", key=lambda s: s.map(lambda g: groups.get(g, len(GROUPS))), kind="stable")
 
 
-def build_report(view: JobView, level: int | None = None, alpha: float = 0.5, method: str = "anchored",
-                 privacy: str = DEFAULT_PRIVACY_AXIS, utility: str | None = DEFAULT_UTILITY, reason: str | None = None,
-                 release: ReleaseFacts | None = None, table_name: str | None = None) -> str:
-    """The report of a stored sweep as one HTML page; ``level`` None: no level was chosen, the
-    recommendation is reported. Refuses (``DataError``) a sweep without results or a level it did not evaluate."""
-    config = view.config
-    summary = view.summary()
-    selection = choose(summary, config.sensitive, alpha, method, privacy, utility=utility)
-    if selection is None or selection.best_level is None:
-        raise DataError(f"Sweep {view.id} has no level with both a privacy and a utility value yet "
-                        f"({view.job['done']} of {view.job['total']} tasks done).",
+def build_report(release: Release, reason: str | None = None, chosen: bool = True, exported: bool = True) -> str:
+    """The report of a release of a stored sweep (``Release.from_sweep``) as one HTML page. It renders what the
+    release, its sweep and its choice hold and computes nothing of its own. ``chosen``: the user chose the level
+    (else it is the recommendation); ``exported``: the release's rows left as a file (else they were drawn only
+    for the figures and checks); ``reason``: the user's note."""
+    view = release.view
+    if view is None or release.selection is None or release.selection.best_level is None:
+        raise DataError("A report needs a release of a sweep with results at every level it scores.",
                         fix="Let the sweep run (or resume it) before making its report.")
+    config, selection = view.config, release.selection
+    summary = view.summary()
     levels = [int(v) for v in selection.table["level"]]
-    if level is not None and level not in levels:
-        raise DataError(f"Level {level} was not evaluated by sweep {view.id}.",
-                        fix=f"Choose one of: {', '.join(map(str, levels))}.")
-    shown = selection.best_level if level is None else int(level)
-    holder = view.holder()
-    train, test = view.tables()
+    shown = int(release.level)
+    holder, train, synthetic, checks = release.model, release.train, release.table, release.checks
+    _, test = view.tables()
     table, _ = job_tables(view.store, view.job)
-    fingerprint = view.table_fingerprint
+    fingerprint = release.table_fingerprint
     preview = view.preview()
     card = explain_level(selection, summary, shown, config.sensitive, preview)
     at_level = summary[(summary["model"] == HOLDER) & (summary["level"] == shown)]
-    if release is not None and release.table is not None:
-        synthetic = release.table
-    else:
-        synthetic = release_table(holder, shown, min(len(train), FIDELITY_ROWS), config.seed)
-    checks = release.checks if release is not None and release.checks else \
-        guardrails(release_table(holder, shown, len(train), config.seed), train, holder, at_level, view.caps)
     entries = releases(view.store, fingerprint)
-    name = table_name or f"table {fingerprint[:12]}"
+    name = release.table_name
     job = view.job
+    settings = release.settings
+    method, privacy, utility, alpha = settings.method, settings.privacy, settings.utility, settings.alpha
 
     parts = {}
     # -- summary ----------------------------------------------------------------------------------------------
-    if release is not None:
+    if exported:
         what = (f"{release.rows} synthetic rows of {_e(name)} from TVineSynth at truncation level {shown} "
-                f"(release seed {release.seed})" + (f", file <code>{_e(release.file_name)}</code>"
-                                                     if release.file_name else "")
-                + f". SHA-256 of the file: <code>{_e(release.sha256)}</code>.")
+                f"(release seed {release.seed}), file <code>{_e(release.file_name)}</code>. SHA-256 of the file: "
+                f"<code>{_e(release.sha256)}</code>.")
     else:
         what = (f"No file accompanies this report: it describes sweep <code>{_e(view.id)}</code> of {_e(name)} "
-                f"and level {shown}" + (" as chosen." if level is not None else "."))
-    chosen = (f"Level <b>{level}</b> was chosen." if level is not None else
-              f"<b>No level was chosen.</b> The recommendation is level <b>{selection.best_level}</b>; the numbers "
-              "below are for it.")
+                f"and level {shown}" + (" as chosen" if chosen else "") + f", with {release.rows} rows drawn at that "
+                f"level (seed {release.seed}) for its figures and checks; as a file, those rows have the SHA-256 "
+                f"<code>{_e(release.sha256)}</code> (the release the Export page or <code>release --job</code> makes "
+                "with this level, seed and number of rows).")
+    chosen_text = (f"Level <b>{shown}</b> was chosen." if chosen else
+                   f"<b>No level was chosen.</b> The recommendation is level <b>{selection.best_level}</b>; the "
+                   "numbers below are for it.")
     best_row = selection.table.set_index("level").loc[selection.best_level]
     mix = UtilityMix.parse(utility)
     recommendation = (f"Recommended: level {selection.best_level} (best PU_t = α·P_t + (1 − α)·U_t at α = {alpha:g}, "
@@ -207,15 +183,15 @@ def build_report(view: JobView, level: int | None = None, alpha: float = 0.5, me
         warnings.insert(0, f"The sweep is {job['status']} ({job['done']} of {job['total']} tasks): the attack games "
                            "may not have reported for every level; its privacy numbers are provisional.")
     blocking = [c.message for c in checks if c.severity == "block"]
-    pooled_warnings = release.pooled.warnings if release is not None and release.pooled is not None else []
+    pooled_warnings = release.pooled.warnings if release.pooled is not None else []
     parts["summary"] = (
         f"<h1>Release report: {_e(name)}</h1>"
         f'<p class="muted">Made {time.strftime("%Y-%m-%d %H:%M:%S %Z")} by TVineSynth Studio {__version__}. '
         "Every number below is a median with its 95 % interval and the number of replicates n.</p>"
-        f'<div class="box"><h3>What was released</h3><p>{what}</p><p>{chosen}</p><p>{_e(recommendation)}</p>'
+        f'<div class="box"><h3>What was released</h3><p>{what}</p><p>{chosen_text}</p><p>{_e(recommendation)}</p>'
         f"<p><b>The user's reason:</b> {_e(reason) if reason and reason.strip() else '<i>none given</i>'}</p>"
         + (f"<p><b>Guardrail override:</b> {_e(release.override_reason)}</p>"
-           if release is not None and release.override_reason else "") + "</div>"
+           if release.override_reason else "") + "</div>"
         f"<h3>{_e(card.headline)}</h3><h3>Privacy: what it protects</h3>{_list(card.protects)}"
         f"<h3>Utility: what it costs</h3>{_list(card.costs)}{_list(card.notes)}"
         "<h3>Warnings</h3>" + (_list(blocking, "block") + _list(pooled_warnings + warnings, "warn")
@@ -240,11 +216,13 @@ def build_report(view: JobView, level: int | None = None, alpha: float = 0.5, me
                                ("K (linked to S above ρ*)", ", ".join(order.K) or "none"),
                                ("τ_block (Theorem 2.5)", order.tau_block), ("t_max (Appendix B)", order.t_max),
                                ("Why t_max", order.t_max_reason)]) + _table(rho))
-        values = prepare_table(train, holder.schema_, holder.missing).values
+        association = getattr(holder, "association_", None)
         parts["order"] = (f"<p>C-vine order (the response last, the root of tree 1): "
                           f"<code>{_e(' → '.join(order.order))}</code></p>"
-                          + _figure(figures.association_heatmap(association_matrix(values, order.measure), order,
-                                                                order.measure)))
+                          + (_figure(figures.association_heatmap(association, order, order.measure))
+                             if association is not None else
+                             '<p class="muted">The associations are not stored with this sweep\'s model (it was '
+                             "fitted by an earlier version, or from an explicit order).</p>"))
     else:
         parts["roles"] = _kv([("Response Y", config.response), ("Sensitive columns S", ", ".join(config.sensitive))])
         parts["order"] = '<p class="muted">The model has no Algorithm-1 order.</p>'
@@ -302,21 +280,20 @@ def build_report(view: JobView, level: int | None = None, alpha: float = 0.5, me
 
     # -- fidelity ---------------------------------------------------------------------------------------------
     modelled = [c for c in holder.schema_.modelled if c in train.columns and c in synthetic.columns]
-    source = "the released rows" if release is not None and release.table is not None else \
-        f"{len(synthetic)} rows drawn at level {shown} (seed {config.seed})"
+    source = "the released rows" if exported else f"{len(synthetic)} rows drawn at level {shown} (seed {release.seed})"
     parts["fidelity"] = (f"<p>The training rows against {_e(source)}.</p>"
                          + _figure(figures.marginal_histograms(train, synthetic, modelled))
                          + _figure(figures.correlation_pair(train[modelled], synthetic[modelled])))
 
     # -- guardrails -------------------------------------------------------------------------------------------
     kinds = {"block": "block", "warn": "warn"}
-    parts["guardrails"] = (("<p>Checked on the released file.</p>" if release is not None else
-                            f"<p>Checked on {len(train)} rows drawn at level {shown} (seed {config.seed}).</p>")
+    parts["guardrails"] = (("<p>Checked on the released file.</p>" if exported else
+                            f"<p>Checked on {release.rows} rows drawn at level {shown} (seed {release.seed}).</p>")
                            + "".join(_list([c.message], kinds.get(c.severity, "ok")) for c in checks))
 
     # -- releases ---------------------------------------------------------------------------------------------
     pooled_html = ""
-    if release is not None and release.pooled is not None:
+    if release.pooled is not None:
         p = release.pooled
         pooled_html = (f"<h3>Pooled-release check</h3><p>An attacker holding the {p.earlier} earlier release(s) and "
                        f"this one ({p.rows} rows): the pool's risk next to this release's, and the sweep's interval "

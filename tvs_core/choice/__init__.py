@@ -5,8 +5,8 @@ from .axes import Axis, axis_choices
 from .explain import LevelCard, explain_level
 from .mix import DEFAULT_UTILITY, PAPER_UTILITY, UtilityMix, utility_names
 from .selection import METHODS, Selection, level_table, select
-from .summary import choice_json, choose, summary_json
+from .summary import ChoiceSettings, choice_json, choose, summary_json
 
-__all__ = ["DEFAULT_UTILITY", "METHODS", "PAPER_UTILITY", "Axis", "LevelCard", "Selection", "UtilityMix",
-           "axis_choices", "choice_json", "choose", "explain_level", "level_table", "select", "summary_json",
-           "utility_names"]
+__all__ = ["DEFAULT_UTILITY", "METHODS", "PAPER_UTILITY", "Axis", "ChoiceSettings", "LevelCard", "Selection",
+           "UtilityMix", "axis_choices", "choice_json", "choose", "explain_level", "level_table", "select",
+           "summary_json", "utility_names"]

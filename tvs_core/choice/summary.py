@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -130,3 +132,20 @@ def choice_json(selection: Selection | None, level: int, alpha: float, method: s
         out["scores"] = {c: _finite(row[c]) for c in row.index if c in ("PU", "U", "P", "P_unclipped")
                          or c.startswith("U_")}
     return out
+
+
+@dataclass(frozen=True)
+class ChoiceSettings:
+    """How a level is weighed: α, the normalisation, the privacy axis and the utility mix — what the Choose page,
+    the command line's options and a project hold, in one place."""
+
+    alpha: float = 0.5
+    method: str = "anchored"
+    privacy: str = DEFAULT_PRIVACY_AXIS
+    utility: str = DEFAULT_UTILITY
+
+    def select(self, summary: pd.DataFrame, sensitive: list[str]) -> Selection | None:
+        return choose(summary, sensitive, self.alpha, self.method, self.privacy, utility=self.utility)
+
+    def to_json(self, selection: Selection | None, level: int, metric_names=()) -> dict:
+        return choice_json(selection, level, self.alpha, self.method, self.privacy, self.utility, metric_names)

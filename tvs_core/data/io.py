@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import BinaryIO
 
+import numpy as np
 import pandas as pd
 
 from ..errors import DataError
@@ -30,7 +31,7 @@ def read_table(source: str | Path | bytes | BinaryIO, name: str | None = None) -
         except Exception as exc:  # pyarrow raises many types
             raise DataError(f"Could not read '{name}' as Parquet: {exc}.",
                             fix="Check that the file is a complete Parquet file.") from exc
-        problems = header_problems(list(df.columns))
+        problems = header_problems(list(df.columns)) or _parquet_columns(df, name)
     elif raw[:4] == _ZIP_MAGIC or (name or "").lower().endswith((".xlsx", ".xlsm")):
         df, problems = _read_excel(raw, name)
     elif raw[:4] == _OLE_MAGIC or (name or "").lower().endswith(".xls"):
@@ -43,6 +44,28 @@ def read_table(source: str | Path | bytes | BinaryIO, name: str | None = None) -
     if df.shape[1] == 0 or len(df) == 0:
         raise DataError(f"'{name}' contains no data rows.", fix="Check the file and its delimiter.")
     return df
+
+
+def _parquet_columns(df: pd.DataFrame, name: str) -> list[DataError]:
+    """Parquet can hold what a table of people cannot: nested values are refused by column; time-zoned dates are
+    converted to UTC (in place, said in the table's note), as a CSV's are."""
+    problems, zoned = [], []
+    for column in df.columns:
+        col = df[column]
+        if isinstance(col.dtype, pd.DatetimeTZDtype):
+            df[column] = col.dt.tz_convert("UTC").dt.tz_localize(None)
+            zoned.append(str(column))
+            continue
+        nested = col.dropna().map(lambda v: isinstance(v, (list, tuple, dict, set, np.ndarray)))
+        if len(nested) and bool(nested.any()):
+            kind = type(col.dropna()[nested].iloc[0]).__name__
+            problems.append(DataError(f"Column '{column}' of '{name}' holds nested values (a {kind} in a cell), "
+                                      "which a table of one value per cell cannot model.", column=str(column),
+                                      fix="Flatten it into separate columns, or drop it, before loading."))
+    if zoned:
+        note = f"Time-zoned dates in {', '.join(zoned)} were converted to UTC."
+        df.attrs["note"] = f"{df.attrs['note']} {note}" if df.attrs.get("note") else note
+    return problems
 
 
 def _read_excel(raw: bytes, name: str) -> tuple[pd.DataFrame, list]:

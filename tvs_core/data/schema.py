@@ -242,6 +242,11 @@ def infer_column(name: str, col: pd.Series) -> tuple[ColumnType, str]:
     return ColumnType.NOMINAL, f"text labels ({n_unique} categories)"
 
 
+def mostly_missing(col: pd.Series) -> bool:
+    """Missing in more than ``MOSTLY_MISSING`` of the rows: dropped by default, released empty."""
+    return bool(len(col)) and float(col.isna().mean()) > MOSTLY_MISSING
+
+
 def infer_schema(df: pd.DataFrame, response: str | None = None,
                  sensitive: list[str] | tuple[str, ...] = ()) -> Schema:
     """Infer type and role of every column. Identifiers, free text and constants are dropped."""
@@ -250,7 +255,7 @@ def infer_schema(df: pd.DataFrame, response: str | None = None,
         col = df.iloc[:, i]
         ctype, reason = infer_column(str(name), col)
         role, drop_reason = Role.COVARIATE, None
-        if ctype not in UNMODELLED_TYPES and len(col) and col.isna().mean() > MOSTLY_MISSING:
+        if mostly_missing(col) and col.notna().any():  # whatever its few present cells look like (one value, two)
             role = Role.DROPPED
             drop_reason = (f"missing in {col.isna().mean():.0%} of the rows: a model would invent nearly all of it; "
                            "the release leaves it empty")

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field, fields
 
 import pandas as pd
 
+from ..choice.summary import ChoiceSettings
 from ..data.fingerprint import fingerprint_table
 from ..data.schema import Schema, infer_schema
 from ..evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY
@@ -87,6 +88,10 @@ class Project:
                            baseline_games=["aia", "mia"] if self.baseline_games else [],
                            protocol_overrides=overrides, schema=self.table_schema().to_dict(),
                            reuse_families=bool(self.reuse_families))
+
+    def choice_settings(self) -> ChoiceSettings:
+        """How this project weighs a level (the Choose page's α, normalisation, privacy axis and utility mix)."""
+        return ChoiceSettings(float(self.alpha), self.normalisation, self.privacy, self.utility)
 
     def adopt(self, config: SweepConfig) -> None:
         """Show a sweep's own settings, so that the screen says what produced the sweep that is open."""

@@ -18,7 +18,7 @@ from ..data.encoding import TableEncoder, plain_value
 from ..data.margins import make_margins, margins_from_dict
 from ..data.missing import MissingReport, reapply_missingness
 from ..data.prepare import prepare_table
-from ..data.schema import ColumnType, Schema, infer_schema
+from ..data.schema import ColumnType, Schema, infer_schema, mostly_missing
 from ..data.validation import MIN_ROWS, check
 from ..errors import DataError
 
@@ -132,10 +132,13 @@ class SyntheticGenerator:
         for spec in schema.columns:
             if not spec.modelled:
                 col = table[spec.name]
-                constant = col.dropna().iloc[0] if spec.type == ColumnType.CONSTANT and col.notna().any() else None
-                self.dropped_[spec.name] = {"type": spec.type.value, "dtype": str(col.dtype),
+                empty = mostly_missing(col)  # released empty: its few cells are no pattern, and might be someone's
+                constant = col.dropna().iloc[0] if spec.type == ColumnType.CONSTANT and col.notna().any() and \
+                    not empty else None
+                self.dropped_[spec.name] = {"type": "empty" if empty else spec.type.value, "dtype": str(col.dtype),
                                             "constant": plain_value(constant)}
-                if spec.type == ColumnType.IDENTIFIER and pd.api.types.is_integer_dtype(col) and col.notna().any():
+                if spec.type == ColumnType.IDENTIFIER and pd.api.types.is_integer_dtype(col) and col.notna().any() \
+                        and not empty:
                     # surrogate IDs start at the next power of ten above every real ID: no overlap, and
                     # only the number of digits of the real IDs is revealed
                     self.dropped_[spec.name]["first_id"] = 10 ** len(str(max(int(col.max()), 0)))

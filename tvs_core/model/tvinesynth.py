@@ -48,8 +48,13 @@ class TVineSynth(VineGenerator):
         self._fit_vine_on(upper, lower, column_order, make_vine)
 
     def _state(self) -> dict:
-        return {**super()._state(), "order": self.order_.to_dict()}
+        state = {**super()._state(), "order": self.order_.to_dict()}
+        if getattr(self, "association_", None) is not None:  # what Algorithm 1 read: the report draws it
+            state["association"] = self.association_.to_dict(orient="split")
+        return state
 
     def _load_state(self, state: dict) -> None:
         super()._load_state(state)
         self.order_ = OrderResult.from_dict(state["order"])
+        if "association" in state:
+            self.association_ = pd.DataFrame(**state["association"])

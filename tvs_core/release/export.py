@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -49,22 +50,58 @@ def write_csv(table: pd.DataFrame, out: str | Path, inputs: tuple = ()) -> Path:
 
 
 def write_file(data: bytes, out: str | Path, inputs: tuple = ()) -> Path:
-    """Never over one of the ``inputs`` (same path or same file through a link), never half-written
-    (a temporary file in the same folder, then renamed)."""
-    out = Path(out)
-    refuse_overwriting_inputs(out, inputs)
-    if out.is_dir():
-        raise DataError(f"--out {out} is a folder.", fix="Give a file name, e.g. synthetic.csv.")
-    if not out.parent.exists():
-        raise DataError(f"The folder of --out {out} does not exist.", fix="Create it first, or choose another path.")
-    handle, temporary = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent)
+    """``data`` at ``out`` (``write_files``)."""
+    return write_files([(data, out)], inputs)[0]
+
+
+def write_files(files: list[tuple[bytes, str | Path]], inputs: tuple = ()) -> list[Path]:
+    """Each file written whole or not at all: never over one of the ``inputs`` (same path or same file through a
+    link), only to a new path or over a regular file (a device, pipe, socket or folder — or a link to one — is
+    refused by name: renaming over it would replace it), each through a temporary file in the target folder that
+    is renamed only once every file is complete. A full disk or a file-size limit is one sentence, and no partial
+    file stays behind."""
+    targets = [_target(Path(out), inputs) for _, out in files]
+    temporaries: list[Path] = []
     try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.replace(temporary, out)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+        for (data, _), target in zip(files, targets, strict=True):
+            handle, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+            temporaries.append(Path(name))
+            with os.fdopen(handle, "wb") as stream:
+                stream.write(data)
+                stream.flush()
+                os.fsync(stream.fileno())
+        for temporary, target in zip(temporaries, targets, strict=True):
+            os.replace(temporary, target)
+    except OSError as exc:
+        raise DataError(f"Could not write {targets[len(temporaries) - 1] if temporaries else targets[0]}: "
+                        f"{exc.strerror or exc}; nothing was written.",
+                        fix="Free some space (or raise the file-size limit), or write to another folder.") from None
+    finally:
+        for temporary in temporaries:
+            temporary.unlink(missing_ok=True)
+    return targets
+
+
+def _target(out: Path, inputs: tuple) -> Path:
+    """Where ``out`` is really written: itself, or the regular file a link points to; refused when it would
+    replace an input or anything but a regular file."""
+    refuse_overwriting_inputs(out, inputs)
+    if out.is_symlink() or out.exists():
+        try:
+            mode = out.stat().st_mode  # follows links
+        except FileNotFoundError:  # a link to nothing: the file it names is new
+            mode = None
+        if mode is not None and not stat.S_ISREG(mode):
+            kind = ("a folder" if stat.S_ISDIR(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+                    else "a named pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+                    else "not a regular file")
+            link = " (through a link)" if out.is_symlink() else ""
+            fix = "Give a file name, e.g. synthetic.csv." if stat.S_ISDIR(mode) else \
+                "Give a new file name or an existing regular file; a release never replaces a special file."
+            raise DataError(f"--out {out} is {kind}{link}.", fix=fix)
+        out = Path(os.path.realpath(out))
+    if not out.parent.is_dir():
+        raise DataError(f"The folder of --out {out} does not exist.", fix="Create it first, or choose another path.")
     return out
 
 

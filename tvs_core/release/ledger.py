@@ -24,7 +24,7 @@ from .export import write_file
 
 
 @dataclass(frozen=True)
-class Release:
+class LedgerEntry:
     """One row of the ledger."""
 
     id: int
@@ -44,7 +44,7 @@ class Release:
     created: float
 
     @classmethod
-    def from_row(cls, row: dict) -> Release:
+    def from_row(cls, row: dict) -> LedgerEntry:
         return cls(**{**row, "settings": json.loads(row["settings"])})
 
     @property
@@ -68,7 +68,7 @@ def epsilon_of(model: SyntheticGenerator) -> float | None:
 
 def record_release(store: Store, fingerprint: str, table: pd.DataFrame, file_bytes: bytes, sha256: str,
                    model: SyntheticGenerator, level: int | None, seed: int | None, note: str | None = None,
-                   job_id: str | None = None, table_name: str | None = None) -> Release:
+                   job_id: str | None = None, table_name: str | None = None) -> LedgerEntry:
     """Add an export to the ledger and keep a copy of its rows in the workspace (written to a temporary
     file and renamed, so a crash never leaves half a copy behind)."""
     if store.read_only:
@@ -87,15 +87,15 @@ def record_release(store: Store, fingerprint: str, table: pd.DataFrame, file_byt
     except BaseException:
         path.unlink(missing_ok=True)
         raise
-    return Release.from_row({**entry, "id": release_id})
+    return LedgerEntry.from_row({**entry, "id": release_id})
 
 
-def releases(store: Store, fingerprint: str | None = None) -> list[Release]:
+def releases(store: Store, fingerprint: str | None = None) -> list[LedgerEntry]:
     """The releases of one table, oldest first (every table's without a fingerprint)."""
-    return [Release.from_row(r) for r in store.releases(fingerprint)]
+    return [LedgerEntry.from_row(r) for r in store.releases(fingerprint)]
 
 
-def distinct(entries: list[Release]) -> list[Release]:
+def distinct(entries: list[LedgerEntry]) -> list[LedgerEntry]:
     """One entry per released file: exporting the same bytes twice publishes nothing new."""
     seen, out = set(), []
     for entry in entries:
@@ -125,13 +125,13 @@ class Budget:
         return total
 
 
-def budget(entries: list[Release]) -> Budget:
+def budget(entries: list[LedgerEntry]) -> Budget:
     unique = distinct(entries)
     dp = [e for e in unique if e.epsilon is not None]
     return Budget(float(sum(e.epsilon for e in dp)), len(dp), len(unique) - len(dp))
 
 
-def ledger_frame(entries: list[Release]) -> pd.DataFrame:
+def ledger_frame(entries: list[LedgerEntry]) -> pd.DataFrame:
     """The ledger as a person reads it (pages, the report, the command line)."""
     return pd.DataFrame([{"release": e.id, "time": e.when, "table": e.table_name or e.fingerprint[:12],
                           "fingerprint": e.fingerprint[:12], "sweep": e.job_id, "level": e.level,

@@ -26,7 +26,7 @@ from ..evaluation.summary import SMALL_N
 from ..model.generator import SyntheticGenerator
 from ..seeding import task_seed
 from .guardrails import copies_of_training_rows
-from .ledger import Budget, Release, budget, distinct, epsilon_of
+from .ledger import Budget, LedgerEntry, budget, distinct, epsilon_of
 
 COLUMNS = ["metric", "label", "column", "better", "single", "single_low", "single_high", "n", "pooled", "raised"]
 
@@ -82,19 +82,22 @@ def raised(metric: str, pooled: float, low: float, high: float) -> bool | None:
     return bool(pooled < low - TOLERANCE)
 
 
-def pooled_check(model: SyntheticGenerator, data: EvaluationData, train: pd.DataFrame, new: pd.DataFrame,
-                 new_sha256: str, earlier: list[tuple[Release, pd.DataFrame]], sensitive: list[str], level,
+def pooled_check(model: SyntheticGenerator, data: EvaluationData | None, train: pd.DataFrame, new: pd.DataFrame,
+                 new_sha256: str, earlier: list[tuple[LedgerEntry, pd.DataFrame]], sensitive: list[str], level,
                  master_seed: int, summary: pd.DataFrame | None = None) -> PooledCheck:
     """Attack the union of the distinct ``earlier`` releases (ledger entries with their rows) and ``new``
     as one attacker would, next to ``new`` alone; ``summary`` (the sweep's) gives the single release's interval.
-    ``train`` is the decoded training split (for exact copies), ``data`` its encoding (``JobView.evaluation_data``)."""
+    ``train`` is the decoded training split (for exact copies), ``data`` its encoding (``JobView.evaluation_data``;
+    None without a sweep: no attacks, only the copies and the budget)."""
     kept = {e.sha256: (e, t) for e, t in earlier}
     pool = [kept[e.sha256] for e in distinct([e for e, _ in earlier]) if e.sha256 != new_sha256]
     tables = [t for _, t in pool] + [new]
-    encoded = [encode_rows(data.encoder, t, model.schema_, model.missing) for t in tables]
-    single, pooled = encoded[-1], np.vstack(encoded)
-    seed = task_seed(master_seed, "pooled-release", level)
-    alone, together = _risks(single, data, sensitive, level, seed), _risks(pooled, data, sensitive, level, seed)
+    alone, together = {}, {}
+    if data is not None:  # the attacks need the rows held out of the fit (a sweep's split)
+        encoded = [encode_rows(data.encoder, t, model.schema_, model.missing) for t in tables]
+        single, pooled = encoded[-1], np.vstack(encoded)
+        seed = task_seed(master_seed, "pooled-release", level)
+        alone, together = _risks(single, data, sensitive, level, seed), _risks(pooled, data, sensitive, level, seed)
     rows = []
     for (metric, column), value in alone.items():
         low, high, n = _interval(summary, level, metric, column)
@@ -120,6 +123,9 @@ def pooled_check(model: SyntheticGenerator, data: EvaluationData, train: pd.Data
                               "together the releases publish real records.")
     if risks["raised"].isna().all() and len(risks):
         check.notes.append("The sweep has no interval for these attacks at this level: compare the numbers directly.")
+    if data is None:
+        check.notes.append("The attacks were not run: they need rows held out of the fit, which only a sweep has "
+                           "(release from a sweep to attack the pool); the copies and the privacy budget are counted.")
     if any(m.startswith("release_mab") for m in risks["metric"]):
         check.notes.append("A pooled attacker's regression is estimated from more rows, so its noise shrinks: MAB can "
                            "fall when releases are pooled; a coefficient the model really keeps does not.")
@@ -148,6 +154,9 @@ def verdict(check: PooledCheck) -> str:
     compared = int(check.risks["raised"].notna().sum())
     copies = (f"; {check.copies} pooled row(s) copy a training row" if check.copies else
               "; no pooled row copies a training row")
+    if check.risks.empty:
+        return (f"Pooled with the {check.earlier} earlier release(s): no attack was run (they need a sweep's hold-out "
+                f"rows){copies}.")
     if beyond:
         return (f"Pooled with the {check.earlier} earlier release(s), {beyond} of {compared} attack value(s) go beyond "
                 f"a single release's interval{copies}.")
