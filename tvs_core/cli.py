@@ -466,6 +466,18 @@ def build_parser() -> argparse.ArgumentParser:
                            help="association threshold rho* from 0 to 1 (default: Pearson 0.6 in the chosen measure)")
             p.add_argument("--measure", choices=MEASURES, default="kendall")
 
+    def choice_args(p, what: str = ""):
+        """How a level is weighed (PU_t): the same four options wherever a choice is made or recorded."""
+        p.add_argument("--alpha", type=unit_interval, default=0.5, help=f"{what}privacy weight in PU_t, from 0 to 1")
+        p.add_argument("--normalisation", choices=METHODS, default="anchored",
+                       help="anchored: privacy from the attack on the real rows (0) to the same attack on shuffled "
+                            "columns (1); paper: to 0 instead (P = 1 - MAB/MAB_real); minmax: over the levels")
+        p.add_argument("--privacy", default=DEFAULT_PRIVACY_AXIS,
+                       help="privacy axis of PU_t: " + ", ".join(axis_choices("privacy", ["COLUMN"])))
+        p.add_argument("--utility", default=DEFAULT_UTILITY,
+                       help=f"utility mix U_t of PU_t: NAME[=WEIGHT],... with NAME one of {', '.join(utility_names())}"
+                            f" (default {DEFAULT_UTILITY}; the paper's: tstr)")
+
     def model_args(p):
         p.add_argument("--order", type=names, help="explicit comma-separated covariate order (response is appended)")
         p.add_argument("--seed", type=seed, default=0, help=f"master seed, 0 to {MAX_SEED}")
@@ -497,11 +509,7 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("--note", help="why this release was made (kept in the ledger)")
     release.add_argument("--override-reason", help="release despite a blocking guardrail (exact copies of training "
                                                    "rows); the reason goes into the manifest")
-    release.add_argument("--alpha", type=unit_interval, default=0.5,
-                         help="with --job: privacy weight in PU_t (the manifest's choice)")
-    release.add_argument("--normalisation", choices=METHODS, default="anchored")
-    release.add_argument("--privacy", default=DEFAULT_PRIVACY_AXIS, help="with --job: privacy axis of PU_t")
-    release.add_argument("--utility", default=DEFAULT_UTILITY, help="with --job: utility mix U_t of PU_t")
+    choice_args(release, "with --job, for the manifest's choice: ")
     release.add_argument("--workspace", help="store folder (default: $TVS_WORKSPACE or ~/.tvinesynth-studio)")
 
     report = sub.add_parser("report", help="write the HTML report of a stored sweep (print it to PDF from a browser)")
@@ -509,11 +517,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--level", type=level, help="the chosen level (default: none chosen; the recommendation is "
                                                     "reported)")
     report.add_argument("--reason", help="why this level was chosen (shown on the first page)")
-    report.add_argument("--alpha", type=unit_interval, default=0.5, help="privacy weight in PU_t, from 0 to 1")
-    report.add_argument("--normalisation", choices=METHODS, default="anchored")
-    report.add_argument("--privacy", default=DEFAULT_PRIVACY_AXIS,
-                        help="privacy axis of PU_t: " + ", ".join(axis_choices("privacy", ["COLUMN"])))
-    report.add_argument("--utility", default=DEFAULT_UTILITY, help="utility mix U_t of PU_t: NAME[=WEIGHT],...")
+    choice_args(report)
     report.add_argument("--workspace", help="store folder (default: $TVS_WORKSPACE or ~/.tvinesynth-studio)")
     report.add_argument("--out", required=True, help="output HTML path")
 
@@ -551,15 +555,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--backend", choices=["loky", "dask", "ray"], default="loky")
     sweep.add_argument("--address", help="scheduler address for dask/ray (default: a local cluster)")
     sweep.add_argument("--n-jobs", type=count, default=2)
-    sweep.add_argument("--alpha", type=unit_interval, default=0.5, help="privacy weight in PU_t, from 0 to 1")
-    sweep.add_argument("--normalisation", choices=METHODS, default="anchored",
-                       help="anchored: privacy from the attack on the real rows (0) to the same attack on shuffled "
-                            "columns (1); paper: to 0 instead (P = 1 - MAB/MAB_real); minmax: over the levels")
-    sweep.add_argument("--privacy", default=DEFAULT_PRIVACY_AXIS,
-                       help="privacy axis of PU_t: " + ", ".join(axis_choices("privacy", ["COLUMN"])))
-    sweep.add_argument("--utility", default=DEFAULT_UTILITY,
-                       help=f"utility mix U_t of PU_t: NAME[=WEIGHT],... with NAME one of {', '.join(utility_names())}"
-                            f" (default {DEFAULT_UTILITY}; the paper's: tstr)")
+    choice_args(sweep)
     sweep.add_argument("--workspace", help="store folder (default: $TVS_WORKSPACE or ~/.tvinesynth-studio)")
     sweep.add_argument("--out", required=True, help="folder for results.csv and summary.json")
 
