@@ -18,7 +18,7 @@ from tvs_core.data.schema import infer_schema
 from tvs_core.data.split import holdout_split
 from tvs_core.evaluation import anonymity
 from tvs_core.evaluation.catalogue import CATALOGUE, GDPR_CRITERIA, GDPR_PARTS
-from tvs_core.evaluation.context import EvaluationData
+from tvs_core.evaluation.context import EvaluationData, encode_rows
 from tvs_core.evaluation.distance import gower_space, nearest
 from tvs_core.evaluation.intervals import wilson
 from tvs_core.evaluation.set_metrics import SyntheticSet, gdpr_criteria
@@ -74,36 +74,30 @@ def test_independent_margins_that_never_saw_the_training_rows_are_at_no_risk(dem
     """Independent margins fitted on rows that are neither training nor hold-out rows: the release knows nothing of
     either, so training and hold-out rows are exchangeable to every attack and the true risk is 0.
 
-    Each set's 95 % interval covers 0 with probability about 0.95, so the median of five sets' lower ends is 0
-    unless three of five intervals miss it (probability < 10 C 0.05^3 ~ 0.0013). The risk is a clipped residual
-    whose standard error is at most about 0.04 at these sizes (>= 114 attacks, control rate <= 0.3), so a set
-    exceeds 0.1 with probability < 0.01 and the median of five does with probability < 1e-5."""
-    data = demo_data(demo, seed)
-    rows = np.random.default_rng(seed).permutation(len(data.train))
-    half = len(rows) // 2
-    attacked = EvaluationData(data.encoder, data.schema, data.train[rows[:half]], data.test, data.names)
-    margins = IndependentMargins(seed=seed).fit_encoded(data.train[rows[half:]], data.encoder, data.schema)
-    sets = [risks(gdpr_criteria(SyntheticSet(margins.sample_values(half, None, i), attacked, seed, "independent",
-                                             None, i)), data.schema.sensitive) for i in range(NULL_SETS)]
-    for criterion in sets[0]:
-        low = np.median([s[criterion]["risk_low"] for s in sets])
-        risk = np.median([s[criterion]["risk"] for s in sets])
-        assert low == 0.0 and risk <= 0.1, (criterion, [s[criterion] for s in sets])
-
-
-def test_the_empirical_independent_baseline_republishes_training_values():
-    """Measured, not a known answer of the issue: the ``independent`` baseline with empirical margins releases the
-    training extremes and values a smoothed margin would not, which univariate singling out sees (clinical: about
-    0.12 with an interval clear of 0, bench/anonymity.md), while the multivariate predicates, linkability and
-    inference stay near 0."""
-    data = demo_data("clinical", 0)
-    found = []
-    for margins in ("empirical", "kde"):
-        model = IndependentMargins(margins=margins, seed=0).fit_encoded(data.train, data.encoder, data.schema)
-        sets = [gdpr_criteria(SyntheticSet(model.sample_values(len(data.train), None, i), data, 0, margins, None, i))
-                for i in range(3)]
-        found.append(np.median([s["singling_out_univariate_risk_low"] for s in sets]))
-    assert found[0] > 0 and found[1] == 0
+    Five replicates, each with its own split of the demo into hold-out (20 %), training and fitting rows (the rest,
+    halved), so that they are independent: one set's interval is conditional on its training and hold-out rows,
+    and sets sharing those rows miss 0 together. Each 95 % interval covers 0 with probability about 0.95, so the
+    median of the five lower ends is 0 unless three of five miss (probability < 10 x 0.05^3 ~ 0.0013). The risk is
+    a clipped residual whose standard error is at most about 0.05 at these sizes (>= 114 attacks), so one
+    replicate exceeds 0.1 with probability < 0.03 and the median of five with probability < 3e-4."""
+    table = load_demo(demo)
+    spec = DEMOS[demo]
+    schema = infer_schema(table).with_roles(spec.response, list(spec.sensitive))
+    replicates = []
+    for i in range(NULL_SETS):
+        rows = np.random.default_rng([seed, i]).permutation(len(table))
+        control, rest = rows[:len(rows) // 5], rows[len(rows) // 5:]
+        train, fitting = rest[:len(rest) // 2], rest[len(rest) // 2:]
+        data = EvaluationData.from_tables(table.iloc[train], table.iloc[control], schema)
+        margins = IndependentMargins(seed=seed).fit_encoded(
+            encode_rows(data.encoder, table.iloc[fitting], schema), data.encoder, data.schema)
+        synthetic = margins.sample_values(len(train), None, i)
+        replicates.append(risks(gdpr_criteria(SyntheticSet(synthetic, data, seed, "independent", None, i)),
+                                spec.sensitive))
+    for criterion in replicates[0]:
+        low = np.median([r[criterion]["risk_low"] for r in replicates])
+        risk = np.median([r[criterion]["risk"] for r in replicates])
+        assert low == 0.0 and risk <= 0.1, (criterion, [r[criterion] for r in replicates])
 
 
 # -- the arithmetic ------------------------------------------------------------------------------------------------
