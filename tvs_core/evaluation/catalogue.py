@@ -259,6 +259,21 @@ METRICS: tuple[Metric, ...] = (
            per_set="set_metrics:closeness"),
     # -- anonymisation: the three GDPR criteria -------------------------------------------------------------
     *(metric for criterion in GDPR_CRITERIA for metric in _gdpr(*criterion)),
+    # -- the empirical audit of a DP claim (evaluation/dp_audit.py; only in sweeps run with --audit-dp) --------
+    Metric("dp_audit_score_in", "DP audit: canary's membership score, canary in the fit", "DP audit score (IN)",
+           "−distance", "lower", (float("-inf"), 0.0), "membership risk", "game",
+           "Minus the distance from a planted worst-case record (column: the canary) to its nearest released row, "
+           "in the audit's fits that held it: a release that remembers the canary scores near 0.",
+           per_column="any"),
+    Metric("dp_audit_score_out", "DP audit: canary's membership score, canary not in the fit", "DP audit score (OUT)",
+           "−distance", "higher", (float("-inf"), 0.0), "membership risk", "game",
+           "The same score in the audit's fits without the canary: IN close to OUT means the release does not "
+           "show whether the canary was there.", per_column="any"),
+    Metric("dp_audit_claimed_epsilon", "Privacy budget ε the generator claims", "Claimed ε", "ε", "lower",
+           (0.0, None), "membership risk", "game",
+           "The ε a DP generator's settings state, recorded by its audit (its target: the audit's planned fits)."),
+    Metric("dp_audit_claimed_delta", "δ the generator claims", "Claimed δ", "δ", "lower", (0.0, 1.0),
+           "membership risk", "game", "The δ of the claim (0: pure ε-DP), recorded by the audit."),
     # -- fidelity -----------------------------------------------------------------------------------
     Metric("alpha_precision", "α-precision (fidelity)", "α-precision (fidelity)", "share", "higher", (0.0, 1.0),
            "fidelity", "release", "Share of synthetic rows inside the real data's α-support (Alaa et al. 2022).",
