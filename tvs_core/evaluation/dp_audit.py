@@ -159,7 +159,7 @@ def audit(inside: dict[str, np.ndarray], outside: dict[str, np.ndarray], first_i
     confidence is split over the canaries (Bonferroni)."""
     canaries = sorted({key.split("/")[0] for key in inside})
     alpha = (1 - CONFIDENCE) / max(1, len(canaries))
-    best = (0.0, canaries[0] if canaries else "", 0.0, 0.0)
+    found = []  # per canary: (bound, its score key, TPR, FPR) on the measuring half
     for canary in canaries:
         options = []  # (bound on the choosing half, -threshold, key): the largest bound, then the highest threshold
         for key in [k for k in sorted(inside) if k.split("/")[0] == canary]:
@@ -170,9 +170,9 @@ def audit(inside: dict[str, np.ndarray], outside: dict[str, np.ndarray], first_i
             continue
         _, negative, key = max(options)
         tp, positives, fp, negatives = _counts(inside[key], outside[key], -negative)
-        found = epsilon_lower_bound(tp, positives, fp, negatives, delta, alpha)
-        if found > best[0] or not best[1]:
-            best = (found, key, tp / max(positives, 1), fp / max(negatives, 1))
+        found.append((epsilon_lower_bound(tp, positives, fp, negatives, delta, alpha), key, tp / max(positives, 1),
+                      fp / max(negatives, 1)))
+    best = max(found, key=lambda f: f[0], default=(0.0, "", 0.0, 0.0))  # ties: the first canary
     positives, negatives = (min((len(v) for v in side.values()), default=0) for side in (inside, outside))
     most = epsilon_lower_bound(positives, positives, 0, negatives, delta, alpha)
     return AuditResult(model, float(epsilon), float(delta), best[0], best[1], best[2], best[3], int(trials), most)
