@@ -13,6 +13,7 @@ import pytest
 from scipy.stats import norm
 
 from tvs_core import load_demo
+from tvs_core.choice.gdpr import gdpr_verdicts
 from tvs_core.data.demo import DEMOS
 from tvs_core.data.schema import infer_schema
 from tvs_core.data.split import holdout_split
@@ -42,6 +43,15 @@ def risks(found: dict, sensitive) -> dict[str, dict]:
     return out
 
 
+def as_summary(records: dict) -> dict:
+    """One set's records in summary.json's form ({name or name:COLUMN: {median, ci_low, ci_high, n}})."""
+    out = {}
+    for name, value in records.items():
+        for key, v in ((f"{name}:{c}", x) for c, x in value.items()) if isinstance(value, dict) else [(name, value)]:
+            out[key] = {"median": v, "ci_low": v, "ci_high": v, "n": 1}
+    return out
+
+
 def demo_data(demo: str, seed: int) -> EvaluationData:
     """The demo's encoded training and hold-out rows, split as a sweep splits them (20 % hold-out)."""
     table = load_demo(demo)
@@ -59,8 +69,12 @@ def test_a_verbatim_copy_is_at_risk_on_every_criterion(demo, seed):
     baseline guesses blindly: it cannot reach the main attack's near-certain success."""
     data = demo_data(demo, seed)
     copy = data.train[np.random.default_rng(seed).permutation(len(data.train))]
-    found = risks(gdpr_criteria(SyntheticSet(copy, data, seed, "copy", None, 0)), data.schema.sensitive)
+    records = gdpr_criteria(SyntheticSet(copy, data, seed, "copy", None, 0))
+    found = risks(records, data.schema.sensitive)
     assert len(found) == 3 + len(data.schema.sensitive)
+    verdicts = gdpr_verdicts(as_summary(records), list(data.schema.sensitive))  # what the officer reads
+    assert [v.verdict for v in verdicts] == ["high"] * len(found) and all(v.beats_baseline for v in verdicts)
+    assert all(v.sentence.split(": ")[1].startswith("HIGH risk") for v in verdicts)
     for criterion, parts in found.items():
         assert parts["attacks"] >= 100, criterion
         assert parts["risk"] >= 0.8, (criterion, parts)
@@ -92,8 +106,10 @@ def test_independent_margins_that_never_saw_the_training_rows_are_at_no_risk(dem
         margins = IndependentMargins(seed=seed).fit_encoded(
             encode_rows(data.encoder, table.iloc[fitting], schema), data.encoder, data.schema)
         synthetic = margins.sample_values(len(train), None, i)
-        replicates.append(risks(gdpr_criteria(SyntheticSet(synthetic, data, seed, "independent", None, i)),
-                                spec.sensitive))
+        last = gdpr_criteria(SyntheticSet(synthetic, data, seed, "independent", None, i))
+        replicates.append(risks(last, spec.sensitive))
+    verdicts = gdpr_verdicts(as_summary(last), list(spec.sensitive))
+    assert {v.verdict for v in verdicts} <= {"none", "measurable"}  # one set's verdict: never "high"
     for criterion in replicates[0]:
         low = np.median([r[criterion]["risk_low"] for r in replicates])
         risk = np.median([r[criterion]["risk"] for r in replicates])
