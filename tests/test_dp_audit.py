@@ -168,3 +168,12 @@ def test_the_command_line_refuses_an_audit_with_nothing_to_audit(tmp_path, capsy
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 2 and "claims an ε" in lines[0] and "multiple of 4" in lines[1]
     assert not (tmp_path / "o").exists()
+
+
+def test_a_sweep_without_the_audit_keeps_its_identity():
+    """Earlier sweeps' job ids hold: the setting is absent from the config's identity unless it is on."""
+    from tvs_core.jobs.config import SweepConfig
+
+    base = SweepConfig(response=SWEEP_RESPONSE, sensitive=["total_cost_eur"])
+    assert "dp_audit_trials" not in base.to_dict()
+    assert SweepConfig(**{**base.to_dict(), "dp_audit_trials": 80}).to_dict()["dp_audit_trials"] == 80
