@@ -161,15 +161,15 @@ def audit(inside: dict[str, np.ndarray], outside: dict[str, np.ndarray], first_i
     alpha = (1 - CONFIDENCE) / max(1, len(canaries))
     found = []  # per canary: (bound, its score key, TPR, FPR) on the measuring half
     for canary in canaries:
-        options = []  # (bound on the choosing half, -threshold, key): the largest bound, then the highest threshold
+        options = []  # (bound on the choosing half, threshold, key): the largest bound, then the highest threshold
         for key in [k for k in sorted(inside) if k.split("/")[0] == canary]:
             for threshold in np.unique(np.r_[first_inside[key], first_outside[key]]):
                 options.append((epsilon_lower_bound(*_counts(first_inside[key], first_outside[key], threshold), delta,
-                                                    alpha), -threshold, key))
+                                                    alpha), threshold, key))
         if not options:
             continue
-        _, negative, key = max(options)
-        tp, positives, fp, negatives = _counts(inside[key], outside[key], -negative)
+        _, threshold, key = max(options)
+        tp, positives, fp, negatives = _counts(inside[key], outside[key], threshold)
         found.append((epsilon_lower_bound(tp, positives, fp, negatives, delta, alpha), key, tp / max(positives, 1),
                       fp / max(negatives, 1)))
     best = max(found, key=lambda f: f[0], default=(0.0, "", 0.0, 0.0))  # ties: the first canary
