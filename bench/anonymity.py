@@ -172,9 +172,12 @@ READING = """## Reading
     predicate isolates one row depends on how many rows it is checked on; anonymeter corrects the control's count
     by a fitted model of that dependence. As we read anonymeter 1.1.0's code, the points it fits are the numbers
     of queries rather than of successes (`len(_evaluate_queries(...))`), and with fewer than 1 000 control rows
-    every point is at the control's own size, so the correction is a fixed factor (about 0.86 for 1000 / 250
-    rows) that lowers the control rate; its singling-out risks are then above 0 even for releases that know
-    nothing of the training rows (independent KDE margins, shuffled rows). Ours measures the control at the
+    every point is at the control's own size, so the fit is degenerate and the correction comes out as the size
+    ratio (n_control + 1) / (n_train + 1): 0.2507 for 250 / 1 000 rows, checked by calling its
+    `fit_correction_term` on random data in the throw-away environment. The control's count is thus divided by
+    about 4, and its singling-out risks are above 0 even for releases that know nothing of the training rows
+    (independent KDE margins, shuffled rows); with an equal hold-out (the halved clinical demo) no correction is
+    applied and the two tools agree. Ours measures the control at the
     training set's size by exchangeability (evaluation/anonymity.py) and reads about 0 there, as a release that
     knows nothing must.
   * Inference's naive baseline: anonymeter 1.1.0 re-indexes its random guesses to the targets' row labels

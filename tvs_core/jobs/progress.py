@@ -72,7 +72,7 @@ def kind_costs(store: Store, job: dict) -> tuple[dict[str, float], str]:
 def competitor_fits(config: SweepConfig, n_train: int, n_columns: int) -> dict[str, float]:
     """Expected fit seconds of each competitor baseline, by task key: a CTGAN fit costs minutes where a vine
     baseline's costs a second, so the kind's typical cost would hide it; likewise each fit of a competitor's DP
-    audit (``--audit-dp``: an MST fit is about half a minute). (Their attack games, when asked for, refit on the
+    audit (``--audit-dp``: 80 MST fits are minutes). (Their attack games, when asked for, refit on the
     games' subsets and are not included.)"""
     rows = min(n_train, BASELINE_ROWS)
     fits = {}
