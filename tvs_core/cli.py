@@ -27,6 +27,7 @@ from .data.schema import infer_schema
 from .data.validation import check
 from .errors import DataError, DataErrors, TVSError
 from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY
+from .evaluation.dp_audit import DEFAULT_TRIALS
 from .jobs.config import COMPETITORS, DEFAULT_BASELINES
 from .model.families import DEFAULT_PRESET, PRESETS
 from .model.ordering import MEASURES, algorithm1, association_matrix
@@ -103,6 +104,14 @@ def external_file(text: str) -> tuple[str, str]:
     if not equals or not name.strip() or not path.strip():
         raise argparse.ArgumentTypeError(f"{text!r}: write NAME=FILE, e.g. mine=synthetic.csv")
     return name.strip(), path.strip()
+
+
+def audit_fits(text: str) -> int:
+    """Fits of a DP audit: at least 8, a multiple of 4 (two halves, each canary in half of each)."""
+    value = _integer(text, 8)
+    if value % 4:
+        raise argparse.ArgumentTypeError(f"{value} is not a multiple of 4: give e.g. {value + 4 - value % 4}")
+    return value
 
 
 def names(text: str) -> list[str]:
@@ -335,6 +344,7 @@ def _attach(store, job_id: str, show) -> str:
 def cmd_sweep(args) -> dict:
     from .choice.summary import summary_json
     from .jobs import JobView, Store, SweepConfig, baseline_spec, submit
+    from .jobs.plan import audited
     from .jobs.process import Terminated, worker_alive
     from .jobs.worker import run_job
     from .release.export import refuse_overwriting_inputs, write_csv, write_file
@@ -363,13 +373,18 @@ def cmd_sweep(args) -> dict:
                          families=args.families, margins=args.margins, seed=args.seed, baselines=list(baselines),
                          baseline_games=["aia", "mia"] if args.baseline_games else [], schema=schema.to_dict(),
                          protocol_overrides={"mia_shared_shadows": False} if args.per_target_shadows else None,
-                         analysis=args.analysis, reuse_families=args.reuse_families)
-    for name in config.baselines:
-        baseline_spec(name, config)  # refuse an unknown baseline before any work
+                         analysis=args.analysis, reuse_families=args.reuse_families,
+                         dp_audit_trials=args.audit_dp or 0)
+    specs = [baseline_spec(name, config) for name in config.baselines]  # refuse an unknown baseline before any work
+    if args.audit_dp and not audited(specs):
+        raise DataError("--audit-dp: none of the baselines claims an ε, so there is no claim to audit.",
+                        fix="Add a DP baseline, e.g. --baselines dp_vine:1,privbayes:1 (or mst:2.5).")
     Axis.parse(args.privacy, sensitive=config.sensitive)
     UtilityMix.parse(args.utility)
     _check_model_inputs(table, schema, config, holdout)
     store = Store(args.workspace)
+    if args.audit_dp:
+        _announce_audit(store, config, table, schema, args.n_jobs)
     if store.read_only:
         job_id = _finished_job(store, table, config, holdout, externals)
     else:
@@ -403,7 +418,21 @@ def cmd_sweep(args) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     write_csv(records, out / "results.csv", inputs)  # column names reach the records' attribute cells
     write_file(json.dumps(summary, indent=2, allow_nan=False, default=str).encode(), out / "summary.json", inputs)
-    return {"job_id": job_id, "out": str(out), "best_level": summary["best_level"], "records": len(records)}
+    return {"job_id": job_id, "out": str(out), "best_level": summary["best_level"], "records": len(records),
+            "dp_audit": summary.get("dp_audit", {})}
+
+
+def _announce_audit(store, config, table, schema, workers: int) -> None:
+    """Before any work: what the audit will fit and about how long it takes."""
+    from .jobs import baseline_spec
+    from .jobs.plan import audited
+    from .jobs.progress import audit_seconds
+
+    names = [spec.label for spec in audited([baseline_spec(n, config) for n in config.baselines])]
+    columns = len(prepare_table(table, schema, config.missing).encoder.names)
+    seconds = audit_seconds(store, config, int(len(table) * (1 - config.holdout_fraction)), columns, workers)
+    print(f"DP audit: {config.dp_audit_trials} fits of each of {', '.join(names)}; about {seconds / 60:.1f} min "
+          f"of the sweep's time", file=sys.stderr)
 
 
 def _check_model_inputs(table, schema, config, holdout) -> None:
@@ -552,6 +581,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="membership game: a shadow subset and OUT model per target, as the paper (slower)")
     sweep.add_argument("--baseline-games", action="store_true",
                        help="the baselines play both attack games too (slower; game MAB and PG for every model)")
+    sweep.add_argument("--audit-dp", type=audit_fits, nargs="?", const=DEFAULT_TRIALS, metavar="FITS",
+                       help="audit every baseline that claims an ε: FITS fits (default "
+                            f"{DEFAULT_TRIALS}, a multiple of 4) with and without planted worst-case records, a "
+                            "membership test on each release, and the ε the releases demonstrably spend (Clopper-"
+                            "Pearson, 95 %%) next to the claimed ε; its duration is printed before the sweep starts")
     sweep.add_argument("--backend", choices=["loky", "dask", "ray"], default="loky")
     sweep.add_argument("--address", help="scheduler address for dask/ray (default: a local cluster)")
     sweep.add_argument("--n-jobs", type=count, default=2)
@@ -612,6 +646,9 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "sweep":
         print(f"wrote {result['out']}/results.csv and summary.json; best level: {result['best_level']}",
               file=sys.stderr)
+        for audit in result["dp_audit"].values():  # a violated claim is the loudest line of the run
+            print(("WARNING, DP CLAIM REFUTED: " if audit["flagged"] else "DP audit: ") + audit["verdict"],
+                  file=sys.stderr)
     elif args.command == "report":
         print(f"wrote the report of job {result['job_id']} to {result['out']} ({result['bytes'] / 1e6:.1f} MB)",
               file=sys.stderr)

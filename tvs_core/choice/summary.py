@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..evaluation.catalogue import CATALOGUE, DEFAULT_PRIVACY_AXIS
+from ..evaluation.dp_audit import audits_from_records
 from ..evaluation.records import HOLDER, REFERENCE_MODELS
 from ..evaluation.summary import summarise
 from .axes import Axis
@@ -67,7 +68,8 @@ def _metrics_of(at: pd.DataFrame, sensitive: list[str]) -> dict[str, dict]:
 def summary_json(records: pd.DataFrame, sensitive: list[str], alpha: float = 0.5, method: str = "anchored",
                  privacy: str = DEFAULT_PRIVACY_AXIS, utility_mix: str | UtilityMix | None = DEFAULT_UTILITY) -> dict:
     """{levels: [{model, level, metrics: {name: {median, ci_low, ci_high, n}}}], best_level, the utility mix,
-    the anchors of the scales, ...}."""
+    the anchors of the scales, ...; ``dp_audit`` ({model: claimed and empirical ε, flagged, verdict}) when the
+    sweep audited its DP baselines}."""
     summary = summarise(records)
     mix = UtilityMix.parse(utility_mix)
     utility = Axis.utility(summary["metric"])
@@ -94,11 +96,15 @@ def summary_json(records: pd.DataFrame, sensitive: list[str], alpha: float = 0.5
                 if row["beyond"]:
                     entry["beyond"] = row["beyond"]
             entries.append(entry)
-    return {"best_level": None if selection is None else selection.best_level, "alpha": alpha,
-            "normalisation": method, "privacy_metric": str(privacy), "utility_mix": mix.text,
-            "utility_mix_described": mix.describe(summary["metric"]),
-            "anchors": anchors_json(selection, sensitive),
-            "notes": [] if selection is None else selection.notes, "levels": entries}
+    out = {"best_level": None if selection is None else selection.best_level, "alpha": alpha,
+           "normalisation": method, "privacy_metric": str(privacy), "utility_mix": mix.text,
+           "utility_mix_described": mix.describe(summary["metric"]),
+           "anchors": anchors_json(selection, sensitive),
+           "notes": [] if selection is None else selection.notes, "levels": entries}
+    audits = audits_from_records(records)
+    if audits:  # a sweep run with --audit-dp: each DP baseline's claimed ε next to the ε its releases spend
+        out["dp_audit"] = {a.model: a.to_dict() for a in audits}
+    return out
 
 
 def anchors_json(selection: Selection | None, sensitive: list[str]) -> dict:

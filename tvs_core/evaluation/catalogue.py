@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from .records import RAW, REAL, SHUFFLED
 
-GROUPS = ("utility", "attribute risk", "membership risk", "fidelity")
+GROUPS = ("utility", "attribute risk", "membership risk", "anonymisation (GDPR)", "fidelity")
 # a metric of one published set (``per_set``) sees at most this many synthetic, training and hold-out rows:
 # a seeded subsample, redrawn for every set, so its noise is part of the interval over sets. Below the cap
 # (every demo) nothing changes; above it the cost no longer grows with the table (issue 12).
@@ -112,6 +112,53 @@ def _utility(scale: str, stage: str, forest: bool) -> Metric:
                   worst=None if real else (0.5 if auc else 0.0),
                   ideal=None if real else Reference(name.replace("tstr", "trtr"), REAL),
                   spread="percentile" if real else "bootstrap")
+
+
+# the three anonymisation criteria of the Article 29 Working Party (Opinion 05/2014), as the attacks of Giomi et al.
+# (PETS 2023) measure them (evaluation/anonymity.py): record-name prefix, label, what the attacker does
+GDPR_CRITERIA = (
+    ("singling_out", "Singling-out risk (multivariate predicates)",
+     "predicates on 3 columns that isolate one synthetic row, checked on the training rows"),
+    ("singling_out_univariate", "Singling-out risk (univariate predicates)",
+     "one-column predicates (a value occurring once, below the minimum, above the maximum) that isolate one "
+     "synthetic row, checked on the training rows"),
+    ("linkability", "Linkability risk",
+     "two disjoint column groups of a training record linked through their shared nearest synthetic row"),
+    ("inference", "Inference risk",
+     "the sensitive column guessed from the nearest synthetic row on every other column (a number within 5 %)"),
+)
+# the parts recorded for each criterion: name suffix, label suffix, unit, better, range, explanation
+GDPR_PARTS = (
+    ("risk", "", "share", "lower", (0.0, 1.0),
+     "The residual risk (main − control) / (1 − control): how much better the attack does on the people in the "
+     "training rows than on hold-out people the generator never saw; 0 = nothing beyond what the data tell about "
+     "anyone, 1 = every attack succeeds on the training rows only (a verbatim copy). Clipped to [0, 1]."),
+    ("risk_low", ": 95 % interval, lower end", "share", "lower", (0.0, 1.0),
+     "Lower end of one set's 95 % interval of the residual risk (Wilson intervals of both success rates, "
+     "propagated), clipped to [0, 1]."),
+    ("risk_high", ": 95 % interval, upper end", "share", "lower", (0.0, 1.0),
+     "Upper end of one set's 95 % interval of the residual risk, clipped to [0, 1]."),
+    ("main_rate", ": main attack's success rate", "share", "lower", (0.0, 1.0),
+     "Success rate of the attack on the training rows (Wilson estimate)."),
+    ("control_rate", ": control attack's success rate", "share", "lower", (0.0, 1.0),
+     "Success rate of the same attack on hold-out rows, which the generator never saw (Wilson estimate)."),
+    ("baseline_rate", ": naive baseline's success rate", "share", "lower", (0.0, 1.0),
+     "Success rate of an attacker guessing at random without the synthetic rows (Wilson estimate): the main "
+     "attack must beat it for the figures to be trusted."),
+    ("attacks", ": number of attacks", "attacks", "higher", (0.0, None),
+     "Attacks per attack kind on one set (at most 500; linkability and inference: at most the hold-out rows)."),
+)
+
+
+def _gdpr(prefix: str, label: str, attack: str) -> tuple[Metric, ...]:
+    """A criterion's risk and its companion records, one metric each (summary.json: {median, ci_low, ci_high, n}
+    over the published sets of each)."""
+    per_column = "sensitive" if prefix == "inference" else None
+    short = label.replace(" risk", "")
+    return tuple(Metric(f"{prefix}_{part}", f"{label}{suffix}", f"{short}{suffix or ' risk'}", unit, better, bounds,
+                        "anonymisation (GDPR)", "release", f"{explanation} Attack: {attack} (Giomi et al. 2023).",
+                        per_column=per_column, per_set="set_metrics:gdpr_criteria")
+                 for part, suffix, unit, better, bounds, explanation in GDPR_PARTS)
 
 
 METRICS: tuple[Metric, ...] = (
@@ -210,6 +257,23 @@ METRICS: tuple[Metric, ...] = (
     Metric("exact_copies", "Exact copies of training rows", "Exact copies", "rows", "lower", (0.0, None),
            "membership risk", "release", "Synthetic rows equal to a training row on every modelled column.",
            per_set="set_metrics:closeness"),
+    # -- anonymisation: the three GDPR criteria -------------------------------------------------------------
+    *(metric for criterion in GDPR_CRITERIA for metric in _gdpr(*criterion)),
+    # -- the empirical audit of a DP claim (evaluation/dp_audit.py; only in sweeps run with --audit-dp) --------
+    Metric("dp_audit_score_in", "DP audit: canary's membership score, canary in the fit", "DP audit score (IN)",
+           "−distance", "lower", (float("-inf"), 0.0), "membership risk", "game",
+           "Minus the distance from a planted worst-case record (column: the canary) to its nearest released row, "
+           "in the audit's fits that held it: a release that remembers the canary scores near 0.",
+           per_column="any"),
+    Metric("dp_audit_score_out", "DP audit: canary's membership score, canary not in the fit", "DP audit score (OUT)",
+           "−distance", "higher", (float("-inf"), 0.0), "membership risk", "game",
+           "The same score in the audit's fits without the canary: IN close to OUT means the release does not "
+           "show whether the canary was there.", per_column="any"),
+    Metric("dp_audit_claimed_epsilon", "Privacy budget ε the generator claims", "Claimed ε", "ε", "lower",
+           (0.0, None), "membership risk", "game",
+           "The ε a DP generator's settings state, recorded by its audit (its target: the audit's planned fits)."),
+    Metric("dp_audit_claimed_delta", "δ the generator claims", "Claimed δ", "δ", "lower", (0.0, 1.0),
+           "membership risk", "game", "The δ of the claim (0: pure ε-DP), recorded by the audit."),
     # -- fidelity -----------------------------------------------------------------------------------
     Metric("alpha_precision", "α-precision (fidelity)", "α-precision (fidelity)", "share", "higher", (0.0, 1.0),
            "fidelity", "release", "Share of synthetic rows inside the real data's α-support (Alaa et al. 2022).",

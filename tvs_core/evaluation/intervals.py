@@ -1,9 +1,11 @@
 """Every number carries its spread: percentile bootstraps over the replicates (sets, iterations,
-targets); shares such as TP, FP or DCR are replicated too, so they need no separate formula."""
+targets); shares such as TP, FP or DCR are replicated too, so they need no separate formula. Where one run's
+success count is the number (the GDPR criteria's attacks, a DP audit's trials) its binomial interval is here too."""
 
 from __future__ import annotations
 
 import numpy as np
+from scipy.stats import beta, norm
 
 
 def bootstrap_interval(values, statistic=np.median, confidence: float = 0.95, n_boot: int = 2000,
@@ -21,3 +23,24 @@ def bootstrap_interval(values, statistic=np.median, confidence: float = 0.95, n_
     tail = (1 - confidence) / 2
     return estimate, float(np.quantile(draws, tail)), float(np.quantile(draws, 1 - tail))
 
+
+
+def wilson(successes: float, trials: int, confidence: float = 0.95) -> tuple[float, float]:
+    """(centre, half-width) of the Wilson score interval of a success rate (Wilson 1927): the estimate and error
+    Giomi et al. (PETS 2023, anonymeter's ``stats/confidence.py``) give every attack's success rate; robust at
+    rates near 0 or 1 and for few trials, where the plain proportion's normal interval collapses."""
+    z = float(norm.ppf(0.5 * (1 + confidence)))
+    n, k = float(trials), float(successes)
+    if n <= 0:
+        return float("nan"), float("nan")
+    spread = k * (n - k) / n
+    return (k + 0.5 * z * z) / (n + z * z), z / (n + z * z) * float(np.sqrt(max(spread, 0.0) + 0.25 * z * z))
+
+
+def clopper_pearson(successes: int, trials: int, alpha: float) -> tuple[float, float]:
+    """One-sided (1 - alpha) Clopper-Pearson bounds of a binomial rate: (lower, upper), each exact (beta
+    quantiles), the bounds DP auditing turns into an empirical epsilon (Jagielski et al. 2020)."""
+    k, n = int(successes), int(trials)
+    low = 0.0 if k == 0 else float(beta.ppf(alpha, k, n - k + 1))
+    high = 1.0 if k == n else float(beta.ppf(1 - alpha, k + 1, n - k))
+    return low, high

@@ -46,6 +46,7 @@ class JobContext:
     baseline_games: tuple = ()
     feature_set: str = "correlations"
     externals: dict[str, np.ndarray] = field(default_factory=dict)  # name -> encoded rows of a table made elsewhere
+    dp_audit_trials: int = 0  # fits of the DP audit of every baseline that claims an ε (0: no audit)
 
     def baseline(self, label: str) -> GeneratorSpec:
         return next(b for b in self.baselines if b.label == label)
@@ -65,11 +66,13 @@ def context_for_model(model: SyntheticGenerator, train: pd.DataFrame, test: pd.D
                       targets: dict[str, list[int]] | None = None, feature_set: str = "correlations",
                       sensitive: list[str] | None = None, refit_per_level: bool = False,
                       analysis: list[str] | None = None,
-                      externals: dict[str, pd.DataFrame] | None = None, reuse_families: bool = False) -> JobContext:
+                      externals: dict[str, pd.DataFrame] | None = None, reuse_families: bool = False,
+                      dp_audit_trials: int = 0) -> JobContext:
     """The context of a fitted holder ``model`` on its training rows and the hold-out ``test``;
     ``analysis``: the covariates of the regression of Y whose intervals ci_overlap compares (None: all);
     ``externals``: synthetic tables made elsewhere (name -> table), checked against ``train``'s schema;
-    ``reuse_families``: the games' refits keep the holder's pair-copula families (parameters refitted)."""
+    ``reuse_families``: the games' refits keep the holder's pair-copula families (parameters refitted);
+    ``dp_audit_trials``: fits of the empirical audit of each baseline that claims an ε (0: none)."""
     data = EvaluationData.from_model(model, train, test)
     if analysis:
         unknown = [c for c in analysis if c not in data.names or c == data.schema.response]
@@ -95,7 +98,7 @@ def context_for_model(model: SyntheticGenerator, train: pd.DataFrame, test: pd.D
     encoded = {name: encode_rows(data.encoder, conform_external(frame, train, model.schema_, name), model.schema_,
                                  model.missing) for name, frame in (externals or {}).items()}
     return JobContext(data, model, spec, levels, protocol, caps, chosen, attacker_rows, sensitive, seed,
-                      tuple(games), list(baselines), tuple(baseline_games), feature_set, encoded)
+                      tuple(games), list(baselines), tuple(baseline_games), feature_set, encoded, int(dp_audit_trials))
 
 
 def schema_for(table: pd.DataFrame, config: SweepConfig) -> Schema:
@@ -137,4 +140,4 @@ def context_for_job(config: SweepConfig, table: pd.DataFrame, holdout: pd.DataFr
                              games=config.games, baselines=[baseline_spec(n, config) for n in config.baselines],
                              baseline_games=config.baseline_games, feature_set=config.feature_set,
                              sensitive=config.sensitive, analysis=config.analysis, externals=externals,
-                             reuse_families=config.reuse_families)
+                             reuse_families=config.reuse_families, dp_audit_trials=config.dp_audit_trials)

@@ -55,16 +55,18 @@ def evaluate(model: SyntheticGenerator, train: pd.DataFrame, test: pd.DataFrame,
              baselines: list[GeneratorSpec] = (), baseline_games=(), targets: dict[str, list[int]] | None = None,
              feature_set: str = "correlations", refit_per_level: bool = False,
              analysis: list[str] | None = None, externals: dict[str, pd.DataFrame] | None = None,
-             reuse_families: bool = False) -> EvaluationResult:
+             reuse_families: bool = False, dp_audit_trials: int = 0) -> EvaluationResult:
     """Evaluate a fitted holder model on its training rows ``train`` and the hold-out ``test``;
     ``analysis``: the covariates of the regression of Y that ci_overlap compares (None: all);
     ``externals``: synthetic tables made elsewhere (name -> table), scored by the release metrics;
-    ``reuse_families``: the games refit the holder's pair-copula families' parameters only (a deviation)."""
+    ``reuse_families``: the games refit the holder's pair-copula families' parameters only (a deviation);
+    ``dp_audit_trials``: fits of the empirical DP audit of each baseline that claims an ε (0: none)."""
     started = time.perf_counter()
     context = context_for_model(model, train, test, levels=levels, preset=preset, seed=seed, games=games,
                                 baselines=baselines, baseline_games=baseline_games, targets=targets,
                                 feature_set=feature_set, refit_per_level=refit_per_level, analysis=analysis,
-                                externals=externals, reuse_families=reuse_families)
+                                externals=externals, reuse_families=reuse_families,
+                                dp_audit_trials=dp_audit_trials)
     records, timings = run_in_memory(context, n_jobs)
     kendall = (kendall_matrices(model, context.data, context.levels, seed, context.spec.label)
                if "release" in games else {})

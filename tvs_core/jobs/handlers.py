@@ -11,6 +11,7 @@ from ..evaluation import membership
 from ..evaluation.attribute_game import aia_iteration
 from ..evaluation.catalogue import BASELINE_ROWS
 from ..evaluation.context import EvaluationData, GeneratorSpec
+from ..evaluation.dp_audit import trial_records
 from ..evaluation.records import HOLDER, RAW
 from ..evaluation.release import published_records, reference_records, release_records
 from ..evaluation.timing import timed
@@ -61,6 +62,12 @@ def external(task: Task, context: JobContext, inputs: dict) -> Result:
                              task.player), None
 
 
+def dp_audit(task: Task, context: JobContext, inputs: dict) -> Result:
+    """One fit of a DP baseline's empirical audit, with or without each canary."""
+    trial, trials = task.params
+    return trial_records(context.baseline(task.player), context.data, context.seed, trial, trials), None
+
+
 def aia(task: Task, context: JobContext, inputs: dict) -> Result:
     spec, levels = _player(task, context)
     records = aia_iteration(spec, context.data, context.targets, levels, context.protocol, context.seed,
@@ -91,7 +98,8 @@ def mia_eval(task: Task, context: JobContext, inputs: dict) -> Result:
 
 HANDLERS: dict[str, Callable[[Task, JobContext, dict], Result]] = {
     "reference": reference, "release": release, "baseline": baseline, "external": external, "aia": aia,
-    "baseline_aia": aia, "mia_shadow": mia_shadow, "mia_attackers": mia_attackers, "mia_eval": mia_eval,
+    "baseline_aia": aia, "dp_audit": dp_audit, "mia_shadow": mia_shadow, "mia_attackers": mia_attackers,
+    "mia_eval": mia_eval,
 }
 
 

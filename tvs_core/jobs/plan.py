@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from types import SimpleNamespace
 
+from ..evaluation.dp_audit import claimed_privacy
 from ..evaluation.protocol import QUICK, get_protocol
 from ..evaluation.records import HOLDER
 from ..evaluation.release import DISTANCE_SETS
@@ -47,6 +48,10 @@ def plan(context: JobContext) -> list[Task]:
         # tables made elsewhere: release metrics only (the games need a generator to refit)
         tasks += [Task(f"external:{name}", "external", (), player=name) for name in context.externals]
         tasks += [task for later in release[1:] for task in later]
+    # the empirical audit of every baseline that claims an ε: one fit per task (evaluation/dp_audit.py)
+    trials = getattr(context, "dp_audit_trials", 0)
+    tasks += [Task(f"dp_audit:{spec.label}:{t}", "dp_audit", (t, trials), player=spec.label)
+              for spec in audited(context.baselines) if trials for t in range(trials)]
     if "aia" in games:
         tasks += [Task(f"aia:{i}", "aia", (i,)) for i in range(protocol.aia_iterations)]
         if "aia" in context.baseline_games:
@@ -64,6 +69,11 @@ def plan(context: JobContext) -> list[Task]:
     return tasks
 
 
+def audited(baselines: list) -> list:
+    """The baselines whose settings claim an ε: what ``--audit-dp`` audits."""
+    return [spec for spec in baselines if claimed_privacy(spec) is not None]
+
+
 def planned_tasks(config: SweepConfig, levels: list[int]) -> list[Task]:
     """The tasks a sweep will run, known before its holder is fitted (for the estimate shown before Start)."""
     protocol = get_protocol(config.preset)
@@ -72,5 +82,6 @@ def planned_tasks(config: SweepConfig, levels: list[int]) -> list[Task]:
     inputs = SimpleNamespace(levels=list(levels), protocol=protocol, games=tuple(config.games),
                              baselines=[baseline_spec(name, config) for name in config.baselines],
                              baseline_games=tuple(config.baseline_games),
-                             externals=dict.fromkeys(config.externals or {}))
+                             externals=dict.fromkeys(config.externals or {}),
+                             dp_audit_trials=config.dp_audit_trials)
     return plan(inputs)

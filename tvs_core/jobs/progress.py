@@ -15,6 +15,7 @@ from statistics import median
 
 from ..errors import DataError
 from ..evaluation.catalogue import BASELINE_ROWS
+from ..evaluation.dp_audit import AUDIT_ROWS
 from ..evaluation.records import FIRST_LOOK
 from ..model.competitors import fit_cost
 from .config import SweepConfig, baseline_spec
@@ -22,7 +23,10 @@ from .store import Store
 
 # seconds per task, quick preset, 884 x 27 SUPPORT2-like table (bench/tables.py), 2 cores (bench/sweep.md)
 PRIOR_SECONDS = {"holder": 0.6, "reference": 2.2, "release": 1.4, "baseline": 1.5, "aia": 6.3, "baseline_aia": 4.6,
-                 "mia_shadow": 4.2, "mia_attackers": 5.1, "mia_eval": 7.3}
+                 "mia_shadow": 4.2, "mia_attackers": 5.1, "mia_eval": 7.3,
+                 # one DP-audit fit of dp_vine on the audit's rows (1000 x 21 clinical: 0.36 s, scaled to 27 columns);
+                 # a competitor's audit fits add their own measured fit cost (``competitor_fits``)
+                 "dp_audit": 0.6}
 PRIOR_SHAPE = (707.0, 27.0)  # training rows (80 % of 884) and encoded columns of that table
 # tasks on the training rows grow with rows x columns; the games' sizes are fixed by the protocol, so their
 # tasks grow with the columns only (fits and correlation features: about the square)
@@ -68,8 +72,9 @@ def kind_costs(store: Store, job: dict) -> tuple[dict[str, float], str]:
 
 def competitor_fits(config: SweepConfig, n_train: int, n_columns: int) -> dict[str, float]:
     """Expected fit seconds of each competitor baseline, by task key: a CTGAN fit costs minutes where a vine
-    baseline's costs a second, so the kind's typical cost would hide it. (Their attack games, when asked for,
-    refit on the games' subsets and are not included.)"""
+    baseline's costs a second, so the kind's typical cost would hide it; likewise each fit of a competitor's DP
+    audit (``--audit-dp``: 80 MST fits are minutes). (Their attack games, when asked for, refit on the
+    games' subsets and are not included.)"""
     rows = min(n_train, BASELINE_ROWS)
     fits = {}
     for name in config.baselines:
@@ -80,6 +85,8 @@ def competitor_fits(config: SweepConfig, n_train: int, n_columns: int) -> dict[s
         seconds = fit_cost(spec.name, spec.config.get("epochs"), rows, n_columns)
         if seconds is not None:
             fits[f"baseline:{name}"] = seconds
+            audit = fit_cost(spec.name, spec.config.get("epochs"), min(n_train, AUDIT_ROWS), n_columns)
+            fits |= {f"dp_audit:{name}:{t}": audit for t in range(config.dp_audit_trials)}
     return fits
 
 
@@ -162,3 +169,17 @@ def estimate(store: Store, plan: list, n_train: int, n_columns: int, workers: in
     if fits:
         source += " and the competitors' measured fit costs"
     return seconds_left(plan, set(), costs, workers, extra=fits), source
+
+
+def audit_seconds(store: Store, config: SweepConfig, n_train: int, n_columns: int, workers: int = 2) -> float:
+    """Expected seconds the DP audit (``config.dp_audit_trials`` fits of each baseline that claims an ε) adds to a
+    sweep, before it starts: what ``--audit-dp`` and the Sweep page's option say it will cost."""
+    from .plan import planned_tasks
+
+    plan = [[t.key, t.kind, t.stage] for t in planned_tasks(config, [1]) if t.kind == "dp_audit"]
+    if not plan:
+        return 0.0
+    costs, _ = kind_costs(store, {"id": None, "details": {"n_train": n_train, "n_columns": n_columns}})
+    extra = {key: seconds for key, seconds in competitor_fits(config, n_train, n_columns).items()
+             if key.startswith("dp_audit:")}
+    return seconds_left(plan, set(), costs, workers, extra=extra)
