@@ -10,7 +10,9 @@ bench/competitors.md. It then writes the section "PrivPGD (issue 26)" of bench/c
 one, keeping the rest): the table with 95 % intervals, the fit seconds against ``fit_cost``, and each Figure 2
 statement with whether this run agrees and whether the intervals separate.
 
-Usage (from the repo root): ``nice -n 19 python bench/privpgd.py [clinical breast_cancer]``.
+Usage (from the repo root): ``nice -n 19 python bench/privpgd.py [clinical breast_cancer]``. Each demo's sweep is
+kept in the temporary folder (``privpgd-bench-DEMO.pkl``) as it finishes; ``--run-only`` stops there (to run the
+demos as parallel processes) and ``--write-only`` writes the section from the kept sweeps.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import datetime
 import os
 import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -26,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import pandas as pd
 from competitors import _cell, run
 from machine import cpu_model
 
@@ -64,44 +68,59 @@ def statement(claim: str, higher: tuple[str, str], lower: tuple[str, str]) -> st
             f"({'intervals disjoint' if separated else 'intervals overlap'})")
 
 
+def kept(demo: str) -> Path:
+    return Path(tempfile.gettempdir()) / f"privpgd-bench-{demo}.pkl"
+
+
 def main() -> None:
-    demos = sys.argv[1:] or ["clinical", "breast_cancer"]
+    args = sys.argv[1:]
+    run_only, write_only = "--run-only" in args, "--write-only" in args
+    demos = [a for a in args if not a.startswith("--")] or ["clinical", "breast_cancer"]
+    for demo in demos if not write_only else []:
+        started = time.perf_counter()
+        frame, trtr = run(demo, "paper", [NAME])
+        pd.to_pickle((frame, trtr, time.perf_counter() - started), kept(demo))
+        print(f"{demo} done", file=sys.stderr, flush=True)
+    if not run_only:
+        write({demo: pd.read_pickle(kept(demo)) for demo in demos})
+
+
+def write(results: dict) -> None:
+    """The section from each demo's (frame, TRTR AUC, sweep seconds), into bench/competitors.md."""
     text = NOTE.read_text()
     before = text.split(f"\n{TITLE}", 1)[0].rstrip("\n")
     load = os.getloadavg()[0]
     lines = [TITLE, "",
              f"Run {datetime.date.today()} on {cpu_model()} ({os.cpu_count()} cores, load average {load:.1f} at the "
-             "start: other work shared the machine), `nice -n 19 python bench/privpgd.py`: the sweep above (quick "
-             "preset, release metrics, two tasks at a time) with `privpgd:2.5` (ε = 2.5, δ = 1e-5, the authors' "
+             "start: other work shared the machine), `nice -n 19 python bench/privpgd.py --run-only DEMO` for both "
+             "demos as two parallel processes, then `python bench/privpgd.py --write-only`: the sweep above (quick "
+             "preset, release metrics, two tasks at a time each) with `privpgd:2.5` (ε = 2.5, δ = 1e-5, the authors' "
              "settings but 1 000 particles and 10 projection-step directions: README, Competitors) as its baseline. "
              "Cells as above: median over the published sets [95 % bootstrap interval]. The other competitors' rows "
              "are the committed run above (same seed and settings; TVineSynth's rows of this run are compared with it "
              "below).", ""]
     clinical = None
-    for demo in demos:
-        started = time.perf_counter()
-        frame, trtr = run(demo, "paper", [NAME])
+    for demo, (frame, trtr, seconds) in results.items():
         old = committed_rows(text, demo)
         new = {}
         for row in frame.itertuples():
-            name = row.model if row.level is None else f"{row.model} t={int(row.level)}"
+            name = row.model if pd.isna(row.level) else f"{row.model} t={int(row.level)}"
             new[name] = [_cell(row.tstr_auc), _cell(row.release_mab_worst), _cell(row.mia_auc),
                          f"{row.fit_seconds:.1f}"]
         same = [name for name in new if name != NAME and old.get(name, [None])[:3] == new[name][:3]]
         holder = [name for name in new if name != NAME]
         columns = len(load_demo(demo).columns)
         expected = fit_cost("privpgd", None, 0, columns)
-        lines += [f"### {demo} (TRTR AUC {trtr:.3f}; sweep {time.perf_counter() - started:.0f} s)", "",
+        lines += [f"### {demo} (TRTR AUC {trtr:.3f}; sweep {seconds:.0f} s)", "",
                   "| model | TSTR AUC | release MAB (worst column) | mia_auc | fit s |", "|---|---|---|---|---|"]
         rows = {**{k: v for k, v in old.items() if not k.startswith("tvinesynth")}, **new}
-        for name in sorted(rows):
+        for name in sorted(rows, key=lambda r: (r.split(" t=")[0], int(r.split(" t=")[1]) if " t=" in r else 0)):
             lines.append(f"| {name}{'' if name in new else ' (committed run)'} | " + " | ".join(rows[name]) + " |")
         lines += ["", f"TVineSynth's rows equal the committed run's: {len(same)} of {len(holder)} (TSTR, MAB, "
                       f"mia_auc cells). PrivPGD's fit: {new[NAME][3]} s inside the sweep; `fit_cost` expects "
                       f"{expected:.0f} s ({columns} columns, {columns * (columns - 1) // 2} two-way marginals).", ""]
         if demo == "clinical":
             clinical = rows
-        print("\n".join(lines), flush=True)
     if clinical is not None:
         best = max((n for n in clinical if n.startswith("tvinesynth")), key=lambda n: interval(clinical[n][0])[0])
         low = "tvinesynth t=1"
