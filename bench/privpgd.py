@@ -91,14 +91,14 @@ def write(results: dict) -> None:
     before = text.split(f"\n{TITLE}", 1)[0].rstrip("\n")
     load = os.getloadavg()[0]
     lines = [TITLE, "",
-             f"Run {datetime.date.today()} on {cpu_model()} ({os.cpu_count()} cores, load average {load:.1f} at the "
-             "start: other work shared the machine), `nice -n 19 python bench/privpgd.py --run-only DEMO` for both "
-             "demos as two parallel processes, then `python bench/privpgd.py --write-only`: the sweep above (quick "
-             "preset, release metrics, two tasks at a time each) with `privpgd:2.5` (ε = 2.5, δ = 1e-5, the authors' "
-             "settings but 1 000 particles and 10 projection-step directions: README, Competitors) as its baseline. "
-             "Cells as above: median over the published sets [95 % bootstrap interval]. The other competitors' rows "
-             "are the committed run above (same seed and settings; TVineSynth's rows of this run are compared with it "
-             "below).", ""]
+             f"Run {datetime.date.today()} on {cpu_model()} ({os.cpu_count()} cores, load average {load:.1f} when "
+             "this was written: other work shared the machine), `nice -n 19 python bench/privpgd.py --run-only "
+             "DEMO` for both demos as two parallel processes, then `python bench/privpgd.py --write-only`: the "
+             "sweep above (quick preset, release metrics, two tasks at a time each) with `privpgd:2.5` (ε = 2.5, δ"
+             " = 1e-5, the authors' settings but 1 000 particles and 10 projection-step directions: README, "
+             "Competitors) as its baseline. Cells as above: median over the published sets [95 % bootstrap "
+             "interval]. The other competitors' rows are the committed run above (same seed and settings; "
+             "TVineSynth's rows of this run are compared with it below).", ""]
     clinical = None
     for demo, (frame, trtr, seconds) in results.items():
         old = committed_rows(text, demo)
