@@ -26,7 +26,9 @@ Deviations, each measured or forced by this machine (2 CPU cores, no GPU; the re
   marginals in each of the 1000 epochs: one such sort of 100 000 particles took 0.27 s here (2026-11, a loaded
   2-core machine), i.e. about 16 hours per fit on the clinical demo (K = 210). The quantised targets' resolution
   (1/N) stays below the mechanism's noise per cell in frequency (√2·σ·√K / n: 0.04 on the clinical demo, 0.14 on
-  breast cancer). A release draws its rows from the particles (without replacement up to N).
+  breast cancer). A release draws its rows from the particles (without replacement up to N): with n ≥ N rows, as
+  the clinical demo's 1 000 training rows, every release is the whole particle set in another order, so metrics
+  that ignore row order (the release MAB) do not vary over a fit's releases.
 - ``projection_projections``: 10 directions per iteration of the projection step (the reference: 200), for the
   same reason (K marginals × 1750 iterations × directions × up to 32 × 32 cells); the iterations, learning rate
   and schedule are the reference's.
