@@ -2,7 +2,8 @@
 
 Why: the scatter is only as convincing as its reference points. For each demo this runs one sweep
 (quick preset, release metrics) with the competitors of ``COMPETITORS`` as baselines — CTGAN, TVAE,
-PrivBayes (ε = 0.1, 1, 5) and MST (ε = 2.5, standing in for PrivPGD) — and writes, per model and level,
+PrivBayes (ε = 0.1, 1, 5) and PrivPGD (ε = 2.5; MST stood in for it in the committed run of issue 13) — and
+writes, per model and level,
 the TSTR AUC, the release MAB on the worst sensitive column and the strongest shadow-free membership attack's
 AUC (``mia_auc``), each a median with its interval, and the fit seconds, then compares the orderings with the
 paper's Figure 2.
@@ -95,14 +96,14 @@ def main() -> None:
              f"each; load average {os.getloadavg()[0]:.1f} at the start), `python bench/competitors.py {budget}`, "
              f"epoch budget **{budget}** "
              "(paper = Appendix J's SUPPORT2 settings: CTGAN 400 epochs batch 100; TVAE 800 epochs batch 100, "
-             "latent 4; PrivBayes 25 bins, degree 1; MST 25 bins, δ = 1e-5). Quick preset, release metrics only: "
+             "latent 4; PrivBayes 25 bins, degree 1; PrivPGD 32 bins, δ = 1e-5, 1 000 particles). Quick preset, "
+             "release metrics only: "
              "MAB is the release MAB (the attacker's regression on the published sets), worst sensitive column; "
              "`mia_auc` the strongest shadow-free membership attack (0.5 = nothing learnt). Each cell: the median "
              "over the published sets [95 % bootstrap interval of that median] — 5 sets for TSTR and mia_auc, 10 "
              "for MAB, each |train| rows drawn from the one fit (the sweep's own summary, "
              "`evaluation.summary.summarise`); the spread is over sets, not over refits. One fit per model; fit "
-             "seconds of TVineSynth are its one fit at t_max (every level shares it). MST (ε = 2.5, δ = 1e-5) "
-             "stands in for PrivPGD (see the README).", ""]
+             "seconds of TVineSynth are its one fit at t_max (every level shares it).", ""]
     for demo in demos:
         started, first_line = time.perf_counter(), len(lines)
         frame, trtr = run(demo, budget, only)
@@ -126,8 +127,8 @@ def main() -> None:
     lines += ["## Compared with the paper's Figure 2 (SUPPORT2)", "",
               "The paper orders utility TVineSynth ≈ TVAE > CTGAN, PrivPGD > PrivBayes (far below); AIA privacy "
               "PrivBayes ≈ TVineSynth at low levels ≈ CTGAN, with TVAE and PrivPGD leaking more; membership: TVAE "
-              "worst (PG ≈ 0), CTGAN variable, the rest ≈ safe. See the orderings above for where this run agrees "
-              "(MST standing in for PrivPGD); the demos are not SUPPORT2 and this uses release, not game, MAB. (The "
+              "worst (PG ≈ 0), CTGAN variable, the rest ≈ safe. See the orderings above for where this run agrees"
+              "; the demos are not SUPPORT2 and this uses release, not game, MAB. (The "
               "reading below this paragraph in the committed file is written by hand for the run recorded there; "
               "a re-run replaces the file.)", ""]
     if only is None:

@@ -15,6 +15,7 @@ from tvs_core.evaluation.records import HOLDER
 from tvs_core.evaluation.summary import summarise
 from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView, submit
 from tvs_core.jobs.backends import BACKENDS
+from tvs_core.jobs.config import OTHER_COMPETITORS
 from tvs_core.jobs.plan import planned_tasks
 from tvs_core.jobs.process import cancel_job, start_worker, worker_alive
 from tvs_core.jobs.progress import competitor_fits, duration_text, estimate
@@ -136,11 +137,12 @@ with b:
 with c:
     setting("Margins", "margins", st.selectbox, options=["empirical", "kde"])
 setting("Baselines (reference points)", "baselines", st.multiselect,
-        options=list(dict.fromkeys([*DEFAULT_BASELINES, *COMPETITORS, "ctgan:quick", "tvae:quick"])),
+        options=list(dict.fromkeys([*DEFAULT_BASELINES, *COMPETITORS, *OTHER_COMPETITORS, "ctgan:quick",
+                                    "tvae:quick"])),
         format_func=figures.model_label,
-        help="CTGAN and TVAE need `pip install -r requirements-competitors.txt`; 'paper settings' are Appendix J's "
-             "epochs, 'quick epochs' a short budget for interactive sweeps. MST stands in for the paper's PrivPGD "
-             "(not packaged; README, Competitors).")
+        help="CTGAN, TVAE and PrivPGD need `pip install -r requirements-competitors.txt`; 'paper settings' are "
+             "Appendix J's epochs, 'quick epochs' a short budget for interactive sweeps. PrivPGD (ε = 2.5) is the "
+             "paper's DP marginal method; MST, which stood in for it, stays available (README, Competitors).")
 uploads = st.file_uploader("Your own synthetic data (optional): each file is scored like a release and drawn as "
                            "its own point", type=["csv", "parquet", "xlsx"], accept_multiple_files=True,
                            help="Same columns, types and labels as the training table. The attack games need a "

@@ -313,9 +313,9 @@ def test_sweep_page_shows_each_competitors_expected_fit_cost(tmp_path, monkeypat
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     at.switch_page("pages/sensitive.py").run()
     at.switch_page("pages/sweep.py").run()
-    at.multiselect(key="w.baselines").set_value(["ctgan", "tvae:quick", "privbayes:1", "mst:2.5"]).run()
+    at.multiselect(key="w.baselines").set_value(["ctgan", "tvae:quick", "privbayes:1", "mst:2.5", "privpgd:2.5"]).run()
     assert not at.exception, [e.value for e in at.exception]
     cost = next(c.value for c in at.caption if c.value.startswith("Expected time per fit"))
     assert "CTGAN (paper settings)" in cost and "TVAE (quick epochs)" in cost and "PrivBayes (ε = 1)" in cost
-    assert "MST (ε = 2.5)" in cost
+    assert "MST (ε = 2.5)" in cost and "PrivPGD (ε = 2.5)" in cost
     common.store.clear()

@@ -565,8 +565,8 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--holdout", help="hold-out CSV/Parquet to use instead of a 20 %% split")
     sweep.add_argument("--baselines", type=names,
                        help="comma-separated baselines, or 'none' (default: " + ", ".join(DEFAULT_BASELINES)
-                            + "); the paper's competitors: " + ", ".join(COMPETITORS) + " (ctgan and tvae need "
-                            "requirements-competitors.txt; :quick or :EPOCHS for a shorter budget)")
+                            + "); the paper's competitors: " + ", ".join(COMPETITORS) + " (ctgan, tvae and privpgd "
+                            "need requirements-competitors.txt; :quick or :EPOCHS for a shorter budget); also mst:EPS")
     sweep.add_argument("--external", type=external_file, action="append", metavar="NAME=FILE",
                        help="a synthetic table made elsewhere (repeatable): checked against the data's columns, "
                             "types and labels, copied into the workspace and scored by every release metric as "

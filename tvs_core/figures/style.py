@@ -44,6 +44,7 @@ BASELINE_STYLE: dict[str, tuple[str, str]] = {
     "tvae": ("star-open", "#6b6b8c"),
     "privbayes": ("hexagon", "#8c6b7b"),
     "mst": ("pentagon", "#7b6b8c"),
+    "privpgd": ("pentagon-open", "#7b6b8c"),
 }
 _FALLBACK_STYLE = ("circle-open", "#999999")
 
@@ -58,6 +59,7 @@ MODEL_LABELS = {
     "tvae": "TVAE",
     "privbayes": "PrivBayes",
     "mst": "MST",
+    "privpgd": "PrivPGD",
     REAL: "Real data",
     RAW: "Real data (attack game)",
 }

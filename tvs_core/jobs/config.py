@@ -16,9 +16,11 @@ from ..model.registry import EPSILON_GENERATORS, generator_class, generator_name
 
 DEFAULT_BASELINES = ("rvine", "rvine_star1", "gaussian_copula", "independent", "dp_vine:0.1", "dp_vine:1",
                      "dp_vine:10")
-# the paper's competitors at its settings (Figure 2, Appendix J); CTGAN and TVAE need requirements-competitors.txt;
-# MST stands in for PrivPGD at the paper's ε = 2.5, δ = 1e-5 (README, "Competitors")
-COMPETITORS = ("ctgan", "tvae", "privbayes:0.1", "privbayes:1", "privbayes:5", "mst:2.5")
+# the paper's competitors at its settings (Figure 2, Appendix J); CTGAN, TVAE and PrivPGD need
+# requirements-competitors.txt (torch); PrivPGD at the paper's ε = 2.5, δ = 1e-5 (README, "Competitors")
+COMPETITORS = ("ctgan", "tvae", "privbayes:0.1", "privbayes:1", "privbayes:5", "privpgd:2.5")
+# offered next to them: MST, which stood in for PrivPGD before it was implemented (same ε, δ)
+OTHER_COMPETITORS = ("mst:2.5",)
 
 
 @dataclass
@@ -83,15 +85,15 @@ def check_external_name(name: str, config: SweepConfig) -> None:
 
 
 def baseline_spec(name: str, config: SweepConfig) -> GeneratorSpec:
-    """A baseline by its CLI name with the sweep's shared settings. ``dp_vine:EPS``, ``privbayes:EPS`` and
-    ``mst:EPS`` (δ = 1e-5) carry their ε; ``ctgan`` and ``tvae`` are Appendix J's settings, ``:quick`` our short
-    epoch budget, ``:N`` N epochs (the name, shown on the scatter, says which)."""
+    """A baseline by its CLI name with the sweep's shared settings. ``dp_vine:EPS``, ``privbayes:EPS``,
+    ``mst:EPS`` and ``privpgd:EPS`` (δ = 1e-5 for both) carry their ε; ``ctgan`` and ``tvae`` are Appendix J's
+    settings, ``:quick`` our short epoch budget, ``:N`` N epochs (the name, shown on the scatter, says which)."""
     base = {"response": config.response, "sensitive": config.sensitive, "margins": config.margins,
             "missing": config.missing, "measure": config.measure}
     generator, _, parameter = name.partition(":")
     if generator == HOLDER or generator not in generator_names():
         raise DataError(f"Unknown baseline '{name}'.",
-                        fix=f"Choose from: {', '.join(DEFAULT_BASELINES + COMPETITORS)}.")
+                        fix=f"Choose from: {', '.join(DEFAULT_BASELINES + COMPETITORS + OTHER_COMPETITORS)}.")
     if generator in EPSILON_GENERATORS:
         try:
             epsilon = float(parameter)

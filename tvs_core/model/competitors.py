@@ -41,6 +41,12 @@ PRIVBAYES_SECONDS_PER_1000_ROWS = 0.5
 # MST (model/mst.py): its 5000 mirror-descent steps do not grow with the rows. Measured 2026-11, same machine, the
 # clinical demo's 21 columns at ε = 2.5: 3.7-4.1 s per fit on 1000 rows, 4.4-4.8 s on 10 000 rows.
 MST_SECONDS_PER_FIT, MST_SECONDS_PER_1000_ROWS = 3.8, 0.08
+# PrivPGD (model/privpgd.py): the projection step and the 1000 epochs of particle gradient descent both run once per
+# two-way marginal and not per row, so a fit costs a constant per marginal, K = d(d - 1)/2. Measured 2026-11-24, same
+# machine, shared (load average 5-7, the fit at nice 19): one fit of the clinical demo's training rows (1000 x 21,
+# K = 210) at the defaults took 709.5 s (projection step 105 s, particle gradient descent 601 s): 3.4 s a marginal.
+# On an idle machine it is less; bench/competitors.md ("PrivPGD") has the fits inside the sweeps of both demos.
+PRIVPGD_SECONDS_PER_MARGINAL = 3.4
 
 
 def fit_cost(generator: str, epochs: int | None, n_rows: int, n_columns: int) -> float | None:
@@ -54,6 +60,8 @@ def fit_cost(generator: str, epochs: int | None, n_rows: int, n_columns: int) ->
         return PRIVBAYES_SECONDS_PER_1000_ROWS * n_rows / 1000
     if generator == "mst":
         return MST_SECONDS_PER_FIT + MST_SECONDS_PER_1000_ROWS * n_rows / 1000
+    if generator == "privpgd":
+        return PRIVPGD_SECONDS_PER_MARGINAL * n_columns * (n_columns - 1) / 2
     return None
 
 
@@ -153,7 +161,7 @@ def mutual_information(joint: np.ndarray) -> float:
 def discretise(values: np.ndarray, discrete, bins: int) -> tuple[np.ndarray, list[tuple[str, np.ndarray]]]:
     """Column by column: discrete codes with at most ``bins`` labels keep them; others get ``bins``
     equal-width bins. Returns the cell of every value and, per column, ``("codes", labels)`` or
-    ``("bins", edges)``. Shared by the marginal-based competitors (PrivBayes, MST) so they see one grid."""
+    ``("bins", edges)``. Shared by the marginal-based competitors (PrivBayes, MST, PrivPGD) so they see one grid."""
     grids: list[tuple[str, np.ndarray]] = []
     cells = np.empty(values.shape, dtype=int)
     for j, is_discrete in enumerate(discrete):
@@ -175,9 +183,10 @@ def grid_sizes(grids: list[tuple[str, np.ndarray]]) -> list[int]:
 
 
 def cell_values(cells: np.ndarray, grids: list[tuple[str, np.ndarray]], discrete,
-                rng: np.random.Generator) -> np.ndarray:
-    """Values back from cells: a label as itself, a bin as a uniform draw inside it (a binned
-    discrete column rounded, so a count stays a whole number)."""
+                rng: np.random.Generator, centres: bool = False) -> np.ndarray:
+    """Values back from cells: a label as itself, a bin as a uniform draw inside it, or its centre with
+    ``centres`` (PrivPGD's reference maps a bin back to its centre); a binned discrete column is rounded, so a
+    count stays a whole number."""
     n, d = cells.shape
     out = np.empty((n, d))
     for j, (kind, grid) in enumerate(grids):
@@ -185,7 +194,7 @@ def cell_values(cells: np.ndarray, grids: list[tuple[str, np.ndarray]], discrete
             out[:, j] = grid[cells[:, j]]
         else:
             low, high = grid[cells[:, j]], grid[cells[:, j] + 1]
-            out[:, j] = low + rng.random(n) * (high - low)
+            out[:, j] = (low + high) / 2 if centres else low + rng.random(n) * (high - low)
             if discrete[j]:
                 out[:, j] = np.round(out[:, j])
     return out

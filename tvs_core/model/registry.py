@@ -21,9 +21,10 @@ BUILT_IN: dict[str, tuple[str, str]] = {
     "tvae": ("tvs_core.model.competitors", "TVAE"),
     "privbayes": ("tvs_core.model.competitors", "PrivBayes"),
     "mst": ("tvs_core.model.mst", "MST"),
+    "privpgd": ("tvs_core.model.privpgd", "PrivPGD"),
 }
 # the generators whose name carries their privacy budget: ``NAME:EPS`` (the CLI, the legends)
-EPSILON_GENERATORS = ("dp_vine", "privbayes", "mst")
+EPSILON_GENERATORS = ("dp_vine", "privbayes", "mst", "privpgd")
 _registered: dict[str, type] = {}
 
 
