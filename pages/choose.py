@@ -7,7 +7,9 @@ from pages import common
 from tvs_core import figures
 from tvs_core.choice import METHODS, Axis, UtilityMix, axis_choices, choose, explain_level, utility_names
 from tvs_core.choice.explain import FRAGILE
+from tvs_core.choice.gdpr import gdpr_table, point_verdicts
 from tvs_core.errors import DataError
+from tvs_core.evaluation.dp_audit import audits_from_records
 from tvs_core.evaluation.membership_attacks import EXPOSURE_ORDER, exposure_display
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.evaluation.summary import SMALL_N, readable
@@ -20,6 +22,11 @@ common.under_navigation()
 @st.cache_data(show_spinner=False, max_entries=8)
 def summary_of(job_id: str, done: int) -> pd.DataFrame:
     return JobView(common.store(), job_id).summary()
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def audits_of(job_id: str, done: int) -> list:
+    return audits_from_records(JobView(common.store(), job_id).records())
 
 
 @st.cache_resource(max_entries=4)
@@ -146,6 +153,24 @@ if selected in levels:
             st.markdown(note)
         for warning in card.warnings:
             st.warning(warning)
+    verdicts = point_verdicts(summary, config.sensitive, HOLDER, int(selected))
+    audits = audits_of(view.id, view.job["done"])
+    if verdicts or audits:
+        with st.container(border=True):
+            st.markdown(f"**GDPR criteria at level {selected}** — can an attacker holding the release single out, "
+                        "link or infer? (Article 29 Working Party, Opinion 05/2014; each attack on the training rows "
+                        "against the same attack on hold-out rows, Giomi et al. 2023)")
+            say = {"none": st.success, "measurable": st.warning, "high": st.error}
+            for verdict in verdicts:
+                say[verdict.verdict](verdict.sentence)
+            if not verdicts:
+                st.caption("Not measured in this sweep (it was run by an earlier version).")
+            else:
+                with st.expander("Every level and reference point"):
+                    st.dataframe(gdpr_table(summary, config.sensitive, levels, figures.model_label),
+                                 hide_index=True, width="stretch")
+            for audit in audits:
+                (st.error if audit.flagged else st.caption)("DP audit — " + audit.sentence())
 
 st.subheader(f"Level {selected}: every metric, with its interval")
 st.caption("Median over the replicates (synthetic sets, game iterations or targets) and a 95 % percentile bootstrap "

@@ -18,7 +18,7 @@ from tvs_core.jobs.projects import Project, Projects
 # session-state keys, one place
 PROJECT = "project"  # the open Project
 LEVEL_DRAWN = "level_drawn"  # the level the scatter's highlight was last drawn for
-RELEASE, MANIFEST = "release", "manifest"  # the generated release (large: kept for the session only)
+RELEASE = "release"  # the generated release (large: kept for the session only)
 RECORDED = "recorded_release"  # (SHA-256, ledger id) of the release last recorded by a download
 OPENED_UPLOAD, UPLOAD_NOTE = "opened_upload", "upload_note"  # the file in the uploader, and what reading it said
 PROTOCOL_OVERRIDES = "protocol_overrides"  # tests: smaller games

@@ -10,15 +10,16 @@ from tvs_core import DataError, figures
 from tvs_core.choice import Axis
 from tvs_core.data.io import read_table
 from tvs_core.evaluation.catalogue import axis_metrics
+from tvs_core.evaluation.dp_audit import DEFAULT_TRIALS
 from tvs_core.evaluation.fidelity import kendall_matrix
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.evaluation.summary import summarise
 from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView, submit
 from tvs_core.jobs.backends import BACKENDS
 from tvs_core.jobs.config import OTHER_COMPETITORS
-from tvs_core.jobs.plan import planned_tasks
+from tvs_core.jobs.plan import claimed_epsilons, planned_tasks
 from tvs_core.jobs.process import cancel_job, start_worker, worker_alive
-from tvs_core.jobs.progress import competitor_fits, duration_text, estimate
+from tvs_core.jobs.progress import audit_seconds, competitor_fits, duration_text, estimate
 from tvs_core.jobs.worker import run_job
 from tvs_core.model.families import PRESETS
 from tvs_core.model.ordering import default_levels
@@ -158,6 +159,11 @@ setting("Attack games: reuse the holder's pair-copula families (refit parameters
 setting("Membership game: shadow models per target (the paper's way)", "per_target_shadows", st.checkbox,
         help="Off: each shadow's subset and OUT model serve every target (about half the shadow fits; the "
              "attackers' training data has the same distribution). On: a subset and OUT model per target.")
+setting(f"Audit the ε claims of the DP references ({DEFAULT_TRIALS} fits of each)", "dp_audit", st.checkbox,
+        help="Canary records are inserted into the training rows, each reference that claims differential privacy "
+             "is fitted many times with and without them, and a membership test on its releases gives a lower "
+             "bound on the ε it really spends (Clopper-Pearson, 95 %). A bound above the claim refutes the claim. "
+             "It costs many fits: the duration below includes it.")
 covariates = [c for c in common.schema().modelled if c != project.response]
 if any(c not in covariates for c in project.analysis):
     common.update(analysis=[c for c in project.analysis if c in covariates])
@@ -193,7 +199,14 @@ if why_not is None and not same_as_shown:  # what Start would run: its estimate 
     seconds, source = estimate(common.store(), planned, n_train, n_columns, workers=2, config=config)
     st.caption(f"Start runs {len(planned)} tasks; estimated duration about {duration_text(seconds)} on this machine "
                f"(from {source}; refined from the sweep's own tasks once it runs).")
-    costs = competitor_fits(config, n_train, n_columns)
+    if config.dp_audit_trials:
+        claims = claimed_epsilons(config)
+        st.caption(f"Of which the DP audit of {', '.join(figures.model_label(name) for name in claims)}: about "
+                   f"{duration_text(audit_seconds(common.store(), config, n_train, n_columns, workers=2))}."
+                   if claims else "DP audit: none of the chosen references claims an ε, so there is nothing to "
+                                  "audit (add a DP vine, PrivBayes, MST or PrivPGD reference).")
+    costs = {key: cost for key, cost in competitor_fits(config, n_train, n_columns).items()
+             if not key.startswith("dp_audit:")}
     if costs:
         st.caption("Expected time per fit of each competitor (measured on a 2-core machine, scaled by rows, columns "
                    "and epochs; included in the duration above; each plays the attack games only if asked, which "

@@ -161,9 +161,13 @@ def test_sweep_choose_and_export_flow():
     # the card, and the most exposed training rows with why (issue 11)
     assert any("What it protects" in m.value for m in at.markdown)
     assert any("What it costs" in m.value and "Pair structure" in m.value for m in at.markdown)
-    assert any("why" in d.value.columns and len(d.value) for d in at.dataframe)
-    exposed = next(d.value for d in at.dataframe if "why" in d.value.columns)
+    assert any("Why" in d.value.columns and len(d.value) for d in at.dataframe)
+    exposed = next(d.value for d in at.dataframe if "Why" in d.value.columns)
     assert "total_cost_eur" in exposed.columns  # the record itself, decoded, beside why it is exposed
+    # the GDPR criteria at the selected level, one plain verdict each (issue 25)
+    assert any("GDPR criteria at level 10" in m.value for m in at.markdown)
+    verdicts = [e.value for e in [*at.success, *at.warning, *at.error]]
+    assert any(v.startswith("Singling out:") for v in verdicts) and any(v.startswith("Linkability:") for v in verdicts)
     # the utility mix: the paper's TSTR alone, kept in the project and written to the manifest
     at.slider(key="w.mix.pair_structure").set_value(0.0).run()
     at.slider(key="w.mix.ci_overlap").set_value(0.0).run()
@@ -173,17 +177,17 @@ def test_sweep_choose_and_export_flow():
     no_errors(at)
     at.button[0].click().run()
     no_errors(at)
-    release = at.session_state["release"]
-    assert release["level"] == 10 and len(release["table"]) == 1000  # as many rows as the training split
+    release = at.session_state["release"]  # the page's tvs_core.release.Release
+    assert release.level == 10 and len(release.table) == 1000  # as many rows as the training split
     buttons = at.get("download_button")
     assert len(buttons) == 3  # the CSV, the manifest, the report
     assert any(s.value == "Earlier releases of this table" for s in at.subheader)
     assert any("first release" in c.value for c in at.caption)  # nothing in the ledger yet
-    manifest = at.session_state["manifest"]
+    manifest = release.manifest()
     from tvs_core.release import manifest_bytes, to_csv_bytes
 
     assert manifest["truncation_level"] == 10 and manifest["job_id"] == job_id
-    assert manifest["file"]["sha256"] == hashlib.sha256(to_csv_bytes(release["table"])).hexdigest()
+    assert manifest["file"]["sha256"] == hashlib.sha256(to_csv_bytes(release.table)).hexdigest()
     assert manifest["order"]["order"][-1] == "in_hospital_death"
     assert any(m["metric"] == "auc_tstr" for m in manifest["metrics"])
     assert manifest["packages"]["pyvinecopulib"] == "1.0.1"
@@ -200,15 +204,15 @@ def test_sweep_choose_and_export_flow():
     from tvs_core.release.pooled import sha256_of
 
     view = JobView(common.store(), job_id)
-    data = to_csv_bytes(release["table"])
-    record_release(common.store(), view.table_fingerprint, release["table"], data, sha256_of(data), view.holder(), 10,
-                   release["seed"], note="for the registry", job_id=job_id)
-    at.number_input(key="w.release_seed").set_value(release["seed"] + 1).run()
+    data = to_csv_bytes(release.table)
+    record_release(common.store(), view.table_fingerprint, release.table, data, sha256_of(data), view.holder(), 10,
+                   release.seed, note="for the registry", job_id=job_id)
+    at.number_input(key="w.release_seed").set_value(release.seed + 1).run()
     next(b for b in at.button if b.label == "Generate release").click().run()
     no_errors(at)
     assert len(releases(common.store(), view.table_fingerprint)) == 1
     assert any("Pooled-release check" in m.value for m in at.markdown)
-    assert at.session_state["release"]["pooled"].earlier == 1
+    assert at.session_state["release"].pooled.earlier == 1
 
 
 def refuse(token):

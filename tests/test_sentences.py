@@ -229,3 +229,36 @@ def test_a_progress_line_never_counts_against_nothing(status):
             assert text.startswith(status)
             if phase == "first look" and done:
                 assert f"level {done}" in text
+
+
+def test_the_officer_paragraph_quotes_each_criterion_and_attack_at_its_level(evaluated):
+    from tvs_core.choice.gdpr import HIGH, SHORT, officer_summary, point_verdicts
+    from tvs_core.evaluation.dp_audit import AuditResult
+
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        summary = perturbed(evaluated, rng)
+        level = int(rng.choice([1, 2, 3, 4]))
+        verdicts = point_verdicts(summary, SENSITIVE, HOLDER, level)
+        assert verdicts, "the quick evaluation measures the three criteria"
+        text = officer_summary(summary, SENSITIVE, level, True, 2, None, {}, [])
+        assert text.startswith(f"Level {level} was chosen")
+        for v in verdicts:
+            expected = "none" if v.low <= 0 else "high" if v.risk >= HIGH else "measurable"
+            assert v.verdict == expected
+            quoted = (f"{v.name[0].lower() + v.name[1:]} — {SHORT[v.verdict]} (residual risk {v.risk:.2f}, "
+                      f"95 % interval {v.low:.2f}-{v.high:.2f})")
+            assert quoted in text
+        at = summary[(summary["model"] == HOLDER) & (summary["level"] == level)]
+        for name in ("mia_auc", "pg"):
+            rows = at[(at["metric"] == name)]  # targets and target kinds pooled by their medians, as the axes do
+            if len(rows):
+                assert f"{CATALOGUE[name].label}: {float(rows['median'].median()):.2f}" in text
+    claims = {"privbayes:1": 1.0, "dp_vine:1": 1.0}
+    assert "not audited" in officer_summary(evaluated, SENSITIVE, 1, False, 1, None, claims, [])
+    refuted = AuditResult("privbayes:1", 1.0, 0.0, 1.3, "outside/margins", 0.9, 0.0, 80, 1.41)
+    fine = AuditResult("dp_vine:1", 1.0, 0.0, 0.2, "corner/margins", 0.5, 0.2, 80, 1.41)
+    text = officer_summary(evaluated, SENSITIVE, 1, False, 1, None, claims, [refuted, fine])
+    assert "REFUTES privbayes:1 (its releases spend at least ε = 1.30)" in text and "dp_vine:1 (" not in text
+    assert "consistent" in officer_summary(evaluated, SENSITIVE, 1, False, 1, None, claims, [fine, replace(
+        refuted, empirical_epsilon=0.5)])

@@ -19,11 +19,14 @@ from plotly.offline import get_plotlyjs
 
 from . import figures
 from .choice import Axis, UtilityMix, explain_level
+from .choice.gdpr import gdpr_table, officer_summary, point_verdicts
 from .errors import DataError
 from .evaluation.catalogue import CATALOGUE, GROUPS, SOURCES, axis_metrics
+from .evaluation.dp_audit import audits_from_records
 from .evaluation.records import HOLDER
 from .evaluation.summary import SMALL_N, readable
 from .jobs import JobView
+from .jobs.plan import claimed_epsilons
 from .jobs.submission import job_tables
 from .release.export import write_file
 from .release.ledger import budget, ledger_frame, releases
@@ -131,6 +134,35 @@ def level_metrics(summary: pd.DataFrame, levels: list[int]) -> pd.DataFrame:
     return wide.sort_values("group", key=lambda s: s.map(lambda g: groups.get(g, len(GROUPS))), kind="stable")
 
 
+def _gdpr_html(summary: pd.DataFrame, config, levels: list[int], shown: int) -> str:
+    verdicts = point_verdicts(summary, config.sensitive, HOLDER, shown)
+    if not verdicts:
+        return ("<h3>Anonymisation criteria (GDPR)</h3><p class=\"muted\">Not measured in this sweep (it was run "
+                "by an earlier version).</p>")
+    kinds = {"none": "ok", "measurable": "warn", "high": "block"}
+    return ("<h3>Anonymisation criteria (GDPR, Article 29 Working Party Opinion 05/2014)</h3>"
+            f"<p>At level {shown}: each attack's success on the training rows against the same attack on hold-out "
+            "rows it never saw (residual risk = (main − control)/(1 − control), Giomi et al. 2023), median over the "
+            "published sets with the median of their 95 % intervals.</p>"
+            + "".join(_list([v.sentence], kinds[v.verdict]) for v in verdicts)
+            + "<p>Every level and reference point:</p>"
+            + _table(gdpr_table(summary, config.sensitive, levels, figures.model_label)))
+
+
+def _audit_html(audits: list, claims: dict[str, float]) -> str:
+    if not claims:
+        return ""
+    head = "<h3>Audit of the differential-privacy claims</h3>"
+    if not audits:
+        return head + ("<p>The references " + _e(", ".join(f"{k} (ε = {v:g})" for k, v in claims.items()))
+                       + " claim differential privacy; the sweep did not audit them (the Sweep page's DP audit, or "
+                         "<code>--audit-dp</code>).</p>")
+    return head + ("<p>Canary records inserted into the training rows, each generator fitted many times with and "
+                   "without them, a membership test on its releases; the empirical lower bound on ε at 95 % "
+                   "confidence (Clopper-Pearson) against the claim.</p>"
+                   + "".join(_list([a.sentence()], "block" if a.flagged else "ok") for a in audits))
+
+
 def build_report(release: Release, reason: str | None = None, chosen: bool = True, exported: bool = True) -> str:
     """The report of a release of a stored sweep (``Release.from_sweep``) as one HTML page. It renders what the
     release, its sweep and its choice hold and computes nothing of its own. ``chosen``: the user chose the level
@@ -156,6 +188,10 @@ def build_report(release: Release, reason: str | None = None, chosen: bool = Tru
     job = view.job
     settings = release.settings
     method, privacy, utility, alpha = settings.method, settings.privacy, settings.utility, settings.alpha
+    records = view.records()
+    audits = audits_from_records(records)
+    in_short = officer_summary(summary, config.sensitive, shown, chosen, selection.best_level, reason,
+                               claimed_epsilons(config), audits)
 
     parts = {}
     # -- summary ----------------------------------------------------------------------------------------------
@@ -192,6 +228,7 @@ def build_report(release: Release, reason: str | None = None, chosen: bool = Tru
         f"<p><b>The user's reason:</b> {_e(reason) if reason and reason.strip() else '<i>none given</i>'}</p>"
         + (f"<p><b>Guardrail override:</b> {_e(release.override_reason)}</p>"
            if release.override_reason else "") + "</div>"
+        f'<div class="box"><h3>In short, for the privacy officer</h3><p>{_e(in_short)}</p></div>'
         f"<h3>{_e(card.headline)}</h3><h3>Privacy: what it protects</h3>{_list(card.protects)}"
         f"<h3>Utility: what it costs</h3>{_list(card.costs)}{_list(card.notes)}"
         "<h3>Warnings</h3>" + (_list(blocking, "block") + _list(pooled_warnings + warnings, "warn")
@@ -255,7 +292,6 @@ def build_report(release: Release, reason: str | None = None, chosen: bool = Tru
         + f"<h3>Level {shown}, every metric</h3>" + _table(readable(at_level)))
 
     # -- attack games -----------------------------------------------------------------------------------------
-    records = view.records()
     holder_rows = summary[summary["model"] == HOLDER]
     attack_parts = []
     attribute = [Axis(m, worst=True).source_metric(holder_rows) for m in axis_metrics("privacy")
@@ -276,7 +312,8 @@ def build_report(release: Release, reason: str | None = None, chosen: bool = Tru
                               and (records["metric"] == m.name).any()])
     parts["attacks"] = ("<p>The attribute-inference game (MAB, WCAB; paper Section 2.4) and the membership attacks "
                         "(PG: the shadow-model game; AUC and TPR: today's shadow-free attacks) per level.</p>"
-                        + "".join(attack_parts) + _table(explained))
+                        + "".join(attack_parts) + _table(explained) + _gdpr_html(summary, config, levels, shown)
+                        + _audit_html(audits, claimed_epsilons(config)))
 
     # -- fidelity ---------------------------------------------------------------------------------------------
     modelled = [c for c in holder.schema_.modelled if c in train.columns and c in synthetic.columns]

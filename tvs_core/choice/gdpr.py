@@ -16,7 +16,15 @@ linkability usually reads so); with a risk, the figures are not to be trusted.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+
+import pandas as pd
+
+from ..evaluation.catalogue import CATALOGUE
+from ..evaluation.dp_audit import AuditResult
+from ..evaluation.records import HOLDER
+from .summary import metrics_of
 
 HIGH = 0.5  # residual risk from which a criterion reads "high" (a copy scores about 1, independent rows about 0)
 WHAT = {"singling_out": "single out a person (isolate one record by a few of its values)",
@@ -83,3 +91,91 @@ def gdpr_verdicts(metrics: dict, sensitive: list[str]) -> list[CriterionVerdict]
     found = [criterion_verdict(metrics, c) for c in ("singling_out", "singling_out_univariate", "linkability")]
     found += [criterion_verdict(metrics, "inference", column) for column in sensitive]
     return [v for v in found if v is not None]
+
+
+def point_verdicts(summary: pd.DataFrame, sensitive: list[str], model: str = HOLDER,
+                   level: int | None = None) -> list[CriterionVerdict]:
+    """The verdicts at one point of a summarised sweep: a level of the holder, or a baseline (``level`` None)."""
+    at = summary[summary["model"] == model]
+    at = at[at["level"].isna()] if level is None else at[at["level"] == level]
+    return gdpr_verdicts(metrics_of(at, sensitive), sensitive)
+
+
+def gdpr_table(summary: pd.DataFrame, sensitive: list[str], levels: list[int],
+               label: Callable[[str], str] = str) -> pd.DataFrame:
+    """Each criterion's residual risk [95 % interval] per level and per baseline (named by ``label``), one row per
+    point that measured them."""
+    baselines = [model for model in summary["model"].unique()
+                 if model != HOLDER and summary.loc[summary["model"] == model, "level"].isna().all()]
+    rows = []
+    for model, level in [(HOLDER, level) for level in levels] + [(model, None) for model in baselines]:
+        found = point_verdicts(summary, sensitive, model, level)
+        if found:
+            rows.append({"point": f"level {level}" if model == HOLDER else label(model)}
+                        | {v.name: f"{v.risk:.2f} [{v.low:.2f}, {v.high:.2f}]" for v in found})
+    return pd.DataFrame(rows)
+
+
+SHORT = {"none": "no measurable risk", "measurable": "a measurable risk", "high": "a HIGH risk"}
+MEMBERSHIP = ("mia_auc", "pg")  # the membership figures the officer's paragraph quotes, when measured
+
+
+def _membership(metrics: dict) -> list[str]:
+    out = []
+    for name in MEMBERSHIP:
+        value = metrics.get(name)
+        if value and value.get("median") is not None:
+            out.append(f"{CATALOGUE[name].label}: {value['median']:.2f} [95 % interval {value['ci_low']:.2f}-"
+                       f"{value['ci_high']:.2f}]")
+    return out
+
+
+def officer_summary(summary: pd.DataFrame, sensitive: list[str], level: int, chosen: bool, best_level: int | None,
+                    reason: str | None, claims: dict[str, float], audits: list[AuditResult]) -> str:
+    """The report's paragraph in the officer's words: the three criteria's verdicts at the level, the membership
+    attacks, the DP claims of the sweep's baselines and their audit, the level and why. Every figure is the
+    summary's (``point_verdicts``, the catalogue's membership metrics, ``AuditResult``)."""
+    at = summary[(summary["model"] == HOLDER) & (summary["level"] == level)]
+    metrics = metrics_of(at, sensitive)
+    verdicts = gdpr_verdicts(metrics, sensitive)
+    why = reason.strip() if reason and reason.strip() else None
+    if chosen:
+        head = (f"Level {level} was chosen" + (f" (the recommendation was level {best_level})"
+                                               if best_level is not None and best_level != level else
+                                               ", as recommended") + (f", because: {why}." if why else
+                                                                      "; no reason was written down."))
+    else:
+        head = f"No level was chosen; this describes the recommended level {level}."
+    if verdicts:
+        criteria = ("Against the anonymisation criteria of the Article 29 Working Party (Opinion 05/2014): "
+                    + "; ".join(f"{v.name[0].lower() + v.name[1:]} — "
+                                f"{SHORT[v.verdict]} (residual risk {v.risk:.2f}, 95 % interval {v.low:.2f}-"
+                                f"{v.high:.2f})" for v in verdicts) + ".")
+        if any(not v.beats_baseline and v.verdict != "none" for v in verdicts):
+            criteria += " Where an attack did no better than guessing blindly its figure is not to be trusted."
+    else:
+        criteria = "The anonymisation criteria (singling out, linkability, inference) were not measured in this sweep."
+    membership = _membership(metrics)
+    members = ("Membership attacks at this level — " + "; ".join(membership) + "." if membership else
+               "No membership attack has reported at this level.")
+    if not claims:
+        dp = ("None of the sweep's reference generators claims differential privacy; TVineSynth makes no ε claim, its "
+              "protection is what the attacks above measure.")
+    else:
+        audited = {a.model: a for a in audits}
+        flagged = [a for a in audits if a.flagged]
+        dp = ("The sweep's differentially private references claim " + ", ".join(
+            f"{name} ε = {eps:g}" for name, eps in claims.items()) + ". ")
+        if not audited:
+            dp += "Their claims were not audited (start the sweep with the DP audit to check them)."
+        elif flagged:
+            dp += ("The audit REFUTES " + ", ".join(f"{a.model} (its releases spend at least ε = "
+                                                     f"{a.empirical_epsilon:.2f})" for a in flagged)
+                   + "; do not rely on those claims.")
+        else:
+            dp += "The audit found every audited claim consistent (an audit can refute a claim, never prove it)."
+        missing = [name for name in claims if name not in audited]
+        if audited and missing:
+            dp += " Not audited: " + ", ".join(missing) + "."
+        dp += " TVineSynth itself makes no ε claim."
+    return " ".join([head, criteria, members, dp])

@@ -41,7 +41,7 @@ def choose(summary: pd.DataFrame, sensitive: list[str], alpha: float = 0.5, meth
     return select(levels, alpha, method, privacy, anchors, utility=mix, seed=seed)
 
 
-def _metrics_of(at: pd.DataFrame, sensitive: list[str]) -> dict[str, dict]:
+def metrics_of(at: pd.DataFrame, sensitive: list[str]) -> dict[str, dict]:
     """Every catalogue metric of one model and level: ``name``, or ``name:COLUMN`` per column."""
     metrics = {}
     present = set(at["metric"])
@@ -82,7 +82,7 @@ def summary_json(records: pd.DataFrame, sensitive: list[str], alpha: float = 0.5
         at_model = summary[summary["model"] == model]
         for level in sorted(at_model["level"].unique(), key=lambda v: -1 if pd.isna(v) else v):
             at = at_model[at_model["level"].isna()] if pd.isna(level) else at_model[at_model["level"] == level]
-            metrics = ({utility.metric.ideal.metric: trtr} if trtr else {}) | _metrics_of(at, sensitive)
+            metrics = ({utility.metric.ideal.metric: trtr} if trtr else {}) | metrics_of(at, sensitive)
             entry = {"model": model, "level": None if pd.isna(level) else int(level), "metrics": metrics}
             if model == HOLDER and len(pu) and not pd.isna(level) and int(level) in pu.index:
                 row = pu.loc[int(level)]

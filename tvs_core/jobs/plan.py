@@ -74,6 +74,12 @@ def audited(baselines: list) -> list:
     return [spec for spec in baselines if claimed_privacy(spec) is not None]
 
 
+def claimed_epsilons(config: SweepConfig) -> dict[str, float]:
+    """Each baseline of a sweep that claims an ε, by name, with that ε (what the report says was claimed)."""
+    claims = {name: claimed_privacy(baseline_spec(name, config)) for name in config.baselines}
+    return {name: claim[0] for name, claim in claims.items() if claim is not None}
+
+
 def planned_tasks(config: SweepConfig, levels: list[int]) -> list[Task]:
     """The tasks a sweep will run, known before its holder is fitted (for the estimate shown before Start)."""
     protocol = get_protocol(config.preset)

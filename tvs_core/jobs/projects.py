@@ -19,6 +19,7 @@ from ..choice.summary import ChoiceSettings
 from ..data.fingerprint import fingerprint_table
 from ..data.schema import Schema, infer_schema
 from ..evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY
+from ..evaluation.dp_audit import DEFAULT_TRIALS
 from ..model.families import DEFAULT_PRESET
 from .config import DEFAULT_BASELINES, SweepConfig
 from .store import Store
@@ -53,6 +54,7 @@ class Project:
     baseline_games: bool = False
     per_target_shadows: bool = False
     reuse_families: bool = False  # the games refit the holder's families' parameters only
+    dp_audit: bool = False  # audit the ε claims of the DP references (DEFAULT_TRIALS fits each)
     analysis: list[str] = field(default_factory=list)  # covariates of the CI-overlap analysis; empty: all
     seed: int = 0
     backend: str = "loky"
@@ -87,7 +89,8 @@ class Project:
                            baselines=list(self.baselines), analysis=list(self.analysis) or None,
                            baseline_games=["aia", "mia"] if self.baseline_games else [],
                            protocol_overrides=overrides, schema=self.table_schema().to_dict(),
-                           reuse_families=bool(self.reuse_families))
+                           reuse_families=bool(self.reuse_families),
+                           dp_audit_trials=DEFAULT_TRIALS if self.dp_audit else 0)
 
     def choice_settings(self) -> ChoiceSettings:
         """How this project weighs a level (the Choose page's α, normalisation, privacy axis and utility mix)."""
@@ -106,6 +109,7 @@ class Project:
         self.baseline_games = bool(config.baseline_games)
         self.per_target_shadows = (config.protocol_overrides or {}).get("mia_shared_shadows") is False
         self.reuse_families = bool(config.reuse_families)
+        self.dp_audit = bool(config.dp_audit_trials)
         if config.schema:
             self.schema = config.schema
 
