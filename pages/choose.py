@@ -11,7 +11,7 @@ from tvs_core.choice.gdpr import gdpr_table, point_verdicts
 from tvs_core.errors import DataError
 from tvs_core.evaluation.dp_audit import audits_from_records
 from tvs_core.evaluation.membership_attacks import EXPOSURE_ORDER, exposure_display
-from tvs_core.evaluation.records import HOLDER
+from tvs_core.evaluation.records import HOLDER, has_levels, point_rows
 from tvs_core.evaluation.summary import SMALL_N, readable
 from tvs_core.jobs import JobView
 from tvs_core.model.generator import SyntheticGenerator
@@ -64,7 +64,7 @@ if view is None:
     st.stop()
 config = view.config
 summary = summary_of(view.id, view.job["done"])
-if summary.empty or not (summary["model"] == HOLDER).any():
+if not has_levels(summary):
     info = view.progress()
     st.info(f"No level has its results yet (the sweep: {info['text']}). The first look on the Sweep "
             "page is only a preview and is never used to choose; this page updates by itself as results arrive."
@@ -74,7 +74,7 @@ if summary.empty or not (summary["model"] == HOLDER).any():
     def wait_for_results() -> None:
         current = JobView(common.store(), view.id)
         found = summary_of(view.id, current.job["done"])
-        if not found.empty and (found["model"] == HOLDER).any():
+        if has_levels(found):
             st.rerun(scope="app")
 
     wait_for_results()
@@ -176,7 +176,7 @@ st.subheader(f"Level {selected}: every metric, with its interval")
 st.caption("Median over the replicates (synthetic sets, game iterations or targets) and a 95 % percentile bootstrap "
            f"interval of that median; n is the number of replicates. With fewer than {SMALL_N} the interval is only "
            "the spread of a few values — use the paper protocol before relying on it.")
-table_rows = readable(summary[(summary["model"] == HOLDER) & (summary["level"] == selected)])
+table_rows = readable(point_rows(summary, selected))
 for group in table_rows["group"].unique() if len(table_rows) else []:
     st.markdown(f"**{group.capitalize()}**")
     st.dataframe(table_rows[table_rows["group"] == group].drop(columns="group"), hide_index=True, width="stretch")

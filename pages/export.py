@@ -5,6 +5,7 @@ file is downloaded."""
 import streamlit as st
 
 from pages import common
+from tvs_core.choice import ChoiceSettings
 from tvs_core.errors import DataError
 from tvs_core.release.export import MIN_RELEASE_ROWS
 from tvs_core.release.ledger import budget, ledger_frame, releases
@@ -48,7 +49,7 @@ seed = b.number_input("Release seed", 0, 2**31 - 1, value=int(project.release_se
 if st.button("Generate release", type="primary"):
     try:
         with st.spinner("Drawing the rows, checking them, attacking them together with the earlier releases…"):
-            made = Release.from_sweep(view, int(level), int(rows), int(seed), project.choice_settings(),
+            made = Release.from_sweep(view, int(level), int(rows), int(seed), ChoiceSettings.of(project),
                                       table_name=project.name, store=common.store())
     except DataError as exc:
         st.error(str(exc))

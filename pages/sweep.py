@@ -8,11 +8,11 @@ import streamlit as st
 from pages import common
 from tvs_core import DataError, figures
 from tvs_core.choice import Axis
+from tvs_core.choice.axes import attribute_game_metrics, membership_metrics
 from tvs_core.data.io import read_table
-from tvs_core.evaluation.catalogue import axis_metrics
 from tvs_core.evaluation.dp_audit import DEFAULT_TRIALS
-from tvs_core.evaluation.fidelity import kendall_matrix
-from tvs_core.evaluation.records import HOLDER
+from tvs_core.evaluation.fidelity import kendall_real_and_synthetic
+from tvs_core.evaluation.records import has_levels, holder_rows
 from tvs_core.evaluation.summary import summarise
 from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView, submit
 from tvs_core.jobs.backends import BACKENDS
@@ -45,7 +45,7 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
         st.error(f"The sweep failed: {info['error']}")
     for note in view.notes()[-1:]:
         st.info(note)
-    if summary.empty or not (summary["model"] == HOLDER).any():
+    if not has_levels(summary):
         st.info("Waiting for the first results…")
         return
     config, levels = view.config, view.levels
@@ -60,17 +60,15 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
         st.rerun(scope="app")  # the sidebar and the highlight follow the new selection
     tabs = st.tabs(["Attribute inference (MAB, WCAB)", "Membership inference (PG)", "Utility (TSTR)",
                     "Kendall-τ matrices"])
-    holder_rows = summary[summary["model"] == HOLDER]
+    holder_summary = holder_rows(summary)
     with tabs[0]:  # the game's attribute-risk axes (MAB, WCAB), from the release attack until the game reports
-        shown = [Axis(m, worst=True).source_metric(holder_rows) for m in axis_metrics("privacy")
-                 if m.group == "attribute risk" and m.source == "game"]
+        shown = attribute_game_metrics(holder_summary)
         for column in config.sensitive:
             for where, metric in zip(st.columns(len(shown)), shown, strict=True):
                 where.plotly_chart(figures.metric_boxes(records, metric.name, column, f"{metric.short} — {column}"),
                                    width="stretch", key=f"{metric.name}_{column}")
     with tabs[1]:  # the membership game's axes (PG)
-        games = [m for m in axis_metrics("privacy") if m.group == "membership risk" and m.source == "game"
-                 and (records["metric"] == m.name).any()]
+        games = membership_metrics(records["metric"].unique(), games_only=True)
         for metric in games:
             st.plotly_chart(figures.metric_boxes(records, metric.name, None, f"{metric.label} per level",
                                                  reference=metric.ideal, by_target_kind=True), width="stretch",
@@ -89,12 +87,7 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
 
 @st.cache_data(show_spinner="Sampling…", max_entries=32)
 def kendall_at(job_id: str, level: int):
-    model = JobView(common.store(), job_id).holder()
-    real = common.table()
-    synthetic = model.sample(min(len(real), 2000), truncation_level=level, seed=0)
-    names = model.encoder_.names
-    return (kendall_matrix(model.encoder_.transform(real.dropna(subset=names))), kendall_matrix(
-        model.encoder_.transform(synthetic.dropna(subset=names))), names)
+    return kendall_real_and_synthetic(JobView(common.store(), job_id).holder(), common.table(), level)
 
 
 def kendall_panel(job_id: str, levels: list[int]) -> None:

@@ -163,13 +163,11 @@ def _roles(args, table: pd.DataFrame):
 
 
 def _memory_available() -> int:
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 4 * 1024**3
+    """Bytes this process may still use (``jobs.memory.available_mb``); 4 GB when the system does not say."""
+    from .jobs.memory import available_mb
+
+    free = available_mb()
+    return 4 * 1024**3 if free is None or free == float("inf") else int(free * 2**20)
 
 
 def _check_rows(rows: int, columns: int) -> None:

@@ -19,11 +19,12 @@ from plotly.offline import get_plotlyjs
 
 from . import figures
 from .choice import Axis, UtilityMix, explain_level
+from .choice.axes import attribute_game_metrics, membership_metrics
 from .choice.gdpr import gdpr_table, officer_summary, point_verdicts
 from .errors import DataError
-from .evaluation.catalogue import CATALOGUE, GROUPS, SOURCES, axis_metrics
+from .evaluation.catalogue import CATALOGUE, GROUPS, SOURCES
 from .evaluation.dp_audit import audits_from_records
-from .evaluation.records import HOLDER
+from .evaluation.records import HOLDER, holder_rows, point_rows
 from .evaluation.summary import SMALL_N, readable
 from .jobs import JobView
 from .jobs.plan import claimed_epsilons
@@ -121,7 +122,7 @@ def level_metrics(summary: pd.DataFrame, levels: list[int]) -> pd.DataFrame:
     keys = ["group", "metric", "column", "targets", "unit", "better"]
     wide = None
     for level in levels:
-        rows = readable(summary[(summary["model"] == HOLDER) & (summary["level"] == level)])
+        rows = readable(point_rows(summary, level))
         if rows.empty:
             continue
         text = [("—" if pd.isna(m) else f"{m:.3f}") + ("" if i == "—" else f" {i}") + f" n={n}"
@@ -182,7 +183,7 @@ def build_report(release: Release, reason: str | None = None, chosen: bool = Tru
     fingerprint = release.table_fingerprint
     preview = view.preview()
     card = explain_level(selection, summary, shown, config.sensitive, preview)
-    at_level = summary[(summary["model"] == HOLDER) & (summary["level"] == shown)]
+    at_level = point_rows(summary, shown)
     entries = releases(view.store, fingerprint)
     name = release.table_name
     job = view.job
@@ -292,16 +293,14 @@ def build_report(release: Release, reason: str | None = None, chosen: bool = Tru
         + f"<h3>Level {shown}, every metric</h3>" + _table(readable(at_level)))
 
     # -- attack games -----------------------------------------------------------------------------------------
-    holder_rows = summary[summary["model"] == HOLDER]
+    holder_summary = holder_rows(summary)
     attack_parts = []
-    attribute = [Axis(m, worst=True).source_metric(holder_rows) for m in axis_metrics("privacy")
-                 if m.group == "attribute risk" and m.source == "game"]
+    attribute = attribute_game_metrics(holder_summary)
     for column in config.sensitive:
         for metric in attribute:
             attack_parts.append(_figure(figures.metric_boxes(records, metric.name, column,
                                                              f"{metric.short} — {column}")))
-    for metric in [m for m in axis_metrics("privacy") if m.group == "membership risk"
-                   and (records["metric"] == m.name).any()]:
+    for metric in membership_metrics(records["metric"].unique()):
         game = metric.source == "game"
         attack_parts.append(_figure(figures.metric_boxes(records, metric.name, None, f"{metric.label} per level",
                                                          reference=metric.ideal if game else None,

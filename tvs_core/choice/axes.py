@@ -132,3 +132,17 @@ def _reference(summary: pd.DataFrame, reference: Reference, column: str | None) 
     if len(hit):
         return float(hit["median"].median())  # several summary rows (target kinds): pooled as the axes do
     return reference.otherwise
+
+
+def attribute_game_metrics(holder_summary: pd.DataFrame) -> list[Metric]:
+    """The attribute-inference game's axes (MAB, WCAB), each as the estimator measured so far (the release attack
+    until the game reports): what the Sweep page's panel and the report's attack section draw."""
+    return [Axis(m, worst=True).source_metric(holder_summary) for m in axis_metrics("privacy")
+            if m.group == "attribute risk" and m.source == "game"]
+
+
+def membership_metrics(measured, games_only: bool = False) -> list[Metric]:
+    """The membership-risk metrics among ``measured`` (record names): the game's alone (PG) or every attack's."""
+    present = set(measured)
+    return [m for m in axis_metrics("privacy") if m.group == "membership risk" and m.name in present
+            and (m.source == "game" or not games_only)]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ..evaluation.catalogue import CATALOGUE
-from ..evaluation.records import HOLDER, REAL, SHUFFLED
+from ..evaluation.records import REAL, SHUFFLED, point_rows
 from ..evaluation.summary import SMALL_N
 from .axes import Axis
 from .selection import Selection
@@ -70,7 +70,7 @@ def explain_level(selection: Selection, summary: pd.DataFrame, level: int, sensi
     """The card of ``level``; ``preview`` (a ``LevelPreview``) adds the real associations the level cuts."""
     table = selection.table.set_index("level")
     row = table.loc[level]
-    at = summary[(summary["model"] == HOLDER) & (summary["level"] == level)]
+    at = point_rows(summary, level)
     privacy = Axis.parse(selection.privacy, sensitive=sensitive)
     best = " — the best level at these settings" if level == selection.best_level else ""
     card = LevelCard(level, f"Level {level}: PU = {row['PU']:.2f} (privacy P = {row['P']:.2f}, utility U = "

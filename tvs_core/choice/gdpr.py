@@ -23,7 +23,7 @@ import pandas as pd
 
 from ..evaluation.catalogue import CATALOGUE
 from ..evaluation.dp_audit import AuditResult
-from ..evaluation.records import HOLDER
+from ..evaluation.records import HOLDER, point_rows
 from .summary import metrics_of
 
 HIGH = 0.5  # residual risk from which a criterion reads "high" (a copy scores about 1, independent rows about 0)
@@ -96,9 +96,7 @@ def gdpr_verdicts(metrics: dict, sensitive: list[str]) -> list[CriterionVerdict]
 def point_verdicts(summary: pd.DataFrame, sensitive: list[str], model: str = HOLDER,
                    level: int | None = None) -> list[CriterionVerdict]:
     """The verdicts at one point of a summarised sweep: a level of the holder, or a baseline (``level`` None)."""
-    at = summary[summary["model"] == model]
-    at = at[at["level"].isna()] if level is None else at[at["level"] == level]
-    return gdpr_verdicts(metrics_of(at, sensitive), sensitive)
+    return gdpr_verdicts(metrics_of(point_rows(summary, level, model), sensitive), sensitive)
 
 
 def gdpr_table(summary: pd.DataFrame, sensitive: list[str], levels: list[int],
@@ -135,8 +133,7 @@ def officer_summary(summary: pd.DataFrame, sensitive: list[str], level: int, cho
     """The report's paragraph in the officer's words: the three criteria's verdicts at the level, the membership
     attacks, the DP claims of the sweep's baselines and their audit, the level and why. Every figure is the
     summary's (``point_verdicts``, the catalogue's membership metrics, ``AuditResult``)."""
-    at = summary[(summary["model"] == HOLDER) & (summary["level"] == level)]
-    metrics = metrics_of(at, sensitive)
+    metrics = metrics_of(point_rows(summary, level), sensitive)
     verdicts = gdpr_verdicts(metrics, sensitive)
     why = reason.strip() if reason and reason.strip() else None
     if chosen:

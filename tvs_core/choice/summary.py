@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..evaluation.catalogue import CATALOGUE, DEFAULT_PRIVACY_AXIS
 from ..evaluation.dp_audit import audits_from_records
-from ..evaluation.records import HOLDER, REFERENCE_MODELS
+from ..evaluation.records import HOLDER, REFERENCE_MODELS, has_levels
 from ..evaluation.summary import summarise
 from .axes import Axis
 from .mix import DEFAULT_UTILITY, UtilityMix
@@ -32,7 +32,7 @@ def choose(summary: pd.DataFrame, sensitive: list[str], alpha: float = 0.5, meth
            privacy: str | Axis = DEFAULT_PRIVACY_AXIS, seed: int = 0,
            utility: str | UtilityMix | None = DEFAULT_UTILITY) -> Selection | None:
     """PU_t over the holder's levels, U_t being the utility mix; None until there is something to score."""
-    if summary.empty or not (summary["model"] == HOLDER).any():
+    if not has_levels(summary):
         return None
     mix = UtilityMix.parse(utility)
     levels, anchors = level_table(summary, sensitive, privacy, utility=mix, method=method)
@@ -149,6 +149,11 @@ class ChoiceSettings:
     method: str = "anchored"
     privacy: str = DEFAULT_PRIVACY_AXIS
     utility: str = DEFAULT_UTILITY
+
+    @classmethod
+    def of(cls, project) -> ChoiceSettings:
+        """A project's (``jobs.projects.Project``: its α, normalisation, privacy axis and utility mix)."""
+        return cls(float(project.alpha), project.normalisation, project.privacy, project.utility)
 
     def select(self, summary: pd.DataFrame, sensitive: list[str]) -> Selection | None:
         return choose(summary, sensitive, self.alpha, self.method, self.privacy, utility=self.utility)

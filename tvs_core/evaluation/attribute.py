@@ -56,8 +56,9 @@ def choose_targets(data: EvaluationData, sensitive: list[str], quantiles, n_rand
     return targets
 
 
-def standardise(sets: np.ndarray, categorical: np.ndarray) -> np.ndarray:
-    """Each set by its own mean and sample SD (ddof=1); categorical codes are left as they are."""
+def standardise_each_set(sets: np.ndarray, categorical: np.ndarray) -> np.ndarray:
+    """Each set by its own mean and sample SD (ddof=1), as the game's regressions need; categorical codes are left
+    as they are. (``distance.standardise`` scales arrays by one reference instead.)"""
     mean = sets.mean(axis=-2, keepdims=True)
     sd = sets.std(axis=-2, ddof=1, keepdims=True)
     z = np.where(sd > 0, (sets - mean) / np.where(sd > 0, sd, 1.0), 0.0)
@@ -68,7 +69,7 @@ def regress_sets(sets: np.ndarray, target: int, categorical: np.ndarray):
     """OLS of column ``target`` on all other columns (with intercept), for every set at once.
 
     Returns coefficients (n_sets, d-1) without the intercept, intercepts (n_sets,) and R^2."""
-    z = standardise(sets, categorical)
+    z = standardise_each_set(sets, categorical)
     y = z[..., target]
     x = np.delete(z, target, axis=-1)
     design = np.concatenate([np.ones(x.shape[:-1] + (1,)), x], axis=-1)
@@ -108,7 +109,7 @@ def classify_sets(sets: np.ndarray, target: int, rows: np.ndarray, categorical: 
                   seed: int) -> np.ndarray:
     """Categorical secret: per set, a multinomial logistic attacker's guesses for ``rows``."""
     guesses = np.empty((len(sets), len(rows)))
-    for s, values in enumerate(standardise(sets, categorical)):
+    for s, values in enumerate(standardise_each_set(sets, categorical)):
         y = values[:, target]
         x = np.delete(values, target, axis=1)
         classes = np.unique(y)

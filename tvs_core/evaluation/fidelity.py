@@ -10,6 +10,7 @@ fitting, is deterministic and keeps every number explainable in the app.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from ..seeding import subsample
@@ -169,6 +170,16 @@ def spearman_difference(real: np.ndarray, synthetic: np.ndarray) -> float:
         return 0.0
     diff = np.abs(_rank_correlation(real_x) - _rank_correlation(syn_x))
     return float(diff[upper].mean())
+
+
+def kendall_real_and_synthetic(model, real: pd.DataFrame, level: int, rows: int = 2_000,
+                               seed: int = 0) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Kendall-τ matrices of the real table and of ``min(len(real), rows)`` rows drawn at ``level`` (seeded), in the
+    model's encoding, with the encoded column names: the Sweep page's per-level panel."""
+    synthetic = model.sample(min(len(real), rows), truncation_level=level, seed=seed)
+    names = list(model.encoder_.names)
+    return (kendall_matrix(model.encoder_.transform(real.dropna(subset=names))),
+            kendall_matrix(model.encoder_.transform(synthetic.dropna(subset=names))), names)
 
 
 def kendall_matrix(values: np.ndarray) -> np.ndarray:

@@ -15,7 +15,6 @@ from dataclasses import asdict, dataclass, field, fields
 
 import pandas as pd
 
-from ..choice.summary import ChoiceSettings
 from ..data.fingerprint import fingerprint_table
 from ..data.schema import Schema, infer_schema
 from ..evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY
@@ -91,10 +90,6 @@ class Project:
                            protocol_overrides=overrides, schema=self.table_schema().to_dict(),
                            reuse_families=bool(self.reuse_families),
                            dp_audit_trials=DEFAULT_TRIALS if self.dp_audit else 0)
-
-    def choice_settings(self) -> ChoiceSettings:
-        """How this project weighs a level (the Choose page's α, normalisation, privacy axis and utility mix)."""
-        return ChoiceSettings(float(self.alpha), self.normalisation, self.privacy, self.utility)
 
     def adopt(self, config: SweepConfig) -> None:
         """Show a sweep's own settings, so that the screen says what produced the sweep that is open."""

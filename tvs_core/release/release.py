@@ -17,7 +17,7 @@ import pandas as pd
 from ..choice.selection import Selection
 from ..choice.summary import ChoiceSettings
 from ..errors import DataError
-from ..evaluation.records import HOLDER
+from ..evaluation.records import point_rows
 from ..jobs.store import Store
 from ..model.generator import SyntheticGenerator
 from .export import release_table, to_csv_bytes, write_file
@@ -63,7 +63,7 @@ class Release:
         train, _ = view.tables()
         settings = settings or ChoiceSettings()
         summary = view.summary()
-        at_level = summary[(summary["model"] == HOLDER) & (summary["level"] == level)] if len(summary) else None
+        at_level = point_rows(summary, level) if len(summary) else None
         rows = len(train) if rows is None else int(rows)
         seed = view.config.seed if seed is None else int(seed)
         synthetic = release_table(model, int(level), rows, seed)
