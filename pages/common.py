@@ -160,12 +160,9 @@ def open_upload(table: pd.DataFrame, file_name: str) -> Project:
 
 @st.cache_data(show_spinner="Computing associations…", max_entries=16)
 def _associations(fingerprint: str, schema_dict: dict, missing: str, measure: str):
-    from tvs_core.data.prepare import prepare_table
-    from tvs_core.evaluation.preview import normal_scores_correlation
-    from tvs_core.model.ordering import association_matrix
+    from tvs_core.evaluation.preview import table_dependence
 
-    values = prepare_table(projects().table(fingerprint), Schema.from_dict(schema_dict), missing).values
-    return association_matrix(values, measure), normal_scores_correlation(values)
+    return table_dependence(projects().table(fingerprint), Schema.from_dict(schema_dict), missing, measure)
 
 
 def associations():

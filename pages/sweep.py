@@ -19,7 +19,7 @@ from tvs_core.jobs.backends import BACKENDS
 from tvs_core.jobs.config import OTHER_COMPETITORS
 from tvs_core.jobs.plan import claimed_epsilons, planned_tasks
 from tvs_core.jobs.process import cancel_job, start_worker, worker_alive
-from tvs_core.jobs.progress import audit_seconds, competitor_fits, duration_text, estimate
+from tvs_core.jobs.progress import audit_seconds, duration_text, estimate, fit_seconds_by_baseline
 from tvs_core.jobs.worker import run_job
 from tvs_core.model.families import PRESETS
 from tvs_core.model.ordering import default_levels
@@ -198,13 +198,12 @@ if why_not is None and not same_as_shown:  # what Start would run: its estimate 
                    f"{duration_text(audit_seconds(common.store(), config, n_train, n_columns, workers=2))}."
                    if claims else "DP audit: none of the chosen references claims an ε, so there is nothing to "
                                   "audit (add a DP vine, PrivBayes, MST or PrivPGD reference).")
-    costs = {key: cost for key, cost in competitor_fits(config, n_train, n_columns).items()
-             if not key.startswith("dp_audit:")}
+    costs = fit_seconds_by_baseline(config, n_train, n_columns)
     if costs:
         st.caption("Expected time per fit of each competitor (measured on a 2-core machine, scaled by rows, columns "
                    "and epochs; included in the duration above; each plays the attack games only if asked, which "
-                   "refits it many times): " + ", ".join(f"{figures.model_label(key.split(':', 1)[1])} ≈ "
-                                                        f"{duration_text(c)}" for key, c in costs.items()) + ".")
+                   "refits it many times): " + ", ".join(f"{figures.model_label(name)} ≈ {duration_text(c)}"
+                                                        for name, c in costs.items()) + ".")
 externals = {}
 for upload in uploads or []:
     try:

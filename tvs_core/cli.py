@@ -30,7 +30,7 @@ from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY
 from .evaluation.dp_audit import DEFAULT_TRIALS
 from .jobs.config import COMPETITORS, DEFAULT_BASELINES
 from .model.families import DEFAULT_PRESET, PRESETS
-from .model.ordering import MEASURES, algorithm1, association_matrix
+from .model.ordering import MEASURES, algorithm1, table_associations
 from .model.tvinesynth import TVineSynth
 
 EXIT_USAGE = 2
@@ -191,8 +191,7 @@ def cmd_order(args) -> dict:
     table = _load(args)
     schema = _roles(args, table)
     check(table, schema, measure=args.measure)
-    values = prepare_table(table, schema).values
-    result = algorithm1(association_matrix(values, args.measure), schema.response, schema.sensitive,
+    result = algorithm1(table_associations(table, schema, measure=args.measure), schema.response, schema.sensitive,
                         args.rho, args.measure)
     return {"order": result.order, "K": result.K, "tau_block": result.tau_block,
             "S": result.sensitive, "rho_star": result.rho_star, "measure": result.measure,

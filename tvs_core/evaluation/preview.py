@@ -18,6 +18,17 @@ from scipy import stats
 from ..model.ordering import OrderResult
 
 
+def table_dependence(table: pd.DataFrame, schema, missing: str = "drop_rows",
+                     measure: str = "kendall") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(|association| matrix in ``measure``, normal-scores correlation) of a table as the model encodes it: the
+    Sensitive page's heatmap and instant preview, before any fit."""
+    from ..data.prepare import prepare_table
+    from ..model.ordering import table_associations
+
+    return (table_associations(table, schema, missing, measure),
+            normal_scores_correlation(prepare_table(table, schema, missing).values))
+
+
 def normal_scores_correlation(values: pd.DataFrame, discrete: list[bool] | None = None) -> pd.DataFrame:
     """Pearson correlation of normal scores Phi^-1(rank / (n+1)) (mid-ranks for ties)."""
     x = values.to_numpy(dtype=float)

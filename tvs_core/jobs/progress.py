@@ -171,6 +171,13 @@ def estimate(store: Store, plan: list, n_train: int, n_columns: int, workers: in
     return seconds_left(plan, set(), costs, workers, extra=fits), source
 
 
+def fit_seconds_by_baseline(config: SweepConfig, n_train: int, n_columns: int) -> dict[str, float]:
+    """Expected seconds of one fit of each competitor, by baseline name (the Sweep page's line before Start)."""
+    prefix = "baseline:"
+    return {key[len(prefix):]: seconds for key, seconds in competitor_fits(config, n_train, n_columns).items()
+            if key.startswith(prefix)}
+
+
 def audit_seconds(store: Store, config: SweepConfig, n_train: int, n_columns: int, workers: int = 2) -> float:
     """Expected seconds the DP audit (``config.dp_audit_trials`` fits of each baseline that claims an ε) adds to a
     sweep, before it starts: what ``--audit-dp`` and the Sweep page's option say it will cost."""

@@ -32,6 +32,15 @@ def default_rho_star(measure: str) -> float:
             "spearman": round(6 / np.pi * np.arcsin(rho / 2), 2)}[measure]
 
 
+def table_associations(table: pd.DataFrame, schema, missing: str = "drop_rows",
+                       measure: str = "kendall") -> pd.DataFrame:
+    """The |association| matrix Algorithm 1 reads, from a table encoded as the model encodes it (``schema``: a
+    ``data.schema.Schema`` with roles): what the Sensitive page draws and ``order`` prints before any fit."""
+    from ..data.prepare import prepare_table
+
+    return association_matrix(prepare_table(table, schema, missing).values, measure)
+
+
 def association_matrix(values: pd.DataFrame, measure: str = "kendall") -> pd.DataFrame:
     """Pairwise association of numeric columns; Kendall's tau-b corrects for ties."""
     if measure not in MEASURES:
