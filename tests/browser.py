@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import OWNER
+
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts" / "e2e"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -38,9 +40,13 @@ class Server:
         self.workspace, self.port = workspace, port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process = None
+        self.owner = os.environ.get(OWNER)  # who started it (a shared fixture): a restart inside a test keeps it
+
 
     def start(self) -> Server:
         env = {**os.environ, "TVS_WORKSPACE": str(self.workspace), "PYTHONPATH": str(ROOT)}
+        if self.owner is not None:
+            env[OWNER] = self.owner
         self.process = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(self.port),
              "--server.headless", "true"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -121,7 +127,7 @@ def shot(page, name: str) -> None:
 
 
 def upload(page, path: Path) -> None:
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(path))  # the table's
     page.get_by_text(f"{path.name} — ").first.wait_for(timeout=60_000)
 
 
