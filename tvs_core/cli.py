@@ -73,6 +73,13 @@ def release_rows(text: str) -> int:
     return _integer(text, MIN_RELEASE_ROWS)
 
 
+def file_name(text: str) -> str:
+    """An output file's path: it must name a file (an empty string names the current folder)."""
+    if not text.strip() or Path(text).name in ("", ".", ".."):
+        raise argparse.ArgumentTypeError(f"{text!r} names no file; give a file name, e.g. synthetic.csv")
+    return text
+
+
 def level(text: str) -> int:
     return _integer(text, 0)
 
@@ -525,7 +532,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "split)")
     release.add_argument("--missing", choices=["drop_rows", "impute"], default="drop_rows")
     release.add_argument("--threads", type=count, default=1)
-    release.add_argument("--out", required=True,
+    release.add_argument("--out", required=True, type=file_name,
                          help="output CSV path: a new file or a regular file, never one of the inputs; the manifest "
                               "goes next to it as NAME.manifest.json")
     release.add_argument("--no-ledger", action="store_true",
@@ -545,7 +552,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--reason", help="why this level was chosen (shown on the first page)")
     choice_args(report)
     report.add_argument("--workspace", help="store folder (default: $TVS_WORKSPACE or ~/.tvinesynth-studio)")
-    report.add_argument("--out", required=True, help="output HTML path")
+    report.add_argument("--out", required=True, type=file_name, help="output HTML path")
 
     ledger = sub.add_parser("ledger", help="list the releases of a table (DATA or --demo), or of every table")
     ledger.add_argument("data", nargs="?",
