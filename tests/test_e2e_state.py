@@ -88,7 +88,7 @@ def test_reload_mid_sweep_then_restart_and_reopen_from_the_project_list(tmp_path
             wait_for_text(page, lambda: sidebar(page), "Sweep: running", 30_000)
             assert page.get_by_role("button", name="Start sweep").is_disabled()  # one worker per job
             shot(page, "state-2-reloaded-mid-sweep")
-            wait_for_text(page, lambda: sidebar(page), "Sweep: done", 300_000)  # the same sweep completes
+            wait_for_text(page, lambda: sidebar(page), "Sweep: done", 600_000)  # the same sweep completes
             no_streamlit_errors(page)
         server.stop()
         server.start()  # a server restart, same workspace
@@ -138,7 +138,7 @@ def test_missing_responses_and_an_excel_workbook_in_the_browser(tmp_path):
         page.get_by_text("S = total_cost_eur").first.wait_for(timeout=30_000)
         go_to(page, "3 · Sweep")
         page.get_by_role("button", name="Start sweep").click()
-        wait_for_text(page, lambda: sidebar(page), "Sweep: done", 300_000)
+        wait_for_text(page, lambda: sidebar(page), "Sweep: done", 600_000)
         assert "failed" not in sidebar(page)
         no_streamlit_errors(page)
         go_to(page, "1 · Data")
