@@ -6,8 +6,9 @@ of the 884 x 27 table must take at most 45 s on 2 cores; the estimate shown befo
 
 Usage (from the repo root):
   ``python bench/sweep.py run --out after.json [--runs 3] [--tables support,clinical,breast_cancer]``
-  ``python bench/sweep.py report before.json after.json`` (writes the before/after table of bench/sweep.md
-  to stdout). ``run`` can be pointed at another checkout's code with ``--source DIR`` (the before numbers).
+  ``python bench/sweep.py report before1.json,before2.json after1.json,after2.json`` (the before/after table
+  of bench/sweep.md, to stdout; each side's files merged). ``run --source DIR`` runs another checkout's code
+  (the before numbers: ``git archive BASE tvs_core | tar -x -C DIR``).
 Each run: a fresh workspace, ``submit``, a worker process with ``n_jobs=2``, times from ``submit`` (store timestamps).
 """
 
@@ -83,8 +84,9 @@ def timed_sweep(table, response, sensitive, workspace: Path) -> dict:
 
 
 def run(args) -> None:
-    if args.source:
+    if args.source:  # the worker runs "python -m tvs_core" from the current folder: it must be the source's
         sys.path.insert(0, str(Path(args.source).resolve()))
+        os.chdir(args.source)
     else:
         sys.path.insert(0, str(ROOT))
     import tvs_core
@@ -108,8 +110,17 @@ def _median(runs: list[dict], key: str) -> float:
     return statistics.median(r[key] for r in runs)
 
 
+def merged(paths: str) -> dict:
+    """The runs of several ``run`` outputs (comma-separated paths), per table."""
+    out: dict = {}
+    for path in paths.split(","):
+        for name, runs in json.loads(Path(path).read_text()).items():
+            out.setdefault(name, []).extend(runs)
+    return out
+
+
 def report(args) -> None:
-    before, after = (json.loads(Path(p).read_text()) for p in (args.before, args.after))
+    before, after = (merged(paths) for paths in (args.before, args.after))
     lines = ["| table | measure | before s | after s | after / before |", "|---|---|---:|---:|---:|"]
     for name in after:
         if name not in before:
@@ -133,6 +144,24 @@ def report(args) -> None:
     print("\n".join(lines))
 
 
+def fixture(args) -> None:
+    """tests/recorded_sweeps.json: per table, the shape, levels, every task's seconds by kind and the duration of
+    the first ``after`` run (what tests/test_progress_estimate.py feeds the estimator)."""
+    sys.path.insert(0, str(ROOT))
+    from tvs_core import infer_schema
+
+    out = {}
+    cases = tables()
+    for name, runs in merged(args.after).items():
+        table, response, sensitive = cases[name]
+        run = runs[0]
+        levels = sorted({int(key.split(":")[1]) for key in run["order"] if key.startswith("release:")})
+        out[name] = {"n_train": int(round(len(table) * 0.8)), "response": response, "sensitive": sensitive,
+                     "n_columns": len(infer_schema(table).with_roles(response, sensitive).modelled),
+                     "levels": levels, "seconds": run["kinds"], "total": run["total"], "load": run["load"]}
+    (ROOT / "tests" / "recorded_sweeps.json").write_text(json.dumps(out, indent=1))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="command", required=True)
@@ -144,8 +173,10 @@ def main() -> None:
     p = sub.add_parser("report")
     p.add_argument("before")
     p.add_argument("after")
+    f = sub.add_parser("fixture")
+    f.add_argument("after")
     args = parser.parse_args()
-    (run if args.command == "run" else report)(args)
+    {"run": run, "report": report, "fixture": fixture}[args.command](args)
 
 
 if __name__ == "__main__":
