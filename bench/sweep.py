@@ -159,6 +159,8 @@ def fixture(args) -> None:
         out[name] = {"n_train": int(round(len(table) * 0.8)), "response": response, "sensitive": sensitive,
                      "n_columns": len(infer_schema(table).with_roles(response, sensitive).modelled),
                      "levels": levels, "seconds": run["kinds"], "total": run["total"], "load": run["load"]}
+    if args.cpu:  # CPU seconds per task, every task in one process (what a quiet core takes), 884 x 27
+        out["support"]["cpu_seconds"] = json.loads(Path(args.cpu).read_text())["cpu"]
     (ROOT / "tests" / "recorded_sweeps.json").write_text(json.dumps(out, indent=1))
 
 
@@ -175,6 +177,7 @@ def main() -> None:
     p.add_argument("after")
     f = sub.add_parser("fixture")
     f.add_argument("after")
+    f.add_argument("--cpu", default=None)
     args = parser.parse_args()
     {"run": run, "report": report, "fixture": fixture}[args.command](args)
 
