@@ -1,18 +1,22 @@
-"""Benchmark the sweep engine: time to the first stored result, a complete quick sweep, and the
-store's overhead per result, on a 884 x 27 SUPPORT2-shaped table (bench/tables.py).
+"""Benchmark the default quick sweep: time to the first result, to every TVineSynth level's quick numbers, and to
+the end, on the clinical demo, breast cancer and a 884 x 27 SUPPORT2-shaped table (bench/tables.py).
 
-Why: the dashboard promises that the privacy-utility scatter starts filling within seconds of
-pressing Start (target <= 5 s to the first result) and that a quick sweep finishes in about a
-minute (target <= 60 s on 2 cores); the store must not be what makes it slow.
+Why (issue 27): the scatter must have every level with all its quick numbers within 20 s and the whole quick sweep
+of the 884 x 27 table must take at most 45 s on 2 cores; the estimate shown before Start must be within 1.5x.
 
-Usage (from the repo root): ``python bench/sweep.py``; writes bench/sweep.md.
+Usage (from the repo root):
+  ``python bench/sweep.py run --out after.json [--runs 3] [--tables support,clinical,breast_cancer]``
+  ``python bench/sweep.py report before1.json,before2.json after1.json,after2.json`` (the before/after table
+  of bench/sweep.md, to stdout; each side's files merged). ``run --source DIR`` runs another checkout's code
+  (the before numbers: ``git archive BASE tvs_core | tar -x -C DIR``).
+Each run: a fresh workspace, ``submit``, a worker process with ``n_jobs=2``, times from ``submit`` (store timestamps).
 """
 
 from __future__ import annotations
 
-import datetime
+import argparse
+import json
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -20,108 +24,162 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-import pyvinecopulib as pv
-from machine import cpu_model
-from tables import RESPONSE, SENSITIVE, support_like
 
-from tvs_core.jobs import SweepConfig, submit
-from tvs_core.jobs.process import start_worker
-from tvs_core.jobs.progress import progress
-from tvs_core.jobs.store import Store
+def tables() -> dict:
+    from tables import RESPONSE, SENSITIVE, support_like
+
+    from tvs_core import load_demo
+    from tvs_core.data.demo import DEMOS
+
+    out = {"support": (support_like(), RESPONSE, list(SENSITIVE))}
+    for name in ("clinical", "breast_cancer"):
+        out[name] = (load_demo(name), DEMOS[name].response, list(DEMOS[name].sensitive))
+    return out
 
 
-def timed_sweep(table, workspace: Path, **changes) -> dict:
-    """Submit, start a worker process, and time first result, first release level and completion."""
+def before_start(store, table, config) -> float:
+    """The estimate the Sweep page shows before Start (levels: the default of the advised top level, d when the
+    sensitive columns enter first)."""
+    from tvs_core import infer_schema
+    from tvs_core.jobs.plan import planned_tasks
+    from tvs_core.jobs.progress import estimate
+    from tvs_core.model.ordering import default_levels
+
+    schema = infer_schema(table).with_roles(config.response, config.sensitive)
+    n_train = int(round(len(table) * (1 - config.holdout_fraction)))
+    levels = default_levels(len(schema.modelled) - 1)
+    planned = [[t.key, t.kind, t.stage] for t in planned_tasks(config, levels)]
+    return estimate(store, planned, n_train, len(schema.modelled), 2, config)[0]
+
+
+def timed_sweep(table, response, sensitive, workspace: Path) -> dict:
+    """Submit, start a worker process; first result, every level complete, total, per-kind task seconds."""
+    from tvs_core.jobs import SweepConfig, submit
+    from tvs_core.jobs.process import start_worker
+    from tvs_core.jobs.store import Store
+
     store = Store(workspace)
-    config = SweepConfig(response=RESPONSE, sensitive=list(SENSITIVE), preset="quick", **changes)
-    start = time.perf_counter()
+    config = SweepConfig(response=response, sensitive=list(sensitive), preset="quick")
+    estimated = before_start(store, table, config)
+    load = os.getloadavg()[0]
+    start = time.time()
     job_id = submit(store, table, config)
     start_worker(store, job_id, n_jobs=2)
-    first = first_release = None
-    while True:
-        results = store.results(job_id)
-        now = time.perf_counter() - start
-        if results and first is None:
-            first = now
-        if first_release is None and any(r["kind"] == "release" for r in results):
-            first_release = now
-        job = store.job(job_id)
-        if job["status"] in ("done", "failed", "cancelled"):
-            break
-        time.sleep(0.05)
-    total = time.perf_counter() - start
+    while store.job(job_id)["status"] not in ("done", "failed", "cancelled"):
+        time.sleep(0.1)
+    job = store.job(job_id)
+    total = job["finished"] - start
+    results = store.results(job_id)
     kinds: dict[str, list[float]] = {}
-    for r in store.results(job_id):
+    for r in results:
         kinds.setdefault(r["kind"], []).append(r["seconds"])
-    return {"status": job["status"], "error": job["error"], "first": first, "first_release": first_release,
-            "total": total, "tasks": progress(store, job_id)["total"], "kinds": kinds,
-            "records": sum(len(r["records"]) for r in store.results(job_id))}
+    level_tasks = [r["created"] for r in results if r["kind"] == "release"]
+    others = [r["created"] for r in results if r["kind"] not in ("release", "holder", "first_look", "reference")]
+    return {"status": job["status"], "total": total, "first": min(r["created"] for r in results) - start,
+            "levels": max(level_tasks) - start, "first_other": min(others) - start if others else None,
+            "estimate": estimated, "load": load, "tasks": len(results), "kinds": kinds,
+            "order": [r["task"] for r in results]}
 
 
-def store_overhead(workspace: Path, n: int = 300) -> dict:
-    """Median seconds to commit one result of 200 records (a typical release task) in WAL mode."""
-    store = Store(workspace)
-    store.create_job("overhead", "f" * 64, {})
-    record = {"model": "tvinesynth", "level": 5, "metric": "release_mab", "attribute": "totcst", "target": None,
-              "target_kind": None, "iteration": 3, "value": 0.123456789, "role": "release"}
-    times = []
-    for i in range(n):
-        start = time.perf_counter()
-        store.add_result("overhead", f"task:{i}", "release", [record] * 200, 1.0)
-        times.append(time.perf_counter() - start)
-    reading = time.perf_counter()
-    store.results("overhead")
-    return {"median_s": statistics.median(times), "p90_s": sorted(times)[int(0.9 * n)],
-            "read_all_s": time.perf_counter() - reading, "n": n}
+def run(args) -> None:
+    if args.source:  # the worker runs "python -m tvs_core" from the current folder: it must be the source's
+        sys.path.insert(0, str(Path(args.source).resolve()))
+        os.chdir(args.source)
+    else:
+        sys.path.insert(0, str(ROOT))
+    import tvs_core
+
+    print("tvs_core from", tvs_core.__file__, flush=True)
+    cases = tables()
+    out = {}
+    for name in args.tables.split(","):
+        table, response, sensitive = cases[name]
+        out[name] = []
+        for i in range(args.runs):
+            with tempfile.TemporaryDirectory() as tmp:
+                found = timed_sweep(table, response, sensitive, Path(tmp))
+            out[name].append(found)
+            print(f"{name} run {i}: total {found['total']:.1f} s, levels {found['levels']:.1f} s, estimate "
+                  f"{found['estimate']:.1f} s, load {found['load']:.2f}, {found['status']}", flush=True)
+            Path(args.out).write_text(json.dumps(out, indent=1))
+
+
+def _median(runs: list[dict], key: str) -> float:
+    return statistics.median(r[key] for r in runs)
+
+
+def merged(paths: str) -> dict:
+    """The runs of several ``run`` outputs (comma-separated paths), per table."""
+    out: dict = {}
+    for path in paths.split(","):
+        for name, runs in json.loads(Path(path).read_text()).items():
+            out.setdefault(name, []).extend(runs)
+    return out
+
+
+def report(args) -> None:
+    before, after = (merged(paths) for paths in (args.before, args.after))
+    lines = ["| table | measure | before s | after s | after / before |", "|---|---|---:|---:|---:|"]
+    for name in after:
+        if name not in before:
+            continue
+        for key, label in (("total", "complete quick sweep"), ("levels", "every level's quick numbers"),
+                           ("first", "first stored result"), ("estimate", "estimate before Start")):
+            b, a = _median(before[name], key), _median(after[name], key)
+            lines.append(f"| {name} | {label} | {b:.1f} | {a:.1f} | {a / b:.2f} |")
+        loads = [r["load"] for r in before[name]] + [r["load"] for r in after[name]]
+        lines.append(f"| {name} | load average at start (1 min), before / after | "
+                     f"{_median(before[name], 'load'):.2f} | {_median(after[name], 'load'):.2f} | "
+                     f"max {max(loads):.2f} |")
+    lines += ["", "Task seconds per kind (median over runs of the sum over tasks), 884 x 27:", "",
+              "| kind | before s | after s |", "|---|---:|---:|"]
+    for name in ("support",):
+        kinds = sorted(set().union(*(r["kinds"] for r in before.get(name, []) + after.get(name, []))))
+        for kind in kinds:
+            b = statistics.median(sum(r["kinds"].get(kind, [0])) for r in before.get(name, [{"kinds": {}}]))
+            a = statistics.median(sum(r["kinds"].get(kind, [0])) for r in after.get(name, [{"kinds": {}}]))
+            lines.append(f"| {kind} | {b:.1f} | {a:.1f} |")
+    print("\n".join(lines))
+
+
+def fixture(args) -> None:
+    """tests/recorded_sweeps.json: per table, the shape, levels, every task's seconds by kind and the duration of
+    the first ``after`` run (what tests/test_progress_estimate.py feeds the estimator)."""
+    sys.path.insert(0, str(ROOT))
+    from tvs_core import infer_schema
+
+    out = {}
+    cases = tables()
+    for name, runs in merged(args.after).items():
+        table, response, sensitive = cases[name]
+        run = runs[0]
+        levels = sorted({int(key.split(":")[1]) for key in run["order"] if key.startswith("release:")})
+        out[name] = {"n_train": int(round(len(table) * 0.8)), "response": response, "sensitive": sensitive,
+                     "n_columns": len(infer_schema(table).with_roles(response, sensitive).modelled),
+                     "levels": levels, "seconds": run["kinds"], "total": run["total"], "load": run["load"]}
+    if args.cpu:  # CPU seconds per task, every task in one process (what a quiet core takes), 884 x 27
+        out["support"]["cpu_seconds"] = json.loads(Path(args.cpu).read_text())["cpu"]
+    (ROOT / "tests" / "recorded_sweeps.json").write_text(json.dumps(out, indent=1))
 
 
 def main() -> None:
-    table = support_like()
-    with tempfile.TemporaryDirectory() as tmp:
-        sweep = timed_sweep(table, Path(tmp) / "sweep")
-        games = timed_sweep(table, Path(tmp) / "baseline_games", baseline_games=["aia", "mia"])
-        overhead = store_overhead(Path(tmp) / "overhead")
-    per_kind = "\n".join(f"| {kind} | {len(v)} | {statistics.median(v):.2f} | {sum(v):.1f} |"
-                         for kind, v in sorted(sweep["kinds"].items()))
-    extra = {kind: sum(v) for kind, v in games["kinds"].items()}
-    added = ", ".join(f"{kind} {extra[kind] - sum(sweep['kinds'].get(kind, [])):+.1f} s" for kind in sorted(extra))
-    ok = lambda met: "met" if met else "**missed**"  # noqa: E731
-    report = f"""# Sweep engine on a 884 x 27 table
-
-Reproduce: `python bench/sweep.py` (from the repo root).
-
-- Date: {datetime.date.today().isoformat()}; machine: nproc={os.cpu_count()}, CPU: {cpu_model()}
-- Python {platform.python_version()}, pyvinecopulib {pv.__version__}
-- Table: `bench/tables.support_like()` (884 rows, 26 covariates + `hospdead`), sensitive totcst, crea
-- Sweep: `SweepConfig(preset="quick")`, default levels, families and baselines, a worker process
-  started with `start_worker(n_jobs=2)`; times measured from `submit` by polling the store every 50 ms.
-
-| measure | seconds | target |
-|---|---:|---|
-| first stored result (the holder's fit) | {sweep['first']:.2f} | <= 5 s: {ok(sweep['first'] <= 5)} |
-| first release level (release MAB, TSTR, MCMIA, DCR, fidelity) | {sweep['first_release']:.2f} | |
-| complete quick sweep ({sweep['tasks']} tasks, {sweep['records']} records, status {sweep['status']}) \
-| {sweep['total']:.1f} | <= 60 s: {ok(sweep['total'] <= 60)} |
-| the same with `baseline_games=["aia", "mia"]` (every baseline plays both attack games; {games['tasks']} \
-tasks, status {games['status']}) | {games['total']:.1f} | opt-in, no target |
-
-Task times (seconds inside the worker, summed over both cores):
-
-| kind | tasks | median s | total s |
-|---|---:|---:|---:|
-{per_kind}
-
-With `baseline_games=["aia", "mia"]`, task seconds added per kind (the baselines' games): {added}.
-
-Store overhead: committing one result of 200 records takes {overhead['median_s'] * 1000:.2f} ms (median
-of {overhead['n']}; 90th percentile {overhead['p90_s'] * 1000:.2f} ms); reading all
-{overhead['n']} results back takes {overhead['read_all_s']:.2f} s.
-"""
-    (ROOT / "bench" / "sweep.md").write_text(report)
-    print(report)
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--out", required=True)
+    r.add_argument("--runs", type=int, default=3)
+    r.add_argument("--tables", default="support,clinical,breast_cancer")
+    r.add_argument("--source", default=None)
+    p = sub.add_parser("report")
+    p.add_argument("before")
+    p.add_argument("after")
+    f = sub.add_parser("fixture")
+    f.add_argument("after")
+    f.add_argument("--cpu", default=None)
+    args = parser.parse_args()
+    {"run": run, "report": report, "fixture": fixture}[args.command](args)
 
 
 if __name__ == "__main__":

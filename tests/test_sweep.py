@@ -219,7 +219,8 @@ def test_baselines_can_play_the_membership_game(table, reference, tmp_path):
     job_id = submit(store, table, config(**changes))
     assert run_job(store, job_id, n_jobs=2) == "done", store.job(job_id)["error"]
     keys = {key for key, *_ in store.job(job_id)["plan"]}
-    assert {"mia_attackers", "mia_attackers:independent", "mia_shadow:independent:0", "mia_eval:independent:0"} <= keys
+    assert {"mia_attackers:0", "mia_attackers:independent:1", "mia_shadow:independent:0",
+            "mia_eval:independent:0"} <= keys
     records = sorted_records(store, job_id)
     pg = records[(records.model == "independent") & (records.metric == "pg")]
     assert len(pg) > 0 and pg["level"].isna().all() and set(pg["role"]) == {"game"}
@@ -238,7 +239,7 @@ def test_time_left_follows_the_stages_the_worker_runs():
     plan = [["holder", "holder", 0], ["r1", "release", 1], ["r2", "release", 1], ["a1", "aia", 1],
             ["att", "mia_attackers", 2], ["e1", "mia_eval", 3], ["e2", "mia_eval", 3]]
     costs = {"holder": 1.0, "release": 2.0, "aia": 6.0, "mia_attackers": 4.0, "mia_eval": 3.0}
-    # stage 1 on 2 workers: max(10 / 2, 6) = 6; stage 2 alone: 4; stage 3: max(6 / 2, 3) = 3
+    # stage 1 on 2 workers: max(10 / 2, 6) = 6; stage 2, one task: 4; stage 3: max(6 / 2, 3) = 3
     assert seconds_left(plan, {"holder"}, costs, workers=2) == pytest.approx(13.0)
     assert seconds_left(plan, {"holder", "r1", "r2"}, costs, workers=2, running_for=2.5) == pytest.approx(10.5)
     assert seconds_left(plan, {k for k, *_ in plan}, costs, workers=2) == 0.0

@@ -95,6 +95,9 @@ class EvaluationData:
     names: list[str] = field(default_factory=list)
     analysis: list[str] | None = None  # covariates of the regression of Y that ci_overlap compares; None: all
     train_labels: pd.Index | None = None  # each encoded training row's label in the training table
+    # real-side work every synthetic set scored against these rows needs alike (set_metrics), done once; a copy
+    # with other rows (``dataclasses.replace``) starts empty
+    shared: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def response_index(self) -> int:

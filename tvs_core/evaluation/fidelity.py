@@ -92,7 +92,15 @@ def alpha_precision_beta_recall(real: np.ndarray, synthetic: np.ndarray, alphas:
     }
 
 
-def authenticity(real: np.ndarray, synthetic: np.ndarray) -> float:
+def real_spacing(real: np.ndarray) -> np.ndarray:
+    """Each real row's distance to its nearest other real row, on columns z-scored by the real data: what
+    ``authenticity`` compares every synthetic set with (computed once per set of real rows)."""
+    real_x = as_matrix(real, "real")
+    real_z = standardise(real_x, real_x)[0]
+    return nearest(real_z, real_z, k=1, exclude_self=True)[0][:, 0]
+
+
+def authenticity(real: np.ndarray, synthetic: np.ndarray, spacing: np.ndarray | None = None) -> float:
     """Share of synthetic rows that are not memorised copies (Alaa et al. 2022).
 
     On columns z-scored by the real data, a synthetic row g with nearest real row x* is
@@ -100,7 +108,7 @@ def authenticity(real: np.ndarray, synthetic: np.ndarray) -> float:
     real data's own spacing there. Ties count as unauthentic, as in Alaa's released code
     (authentic iff strictly farther); this also flags copies of real rows that occur twice. A
     generator that samples the true distribution is not at 1: in d dimensions it scores about
-    0.35 (d = 1), 0.5 (d = 5), 0.6 (d = 10), 0.7-0.8 (d = 27)."""
+    0.35 (d = 1), 0.5 (d = 5), 0.6 (d = 10), 0.7-0.8 (d = 27). ``spacing``: ``real_spacing(real)``, when known."""
     real_x = as_matrix(real, "real")
     syn_x = as_matrix(synthetic, "synthetic")
     if real_x.shape[1] != syn_x.shape[1]:
@@ -108,9 +116,9 @@ def authenticity(real: np.ndarray, synthetic: np.ndarray) -> float:
     if len(real_x) < 2:
         raise ValueError("need at least two real rows")
     real_z, syn_z = standardise(real_x, real_x, syn_x)
-    real_spacing = nearest(real_z, real_z, k=1, exclude_self=True)[0][:, 0]
+    spacing = real_spacing(real_x) if spacing is None else spacing
     dist, index = nearest(syn_z, real_z, k=1)
-    return float(np.mean(dist[:, 0] > real_spacing[index[:, 0]]))
+    return float(np.mean(dist[:, 0] > spacing[index[:, 0]]))
 
 
 def _total_variation(a: np.ndarray, b: np.ndarray) -> float:
@@ -158,9 +166,10 @@ def _rank_correlation(x: np.ndarray) -> np.ndarray:
     return np.nan_to_num(corr, nan=0.0, posinf=0.0, neginf=0.0)
 
 
-def spearman_difference(real: np.ndarray, synthetic: np.ndarray) -> float:
+def spearman_difference(real: np.ndarray, synthetic: np.ndarray, real_corr: np.ndarray | None = None) -> float:
     """Mean |rho_real - rho_synthetic| over the off-diagonal upper triangle of the Spearman matrices
-    (constant columns count as rho = 0); 0 for a single column."""
+    (constant columns count as rho = 0); 0 for a single column. ``real_corr``: the real rows' matrix
+    (``_rank_correlation``), when known."""
     real_x = as_matrix(real, "real")
     syn_x = as_matrix(synthetic, "synthetic")
     if real_x.shape[1] != syn_x.shape[1]:
@@ -168,7 +177,7 @@ def spearman_difference(real: np.ndarray, synthetic: np.ndarray) -> float:
     upper = np.triu_indices(real_x.shape[1], k=1)
     if len(upper[0]) == 0:
         return 0.0
-    diff = np.abs(_rank_correlation(real_x) - _rank_correlation(syn_x))
+    diff = np.abs((_rank_correlation(real_x) if real_corr is None else real_corr) - _rank_correlation(syn_x))
     return float(diff[upper].mean())
 
 

@@ -219,10 +219,11 @@ def mia_evaluation_task(spec: GeneratorSpec, data: EvaluationData, targets: list
         in_features = _features_by_level(spec, levels, np.vstack([raw_out, data.train[row]]), data, *sizes,
                                          "mia", "eval", iteration, "in", row)
         for level in levels:
-            attacker = attackers[(row, level)]
-            tp = np.mean(attacker.predict(in_features[level]) == 1)
-            fp = np.mean(attacker.predict(out_features[level]) == 1)
-            rates[(row, level)] = (tp, fp)
+            # one predict for the IN and OUT sets: a forest scores each row on its own, so this is the two calls'
+            # answer at half the calls' overhead (sklearn's per-call cost dominated this task: issue 27)
+            x_in, x_out = in_features[level], out_features[level]
+            guess = attackers[(row, level)].predict(np.vstack([x_in, x_out])) == 1
+            rates[(row, level)] = (np.mean(guess[:len(x_in)]), np.mean(guess[len(x_in):]))
     records = []
     for level in levels:
         for t in targets:

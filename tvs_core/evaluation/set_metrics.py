@@ -7,7 +7,7 @@ calls each function once per set, on the first ``DISTANCE_SETS`` sets of every l
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -17,9 +17,17 @@ from . import anonymity
 from .catalogue import PMSE_ROWS, SET_ROWS
 from .context import EvaluationData
 from .distance import dcr, mcmia
-from .fidelity import alpha_precision_beta_recall, authenticity, column_distances, spearman_difference
+from .fidelity import (
+    _rank_correlation,
+    alpha_precision_beta_recall,
+    authenticity,
+    column_distances,
+    real_spacing,
+    spearman_difference,
+)
 from .membership_attacks import membership_attacks as attack
-from .structure import ci_overlap, pair_structure, pmse_ratio
+from .structure import _real_levels as real_levels
+from .structure import ci_overlap, coefficient_intervals, pair_structure, pmse_ratio
 
 
 @dataclass(frozen=True)
@@ -30,6 +38,26 @@ class SyntheticSet:
     label: str  # the generator's record name
     level: int | None
     index: int  # the set's number within its level
+    # what several metrics of this set compute alike (the Spearman difference), computed once
+    shared: dict = field(default_factory=dict, compare=False, repr=False)
+
+
+def _once(memo: dict, key, compute):
+    """``memo[key]``, computed by ``compute()`` the first time: work several metrics (of one set, or of every set
+    on the same real rows) would repeat, done once with the same numbers."""
+    if key not in memo:
+        memo[key] = compute()
+    return memo[key]
+
+
+def _real(s: SyntheticSet, key, compute):
+    """Real-side work, the same for every set scored against these real rows (kept on ``s.data``)."""
+    return _once(s.data.shared, key, compute)
+
+
+def _spearman(s: SyntheticSet) -> float:
+    real_corr = _real(s, "rank_correlation", lambda: _rank_correlation(s.data.train))
+    return _once(s.shared, "spearman_difference", lambda: spearman_difference(s.data.train, s.values, real_corr))
 
 
 def bounded(s: SyntheticSet, rows: int = SET_ROWS) -> SyntheticSet:
@@ -42,7 +70,8 @@ def bounded(s: SyntheticSet, rows: int = SET_ROWS) -> SyntheticSet:
     def pick(x: np.ndarray) -> np.ndarray:
         return x if len(x) <= rows else x[np.sort(rng.choice(len(x), rows, replace=False))]
 
-    return replace(s, values=pick(s.values), data=replace(s.data, train=pick(s.data.train), test=pick(s.data.test)))
+    return replace(s, values=pick(s.values), data=replace(s.data, train=pick(s.data.train), test=pick(s.data.test)),
+                   shared={})
 
 
 def closeness(s: SyntheticSet) -> dict:
@@ -63,8 +92,9 @@ def fidelity(s: SyntheticSet) -> dict:
     support = alpha_precision_beta_recall(s.data.train, s.values, seed=task_seed(s.master_seed, "fid", s.index))
     distances = column_distances(s.data.train, s.values, s.data.discrete)
     return {"alpha_precision": support["alpha_precision"], "beta_recall": support["beta_recall"],
-            "authenticity": authenticity(s.data.train, s.values),
-            "spearman_difference": spearman_difference(s.data.train, s.values),
+            "authenticity": authenticity(s.data.train, s.values,
+                                         _real(s, "spacing", lambda: real_spacing(s.data.train))),
+            "spearman_difference": _spearman(s),
             "column_distance": dict(zip(s.data.names, distances, strict=True))}
 
 
@@ -72,9 +102,13 @@ def structure(s: SyntheticSet) -> dict:
     """Utility beyond prediction: pairwise dependence, the analysis' intervals, distinguishability."""
     real, response = s.data.train, s.data.response_index
     covariates = [s.data.index(c) for c in s.data.analysis] if s.data.analysis else None
-    return {"pair_structure": pair_structure(real, s.values),
+    key = ("intervals", None if covariates is None else tuple(covariates))
+    categorical = s.data.categorical
+    intervals = _real(s, key, lambda: coefficient_intervals(real, response, categorical, s.data.names, covariates,
+                                                            real_levels(real, response, categorical)))
+    return {"pair_structure": pair_structure(real, s.values, _spearman(s)),
             "ci_overlap": ci_overlap(real, s.values, response, s.data.categorical, s.data.names,
-                                     covariates=covariates)["ci_overlap"],
+                                     covariates=covariates, real_intervals=intervals)["ci_overlap"],
             "pmse_ratio": pmse_ratio(real, s.values, s.data.categorical, max_rows=PMSE_ROWS,
                                      seed=task_seed(s.master_seed, "pmse", s.label, s.level, s.index))}
 

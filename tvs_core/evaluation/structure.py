@@ -52,10 +52,11 @@ def pair_changes(real: np.ndarray, synthetic: np.ndarray, names: list[str]) -> p
     return out.iloc[order].reset_index(drop=True)
 
 
-def pair_structure(real: np.ndarray, synthetic: np.ndarray) -> float:
+def pair_structure(real: np.ndarray, synthetic: np.ndarray, difference: float | None = None) -> float:
     """1 - mean over pairs i<j of |rho_real - rho_synthetic| (Spearman): 1 = every pairwise dependence kept;
-    independent margins score about 1 - mean|rho_real|, the floor a generator ignoring dependence gets."""
-    return 1.0 - spearman_difference(real, synthetic)
+    independent margins score about 1 - mean|rho_real|, the floor a generator ignoring dependence gets.
+    ``difference``: ``spearman_difference(real, synthetic)``, when known."""
+    return 1.0 - (spearman_difference(real, synthetic) if difference is None else difference)
 
 
 def _real_levels(values: np.ndarray, response: int, categorical: np.ndarray) -> dict[int, np.ndarray]:
@@ -185,14 +186,18 @@ def coefficient_intervals(values: np.ndarray, response: int, categorical, names:
 
 
 def ci_overlap(real: np.ndarray, synthetic: np.ndarray, response: int, categorical, names: list[str] | None = None,
-               covariates: list[int] | None = None, confidence: float = 0.95) -> dict:
+               covariates: list[int] | None = None, confidence: float = 0.95,
+               real_intervals: pd.DataFrame | None = None) -> dict:
     """Karr et al. (2006) interval overlap of the same regression fitted to real and to synthetic rows (design
     levels from the real data), averaged over the non-intercept coefficients with finite intervals on both
-    sides; untruncated, so it is negative when intervals are disjoint (see the module docstring)."""
+    sides; untruncated, so it is negative when intervals are disjoint (see the module docstring).
+    ``real_intervals``: ``coefficient_intervals`` of the real rows with these settings, when known (the same for
+    every synthetic set)."""
     r = as_matrix(real, "real")
     cat = np.asarray(categorical, dtype=bool)
     levels = _real_levels(r, response, cat)
-    a = coefficient_intervals(r, response, cat, names, covariates, levels, confidence)
+    a = coefficient_intervals(r, response, cat, names, covariates, levels, confidence) \
+        if real_intervals is None else real_intervals
     b = coefficient_intervals(as_matrix(synthetic, "synthetic"), response, cat, names, covariates, levels, confidence)
     inner = np.minimum(a["high"], b["high"]) - np.maximum(a["low"], b["low"])
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -17,7 +17,7 @@ from ..errors import TVSError
 from ..evaluation.timing import peak_memory_mb, reset_peak_memory, run_timed
 from .backends import RESULT_ORDER, backend_context
 from .context import JobContext
-from .handlers import run_task, stage_inputs
+from .handlers import run_task, stage_inputs, task_inputs
 from .memory import available_mb, stage_need_mb, workers_that_fit
 from .plan import Task
 
@@ -99,16 +99,13 @@ def _run_stages(context: JobContext, tasks: list[Task], sink: Sink, workers: int
             todo = [t for t in tasks if t.stage == stage and t.key not in done]
             if not todo:
                 continue
-            inputs = stage_inputs(stage, tasks, sink.payload)
-            slots = _memory_slots(context, todo, sink, 1 if stage == 2 else workers)
-            if stage == 2:  # in this process, one task per player: it only trains small forests
-                results = (execute_task(task, context, inputs, TASK_TIMER) for task in todo)
+            inputs = stage_inputs(tasks, todo, sink.payload)
+            slots = _memory_slots(context, todo, sink, workers)
+            calls = [delayed(execute_task)(task, context, task_inputs(task, inputs), TASK_TIMER) for task in todo]
+            if RESULT_ORDER[backend] == "list" or slots < workers:  # at most ``slots`` tasks at once
+                results = (r for i in range(0, len(calls), slots) for r in parallel(calls[i:i + slots]))
             else:
-                calls = [delayed(execute_task)(task, context, inputs, TASK_TIMER) for task in todo]
-                if RESULT_ORDER[backend] == "list" or slots < workers:  # at most ``slots`` tasks at once
-                    results = (r for i in range(0, len(calls), slots) for r in parallel(calls[i:i + slots]))
-                else:
-                    results = parallel(calls)
+                results = parallel(calls)
             if _consume(sink, results):
                 return "cancelled"
     return "done"

@@ -85,7 +85,13 @@ def mia_shadow(task: Task, context: JobContext, inputs: dict) -> Result:
 
 
 def mia_attackers(task: Task, context: JobContext, inputs: dict) -> Result:
-    attackers = membership.train_attackers(inputs["shadows"][task.player], task_seed(context.seed, "mia", "attackers"))
+    """Part ``part`` of ``parts`` of the attackers: those of every ``parts``-th target row. A forest's seed depends
+    on its key only, so the parts together are the forests one task would train."""
+    part, parts = task.params if task.params else (0, 1)
+    rows = sorted({t.row for t in context.targets})[part::parts]
+    shadows = [{key: value for key, value in result.items() if key[0] in rows}
+               for result in inputs["shadows"][task.player]]
+    attackers = membership.train_attackers(shadows, task_seed(context.seed, "mia", "attackers"))
     return [], pickle.dumps(attackers)
 
 
@@ -107,15 +113,31 @@ def run_task(task: Task, context: JobContext, inputs: dict | None = None) -> Res
     return HANDLERS[task.kind](task, context, inputs or {})
 
 
-def stage_inputs(stage: int, tasks: list[Task], payload: Callable[[str], bytes | None]) -> dict:
-    """What a stage reads from the earlier ones, per player, in plan order (never arrival order:
-    the attackers' forests depend on the order of their training rows)."""
-    if stage == 2:
+def stage_inputs(tasks: list[Task], todo: list[Task], payload: Callable[[str], bytes | None]) -> dict:
+    """What the tasks ``todo`` read from earlier stages, per player, in plan order (never arrival order: the
+    attackers' forests depend on the order of their training rows): the shadows' features for the attackers,
+    the attackers (every part merged) for the evaluations."""
+    kinds = {t.kind for t in todo}
+    inputs: dict = {}
+    if "mia_attackers" in kinds:
         shadows: dict[str, list] = {}
         for t in tasks:
             if t.kind == "mia_shadow":
                 shadows.setdefault(t.player, []).append(pickle.loads(payload(t.key)))
-        return {"shadows": shadows}
-    if stage == 3:
-        return {"attackers": {t.player: pickle.loads(payload(t.key)) for t in tasks if t.kind == "mia_attackers"}}
-    return {}
+        inputs["shadows"] = shadows
+    if "mia_eval" in kinds:
+        attackers: dict[str, dict] = {}
+        for t in tasks:
+            if t.kind == "mia_attackers":
+                attackers.setdefault(t.player, {}).update(pickle.loads(payload(t.key)))
+        inputs["attackers"] = attackers
+    return inputs
+
+
+NEEDS = {"mia_attackers": "shadows", "mia_eval": "attackers"}
+
+
+def task_inputs(task: Task, inputs: dict) -> dict:
+    """Only what this task reads, and only its player's (so a baseline task does not carry the shadows)."""
+    need = NEEDS.get(task.kind)
+    return {need: {task.player: inputs[need][task.player]}} if need else {}

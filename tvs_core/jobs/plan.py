@@ -1,9 +1,12 @@
-"""A job broken into tasks, in the order they should start.
+"""A job broken into tasks, in the order they should start, in stages that run one after the other.
 
-Cheap, informative results for every level come first (the holder's fit, then per level: release
-MAB/WCAB, utility on a few sets, MCMIA, DCR, fidelity), then the baselines, then the attack games
-that refine them. Stage 1 tasks are independent; the membership game's attackers (stage 2) need
-every shadow, its evaluations (stage 3) need the attackers. Keys name a task uniquely in a job.
+Levels first (issue 27): stage 1 is every TVineSynth level's quick numbers (release MAB/WCAB, TSTR, pair
+structure, CI overlap, mia_auc, ... on the first chunk of sets) and the reference anchors, so the scatter is
+complete for the levels before any baseline or game result is stored. Then the games and baselines fill in,
+spread over the stages so that both workers stay busy to the end: stage 2 the refining chunks, the membership
+game's shadows and the attribute game; stage 3 the membership attackers (which need every shadow, split in
+``ATTACKER_PARTS`` tasks) beside the baselines; stage 4 the membership evaluations (which need the attackers).
+Keys name a task uniquely in a job.
 """
 
 from __future__ import annotations
@@ -17,6 +20,9 @@ from ..evaluation.records import HOLDER
 from ..evaluation.release import DISTANCE_SETS
 from .config import SweepConfig, baseline_spec
 from .context import JobContext
+
+LEVELS, GAMES, ATTACKERS, EVALUATIONS = 1, 2, 3, 4  # stage 0: the holder's fit (and the first look)
+ATTACKER_PARTS = 2  # membership attackers trained in this many tasks (by target row): the same forests
 
 
 @dataclass(frozen=True)
@@ -42,29 +48,33 @@ def plan(context: JobContext) -> list[Task]:
     tasks = [Task("holder", "holder", (), 0), Task("reference", "reference")]
     if "release" in games:
         chunks = release_chunks(protocol)
-        release = [[Task(f"release:{lv}:{a}-{b}", "release", (lv, a, b)) for lv in context.levels] for a, b in chunks]
-        tasks += release[0]
-        tasks += [Task(f"baseline:{name}", "baseline", (), player=name) for name in baselines]
-        # tables made elsewhere: release metrics only (the games need a generator to refit)
-        tasks += [Task(f"external:{name}", "external", (), player=name) for name in context.externals]
-        tasks += [task for later in release[1:] for task in later]
-    # the empirical audit of every baseline that claims an ε: one fit per task (evaluation/dp_audit.py)
-    trials = getattr(context, "dp_audit_trials", 0)
-    tasks += [Task(f"dp_audit:{spec.label}:{t}", "dp_audit", (t, trials), player=spec.label)
-              for spec in audited(context.baselines) if trials for t in range(trials)]
-    if "aia" in games:
-        tasks += [Task(f"aia:{i}", "aia", (i,)) for i in range(protocol.aia_iterations)]
-        if "aia" in context.baseline_games:
-            tasks += [Task(f"baseline_aia:{name}:{i}", "baseline_aia", (i,), player=name)
-                      for i in range(protocol.aia_iterations) for name in baselines]
+        release = [[Task(f"release:{lv}:{a}-{b}", "release", (lv, a, b), stage) for lv in context.levels]
+                   for (a, b), stage in zip(chunks, [LEVELS] + [GAMES] * len(chunks), strict=False)]
+        tasks += [task for chunk in release for task in chunk]
     if "mia" in games:
         players = [HOLDER] + (baselines if "mia" in context.baseline_games else [])
         tag = {p: "" if p == HOLDER else f":{p}" for p in players}
-        for p in players:
-            tasks += [Task(f"mia_shadow{tag[p]}:{s}", "mia_shadow", (s,), player=p)
+        for p in players:  # first in their stage: the attackers wait for every shadow
+            tasks += [Task(f"mia_shadow{tag[p]}:{s}", "mia_shadow", (s,), GAMES, player=p)
                       for s in range(protocol.mia_shadows)]
-        tasks += [Task(f"mia_attackers{tag[p]}", "mia_attackers", (), 2, player=p) for p in players]
-        tasks += [Task(f"mia_eval{tag[p]}:{i}", "mia_eval", (i,), 3, player=p)
+    if "aia" in games:
+        tasks += [Task(f"aia:{i}", "aia", (i,), GAMES) for i in range(protocol.aia_iterations)]
+        if "aia" in context.baseline_games:
+            tasks += [Task(f"baseline_aia:{name}:{i}", "baseline_aia", (i,), GAMES, player=name)
+                      for i in range(protocol.aia_iterations) for name in baselines]
+    if "mia" in games:
+        tasks += [Task(f"mia_attackers{tag[p]}:{part}", "mia_attackers", (part, ATTACKER_PARTS), ATTACKERS, player=p)
+                  for p in players for part in range(ATTACKER_PARTS)]
+    if "release" in games:
+        tasks += [Task(f"baseline:{name}", "baseline", (), ATTACKERS, player=name) for name in baselines]
+        # tables made elsewhere: release metrics only (the games need a generator to refit)
+        tasks += [Task(f"external:{name}", "external", (), ATTACKERS, player=name) for name in context.externals]
+    # the empirical audit of every baseline that claims an ε: one fit per task (evaluation/dp_audit.py)
+    trials = getattr(context, "dp_audit_trials", 0)
+    tasks += [Task(f"dp_audit:{spec.label}:{t}", "dp_audit", (t, trials), ATTACKERS, player=spec.label)
+              for spec in audited(context.baselines) if trials for t in range(trials)]
+    if "mia" in games:
+        tasks += [Task(f"mia_eval{tag[p]}:{i}", "mia_eval", (i,), EVALUATIONS, player=p)
                   for p in players for i in range(protocol.mia_iterations)]
     return tasks
 

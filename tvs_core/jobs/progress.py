@@ -3,9 +3,9 @@
 Time left is predicted from what each kind of task costs: this job's own measured tasks where it has
 them; for kinds it has not run yet, what those kinds cost in earlier sweeps of this workspace (or,
 on a first sweep, the costs measured in ``bench/sweep.md``), rescaled by how this job's measured
-tasks compare with those. The plan is then scheduled as the worker runs it: stage 1 and 3 on the
-worker processes in parallel, stage 2 (the membership attackers) in the worker's main process, each
-stage waiting for the one before.
+tasks compare with those. The plan is then scheduled as the worker runs it: the holder's fit alone, then each
+stage of the plan (``plan.py``: levels, games, attackers and baselines, evaluations) on the worker processes in
+parallel, each stage waiting for the one before.
 """
 
 from __future__ import annotations
@@ -16,27 +16,33 @@ from statistics import median
 from ..errors import DataError
 from ..evaluation.catalogue import BASELINE_ROWS
 from ..evaluation.dp_audit import AUDIT_ROWS
-from ..evaluation.records import FIRST_LOOK
+from ..evaluation.records import FIRST_LOOK, FIRST_LOOK_ROWS
 from ..model.competitors import fit_cost
 from .config import SweepConfig, baseline_spec
+from .plan import ATTACKERS, EVALUATIONS, GAMES, LEVELS
 from .store import Store
 
-# seconds per task, quick preset, 884 x 27 SUPPORT2-like table (bench/tables.py), 2 cores (bench/sweep.md)
-PRIOR_SECONDS = {"holder": 0.6, "reference": 2.2, "release": 1.4, "baseline": 1.5, "aia": 6.3, "baseline_aia": 4.6,
-                 "mia_shadow": 4.2, "mia_attackers": 5.1, "mia_eval": 7.3,
+# seconds per task, quick preset, 884 x 27 SUPPORT2-like table (bench/tables.py), 2 workers on a quiet 2-core machine:
+# issue 27's measurement (before its changes) with what they changed: the attackers in two tasks, the membership
+# evaluation's forests asked once per target and level (bench/sweep.md); ``first_look``: per level shown
+PRIOR_SECONDS = {"holder": 0.7, "reference": 4.1, "release": 4.2, "baseline": 5.2, "aia": 6.0, "baseline_aia": 4.6,
+                 "mia_shadow": 4.6, "mia_attackers": 4.9, "mia_eval": 9.5, "first_look": 0.45,
                  # one DP-audit fit of dp_vine on the audit's rows (1000 x 21 clinical: 0.36 s, scaled to 27 columns);
                  # a competitor's audit fits add their own measured fit cost (``competitor_fits``)
                  "dp_audit": 0.6}
+STARTUP_SECONDS = 2.0  # a worker process: imports, the table read and split, the pool of workers started
 PRIOR_SHAPE = (707.0, 27.0)  # training rows (80 % of 884) and encoded columns of that table
 # tasks on the training rows grow with rows x columns; the games' sizes are fixed by the protocol, so their
 # tasks grow with the columns only (fits and correlation features: about the square)
 DATA_KINDS = ("holder", "reference", "release", "baseline", "external")
-STAGE_OF = {"holder": 0, "mia_attackers": 2, "mia_eval": 3}  # every other kind: stage 1
-SEQUENTIAL_STAGES = (0, 2)
+# the stage of a plan entry stored without one (plans always store it since issue 8; a fallback)
+STAGE_OF = {"holder": 0, "reference": LEVELS, "release": LEVELS, "mia_attackers": ATTACKERS, "baseline": ATTACKERS,
+            "external": ATTACKERS, "dp_audit": ATTACKERS, "mia_eval": EVALUATIONS}  # every other kind: GAMES
+SEQUENTIAL_STAGES = (0,)
 
 
 def _stage(entry) -> int:
-    return int(entry[2]) if len(entry) > 2 else STAGE_OF.get(entry[1], 1)
+    return int(entry[2]) if len(entry) > 2 else STAGE_OF.get(entry[1], GAMES)
 
 
 def _shape(job: dict) -> tuple[float, float]:
@@ -162,13 +168,15 @@ def progress_text(info: dict) -> str:
 def estimate(store: Store, plan: list, n_train: int, n_columns: int, workers: int = 2,
              config: SweepConfig | None = None) -> tuple[float, str]:
     """Expected seconds of a job not started yet (with ``config``: its competitors' fits included), and where
-    the costs come from."""
+    the costs come from: the worker's start, the first look (a table larger than its sample), the plan."""
     job = {"id": None, "details": {"n_train": n_train, "n_columns": n_columns}}
     costs, source = kind_costs(store, job)
     fits = competitor_fits(config, n_train, n_columns) if config is not None else {}
     if fits:
         source += " and the competitors' measured fit costs"
-    return seconds_left(plan, set(), costs, workers, extra=fits), source
+    levels = sum(1 for entry in plan if entry[1] == "release" and _stage(entry) == LEVELS)
+    look = levels * costs.get("first_look", 0.0) if n_train > FIRST_LOOK_ROWS else 0.0
+    return STARTUP_SECONDS + look + seconds_left(plan, set(), costs, workers, extra=fits), source
 
 
 def fit_seconds_by_baseline(config: SweepConfig, n_train: int, n_columns: int) -> dict[str, float]:
