@@ -52,14 +52,14 @@ st.radio("Association measure", MEASURES, horizontal=True, key=common.bound("mea
                                 "pearson": "Pearson correlation"}[m])
 default = default_rho_star(project.measure)
 rho = common.threshold()
-st.session_state[f"{common.WIDGET}rho.None"] = float(rho)
+common.show(f"{common.WIDGET}rho.None", float(rho))
 st.slider("Association threshold ρ*", 0.0, 1.0, step=0.01, key=f"{common.WIDGET}rho.None", on_change=set_threshold,
           args=(None,), help=f"Covariates whose |association| with a sensitive column exceeds ρ* join the sensitive "
                              f"block K. Default {default}: the paper's Pearson 0.6 expressed in this measure.")
 with st.expander("Per-column thresholds", expanded=bool(project.rho_overrides)):
     for column in sensitive:
         key = f"{common.WIDGET}rho.{column}"
-        st.session_state[key] = float(project.rho_overrides.get(column, rho))
+        common.show(key, float(project.rho_overrides.get(column, rho)))
         st.number_input(f"ρ* for {column}", 0.0, 1.0, step=0.01, key=key, on_change=set_threshold, args=(column,))
 
 if response is None or not sensitive:
