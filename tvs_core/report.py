@@ -191,8 +191,9 @@ def build_report(release: Release, reason: str | None = None, chosen: bool = Tru
     method, privacy, utility, alpha = settings.method, settings.privacy, settings.utility, settings.alpha
     records = view.records()
     audits = audits_from_records(records)
+    claims = claimed_epsilons(config)  # builds each baseline once: said in the summary and in the attacks
     in_short = officer_summary(summary, config.sensitive, shown, chosen, selection.best_level, reason,
-                               claimed_epsilons(config), audits)
+                               claims, audits)
 
     parts = {}
     # -- summary ----------------------------------------------------------------------------------------------
@@ -312,7 +313,7 @@ def build_report(release: Release, reason: str | None = None, chosen: bool = Tru
     parts["attacks"] = ("<p>The attribute-inference game (MAB, WCAB; paper Section 2.4) and the membership attacks "
                         "(PG: the shadow-model game; AUC and TPR: today's shadow-free attacks) per level.</p>"
                         + "".join(attack_parts) + _table(explained) + _gdpr_html(summary, config, levels, shown)
-                        + _audit_html(audits, claimed_epsilons(config)))
+                        + _audit_html(audits, claims))
 
     # -- fidelity ---------------------------------------------------------------------------------------------
     modelled = [c for c in holder.schema_.modelled if c in train.columns and c in synthetic.columns]
