@@ -27,8 +27,8 @@ def sidebar() -> None:
     with st.sidebar:
         st.caption("TVineSynth Studio — synthetic data with a privacy-utility balance you choose.")
         st.markdown(f"**Dataset:** {project.name}  \n{project.rows} rows × {project.columns} columns")
-        roles = (f"Y = {project.response}" if project.response else "no response yet") + (
-            f"; sensitive: {', '.join(project.sensitive)}" if project.sensitive else "")
+        roles = (f"Y = {project.sweep.response}" if project.sweep.response else "no response yet") + (
+            f"; sensitive: {', '.join(project.sweep.sensitive)}" if project.sweep.sensitive else "")
         st.caption(roles)
         view = common.job()
 

@@ -29,11 +29,12 @@ from tables import RESPONSE, SENSITIVE, support_like
 
 from tvs_core import load_demo
 from tvs_core.data.demo import DEMOS
-from tvs_core.jobs import Store, SweepConfig, submit
+from tvs_core.jobs import SweepConfig, submit
 from tvs_core.jobs.plan import planned_tasks
 from tvs_core.jobs.process import start_worker
 from tvs_core.jobs.progress import estimate, progress
 from tvs_core.model.ordering import default_levels
+from tvs_core.storage import Store
 
 
 def run(store: Store, table, config: SweepConfig, levels: list[int]) -> dict:

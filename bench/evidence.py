@@ -37,8 +37,8 @@ from tvs_core.data.demo import DEMOS
 from tvs_core.evaluation.catalogue import CATALOGUE, utility_scale
 from tvs_core.evaluation.records import HOLDER, REAL, SHUFFLED
 from tvs_core.jobs import JobView, SweepConfig, submit
-from tvs_core.jobs.store import Store
 from tvs_core.jobs.worker import run_job
+from tvs_core.storage.store import Store
 
 TABLES = {
     "clinical": lambda: (load_demo("clinical"), DEMOS["clinical"].response, list(DEMOS["clinical"].sensitive)),

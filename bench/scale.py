@@ -34,7 +34,7 @@ from tables import RESPONSE, SENSITIVE, wide_table
 
 from tvs_core.jobs import SweepConfig, submit
 from tvs_core.jobs.process import start_worker
-from tvs_core.jobs.store import Store
+from tvs_core.storage.store import Store
 
 RESULTS = ROOT / "bench" / "scale.json"
 TIMEOUT = 45 * 60

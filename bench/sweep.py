@@ -58,7 +58,7 @@ def timed_sweep(table, response, sensitive, workspace: Path) -> dict:
     """Submit, start a worker process; first result, every level complete, total, per-kind task seconds."""
     from tvs_core.jobs import SweepConfig, submit
     from tvs_core.jobs.process import start_worker
-    from tvs_core.jobs.store import Store
+    from tvs_core.storage.store import Store
 
     store = Store(workspace)
     config = SweepConfig(response=response, sensitive=list(sensitive), preset="quick")

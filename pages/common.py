@@ -12,8 +12,9 @@ import streamlit as st
 
 from tvs_core import Schema, load_demo
 from tvs_core.data.demo import DEFAULT_DEMO, DEMOS
-from tvs_core.jobs import JobView, Store, default_workspace
+from tvs_core.jobs import JobView
 from tvs_core.jobs.projects import Project, Projects
+from tvs_core.storage import Store, default_workspace
 
 # session-state keys, one place
 PROJECT = "project"  # the open Project
@@ -101,6 +102,15 @@ def update(**changes) -> Project:
     return current
 
 
+def update_sweep(invalidates_sweep: bool = True, **changes) -> Project:
+    """Change the project's sweep settings (its ``SweepConfig``) and save it; unless told otherwise the sweep shown
+    no longer applies."""
+    current = project()
+    for name, value in changes.items():
+        setattr(current.sweep, name, value)
+    return update(**({"job_id": None, "selected_level": None} if invalidates_sweep else {}))
+
+
 NOTICE = "notice"  # one sentence for the next run of the page (a change the user should know the page made)
 
 
@@ -108,12 +118,12 @@ def set_response(key: str) -> None:
     """on_change of a response selectbox: the response cannot also be sensitive, and the user is told so."""
     value = st.session_state[key]
     current = project()
-    sensitive = [s for s in current.sensitive if s != value]
-    if len(sensitive) < len(current.sensitive):
+    sensitive = [s for s in current.sweep.sensitive if s != value]
+    if len(sensitive) < len(current.sweep.sensitive):
         st.session_state[NOTICE] = (f"{value} is now the response Y, so it is no longer a sensitive column"
                                     + (f"; the sensitive columns are {', '.join(sensitive)}." if sensitive else
                                        "; choose the sensitive columns again."))
-    update(response=value, sensitive=sensitive, job_id=None, selected_level=None)
+    update_sweep(response=value, sensitive=sensitive)
 
 
 def show_notice() -> None:
@@ -151,10 +161,11 @@ def open_upload(table: pd.DataFrame, file_name: str) -> Project:
     from tvs_core.data.schema import infer_schema, suggest_response
 
     opened = _open_table(table, file_name, f"upload:{file_name}")
-    if opened.response is None:  # a fresh upload: suggest the response the user most likely means
+    if opened.sweep.response is None:  # a fresh upload: suggest the response the user most likely means
         suggestion = suggest_response(infer_schema(table))
         if suggestion is not None:
-            update(response=suggestion, schema=opened.table_schema().with_roles(suggestion, []).to_dict())
+            opened.sweep.response = suggestion
+            update(schema=opened.table_schema().to_dict())
     return opened
 
 
@@ -168,7 +179,7 @@ def _associations(fingerprint: str, schema_dict: dict, missing: str, measure: st
 def associations():
     """(|association| matrix in the chosen measure, normal-scores correlation) of the project's table."""
     current = project()
-    return _associations(current.fingerprint, schema().to_dict(), current.missing, current.measure)
+    return _associations(current.fingerprint, schema().to_dict(), current.sweep.missing, current.sweep.measure)
 
 
 def threshold() -> float:
@@ -176,7 +187,7 @@ def threshold() -> float:
     from tvs_core.model.ordering import default_rho_star
 
     current = project()
-    return float(current.rho_star) if current.rho_star is not None else default_rho_star(current.measure)
+    return float(current.rho_star) if current.rho_star is not None else default_rho_star(current.sweep.measure)
 
 
 def order():
@@ -185,11 +196,11 @@ def order():
     from tvs_core.model.ordering import algorithm1
 
     current = project()
-    sensitive = [s for s in current.sensitive if s != current.response]
-    if current.response is None or not sensitive:
+    sensitive = [s for s in current.sweep.sensitive if s != current.sweep.response]
+    if current.sweep.response is None or not sensitive:
         return None
     thresholds = {s: current.rho_overrides.get(s, threshold()) for s in sensitive}
-    return algorithm1(associations()[0], current.response, sensitive, thresholds, current.measure)
+    return algorithm1(associations()[0], current.sweep.response, sensitive, thresholds, current.sweep.measure)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -217,7 +228,7 @@ def problems() -> list[str]:
     """What stops the project's table from being modelled with its roles (validation.validate), as sentences:
     the later pages refuse to compute on such a table and say why, instead of failing inside the numbers."""
     current = project()
-    return _problems(current.fingerprint, schema().to_dict(), current.measure, current.holdout)
+    return _problems(current.fingerprint, schema().to_dict(), current.sweep.measure, current.holdout)
 
 
 def table() -> pd.DataFrame:
@@ -241,10 +252,16 @@ def schema() -> Schema:
 
 
 # -- widgets bound to project fields --------------------------------------------------------------------
+def _owner(name: str):
+    """The object that holds setting ``name``: the project, or its sweep for ``sweep.FIELD``."""
+    return project().sweep if name.startswith("sweep.") else project()
+
+
 def bound(name: str) -> str:
-    """The widget key of project field ``name``, holding the project's value before the widget is drawn."""
+    """The widget key of project setting ``name`` (a project field, or ``sweep.FIELD``), holding the project's value
+    before the widget is drawn."""
     key = WIDGET + name
-    show(key, getattr(project(), name))
+    show(key, getattr(_owner(name), name.removeprefix("sweep.")))
     return key
 
 
@@ -258,7 +275,11 @@ def show(key: str, value) -> None:
 
 def keep(name: str, invalidates_sweep: bool = False) -> None:
     """on_change: the widget's new value goes into the project (and the workspace)."""
-    changes = {name: st.session_state[WIDGET + name]}
+    value = st.session_state[WIDGET + name]
+    if name.startswith("sweep."):
+        update_sweep(invalidates_sweep, **{name.removeprefix("sweep."): value})
+        return
+    changes = {name: value}
     if invalidates_sweep:  # the data the sweep ran on, or its roles, changed: the shown sweep no longer applies
         changes |= {"job_id": None, "selected_level": None}
     update(**changes)

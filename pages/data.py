@@ -57,9 +57,9 @@ schema = common.schema()
 st.subheader(f"{project.name} — {len(table)} rows × {table.shape[1]} columns")
 st.dataframe(table.head(50), width="stretch", height=240)
 
-candidates = [c.name for c in schema.columns if c.modelled or c.name == project.response]
+candidates = [c.name for c in schema.columns if c.modelled or c.name == project.sweep.response]
 st.selectbox("Response Y — what the synthetic data must predict", candidates,
-             index=candidates.index(project.response) if project.response in candidates else None,
+             index=candidates.index(project.sweep.response) if project.sweep.response in candidates else None,
              placeholder="Choose the response…", key=f"{common.WIDGET}response.data",
              on_change=common.set_response, args=(f"{common.WIDGET}response.data",),
              help="Suggested from the column names when the table was opened; the table below shows it as role "
@@ -68,7 +68,7 @@ st.selectbox("Response Y — what the synthetic data must predict", candidates,
 st.subheader("Columns: type and role")
 st.caption("Every inference can be changed here. Dropped columns are not modelled; the release still has "
            "them (fresh IDs, empty text, the constant).")
-problems = validate(table, schema, measure=project.measure)
+problems = validate(table, schema, measure=project.sweep.measure)
 by_column: dict[str, list[str]] = {}
 for problem in problems:
     by_column.setdefault(problem.column or "", []).append(str(problem))
@@ -105,7 +105,7 @@ edited = st.data_editor(
     })
 changes: dict = {}
 new_schema = schema
-response, sensitive = project.response, list(project.sensitive)
+response, sensitive = project.sweep.response, list(project.sweep.sensitive)
 for row, before in zip(edited.itertuples(index=False), frame.itertuples(index=False), strict=True):
     if row.type != before.type:
         new_schema = new_schema.override(row.column, type=row.type)
@@ -119,9 +119,9 @@ for row, before in zip(edited.itertuples(index=False), frame.itertuples(index=Fa
             response = None if response == row.column else response
             sensitive = [s for s in sensitive if s != row.column]
             new_schema = new_schema.override(row.column, role=row.role)
-if new_schema is not schema or (response, sensitive) != (project.response, list(project.sensitive)):
-    common.update(schema=new_schema.to_dict(), response=response, sensitive=sensitive, job_id=None,
-                  selected_level=None)
+if new_schema is not schema or (response, sensitive) != (project.sweep.response, list(project.sweep.sensitive)):
+    common.project().schema = new_schema.to_dict()
+    common.update_sweep(response=response, sensitive=sensitive)
     st.rerun()
 
 
@@ -159,19 +159,19 @@ if not problems:
 
 left, right = st.columns(2)
 with left:
-    st.radio("Missing values", ["drop_rows", "impute"], key=common.bound("missing"), horizontal=True,
-             on_change=common.keep, args=("missing", True),
+    st.radio("Missing values", ["drop_rows", "impute"], key=common.bound("sweep.missing"), horizontal=True,
+             on_change=common.keep, args=("sweep.missing",),
              format_func=lambda v: {"drop_rows": "Drop rows with a missing value (paper)",
                                     "impute": "Impute and model a missingness indicator"}[v])
     missing_rows = int(table[schema.modelled].isna().any(axis=1).sum())
     st.caption(f"{missing_rows} of {len(table)} rows have a missing value in a modelled column.")
-    no_response = missing_response_rows(table, project.response)
+    no_response = missing_response_rows(table, project.sweep.response)
     if no_response:
-        st.caption(f"{no_response} rows have no value of the response {project.response}: they are dropped before "
-                   "the hold-out split, whatever the policy.")
+        st.caption(f"{no_response} rows have no value of the response {project.sweep.response}: they are dropped "
+                   "before the hold-out split, whatever the policy.")
 with right:
-    st.slider("Hold-out fraction (never seen by any model)", 0.1, 0.4, key=common.bound("holdout_fraction"),
-              step=0.05, on_change=common.keep, args=("holdout_fraction", True), disabled=project.holdout is not None,
+    st.slider("Hold-out fraction (never seen by any model)", 0.1, 0.4, key=common.bound("sweep.holdout_fraction"),
+              step=0.05, on_change=common.keep, args=("sweep.holdout_fraction",), disabled=project.holdout is not None,
               help="A random, stratified part of the table set aside to test the models — unless you give your own "
                    "hold-out file below.")
     given = st.file_uploader("…or your own hold-out file: rows kept aside, never seen by any model (same columns)",
@@ -180,7 +180,7 @@ with right:
         st.session_state["opened_holdout"] = (project.id, given.name, given.size)
         try:
             frame = read_table(given.getvalue(), name=given.name)
-            explicit_holdout(table, frame, project.response)
+            explicit_holdout(table, frame, project.sweep.response)
         except DataError as exc:
             st.error(f"{given.name} cannot be the hold-out: {exc}")
         else:

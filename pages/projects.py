@@ -22,7 +22,7 @@ current = common.project()
 for project in common.projects().all():
     title = f"{project.name} — {project.rows} rows × {project.columns} columns · last changed {when(project.updated)}"
     with st.expander(title, expanded=project.id == current.id):
-        roles = f"Y = {project.response or '—'}; sensitive: {', '.join(project.sensitive) or '—'}"
+        roles = f"Y = {project.sweep.response or '—'}; sensitive: {', '.join(project.sweep.sensitive) or '—'}"
         st.markdown(f"{roles}  \nSource: {project.source}")
         if project.id == current.id:
             st.success("This is the open project.")

@@ -12,8 +12,8 @@ common.under_navigation()
 
 def set_measure() -> None:
     """A threshold means something else in another measure: back to the paper's value in the new one."""
-    common.update(measure=st.session_state[common.WIDGET + "measure"], rho_star=None, rho_overrides={},
-                  job_id=None, selected_level=None)
+    common.project().rho_star, common.project().rho_overrides = None, {}
+    common.update_sweep(measure=st.session_state[common.WIDGET + "sweep.measure"])
 
 
 def set_threshold(column: str | None) -> None:
@@ -31,26 +31,26 @@ def set_threshold(column: str | None) -> None:
 st.title("2 · Sensitive features")
 common.show_notice()
 table, schema, project = common.table(), common.schema(), common.project()
-candidates = [c.name for c in schema.columns if c.modelled or c.name == project.response]
+candidates = [c.name for c in schema.columns if c.modelled or c.name == project.sweep.response]
 
 left, right = st.columns(2)
 with left:
     st.selectbox("Response Y (what the synthetic data must predict)", candidates,
-                 index=candidates.index(project.response) if project.response in candidates else None,
+                 index=candidates.index(project.sweep.response) if project.sweep.response in candidates else None,
                  placeholder="Choose the response…", key=f"{common.WIDGET}response.sensitive",
                  on_change=common.set_response, args=(f"{common.WIDGET}response.sensitive",))
 with right:
-    options = [c for c in candidates if c != project.response]
+    options = [c for c in candidates if c != project.sweep.response]
     st.multiselect("Sensitive columns (an attacker must not infer them)", options,
-                   default=[s for s in project.sensitive if s in options], key=f"{common.WIDGET}sensitive",
-                   on_change=lambda: common.update(sensitive=list(st.session_state[f"{common.WIDGET}sensitive"]),
-                                                   job_id=None, selected_level=None))
-response, sensitive = project.response, [s for s in project.sensitive if s in options]
+                   default=[s for s in project.sweep.sensitive if s in options], key=f"{common.WIDGET}sensitive",
+                   on_change=lambda: common.update_sweep(
+                       sensitive=list(st.session_state[f"{common.WIDGET}sensitive"])))
+response, sensitive = project.sweep.response, [s for s in project.sweep.sensitive if s in options]
 
-st.radio("Association measure", MEASURES, horizontal=True, key=common.bound("measure"), on_change=set_measure,
+st.radio("Association measure", MEASURES, horizontal=True, key=common.bound("sweep.measure"), on_change=set_measure,
          format_func=lambda m: {"kendall": "Kendall's τ", "spearman": "Spearman's ρ",
                                 "pearson": "Pearson correlation"}[m])
-default = default_rho_star(project.measure)
+default = default_rho_star(project.sweep.measure)
 rho = common.threshold()
 common.show(f"{common.WIDGET}rho.None", float(rho))
 st.slider("Association threshold ρ*", 0.0, 1.0, step=0.01, key=f"{common.WIDGET}rho.None", on_change=set_threshold,
@@ -88,10 +88,10 @@ heat_order, heat_original = st.tabs(["Algorithm-1 order, with the blocks", "The 
 with heat_order:
     st.caption("Blocks outlined in red: S = the sensitive columns, K = covariates linked to them (|association| > ρ*), "
                "rest = the other covariates, Y = the response (the root of the first tree).")
-    st.plotly_chart(figures.association_heatmap(assoc, order, project.measure),
+    st.plotly_chart(figures.association_heatmap(assoc, order, project.sweep.measure),
                     width="stretch", key="heatmap_order")
 with heat_original:
-    st.plotly_chart(figures.association_heatmap(assoc, None, project.measure),
+    st.plotly_chart(figures.association_heatmap(assoc, None, project.sweep.measure),
                     width="stretch", key="heatmap_original")
 
 preview = preview_levels(normal_corr, order)

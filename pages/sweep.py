@@ -117,20 +117,20 @@ if order is None:
 view = common.job()
 running = view is not None and view.active
 full = list(range(1, order.full_level + 1))
-if project.levels is None or any(level not in full for level in project.levels):  # an empty choice stays empty
-    common.update(levels=default_levels(order.t_max))
-setting("Truncation levels", "levels", st.multiselect, options=full,
+if project.sweep.levels is None or any(level not in full for level in project.sweep.levels):  # empty stays empty
+    common.update_sweep(False, levels=default_levels(order.t_max))
+setting("Truncation levels", "sweep.levels", st.multiselect, options=full,
         help=f"Default: 1, every 5th and the recommended top level t_max = {order.t_max}.")
 a, b, c = st.columns(3)
 with a:
-    setting("Protocol", "preset", st.selectbox, options=["quick", "paper"],
+    setting("Protocol", "sweep.preset", st.selectbox, options=["quick", "paper"],
             help="quick: seconds per level; paper: Appendix J sizes")
 with b:
-    setting("Pair-copula families", "families", st.selectbox, options=list(PRESETS),
+    setting("Pair-copula families", "sweep.families", st.selectbox, options=list(PRESETS),
             format_func=lambda p: f"{p} — {PRESETS[p].description}")
 with c:
-    setting("Margins", "margins", st.selectbox, options=["empirical", "kde"])
-setting("Baselines (reference points)", "baselines", st.multiselect,
+    setting("Margins", "sweep.margins", st.selectbox, options=["empirical", "kde"])
+setting("Baselines (reference points)", "sweep.baselines", st.multiselect,
         options=list(dict.fromkeys([*DEFAULT_BASELINES, *COMPETITORS, *OTHER_COMPETITORS, "ctgan:quick",
                                     "tvae:quick"])),
         format_func=figures.model_label,
@@ -141,32 +141,33 @@ uploads = st.file_uploader("Your own synthetic data (optional): each file is sco
                            "its own point", type=["csv", "parquet", "xlsx"], accept_multiple_files=True,
                            help="Same columns, types and labels as the training table. The attack games need a "
                                 "generator to refit, so an uploaded set does not play them (not played).")
-setting("Baselines play the attack games too", "baseline_games", st.checkbox,
+setting("Baselines play the attack games too", "sweep.baselines_play_games", st.checkbox,
         help="Off: baselines get the release attack's MAB and no PG (cheap). On: the same attribute and membership "
              "games as TVineSynth, so every point on the scatter uses one estimator; each baseline is refitted "
              "(targets + 1) times per game iteration and shadow.")
-setting("Attack games: reuse the holder's pair-copula families (refit parameters only)", "reuse_families", st.checkbox,
+setting("Attack games: reuse the holder's pair-copula families (refit parameters only)", "sweep.reuse_families",
+        st.checkbox,
         help="Off (the paper's way): every model the games fit selects its families again. On: they keep the "
              "holder's structure and families and refit only the parameters — minutes instead of hours with the "
              "paper's families; a deviation from the paper, stated in the manifest and report (bench/scale.md).")
-setting("Membership game: shadow models per target (the paper's way)", "per_target_shadows", st.checkbox,
+setting("Membership game: shadow models per target (the paper's way)", "sweep.per_target_shadows", st.checkbox,
         help="Off: each shadow's subset and OUT model serve every target (about half the shadow fits; the "
              "attackers' training data has the same distribution). On: a subset and OUT model per target.")
-setting(f"Audit the ε claims of the DP references ({DEFAULT_TRIALS} fits of each)", "dp_audit", st.checkbox,
+setting(f"Audit the ε claims of the DP references ({DEFAULT_TRIALS} fits of each)", "sweep.audits_dp", st.checkbox,
         help="Canary records are inserted into the training rows, each reference that claims differential privacy "
              "is fitted many times with and without them, and a membership test on its releases gives a lower "
              "bound on the ε it really spends (Clopper-Pearson, 95 %). A bound above the claim refutes the claim. "
              "It costs many fits: the duration below includes it.")
-covariates = [c for c in common.schema().modelled if c != project.response]
-if any(c not in covariates for c in project.analysis):
-    common.update(analysis=[c for c in project.analysis if c in covariates])
-setting("Analysis for the CI overlap: covariates of the regression of Y (empty: all)", "analysis", st.multiselect,
+covariates = [c for c in common.schema().modelled if c != project.sweep.response]
+if any(c not in covariates for c in project.sweep.analysis):
+    common.update_sweep(False, analysis=[c for c in project.sweep.analysis if c in covariates])
+setting("Analysis for the CI overlap: covariates of the regression of Y (empty: all)", "sweep.analysis", st.multiselect,
         options=covariates, help="The utility part 'CI overlap' fits this regression on the real and on the synthetic "
                                  "rows and compares the coefficients' 95 % intervals (Karr et al. 2006). Name the "
                                  "analysis your users will run.")
 d, e = st.columns(2)
 with d:
-    setting("Master seed", "seed", st.number_input, min_value=0, max_value=2**31 - 1, step=1)
+    setting("Master seed", "sweep.seed", st.number_input, min_value=0, max_value=2**31 - 1, step=1)
 with e:
     setting("Backend", "backend", st.selectbox, invalidates=False, options=list(BACKENDS),
             help="dask and ray need the optional packages; the numbers do not depend on it")
@@ -174,9 +175,9 @@ with e:
 config = project.sweep_config(rho_star=dict(order.rho_star))
 if st.session_state.get(common.PROTOCOL_OVERRIDES):  # tests: smaller games
     config.protocol_overrides = {**(config.protocol_overrides or {}), **st.session_state[common.PROTOCOL_OVERRIDES]}
-levels = sorted(project.levels or [])
+levels = sorted(project.sweep.levels or [])
 holdout = common.holdout_table()
-n_train = len(table) if holdout is not None else int(round(len(table) * (1 - project.holdout_fraction)))
+n_train = len(table) if holdout is not None else int(round(len(table) * (1 - project.sweep.holdout_fraction)))
 n_columns = len(common.schema().modelled)  # about the encoded columns (missingness indicators aside)
 shown = common.job()
 ignored = ("externals",) + (("protocol_overrides",) if st.session_state.get(common.PROTOCOL_OVERRIDES) else ())

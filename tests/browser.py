@@ -69,7 +69,7 @@ class Server:
 
     def cancel_jobs(self) -> None:
         from tvs_core.jobs.process import cancel_job
-        from tvs_core.jobs.store import Store
+        from tvs_core.storage.store import Store
 
         store = Store(self.workspace)
         for job in store.jobs():

@@ -113,8 +113,8 @@ def stored_sweep(tmp_path_factory):
     record releases use a workspace of their own, so the ledger of this one stays empty."""
     from tvs_core import load_demo
     from tvs_core.jobs import SweepConfig, submit
-    from tvs_core.jobs.store import Store
     from tvs_core.jobs.worker import run_job
+    from tvs_core.storage.store import Store
 
     table = load_demo("clinical")[SWEEP_COLUMNS].head(300)
     store = Store(tmp_path_factory.mktemp("stored-sweep"))

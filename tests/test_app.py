@@ -61,7 +61,7 @@ def test_upload_through_file_uploader_and_schema_edits(tmp_path):
     at.file_uploader[0].set_value(("cohort.csv", table.to_csv(index=False).encode(), "text/csv")).run()
     no_errors(at)
     assert project(at).name == "cohort.csv"
-    assert project(at).response == "in_hospital_death"  # suggested: a binary column named like an outcome
+    assert project(at).sweep.response == "in_hospital_death"  # suggested: a binary column named like an outcome
     assert schema(at)["patient_id"].role.value == "dropped"
     edit_schema_table(at, "patient_id", type="integer")  # bring the identifier back as a covariate
     no_errors(at)
@@ -84,10 +84,10 @@ def test_schema_table_edits_change_type_and_role():
     assert schema(at)["age_years"].type.value == "ordinal"
     edit_schema_table(at, "heart_rate_bpm", role="sensitive")
     no_errors(at)
-    assert "heart_rate_bpm" in project(at).sensitive
+    assert "heart_rate_bpm" in project(at).sweep.sensitive
     edit_schema_table(at, "heart_rate_bpm", role="dropped")
     no_errors(at)
-    assert "heart_rate_bpm" not in project(at).sensitive
+    assert "heart_rate_bpm" not in project(at).sweep.sensitive
     assert schema(at)["heart_rate_bpm"].role.value == "dropped"
 
 
@@ -136,8 +136,8 @@ def run_sweep(at: AppTest) -> AppTest:
     at.session_state["protocol_overrides"] = TINY
     at.switch_page("pages/sweep.py").run()
     no_errors(at)
-    at.multiselect(key="w.levels").set_value([1, 10, 20]).run()
-    at.multiselect(key="w.baselines").set_value(["independent"]).run()
+    at.multiselect(key="w.sweep.levels").set_value([1, 10, 20]).run()
+    at.multiselect(key="w.sweep.baselines").set_value(["independent"]).run()
     next(b for b in at.button if b.label == "Start sweep").click().run()
     no_errors(at)
     return at
@@ -225,22 +225,22 @@ def sidebar_text(at: AppTest) -> str:
 
 def test_choices_survive_changing_page_and_coming_back():
     at = app().run()
-    at.radio(key="w.missing").set_value("impute").run()
-    at.slider(key="w.holdout_fraction").set_value(0.3).run()
+    at.radio(key="w.sweep.missing").set_value("impute").run()
+    at.slider(key="w.sweep.holdout_fraction").set_value(0.3).run()
     at.switch_page("pages/sensitive.py").run()
-    at.radio(key="w.measure").set_value("pearson").run()
+    at.radio(key="w.sweep.measure").set_value("pearson").run()
     at.slider(key="w.rho.None").set_value(0.6).run()
     at.switch_page("pages/sweep.py").run()
     no_errors(at)
-    at.selectbox(key="w.preset").set_value("paper").run()
+    at.selectbox(key="w.sweep.preset").set_value("paper").run()
     at.switch_page("pages/choose.py").run()
     at.switch_page("pages/data.py").run()
     no_errors(at)
-    assert at.radio(key="w.missing").value == "impute" and at.slider(key="w.holdout_fraction").value == 0.3
+    assert at.radio(key="w.sweep.missing").value == "impute" and at.slider(key="w.sweep.holdout_fraction").value == 0.3
     at.switch_page("pages/sensitive.py").run()
-    assert at.radio(key="w.measure").value == "pearson" and at.slider(key="w.rho.None").value == 0.6
+    assert at.radio(key="w.sweep.measure").value == "pearson" and at.slider(key="w.rho.None").value == 0.6
     at.switch_page("pages/sweep.py").run()
-    assert at.selectbox(key="w.preset").value == "paper"
+    assert at.selectbox(key="w.sweep.preset").value == "paper"
     config = project(at).sweep_config()
     assert (config.missing, config.holdout_fraction, config.measure, config.preset) == ("impute", 0.3, "pearson",
                                                                                         "paper")
@@ -294,7 +294,7 @@ def test_a_csv_with_missing_responses_can_be_swept():
     at.session_state["inline_worker"] = True
     at.session_state["protocol_overrides"] = TINY
     at.switch_page("pages/sweep.py").run()
-    at.multiselect(key="w.baselines").set_value(["independent"]).run()
+    at.multiselect(key="w.sweep.baselines").set_value(["independent"]).run()
     next(b for b in at.button if b.label == "Start sweep").click().run()
     no_errors(at)
     from pages import common

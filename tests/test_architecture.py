@@ -4,15 +4,17 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "tvs_core"
-# package -> the packages it may import (the pipeline: data -> model -> evaluation -> jobs/choice -> release)
+# package -> the packages it may import (the pipeline: data -> model -> evaluation -> jobs/choice -> release);
+# storage (the workspace and its store) is the bottom: it imports none of them, and any of them may keep things in it
 ALLOWED = {
-    "data": set(),
-    "model": {"data"},
-    "evaluation": {"data", "model"},
-    "jobs": {"data", "model", "evaluation"},
-    "choice": {"evaluation"},
-    "release": {"model", "evaluation", "jobs", "choice"},  # jobs: the ledger lives in the store; choice: the manifest
-    "figures": {"model", "evaluation", "choice"},
+    "storage": set(),
+    "data": {"storage"},
+    "model": {"data", "storage"},
+    "evaluation": {"data", "model", "storage"},
+    "jobs": {"data", "model", "evaluation", "storage"},
+    "choice": {"evaluation", "storage"},
+    "release": {"model", "evaluation", "choice", "storage"},  # choice: the manifest records the choice
+    "figures": {"model", "evaluation", "choice", "storage"},
 }
 SHARED = {"errors", "seeding", "version"}  # cross-cutting modules any package may use
 

@@ -17,7 +17,7 @@ from tvs_core.errors import DataError
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.evaluation.set_metrics import SyntheticSet, membership_attacks
 from tvs_core.figures import model_label, privacy_utility_scatter
-from tvs_core.jobs import JobView, Store, SweepConfig, baseline_spec, submit
+from tvs_core.jobs import JobView, SweepConfig, baseline_spec, submit
 from tvs_core.jobs.config import job_id_for
 from tvs_core.jobs.context import split_tables
 from tvs_core.jobs.plan import planned_tasks
@@ -26,6 +26,7 @@ from tvs_core.jobs.worker import run_job
 from tvs_core.model.competitors import PrivBayes, discretise, fit_cost, mutual_information_sensitivity
 from tvs_core.model.mst import MST, TreeModel, cdp_rho, compress_cells, marginal_counts
 from tvs_core.model.registry import generator_class
+from tvs_core.storage import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 Y = "in_hospital_death"
@@ -313,7 +314,8 @@ def test_sweep_page_shows_each_competitors_expected_fit_cost(tmp_path, monkeypat
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     at.switch_page("pages/sensitive.py").run()
     at.switch_page("pages/sweep.py").run()
-    at.multiselect(key="w.baselines").set_value(["ctgan", "tvae:quick", "privbayes:1", "mst:2.5", "privpgd:2.5"]).run()
+    chosen = ["ctgan", "tvae:quick", "privbayes:1", "mst:2.5", "privpgd:2.5"]
+    at.multiselect(key="w.sweep.baselines").set_value(chosen).run()
     assert not at.exception, [e.value for e in at.exception]
     cost = next(c.value for c in at.caption if c.value.startswith("Expected time per fit"))
     assert "CTGAN (paper settings)" in cost and "TVAE (quick epochs)" in cost and "PrivBayes (ε = 1)" in cost

@@ -8,12 +8,13 @@ from tests.golden import cases
 from tvs_core import TVineSynth, evaluate, load_demo
 from tvs_core.evaluation.catalogue import CATALOGUE
 from tvs_core.evaluation.records import HOLDER, REFERENCE_MODELS, to_frame
-from tvs_core.jobs import JobView, Store, SweepConfig, submit
+from tvs_core.jobs import JobView, SweepConfig, submit
 from tvs_core.jobs.context import context_for_job
 from tvs_core.jobs.evaluate import run_in_memory
 from tvs_core.jobs.plan import plan
 from tvs_core.jobs.worker import run_job
 from tvs_core.model.registry import BUILT_IN, generator_class
+from tvs_core.storage import Store
 
 Y = "in_hospital_death"
 TINY_PRESET = "quick"

@@ -34,7 +34,7 @@ import pandas as pd
 import pytest
 
 from tvs_core.cli import main
-from tvs_core.jobs import Store
+from tvs_core.storage import Store
 
 # -- shared table builders -------------------------------------------------------------------------------------
 
@@ -757,7 +757,7 @@ def test_read_only_workspace_as_seen_by_the_store(tmp_path, capsys, finished_job
     """The same as above where chmod cannot be used (tests run as root): the store is told the folder is not
     writable. A finished sweep is served from a read-only open (no -wal/-shm files are made); a sweep that
     has not run is refused naming the folder."""
-    import tvs_core.jobs.store as store_module
+    import tvs_core.storage.store as store_module
 
     space, job_id, count = finished_job
     workspace = tmp_path / "ws"

@@ -18,8 +18,8 @@ from tests import processes
 from tests.helpers import ROOT, FailingFit  # noqa: F401  (registers the failing baseline)
 from tvs_core import load_demo
 from tvs_core.jobs import SweepConfig, submit
-from tvs_core.jobs.store import Store
 from tvs_core.jobs.worker import run_job
+from tvs_core.storage.store import Store
 
 Y = "in_hospital_death"
 COLUMNS = ["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "heart_rate_bpm", Y]

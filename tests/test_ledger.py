@@ -8,11 +8,11 @@ import pytest
 from tests.helpers import CopyRows, run
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.jobs import JobView
-from tvs_core.jobs.store import Store
 from tvs_core.model.baselines import DPVine
 from tvs_core.release import release_table, to_csv_bytes
 from tvs_core.release.ledger import budget, record_release, releases
 from tvs_core.release.pooled import pooled_check, sha256_of
+from tvs_core.storage.store import Store
 
 
 @pytest.fixture(scope="module")

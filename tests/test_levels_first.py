@@ -5,9 +5,10 @@ import pytest
 
 from tvs_core import load_demo
 from tvs_core.evaluation.records import HOLDER
-from tvs_core.jobs import Store, SweepConfig, submit
+from tvs_core.jobs import SweepConfig, submit
 from tvs_core.jobs.plan import LEVELS, planned_tasks
 from tvs_core.jobs.worker import run_job
+from tvs_core.storage import Store
 
 Y = "in_hospital_death"
 TINY = dict(utility_sets=2, release_sets=3, aia_iterations=2, aia_sets=3, aia_size_raw=150, aia_size_syn=150,

@@ -18,13 +18,14 @@ from tvs_core import load_demo
 from tvs_core.errors import DataError
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.figures import model_label
-from tvs_core.jobs import COMPETITORS, JobView, Store, SweepConfig, baseline_spec, submit
+from tvs_core.jobs import COMPETITORS, JobView, SweepConfig, baseline_spec, submit
 from tvs_core.jobs.worker import run_job
 from tvs_core.model import registry
 from tvs_core.model.competitors import EXTRA_FIX, discretise, fit_cost, grid_sizes
 from tvs_core.model.mst import marginal_counts
 from tvs_core.model.privpgd import REFERENCE_SETTINGS, PrivPGD, measure_pairs, rdp_gaussian_sigma
 from tvs_core.release.ledger import epsilon_of
+from tvs_core.storage import Store
 
 pytest.importorskip("torch")
 

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tvs_core.jobs import Store, SweepConfig
+from tvs_core.jobs import SweepConfig
 from tvs_core.jobs.plan import planned_tasks
 from tvs_core.jobs.progress import STARTUP_SECONDS, estimate, seconds_left
+from tvs_core.storage import Store
 
 RECORDED = json.loads((Path(__file__).parent / "recorded_sweeps.json").read_text())
 FACTOR = 1.5

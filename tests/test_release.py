@@ -26,10 +26,10 @@ from tvs_core.data.schema import infer_schema
 from tvs_core.errors import DataError
 from tvs_core.jobs import JobView
 from tvs_core.jobs.projects import Projects
-from tvs_core.jobs.store import Store
 from tvs_core.release.export import write_file
 from tvs_core.release.ledger import releases
 from tvs_core.release.release import Release
+from tvs_core.storage.store import Store
 
 LEVEL, ROWS, SEED = 2, 120, 5
 VOLATILE = ("created", "packages")  # the time of day; the versions are the same within one run

@@ -8,9 +8,9 @@ from tests.helpers import run
 from tvs_core.choice import ChoiceSettings
 from tvs_core.errors import DataError
 from tvs_core.jobs import JobView
-from tvs_core.jobs.store import Store
 from tvs_core.release.release import Release
 from tvs_core.report import SECTIONS, build_report, write_report
+from tvs_core.storage.store import Store
 
 MAX_BYTES = 15_000_000
 LOCAL = ("file:", "data:", "about:", "blob:")

@@ -17,9 +17,9 @@ from tvs_core.evaluation.set_metrics import SyntheticSet, bounded
 from tvs_core.jobs import JobView, SweepConfig, memory, submit
 from tvs_core.jobs import first_look as first_look_module
 from tvs_core.jobs.context import context_for_model, fit_holder, split_tables
-from tvs_core.jobs.store import Store
 from tvs_core.jobs.worker import run_job
 from tvs_core.model import vine as vine_module
+from tvs_core.storage.store import Store
 
 
 def synthetic_set(rows: int, seed: int = 0) -> SyntheticSet:
@@ -301,13 +301,13 @@ def test_the_reuse_choice_is_kept_by_the_project_and_restored_from_a_sweep(clini
 
     projects = Projects(Store(tmp_path / "ws"))
     project = projects.create(clinical, "clinical", "demo:clinical", response=Y, sensitive=["total_cost_eur"])
-    project.reuse_families = True
+    project.sweep.reuse_families = True
     projects.save(project)
     reloaded = Projects(Store(tmp_path / "ws")).load(project.id)
-    assert reloaded.reuse_families is True
+    assert reloaded.sweep.reuse_families is True
     config = reloaded.sweep_config()
     assert config.reuse_families is True
     other = projects.create(clinical, "again", "demo:clinical", response=Y, sensitive=["total_cost_eur"])
-    assert other.reuse_families is False
+    assert other.sweep.reuse_families is False
     other.adopt(config)
-    assert other.reuse_families is True
+    assert other.sweep.reuse_families is True

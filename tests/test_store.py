@@ -7,8 +7,8 @@ import threading
 import time
 
 from tvs_core.jobs.projects import Projects
-from tvs_core.jobs.store import Store
-from tvs_core.jobs.workspace import Workspace
+from tvs_core.storage.store import Store
+from tvs_core.storage.workspace import Workspace
 
 
 def test_a_save_while_another_thread_is_inside_a_save_waits_for_it_and_the_last_write_wins(tmp_path):

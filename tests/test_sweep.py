@@ -12,8 +12,8 @@ from tvs_core.choice.summary import summary_json
 from tvs_core.jobs import JobView, SweepConfig, submit
 from tvs_core.jobs.process import cancel_job, resume_orphans, start_worker, worker_alive
 from tvs_core.jobs.progress import progress
-from tvs_core.jobs.store import Store
 from tvs_core.jobs.worker import run_job
+from tvs_core.storage.store import Store
 
 Y = "in_hospital_death"
 TINY = dict(utility_sets=2, release_sets=3, aia_iterations=2, aia_sets=3, aia_size_raw=150, aia_size_syn=150,

@@ -16,12 +16,13 @@ from .data.schema import ColumnType, Role, Schema, infer_schema
 from .data.split import explicit_holdout, holdout_split
 from .data.validation import validate
 from .errors import DataError, TVSError
-from .jobs import EvaluationResult, JobView, Store, SweepConfig, evaluate, submit
+from .jobs import EvaluationResult, JobView, SweepConfig, evaluate, submit
 from .model.baselines import DPVine, GaussianCopula, IndependentMargins, RVine, RVineStar1
 from .model.generator import SyntheticGenerator
 from .model.ordering import algorithm1, association_matrix
 from .model.registry import generator_class, generator_names, register
 from .model.tvinesynth import TVineSynth
+from .storage import Store
 from .version import __version__
 
 load_model = SyntheticGenerator.load

@@ -210,10 +210,11 @@ def cmd_release(args) -> dict:
     model fitted here; the CSV and its manifest next to it, the guardrails' and the pooled check's verdicts
     printed, and the release recorded in the workspace's ledger unless ``--no-ledger``."""
     from .data.fingerprint import fingerprint_table
-    from .jobs import JobView, Store
+    from .jobs import JobView
     from .release.export import refuse_overwriting_inputs
     from .release.release import Release, manifest_path_for
     from .report import table_name
+    from .storage import Store
 
     out = Path(args.out)
     refuse_overwriting_inputs(out, (args.data,))  # before any work
@@ -273,10 +274,11 @@ def _choice(args):
 def cmd_report(args) -> dict:
     """The report renders a release: of the chosen level, or of the recommended one when none was chosen (its rows
     drawn with the sweep's seed for the figures and checks, not written, not recorded)."""
-    from .jobs import JobView, Store
+    from .jobs import JobView
     from .release.export import refuse_overwriting_inputs
     from .release.release import Release
     from .report import build_report, table_name, write_report
+    from .storage import Store
 
     refuse_overwriting_inputs(args.out, ())
     if Path(args.out).is_dir():
@@ -300,8 +302,8 @@ def cmd_report(args) -> dict:
 
 def cmd_ledger(args) -> dict:
     from .data.fingerprint import fingerprint_table
-    from .jobs.store import Store
     from .release.ledger import budget, ledger_frame, releases
+    from .storage.store import Store
 
     store = Store(args.workspace)
     if args.data or args.demo:
@@ -347,11 +349,12 @@ def _attach(store, job_id: str, show) -> str:
 
 def cmd_sweep(args) -> dict:
     from .choice.summary import summary_json
-    from .jobs import JobView, Store, SweepConfig, baseline_spec, submit
+    from .jobs import JobView, SweepConfig, baseline_spec, submit
     from .jobs.plan import audited
     from .jobs.process import Terminated, worker_alive
     from .jobs.worker import run_job
     from .release.export import refuse_overwriting_inputs, write_csv, write_file
+    from .storage import Store
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():
@@ -473,8 +476,8 @@ def _finished_job(store, table, config, holdout, externals=None) -> str:
 
 def cmd_worker(args) -> dict:
     from .jobs.process import Terminated
-    from .jobs.store import Store
     from .jobs.worker import run_job
+    from .storage.store import Store
 
     try:
         status = run_job(Store(args.workspace), args.job_id, n_jobs=args.n_jobs, backend=args.backend,
@@ -611,7 +614,7 @@ COMMANDS = {"inspect": cmd_inspect, "order": cmd_order, "release": cmd_release, 
 
 
 def _log_unexpected(argv, workspace: str | None) -> Path | None:
-    from .jobs.workspace import Workspace
+    from .storage.workspace import Workspace
 
     try:
         space = Workspace(workspace)

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..errors import DataError
 from ..evaluation.context import GeneratorSpec
+from ..evaluation.dp_audit import DEFAULT_TRIALS
 from ..evaluation.records import HOLDER, RAW, REAL, SHUFFLED
 from ..model.competitors import PRESETS
 from ..model.families import DEFAULT_PRESET
@@ -27,7 +28,7 @@ OTHER_COMPETITORS = ("mst:2.5",)
 class SweepConfig:
     """Everything that determines a sweep's numbers (backend and worker count do not)."""
 
-    response: str
+    response: str | None  # None only while a project has no response yet (a sweep cannot start then)
     sensitive: list[str]
     rho_star: float | dict | None = None
     measure: str = "kendall"
@@ -68,6 +69,33 @@ class SweepConfig:
     @classmethod
     def from_dict(cls, d: dict) -> SweepConfig:
         return cls(**d)
+
+    # the Sweep page's switches, each a yes/no view of the field that carries it
+    @property
+    def baselines_play_games(self) -> bool:
+        return bool(self.baseline_games)
+
+    @baselines_play_games.setter
+    def baselines_play_games(self, on: bool) -> None:
+        self.baseline_games = ["aia", "mia"] if on else []
+
+    @property
+    def per_target_shadows(self) -> bool:
+        """The paper's membership game: a subset and an OUT model per target instead of shared shadows."""
+        return (self.protocol_overrides or {}).get("mia_shared_shadows") is False
+
+    @per_target_shadows.setter
+    def per_target_shadows(self, on: bool) -> None:
+        others = {k: v for k, v in (self.protocol_overrides or {}).items() if k != "mia_shared_shadows"}
+        self.protocol_overrides = ({**others, "mia_shared_shadows": False} if on else others) or None
+
+    @property
+    def audits_dp(self) -> bool:
+        return self.dp_audit_trials > 0
+
+    @audits_dp.setter
+    def audits_dp(self, on: bool) -> None:
+        self.dp_audit_trials = DEFAULT_TRIALS if on else 0
 
 
 def job_id_for(fingerprint: str, config: SweepConfig) -> str:

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from .store import Store
+from ..storage.store import Store
 
 
 class Terminated(KeyboardInterrupt):

@@ -18,9 +18,9 @@ from ..evaluation.catalogue import BASELINE_ROWS
 from ..evaluation.dp_audit import AUDIT_ROWS
 from ..evaluation.records import FIRST_LOOK, FIRST_LOOK_ROWS
 from ..model.competitors import fit_cost
+from ..storage.store import Store
 from .config import SweepConfig, baseline_spec
 from .plan import ATTACKERS, EVALUATIONS, GAMES, LEVELS
-from .store import Store
 
 # seconds per task, quick preset, 884 x 27 SUPPORT2-like table (bench/tables.py), 2 workers on a quiet 2-core machine:
 # issue 27's measurement (before its changes) with what they changed: the attackers in two tasks, the membership

@@ -11,17 +11,23 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 
 import pandas as pd
 
 from ..data.fingerprint import fingerprint_table
 from ..data.schema import Schema, infer_schema
 from ..evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY
-from ..evaluation.dp_audit import DEFAULT_TRIALS
-from ..model.families import DEFAULT_PRESET
-from .config import DEFAULT_BASELINES, SweepConfig
-from .store import Store
+from ..storage.store import Store
+from .config import SweepConfig
+
+# the settings of a sweep a project kept as separate fields before issue 24 (saved projects still have them)
+_FLAT_SWEEP_SETTINGS = ("response", "sensitive", "missing", "holdout_fraction", "measure", "levels", "preset",
+                        "families", "margins", "baselines", "analysis", "seed", "reuse_families")
+
+
+def _unset_sweep() -> SweepConfig:
+    return SweepConfig(response=None, sensitive=[], analysis=[])
 
 
 @dataclass
@@ -33,30 +39,17 @@ class Project:
     rows: int
     columns: int
     schema: dict  # types, ordinal orders and roles as the user left them
-    # roles and Algorithm 1
-    response: str | None = None
-    sensitive: list[str] = field(default_factory=list)
-    missing: str = "drop_rows"
-    holdout_fraction: float = 0.2
-    holdout: str | None = None  # fingerprint of a hold-out file the user gave (kept in the workspace): no split
-    holdout_name: str | None = None  # that file's name, for the screen
-    measure: str = "kendall"
+    # the sweep the user set up, held once: its roles, missing-value policy, split, measure, levels, protocol,
+    # families, margins, baselines, switches, analysis and seed. Two of its fields are filled at Start only
+    # (``sweep_config``): ``rho_star``, resolved from the threshold inputs below by Algorithm 1, and ``schema``.
+    sweep: SweepConfig = field(default_factory=_unset_sweep)
+    # the Sensitive page's threshold inputs (what the user set, before Algorithm 1 resolves them per column)
     rho_star: float | None = None  # None: the paper's Pearson 0.6 in the chosen measure
     rho_overrides: dict = field(default_factory=dict)
     preview_level: int | None = None  # the level whose cuts the Sensitive page shows
-    # the sweep
-    levels: list[int] | None = None  # None: every 5th, 1 and t_max
-    preset: str = "quick"
-    families: str = DEFAULT_PRESET
-    margins: str = "empirical"
-    baselines: list[str] = field(default_factory=lambda: list(DEFAULT_BASELINES))
-    baseline_games: bool = False
-    per_target_shadows: bool = False
-    reuse_families: bool = False  # the games refit the holder's families' parameters only
-    dp_audit: bool = False  # audit the ε claims of the DP references (DEFAULT_TRIALS fits each)
-    analysis: list[str] = field(default_factory=list)  # covariates of the CI-overlap analysis; empty: all
-    seed: int = 0
-    backend: str = "loky"
+    holdout: str | None = None  # fingerprint of a hold-out file the user gave (kept in the workspace): no split
+    holdout_name: str | None = None  # that file's name, for the screen
+    backend: str = "loky"  # where the sweep runs (the numbers do not depend on it)
     job_id: str | None = None  # the sweep shown on the Sweep, Choose and Export pages
     jobs: list[str] = field(default_factory=list)  # every sweep started from this project
     # the choice
@@ -75,43 +68,47 @@ class Project:
     def table_schema(self) -> Schema:
         """The schema with the chosen roles (a sensitive column that became the response is dropped from S)."""
         schema = Schema.from_dict(self.schema)
-        response = self.response if self.response in schema.names else None
-        return schema.with_roles(response, [s for s in self.sensitive if s in schema.names and s != response])
+        response = self.sweep.response if self.sweep.response in schema.names else None
+        return schema.with_roles(response, [s for s in self.sweep.sensitive if s in schema.names and s != response])
 
     def sweep_config(self, rho_star: float | dict | None = None) -> SweepConfig:
-        """The sweep these choices define; ``rho_star`` as Algorithm 1 resolved it (per column)."""
-        overrides = {"mia_shared_shadows": False} if self.per_target_shadows else None
-        return SweepConfig(response=self.response, sensitive=list(self.sensitive), rho_star=rho_star,
-                           measure=self.measure, levels=sorted(self.levels) if self.levels else None,
-                           preset=self.preset, families=self.families, margins=self.margins, missing=self.missing,
-                           seed=int(self.seed), holdout_fraction=float(self.holdout_fraction),
-                           baselines=list(self.baselines), analysis=list(self.analysis) or None,
-                           baseline_games=["aia", "mia"] if self.baseline_games else [],
-                           protocol_overrides=overrides, schema=self.table_schema().to_dict(),
-                           reuse_families=bool(self.reuse_families),
-                           dp_audit_trials=DEFAULT_TRIALS if self.dp_audit else 0)
+        """The sweep Start runs: the project's, with ``rho_star`` as Algorithm 1 resolved it (per column) and the
+        schema with its roles."""
+        return replace(self.sweep, sensitive=list(self.sweep.sensitive), rho_star=rho_star,
+                       levels=sorted(self.sweep.levels) if self.sweep.levels else None,
+                       baselines=list(self.sweep.baselines), analysis=list(self.sweep.analysis or []) or None,
+                       schema=self.table_schema().to_dict())
 
     def adopt(self, config: SweepConfig) -> None:
-        """Show a sweep's own settings, so that the screen says what produced the sweep that is open."""
+        """Show a sweep's own settings, so that the screen says what produced the sweep that is open. What the
+        screen cannot show is left out (an explicit order or t_max, uploaded sets, test-sized protocols), so that
+        Start runs what the screen says."""
         rho = config.rho_star
         if isinstance(rho, dict) and len(set(rho.values())) == 1:
             rho = next(iter(rho.values()))
         self.rho_star, self.rho_overrides = (None, dict(rho)) if isinstance(rho, dict) else (rho, {})
-        self.response, self.sensitive, self.measure = config.response, list(config.sensitive), config.measure
-        self.missing, self.holdout_fraction, self.seed = config.missing, config.holdout_fraction, config.seed
-        self.levels, self.preset, self.families = config.levels, config.preset, config.families
-        self.margins, self.baselines = config.margins, list(config.baselines)
-        self.baseline_games = bool(config.baseline_games)
-        self.per_target_shadows = (config.protocol_overrides or {}).get("mia_shared_shadows") is False
-        self.reuse_families = bool(config.reuse_families)
-        self.dp_audit = bool(config.dp_audit_trials)
+        per_target = config.per_target_shadows
+        self.sweep = replace(config, sensitive=list(config.sensitive), rho_star=None, order=None, t_max=None,
+                             schema=None, externals=None, protocol_overrides=None, baselines=list(config.baselines),
+                             analysis=list(config.analysis or []))
+        self.sweep.per_target_shadows = per_target
         if config.schema:
             self.schema = config.schema
 
     @classmethod
     def from_dict(cls, d: dict) -> Project:
+        d = dict(d)
+        if "sweep" in d:
+            sweep = SweepConfig.from_dict(d.pop("sweep"))
+        else:  # saved before the project held a SweepConfig: its settings were fields of their own
+            sweep = SweepConfig(**{k: d.pop(k) for k in _FLAT_SWEEP_SETTINGS if k in d and k != "response"},
+                                response=d.pop("response", None))
+            sweep.baselines_play_games = bool(d.pop("baseline_games", False))
+            sweep.per_target_shadows = bool(d.pop("per_target_shadows", False))
+            sweep.audits_dp = bool(d.pop("dp_audit", False))
+        sweep.analysis = list(sweep.analysis or [])
         known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in known})  # settings added later get their defaults
+        return cls(**{k: v for k, v in d.items() if k in known}, sweep=sweep)  # later settings get their defaults
 
 
 class Projects:
@@ -131,7 +128,8 @@ class Projects:
             schema = schema.with_roles(response, list(sensitive))
         now = time.time()
         project = Project(uuid.uuid4().hex[:12], name, source, fingerprint, len(table), table.shape[1],
-                          schema.to_dict(), response, list(sensitive), created=now, updated=now)
+                          schema.to_dict(), created=now, updated=now)
+        project.sweep.response, project.sweep.sensitive = response, list(sensitive)
         self.save(project)
         return project
 

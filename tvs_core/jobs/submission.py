@@ -12,9 +12,9 @@ from ..data.fingerprint import fingerprint_table
 from ..data.split import MIN_HOLDOUT_ROWS, explicit_holdout
 from ..data.validation import check, validate
 from ..errors import DataError, DataErrors
+from ..storage.store import Store
 from .config import SweepConfig, check_external_name, job_id_for
 from .context import schema_for, split_tables
-from .store import Store
 
 
 def _fingerprint(table: pd.DataFrame, holdout: pd.DataFrame | None) -> str:

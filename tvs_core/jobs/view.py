@@ -11,11 +11,11 @@ from ..evaluation.records import HOLDER, to_frame
 from ..evaluation.summary import summarise
 from ..model.generator import SyntheticGenerator
 from ..model.ordering import default_levels
+from ..storage.store import ACTIVE, Store
 from .config import SweepConfig
 from .context import split_tables
 from .first_look import without_first_look
 from .progress import progress
-from .store import ACTIVE, Store
 from .submission import job_tables
 
 

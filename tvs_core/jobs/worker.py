@@ -16,13 +16,13 @@ import traceback
 from ..errors import DataError, TVSError
 from ..evaluation.records import HOLDER
 from ..model.generator import SyntheticGenerator
+from ..storage.store import Store
 from .config import SweepConfig
 from .context import context_for_job, fit_holder, split_tables
 from .engine import TaskResult, execute
 from .first_look import FIRST_LOOK, first_look
 from .plan import Task, plan
 from .process import Terminated, process_start_time, worker_alive
-from .store import Store
 from .submission import job_externals, job_tables
 
 HEARTBEAT_SECONDS = 2.0

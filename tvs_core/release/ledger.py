@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..errors import TVSError
-from ..jobs.store import Store
 from ..model.generator import SyntheticGenerator
+from ..storage.store import Store
 from .export import write_file
 
 

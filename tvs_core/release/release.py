@@ -18,8 +18,8 @@ from ..choice.selection import Selection
 from ..choice.summary import ChoiceSettings
 from ..errors import DataError
 from ..evaluation.records import point_rows
-from ..jobs.store import Store
 from ..model.generator import SyntheticGenerator
+from ..storage.store import Store
 from .export import release_table, to_csv_bytes, write_file
 from .guardrails import Guardrail, blocked, guardrails
 from .ledger import LedgerEntry, record_release, releases
