@@ -58,7 +58,10 @@ def timed_sweep(table, response, sensitive, workspace: Path) -> dict:
     """Submit, start a worker process; first result, every level complete, total, per-kind task seconds."""
     from tvs_core.jobs import SweepConfig, submit
     from tvs_core.jobs.process import start_worker
-    from tvs_core.storage.store import Store
+    try:
+        from tvs_core.storage import Store
+    except ImportError:  # a checkout from before issue 24 (--source): the store was in jobs/
+        from tvs_core.jobs.store import Store
 
     store = Store(workspace)
     config = SweepConfig(response=response, sensitive=list(sensitive), preset="quick")
@@ -145,8 +148,8 @@ def report(args) -> None:
 
 
 def fixture(args) -> None:
-    """tests/recorded_sweeps.json: per table, the shape, levels, every task's seconds by kind and the duration of
-    the first ``after`` run (what tests/test_progress_estimate.py feeds the estimator)."""
+    """tests/jobs/recorded_sweeps.json: per table, the shape, levels, every task's seconds by kind and the duration of
+    the first ``after`` run (what tests/jobs/test_progress_estimate.py feeds the estimator)."""
     sys.path.insert(0, str(ROOT))
     from tvs_core import infer_schema
 

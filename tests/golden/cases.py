@@ -2,7 +2,7 @@
 
 Recorded first before the two evaluation engines became one (issue 8): both entry points must give these
 numbers. ``python -m tests.golden.cases record [CASE ...]`` records, ``python -m tests.golden.cases check [CASE
-...]`` recomputes and lists every difference; ``tests/test_engine.py`` checks the small cases in CI, under two
+...]`` recomputes and lists every difference; ``tests/jobs/test_engine.py`` checks the small cases in CI, under two
 OpenBLAS kernels (``tests/test_machines.py``).
 
 What must be exact is compared exactly: which records exist (a hash of every record's model, level, metric,

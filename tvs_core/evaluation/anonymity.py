@@ -5,7 +5,8 @@ person, **link** two records of the same person, **infer** an attribute?
 Method: Giomi, Boenisch, Wehmeyer and Tasnádi, "A Unified Framework for Quantifying Privacy Risk in Synthetic
 Data", PoPETS 2023 (arXiv 2211.10459; the tool is anonymeter, reviewed by the CNIL). Implemented from the paper and
 the anonymeter documentation (README and the evaluators' docstrings, statice/anonymeter), not from its code; the
-known answers of tests/test_anonymity.py and the comparison with anonymeter itself in bench/anonymity.md check it.
+known answers of tests/evaluation/test_anonymity.py and the comparison with anonymeter itself in bench/anonymity.md
+check it.
 
 Every criterion runs three attacks with the same number of attempts n:
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import sentences
 
+from tests.conftest import sentences
 from tvs_core import TVineSynth
 from tvs_core.data.missing import INDICATOR_SUFFIX, apply_missing_policy
 from tvs_core.data.schema import ColumnType, Role, infer_schema

@@ -173,7 +173,7 @@ def test_every_part_of_every_criterion_is_declared():
 def test_summary_json_carries_the_criteria_per_level_and_baseline():
     """summary.json: singling_out_risk, linkability_risk and inference_risk:COLUMN (and their companions) with
     median, ci_low, ci_high and n for every level and baseline, from the records the per-set mechanism writes (the
-    sweep path itself is covered by the golden cases of tests/test_engine.py)."""
+    sweep path itself is covered by the golden cases of tests/jobs/test_engine.py)."""
     from tests.conftest import SWEEP_COLUMNS, SWEEP_RESPONSE
     from tvs_core.choice.summary import summary_json
     from tvs_core.evaluation.records import to_frame

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import make_mixed_table
 
+from tests.conftest import make_mixed_table
 from tvs_core import SyntheticGenerator, TVineSynth, load_model
 from tvs_core.data.io import read_table
 from tvs_core.data.schema import ColumnType, Role, infer_schema

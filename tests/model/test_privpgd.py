@@ -10,10 +10,10 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import make_mixed_table
 from scipy import stats
 from scipy.optimize import minimize_scalar
 
+from tests.conftest import make_mixed_table
 from tvs_core import load_demo
 from tvs_core.errors import DataError
 from tvs_core.evaluation.records import HOLDER

@@ -1,6 +1,6 @@
 """The time a sweep will take (issue 27), checked on recorded task times, never on this machine's clock.
 
-tests/recorded_sweeps.json holds, per table, every task's seconds and the duration of one default quick sweep
+tests/jobs/recorded_sweeps.json holds, per table, every task's seconds and the duration of one default quick sweep
 (``python bench/sweep.py fixture after.json`` writes it from a ``bench/sweep.py run``). The estimator's schedule
 fed those task times must give that duration within 1.5x, and its priors (the estimate before Start) must be
 within 1.5x of the quiet duration recorded as CPU seconds per task."""

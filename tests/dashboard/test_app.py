@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from tvs_core import load_demo
 
-APP = Path(__file__).resolve().parent.parent / "app.py"
+APP = Path(__file__).resolve().parents[2] / "app.py"
 TINY = dict(utility_sets=2, release_sets=3, aia_iterations=1, aia_sets=3, aia_size_raw=150, aia_size_syn=150,
             mia_iterations=1, mia_shadows=2, mia_shadow_sets=3, mia_sets=4, mia_size_attacker=150, mia_size_raw=100,
             mia_size_syn=100)

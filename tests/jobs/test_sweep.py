@@ -170,7 +170,7 @@ def test_ctrl_c_leaves_a_resumable_job_and_the_same_command_resumes(table, tmp_p
     command = [sys.executable, "-m", "tvs_core", "sweep", str(data), "--response", Y, "--sensitive",
                "total_cost_eur", "--levels", "1,2,3,4", "--baselines", "independent", "--n-jobs", "1",
                "--workspace", str(workspace), "--out", str(out)]
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = {**os.environ, "PYTHONPATH": root}
     # as from a terminal: a test run started in the background (`cmd &`) would hand down an ignored SIGINT
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env,

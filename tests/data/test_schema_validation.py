@@ -7,8 +7,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import make_small_table, sentences
 
+from tests.conftest import make_small_table, sentences
 from tvs_core import TVineSynth
 from tvs_core.data.schema import ColumnType, Role, Schema, infer_schema
 from tvs_core.data.validation import check, validate
