@@ -59,7 +59,7 @@ def run(demo: str, budget: str, only: list[str] | None = None) -> tuple[pd.DataF
     sink.add(TaskResult("holder", "holder", [], None, {"fitting": holder_seconds}))
     execute(context, plan(context), sink, n_jobs=2)
     records = to_frame(sink.records())
-    release = summarise(records[records["role"] == "release"])
+    release = summarise(records[records["role"] == "release"]).frame
     rows = []
     for (model, level), part in release.groupby(["model", "level"], dropna=False, sort=False):
         seconds = holder_seconds if model == HOLDER else sink.results[f"baseline:{model}"].seconds["fitting"]

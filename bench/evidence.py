@@ -35,7 +35,8 @@ from tvs_core.choice.axes import Axis
 from tvs_core.choice.mix import DEFAULT_UTILITY
 from tvs_core.data.demo import DEMOS
 from tvs_core.evaluation.catalogue import CATALOGUE, utility_scale
-from tvs_core.evaluation.records import HOLDER, REAL, SHUFFLED
+from tvs_core.evaluation.records import REAL, SHUFFLED
+from tvs_core.evaluation.summary import Summary
 from tvs_core.jobs import JobView, SweepConfig, submit
 from tvs_core.jobs.worker import run_job
 from tvs_core.storage.store import Store
@@ -52,7 +53,7 @@ CHOICES = [("paper: TSTR, game MAB", "tstr", "mab_worst"),
 ALPHAS = (0.25, 0.5, 0.75)
 
 
-def cell(rows: pd.DataFrame, axis: Axis, sensitive: list[str]) -> str:
+def cell(rows: Summary, axis: Axis, sensitive: list[str]) -> str:
     (value, low, high), column = axis.value(rows, sensitive, axis.source_metric(rows))
     if pd.isna(value):
         return "—"
@@ -69,7 +70,7 @@ def report(name: str, workspace: Path) -> list[str]:
     seconds = time.perf_counter() - started
     view = JobView(store, job_id)
     summary = view.summary()
-    scale = utility_scale(summary["metric"])
+    scale = utility_scale(summary.metrics())
     axes = [Axis(CATALOGUE[f"{scale}_tstr"]), Axis(CATALOGUE["pair_structure"]), Axis(CATALOGUE["ci_overlap"]),
             Axis(CATALOGUE["pmse_ratio"]), Axis.parse("mab_worst"), Axis.parse("pg"), Axis.parse("mia_auc"),
             Axis.parse("mia_tpr_at_1pct_fpr"), Axis.parse("mcmia")]
@@ -78,17 +79,17 @@ def report(name: str, workspace: Path) -> list[str]:
              f"Quick sweep, default levels and baselines: {status} in {seconds:.0f} s (job {job_id}).", "",
              "| level | " + " | ".join(a.metric.short for a in axes) + " |",
              "|---" * (len(axes) + 1) + "|"]
-    holder = summary[summary["model"] == HOLDER]
-    for level in sorted(int(v) for v in holder["level"].dropna().unique()):
-        rows = holder[holder["level"] == level]
+    holder = summary.holder()
+    for level in holder.levels():
+        rows = holder.level(level)
         lines.append(f"| {level} | " + " | ".join(cell(rows, a, sensitive) for a in axes) + " |")
     for model, words in ((REAL, "real rows (anchor 0 of privacy; TRTR)"), (SHUFFLED, "columns shuffled (floor)"),
                          ("independent", "independent margins (baseline)")):
-        rows = summary[summary["model"] == model]
+        rows = summary.model(model)
         if model == REAL:
-            rows = pd.concat([rows, rows[rows["metric"] == f"{scale}_trtr"].assign(metric=f"{scale}_tstr")])
+            rows = Summary(pd.concat([rows.frame, rows.metric(f"{scale}_trtr").frame.assign(metric=f"{scale}_tstr")]))
         if model != "independent":  # the game MAB's anchors are the release attack's
-            rows = pd.concat([rows, rows[rows["metric"] == "release_mab"].assign(metric="mab")])
+            rows = Summary(pd.concat([rows.frame, rows.metric("release_mab").frame.assign(metric="mab")]))
         lines.append(f"| {words} | " + " | ".join(cell(rows, a, sensitive) for a in axes) + " |")
     lines += ["", "Best level (share of resamples it wins):", "",
               "| choice | " + " | ".join(f"α = {a}" for a in ALPHAS) + " |", "|---" * (len(ALPHAS) + 1) + "|"]

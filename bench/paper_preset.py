@@ -64,7 +64,7 @@ def timed_evaluate(holder, train, test, levels, protocol, games, reuse: bool) ->
     summary = result.summary()
     return {"wall": wall, "other_load": sampler.other_cpu_s / wall, "timings": dict(result.timings),
             "peak_mb": sampler.concurrent_peak_kb / 1024, "records": len(result.records),
-            "summary": summary.astype({"level": "float"}).to_dict(orient="records")}
+            "summary": summary.frame.astype({"level": "float"}).to_dict(orient="records")}
 
 
 def fitted(table, response, sensitive, families):

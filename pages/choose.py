@@ -11,8 +11,8 @@ from tvs_core.choice.gdpr import gdpr_table, point_verdicts
 from tvs_core.errors import DataError
 from tvs_core.evaluation.dp_audit import audits_from_records
 from tvs_core.evaluation.membership_attacks import EXPOSURE_ORDER, exposure_display
-from tvs_core.evaluation.records import HOLDER, has_levels, point_rows
-from tvs_core.evaluation.summary import SMALL_N, readable
+from tvs_core.evaluation.records import HOLDER
+from tvs_core.evaluation.summary import SMALL_N, Summary, readable
 from tvs_core.jobs import JobView
 from tvs_core.model.generator import SyntheticGenerator
 
@@ -20,7 +20,7 @@ common.under_navigation()
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def summary_of(job_id: str, done: int) -> pd.DataFrame:
+def summary_of(job_id: str, done: int) -> Summary:
     return JobView(common.store(), job_id).summary()
 
 
@@ -64,7 +64,7 @@ if view is None:
     st.stop()
 config = view.config
 summary = summary_of(view.id, view.job["done"])
-if not has_levels(summary):
+if not summary.has_levels():
     info = view.progress()
     st.info(f"No level has its results yet (the sweep: {info['text']}). The first look on the Sweep "
             "page is only a preview and is never used to choose; this page updates by itself as results arrive."
@@ -74,7 +74,7 @@ if not has_levels(summary):
     def wait_for_results() -> None:
         current = JobView(common.store(), view.id)
         found = summary_of(view.id, current.job["done"])
-        if has_levels(found):
+        if found.has_levels():
             st.rerun(scope="app")
 
     wait_for_results()
@@ -93,7 +93,7 @@ method = b.radio("Normalisation", METHODS, horizontal=True, key=common.bound("no
                                         "paper": "Paper (real data ↔ 0)", "minmax": "Min-max over levels"}[m])
 privacy = c.selectbox("Privacy measured by", choices, key=common.bound("privacy"), on_change=common.keep,
                       args=("privacy",), format_func=lambda p: Axis.parse(p, sensitive=config.sensitive).title)
-with st.expander(f"Utility U_t = {UtilityMix.parse(project.utility).describe(summary['metric'])}  (change the mix)"):
+with st.expander(f"Utility U_t = {UtilityMix.parse(project.utility).describe(summary.metrics())}  (change the mix)"):
     st.caption("U_t weighs what the synthetic data must keep: prediction of Y (TSTR, the paper's only utility), "
                "the pairwise dependence between all columns, and the results of the regression of Y on the "
                "covariates (confidence-interval overlap, Karr et al. 2006). Weights are relative; prediction alone "
@@ -101,7 +101,7 @@ with st.expander(f"Utility U_t = {UtilityMix.parse(project.utility).describe(sum
     weights = dict(UtilityMix.parse(project.utility).parts)
     for column, name in zip(st.columns(len(MIX_PARTS)), MIX_PARTS, strict=True):
         st.session_state[f"{common.WIDGET}mix.{name}"] = float(weights.get(name, 0.0))
-        label = UtilityMix.parse(name).axes(summary["metric"])[0][0].metric.short
+        label = UtilityMix.parse(name).axes(summary.metrics())[0][0].metric.short
         column.slider(label, 0.0, 1.0, step=0.25, key=f"{common.WIDGET}mix.{name}", on_change=set_mix)
     if st.session_state.pop("mix_refused", False):
         st.error("At least one part needs a weight above 0; the mix was left as it was.")
@@ -126,7 +126,7 @@ if selection.best_level is not None:
 for note in selection.notes:
     st.info(note)
 st.caption("Click a level's point in the scatter (or pick it below) to select it.")
-parts = {axis.metric.name: axis for axis, _ in UtilityMix.parse(project.utility).axes(summary["metric"])}
+parts = {axis.metric.name: axis for axis, _ in UtilityMix.parse(project.utility).axes(summary.metrics())}
 if project.scatter_utility not in parts:
     common.update(scatter_utility=next(iter(parts)))
 if len(parts) > 1:
@@ -176,7 +176,7 @@ st.subheader(f"Level {selected}: every metric, with its interval")
 st.caption("Median over the replicates (synthetic sets, game iterations or targets) and a 95 % percentile bootstrap "
            f"interval of that median; n is the number of replicates. With fewer than {SMALL_N} the interval is only "
            "the spread of a few values — use the paper protocol before relying on it.")
-table_rows = readable(point_rows(summary, selected))
+table_rows = readable(summary.point(selected))
 for group in table_rows["group"].unique() if len(table_rows) else []:
     st.markdown(f"**{group.capitalize()}**")
     st.dataframe(table_rows[table_rows["group"] == group].drop(columns="group"), hide_index=True, width="stretch")

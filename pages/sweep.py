@@ -12,8 +12,7 @@ from tvs_core.choice.axes import attribute_game_metrics, membership_metrics
 from tvs_core.data.io import read_table
 from tvs_core.evaluation.dp_audit import DEFAULT_TRIALS
 from tvs_core.evaluation.fidelity import kendall_real_and_synthetic
-from tvs_core.evaluation.records import has_levels, holder_rows
-from tvs_core.evaluation.summary import summarise
+from tvs_core.evaluation.summary import Summary, summarise
 from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView, submit
 from tvs_core.jobs.backends import BACKENDS
 from tvs_core.jobs.config import OTHER_COMPETITORS
@@ -28,7 +27,7 @@ common.under_navigation()
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def results(job_id: str, done: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+def results(job_id: str, done: str) -> tuple[pd.DataFrame, Summary]:
     view = JobView(common.store(), job_id)
     records = view.records(first_look=True)  # a level's first look stands in until its own release task reports
     return records, summarise(records)
@@ -45,7 +44,7 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
         st.error(f"The sweep failed: {info['error']}")
     for note in view.notes()[-1:]:
         st.info(note)
-    if not has_levels(summary):
+    if not summary.has_levels():
         st.info("Waiting for the first results…")
         return
     config, levels = view.config, view.levels
@@ -60,9 +59,8 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
         st.rerun(scope="app")  # the sidebar and the highlight follow the new selection
     tabs = st.tabs(["Attribute inference (MAB, WCAB)", "Membership inference (PG)", "Utility (TSTR)",
                     "Kendall-τ matrices"])
-    holder_summary = holder_rows(summary)
     with tabs[0]:  # the game's attribute-risk axes (MAB, WCAB), from the release attack until the game reports
-        shown = attribute_game_metrics(holder_summary)
+        shown = attribute_game_metrics(summary.holder())
         for column in config.sensitive:
             for where, metric in zip(st.columns(len(shown)), shown, strict=True):
                 where.plotly_chart(figures.metric_boxes(records, metric.name, column, f"{metric.short} — {column}"),
@@ -77,9 +75,9 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
             st.info("The membership game has not reported yet.")
     with tabs[2]:
         utility = Axis.utility(records["metric"])
-        trtr = summary.loc[summary["metric"] == utility.metric.ideal.metric, "median"]
+        trtr = summary.metric(utility.metric.ideal.metric).interval()
         st.plotly_chart(figures.metric_boxes(records, utility.metric.name, None, f"{utility.metric.label} per level",
-                                             reference=float(trtr.iloc[0]) if len(trtr) else None),
+                                             reference=None if trtr is None else trtr.median),
                         width="stretch", key="tstr_boxes")
     with tabs[3]:
         kendall_panel(job_id, levels)

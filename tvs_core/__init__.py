@@ -16,6 +16,7 @@ from .data.schema import ColumnType, Role, Schema, infer_schema
 from .data.split import explicit_holdout, holdout_split
 from .data.validation import validate
 from .errors import DataError, TVSError
+from .evaluation.summary import Summary
 from .jobs import EvaluationResult, JobView, SweepConfig, evaluate, submit
 from .model.baselines import DPVine, GaussianCopula, IndependentMargins, RVine, RVineStar1
 from .model.generator import SyntheticGenerator
@@ -29,8 +30,8 @@ load_model = SyntheticGenerator.load
 
 __all__ = [
     "DEMOS", "ColumnType", "DPVine", "DataError", "EvaluationResult", "GaussianCopula", "IndependentMargins",
-    "JobView", "RVine", "RVineStar1", "Role", "Schema", "Store", "SweepConfig", "SyntheticGenerator", "TVSError",
-    "TVineSynth", "__version__", "algorithm1", "association_matrix", "evaluate", "explicit_holdout",
+    "JobView", "RVine", "RVineStar1", "Role", "Schema", "Store", "Summary", "SweepConfig", "SyntheticGenerator",
+    "TVSError", "TVineSynth", "__version__", "algorithm1", "association_matrix", "evaluate", "explicit_holdout",
     "generator_class", "generator_names", "holdout_split", "infer_schema", "load_demo", "load_model", "read_table",
     "register", "submit", "validate",
 ]

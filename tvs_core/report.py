@@ -24,8 +24,8 @@ from .choice.gdpr import gdpr_table, officer_summary, point_verdicts
 from .errors import DataError
 from .evaluation.catalogue import CATALOGUE, GROUPS, SOURCES
 from .evaluation.dp_audit import audits_from_records
-from .evaluation.records import HOLDER, holder_rows, point_rows
-from .evaluation.summary import SMALL_N, readable
+from .evaluation.records import HOLDER
+from .evaluation.summary import SMALL_N, Summary, readable
 from .jobs import JobView
 from .jobs.plan import claimed_epsilons
 from .jobs.submission import job_tables
@@ -116,13 +116,13 @@ def _figure(fig) -> str:
     return f'<div class="figure">{body}</div>'
 
 
-def level_metrics(summary: pd.DataFrame, levels: list[int]) -> pd.DataFrame:
+def level_metrics(summary: Summary, levels: list[int]) -> pd.DataFrame:
     """Every metric of the holder, one column per level: median [95 % interval] and n, labelled and ordered
     as the catalogue declares (``readable``)."""
     keys = ["group", "metric", "column", "targets", "unit", "better"]
     wide = None
     for level in levels:
-        rows = readable(point_rows(summary, level))
+        rows = readable(summary.point(level))
         if rows.empty:
             continue
         text = [("—" if pd.isna(m) else f"{m:.3f}") + ("" if i == "—" else f" {i}") + f" n={n}"
@@ -135,7 +135,7 @@ def level_metrics(summary: pd.DataFrame, levels: list[int]) -> pd.DataFrame:
     return wide.sort_values("group", key=lambda s: s.map(lambda g: groups.get(g, len(GROUPS))), kind="stable")
 
 
-def _gdpr_html(summary: pd.DataFrame, config, levels: list[int], shown: int) -> str:
+def _gdpr_html(summary: Summary, config, levels: list[int], shown: int) -> str:
     verdicts = point_verdicts(summary, config.sensitive, HOLDER, shown)
     if not verdicts:
         return ("<h3>Anonymisation criteria (GDPR)</h3><p class=\"muted\">Not measured in this sweep (it was run "
@@ -183,7 +183,7 @@ def build_report(release: Release, reason: str | None = None, chosen: bool = Tru
     fingerprint = release.table_fingerprint
     preview = view.preview()
     card = explain_level(selection, summary, shown, config.sensitive, preview)
-    at_level = point_rows(summary, shown)
+    at_level = summary.point(shown)
     entries = releases(view.store, fingerprint)
     name = release.table_name
     job = view.job
@@ -214,7 +214,7 @@ def build_report(release: Release, reason: str | None = None, chosen: bool = Tru
     mix = UtilityMix.parse(utility)
     recommendation = (f"Recommended: level {selection.best_level} (best PU_t = α·P_t + (1 − α)·U_t at α = {alpha:g}, "
                       f"{method} normalisation; privacy: {Axis.parse(privacy, sensitive=config.sensitive).title}; "
-                      f"utility: {mix.describe(summary['metric'])}); it wins {float(best_row['wins']):.0%} of "
+                      f"utility: {mix.describe(summary.metrics())}); it wins {float(best_row['wins']):.0%} of "
                       "resamples within the intervals.")
     warnings = list(card.warnings)
     if job["status"] != "done":
@@ -276,7 +276,7 @@ def build_report(release: Release, reason: str | None = None, chosen: bool = Tru
         parts["preview"] = '<p class="muted">No preview: the model has no order.</p>'
 
     # -- choice -----------------------------------------------------------------------------------------------
-    axes = UtilityMix.parse(utility).axes(summary["metric"])
+    axes = UtilityMix.parse(utility).axes(summary.metrics())
     scatters = "".join(_figure(figures.privacy_utility_scatter(summary, privacy, config.sensitive, shown, levels,
                                                                utility=axis, externals=list(config.externals or {})))
                        for axis, _ in axes)
@@ -294,9 +294,8 @@ def build_report(release: Release, reason: str | None = None, chosen: bool = Tru
         + f"<h3>Level {shown}, every metric</h3>" + _table(readable(at_level)))
 
     # -- attack games -----------------------------------------------------------------------------------------
-    holder_summary = holder_rows(summary)
     attack_parts = []
-    attribute = attribute_game_metrics(holder_summary)
+    attribute = attribute_game_metrics(summary.holder())
     for column in config.sensitive:
         for metric in attribute:
             attack_parts.append(_figure(figures.metric_boxes(records, metric.name, column,

@@ -21,6 +21,7 @@ from tvs_core.evaluation.membership_attacks import record_exposure
 from tvs_core.evaluation.preview import RISK_TOLERANCE, preview_levels
 from tvs_core.evaluation.protocol import QUICK
 from tvs_core.evaluation.records import HOLDER
+from tvs_core.evaluation.summary import Summary
 from tvs_core.jobs.progress import progress_text
 from tvs_core.model.ordering import algorithm1
 from tvs_core.release.ledger import Budget
@@ -45,14 +46,14 @@ def evaluated():
     return result.summary()
 
 
-def perturbed(summary: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+def perturbed(summary: Summary, rng: np.random.Generator) -> Summary:
     """The holder's medians moved at random (their intervals with them): other numbers, the same shape."""
-    out = summary.copy()
+    out = summary.frame.copy()
     rows = out["model"] == HOLDER
     factor = rng.uniform(0.6, 1.4, rows.sum())
     for column in ("median", "ci_low", "ci_high"):
         out.loc[rows, column] = out.loc[rows, column] * factor
-    return out
+    return Summary(out)
 
 
 def test_the_card_quotes_the_numbers_its_scores_come_from(evaluated):
@@ -73,7 +74,7 @@ def test_the_card_quotes_the_numbers_its_scores_come_from(evaluated):
                 continue
             card = explain_level(selection, summary, int(level), SENSITIVE)
             axis = Axis.parse(privacy, sensitive=SENSITIVE)
-            at = summary[(summary["model"] == HOLDER) & (summary["level"] == level)]
+            at = summary.point(int(level))
             source = axis.source_metric(at)
             # the headline: the table's PU, P and U
             assert f"PU = {row['PU']:.2f} (privacy P = {row['P']:.2f}, utility U = {row['U']:.2f}" in card.headline
@@ -249,9 +250,9 @@ def test_the_officer_paragraph_quotes_each_criterion_and_attack_at_its_level(eva
             quoted = (f"{v.name[0].lower() + v.name[1:]} — {SHORT[v.verdict]} (residual risk {v.risk:.2f}, "
                       f"95 % interval {v.low:.2f}-{v.high:.2f})")
             assert quoted in text
-        at = summary[(summary["model"] == HOLDER) & (summary["level"] == level)]
+        at = summary.point(level)
         for name in ("mia_auc", "pg"):
-            rows = at[(at["metric"] == name)]  # targets and target kinds pooled by their medians, as the axes do
+            rows = at.metric(name).frame  # targets and target kinds pooled by their medians, as the axes do
             if len(rows):
                 assert f"{CATALOGUE[name].label}: {float(rows['median'].median()):.2f}" in text
     claims = {"privbayes:1": 1.0, "dp_vine:1": 1.0}

@@ -28,18 +28,17 @@ def split():
 
 
 def summary_value(result, metric, model=None, level=None, attribute=None, role=None):
-    s = result.summary()
-    rows = s[s.metric == metric]
+    rows = result.summary().metric(metric)
     if model is not None:
-        rows = rows[rows.model == model]
+        rows = rows.model(model)
     if level is not None:
-        rows = rows[rows.level == level]
+        rows = rows.level(level)
     if attribute is not None:
-        rows = rows[rows.attribute == attribute]
+        rows = rows.attribute(attribute)
     if role is not None:
-        rows = rows[rows.role == role]
+        rows = rows.role(role)
     assert len(rows) >= 1, (metric, model, level)
-    return rows
+    return rows.frame
 
 
 @pytest.mark.kernels
@@ -190,8 +189,8 @@ def test_continuous_response_is_scored_and_named_as_r2(split):
     summary = summarise(records)
     selection = choose(summary, sensitive, alpha=0.0, utility="tstr")  # the paper's U_t: TSTR alone
     table = selection.table.set_index("level")
-    tstr = summary[(summary.metric == "r2_tstr") & (summary.model == "tvinesynth")].set_index("level")["median"]
-    trtr = summary[summary.metric == "r2_trtr"]["median"].iloc[0]
+    tstr = summary.holder().metric("r2_tstr").frame.set_index("level")["median"]
+    trtr = summary.metric("r2_trtr").frame["median"].iloc[0]
     mixed = choose(summary, sensitive, alpha=0.0).table.set_index("level")  # the default mix has the same part
     for level in (1, 7):  # anchored utility = R² relative to chance 0 and to TRTR
         assert table.loc[level, "U"] == pytest.approx(min(max(tstr[level] / trtr, 0), 1))

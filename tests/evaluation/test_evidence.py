@@ -8,6 +8,7 @@ from tvs_core.choice import UtilityMix, explain_level, select
 from tvs_core.choice.mix import DEFAULT_UTILITY
 from tvs_core.errors import DataError
 from tvs_core.evaluation.preview import block_leaks, level_cuts, preview_levels
+from tvs_core.evaluation.summary import Summary
 from tvs_core.model.ordering import algorithm1
 
 ORDER = ["s", "k1", "k2", "r1", "r2", "r3", "r4", "y"]  # C-vine order: y is the root of tree 1
@@ -124,10 +125,10 @@ def test_the_card_says_what_a_level_protects_costs_and_where_to_be_careful():
     table = levels_table(mab=[0.03, 0.04], tstr=[0.7, 0.8], pairs_kept=[0.91, 1.0], width=0.01)
     sel = select(table, 0.5, privacy="mab_worst", anchors=ANCHORS, utility=UtilityMix.parse("tstr,pair_structure"),
                  draws=50)
-    summary = pd.DataFrame([
+    summary = Summary(pd.DataFrame([
         {"model": "tvinesynth", "level": 1, "role": "release", "metric": m, "attribute": a, "target_kind": None,
          "median": v, "ci_low": v - 0.01, "ci_high": v + 0.01, "n": n}
-        for m, a, v, n in (("mab", "s", 0.03, 3), ("auc_tstr", None, 0.7, 5), ("pair_structure", None, 0.91, 5))])
+        for m, a, v, n in (("mab", "s", 0.03, 3), ("auc_tstr", None, 0.7, 5), ("pair_structure", None, 0.91, 5))]))
     card = explain_level(sel, summary, 1, ["s"])
     text = " ".join(card.protects + card.costs + card.warnings)
     assert "scores 0 at 0.050, 1 at 0.030" in text  # the anchors, said

@@ -13,6 +13,7 @@ from tvs_core.choice.selection import level_table, select
 from tvs_core.errors import DataError
 from tvs_core.evaluation.catalogue import CATALOGUE
 from tvs_core.evaluation.records import COLUMNS as RECORD_COLUMNS
+from tvs_core.evaluation.summary import Summary
 from tvs_core.model.ordering import OrderResult, association_matrix
 
 CODES = set(CATALOGUE) | {"mab_worst", "median", "value", "level", "U", "P", "PU", "wins", "r2", "wcab"}
@@ -56,7 +57,7 @@ def srow(model, level, role, metric, median, attribute=None, target_kind=None, l
 
 
 @pytest.fixture
-def summary() -> pd.DataFrame:
+def summary() -> Summary:
     """Two sensitive columns a, b; levels 1, 3, 5; b is the worse column at levels 1 and 3, a at 5."""
     rows = [srow("real", None, "reference", "auc_trtr", 0.80),
             srow("real", None, "reference", "release_mab", 0.40, "a"),
@@ -76,7 +77,7 @@ def summary() -> pd.DataFrame:
                  srow(name, None, "release", "release_mab", b, "b"), srow(name, None, "release", "mcmia", 0.5)]
     frame = pd.DataFrame(rows)
     frame["level"] = frame["level"].astype("Int64")
-    return frame
+    return Summary(frame)
 
 
 @pytest.fixture
@@ -225,7 +226,7 @@ def test_scatter_pg_and_mcmia(summary):
     assert scatter_points(fig)[5][0] == pytest.approx(0.55)
     assert any(a.text == "← more private" for a in fig.layout.annotations)
     assert_readable_axes(fig)
-    assert len(F.privacy_utility_scatter(pd.DataFrame(), "pg", ["a"], None, [1]).data) == 0
+    assert len(F.privacy_utility_scatter(Summary(), "pg", ["a"], None, [1]).data) == 0
     with pytest.raises(DataError, match="not a privacy measure"):
         F.privacy_utility_scatter(summary, "dcr", ["a"], None, [1])
 
@@ -234,7 +235,7 @@ def test_an_external_set_is_marked_as_not_having_played_the_games(summary):
     """A set made elsewhere has release metrics only: on a game axis its hover or the note says why."""
     mine = [srow("mine", None, "release", "auc_tstr", 0.62), srow("mine", None, "release", "release_mab", 0.06, "a"),
             srow("mine", None, "release", "release_mab", 0.07, "b"), srow("mine", None, "release", "mcmia", 0.52)]
-    both = pd.concat([summary, pd.DataFrame(mine).astype({"level": "Int64"})], ignore_index=True)
+    both = Summary(pd.concat([summary.frame, pd.DataFrame(mine).astype({"level": "Int64"})], ignore_index=True))
     fig = F.privacy_utility_scatter(both, "mab_worst", ["a", "b"], None, [1, 3, 5], externals=["mine"])
     hover = {t.name: t.hovertext[0] for t in fig.data if t.hovertext and len(t.hovertext) == 1}
     assert "from the release attack" in hover["mine"] and "games not played (external file: no generator to " \
@@ -388,9 +389,9 @@ def test_figures_from_a_tiny_real_evaluation():
 
 def test_axes_fit_the_levels_and_a_far_baseline_is_an_arrow(summary):
     """A baseline at chance must not squeeze the levels into a band: it is drawn off-scale, at an arrow."""
-    far = summary.copy()
+    far = summary.frame.copy()
     far.loc[(far["model"] == "independent") & (far["metric"] == "auc_tstr"), ["median", "ci_low", "ci_high"]] = 0.2
-    fig = F.privacy_utility_scatter(far, "mab_worst", ["a", "b"], None, [1, 3, 5])
+    fig = F.privacy_utility_scatter(Summary(far), "mab_worst", ["a", "b"], None, [1, 3, 5])
     low, high = fig.layout.yaxis.range
     ours = [y for y in fig.data[0].y]
     assert low > 0.2 and low <= min(ours) and high >= 0.8  # the levels and the TRTR line, not the baseline
@@ -403,18 +404,18 @@ def test_axes_fit_the_levels_and_a_far_baseline_is_an_arrow(summary):
 def test_values_above_the_ideal_are_explained(summary):
     fig = F.privacy_utility_scatter(summary, "pg", ["a", "b"], None, [1, 3, 5])
     assert not any("worse than chance" in (a.text or "") for a in fig.layout.annotations)
-    above = summary.copy()
+    above = summary.frame.copy()
     above.loc[above["metric"] == "pg", ["median", "ci_low", "ci_high"]] += 0.5  # level 1: PG 1.4
-    fig = F.privacy_utility_scatter(above, "pg", ["a", "b"], None, [1, 3, 5])
+    fig = F.privacy_utility_scatter(Summary(above), "pg", ["a", "b"], None, [1, 3, 5])
     assert any("worse than chance" in (a.text or "") for a in fig.layout.annotations)
 
 
 def test_the_metric_table_is_grouped_ordered_and_says_n(summary):
     from tvs_core.evaluation.summary import readable
 
-    rows = summary[(summary["model"] == "tvinesynth") & (summary["level"] == 1)].copy()
+    rows = summary.point(1).frame.copy()
     rows.loc[rows["metric"] == "mcmia", "n"] = 3
-    table = readable(rows.iloc[::-1])  # any input order
+    table = readable(Summary(rows.iloc[::-1]))  # any input order
     assert list(dict.fromkeys(table["group"])) == ["utility", "attribute risk", "membership risk"]
     assert table["metric"].iloc[0] == "TSTR AUC (synthetic-trained)" and "auc_tstr" not in set(table["metric"])
     mcmia = table[table["metric"] == "MC membership score"].iloc[0]

@@ -26,8 +26,12 @@ import json
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    from tvs_core.evaluation.summary import Summary
 
 HERE = Path(__file__).parent
 COLUMNS = ["model", "level", "metric", "attribute", "target", "target_kind", "iteration", "value", "role"]
@@ -90,9 +94,9 @@ def largest_relative_difference(recorded: dict, computed: dict) -> float:
                 max(abs(recorded["medians"][k]), abs(computed["medians"][k]), ABSOLUTE) for k in shared), default=0.0)
 
 
-def medians(summary: pd.DataFrame) -> dict[str, float]:
+def medians(summary: Summary) -> dict[str, float]:
     keys = ["model", "level", "role", "metric", "attribute", "target_kind"]
-    return {"|".join(str(v) for v in row[keys]): float(row["median"]) for _, row in summary.iterrows()
+    return {"|".join(str(v) for v in row[keys]): float(row["median"]) for _, row in summary.frame.iterrows()
             if pd.notna(row["median"])}
 
 
@@ -118,7 +122,7 @@ def run_sweep(demo: str, options: list[str]) -> tuple[pd.DataFrame, dict]:
     return records, summary
 
 
-def run_evaluate(demo: str, options: dict) -> tuple[pd.DataFrame, pd.DataFrame]:
+def run_evaluate(demo: str, options: dict) -> tuple[pd.DataFrame, Summary]:
     from tvs_core import TVineSynth, evaluate, holdout_split, load_demo
     from tvs_core.data.demo import DEMOS
 

@@ -6,7 +6,6 @@ import pandas as pd
 import pytest
 
 from tests.helpers import CopyRows, run
-from tvs_core.evaluation.records import HOLDER
 from tvs_core.jobs import JobView
 from tvs_core.model.baselines import DPVine
 from tvs_core.release import release_table, to_csv_bytes
@@ -107,7 +106,7 @@ def test_pooled_releases_of_a_copy_generator_are_flagged(sweep, tmp_path):
     # the pool holds the training rows themselves: more exposed than any release of the honest model the sweep
     # measured (its intervals' upper ends, from the same table)
     summary = view.summary()
-    honest = summary[(summary["model"] == HOLDER) & (summary["metric"] == "mia_auc")]["ci_high"]
+    honest = summary.holder().metric("mia_auc").frame["ci_high"]
     assert len(honest) and risks.loc["mia_auc", "pooled"] > honest.max()
 
 

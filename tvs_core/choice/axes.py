@@ -12,10 +12,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import pandas as pd
-
 from ..errors import DataError
 from ..evaluation.catalogue import CATALOGUE, Metric, Reference, axis_metrics, utility_scale
+from ..evaluation.summary import Summary
 
 WORST = "_worst"
 
@@ -81,25 +80,22 @@ class Axis:
             return [None]
         return [self.column] if self.column else list(sensitive)
 
-    def source_metric(self, model_rows: pd.DataFrame) -> Metric:
+    def source_metric(self, model_rows: Summary) -> Metric:
         """The metric read for one model: this axis's own, or its fallback where that one is missing."""
-        has_own = bool((model_rows["metric"] == self.metric.name).any())
-        if has_own or self.metric.fallback is None:
+        if not model_rows.metric(self.metric.name).empty or self.metric.fallback is None:
             return self.metric
         return CATALOGUE[self.metric.fallback]
 
-    def point(self, rows: pd.DataFrame, column: str | None, source: Metric | None = None) -> tuple[float, float, float]:
-        """(median, ci_low, ci_high) of one model and level, one column; several summary rows (targets,
-        target kinds) are pooled by their medians."""
-        source = source or self.metric
-        hit = rows[rows["metric"] == source.name]
-        if column is not None:
-            hit = hit[hit["attribute"] == column]
-        if len(hit) == 0:
+    def point(self, rows: Summary, column: str | None, source: Metric | None = None) -> tuple[float, float, float]:
+        """(median, ci_low, ci_high) of one model and level, one column (None: every column); several summary
+        rows (targets, target kinds) are pooled by their medians."""
+        hit = rows.metric((source or self.metric).name)
+        found = (hit if column is None else hit.attribute(column)).interval()
+        if found is None:
             return math.nan, math.nan, math.nan
-        return float(hit["median"].median()), float(hit["ci_low"].median()), float(hit["ci_high"].median())
+        return found.median, found.low, found.high
 
-    def value(self, rows: pd.DataFrame, sensitive: list[str], source: Metric | None = None
+    def value(self, rows: Summary, sensitive: list[str], source: Metric | None = None
               ) -> tuple[tuple[float, float, float], str | None]:
         """The axis value of one model and level, and the column it came from (the worst one)."""
         columns = self.columns(sensitive)
@@ -112,7 +108,7 @@ class Axis:
         worst = pick(points, key=lambda c: points[c][0])
         return points[worst], worst
 
-    def anchor(self, summary: pd.DataFrame, end: str, column: str | None, source: Metric | None = None
+    def anchor(self, summary: Summary, end: str, column: str | None, source: Metric | None = None
                ) -> float | None:
         """The value that scores 0 (``end='worst'``) or 1 (``'ideal'``) in anchored normalisation."""
         source = source or self.metric
@@ -125,16 +121,14 @@ class Axis:
         return found
 
 
-def _reference(summary: pd.DataFrame, reference: Reference, column: str | None) -> float | None:
-    hit = summary[(summary["model"] == reference.model) & (summary["metric"] == reference.metric)]
-    if column is not None:
-        hit = hit[hit["attribute"] == column]
-    if len(hit):
-        return float(hit["median"].median())  # several summary rows (target kinds): pooled as the axes do
-    return reference.otherwise
+def _reference(summary: Summary, reference: Reference, column: str | None) -> float | None:
+    hit = summary.model(reference.model).metric(reference.metric)
+    found = (hit if column is None else hit.attribute(column)).interval()
+    # several summary rows (target kinds): pooled as the axes do
+    return reference.otherwise if found is None else found.median
 
 
-def attribute_game_metrics(holder_summary: pd.DataFrame) -> list[Metric]:
+def attribute_game_metrics(holder_summary: Summary) -> list[Metric]:
     """The attribute-inference game's axes (MAB, WCAB), each as the estimator measured so far (the release attack
     until the game reports): what the Sweep page's panel and the report's attack section draw."""
     return [Axis(m, worst=True).source_metric(holder_summary) for m in axis_metrics("privacy")

@@ -9,11 +9,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-import pandas as pd
-
 from ..evaluation.catalogue import CATALOGUE
-from ..evaluation.records import REAL, SHUFFLED, point_rows
-from ..evaluation.summary import SMALL_N
+from ..evaluation.records import REAL, SHUFFLED
+from ..evaluation.summary import SMALL_N, Summary
 from .axes import Axis
 from .selection import Selection
 
@@ -42,11 +40,10 @@ def _number(point: tuple[float, float, float], n: int | None) -> str:
     return text
 
 
-def _n(rows: pd.DataFrame, metric: str, column: str | None = None) -> int | None:
-    hit = rows[rows["metric"] == metric]
-    if column is not None:
-        hit = hit[hit["attribute"] == column]
-    return int(hit["n"].min()) if len(hit) else None
+def _n(rows: Summary, metric: str, column: str | None = None) -> int | None:
+    hit = rows.metric(metric)
+    found = (hit if column is None else hit.attribute(column)).interval()
+    return None if found is None else found.n
 
 
 def _anchors(anchor: tuple | None, method: str) -> str:
@@ -65,12 +62,12 @@ PRIVACY_ENDS = {"anchored": " — 0 is what the attack achieves on the real rows
                 "minmax": "."}
 
 
-def explain_level(selection: Selection, summary: pd.DataFrame, level: int, sensitive: list[str],
+def explain_level(selection: Selection, summary: Summary, level: int, sensitive: list[str],
                   preview=None) -> LevelCard:
     """The card of ``level``; ``preview`` (a ``LevelPreview``) adds the real associations the level cuts."""
     table = selection.table.set_index("level")
     row = table.loc[level]
-    at = point_rows(summary, level)
+    at = summary.point(level)
     privacy = Axis.parse(selection.privacy, sensitive=sensitive)
     best = " — the best level at these settings" if level == selection.best_level else ""
     card = LevelCard(level, f"Level {level}: PU = {row['PU']:.2f} (privacy P = {row['P']:.2f}, utility U = "
@@ -87,14 +84,14 @@ def explain_level(selection: Selection, summary: pd.DataFrame, level: int, sensi
     card.protects.append(f"{source.short}{where}{worst}: {_number(point, _n(at, source.name, column))}; privacy "
                          f"score {row['P_unclipped']:.2f}{_anchors(anchor, selection.method)}"
                          f"{PRIVACY_ENDS.get(selection.method, '.')}")
-    if privacy.metric.name != "mia_auc" and (at["metric"] == "mia_auc").any():
+    if privacy.metric.name != "mia_auc" and not at.metric("mia_auc").empty:
         mia = Axis(CATALOGUE["mia_auc"]).point(at, None)
-        real = summary[(summary["metric"] == "mia_auc") & (summary["model"] == REAL)]["median"]
-        floor = summary[(summary["metric"] == "mia_auc") & (summary["model"] == SHUFFLED)]["median"]
+        real = summary.model(REAL).metric("mia_auc").interval()
+        floor = summary.model(SHUFFLED).metric("mia_auc").interval()
         card.protects.append(f"Membership attacks (strongest of three): AUC {_number(mia, _n(at, 'mia_auc'))} — "
-                             f"0.5 learns nothing" + (f"; the real rows themselves: {real.iloc[0]:.3f}" if len(real)
-                                                      else "")
-                             + (f"; noise floor: {floor.iloc[0]:.3f}" if len(floor) else "") + ".")
+                             f"0.5 learns nothing" + (f"; the real rows themselves: {real.median:.3f}"
+                                                      if real is not None else "")
+                             + (f"; noise floor: {floor.median:.3f}" if floor is not None else "") + ".")
     for name, part in [(c[2:], row[c]) for c in table.columns if c.startswith("U_")]:
         metric = CATALOGUE[name]
         value = Axis(metric).point(at, None)
@@ -130,7 +127,7 @@ def explain_level(selection: Selection, summary: pd.DataFrame, level: int, sensi
         card.notes.append(f"Level {level} is not the best at these settings: level {selection.best_level} is "
                           f"(best in {float(table.loc[selection.best_level, 'wins']):.0%} of resamples; this level in "
                           f"{float(row['wins']):.0%}).")
-    small = sorted({int(n) for n in at["n"] if n < SMALL_N})
+    small = sorted({int(n) for n in at.frame["n"] if n < SMALL_N})
     if small:
         card.warnings.append(f"Some intervals rest on only {', '.join(map(str, small))} replicates: they show a "
                              "spread, not a 95 % confidence interval. The paper preset draws enough for intervals.")

@@ -23,7 +23,8 @@ import pandas as pd
 
 from ..evaluation.catalogue import CATALOGUE
 from ..evaluation.dp_audit import AuditResult
-from ..evaluation.records import HOLDER, point_rows
+from ..evaluation.records import HOLDER
+from ..evaluation.summary import Summary
 from .summary import metrics_of
 
 HIGH = 0.5  # residual risk from which a criterion reads "high" (a copy scores about 1, independent rows about 0)
@@ -93,18 +94,17 @@ def gdpr_verdicts(metrics: dict, sensitive: list[str]) -> list[CriterionVerdict]
     return [v for v in found if v is not None]
 
 
-def point_verdicts(summary: pd.DataFrame, sensitive: list[str], model: str = HOLDER,
+def point_verdicts(summary: Summary, sensitive: list[str], model: str = HOLDER,
                    level: int | None = None) -> list[CriterionVerdict]:
     """The verdicts at one point of a summarised sweep: a level of the holder, or a baseline (``level`` None)."""
-    return gdpr_verdicts(metrics_of(point_rows(summary, level, model), sensitive), sensitive)
+    return gdpr_verdicts(metrics_of(summary.point(level, model), sensitive), sensitive)
 
 
-def gdpr_table(summary: pd.DataFrame, sensitive: list[str], levels: list[int],
+def gdpr_table(summary: Summary, sensitive: list[str], levels: list[int],
                label: Callable[[str], str] = str) -> pd.DataFrame:
     """Each criterion's residual risk [95 % interval] per level and per baseline (named by ``label``), one row per
     point that measured them."""
-    baselines = [model for model in summary["model"].unique()
-                 if model != HOLDER and summary.loc[summary["model"] == model, "level"].isna().all()]
+    baselines = [model for model in summary.models() if model != HOLDER and not summary.model(model).levels()]
     rows = []
     for model, level in [(HOLDER, level) for level in levels] + [(model, None) for model in baselines]:
         found = point_verdicts(summary, sensitive, model, level)
@@ -128,12 +128,12 @@ def _membership(metrics: dict) -> list[str]:
     return out
 
 
-def officer_summary(summary: pd.DataFrame, sensitive: list[str], level: int, chosen: bool, best_level: int | None,
+def officer_summary(summary: Summary, sensitive: list[str], level: int, chosen: bool, best_level: int | None,
                     reason: str | None, claims: dict[str, float], audits: list[AuditResult]) -> str:
     """The report's paragraph in the officer's words: the three criteria's verdicts at the level, the membership
     attacks, the DP claims of the sweep's baselines and their audit, the level and why. Every figure is the
     summary's (``point_verdicts``, the catalogue's membership metrics, ``AuditResult``)."""
-    metrics = metrics_of(point_rows(summary, level), sensitive)
+    metrics = metrics_of(summary.point(level), sensitive)
     verdicts = gdpr_verdicts(metrics, sensitive)
     why = reason.strip() if reason and reason.strip() else None
     if chosen:

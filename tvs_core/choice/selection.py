@@ -30,6 +30,7 @@ import pandas as pd
 
 from ..evaluation.catalogue import DEFAULT_PRIVACY_AXIS, Metric, Reference
 from ..evaluation.records import HOLDER
+from ..evaluation.summary import Summary
 from .axes import Axis
 from .mix import UtilityMix
 
@@ -235,21 +236,20 @@ def _constants(metric: Metric) -> tuple | None:
     return None
 
 
-def level_table(summary: pd.DataFrame, sensitive: list[str], privacy: str | Axis = DEFAULT_PRIVACY_AXIS,
+def level_table(summary: Summary, sensitive: list[str], privacy: str | Axis = DEFAULT_PRIVACY_AXIS,
                 model: str = HOLDER, utility: str | UtilityMix | None = None,
                 method: str = "anchored") -> tuple[pd.DataFrame, dict]:
     """From a results summary (``evaluation.summarise``): the per-level input of ``select`` (one
     ``u_<metric>`` column triple per part of the utility mix) and the anchors. A metric missing for the
     model is read from its catalogue fallback (the game MAB from the release attack until the game has run)."""
     privacy = privacy if isinstance(privacy, Axis) else Axis.parse(privacy, sensitive=sensitive)
-    parts = [axis for axis, _ in UtilityMix.parse(utility).axes(summary["metric"])]
-    s = summary[summary["model"] == model]
-    levels = sorted(int(v) for v in s["level"].dropna().unique())
+    parts = [axis for axis, _ in UtilityMix.parse(utility).axes(summary.metrics())]
+    s = summary.model(model)
     source = privacy.source_metric(s)
     names = [c if c is not None else privacy.metric.name for c in privacy.columns(sensitive)]
     rows = []
-    for level in levels:
-        at = s[s["level"] == level]
+    for level in s.levels():
+        at = s.level(level)
         row = {"level": level}
         for axis in parts:
             column = f"u_{axis.metric.name}"

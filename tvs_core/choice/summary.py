@@ -9,8 +9,8 @@ import pandas as pd
 
 from ..evaluation.catalogue import CATALOGUE, DEFAULT_PRIVACY_AXIS
 from ..evaluation.dp_audit import audits_from_records
-from ..evaluation.records import HOLDER, REFERENCE_MODELS, has_levels
-from ..evaluation.summary import summarise
+from ..evaluation.records import HOLDER, REFERENCE_MODELS
+from ..evaluation.summary import Summary, summarise
 from .axes import Axis
 from .mix import DEFAULT_UTILITY, UtilityMix
 from .selection import Selection, level_table, select
@@ -20,19 +20,19 @@ def _finite(value) -> float | None:
     return None if value is None or not np.isfinite(value) else float(value)
 
 
-def _interval(rows: pd.DataFrame) -> dict | None:
+def _interval(rows: Summary) -> dict | None:
     """Several summary rows (targets, target kinds) pooled by their medians, as the axes do."""
-    if rows.empty:
+    found = rows.interval()
+    if found is None:
         return None
-    return {"median": float(rows["median"].median()), "ci_low": float(rows["ci_low"].median()),
-            "ci_high": float(rows["ci_high"].median()), "n": int(rows["n"].min())}
+    return {"median": found.median, "ci_low": found.low, "ci_high": found.high, "n": found.n}
 
 
-def choose(summary: pd.DataFrame, sensitive: list[str], alpha: float = 0.5, method: str = "anchored",
+def choose(summary: Summary, sensitive: list[str], alpha: float = 0.5, method: str = "anchored",
            privacy: str | Axis = DEFAULT_PRIVACY_AXIS, seed: int = 0,
            utility: str | UtilityMix | None = DEFAULT_UTILITY) -> Selection | None:
     """PU_t over the holder's levels, U_t being the utility mix; None until there is something to score."""
-    if not has_levels(summary):
+    if not summary.has_levels():
         return None
     mix = UtilityMix.parse(utility)
     levels, anchors = level_table(summary, sensitive, privacy, utility=mix, method=method)
@@ -41,20 +41,20 @@ def choose(summary: pd.DataFrame, sensitive: list[str], alpha: float = 0.5, meth
     return select(levels, alpha, method, privacy, anchors, utility=mix, seed=seed)
 
 
-def metrics_of(at: pd.DataFrame, sensitive: list[str]) -> dict[str, dict]:
+def metrics_of(at: Summary, sensitive: list[str]) -> dict[str, dict]:
     """Every catalogue metric of one model and level: ``name``, or ``name:COLUMN`` per column."""
     metrics = {}
-    present = set(at["metric"])
+    present = set(at.metrics())
     for entry in CATALOGUE.values():
         if entry.name not in present:
             continue
-        rows = at[at["metric"] == entry.name]
+        rows = at.metric(entry.name)
         if entry.per_column is None:
             metrics[entry.name] = _interval(rows)
             continue
-        columns = sensitive if entry.per_column == "sensitive" else sorted(rows["attribute"].dropna().unique())
+        columns = sensitive if entry.per_column == "sensitive" else sorted(rows.frame["attribute"].dropna().unique())
         for column in columns:
-            value = _interval(rows[rows["attribute"] == column])
+            value = _interval(rows.attribute(column))
             if value:
                 metrics[f"{entry.name}:{column}"] = value
     for entry in CATALOGUE.values():  # the scatter's value: a metric's fallback while it is missing
@@ -72,20 +72,20 @@ def summary_json(records: pd.DataFrame, sensitive: list[str], alpha: float = 0.5
     sweep audited its DP baselines}."""
     summary = summarise(records)
     mix = UtilityMix.parse(utility_mix)
-    utility = Axis.utility(summary["metric"])
-    trtr = _interval(summary[summary["metric"] == utility.metric.ideal.metric])
+    utility = Axis.utility(summary.metrics())
+    trtr = _interval(summary.metric(utility.metric.ideal.metric))
     selection = choose(summary, sensitive, alpha, method, privacy, utility=mix)
     pu = {} if selection is None else selection.table.set_index("level")
     entries = []
-    models = [m for m in summary["model"].unique() if m not in REFERENCE_MODELS]
+    models = [m for m in summary.models() if m not in REFERENCE_MODELS]
     for model in sorted(models, key=lambda m: (m != HOLDER, m)):
-        at_model = summary[summary["model"] == model]
-        for level in sorted(at_model["level"].unique(), key=lambda v: -1 if pd.isna(v) else v):
-            at = at_model[at_model["level"].isna()] if pd.isna(level) else at_model[at_model["level"] == level]
+        at_model = summary.model(model)
+        for level in ([] if at_model.level(None).empty else [None]) + at_model.levels():  # no level first
+            at = at_model.level(level)
             metrics = ({utility.metric.ideal.metric: trtr} if trtr else {}) | metrics_of(at, sensitive)
-            entry = {"model": model, "level": None if pd.isna(level) else int(level), "metrics": metrics}
-            if model == HOLDER and len(pu) and not pd.isna(level) and int(level) in pu.index:
-                row = pu.loc[int(level)]
+            entry = {"model": model, "level": level, "metrics": metrics}
+            if model == HOLDER and len(pu) and level is not None and level in pu.index:
+                row = pu.loc[level]
                 entry["pu"] = None if np.isnan(row["PU"]) else float(row["PU"])
                 entry["metrics"]["pu"] = {"median": entry["pu"], "ci_low": _finite(row["PU_low"]),
                                           "ci_high": _finite(row["PU_high"])}
@@ -98,7 +98,7 @@ def summary_json(records: pd.DataFrame, sensitive: list[str], alpha: float = 0.5
             entries.append(entry)
     out = {"best_level": None if selection is None else selection.best_level, "alpha": alpha,
            "normalisation": method, "privacy_metric": str(privacy), "utility_mix": mix.text,
-           "utility_mix_described": mix.describe(summary["metric"]),
+           "utility_mix_described": mix.describe(summary.metrics()),
            "anchors": anchors_json(selection, sensitive),
            "notes": [] if selection is None else selection.notes, "levels": entries}
     audits = audits_from_records(records)
@@ -155,7 +155,7 @@ class ChoiceSettings:
         """A project's (``jobs.projects.Project``: its α, normalisation, privacy axis and utility mix)."""
         return cls(float(project.alpha), project.normalisation, project.privacy, project.utility)
 
-    def select(self, summary: pd.DataFrame, sensitive: list[str]) -> Selection | None:
+    def select(self, summary: Summary, sensitive: list[str]) -> Selection | None:
         return choose(summary, sensitive, self.alpha, self.method, self.privacy, utility=self.utility)
 
     def to_json(self, selection: Selection | None, level: int, metric_names=()) -> dict:

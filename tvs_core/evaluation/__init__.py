@@ -5,9 +5,9 @@ from .catalogue import CATALOGUE, METRICS, Metric, label
 from .context import EvaluationData, GeneratorSpec
 from .preview import attribute_risk_preview, normal_scores_correlation
 from .protocol import PAPER, PRESETS, QUICK, ProtocolPreset
-from .summary import summarise
+from .summary import Summary, summarise
 from .utility import utility_score
 
 __all__ = ["CATALOGUE", "METRICS", "PAPER", "PRESETS", "QUICK", "EvaluationData", "GeneratorSpec", "Metric",
-           "ProtocolPreset", "attribute_risk_preview", "label", "normal_scores_correlation", "summarise",
+           "ProtocolPreset", "Summary", "attribute_risk_preview", "label", "normal_scores_correlation", "summarise",
            "utility_score"]

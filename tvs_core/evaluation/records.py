@@ -35,16 +35,6 @@ def to_frame(records: list[dict]) -> pd.DataFrame:
 
 
 def holder_rows(frame: pd.DataFrame) -> pd.DataFrame:
-    """The data holder's rows of a records or summary frame (its levels; baselines and references left out)."""
+    """The data holder's records (its levels; baselines and references left out). A summary is read through
+    ``summary.Summary.holder()``."""
     return frame[frame["model"] == HOLDER]
-
-
-def point_rows(frame: pd.DataFrame, level: int | None, model: str = HOLDER) -> pd.DataFrame:
-    """The rows of one point: a level of the holder, or a baseline (``level`` None: its rows without a level)."""
-    rows = frame[frame["model"] == model]
-    return rows[rows["level"].isna()] if level is None else rows[rows["level"] == level]
-
-
-def has_levels(frame: pd.DataFrame) -> bool:
-    """Whether any level of the holder has reported (before that there is nothing to choose from)."""
-    return not frame.empty and bool((frame["model"] == HOLDER).any())

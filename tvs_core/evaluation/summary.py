@@ -1,18 +1,119 @@
-"""Every number carries its spread: median and interval per (model, level, role, metric, attribute, target kind)."""
+"""Every number carries its spread: median and interval per (model, level, role, metric, attribute, target kind).
+
+A summary is a ``Summary``, read by what a user asks of it — the holder's rows, a level, a metric — through its
+selectors, never by comparing model or metric names in its frame: the meaning of "the rows of level 3" or "a
+baseline's rows" is said once, here."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from .catalogue import CATALOGUE, GROUPS, label
 from .intervals import bootstrap_interval
+from .records import HOLDER
 
 KEYS = ["model", "level", "role", "metric", "attribute", "target_kind"]
 SUMMARY_COLUMNS = [*KEYS, "median", "ci_low", "ci_high", "n"]
 
 
-def summarise(records: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+class Interval(NamedTuple):
+    """One value read from one or more summary rows, with its interval and the fewest replicates behind it."""
+
+    median: float
+    low: float
+    high: float
+    n: int
+
+
+class Summary:
+    """A sweep's summary rows (``frame``: ``SUMMARY_COLUMNS``). Selectors return a ``Summary`` of the rows they
+    keep, so they chain (``summary.holder().level(3).metric("mab")``); nothing here changes a row."""
+
+    __slots__ = ("frame",)
+
+    def __init__(self, frame: pd.DataFrame | None = None):
+        if frame is None or (frame.empty and not set(SUMMARY_COLUMNS) <= set(frame.columns)):
+            frame = pd.DataFrame(columns=SUMMARY_COLUMNS)
+        missing = [c for c in SUMMARY_COLUMNS if c not in frame.columns]
+        if missing:
+            raise ValueError(f"a summary needs the columns {', '.join(missing)}")
+        self.frame = frame if list(frame.columns) == SUMMARY_COLUMNS else frame[SUMMARY_COLUMNS]
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    def __repr__(self) -> str:
+        return f"Summary({len(self)} rows)\n{self.frame!r}"
+
+    @property
+    def empty(self) -> bool:
+        return self.frame.empty
+
+    def _where(self, mask) -> Summary:
+        return Summary(self.frame[mask])
+
+    # -- selectors ----------------------------------------------------------------------------------------------
+    def model(self, name: str) -> Summary:
+        return self._where(self.frame["model"] == name)
+
+    def holder(self) -> Summary:
+        """The data holder's rows: its levels, without the baselines and the real-data references."""
+        return self.model(HOLDER)
+
+    def level(self, level: int | None) -> Summary:
+        """The rows of one level; ``None``: the rows without a level (a baseline's, a reference's)."""
+        column = self.frame["level"]
+        return self._where(column.isna() if level is None else column == level)
+
+    def point(self, level: int | None, model: str = HOLDER) -> Summary:
+        """The rows of one point of the scatter: a level of the holder, or a baseline (``level`` None)."""
+        return self.model(model).level(level)
+
+    def metric(self, names: str | Iterable[str]) -> Summary:
+        """The rows of one metric, or of any of several."""
+        column = self.frame["metric"]
+        return self._where(column == names if isinstance(names, str) else column.isin(list(names)))
+
+    def role(self, name: str) -> Summary:
+        return self._where(self.frame["role"] == name)
+
+    def attribute(self, column: str | None) -> Summary:
+        """The rows of one column of a per-column metric; ``None``: the rows without a column."""
+        found = self.frame["attribute"]
+        return self._where(found.isna() if column is None else found == column)
+
+    # -- what the rows hold -------------------------------------------------------------------------------------
+    def models(self) -> list[str]:
+        """The models present, in the order of the rows (``summarise``: sorted)."""
+        return list(self.frame["model"].unique())
+
+    def metrics(self) -> list[str]:
+        """The metric names present (what ``Axis.utility`` and the utility mix read)."""
+        return list(self.frame["metric"].unique())
+
+    def levels(self) -> list[int]:
+        """The levels of these rows, sorted; rows without a level are left out."""
+        return sorted(int(v) for v in self.frame["level"].dropna().unique())
+
+    def has_levels(self) -> bool:
+        """Whether any level of the holder has reported (before that there is nothing to choose from)."""
+        return not self.holder().empty
+
+    def interval(self) -> Interval | None:
+        """The rows read as one value: several rows (targets, target kinds, columns) pooled by their medians, as
+        the axes do; None when there are no rows."""
+        if self.frame.empty:
+            return None
+        n = self.frame["n"].min()
+        return Interval(float(self.frame["median"].median()), float(self.frame["ci_low"].median()),
+                        float(self.frame["ci_high"].median()), 0 if pd.isna(n) else int(n))
+
+
+def summarise(records: pd.DataFrame, confidence: float = 0.95) -> Summary:
     """Median and interval per key. Intervals are percentile bootstraps of the median over the
     replicates (synthetic sets or game iterations/targets); for a metric whose replicates are
     bootstrap draws already (catalogue ``spread='percentile'``, e.g. TRTR) their percentiles are the
@@ -32,7 +133,7 @@ def summarise(records: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
     if not frame.empty:
         frame["level"] = frame["level"].astype("Int64")
-    return frame
+    return Summary(frame)
 
 
 # fewer replicates than this: a bootstrap interval of their median is little more than their range,
@@ -40,13 +141,13 @@ def summarise(records: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
 SMALL_N = 10
 
 
-def readable(summary: pd.DataFrame) -> pd.DataFrame:
+def readable(summary: Summary) -> pd.DataFrame:
     """Summary rows as a person reads them: grouped (utility, attribute risk, membership risk, fidelity)
     and ordered as the catalogue declares them, human names, units, direction, and n beside each interval."""
     groups = {g: i for i, g in enumerate(GROUPS)}
     order = {name: i for i, name in enumerate(CATALOGUE)}
     rows = []
-    for row in summary.itertuples(index=False):
+    for row in summary.frame.itertuples(index=False):
         entry = CATALOGUE.get(row.metric)
         interval = "—" if pd.isna(row.ci_low) else f"[{row.ci_low:.3f}, {row.ci_high:.3f}]"
         if row.n < SMALL_N and not pd.isna(row.ci_low):

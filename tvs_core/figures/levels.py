@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..evaluation.records import HOLDER
+from ..evaluation.records import holder_rows
 from .style import (
     BEST_COLOUR,
     CORRELATION_SCALE,
@@ -29,7 +29,8 @@ def metric_boxes(records: pd.DataFrame, metric: str, attribute: str | None, titl
                  reference_label: str = "Reference") -> go.Figure:
     """Replicates of one metric per TVineSynth level: the spread shows whether differences between
     levels are larger than the noise of the evaluation."""
-    rows = records[(records["model"] == HOLDER) & (records["metric"] == metric) & records["level"].notna()]
+    rows = holder_rows(records)
+    rows = rows[(rows["metric"] == metric) & rows["level"].notna()]
     if attribute is not None:
         rows = rows[rows["attribute"] == attribute]
     y_title = metric_label(metric)

@@ -5,12 +5,12 @@ from __future__ import annotations
 import math
 from collections.abc import Collection
 
-import pandas as pd
 import plotly.graph_objects as go
 
 from ..choice.axes import Axis
 from ..evaluation.catalogue import CATALOGUE, Reference
 from ..evaluation.records import FIRST_LOOK, FIRST_LOOK_ROWS, HOLDER, REAL, REFERENCE_MODELS
+from ..evaluation.summary import Summary
 from .style import HIGHLIGHT_COLOUR, _empty, _floats, _fmt, _padded, baseline_style, level_colour, model_label
 
 SOURCE_WORDS = {"game": "attack game", "release": "release attack", "reference": "real data"}
@@ -57,7 +57,7 @@ def _error(centre: list, low: list, high: list) -> dict:
     return {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus, "thickness": 1}
 
 
-def privacy_utility_scatter(summary: pd.DataFrame, privacy: str | Axis, sensitive: list[str],
+def privacy_utility_scatter(summary: Summary, privacy: str | Axis, sensitive: list[str],
                             selected_level: int | None, levels: list[int], utility: Axis | None = None,
                             externals: Collection[str] = ()) -> go.Figure:
     """Each TVineSynth level and each baseline as a point (privacy, utility) with intervals: the
@@ -68,29 +68,27 @@ def privacy_utility_scatter(summary: pd.DataFrame, privacy: str | Axis, sensitiv
     ``config.externals``): on a game axis they are marked as not having played, never silently dropped."""
     axis = privacy if isinstance(privacy, Axis) else Axis.parse(privacy, sensitive=sensitive)
     x_title = axis.title
-    utility = utility or Axis.utility(summary["metric"] if not summary.empty else [])
+    utility = utility or Axis.utility(summary.metrics())
     y_title = utility.metric.label
     if summary.empty:
         return _empty("Privacy against utility", "No results yet.", x_title, y_title)
     points = []  # (model, level, (x, lo, hi), (y, lo, hi), note)
     sources, absent, not_played, first_looks = {}, [], [], set()
     game_axis = axis.metric.source == "game"
-    for model, rows in summary.groupby("model", sort=True):
+    for model in sorted(summary.models()):
         if model in REFERENCE_MODELS:
             continue
+        rows = summary.model(model)
         source = axis.source_metric(rows)
         before = len(points)
-        if model == HOLDER:
-            groups = [(int(lv), rows[rows["level"] == lv]) for lv in sorted(rows["level"].dropna().unique())]
-        else:
-            groups = [(None, rows[rows["level"].isna()])]
+        groups = [(lv, rows.level(lv)) for lv in (rows.levels() if model == HOLDER else [None])]
         for level, at in groups:
             if len(at) == 0:
                 continue
             x, column = axis.value(at, sensitive, source)
             y = utility.point(at, None)
             parts = [f"worst column: {column}"] if axis.worst and column else []
-            if (at["role"] == FIRST_LOOK).all():
+            if len(at.role(FIRST_LOOK)) == len(at):
                 first_looks.add(level)
                 parts.insert(0, f"first look: fitted on {FIRST_LOOK_ROWS} rows, one set; replaced when the level "
                                 "reports")
@@ -104,7 +102,7 @@ def privacy_utility_scatter(summary: pd.DataFrame, privacy: str | Axis, sensitiv
                 points.append((model, level, x, y, ", ".join(parts)))
         if len(points) > before:
             sources[model] = source
-        elif model in externals and game_axis and not (rows["metric"] == source.name).any():
+        elif model in externals and game_axis and rows.metric(source.name).empty:
             not_played.append(model_label(model))
         else:
             absent.append(model_label(model))
@@ -143,11 +141,10 @@ def privacy_utility_scatter(summary: pd.DataFrame, privacy: str | Axis, sensitiv
             error_y={**_error([y[0]], [y[1]], [y[2]]), "color": colour},
             hovertext=[hover(model_label(model), x, y, note)], hovertemplate="%{hovertext}<extra></extra>"))
     ideal = utility.metric.ideal
-    trtr = summary[(summary["model"] == REAL) & (summary["metric"] == ideal.metric)] if isinstance(
-        ideal, Reference) else summary.iloc[:0]
+    trtr = summary.model(REAL).metric(ideal.metric).interval() if isinstance(ideal, Reference) else None
     y_core = [v for p in ours for v in p[3]]
-    if len(trtr):  # in the legend, not on the plot, where its label would sit on the level labels
-        value = float(trtr["median"].iloc[0])
+    if trtr is not None:  # in the legend, not on the plot, where its label would sit on the level labels
+        value = trtr.median
         fig.add_hline(y=value, line_dash="dash", line_color="#555555")
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"TRTR (trained on real data): {value:.3f}",
                                  line={"color": "#555555", "dash": "dash"}, customdata=[None], hoverinfo="skip"))

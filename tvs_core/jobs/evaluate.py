@@ -15,7 +15,7 @@ from ..evaluation.context import GeneratorSpec
 from ..evaluation.protocol import ProtocolPreset
 from ..evaluation.records import to_frame
 from ..evaluation.release import kendall_matrices
-from ..evaluation.summary import summarise
+from ..evaluation.summary import Summary, summarise
 from ..model.generator import SyntheticGenerator
 from .context import GAMES, JobContext, context_for_model
 from .engine import MemorySink, TaskResult, execute
@@ -33,7 +33,7 @@ class EvaluationResult:
     kendall: dict = field(default_factory=dict)  # (model, level) -> Kendall-tau matrix; ("real", None) too
     names: list[str] = field(default_factory=list)
 
-    def summary(self) -> pd.DataFrame:
+    def summary(self) -> Summary:
         return summarise(self.records)
 
 

@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..evaluation.attribute import release_attribute_records
 from ..evaluation.context import EvaluationData
-from ..evaluation.records import FIRST_LOOK, FIRST_LOOK_ROWS, HOLDER, record
+from ..evaluation.records import FIRST_LOOK, FIRST_LOOK_ROWS, HOLDER, holder_rows, record
 from ..evaluation.release import release_sets
 from ..evaluation.utility import CLASSIFIERS, score_classifier, split_xy, utility_metric
 from ..model.ordering import default_levels
@@ -96,6 +96,7 @@ def without_first_look(records: pd.DataFrame, keep_missing_levels: bool = False)
         return records
     if not keep_missing_levels:
         return records[~look].reset_index(drop=True)
-    reported = set(records.loc[(records["model"] == HOLDER) & (records["role"] == "release"), "level"].dropna())
+    holder = holder_rows(records)
+    reported = set(holder.loc[holder["role"] == "release", "level"].dropna())
     stale = look & records["level"].isin(reported)
     return records[~stale].reset_index(drop=True)

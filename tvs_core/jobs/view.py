@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..evaluation.records import HOLDER, to_frame
-from ..evaluation.summary import summarise
+from ..evaluation.summary import Summary, summarise
 from ..model.generator import SyntheticGenerator
 from ..model.ordering import default_levels
 from ..storage.store import ACTIVE, Store
@@ -82,7 +82,7 @@ class JobView:
         """Lines the worker left for the user (e.g. a stage run on fewer workers to fit in memory)."""
         return [e["message"] for e in self.store.events(self.id) if e["kind"] == "memory"]
 
-    def summary(self, first_look: bool = False) -> pd.DataFrame:
+    def summary(self, first_look: bool = False) -> Summary:
         return summarise(self.records(first_look))
 
     def holder(self) -> SyntheticGenerator | None:

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 import pandas as pd
 
 from ..evaluation.distance import exact_copies
+from ..evaluation.summary import Summary
 from ..model.generator import SyntheticGenerator
 
 
@@ -30,9 +31,10 @@ def copies_of_training_rows(synthetic: pd.DataFrame, train: pd.DataFrame, column
 
 
 def guardrails(synthetic: pd.DataFrame, train: pd.DataFrame, model: SyntheticGenerator,
-               summary: pd.DataFrame | None = None, caps: list[dict] | None = None) -> list[Guardrail]:
+               summary: Summary | None = None, caps: list[dict] | None = None) -> list[Guardrail]:
     """What a privacy officer must see before the file leaves: copies of training rows (blocking),
-    metrics that failed or were computed on capped sizes (warnings)."""
+    metrics of ``summary`` (the sweep's at the released level) that failed, or computed on capped sizes
+    (warnings)."""
     checks = []
     copies = copies_of_training_rows(synthetic, train, model.schema_.modelled)
     if copies:
@@ -42,7 +44,7 @@ def guardrails(synthetic: pd.DataFrame, train: pd.DataFrame, model: SyntheticGen
     else:
         checks.append(Guardrail("exact_copies", "ok", "No synthetic row is an exact copy of a training row."))
     if summary is not None and len(summary):
-        failed = summary[summary["median"].isna()]
+        failed = summary.frame[summary.frame["median"].isna()]
         for _, row in failed.iterrows():
             what = row["metric"] + (f" ({row['attribute']})" if isinstance(row["attribute"], str) else "")
             checks.append(Guardrail("failed_metric", "warn", f"Metric {what} could not be computed."))

@@ -1,7 +1,7 @@
 """The release ledger: every file that left the workspace, per table, so later releases can be judged
 together (an attacker may hold all of them) and the ε of differentially private releases adds up.
 
-The ledger lives in the workspace's SQLite store (``jobs/store.py``, table ``releases``): one row per
+The ledger lives in the workspace's SQLite store (``storage/store.py``, table ``releases``): one row per
 export — the table's fingerprint (``data/fingerprint.py``), the level, the generator and its settings,
 the seed, rows, the SHA-256 of the released file, the time and the user's note — and a copy of the
 released rows in the workspace (``Workspace.release_path``), since the user's file may be moved.

@@ -20,9 +20,8 @@ import pandas as pd
 from ..evaluation.attribute import release_attribute_records
 from ..evaluation.catalogue import CATALOGUE
 from ..evaluation.context import EvaluationData, encode_rows
-from ..evaluation.records import HOLDER
 from ..evaluation.set_metrics import SyntheticSet, bounded, membership_attacks
-from ..evaluation.summary import SMALL_N
+from ..evaluation.summary import SMALL_N, Summary
 from ..model.generator import SyntheticGenerator
 from ..seeding import task_seed
 from .guardrails import copies_of_training_rows
@@ -57,16 +56,12 @@ def _risks(values: np.ndarray, data: EvaluationData, sensitive: list[str], level
     return out
 
 
-def _interval(summary: pd.DataFrame | None, level, metric: str, column: str | None) -> tuple[float, float, int]:
+def _interval(summary: Summary | None, level, metric: str, column: str | None) -> tuple[float, float, int]:
     """The sweep's interval of the single release at this level (NaN where it was not measured)."""
-    if summary is None or summary.empty:
+    found = None if summary is None else summary.point(level).metric(metric).attribute(column).interval()
+    if found is None:
         return np.nan, np.nan, 0
-    rows = summary[(summary["model"] == HOLDER) & (summary["metric"] == metric)]
-    rows = rows[rows["level"].isna()] if level is None else rows[rows["level"] == level]
-    rows = rows[rows["attribute"].isna()] if column is None else rows[rows["attribute"] == column]
-    if rows.empty:
-        return np.nan, np.nan, 0
-    return float(rows["ci_low"].median()), float(rows["ci_high"].median()), int(rows["n"].min())
+    return found.low, found.high, found.n
 
 
 TOLERANCE = 1e-9  # shares such as TPRs are ratios of small counts: equal values must not count as beyond
@@ -84,7 +79,7 @@ def raised(metric: str, pooled: float, low: float, high: float) -> bool | None:
 
 def pooled_check(model: SyntheticGenerator, data: EvaluationData | None, train: pd.DataFrame, new: pd.DataFrame,
                  new_sha256: str, earlier: list[tuple[LedgerEntry, pd.DataFrame]], sensitive: list[str], level,
-                 master_seed: int, summary: pd.DataFrame | None = None) -> PooledCheck:
+                 master_seed: int, summary: Summary | None = None) -> PooledCheck:
     """Attack the union of the distinct ``earlier`` releases (ledger entries with their rows) and ``new``
     as one attacker would, next to ``new`` alone; ``summary`` (the sweep's) gives the single release's interval.
     ``train`` is the decoded training split (for exact copies), ``data`` its encoding (``JobView.evaluation_data``;

@@ -17,7 +17,6 @@ import pandas as pd
 from ..choice.selection import Selection
 from ..choice.summary import ChoiceSettings
 from ..errors import DataError
-from ..evaluation.records import point_rows
 from ..model.generator import SyntheticGenerator
 from ..storage.store import Store
 from .export import release_table, to_csv_bytes, write_file
@@ -63,7 +62,7 @@ class Release:
         train, _ = view.tables()
         settings = settings or ChoiceSettings()
         summary = view.summary()
-        at_level = point_rows(summary, level) if len(summary) else None
+        at_level = summary.point(level) if len(summary) else None
         rows = len(train) if rows is None else int(rows)
         seed = view.config.seed if seed is None else int(seed)
         synthetic = release_table(model, int(level), rows, seed)
@@ -76,7 +75,7 @@ class Release:
         return cls(model, int(level), seed, synthetic, csv, guardrails(synthetic, train, model, at_level, view.caps),
                    pooled, view.table_fingerprint, table_name or f"table {view.table_fingerprint[:12]}", train,
                    view.fingerprint, view, settings, settings.select(summary, view.config.sensitive),
-                   [] if at_level is None else at_level.to_dict("records"))
+                   [] if at_level is None else at_level.frame.to_dict("records"))
 
     @classmethod
     def from_model(cls, model: SyntheticGenerator, train: pd.DataFrame, level: int | None, rows: int, seed: int,
