@@ -15,7 +15,7 @@ from tvs_core.evaluation.records import HOLDER, REAL, REFERENCE_MODELS, SHUFFLED
 from tvs_core.evaluation.summary import SUMMARY_COLUMNS, Summary, summarise
 from tvs_core.jobs import JobView
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BASELINES = ("independent", "dp_vine:1")  # the shared stored sweep's (tests/conftest.py)
 
 
