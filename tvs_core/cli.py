@@ -98,11 +98,15 @@ def unit_interval(text: str) -> float:
     return value
 
 
-def level_list(text: str) -> list[int]:
+def _comma_separated(text: str, entry: str, example: str) -> list[str]:
     parts = [part.strip() for part in text.split(",")]
     if any(not part for part in parts):
-        raise argparse.ArgumentTypeError(f"{text!r} has an empty entry: write levels like 1,5,10")
-    return sorted({_integer(part, 1) for part in parts})
+        raise argparse.ArgumentTypeError(f"{text!r} has an empty {entry}: write {example}")
+    return parts
+
+
+def level_list(text: str) -> list[int]:
+    return sorted({_integer(part, 1) for part in _comma_separated(text, "entry", "levels like 1,5,10")})
 
 
 def external_file(text: str) -> tuple[str, str]:
@@ -122,10 +126,7 @@ def audit_fits(text: str) -> int:
 
 
 def names(text: str) -> list[str]:
-    parts = [part.strip() for part in text.split(",")]
-    if any(not part for part in parts):
-        raise argparse.ArgumentTypeError(f"{text!r} has an empty name: write names like A,B")
-    return parts
+    return _comma_separated(text, "name", "names like A,B")
 
 
 # -- inputs -----------------------------------------------------------------------------------------------
