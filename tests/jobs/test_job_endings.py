@@ -111,3 +111,20 @@ def test_an_in_process_job_leaves_no_process_behind(ending, data_file, tmp_path)
     left = gone_within(ENDED_WITHIN, lambda: processes._owned(owner))
     assert not left, f"still running {ENDED_WITHIN} s after the job ended ({ending}): {processes.describe(left)}"
     assert max(seen) > 0  # work was done (and kept) before the ending
+
+
+def _interrupt_handling() -> str:
+    return "ignored" if signal.getsignal(signal.SIGINT) == signal.SIG_IGN else "raised"
+
+
+def test_a_workers_ctrl_c_is_left_to_the_sweep_that_started_it():
+    """A terminal's Ctrl-C reaches the workers too; one hit between two tasks, in loky's own loop, printed
+    "Process LokyProcess-1: Traceback … KeyboardInterrupt" under the sweep's own line. The sweep ends its workers
+    itself, so they ignore it (the in-terminal ending above hits that race only now and then)."""
+    from joblib import Parallel, delayed
+
+    from tvs_core.jobs.backends import backend_context
+
+    with backend_context("loky", n_jobs=2):
+        seen = Parallel(n_jobs=2)(delayed(_interrupt_handling)() for _ in range(4))
+    assert seen == ["ignored"] * 4

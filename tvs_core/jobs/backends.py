@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import signal
 import traceback
 from contextlib import contextmanager
 
@@ -24,7 +25,7 @@ def backend_context(backend: str = "loky", address: str | None = None, n_jobs: i
     if backend == "loky":
         interrupted = False
         try:
-            with parallel_config(backend="loky", n_jobs=n_jobs):
+            with parallel_config(backend="loky", n_jobs=n_jobs, initializer=leave_interrupts_to_parent):
                 yield n_jobs
         except BaseException as exc:  # the finished frames' locals (joblib's queues) go, so their semaphores are
             _clear_frames(exc)  # released before the resource trackers stop
@@ -72,6 +73,13 @@ def backend_context(backend: str = "loky", address: str | None = None, n_jobs: i
             stop_local_workers()
     else:
         raise TVSError(f"Unknown backend '{backend}'; choose one of {', '.join(BACKENDS)}.")
+
+
+def leave_interrupts_to_parent() -> None:
+    """A terminal's Ctrl-C reaches the whole foreground group, workers included. A worker hit between two tasks
+    (loky's own loop, outside any handler) printed a traceback; the parent ends its workers itself, so they ignore
+    it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def stop_local_workers(trackers: bool = True) -> None:
