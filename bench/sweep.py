@@ -83,7 +83,11 @@ def timed_sweep(table, response, sensitive, workspace: Path) -> dict:
     return {"status": job["status"], "total": total, "first": min(r["created"] for r in results) - start,
             "levels": max(level_tasks) - start, "first_other": min(others) - start if others else None,
             "estimate": estimated, "load": load, "tasks": len(results), "kinds": kinds,
-            "order": [r["task"] for r in results]}
+            "order": [r["task"] for r in results],
+            # when each task was stored and how long it ran (s from submit): where the wall time goes
+            "worker_started": job["started"] - start,
+            "timeline": [[r["task"], r["kind"], round(r["created"] - start, 2), round(r["seconds"], 2)]
+                         for r in sorted(results, key=lambda r: r["created"])]}
 
 
 def run(args) -> None:

@@ -16,8 +16,19 @@ def set_measure() -> None:
     common.update_sweep(measure=st.session_state[common.WIDGET + "sweep.measure"])
 
 
-def set_threshold(column: str | None) -> None:
-    value = float(st.session_state[f"{common.WIDGET}rho.{column}"])
+def threshold_key(column: str | None, shown: float | None = None) -> str:
+    """The slider's key; a column's field is keyed by the value it was drawn with. Written into a field whose
+    browser copy still held the old value, the old value came back as the user's edit: after a burst on the
+    slider on a loaded machine, a column was left overriding at 0.42 while the slider said 0.52. Keyed by its
+    value, a field is a new widget when the slider moves, and a field that still reports the value it was drawn
+    with (Streamlit calls back the fields of earlier runs too) was not edited."""
+    return f"{common.WIDGET}rho.{column}" + ("" if column is None else f"@{shown:.2f}")
+
+
+def set_threshold(column: str | None, shown: float | None = None) -> None:
+    value = float(st.session_state[threshold_key(column, shown)])
+    if column is not None and abs(value - shown) < 1e-9:  # an echo of what the page drew, not an edit
+        return
     project = common.project()
     if column is None:
         common.update(rho_star=value, job_id=None, selected_level=None)
@@ -52,15 +63,15 @@ st.radio("Association measure", MEASURES, horizontal=True, key=common.bound("swe
                                 "pearson": "Pearson correlation"}[m])
 default = default_rho_star(project.sweep.measure)
 rho = common.threshold()
-common.show(f"{common.WIDGET}rho.None", float(rho))
-st.slider("Association threshold ρ*", 0.0, 1.0, step=0.01, key=f"{common.WIDGET}rho.None", on_change=set_threshold,
+common.show(threshold_key(None), float(rho))
+st.slider("Association threshold ρ*", 0.0, 1.0, step=0.01, key=threshold_key(None), on_change=set_threshold,
           args=(None,), help=f"Covariates whose |association| with a sensitive column exceeds ρ* join the sensitive "
                              f"block K. Default {default}: the paper's Pearson 0.6 expressed in this measure.")
 with st.expander("Per-column thresholds", expanded=bool(project.rho_overrides)):
     for column in sensitive:
-        key = f"{common.WIDGET}rho.{column}"
-        common.show(key, float(project.rho_overrides.get(column, rho)))
-        st.number_input(f"ρ* for {column}", 0.0, 1.0, step=0.01, key=key, on_change=set_threshold, args=(column,))
+        shown = float(project.rho_overrides.get(column, rho))
+        st.number_input(f"ρ* for {column}", 0.0, 1.0, value=shown, step=0.01, key=threshold_key(column, shown),
+                        on_change=set_threshold, args=(column, shown))
 
 if response is None or not sensitive:
     st.info("Choose the response and at least one sensitive column to see the order and the risk preview.")

@@ -130,6 +130,24 @@ def test_rho_changes_update_order_and_heatmap():
     assert any("|K| = 0" in m.value and "τ_block = 18" in m.value for m in at.markdown)
 
 
+def test_a_column_threshold_edit_overrides_and_the_others_follow_the_slider():
+    """The per-column fields are keyed by the value they were drawn with (pages/sensitive.py): an edit is an
+    override, the untouched fields follow the slider, and moving the field back to the slider's value removes the
+    override."""
+    at = app()
+    at.switch_page("pages/sensitive.py").run()
+    at.number_input(key="w.rho.total_cost_eur@0.41").set_value(0.7).run()
+    no_errors(at)
+    assert project(at).rho_overrides == {"total_cost_eur": 0.7}
+    at.slider(key="w.rho.None").set_value(0.5).run()
+    no_errors(at)
+    assert project(at).rho_star == 0.5 and project(at).rho_overrides == {"total_cost_eur": 0.7}
+    assert at.number_input(key="w.rho.total_cost_eur@0.70").value == 0.7
+    assert at.number_input(key="w.rho.lactate_mmol_l@0.50").value == 0.5  # drawn anew with the slider's value
+    at.number_input(key="w.rho.total_cost_eur@0.70").set_value(0.5).run()
+    assert project(at).rho_overrides == {}
+
+
 def run_sweep(at: AppTest) -> AppTest:
     at.switch_page("pages/sensitive.py").run()
     at.session_state["inline_worker"] = True

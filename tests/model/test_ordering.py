@@ -5,7 +5,15 @@ import pandas as pd
 import pytest
 
 from tvs_core.errors import DataError
-from tvs_core.model.ordering import algorithm1, association_matrix, default_rho_star, explicit_order, t_max_advice
+from tvs_core.evaluation.fidelity import kendall_matrix
+from tvs_core.model.ordering import (
+    PAIRWISE_ROWS,
+    algorithm1,
+    association_matrix,
+    default_rho_star,
+    explicit_order,
+    t_max_advice,
+)
 
 
 def matrix(names, pairs):
@@ -108,3 +116,26 @@ def test_kendall_matrix_is_scipys_tau_b_bit_for_bit_with_ties_constants_and_miss
     assert (mat["c"].drop("c") == 0).all()
     with_missing = frame.assign(b=frame["b"].where(frame.index != 5))
     assert (association_matrix(with_missing, "kendall")["b"].drop("b") == 0).all()
+
+
+@pytest.mark.parametrize("rows, seed", [(2, 0), (40, 1), (707, 2), (PAIRWISE_ROWS + 1, 3)])
+def test_the_kendall_matrix_is_scipys_kendalltau_bit_for_bit(rows, seed):
+    """Every fit orders its columns by this matrix, so the games' refits and the golden cases depend on each
+    of its bits: all pairs counted at once must give what scipy gives pair by pair, with ties (rounded and
+    binary columns), a constant column (no ranking: 0) and either side of the row limit of the fast count."""
+    from scipy import stats
+
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(rows, 6))
+    x[:, 1] = np.round(x[:, 1])
+    x[:, 2] = rng.integers(0, 2, rows)
+    x[:, 3] = 4.0
+    x[:, 4] = x[:, 0] * 2 + rng.normal(scale=0.1, size=rows)
+    expected = np.eye(6)
+    for i in range(6):
+        for j in range(i + 1, 6):
+            tau = stats.kendalltau(x[:, i], x[:, j]).statistic
+            expected[i, j] = expected[j, i] = 0.0 if np.isnan(tau) else tau
+    found = association_matrix(pd.DataFrame(x), "kendall").to_numpy()
+    assert np.array_equal(found, expected)
+    assert np.array_equal(kendall_matrix(x), expected)  # the fidelity panel reads the same matrix

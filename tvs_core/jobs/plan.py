@@ -2,11 +2,12 @@
 
 Levels first (issue 27): stage 1 is every TVineSynth level's quick numbers (release MAB/WCAB, TSTR, pair
 structure, CI overlap, mia_auc, ... on the first chunk of sets) and the reference anchors, so the scatter is
-complete for the levels before any baseline or game result is stored. Then the games and baselines fill in,
-spread over the stages so that both workers stay busy to the end: stage 2 the refining chunks, the membership
-game's shadows and the attribute game; stage 3 the membership attackers (which need every shadow, split in
-``ATTACKER_PARTS`` tasks) beside the baselines; stage 4 the membership evaluations (which need the attackers).
-Keys name a task uniquely in a job.
+complete for the levels before any baseline or game result is stored. Then the games and baselines fill in:
+stage 2 every task that needs nothing but the holder — the refining chunks, the attribute game, the membership
+game's shadows, then the baselines (and uploaded sets, DP audits), the longest kinds first so that the stage
+ends on short tasks and neither worker waits long for the other; stage 3 the membership attackers (which need
+every shadow, split in ``ATTACKER_PARTS`` equal tasks); stage 4 the membership evaluations (which need the
+attackers). Keys name a task uniquely in a job.
 """
 
 from __future__ import annotations
@@ -51,29 +52,27 @@ def plan(context: JobContext) -> list[Task]:
         release = [[Task(f"release:{lv}:{a}-{b}", "release", (lv, a, b), stage) for lv in context.levels]
                    for (a, b), stage in zip(chunks, [LEVELS] + [GAMES] * len(chunks), strict=False)]
         tasks += [task for chunk in release for task in chunk]
-    if "mia" in games:
-        players = [HOLDER] + (baselines if "mia" in context.baseline_games else [])
-        tag = {p: "" if p == HOLDER else f":{p}" for p in players}
-        for p in players:  # first in their stage: the attackers wait for every shadow
-            tasks += [Task(f"mia_shadow{tag[p]}:{s}", "mia_shadow", (s,), GAMES, player=p)
-                      for s in range(protocol.mia_shadows)]
-    if "aia" in games:
+    if "aia" in games:  # the longest tasks of the stage first (bench/sweep.md)
         tasks += [Task(f"aia:{i}", "aia", (i,), GAMES) for i in range(protocol.aia_iterations)]
-        if "aia" in context.baseline_games:
-            tasks += [Task(f"baseline_aia:{name}:{i}", "baseline_aia", (i,), GAMES, player=name)
-                      for i in range(protocol.aia_iterations) for name in baselines]
+    players = [HOLDER] + (baselines if "mia" in context.baseline_games else [])
+    tag = {p: "" if p == HOLDER else f":{p}" for p in players}
+    if "mia" in games:
+        tasks += [Task(f"mia_shadow{tag[p]}:{s}", "mia_shadow", (s,), GAMES, player=p)
+                  for p in players for s in range(protocol.mia_shadows)]
+    if "aia" in games and "aia" in context.baseline_games:
+        tasks += [Task(f"baseline_aia:{name}:{i}", "baseline_aia", (i,), GAMES, player=name)
+                  for i in range(protocol.aia_iterations) for name in baselines]
+    if "release" in games:
+        tasks += [Task(f"baseline:{name}", "baseline", (), GAMES, player=name) for name in baselines]
+        # tables made elsewhere: release metrics only (the games need a generator to refit)
+        tasks += [Task(f"external:{name}", "external", (), GAMES, player=name) for name in context.externals]
+    # the empirical audit of every baseline that claims an ε: one fit per task (evaluation/dp_audit.py)
+    trials = getattr(context, "dp_audit_trials", 0)
+    tasks += [Task(f"dp_audit:{spec.label}:{t}", "dp_audit", (t, trials), GAMES, player=spec.label)
+              for spec in audited(context.baselines) if trials for t in range(trials)]
     if "mia" in games:
         tasks += [Task(f"mia_attackers{tag[p]}:{part}", "mia_attackers", (part, ATTACKER_PARTS), ATTACKERS, player=p)
                   for p in players for part in range(ATTACKER_PARTS)]
-    if "release" in games:
-        tasks += [Task(f"baseline:{name}", "baseline", (), ATTACKERS, player=name) for name in baselines]
-        # tables made elsewhere: release metrics only (the games need a generator to refit)
-        tasks += [Task(f"external:{name}", "external", (), ATTACKERS, player=name) for name in context.externals]
-    # the empirical audit of every baseline that claims an ε: one fit per task (evaluation/dp_audit.py)
-    trials = getattr(context, "dp_audit_trials", 0)
-    tasks += [Task(f"dp_audit:{spec.label}:{t}", "dp_audit", (t, trials), ATTACKERS, player=spec.label)
-              for spec in audited(context.baselines) if trials for t in range(trials)]
-    if "mia" in games:
         tasks += [Task(f"mia_eval{tag[p]}:{i}", "mia_eval", (i,), EVALUATIONS, player=p)
                   for p in players for i in range(protocol.mia_iterations)]
     return tasks

@@ -4,7 +4,7 @@ Time left is predicted from what each kind of task costs: this job's own measure
 them; for kinds it has not run yet, what those kinds cost in earlier sweeps of this workspace (or,
 on a first sweep, the costs measured in ``bench/sweep.md``), rescaled by how this job's measured
 tasks compare with those. The plan is then scheduled as the worker runs it: the holder's fit alone, then each
-stage of the plan (``plan.py``: levels, games, attackers and baselines, evaluations) on the worker processes in
+stage of the plan (``plan.py``: levels, games and baselines, attackers, evaluations) on the worker processes in
 parallel, each stage waiting for the one before.
 """
 
@@ -35,7 +35,8 @@ PRIOR_SHAPE = (707.0, 27.0)  # training rows (80 % of 884) and encoded columns o
 # tasks on the training rows grow with rows x columns; the games' sizes are fixed by the protocol, so their
 # tasks grow with the columns only (fits and correlation features: about the square)
 DATA_KINDS = ("holder", "reference", "release", "baseline", "external")
-# the stage of a plan entry stored without one (plans always store it since issue 8; a fallback)
+# the stage of a plan entry stored without one (plans always store it since issue 8; a fallback for the plans of
+# that time, when the baselines ran beside the attackers)
 STAGE_OF = {"holder": 0, "reference": LEVELS, "release": LEVELS, "mia_attackers": ATTACKERS, "baseline": ATTACKERS,
             "external": ATTACKERS, "dp_audit": ATTACKERS, "mia_eval": EVALUATIONS}  # every other kind: GAMES
 SEQUENTIAL_STAGES = (0,)
