@@ -7,10 +7,7 @@ same plan and handlers, so they compute identical records (tested).
 
 from __future__ import annotations
 
-import os
-import threading
 import warnings
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -88,71 +85,29 @@ def execute(context: JobContext, tasks: list[Task], sink: Sink, n_jobs: int = 2,
             address: str | None = None) -> str:
     """Run every task not yet in ``sink``, stage by stage; 'done', or 'cancelled' when the sink says so
     (checked after every result). The backend's processes end when this returns or raises."""
-    with backend_context(backend, address, n_jobs) as workers, task_pool(workers, backend) as pool:
-        return run_stages(context, tasks, sink, pool)
+    with backend_context(backend, address, n_jobs) as workers:
+        return _run_stages(context, tasks, sink, workers, backend)
 
 
-@dataclass
-class Pool:
-    """joblib's ``Parallel`` for every stage of a job, and the thread starting its workers ahead, if any."""
-
-    parallel: Parallel
-    workers: int
-    backend: str
-    starting: threading.Thread | None = None
-
-    def ready(self) -> None:
-        if self.starting is not None:
-            self.starting.join()
-            self.starting = None
-
-
-@contextmanager
-def task_pool(workers: int, backend: str, start_now: bool = False):
-    """One ``Parallel`` for every stage: joblib starts its workers (and registers their temporary folder) once; a
-    cancel leaves with tasks under way, which joblib warns of: that is what a cancel means. ``start_now``: the
-    workers start (and import the library, ~2 s each) from a thread at once, while the caller goes on (the
-    worker: the first look and the holder's fit)."""
+def _run_stages(context: JobContext, tasks: list[Task], sink: Sink, workers: int, backend: str) -> str:
+    # one Parallel for every stage: joblib starts its workers (and registers their temporary folder) once; a
+    # cancel leaves with tasks under way, which joblib warns of: that is what a cancel means
     with warnings.catch_warnings(), Parallel(n_jobs=workers, return_as=RESULT_ORDER[backend]) as parallel:
         warnings.filterwarnings("ignore", message=".*tasks which were still being processed", category=UserWarning)
-        pool = Pool(parallel, workers, backend)
-        if start_now:
-            pool.starting = threading.Thread(target=_start_workers, args=(parallel, workers), daemon=True,
-                                             name="tvs-start-workers")
-            pool.starting.start()
-        try:
-            yield pool
-        finally:
-            if pool.starting is not None:  # before the backend's end stops the workers
-                pool.starting.join(timeout=60)
-
-
-def _start_workers(parallel: Parallel, workers: int) -> None:
-    try:
-        results = parallel(delayed(os.getpid)() for _ in range(workers))
-        list(results)  # a generator until consumed
-    except BaseException:  # noqa: BLE001  workers that cannot start say so when the tasks need them
-        pass
-
-
-def run_stages(context: JobContext, tasks: list[Task], sink: Sink, pool: Pool) -> str:
-    """The stages of ``tasks`` on ``pool``, each waiting for the one before."""
-    pool.ready()
-    parallel, workers, backend = pool.parallel, pool.workers, pool.backend
-    for stage in sorted({t.stage for t in tasks if t.stage > 0}):
-        done = sink.done()
-        todo = [t for t in tasks if t.stage == stage and t.key not in done]
-        if not todo:
-            continue
-        inputs = stage_inputs(tasks, todo, sink.payload)
-        slots = _memory_slots(context, todo, sink, workers)
-        calls = [delayed(execute_task)(task, context, task_inputs(task, inputs), TASK_TIMER) for task in todo]
-        if RESULT_ORDER[backend] == "list" or slots < workers:  # at most ``slots`` tasks at once
-            results = (r for i in range(0, len(calls), slots) for r in parallel(calls[i:i + slots]))
-        else:
-            results = parallel(calls)
-        if _consume(sink, results):
-            return "cancelled"
+        for stage in sorted({t.stage for t in tasks if t.stage > 0}):
+            done = sink.done()
+            todo = [t for t in tasks if t.stage == stage and t.key not in done]
+            if not todo:
+                continue
+            inputs = stage_inputs(tasks, todo, sink.payload)
+            slots = _memory_slots(context, todo, sink, workers)
+            calls = [delayed(execute_task)(task, context, task_inputs(task, inputs), TASK_TIMER) for task in todo]
+            if RESULT_ORDER[backend] == "list" or slots < workers:  # at most ``slots`` tasks at once
+                results = (r for i in range(0, len(calls), slots) for r in parallel(calls[i:i + slots]))
+            else:
+                results = parallel(calls)
+            if _consume(sink, results):
+                return "cancelled"
     return "done"
 
 

@@ -17,10 +17,9 @@ from ..errors import DataError, TVSError
 from ..evaluation.records import HOLDER
 from ..model.generator import SyntheticGenerator
 from ..storage.store import Store
-from .backends import backend_context
 from .config import SweepConfig
 from .context import context_for_job, fit_holder, split_tables
-from .engine import TaskResult, run_stages, task_pool
+from .engine import TaskResult, execute
 from .first_look import FIRST_LOOK, first_look
 from .plan import Task, plan
 from .process import Terminated, process_start_time, worker_alive
@@ -127,23 +126,10 @@ def failure_sentence(exc: Exception, log) -> str:
 
 
 def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, address) -> str:
-    stored = store.model_json(job_id, HOLDER)
-    # the pool's workers start now, while the first look and the holder's fit run here
-    with backend_context(backend, address, n_jobs) as workers, \
-            task_pool(workers, backend, start_now=stored is None) as pool:
-        prepared = _prepare(store, job_id, sink, stored, n_jobs)
-        if prepared is None:
-            return "cancelled"
-        context, tasks = prepared
-        return run_stages(context, tasks, sink, pool)
-
-
-def _prepare(store: Store, job_id: str, sink: StoreSink, stored: str | None, n_jobs: int):
-    """The first look and the holder's fit (once: both are stored), then the job's context and tasks; None when
-    the job was cancelled meanwhile."""
     job = store.job(job_id)
     config = SweepConfig.from_dict(job["config"])
     table, holdout = job_tables(store, job)
+    stored = store.model_json(job_id, HOLDER)
     if stored is None:
         train, test = split_tables(config, table, holdout)
         if not any(key.startswith(FIRST_LOOK) for key in sink.done()):  # seconds, while the holder takes minutes
@@ -153,7 +139,7 @@ def _prepare(store: Store, job_id: str, sink: StoreSink, stored: str | None, n_j
                 store.add_result(job_id, f"{FIRST_LOOK}:{level}", FIRST_LOOK, records, time.perf_counter() - start)
                 sink.notify()
                 if sink.cancelled():
-                    return None
+                    return "cancelled"
                 start = time.perf_counter()
         start = time.perf_counter()
         holder = fit_holder(config, train, threads=n_jobs)
@@ -169,4 +155,6 @@ def _prepare(store: Store, job_id: str, sink: StoreSink, stored: str | None, n_j
     if "holder" not in sink.done():
         store.add_result(job_id, "holder", "holder", [], seconds)
     sink.notify()
-    return None if sink.cancelled() else (context, tasks)
+    if sink.cancelled():
+        return "cancelled"
+    return execute(context, tasks, sink, n_jobs=n_jobs, backend=backend, address=address)
