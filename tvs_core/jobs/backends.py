@@ -98,16 +98,18 @@ def stop_local_workers(trackers: bool = True) -> None:
     executor = reusable_executor._executor
     if executor is not None:
         reusable_executor._executor = None
+        # the executor's own threads hold its queues (and their semaphores) until they end: on a loaded machine
+        # they outlived the collection below, and a semaphore released after the trackers stopped started one again
+        threads = [getattr(executor, "_executor_manager_thread", None),
+                   getattr(getattr(executor, "_call_queue", None), "_thread", None)]
         # joblib's executor also removes its temporary memmapping folders
         (getattr(executor, "terminate", None) or executor.shutdown)(kill_workers=True)
         _forget_unmade_folders(getattr(executor, "_temp_folder_manager", None), loky_tracker)
         del executor
-        # the executor's threads hold its queues (and their semaphores) until they end: on a loaded machine they
-        # outlived the collection below, and a semaphore released after the trackers stopped started one again
-        executor_threads = ("ExecutorManagerThread", "QueueFeederThread")
-        for thread in threading.enumerate():
-            if thread.name in executor_threads and thread is not threading.current_thread():
+        for thread in threads:
+            if isinstance(thread, threading.Thread) and thread is not threading.current_thread():
                 thread.join(timeout=10)
+        del threads, thread  # a thread object holds the queues too
         for _ in range(2):  # the executor's queues and locks unregister their semaphores as they are freed (a
             gc.collect()  # second pass takes what the first one's finalizers released)
     for tracker in (loky_tracker._resource_tracker, multiprocessing_tracker._resource_tracker) if trackers else ():

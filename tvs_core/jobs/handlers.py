@@ -119,7 +119,7 @@ def stage_inputs(tasks: list[Task], todo: list[Task], payload: Callable[[str], b
     """What the tasks ``todo`` read from earlier stages, per player, in plan order (never arrival order: the
     attackers' forests depend on the order of their training rows): the shadows' features for the attackers,
     the attackers' parts for the evaluations. They stay the stored bytes: the task unpickles them in its worker
-    (unpickled here and pickled again for each task, the 56 attacker forests held stage 4 back ~3 s)."""
+    (unpickled here and pickled again for each task, the 56 attacker forests left 2-4 s between stage 3 and 4)."""
     kinds = {t.kind for t in todo}
     inputs: dict = {}
     for kind, needed_by, name in (("mia_shadow", "mia_attackers", "shadows"), ("mia_attackers", "mia_eval",

@@ -60,8 +60,9 @@ def association_matrix(values: pd.DataFrame, measure: str = "kendall") -> pd.Dat
 
 def kendall_tau_matrix(x: np.ndarray) -> np.ndarray:
     """Kendall's tau-b of every pair of columns, bit for bit scipy's ``kendalltau`` per pair (NaN where a column
-    is constant; 1 on the diagonal). Every refit of the games orders its columns by it: per pair, scipy's call
-    was a quarter of a 500-row, 27-column fit. Up to ``PAIRWISE_ROWS`` rows all pairs are counted at once."""
+    is constant; 1 on the diagonal). Every refit of the games orders its columns by it: per pair, scipy's calls
+    were a sixth of a 500-row, 27-column fit's CPU (bench/sweep.md). Up to ``PAIRWISE_ROWS`` rows all pairs are
+    counted at once."""
     x = np.asarray(x, dtype=float)
     n, d = x.shape
     if n > PAIRWISE_ROWS or not np.isfinite(x).all():
