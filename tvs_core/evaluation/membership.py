@@ -19,11 +19,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from sklearn.ensemble import RandomForestClassifier
 
 from ..seeding import task_rng, task_seed
 from .attribute import Target
 from .context import EvaluationData, FittedModels, GeneratorSpec
+from .forests import RandomForestClassifier
 from .protocol import ProtocolPreset
 from .records import record
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.ensemble import RandomForestClassifier, RandomForestRegressor
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.metrics import r2_score, roc_auc_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from ..data.encoding import TableEncoder
+from .forests import RandomForestClassifier, RandomForestRegressor
 
 CLASSIFIERS = ("random_forest", "logistic")
 # a random forest's trees are grown on bootstrap samples of at most this many rows: its cost and memory stop
