@@ -36,3 +36,46 @@ def test_shared_work_gives_the_numbers_of_each_metric_alone():
         assert value["ci_overlap"] == ci_overlap(real, values, data.response_index, data.categorical,
                                                  data.names)["ci_overlap"]
     assert np.isfinite([r["value"] for r in shared[0] if r["metric"] == "pair_structure"]).all()
+
+
+def test_the_scatter_part_and_the_details_are_the_whole_release_and_reference():
+    """Levels first stores a level's scatter metrics before the games and its other metrics after (issue 27):
+    the two parts are every metric, each once, with the numbers of one task computing them all."""
+    from tvs_core.evaluation.catalogue import CATALOGUE
+    from tvs_core.evaluation.protocol import QUICK
+    from tvs_core.evaluation.release import (
+        DETAILS,
+        SCATTER,
+        reference_records,
+        release_records,
+        set_metric_functions,
+    )
+
+    scatter, details = set_metric_functions(SCATTER), set_metric_functions(DETAILS)
+    assert not set(scatter) & set(details) and set(scatter) | set(details) == set(set_metric_functions())
+    names = {f"{f.__module__.rsplit('.', 1)[-1]}:{f.__name__}" for f in scatter}
+    assert {m.per_set for m in CATALOGUE.values() if m.per_set and m.axis} == names  # every axis comes first
+
+    table = load_demo("clinical")[["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "heart_rate_bpm", Y]]
+    train, test = table.iloc[:200], table.iloc[200:300]
+    model = TVineSynth(response=Y, sensitive=["total_cost_eur"], seed=1).fit(train)
+
+    def key(records):
+        return sorted((r["metric"], str(r["attribute"]), str(r["iteration"]), r["role"], repr(r["value"]))
+                      for r in records)
+
+    def fresh():
+        return EvaluationData.from_model(model, train, test)
+
+    args = (["total_cost_eur"], 0, "tvinesynth")
+    whole = release_records(model, fresh(), 2, QUICK, *args)
+    parts = (release_records(model, fresh(), 2, QUICK, *args, part=SCATTER)
+             + release_records(model, fresh(), 2, QUICK, *args, chunk=(0, 5), part=DETAILS))
+    assert key(parts) == key(whole)
+    assert {"auc_tstr", "release_mab", "pair_structure", "mia_auc"} <= {r["metric"] for r in whole}
+    assert not {r["metric"] for r in release_records(model, fresh(), 2, QUICK, *args, part=SCATTER)} & {
+        "singling_out_risk", "alpha_precision", "dcr_closer_to_train"}
+    whole = reference_records(fresh(), 0, ["total_cost_eur"])
+    parts = reference_records(fresh(), 0, ["total_cost_eur"], part=SCATTER) + reference_records(
+        fresh(), 0, ["total_cost_eur"], part=DETAILS)
+    assert key(parts) == key(whole)

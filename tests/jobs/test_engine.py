@@ -45,8 +45,8 @@ def test_in_memory_runner_and_worker_give_identical_records(table, stored_job):
     in_memory, _ = run_in_memory(context, n_jobs=2)
     pd.testing.assert_frame_equal(in_memory, view.records())
     kinds = {t.kind for t in plan(context)}
-    assert kinds == {"holder", "reference", "release", "baseline", "aia", "baseline_aia", "mia_shadow",
-                     "mia_attackers", "mia_eval"}  # every handler took part
+    assert kinds == {"holder", "reference", "release", "reference_details", "release_details", "baseline", "aia",
+                     "baseline_aia", "mia_shadow", "mia_attackers", "mia_eval"}  # every handler took part
 
 
 def test_evaluate_is_the_same_engine_as_a_sweep(table, stored_job):

@@ -15,7 +15,8 @@ TINY = dict(utility_sets=2, release_sets=3, aia_iterations=2, aia_sets=3, aia_si
             mia_iterations=2, mia_shadows=2, mia_shadow_sets=3, mia_sets=4, mia_size_attacker=150, mia_size_raw=100,
             mia_size_syn=100)
 QUICK_METRICS = {"auc_tstr", "pair_structure", "ci_overlap", "release_mab", "mia_auc"}
-LATER_KINDS = {"baseline", "aia", "baseline_aia", "mia_shadow", "mia_attackers", "mia_eval", "external", "dp_audit"}
+LATER_KINDS = {"baseline", "aia", "baseline_aia", "mia_shadow", "mia_attackers", "mia_eval", "external", "dp_audit",
+               "reference_details", "release_details"}
 
 
 def test_the_plan_puts_every_level_before_the_games_and_baselines():
@@ -25,6 +26,9 @@ def test_the_plan_puts_every_level_before_the_games_and_baselines():
     first = [t for t in tasks if t.stage == LEVELS]
     assert {t.kind for t in first} == {"reference", "release"}
     assert {t.params[0] for t in first if t.kind == "release"} == {1, 5, 10}
+    # what no scatter axis shows comes after, one task per level and one for the reference
+    assert sorted(t.key for t in tasks if t.kind.endswith("_details")) == [
+        "reference_details", "release_details:1", "release_details:10", "release_details:5"]
     assert all(t.stage > LEVELS for t in tasks if t.kind in LATER_KINDS)
 
 
@@ -66,3 +70,20 @@ def test_attackers_trained_in_parts_are_the_forests_of_one_task(parts):
     assert set(merged) == set(whole)
     for key, forest in whole.items():
         assert (merged[key].predict_proba(x) == forest.predict_proba(x)).all()
+
+
+def test_a_job_planned_before_the_details_tasks_does_not_score_its_details_twice():
+    """Resumed after an upgrade, a job whose release task for level 5 (and reference) stored every metric runs no
+    details task for them; level 10's release task had not run, so its details are still scored."""
+    from tvs_core.jobs.plan import scored_earlier
+
+    def result(task, kind, metrics):
+        return {"task": task, "kind": kind, "records": [{"metric": m} for m in metrics]}
+
+    results = [result("holder", "holder", []),
+               result("reference", "reference", ["auc_trtr", "singling_out_risk"]),
+               result("release:5:0-10", "release", ["auc_tstr", "pair_structure", "alpha_precision"]),
+               # planned with the split: the scatter's part holds a membership attack's metric that is no axis
+               result("release:1:0-10", "release", ["auc_tstr", "pair_structure", "mia_attack_auc"]),
+               result("aia:0", "aia", ["mab"])]
+    assert scored_earlier(results) == {"reference_details", "release_details:5"}

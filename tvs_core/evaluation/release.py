@@ -19,31 +19,37 @@ from .timing import timed
 from .utility import CLASSIFIERS, fitted_scorer, score_classifier, split_xy, utility_metric
 
 DISTANCE_SETS = 5  # sets scored by the distance and fidelity metrics (nearest neighbours are the cost)
+SCATTER, DETAILS = "scatter", "details"  # the two parts of a release's metrics (``set_metric_functions``)
 
 
 def reference_records(data: EvaluationData, master_seed: int, sensitive: list[str] = (),
-                      classifiers=CLASSIFIERS) -> list[dict]:
+                      classifiers=CLASSIFIERS, part: str | None = None) -> list[dict]:
     """TRTR: the same classifiers trained on the real training rows (interval: bootstrap over
-    test rows), and the release attack run on the real rows themselves."""
+    test rows), and the release attack run on the real rows themselves. ``part``: as ``set_metric_functions``
+    (TRTR and the attack come with the scatter's part)."""
     j = data.response_index
-    x_train, y_train = split_xy(data.train, j)
-    x_test, y_test = split_xy(data.test, j)
-    rng = task_rng(master_seed, "trtr", "bootstrap")
-    replicates = [np.arange(len(y_test))] + [rng.integers(0, len(y_test), len(y_test)) for _ in range(199)]
     records = []
-    for c in classifiers:
-        name = utility_metric("trtr", data.discrete[j], c)
-        scorer = fitted_scorer(x_train, y_train, data.discrete[j], c, task_seed(master_seed, "trtr", c))
-        on_rows = scorer.on_rows(x_test, y_test)  # predicted once; each bootstrap only re-scores
-        for b, rows in enumerate(replicates):  # replicate 0 is the test set itself
-            records.append(record(REAL, None, name, on_rows(rows), iteration=b, role="reference"))
+    if part != DETAILS:
+        x_train, y_train = split_xy(data.train, j)
+        x_test, y_test = split_xy(data.test, j)
+        rng = task_rng(master_seed, "trtr", "bootstrap")
+        replicates = [np.arange(len(y_test))] + [rng.integers(0, len(y_test), len(y_test)) for _ in range(199)]
+        for c in classifiers:
+            name = utility_metric("trtr", data.discrete[j], c)
+            scorer = fitted_scorer(x_train, y_train, data.discrete[j], c, task_seed(master_seed, "trtr", c))
+            on_rows = scorer.on_rows(x_test, y_test)  # predicted once; each bootstrap only re-scores
+            for b, rows in enumerate(replicates):  # replicate 0 is the test set itself
+                records.append(record(REAL, None, name, on_rows(rows), iteration=b, role="reference"))
     # the anchors of the privacy and structure scales, measured like a release: the real training rows
     # published as they are (0 privacy), and shuffled column by column (nothing to learn, the floor)
     shuffled = shuffled_sets(data.train, master_seed, DISTANCE_SETS)
     for label, sets in ((REAL, data.train[None]), (SHUFFLED, shuffled)):
-        records += [{**r, "role": "reference"} for r in release_attribute_records(sets, data, sensitive, label, None)]
+        if part != DETAILS:
+            records += [{**r, "role": "reference"}
+                        for r in release_attribute_records(sets, data, sensitive, label, None)]
         for index, values in enumerate(sets):
-            records += set_records(SyntheticSet(values, data, master_seed, label, None, index), role="reference")
+            records += set_records(SyntheticSet(values, data, master_seed, label, None, index), role="reference",
+                                   part=part)
     return records
 
 
@@ -54,12 +60,12 @@ def shuffled_sets(values: np.ndarray, master_seed: int, n_sets: int) -> np.ndarr
                      for _ in range(n_sets)])
 
 
-def set_records(one: SyntheticSet, role: str = "release") -> list[dict]:
-    """Every per-set metric of the catalogue on one published set (at most ``SET_ROWS`` rows of each kind),
-    as records."""
+def set_records(one: SyntheticSet, role: str = "release", part: str | None = None) -> list[dict]:
+    """Every per-set metric of the catalogue (of ``part``, see ``set_metric_functions``) on one published set
+    (at most ``SET_ROWS`` rows of each kind), as records."""
     records = []
     one = bounded(one)
-    for function in set_metric_functions():
+    for function in set_metric_functions(part):
         for name, value in function(one).items():
             if isinstance(value, dict):  # per column (or per attack)
                 records += [record(one.label, one.level, name, v, attribute=c, iteration=one.index, role=role)
@@ -69,12 +75,21 @@ def set_records(one: SyntheticSet, role: str = "release") -> list[dict]:
     return records
 
 
-def set_metric_functions() -> list:
+def set_metric_functions(part: str | None = None) -> list:
     """The distinct functions the catalogue names for metrics of one published set, in catalogue order
-    (``module:function``, the module relative to this package unless it is a dotted path)."""
-    paths = dict.fromkeys(m.per_set for m in CATALOGUE.values() if m.per_set)
+    (``module:function``, the module relative to this package unless it is a dotted path); ``part``: as
+    ``set_metric_paths``."""
     return [getattr(import_module(module if "." in module else f"{__package__}.{module}"), name)
-            for module, name in (path.split(":") for path in paths)]
+            for module, name in (path.split(":") for path in set_metric_paths(part))]
+
+
+def set_metric_paths(part: str | None = None) -> list[str]:
+    """The catalogue's ``per_set`` paths. ``part``: ``SCATTER``, the functions of a metric that may be an axis of
+    the scatter (stored with the levels, before any game: levels first); ``DETAILS``, the others (the GDPR
+    criteria, fidelity, closeness: a quarter of a release task, stored beside the games, issue 27); None: all."""
+    axes = {m.per_set for m in CATALOGUE.values() if m.per_set and m.axis}
+    return [path for path in dict.fromkeys(m.per_set for m in CATALOGUE.values() if m.per_set)
+            if part is None or (path in axes) == (part == SCATTER)]
 
 
 def release_sets(model: SyntheticGenerator, level, sets: range, size: int, master_seed: int, label: str):
@@ -92,18 +107,20 @@ def set_size(data: EvaluationData) -> int:
 
 def release_records(model: SyntheticGenerator, data: EvaluationData, level, preset: ProtocolPreset,
                     sensitive: list[str], master_seed: int, label: str, classifiers=CLASSIFIERS,
-                    chunk: tuple[int, int] | None = None) -> list[dict]:
+                    chunk: tuple[int, int] | None = None, part: str | None = None) -> list[dict]:
     """All metrics of one (model, level) on the sets of ``chunk`` = (first, stop) set indices
     (default: all). The sets are drawn once and shared by every metric; distance and fidelity
-    metrics use the first DISTANCE_SETS sets, so they come with the first chunk."""
+    metrics use the first DISTANCE_SETS sets, so they come with the first chunk. ``part``: as
+    ``set_metric_functions``; TSTR and the release attack come with the scatter's part."""
     n_sets = max(preset.utility_sets, preset.release_sets, DISTANCE_SETS)
     first, stop = chunk or (0, n_sets)
     sets = release_sets(model, level, range(first, stop), set_size(data), master_seed, label)
-    return published_records(sets, data, level, preset, sensitive, master_seed, label, classifiers, first)
+    return published_records(sets, data, level, preset, sensitive, master_seed, label, classifiers, first, part)
 
 
 def published_records(sets: np.ndarray, data: EvaluationData, level, preset: ProtocolPreset, sensitive: list[str],
-                      master_seed: int, label: str, classifiers=CLASSIFIERS, first: int = 0) -> list[dict]:
+                      master_seed: int, label: str, classifiers=CLASSIFIERS, first: int = 0,
+                      part: str | None = None) -> list[dict]:
     """Every release metric of published sets (set indices ``first``, ``first`` + 1, ...): a generator's
     draws, or a synthetic table made elsewhere (one set, scored exactly like a generator's)."""
     j = data.response_index
@@ -111,19 +128,20 @@ def published_records(sets: np.ndarray, data: EvaluationData, level, preset: Pro
     x_test, y_test = split_xy(data.test, j)
     records = []
     in_chunk = list(range(first, first + len(sets)))
-    for s in [s for s in in_chunk if s < preset.utility_sets]:
+    scatter = part != DETAILS
+    for s in [s for s in in_chunk if scatter and s < preset.utility_sets]:
         x, y = split_xy(sets[s - first], j)
         for c in classifiers:
             name = utility_metric("tstr", discrete[j], c)
             seed = task_seed(master_seed, "tstr", label, level, s, c)
             records.append(record(label, level, name, score_classifier(x, y, x_test, y_test, discrete[j], c, seed),
                                   iteration=s))
-    attack = [s for s in in_chunk if s < preset.release_sets]
+    attack = [s for s in in_chunk if scatter and s < preset.release_sets]
     if attack:
         records += release_attribute_records(sets[attack[0] - first:attack[-1] + 1 - first], data, sensitive, label,
                                              level, first_set=attack[0])
     for s in [s for s in in_chunk if s < DISTANCE_SETS]:
-        records += set_records(SyntheticSet(sets[s - first], data, master_seed, label, level, s))
+        records += set_records(SyntheticSet(sets[s - first], data, master_seed, label, level, s), part=part)
     return records
 
 

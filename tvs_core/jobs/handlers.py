@@ -13,7 +13,7 @@ from ..evaluation.catalogue import BASELINE_ROWS
 from ..evaluation.context import EvaluationData, GeneratorSpec
 from ..evaluation.dp_audit import trial_records
 from ..evaluation.records import HOLDER, RAW
-from ..evaluation.release import published_records, reference_records, release_records
+from ..evaluation.release import DETAILS, DISTANCE_SETS, published_records, reference_records, release_records
 from ..evaluation.timing import timed
 from ..model.generator import SyntheticGenerator
 from ..seeding import subsample, task_rng, task_seed
@@ -39,13 +39,25 @@ def _player(task: Task, context: JobContext) -> tuple[GeneratorSpec, list]:
 
 
 def reference(task: Task, context: JobContext, inputs: dict) -> Result:
-    return reference_records(context.data, context.seed, context.sensitive), None
+    part = task.params[0] if task.params else None  # None: every metric (plans before the details tasks)
+    return reference_records(context.data, context.seed, context.sensitive, part=part), None
 
 
 def release(task: Task, context: JobContext, inputs: dict) -> Result:
-    level, first, stop = task.params
+    level, first, stop, *part = task.params
     return release_records(context.holder, context.data, level, context.protocol, context.sensitive, context.seed,
-                           context.spec.label, chunk=(first, stop)), None
+                           context.spec.label, chunk=(first, stop), part=part[0] if part else None), None
+
+
+def reference_details(task: Task, context: JobContext, inputs: dict) -> Result:
+    return reference_records(context.data, context.seed, context.sensitive, part=DETAILS), None
+
+
+def release_details(task: Task, context: JobContext, inputs: dict) -> Result:
+    """The metrics of a level no scatter axis shows, on the sets its release task scored (drawn again)."""
+    (level,) = task.params
+    return release_records(context.holder, context.data, level, context.protocol, context.sensitive, context.seed,
+                           context.spec.label, chunk=(0, DISTANCE_SETS), part=DETAILS), None
 
 
 def baseline(task: Task, context: JobContext, inputs: dict) -> Result:
@@ -105,7 +117,8 @@ def mia_eval(task: Task, context: JobContext, inputs: dict) -> Result:
 
 
 HANDLERS: dict[str, Callable[[Task, JobContext, dict], Result]] = {
-    "reference": reference, "release": release, "baseline": baseline, "external": external, "aia": aia,
+    "reference": reference, "release": release, "reference_details": reference_details,
+    "release_details": release_details, "baseline": baseline, "external": external, "aia": aia,
     "baseline_aia": aia, "dp_audit": dp_audit, "mia_shadow": mia_shadow, "mia_attackers": mia_attackers,
     "mia_eval": mia_eval,
 }

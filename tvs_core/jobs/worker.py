@@ -21,7 +21,7 @@ from .config import SweepConfig
 from .context import context_for_job, fit_holder, split_tables
 from .engine import TaskResult, execute
 from .first_look import FIRST_LOOK, first_look
-from .plan import Task, plan
+from .plan import Task, plan, scored_earlier
 from .process import Terminated, process_start_time, worker_alive
 from .submission import job_externals, job_tables
 
@@ -149,7 +149,8 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
         holder, seconds = SyntheticGenerator.from_json(stored), 0.0
     context = context_for_job(config, table, holdout, holder, job_externals(store, config))
     looks = sorted((key for key in sink.done() if key.startswith(FIRST_LOOK)), key=lambda k: int(k.split(":")[1]))
-    tasks = [Task(key, FIRST_LOOK, (), 0) for key in looks] + plan(context)
+    scored = scored_earlier(store.results(job_id)) if stored is not None else set()  # resumed: see scored_earlier
+    tasks = [Task(key, FIRST_LOOK, (), 0) for key in looks] + [t for t in plan(context) if t.key not in scored]
     store.update_job(job_id, total=len(tasks), plan=json.dumps([[t.key, t.kind, t.stage] for t in tasks]),
                      details=json.dumps(context.details()))
     if "holder" not in sink.done():
