@@ -149,6 +149,25 @@ def test_the_first_looks_lowest_level_is_the_full_recipes_at_that_level(clinical
     assert looks[0][:2] == next(first_look_module._looks(config, fitted[1], [1], small_train, small_test))
 
 
+def test_a_table_whose_holder_fits_as_fast_shows_only_its_lowest_level_first(clinical, monkeypatch):
+    """Up to twice the first look's sample, the holder's own fit comes about when the first look's other levels
+    would: only the lowest level is looked at (every level's own numbers come sooner), and the progress line and
+    the estimate before Start say so; none at all up to the sample, every level above twice it."""
+    from tvs_core.jobs import progress
+
+    monkeypatch.setattr(first_look_module, "FIRST_LOOK_ROWS", 200)
+    assert [first_look_module.looked_levels(rows, 6) for rows in (150, 200, 201, 400, 401, 5000)] == [0, 0, 1, 1, 6, 6]
+    config = sweep_config(levels=None)
+    train, test = split_tables(config, clinical.head(450), None)  # 360 training rows
+    looks = list(first_look_module.first_look(config, train, test))
+    assert [(level, count) for level, _, count in looks] == [(1, 1)]
+    # the estimate counts one first-look level's prior (the other tasks cost nothing here)
+    monkeypatch.setattr(progress, "kind_costs", lambda store, job: ({"first_look": 1.0, "release": 0.0}, "test"))
+    plan = [[f"release:{level}:0-10", "release", 1] for level in (1, 5, 10)]
+    for rows, looked in ((360, 1), (1000, 3)):
+        assert progress.estimate(None, plan, rows, 5, 2)[0] == pytest.approx(progress.STARTUP_SECONDS + looked)
+
+
 def test_every_task_stores_its_peak_memory(clinical, tmp_path):
     store = Store(tmp_path)
     job_id = submit(store, clinical.head(300), sweep_config())

@@ -254,7 +254,8 @@ def test_time_left_learns_from_this_sweep_and_earlier_ones(table, reference, tmp
     measured = store.task_seconds(job_id)
     assert costs["release"] == pytest.approx(sum(measured["release"]) / len(measured["release"]))
     assert source.startswith("this sweep's measured tasks")
-    fresh = {"id": "not-started", "details": {k: job["details"][k] for k in ("n_train", "n_columns")}}
+    # the same table and sensitive columns (the games' costs grow with their attack targets)
+    fresh = {"id": "not-started", "details": {k: job["details"][k] for k in ("n_train", "n_columns", "targets")}}
     costs, source = kind_costs(store, fresh)  # before Start: the earlier sweep's costs
     assert source == "earlier sweeps in this workspace"
     assert costs["aia"] == pytest.approx(sorted(measured["aia"])[len(measured["aia"]) // 2], rel=0.5)

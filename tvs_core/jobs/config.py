@@ -5,11 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from ..errors import DataError
 from ..evaluation.context import GeneratorSpec
 from ..evaluation.dp_audit import DEFAULT_TRIALS
+from ..evaluation.protocol import ProtocolPreset, get_protocol
 from ..evaluation.records import HOLDER, RAW, REAL, SHUFFLED
 from ..model.competitors import PRESETS
 from ..model.families import DEFAULT_PRESET
@@ -88,6 +89,11 @@ class SweepConfig:
     def per_target_shadows(self, on: bool) -> None:
         others = {k: v for k, v in (self.protocol_overrides or {}).items() if k != "mia_shared_shadows"}
         self.protocol_overrides = ({**others, "mia_shared_shadows": False} if on else others) or None
+
+    def protocol(self) -> ProtocolPreset:
+        """The game and release sizes this sweep runs: its preset's, with its overrides."""
+        protocol = get_protocol(self.preset)
+        return replace(protocol, **self.protocol_overrides) if self.protocol_overrides else protocol
 
     @property
     def audits_dp(self) -> bool:

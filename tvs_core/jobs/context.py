@@ -7,7 +7,7 @@ baselines — so that any task computes the same records whenever and wherever i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -133,10 +133,7 @@ def context_for_job(config: SweepConfig, table: pd.DataFrame, holdout: pd.DataFr
     """The context of a sweep: split, the holder (fitted unless given), the configured protocol."""
     train, test = split_tables(config, table, holdout)
     holder = holder or fit_holder(config, train)
-    protocol = get_protocol(config.preset)
-    if config.protocol_overrides:
-        protocol = replace(protocol, **config.protocol_overrides)
-    return context_for_model(holder, train, test, levels=config.levels, preset=protocol, seed=config.seed,
+    return context_for_model(holder, train, test, levels=config.levels, preset=config.protocol(), seed=config.seed,
                              games=config.games, baselines=[baseline_spec(n, config) for n in config.baselines],
                              baseline_games=config.baseline_games, feature_set=config.feature_set,
                              sensitive=config.sensitive, analysis=config.analysis, externals=externals,

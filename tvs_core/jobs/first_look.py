@@ -27,9 +27,22 @@ from ..seeding import task_rng, task_seed
 from .config import SweepConfig
 from .context import fit_holder
 
+EVERY_LEVEL_FROM = 2  # training rows, in samples, above which the first look shows every level (``looked_levels``)
+
 
 def _sample(table: pd.DataFrame, rows: int, rng: np.random.Generator) -> pd.DataFrame:
     return table if len(table) <= rows else table.iloc[np.sort(rng.choice(len(table), rows, replace=False))]
+
+
+def looked_levels(n_train: int, levels: int) -> int:
+    """How many of a sweep's ``levels`` the first look shows on ``n_train`` training rows: none on a table no larger
+    than its sample (the holder's own fit is as quick); only the lowest on a table up to ``EVERY_LEVEL_FROM``
+    times the sample, whose holder fits in about the time the first look's other levels would take (884 x 27: the
+    holder 0.7 s, the first look's full fit and six more levels 2.3 s, while every level's own numbers waited:
+    bench/sweep.md); every level above."""
+    if n_train <= FIRST_LOOK_ROWS:
+        return 0
+    return levels if n_train > EVERY_LEVEL_FROM * FIRST_LOOK_ROWS else min(levels, 1)
 
 
 def _quick_level(config: SweepConfig) -> int | None:
@@ -41,13 +54,13 @@ def _quick_level(config: SweepConfig) -> int | None:
 
 def first_look(config: SweepConfig, train: pd.DataFrame, test: pd.DataFrame, threads: int = 1
                ) -> Iterator[tuple[int, list[dict], int]]:
-    """(level, records, how many levels the first look shows) for each level in turn, the lowest first; nothing
-    when the table is no larger than the sample (the holder's own fit is then as quick).
+    """(level, records, how many levels the first look shows) for each level in turn, the lowest first; as many
+    levels as ``looked_levels`` says.
 
     The lowest level comes from a vine fitted up to that level only: a C-vine with its order fixed selects
     tree by tree, so its first trees are those of the full fit (same pair copulas, same sample), at a small
     part of the cost on wide tables (60 columns: 59 pair copulas instead of 1 700)."""
-    if len(train) <= FIRST_LOOK_ROWS:
+    if not looked_levels(len(train), 1):
         return
     rng = task_rng(config.seed, FIRST_LOOK, "rows")
     small_train, small_test = _sample(train, FIRST_LOOK_ROWS, rng), _sample(test, 2 * FIRST_LOOK_ROWS, rng)
@@ -57,9 +70,12 @@ def first_look(config: SweepConfig, train: pd.DataFrame, test: pd.DataFrame, thr
         # the levels the whole recipe will show: its top level is the one the quick fit's Algorithm 1 advises
         top = min(config.t_max or model.order_.t_max, model.order_.full_level)
         count = len({lv for lv in (config.levels or default_levels(top)) if lv <= top} | {quick})
+        count = looked_levels(len(train), count)
         for level, records in _looks(config, model, [quick] if quick <= model.fitted_level_ else [], small_train,
                                      small_test):
             yield level, records, count
+        if count == 1:  # the holder's own fit comes as soon as the other levels' first looks would
+            return
     model = fit_holder(config, small_train, threads=threads)
     levels = {lv for lv in (config.levels or default_levels(model.fitted_level_)) if lv <= model.fitted_level_}
     count = len(levels | ({quick} if quick is not None else set()))

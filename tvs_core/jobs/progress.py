@@ -16,25 +16,33 @@ from statistics import median
 from ..errors import DataError
 from ..evaluation.catalogue import BASELINE_ROWS
 from ..evaluation.dp_audit import AUDIT_ROWS
-from ..evaluation.records import FIRST_LOOK, FIRST_LOOK_ROWS
+from ..evaluation.records import FIRST_LOOK
 from ..model.competitors import fit_cost
 from ..storage.store import Store
 from .config import SweepConfig, baseline_spec
+from .first_look import looked_levels
 from .plan import ATTACKERS, EVALUATIONS, GAMES, LEVELS
 
 # seconds per task, quick preset, 884 x 27 SUPPORT2-like table (bench/tables.py), 2 workers on a quiet 2-core machine:
 # issue 27's measurement (before its changes) with what they changed: the attackers in two tasks, the membership
-# evaluation's forests asked once per target and level (bench/sweep.md); ``first_look``: per level shown
-PRIOR_SECONDS = {"holder": 0.7, "reference": 4.1, "release": 4.2, "baseline": 5.2, "aia": 6.0, "baseline_aia": 4.6,
+# evaluation's forests asked once per target and level (bench/sweep.md); ``first_look``: per level shown; the
+# release and reference tasks without their details (``*_details``: GDPR criteria, fidelity, closeness), measured
+PRIOR_SECONDS = {"holder": 0.7, "reference": 3.1, "release": 2.5, "reference_details": 0.9, "release_details": 0.9,
+                 "baseline": 5.2, "aia": 6.0, "baseline_aia": 4.6,
                  "mia_shadow": 4.6, "mia_attackers": 4.9, "mia_eval": 9.5, "first_look": 0.45,
                  # one DP-audit fit of dp_vine on the audit's rows (1000 x 21 clinical: 0.36 s, scaled to 27 columns);
                  # a competitor's audit fits add their own measured fit cost (``competitor_fits``)
                  "dp_audit": 0.6}
 STARTUP_SECONDS = 2.0  # a worker process: imports, the table read and split, the pool of workers started
-PRIOR_SHAPE = (707.0, 27.0)  # training rows (80 % of 884) and encoded columns of that table
+# training rows (80 % of 884), encoded columns and attack targets (2 sensitive columns x 4, quick) of that table
+PRIOR_SHAPE = (707.0, 27.0, 8.0)
+# a game task fits one model without the targets and one with each (the attribute game's iterations, the membership
+# game's shadows and evaluations), on the protocol's fixed rows: (1 + targets) x columns squared. The breast cancer
+# demo (1 sensitive column, 4 targets) plays its games in a third of this table's time, where columns alone said 1.3x
+GAME_KINDS = ("aia", "baseline_aia", "mia_shadow", "mia_attackers", "mia_eval")
 # tasks on the training rows grow with rows x columns; the games' sizes are fixed by the protocol, so their
 # tasks grow with the columns only (fits and correlation features: about the square)
-DATA_KINDS = ("holder", "reference", "release", "baseline", "external")
+DATA_KINDS = ("holder", "reference", "release", "baseline", "external", "reference_details", "release_details")
 # the stage of a plan entry stored without one (plans always store it since issue 8; a fallback for the plans of
 # that time, when the baselines ran beside the attackers)
 STAGE_OF = {"holder": 0, "reference": LEVELS, "release": LEVELS, "mia_attackers": ATTACKERS, "baseline": ATTACKERS,
@@ -46,14 +54,25 @@ def _stage(entry) -> int:
     return int(entry[2]) if len(entry) > 2 else STAGE_OF.get(entry[1], GAMES)
 
 
-def _shape(job: dict) -> tuple[float, float]:
+def _shape(job: dict) -> tuple[float, float, float]:
     details = job.get("details") or {}
-    return float(details.get("n_train") or PRIOR_SHAPE[0]), float(details.get("n_columns") or PRIOR_SHAPE[1])
+    targets = details.get("n_targets") or len({t["row"] for t in details.get("targets") or ()}) or PRIOR_SHAPE[2]
+    return (float(details.get("n_train") or PRIOR_SHAPE[0]), float(details.get("n_columns") or PRIOR_SHAPE[1]),
+            float(targets))
 
 
-def _size(kind: str, shape: tuple[float, float]) -> float:
-    rows, columns = shape
-    return rows * columns if kind in DATA_KINDS else columns ** 2
+def planned_targets(config: SweepConfig) -> int:
+    """The attack targets a sweep will pick, before its data is split: per sensitive column, its outliers and
+    random rows (a row picked for two columns is counted twice)."""
+    protocol = config.protocol()
+    return len(config.sensitive) * (len(protocol.outlier_quantiles) + protocol.random_targets)
+
+
+def _size(kind: str, shape: tuple[float, float, float]) -> float:
+    rows, columns, targets = shape
+    if kind in DATA_KINDS:
+        return rows * columns
+    return (1 + targets) * columns ** 2 if kind in GAME_KINDS else columns ** 2
 
 
 def kind_costs(store: Store, job: dict) -> tuple[dict[str, float], str]:
@@ -130,7 +149,7 @@ def progress(store: Store, job_id: str) -> dict:
         costs, source = kind_costs(store, job)
         last = store.last_result_time(job_id)
         running_for = max(0.0, time.time() - last) if last is not None and job["status"] == "running" else 0.0
-        n_train, n_columns = _shape(job)
+        n_train, n_columns, _ = _shape(job)
         fits = competitor_fits(SweepConfig.from_dict(job["config"]), int(n_train), int(n_columns))
         eta = seconds_left(job["plan"], done, costs, job["workers"] or 1, running_for, fits)
         phase, count, total = "sweep", len(done), job["total"] or 0
@@ -168,15 +187,17 @@ def progress_text(info: dict) -> str:
 
 def estimate(store: Store, plan: list, n_train: int, n_columns: int, workers: int = 2,
              config: SweepConfig | None = None) -> tuple[float, str]:
-    """Expected seconds of a job not started yet (with ``config``: its competitors' fits included), and where
-    the costs come from: the worker's start, the first look (a table larger than its sample), the plan."""
-    job = {"id": None, "details": {"n_train": n_train, "n_columns": n_columns}}
+    """Expected seconds of a job not started yet (with ``config``: its attack targets counted and its competitors'
+    fits included), and where the costs come from: the worker's start, the first look (a table larger than its
+    sample), the plan."""
+    targets = planned_targets(config) if config is not None else None
+    job = {"id": None, "details": {"n_train": n_train, "n_columns": n_columns, "n_targets": targets}}
     costs, source = kind_costs(store, job)
     fits = competitor_fits(config, n_train, n_columns) if config is not None else {}
     if fits:
         source += " and the competitors' measured fit costs"
     levels = sum(1 for entry in plan if entry[1] == "release" and _stage(entry) == LEVELS)
-    look = levels * costs.get("first_look", 0.0) if n_train > FIRST_LOOK_ROWS else 0.0
+    look = looked_levels(n_train, levels) * costs.get("first_look", 0.0)
     return STARTUP_SECONDS + look + seconds_left(plan, set(), costs, workers, extra=fits), source
 
 
