@@ -168,7 +168,7 @@ def fixture(args) -> None:
                      "levels": levels, "seconds": run["kinds"], "total": run["total"], "load": run["load"]}
     if args.cpu:  # CPU seconds per task, every task in one process (what a quiet core takes), 884 x 27
         out["support"]["cpu_seconds"] = json.loads(Path(args.cpu).read_text())["cpu"]
-    (ROOT / "tests" / "recorded_sweeps.json").write_text(json.dumps(out, indent=1))
+    (ROOT / "tests" / "jobs" / "recorded_sweeps.json").write_text(json.dumps(out, indent=1))
 
 
 def main() -> None:
