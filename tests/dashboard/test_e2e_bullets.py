@@ -55,7 +55,8 @@ def test_a_burst_of_arrow_keys_on_the_threshold_keeps_every_threshold_in_step(se
         for _ in range(60):  # on a loaded machine the burst's last rerun may still be running: the slider and the
             page.wait_for_timeout(1000)  # fields must come to say the same value, as the project stores it
             shown = slider_value.inner_text()
-            values = {fields.nth(i).input_value() for i in range(fields.count())}
+            # one snapshot of every field: counting them and then reading each raced a rerun that rebuilt them
+            values = set(fields.evaluate_all("inputs => inputs.map(input => input.value)"))
             if values == {shown}:
                 break
         assert values == {shown}, (shown, values)  # the per-column thresholds follow the slider

@@ -27,8 +27,13 @@ def _same_trees(ours, theirs):
     assert len(ours.estimators_) == len(theirs.estimators_)
     for a, b in zip(ours.estimators_, theirs.estimators_, strict=True):
         assert a.random_state == b.random_state
-        for field in ("feature", "threshold", "children_left", "value"):
+        for field in ("feature", "threshold", "children_left", "children_right", "value", "missing_go_to_left",
+                      "n_node_samples", "weighted_n_node_samples", "impurity"):
             np.testing.assert_array_equal(getattr(a.tree_, field), getattr(b.tree_, field))
+        for attribute in ("n_features_in_", "n_outputs_", "max_features_", "classes_", "n_classes_"):
+            if hasattr(b, attribute):
+                np.testing.assert_array_equal(getattr(a, attribute), getattr(b, attribute))
+                assert type(getattr(a, attribute)) is type(getattr(b, attribute)), attribute
 
 
 @pytest.mark.parametrize("rows, classes, labels, max_samples, missing", [
@@ -52,14 +57,31 @@ def test_classifier_is_sklearns_bit_for_bit(rows, classes, labels, max_samples, 
     np.testing.assert_array_equal(ours.predict_proba(x_new), ensemble.RandomForestClassifier.predict_proba(ours, x_new))
 
 
-def test_regressor_is_sklearns_bit_for_bit():
+@pytest.mark.parametrize("settings", [
+    dict(n_estimators=20, random_state=5, n_jobs=1),
+    dict(n_estimators=8, random_state=2, n_jobs=1, max_features="sqrt", min_samples_leaf=3, max_depth=4),
+])
+def test_regressor_is_sklearns_bit_for_bit(settings):
     x, _, x_new = _table(150, 2, seed=3)
     y = x[:, 0] * 2 + np.sin(x[:, 1])
-    settings = dict(n_estimators=20, random_state=5, n_jobs=1)
     ours = forests.RandomForestRegressor(**settings).fit(x, y)
     theirs = ensemble.RandomForestRegressor(**settings).fit(x, y)
     _same_trees(ours, theirs)
     np.testing.assert_array_equal(ours.predict(x_new), theirs.predict(x_new))
+
+
+@pytest.mark.parametrize("settings", [
+    dict(class_weight="balanced"),  # settings our lean tree fit does not cover: sklearn's own tree fit
+    dict(max_leaf_nodes=6, ccp_alpha=0.01),
+    dict(bootstrap=False, max_features=0.5, min_samples_split=0.1),
+])
+def test_other_settings_are_sklearns_too(settings):
+    x, y, x_new = _table(120, 3, seed=4)
+    settings = dict(n_estimators=10, random_state=3, n_jobs=1, **settings)
+    ours = forests.RandomForestClassifier(**settings).fit(x, y)
+    theirs = ensemble.RandomForestClassifier(**settings).fit(x, y)
+    _same_trees(ours, theirs)
+    np.testing.assert_array_equal(ours.predict_proba(x_new), theirs.predict_proba(x_new))
 
 
 def test_a_stored_forest_answers_the_same_and_checks_its_input():
