@@ -98,7 +98,7 @@ class VineGenerator(SyntheticGenerator):
         if level not in self._truncated:
             # the first ``level`` trees of pair copulas on the truncated structure: the same vine as a JSON copy
             # truncated in place (same pair copulas, same samples: tested), 5x cheaper (the games truncate every
-            # refit at every level); like that copy, it carries no log-likelihood of its own
+            # refit at every level); its log-likelihood is unset (the copy kept the full vine's; nothing reads it)
             structure = self.vine_.structure
             structure.truncate(level)
             self._truncated[level] = pv.Vinecop.from_structure(
