@@ -70,6 +70,17 @@ def test_regressor_is_sklearns_bit_for_bit(settings):
     np.testing.assert_array_equal(ours.predict(x_new), theirs.predict(x_new))
 
 
+@pytest.mark.parametrize("max_features", [0.5, None, "log2", 3, 1.0])
+def test_every_max_features_setting_grows_sklearns_trees(max_features):
+    """With bootstrap on, each of these grows its trees on our path (``_max_features`` repeats sklearn's rule)."""
+    x, y, x_new = _table(90, 2, seed=6)
+    settings = dict(n_estimators=6, random_state=8, n_jobs=1, max_features=max_features)
+    ours = forests.RandomForestClassifier(**settings).fit(x, y)
+    theirs = ensemble.RandomForestClassifier(**settings).fit(x, y)
+    _same_trees(ours, theirs)
+    np.testing.assert_array_equal(ours.predict_proba(x_new), theirs.predict_proba(x_new))
+
+
 @pytest.mark.parametrize("settings", [
     dict(class_weight="balanced"),  # settings our lean tree fit does not cover: sklearn's own tree fit
     dict(max_leaf_nodes=6, ccp_alpha=0.01),
