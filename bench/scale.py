@@ -129,10 +129,10 @@ def report(entries: list[dict]) -> str:
                      f"{e.get('code', '≤498aa50')} | {_load(e)} |")
     growth = []
     for columns in sorted({e["columns"] for e in entries}):
-        done = {e["rows"]: e["wall_s"] for e in entries if e["columns"] == columns and e["status"] == "done"}
+        done = {e["rows"]: e for e in entries if e["columns"] == columns and e["status"] == "done"}
         pairs = [(a, b) for a, b in zip(sorted(done), sorted(done)[1:], strict=False) if a >= 5_000]
-        growth += [f"{columns} columns, {a:,} → {b:,} rows ({b / a:.0f}× the rows): {done[b] / done[a]:.2f}× the time"
-                   for a, b in pairs]
+        growth += [f"{columns} columns, {a:,} → {b:,} rows ({b / a:.0f}× the rows): "
+                   f"{done[b]['wall_s'] / done[a]['wall_s']:.2f}× the time{_mixed(done[a], done[b])}" for a, b in pairs]
     per_kind = ["| rows | columns | kind | tasks | total s | mean s | peak MB (one task) |",
                 "|---:|---:|---|---:|---:|---:|---:|"]
     for e in entries:
@@ -165,6 +165,12 @@ Task time and memory per kind (seconds summed over both worker processes; peak =
 
 {chr(10).join(per_kind)}
 """
+
+
+def _mixed(a: dict, b: dict) -> str:
+    """Cells measured on different code do not measure growth alone: say so beside their ratio."""
+    code_a, code_b = (e.get("code", "≤498aa50").rstrip("+") for e in (a, b))
+    return "" if code_a == code_b else f" (different code: {code_a} / {code_b})"
 
 
 def main() -> None:

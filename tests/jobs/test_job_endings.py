@@ -89,8 +89,11 @@ def test_a_command_line_sweep_leaves_no_process_behind(ending, data_file, tmp_pa
         assert job["status"] == "interrupted" and 0 < job["done"] < job["total"]  # finished work kept
 
 
-@pytest.mark.parametrize("ending", ["failed", "cancelled"])
-def test_an_in_process_job_leaves_no_process_behind(ending, data_file, tmp_path):
+@pytest.mark.parametrize("ending, cancel_at", [("failed", None), ("cancelled", 4), ("cancelled", 1)])
+def test_an_in_process_job_leaves_no_process_behind(ending, cancel_at, data_file, tmp_path):
+    """``cancel_at=1``: cancelled once the holder is stored, before any stage has run."""
+    import warnings
+
     import pandas as pd
 
     store = Store(tmp_path)
@@ -101,10 +104,15 @@ def test_an_in_process_job_leaves_no_process_behind(ending, data_file, tmp_path)
 
     def cancel_after_some(job):
         seen.append(job["done"])
-        if ending == "cancelled" and job["done"] >= 4:
+        if cancel_at is not None and job["done"] >= cancel_at:
             store.request_cancel(job_id)
 
-    assert run_job(store, job_id, n_jobs=2, progress=cancel_after_some) == ending
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert run_job(store, job_id, n_jobs=2, progress=cancel_after_some) == ending
+    assert not [w for w in caught if "joblib" in w.filename or "loky" in w.filename], [str(w) for w in caught]
+    if cancel_at == 1:
+        assert store.job(job_id)["done"] == 1  # the holder only: no stage ran
     if ending == "failed":  # the baseline is registered in this process only: its task fails in a worker process
         assert "failing_fit_test" in store.job(job_id)["error"]
     owner = os.environ[processes.OWNER]
