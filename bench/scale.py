@@ -38,6 +38,7 @@ from tvs_core.storage.store import Store
 
 RESULTS = ROOT / "bench" / "scale.json"
 TIMEOUT = 45 * 60
+UNRECORDED_CODE = "≤498aa50"  # cells measured before the code was recorded with them
 
 
 def _children() -> dict[int, list[int]]:
@@ -126,7 +127,7 @@ def report(entries: list[dict]) -> str:
         first = "—" if e["first_s"] is None else f"{e['first_s']:.1f} s ({e['first_kind']})"
         lines.append(f"| {e['rows']:,} | {e['columns']} | {len(e['levels'] or [])} | {e['status']} | "
                      f"{e['wall_s']:.0f} s | {e['peak_rss_mb'] / 1024:.2f} GB | {first} | {share} | "
-                     f"{e.get('code', '≤498aa50')} | {_load(e)} |")
+                     f"{e.get('code', UNRECORDED_CODE)} | {_load(e)} |")
     growth = []
     for columns in sorted({e["columns"] for e in entries}):
         done = {e["rows"]: e for e in entries if e["columns"] == columns and e["status"] == "done"}
@@ -153,7 +154,7 @@ Reproduce: `python bench/scale.py [--rows 1000,5000,20000,100000] [--columns 10,
   task (the first look at the lowest level on tables of more than 500 training rows, else the holder's fit).
 - The machine is shared with other work while measuring: read times as indications (one run each).
 - Code: the commit measured; "+" = files differ from it (bench/scale.json itself, once an earlier size of
-  the same run is saved); "≤498aa50": measured before issue 12's second session, not re-run since.
+  the same run is saved); "{UNRECORDED_CODE}": measured before issue 12's second session, not re-run since.
 
 Targets: 100 000 × 30 in ≤ 10 min and ≤ 4 GB; first result ≤ 5 s; time at most linear in rows from 5 000.
 
@@ -169,7 +170,7 @@ Task time and memory per kind (seconds summed over both worker processes; peak =
 
 def _mixed(a: dict, b: dict) -> str:
     """Cells measured on different code do not measure growth alone: say so beside their ratio."""
-    code_a, code_b = (e.get("code", "≤498aa50").rstrip("+") for e in (a, b))
+    code_a, code_b = (e.get("code", UNRECORDED_CODE).rstrip("+") for e in (a, b))
     return "" if code_a == code_b else f" (different code: {code_a} / {code_b})"
 
 
