@@ -238,3 +238,24 @@ def test_seeded_and_every_function_runs_on_900_by_1000_by_20():
     assert np.isfinite(pair_structure(real, synthetic))
     assert np.isfinite(coefficient_intervals(real, Y, CAT, NAMES)["estimate"]).any()
     assert np.isfinite(ci_overlap(real, synthetic, Y, CAT, NAMES)["ci_overlap"])
+
+
+def test_estimable_terms_are_the_columns_that_raise_the_rank():
+    """The aliasing check keeps a column exactly when it is not in the span of the columns kept before it (what
+    R's lm reports as NaN): planted duplicates, sums, rescaled combinations and zero columns are dropped."""
+    from tvs_core.evaluation.structure import _estimable
+
+    rng = np.random.default_rng(11)
+    base = rng.normal(size=(300, 6)) + rng.normal(size=(300, 1))  # correlated columns
+    nearly = base[:, 0] + base[:, 1] + 1e-3 * rng.normal(size=300)  # almost their sum, but not: kept
+    x = np.c_[np.ones(300), base[:, :3], base[:, 0] + base[:, 1], np.zeros(300), nearly, base[:, 3:],
+              2.5 * base[:, 4] - base[:, 2], base[:, 3], rng.normal(size=300)]
+    expected, kept = [], np.zeros((300, 0))
+    for j in range(x.shape[1]):
+        grown = np.c_[kept, x[:, j]]
+        raises = np.linalg.matrix_rank(grown) > kept.shape[1]
+        expected.append(raises)
+        if raises:
+            kept = grown
+    assert _estimable(x).tolist() == expected
+    assert expected.count(False) == 4  # the sum, the zero column, the combination and the copy
