@@ -61,7 +61,7 @@ def second_account() -> Iterator[Account]:
 
     name = f"tvsother{secrets.token_hex(3)}"
     home = Path(tempfile.mkdtemp(prefix=f"{name}-home-"))
-    for attempt in range(20):  # two pytest workers may hold /etc/passwd's lock at the same moment
+    for _attempt in range(20):  # two pytest workers may hold /etc/passwd's lock at the same moment
         made = subprocess.run(["useradd", "--no-create-home", "--home-dir", str(home), "--shell",
                                "/usr/sbin/nologin", "--user-group", name], capture_output=True, text=True)
         if made.returncode == 0:
@@ -137,7 +137,7 @@ def readable_by(account: Account, root: Path) -> list[str]:
 
     def probe(top: str) -> list[str]:
         found = []
-        for folder, dirs, files in os.walk(top):
+        for folder, _dirs, files in os.walk(top):
             for name in files:
                 path = os.path.join(folder, name)
                 try:
