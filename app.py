@@ -1,8 +1,14 @@
-"""TVineSynth Studio — entry point. Run: streamlit run app.py (binds to 127.0.0.1:8501)."""
+"""TVineSynth Studio — entry point. Run: python -m tvs_core dashboard (or streamlit run app.py); the console prints
+the address with the access token."""
 
-import streamlit as st
+import os
 
-from pages import common
+os.umask(0o077)  # whatever the server writes is its owner's alone
+
+import streamlit as st  # noqa: E402
+
+from pages import common  # noqa: E402
+from tvs_core.text import one_line  # noqa: E402
 
 st.set_page_config(page_title="TVineSynth Studio", layout="wide")
 
@@ -14,9 +20,6 @@ pages = [
     st.Page("pages/export.py", title="5 · Export"),
     st.Page("pages/projects.py", title="Projects"),
 ]
-navigation = st.navigation(pages)
-common.project()
-common.resume_orphaned_jobs()
 
 
 def sidebar() -> None:
@@ -26,15 +29,15 @@ def sidebar() -> None:
     project = common.project()
     with st.sidebar:
         st.caption("TVineSynth Studio — synthetic data with a privacy-utility balance you choose.")
-        st.markdown(f"**Dataset:** {project.name}  \n{project.rows} rows × {project.columns} columns")
-        roles = (f"Y = {project.sweep.response}" if project.sweep.response else "no response yet") + (
-            f"; sensitive: {', '.join(project.sweep.sensitive)}" if project.sweep.sensitive else "")
-        st.caption(roles)
+        st.markdown(f"**Dataset:** {common.md(project.name)}  \n{project.rows} rows × {project.columns} columns")
+        roles = (f"Y = {one_line(project.sweep.response)}" if project.sweep.response else "no response yet") + (
+            f"; sensitive: {', '.join(map(one_line, project.sweep.sensitive))}" if project.sweep.sensitive else "")
+        st.text(roles)
         view = common.job()
 
         def sweep_status() -> None:
             info = view.progress()
-            st.markdown(f"**Sweep:** {info['text']}")
+            st.markdown(f"**Sweep:** {common.md(info['text'])}")
             st.progress(info["fraction"])
 
         if view is None:
@@ -48,6 +51,16 @@ def sidebar() -> None:
 
 
 try:
+    common.announce(st.get_option("server.port"))
+    if not common.signed_in():  # the pages are declared, so a deep link keeps its address, but none of them runs
+        st.navigation(pages, position="hidden")
+        common.sign_in()
+        st.stop()
+    navigation = st.navigation(pages)
+    common.project()
+    common.resume_orphaned_jobs()
+    if common.store().space.notice:
+        common.workspace_notice()
     sidebar()
     navigation.run()
 except Exception:  # a bug, not the user's input: one sentence here, the traceback in the workspace's log

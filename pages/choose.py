@@ -124,7 +124,7 @@ if selection.best_level is not None:
     st.markdown(f"**Best level: {selection.best_level}** — best in {wins:.0%} of resamples within the intervals"
                 + (" (a fragile choice: look at the neighbours)" if wins < FRAGILE else "."))
 for note in selection.notes:
-    st.info(note)
+    st.info(common.md(note))
 st.caption("Click a level's point in the scatter (or pick it below) to select it.")
 parts = {axis.metric.name: axis for axis, _ in UtilityMix.parse(project.utility).axes(summary.metrics())}
 if project.scatter_utility not in parts:
@@ -146,13 +146,13 @@ if chosen != selected:
 if selected in levels:
     card = explain_level(selection, summary, int(selected), config.sensitive, level_preview(view.id))
     with st.container(border=True):
-        st.markdown(f"**{card.headline}**")
-        st.markdown("**What it protects**\n" + "".join(f"\n- {line}" for line in card.protects))
-        st.markdown("**What it costs**\n" + "".join(f"\n- {line}" for line in card.costs))
+        st.markdown(f"**{common.md(card.headline)}**")
+        st.markdown("**What it protects**\n" + "".join(f"\n- {common.md(line)}" for line in card.protects))
+        st.markdown("**What it costs**\n" + "".join(f"\n- {common.md(line)}" for line in card.costs))
         for note in card.notes:
-            st.markdown(note)
+            st.markdown(common.md(note))
         for warning in card.warnings:
-            st.warning(warning)
+            st.warning(common.md(warning))
     verdicts = point_verdicts(summary, config.sensitive, HOLDER, int(selected))
     audits = audits_of(view.id, view.job["done"])
     if verdicts or audits:
@@ -162,7 +162,7 @@ if selected in levels:
                         "against the same attack on hold-out rows, Giomi et al. 2023)")
             say = {"none": st.success, "measurable": st.warning, "high": st.error}
             for verdict in verdicts:
-                say[verdict.verdict](verdict.sentence)
+                say[verdict.verdict](common.md(verdict.sentence))
             if not verdicts:
                 st.caption("Not measured in this sweep (it was run by an earlier version).")
             else:
@@ -170,7 +170,7 @@ if selected in levels:
                     st.dataframe(gdpr_table(summary, config.sensitive, levels, figures.model_label),
                                  hide_index=True, width="stretch")
             for audit in audits:
-                (st.error if audit.flagged else st.caption)("DP audit — " + audit.sentence())
+                (st.error if audit.flagged else st.caption)("DP audit — " + common.md(audit.sentence()))
 
 st.subheader(f"Level {selected}: every metric, with its interval")
 st.caption("Median over the replicates (synthetic sets, game iterations or targets) and a 95 % percentile bootstrap "

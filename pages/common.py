@@ -7,6 +7,8 @@ changing page, reloading or restarting the server. Session keys live here, once.
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import streamlit as st
 
@@ -15,6 +17,7 @@ from tvs_core.data.demo import DEFAULT_DEMO, DEMOS
 from tvs_core.jobs import JobView
 from tvs_core.jobs.projects import Project, Projects
 from tvs_core.storage import Store, default_workspace
+from tvs_core.text import one_line
 
 # session-state keys, one place
 PROJECT = "project"  # the open Project
@@ -43,16 +46,89 @@ def under_navigation() -> None:
         st.stop()
 
 
+# -- who may open the dashboard ---------------------------------------------------------------------------------
+TOKEN = "access_token"  # the token this session signed in with
+
+
+def signed_in() -> bool:
+    """Whether this session holds the workspace's access token: from the address (``?token=…``, kept there so that
+    a reload or a deep link stays signed in) or typed into the sign-in box. Every account on the computer can reach
+    the dashboard's address; only the one that can read the token file gets past this."""
+    space = store().space
+    given = st.session_state.get(TOKEN) or st.query_params.get("token")
+    if not space.token_matches(given):
+        return False
+    st.session_state[TOKEN] = given
+    if st.query_params.get("token") != given:
+        st.query_params["token"] = given
+    return True
+
+
+def sign_in() -> None:
+    """All a visitor without the token sees: whose dashboard this is, and where its token is."""
+    import getpass
+
+    space = store().space
+    st.title("TVineSynth Studio")
+    st.markdown(f"This dashboard belongs to the account **{md(getpass.getuser())}** on this computer and opens "
+                "only with its access token, so that no other account can see or change its data.")
+    st.markdown(f"The token is printed in the console where the dashboard was started, and kept in the file "
+                f"`{space.token_path}`, which only that account can read. If this is not your dashboard, yours is at "
+                "the address your own console printed.")
+    with st.form("sign_in"):
+        typed = st.text_input("Access token", type="password")
+        if st.form_submit_button("Open the dashboard"):
+            if space.token_matches(typed.strip()):
+                st.session_state[TOKEN] = typed.strip()
+                st.query_params["token"] = typed.strip()
+                st.rerun()
+            st.error("That token is not right. Copy it again from the console or the token file.")
+    if st.query_params.get("token") and TOKEN not in st.session_state:
+        st.error("The token in the address is not right. Copy the address again from the console.")
+
+
+@st.cache_resource
+def announce(port: int) -> str:
+    """Once per server: the address with the token, in the console of the account that started the server."""
+    url = f"http://127.0.0.1:{port}/?token={store().space.access_token()}"
+    print(f"TVineSynth Studio is open for you at {url}", flush=True)
+    return url
+
+
+@st.cache_resource
+def _told() -> set:
+    return set()
+
+
+def workspace_notice() -> None:
+    """What opening the workspace closed to other accounts, said once per server start."""
+    notice = store().space.notice
+    if notice and notice not in _told():
+        _told().add(notice)
+        st.info(md(notice))
+
+
+def md(text: object) -> str:
+    """User text (a file, column or project name, a note) as literal text in markdown, so a name such as
+    ``![x](http://…)`` is shown, never drawn or fetched; on one line."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", one_line(text))
+
+
+# what makes markup in Streamlit's markdown: links and images ([ ]), HTML and autolinks (< >), code, emphasis,
+# headings, tables, strike-through, LaTeX ($) and the backslash itself; each is escaped with a backslash
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~$])")
+
+
 def unexpected_error() -> None:
     """What a page shows for a bug: one sentence, nothing lost, the traceback in the workspace's errors.log."""
     import sys
 
-    kind, exc = sys.exc_info()[:2]
+    kind = sys.exc_info()[0]
     log = store().space.log_unexpected("the dashboard")
-    where = f"the details are in {log}" if log else "the details could not be written to the workspace"
-    st.error(f"Something unexpected went wrong ({kind.__name__}: {' '.join(str(exc).split())[:200]}). Everything "
-             f"you chose is saved; {where}. Reload the page to go on, and send that file to the team if it happens "
-             "again.")
+    where = f"where it happened is in {log}" if log else "where it happened could not be written to the workspace"
+    st.error(f"Something unexpected went wrong ({kind.__name__}; its message is not shown, as it may quote your "
+             f"data). Everything you chose is saved; {md(where)}. Reload the page to go on, and send that file to the "
+             "team if it happens again.")
 
 
 @st.cache_resource

@@ -41,20 +41,20 @@ with upload_col:
         st.session_state[common.OPENED_UPLOAD] = (upload.name, upload.size)
         try:
             uploaded = read_table(upload.getvalue(), name=upload.name)
+            common.store().space.save_upload(upload.name, upload.getvalue())
         except DataError as exc:
-            st.error(f"Could not open {upload.name}: {exc}")
+            st.error(f"Could not open {common.md(upload.name)}: {common.md(exc)}")
         else:
-            common.store().space.upload_path(upload.name).write_bytes(upload.getvalue())
             common.open_upload(uploaded, upload.name)
             if uploaded.attrs.get("note"):
                 st.session_state[common.UPLOAD_NOTE] = uploaded.attrs["note"]
             st.rerun()
 if st.session_state.get(common.UPLOAD_NOTE):
-    st.info(st.session_state[common.UPLOAD_NOTE])
+    st.info(common.md(st.session_state[common.UPLOAD_NOTE]))
 
 table = common.table()
 schema = common.schema()
-st.subheader(f"{project.name} — {len(table)} rows × {table.shape[1]} columns")
+st.subheader(f"{common.md(project.name)} — {len(table)} rows × {table.shape[1]} columns")
 st.dataframe(table.head(50), width="stretch", height=240)
 
 candidates = [c.name for c in schema.columns if c.modelled or c.name == project.sweep.response]
@@ -143,9 +143,9 @@ if ordinals:
         for spec in ordinals:
             labels = sorted({str(v) for v in table[spec.name].dropna().unique()})
             current = [v for v in (spec.levels or labels) if v in labels]
-            chosen = st.multiselect(spec.name, labels, default=current, key=f"levels_{spec.name}")
+            chosen = st.multiselect(common.md(spec.name), labels, default=current, key=f"levels_{spec.name}")
             if len(chosen) < len(labels):
-                st.caption(f"{len(labels) - len(chosen)} label(s) of {spec.name} still to place.")
+                st.caption(f"{len(labels) - len(chosen)} label(s) of {common.md(spec.name)} still to place.")
             elif tuple(chosen) != tuple(spec.levels or labels):
                 common.update(schema=schema.override(spec.name, levels=chosen).to_dict(), job_id=None,
                               selected_level=None)
@@ -153,7 +153,7 @@ if ordinals:
 
 for column, messages in by_column.items():
     for message in messages:
-        st.error(f"**{column or 'Table'}**: {message}")
+        st.error(f"**{common.md(column or 'Table')}**: {common.md(message)}")
 if not problems:
     st.success("The table can be modelled.")
 
@@ -167,7 +167,8 @@ with left:
     st.caption(f"{missing_rows} of {len(table)} rows have a missing value in a modelled column.")
     no_response = missing_response_rows(table, project.sweep.response)
     if no_response:
-        st.caption(f"{no_response} rows have no value of the response {project.sweep.response}: they are dropped "
+        st.caption(f"{no_response} rows have no value of the response {common.md(project.sweep.response)}: they are "
+                   "dropped "
                    "before the hold-out split, whatever the policy.")
 with right:
     st.slider("Hold-out fraction (never seen by any model)", 0.1, 0.4, key=common.bound("sweep.holdout_fraction"),
@@ -182,14 +183,14 @@ with right:
             frame = read_table(given.getvalue(), name=given.name)
             explicit_holdout(table, frame, project.sweep.response)
         except DataError as exc:
-            st.error(f"{given.name} cannot be the hold-out: {exc}")
+            st.error(f"{common.md(given.name)} cannot be the hold-out: {common.md(exc)}")
         else:
             common.update(holdout=common.projects().keep_holdout(frame), holdout_name=given.name, job_id=None,
                           selected_level=None)
             st.rerun()
     if project.holdout is not None:
-        st.caption(f"Hold-out: your file **{project.holdout_name}** ({len(common.holdout_table())} rows), instead of "
-                   "a random split; every model is tested on it and none is fitted on it.")
+        st.caption(f"Hold-out: your file **{common.md(project.holdout_name)}** ({len(common.holdout_table())} rows), "
+                   "instead of a random split; every model is tested on it and none is fitted on it.")
         if st.button("Use a random split instead"):
             common.update(holdout=None, holdout_name=None, job_id=None, selected_level=None)
             st.session_state.pop("opened_holdout", None)

@@ -52,7 +52,7 @@ if st.button("Generate release", type="primary"):
             made = Release.from_sweep(view, int(level), int(rows), int(seed), ChoiceSettings.of(project),
                                       table_name=project.name, store=common.store())
     except DataError as exc:
-        st.error(str(exc))
+        st.error(common.md(exc))
         st.stop()
     st.session_state[common.RELEASE] = made
     st.session_state.pop(REPORT, None)
@@ -64,7 +64,7 @@ if release is None or release.view is None or release.view.id != view.id or rele
 st.dataframe(release.table.head(20), width="stretch")
 st.subheader("Guardrails")
 for check in release.checks:
-    {"block": st.error, "warn": st.warning}.get(check.severity, st.success)(check.message)
+    {"block": st.error, "warn": st.warning}.get(check.severity, st.success)(common.md(check.message))
 if release.blocked:
     override = st.checkbox("Release anyway (the reason is written into the manifest)")
     reason = st.text_input("Reason for overriding", disabled=not override)
@@ -86,11 +86,11 @@ if pooled is not None:
                 f"{pooled.earlier} earlier release(s) and this one ({pooled.rows} rows): the pool's risk next to this "
                 "release's alone and the sweep's interval for a single release.")
     st.dataframe(display_table(pooled.risks), hide_index=True, width="stretch")
-    (st.warning if pooled.raised else st.success)(verdict(pooled))
+    (st.warning if pooled.raised else st.success)(common.md(verdict(pooled)))
     for warning in pooled.warnings:
-        st.warning(warning)
+        st.warning(common.md(warning))
     for note in pooled.notes:
-        st.caption(note)
+        st.caption(common.md(note))
     st.caption(f"With this release: {pooled.budget.text}.")
 
 st.text_input("Note for the ledger (why this release, for whom — shown in the report)", key=NOTE)

@@ -20,10 +20,12 @@ def when(seconds: float | None) -> str:
 
 current = common.project()
 for project in common.projects().all():
-    title = f"{project.name} — {project.rows} rows × {project.columns} columns · last changed {when(project.updated)}"
+    title = (f"{common.md(project.name)} — {project.rows} rows × {project.columns} columns · last changed "
+             f"{when(project.updated)}")
     with st.expander(title, expanded=project.id == current.id):
-        roles = f"Y = {project.sweep.response or '—'}; sensitive: {', '.join(project.sweep.sensitive) or '—'}"
-        st.markdown(f"{roles}  \nSource: {project.source}")
+        roles = (f"Y = {common.md(project.sweep.response or '—')}; sensitive: "
+                 f"{', '.join(map(common.md, project.sweep.sensitive)) or '—'}")
+        st.markdown(f"{roles}  \nSource: {common.md(project.source)}")
         if project.id == current.id:
             st.success("This is the open project.")
         elif st.button("Open this project", key=f"open.{project.id}"):

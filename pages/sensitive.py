@@ -70,28 +70,29 @@ st.slider("Association threshold ρ*", 0.0, 1.0, step=0.01, key=threshold_key(No
 with st.expander("Per-column thresholds", expanded=bool(project.rho_overrides)):
     for column in sensitive:
         shown = float(project.rho_overrides.get(column, rho))
-        st.number_input(f"ρ* for {column}", 0.0, 1.0, value=shown, step=0.01, key=threshold_key(column, shown),
-                        on_change=set_threshold, args=(column, shown))
+        st.number_input(f"ρ* for {common.md(column)}", 0.0, 1.0, value=shown, step=0.01,
+                        key=threshold_key(column, shown), on_change=set_threshold, args=(column, shown))
 
 if response is None or not sensitive:
     st.info("Choose the response and at least one sensitive column to see the order and the risk preview.")
     st.stop()
 blocking = common.problems()
 if blocking:
-    st.error(f"The table cannot be modelled yet: {blocking[0]}" + (f" (and {len(blocking) - 1} more problem(s))"
-                                                                    if len(blocking) > 1 else "")
-             + " — see the Data page, which lists them by column.")
+    more = f" (and {len(blocking) - 1} more problem(s))" if len(blocking) > 1 else ""
+    st.error(f"The table cannot be modelled yet: {common.md(blocking[0])}{more} — see the Data page, which lists them "
+             "by column.")
     st.stop()
 
 try:
     assoc, normal_corr = common.associations()
     order = common.order()
 except DataError as exc:
-    st.error(str(exc))
+    st.error(common.md(exc))
     st.stop()
 
-st.markdown(f"**Order** (enters the C-vine left to right; Y is the root of tree 1): S = {', '.join(order.sensitive)}"
-            f" | K = {', '.join(order.K) or '∅'} | {len(order.rest)} other covariates | Y = {order.response}")
+st.markdown(f"**Order** (enters the C-vine left to right; Y is the root of tree 1): S = "
+            f"{', '.join(map(common.md, order.sensitive))} | K = {', '.join(map(common.md, order.K)) or '∅'} | "
+            f"{len(order.rest)} other covariates | Y = {common.md(order.response)}")
 st.markdown(f"**|K| = {len(order.K)}**; Theorem 2.5 level τ_block = {order.tau_block} (zeroes every attacker "
             f"coefficient only under a block structure, checked below). Recommended top level t_max = {order.t_max} "
             f"({order.t_max_reason}).")
@@ -111,7 +112,8 @@ st.caption("Theorem 2.4 on the normal-scores correlation: the attacker's expecte
            "(MAB) if the data were Gaussian. Instant; the sweep measures the real thing.")
 st.plotly_chart(figures.preview_curve(preview.risk, order.tau_block), width="stretch", key="preview_curve")
 for sentence in preview.sentences():
-    (st.warning if sentence.startswith("The block assumption of Theorem 2.5 fails") else st.markdown)(sentence)
+    (st.warning if sentence.startswith("The block assumption of Theorem 2.5 fails") else st.markdown)(
+        common.md(sentence))
 
 st.subheader("What a level cuts")
 st.caption("Real associations (|normal-scores correlation| ≥ 0.1) that the truncated vine keeps at less than half "

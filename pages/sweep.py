@@ -41,9 +41,9 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
     records, summary = results(job_id, f"{info['phase']}:{info['done']}")
     st.progress(info["fraction"], text=info["text"])
     if info["error"]:
-        st.error(f"The sweep failed: {info['error']}")
+        st.error(f"The sweep failed: {common.md(info['error'])}")
     for note in view.notes()[-1:]:
-        st.info(note)
+        st.info(common.md(note))
     if not summary.has_levels():
         st.info("Waiting for the first results…")
         return
@@ -107,7 +107,7 @@ try:
     order = common.order()
 except DataError as exc:
     order = None
-    st.error(f"The chosen roles cannot be ordered: {exc}")
+    st.error(f"The chosen roles cannot be ordered: {common.md(exc)}")
 if order is None:
     st.warning("Choose the response and the sensitive columns on the Sensitive features page first.")
     st.stop()
@@ -208,14 +208,14 @@ for upload in uploads or []:
     try:
         externals[Path(upload.name).stem] = read_table(upload.getvalue(), upload.name)
     except DataError as exc:
-        st.error(f"{upload.name}: {exc}")
+        st.error(f"{common.md(upload.name)}: {common.md(exc)}")
 if why_not is not None and not running:
-    st.info(why_not)
+    st.info(common.md(why_not))
 if st.button("Start sweep", type="primary", disabled=why_not is not None, help=why_not):
     try:
         job_id = submit(common.store(), table, config, holdout=holdout, externals=externals)
     except DataError as exc:
-        st.error(str(exc))
+        st.error(common.md(exc))
         st.stop()
     common.update(job_id=job_id, jobs=[*[j for j in project.jobs if j != job_id], job_id], selected_level=None)
     job = common.store().job(job_id)

@@ -37,11 +37,18 @@ class Server:
     """``streamlit run app.py`` on 127.0.0.1:port with the workspace given; restartable."""
 
     def __init__(self, workspace: Path, port: int | None = None):
+        from tvs_core.storage import Workspace
+
         self.workspace, self.port = workspace, port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.token = Workspace(workspace).access_token()
+        self.url = self.link()  # the address the console prints: the token in it
         self.process = None
         self.owner = os.environ.get(OWNER)  # who started it (a shared fixture): a restart inside a test keeps it
 
+    def link(self, path: str = "", token: str | None = None) -> str:
+        """The address of a page (a deep link), with the access token unless ``token=""``."""
+        token = self.token if token is None else token
+        return f"http://127.0.0.1:{self.port}/{path}" + (f"?token={token}" if token else "")
 
     def start(self) -> Server:
         env = {**os.environ, "TVS_WORKSPACE": str(self.workspace), "PYTHONPATH": str(ROOT)}

@@ -62,3 +62,15 @@ def make_small_table_for_store():
 
     rng = np.random.default_rng(0)
     return pd.DataFrame({"a": rng.normal(size=60), "y": rng.integers(0, 2, 60)})
+
+
+def dashboard(timeout: float = 180):
+    """The app as AppTest runs it, signed in with the workspace's access token ($TVS_WORKSPACE), as the address the
+    console prints does."""
+    from streamlit.testing.v1 import AppTest
+
+    from tvs_core.storage import Workspace
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    at.query_params["token"] = Workspace().access_token()
+    return at

@@ -16,7 +16,7 @@ ALLOWED = {
     "release": {"model", "evaluation", "choice", "storage"},  # choice: the manifest records the choice
     "figures": {"model", "evaluation", "choice", "storage"},
 }
-SHARED = {"errors", "seeding", "version"}  # cross-cutting modules any package may use
+SHARED = {"errors", "seeding", "text", "version"}  # cross-cutting modules any package may use
 
 
 def modules() -> dict[str, Path]:

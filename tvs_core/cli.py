@@ -32,6 +32,8 @@ from .jobs.config import COMPETITORS, DEFAULT_BASELINES
 from .model.families import DEFAULT_PRESET, PRESETS
 from .model.ordering import MEASURES, algorithm1, table_associations
 from .model.tvinesynth import TVineSynth
+from .storage.workspace import refuse_inside_workspace
+from .text import printable
 
 EXIT_USAGE = 2
 MAX_SEED = 2**32 - 1
@@ -139,7 +141,7 @@ def _load(args) -> pd.DataFrame:
         return load_demo(args.demo)
     table = read_table(args.data)
     if table.attrs.get("note"):
-        print(f"note: {table.attrs['note']}", file=sys.stderr)
+        _say(f"note: {table.attrs['note']}")
     return table
 
 
@@ -215,12 +217,12 @@ def cmd_release(args) -> dict:
     from .release.export import refuse_overwriting_inputs
     from .release.release import Release, manifest_path_for
     from .report import table_name
-    from .storage import Store
 
     out = Path(args.out)
+    refuse_inside_workspace(out, args.workspace)
     refuse_overwriting_inputs(out, (args.data,))  # before any work
     refuse_overwriting_inputs(manifest_path_for(out), (args.data,))
-    store = None if args.no_ledger and not args.job else Store(args.workspace)
+    store = None if args.no_ledger and not args.job else _store(args)
     if args.job:
         if args.data or args.demo:
             raise DataError("--job releases from a stored sweep: DATA and --demo are the sweep's already.",
@@ -279,13 +281,13 @@ def cmd_report(args) -> dict:
     from .release.export import refuse_overwriting_inputs
     from .release.release import Release
     from .report import build_report, table_name, write_report
-    from .storage import Store
 
+    refuse_inside_workspace(args.out, args.workspace)
     refuse_overwriting_inputs(args.out, ())
     if Path(args.out).is_dir():
         raise DataError(f"--out {args.out} is a folder.", fix="Give a file name, e.g. report.html.")
     settings = _choice(args)
-    store = Store(args.workspace)
+    store = _store(args)
     view = JobView(store, args.job)
     level = args.level
     if level is None:
@@ -304,9 +306,8 @@ def cmd_report(args) -> dict:
 def cmd_ledger(args) -> dict:
     from .data.fingerprint import fingerprint_table
     from .release.ledger import budget, ledger_frame, releases
-    from .storage.store import Store
 
-    store = Store(args.workspace)
+    store = _store(args)
     if args.data or args.demo:
         fingerprints = [fingerprint_table(_load(args))]
     else:
@@ -338,7 +339,7 @@ def _attach(store, job_id: str, show) -> str:
     """Another process runs this very job: follow it instead of running it twice."""
     from .jobs.process import worker_alive
 
-    print(f"job {job_id}: already running in process {store.job(job_id)['pid']}; following it", file=sys.stderr)
+    _say(f"job {job_id}: already running in process {store.job(job_id)['pid']}; following it")
     while True:
         job = store.job(job_id)
         show(job)
@@ -355,9 +356,9 @@ def cmd_sweep(args) -> dict:
     from .jobs.process import Terminated, worker_alive
     from .jobs.worker import run_job
     from .release.export import refuse_overwriting_inputs, write_csv, write_file
-    from .storage import Store
 
     out = Path(args.out)
+    refuse_inside_workspace(out, args.workspace)
     if out.exists() and not out.is_dir():
         raise DataError(f"--out {out} is a file; it must be a folder for results.csv and summary.json.",
                         fix="Give a folder (it is created if needed).")
@@ -390,7 +391,7 @@ def cmd_sweep(args) -> dict:
     Axis.parse(args.privacy, sensitive=config.sensitive)
     UtilityMix.parse(args.utility)
     _check_model_inputs(table, schema, config, holdout)
-    store = Store(args.workspace)
+    store = _store(args)
     if args.audit_dp:
         _announce_audit(store, config, table, schema, args.n_jobs)
     if store.read_only:
@@ -400,14 +401,14 @@ def cmd_sweep(args) -> dict:
     job = store.job(job_id)
     show = _progress_bar(store, job_id)
     if job["status"] == "done":
-        print(f"job {job_id}: answered from the store ({store.workspace})", file=sys.stderr)
+        _say(f"job {job_id}: answered from the store ({store.workspace})")
     elif job["status"] in ("queued", "running") and worker_alive(job):
         status = _attach(store, job_id, show)
         if status != "done":
             raise TVSError(f"job {job_id} {status}: {store.job(job_id)['error'] or ''}".strip())
     else:
         verb = "resuming" if store.done_tasks(job_id) else "running"
-        print(f"job {job_id}: {verb} in {store.workspace}", file=sys.stderr)
+        _say(f"job {job_id}: {verb} in {store.workspace}")
         try:
             status = run_job(store, job_id, n_jobs=args.n_jobs, backend=args.backend, address=args.address,
                              progress=show)
@@ -439,8 +440,8 @@ def _announce_audit(store, config, table, schema, workers: int) -> None:
     names = [spec.label for spec in audited([baseline_spec(n, config) for n in config.baselines])]
     columns = len(prepare_table(table, schema, config.missing).encoder.names)
     seconds = audit_seconds(store, config, int(len(table) * (1 - config.holdout_fraction)), columns, workers)
-    print(f"DP audit: {config.dp_audit_trials} fits of each of {', '.join(names)}; about {seconds / 60:.1f} min "
-          f"of the sweep's time", file=sys.stderr)
+    _say(f"DP audit: {config.dp_audit_trials} fits of each of {', '.join(names)}; about {seconds / 60:.1f} min "
+         "of the sweep's time")
 
 
 def _check_model_inputs(table, schema, config, holdout) -> None:
@@ -601,6 +602,11 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--workspace", help="store folder (default: $TVS_WORKSPACE or ~/.tvinesynth-studio)")
     sweep.add_argument("--out", required=True, help="folder for results.csv and summary.json")
 
+    dashboard = sub.add_parser("dashboard", help="start the dashboard on a free local port and print its address "
+                                                 "with the access token")
+    dashboard.add_argument("--port", type=int, help="the port to use (default: the first free one from 8501)")
+    dashboard.add_argument("--workspace", help="store folder (default: $TVS_WORKSPACE or ~/.tvinesynth-studio)")
+
     worker = sub.add_parser("worker", help=argparse.SUPPRESS)
     worker.add_argument("job_id")
     worker.add_argument("--workspace")
@@ -610,56 +616,79 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-COMMANDS = {"inspect": cmd_inspect, "order": cmd_order, "release": cmd_release, "sweep": cmd_sweep,
-            "report": cmd_report, "ledger": cmd_ledger, "worker": cmd_worker}
+def cmd_dashboard(args) -> dict:
+    from .launch import launch
+
+    launch(args.port, args.workspace)  # replaces this process
+    return {}
 
 
-def _log_unexpected(argv, workspace: str | None) -> Path | None:
+COMMANDS = {"dashboard": cmd_dashboard, "inspect": cmd_inspect, "order": cmd_order, "release": cmd_release,
+            "sweep": cmd_sweep, "report": cmd_report, "ledger": cmd_ledger, "worker": cmd_worker}
+
+
+def _log_unexpected(command: str | None, workspace: str | None) -> Path | None:
+    """The traceback in the workspace's log under the command's name: not its arguments, which hold notes, reasons
+    and paths."""
     from .storage.workspace import Workspace
 
     try:
         space = Workspace(workspace)
-    except OSError:
+    except (OSError, TVSError):
         return None
-    return space.log_unexpected(f"python -m tvs_core {' '.join(argv or [])}")
+    return space.log_unexpected(f"python -m tvs_core {command or ''}".strip())
+
+
+def _store(args):
+    """The workspace's store; what opening it closed to other accounts is said once."""
+    from .storage import Store
+
+    store = Store(args.workspace)
+    if store.space.notice:
+        _say(f"note: {store.space.notice}")
+    return store
+
+
+def _say(text: str) -> None:
+    """A line for the user on stderr, without control characters (a column name may carry a terminal's escape
+    codes)."""
+    print(printable(text), file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    os.umask(0o077)  # what this process writes (the workspace, a worker's files, outputs) is its owner's alone
     args = None
     try:
         args = build_parser().parse_args(argv)
         result = COMMANDS[args.command](args)
     except DataErrors as exc:
-        print("error: " + " | ".join(str(p) for p in exc.problems), file=sys.stderr)
+        _say("error: " + " | ".join(str(p) for p in exc.problems))
         return EXIT_USAGE
     except (TVSError, OSError) as exc:
-        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        _say(f"error: {' '.join(str(exc).split())}")
         return EXIT_USAGE
     except (KeyboardInterrupt, SystemExit):
         raise
     except Exception as exc:  # a bug, not the user's input: one line here, the traceback in the log
-        log = _log_unexpected(argv, getattr(args, "workspace", None))
-        where = f"; the details are in {log}" if log else ""
-        print(f"error: something unexpected went wrong ({type(exc).__name__}: {' '.join(str(exc).split())})"
-              f"{where}", file=sys.stderr)
+        log = _log_unexpected(getattr(args, "command", None), getattr(args, "workspace", None))
+        where = f"; where it happened is in {log}" if log else ""
+        _say(f"error: something unexpected went wrong ({type(exc).__name__}){where}. Its message is not shown, as it "
+             "may quote the data.")
         return EXIT_USAGE
     if args.command == "release":
         for line in result["lines"]:
-            print(line, file=sys.stderr)
+            _say(line)
         recorded = (f"; recorded in the release ledger as release {result['ledger']}" if result["ledger"] is not None
                     else "; not recorded in the ledger (--no-ledger)")
-        print(f"wrote {result['rows']} rows at truncation level {result['level']} to {result['out']} and its manifest "
-              f"to {result['manifest']}{recorded}", file=sys.stderr)
+        _say(f"wrote {result['rows']} rows at truncation level {result['level']} to {result['out']} and its manifest "
+             f"to {result['manifest']}{recorded}")
     elif args.command == "sweep":
-        print(f"wrote {result['out']}/results.csv and summary.json; best level: {result['best_level']}",
-              file=sys.stderr)
+        _say(f"wrote {result['out']}/results.csv and summary.json; best level: {result['best_level']}")
         for audit in result["dp_audit"].values():  # a violated claim is the loudest line of the run
-            print(("WARNING, DP CLAIM REFUTED: " if audit["flagged"] else "DP audit: ") + audit["verdict"],
-                  file=sys.stderr)
+            _say(("WARNING, DP CLAIM REFUTED: " if audit["flagged"] else "DP audit: ") + audit["verdict"])
     elif args.command == "report":
-        print(f"wrote the report of job {result['job_id']} to {result['out']} ({result['bytes'] / 1e6:.1f} MB)",
-              file=sys.stderr)
+        _say(f"wrote the report of job {result['job_id']} to {result['out']} ({result['bytes'] / 1e6:.1f} MB)")
     else:
         try:
             json.dump(result, sys.stdout, indent=2, default=str)

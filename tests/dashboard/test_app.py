@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.helpers import dashboard
 from tvs_core import load_demo
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
@@ -29,7 +30,7 @@ def workspace(tmp_path, monkeypatch):
 
 
 def app() -> AppTest:
-    return AppTest.from_file(str(APP), default_timeout=180)
+    return dashboard(180)
 
 
 def no_errors(at: AppTest) -> None:

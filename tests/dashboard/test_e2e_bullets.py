@@ -28,7 +28,7 @@ def test_a_deep_link_after_a_restart_opens_the_page_not_a_list_of_files(server):
         server.stop()
         server.start()  # a restart: the first request the new server sees is the deep link
         with browser_page() as page:
-            page.goto(f"{server.url}/{path}")
+            page.goto(server.link(path))
             page.get_by_role("heading", name=heading).first.wait_for(timeout=90_000)
             page.wait_for_timeout(1500)
             assert "Dataset:" in sidebar(page)  # our sidebar: app.py ran

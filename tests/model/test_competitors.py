@@ -266,7 +266,7 @@ def test_an_external_copy_of_the_training_rows_is_flagged_and_plays_no_game(clin
     job_id = submit(store, clinical, config, externals={"copy": pd.read_csv(user_file)})
     assert job_id != submit(store, clinical, config)  # the file is part of the job's identity
     assert run_job(store, job_id, n_jobs=1) == "done"
-    assert user_file.read_bytes() == before and list((tmp_path / "space" / "data").glob("*-external.pkl"))
+    assert user_file.read_bytes() == before and list((tmp_path / "space" / "data").glob("*-external.parquet"))
     records = JobView(store, job_id).records()
     copy = records[records.model == "copy"]
     median = copy.groupby("metric")["value"].median()
@@ -305,13 +305,12 @@ def test_cli_refuses_an_external_file_naming_the_column(clinical, tmp_path):
 
 
 def test_sweep_page_shows_each_competitors_expected_fit_cost(tmp_path, monkeypatch):
-    from streamlit.testing.v1 import AppTest
-
     from pages import common
+    from tests.helpers import dashboard
 
     monkeypatch.setenv("TVS_WORKSPACE", str(tmp_path / "workspace"))
     common.store.clear()
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at = dashboard(120).run()
     at.switch_page("pages/sensitive.py").run()
     at.switch_page("pages/sweep.py").run()
     chosen = ["ctgan", "tvae:quick", "privbayes:1", "mst:2.5", "privpgd:2.5"]

@@ -163,6 +163,6 @@ def test_cli_release_records_and_ledger_lists_per_table(tmp_path, stored_sweep):
 def test_cli_ledger_refuses_bad_input_in_one_line(args, words, tmp_path):
     (tmp_path / "file").write_text("not a folder")
     args = [str(a).replace("{file}", str(tmp_path / "file")) for a in args]
-    result = run(*args) if "--workspace" in args else run(*args, "--workspace", tmp_path)
+    result = run(*args) if "--workspace" in args else run(*args, "--workspace", tmp_path / "space")
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1 and words in result.stderr, result.stderr

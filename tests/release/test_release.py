@@ -18,9 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from tests.helpers import ROOT, run
+from tests.helpers import ROOT, dashboard, run
 from tvs_core import TVineSynth, read_table
 from tvs_core.data.schema import infer_schema
 from tvs_core.errors import DataError
@@ -59,7 +58,7 @@ def test_the_page_the_command_line_and_the_report_make_one_release(workspace, tm
     from pages import common
 
     common.store.clear()
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
+    at = dashboard(300).run()
     project = at.session_state["project"]
     project.job_id, project.selected_level, project.release_rows, project.release_seed = job_id, LEVEL, ROWS, SEED
     Projects(Store(space)).save(project)

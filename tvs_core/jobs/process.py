@@ -61,7 +61,7 @@ def start_worker(store: Store, job_id: str, n_jobs: int = 2, backend: str = "lok
     command = [sys.executable, "-m", "tvs_core", "worker", job_id, "--workspace", str(store.workspace),
                "--n-jobs", str(n_jobs), "--backend", backend] + (["--address", address] if address else [])
     store.update_job(job_id, status="queued", cancel=0)
-    with open(store.space.log_path(job_id), "ab") as log:
+    with os.fdopen(store.space.open_log(job_id), "ab") as log:
         root = str(Path(__file__).resolve().parents[2])  # so "-m tvs_core" resolves from any folder
         path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log,

@@ -120,9 +120,7 @@ class Projects:
     def create(self, table: pd.DataFrame, name: str, source: str, response: str | None = None,
                sensitive=(), schema: Schema | None = None) -> Project:
         fingerprint = fingerprint_table(table)
-        path = self.store.space.table_path(fingerprint, "table")
-        if not path.exists():
-            table.to_pickle(path)
+        self.store.space.save_table(fingerprint, "table", table)
         schema = schema or infer_schema(table)
         if response is not None:
             schema = schema.with_roles(response, list(sensitive))
@@ -157,12 +155,10 @@ class Projects:
 
     def table(self, fingerprint: str, name: str = "table") -> pd.DataFrame:
         """A project's table (by its fingerprint), exactly as it was opened; ``name='holdout'``: its hold-out file."""
-        return pd.read_pickle(self.store.space.table_path(fingerprint, name))
+        return self.store.space.load_table(fingerprint, name)
 
     def keep_holdout(self, holdout: pd.DataFrame) -> str:
         """A hold-out file kept in the workspace as it was read; returns its fingerprint (the project's key to it)."""
         fingerprint = fingerprint_table(holdout)
-        path = self.store.space.table_path(fingerprint, "holdout")
-        if not path.exists():
-            holdout.to_pickle(path)
+        self.store.space.save_table(fingerprint, "holdout", holdout)
         return fingerprint

@@ -69,30 +69,28 @@ def submit(store: Store, table: pd.DataFrame, config: SweepConfig, holdout: pd.D
     frames = [(fingerprint, "table", table), (fingerprint, "holdout", holdout)]
     frames += [(config.externals[name], "external", frame) for name, frame in externals.items()]
     for key, name, frame in frames:
-        path = store.space.table_path(key, name)
-        if frame is not None and not path.exists():
-            frame.to_pickle(path)  # pickle keeps every dtype exactly; the workspace is local and ours
+        if frame is not None:
+            store.space.save_table(key, name, frame)
     store.create_job(job_id, fingerprint, config.to_dict())
     return job_id
 
 
 def job_tables(store: Store, job: dict) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     """The table (and hold-out file, if one was given) exactly as the job was submitted."""
-    table_path = store.space.table_path(job["fingerprint"], "table")
-    if not table_path.exists():
+    space, fingerprint = store.space, job["fingerprint"]
+    if not space.has_table(fingerprint):
         raise DataError(f"The data of job {job['id']} is no longer in the workspace.",
                         fix="Start the sweep again from the data.")
-    holdout_path = store.space.table_path(job["fingerprint"], "holdout")
-    return pd.read_pickle(table_path), (pd.read_pickle(holdout_path) if holdout_path.exists() else None)
+    return space.load_table(fingerprint), (space.load_table(fingerprint, "holdout")
+                                           if space.has_table(fingerprint, "holdout") else None)
 
 
 def job_externals(store: Store, config: SweepConfig) -> dict[str, pd.DataFrame]:
     """The external sets of a job, from their workspace copies."""
     out = {}
     for name, key in (config.externals or {}).items():
-        path = store.space.table_path(key, "external")
-        if not path.exists():
+        if not store.space.has_table(key, "external"):
             raise DataError(f"The external set '{name}' is no longer in the workspace.",
                             fix="Start the sweep again with the file.")
-        out[name] = pd.read_pickle(path)
+        out[name] = store.space.load_table(key, "external")
     return out

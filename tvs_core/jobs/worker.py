@@ -11,12 +11,12 @@ import json
 import os
 import threading
 import time
-import traceback
 
 from ..errors import DataError, TVSError
 from ..evaluation.records import HOLDER
 from ..model.generator import SyntheticGenerator
 from ..storage.store import Store
+from ..storage.workspace import traceback_without_values
 from .config import SweepConfig
 from .context import context_for_job, fit_holder, split_tables
 from .engine import TaskResult, execute
@@ -104,7 +104,7 @@ def run_job(store: Store, job_id: str, n_jobs: int = 2, backend: str = "loky", a
     except Exception as exc:  # the job fails; its finished tasks stay stored
         error = failure_sentence(exc, store.space.log_path(job_id))
         store.update_job(job_id, status="failed", error=error, finished=time.time())
-        store.log(job_id, "failed", traceback.format_exc())
+        store.log(job_id, "failed", traceback_without_values())
         return "failed"
     finally:
         heartbeat.stopped.set()
@@ -121,8 +121,8 @@ def failure_sentence(exc: Exception, log) -> str:
         return f"{exc} Change the data or the settings, then press Start."
     if isinstance(exc, TVSError):
         return str(exc)
-    return (f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]} (an unexpected error; the details are in "
-            f"{log}). Finished results are kept: Resume tries again from there.")
+    return (f"An unexpected error ({type(exc).__name__}) stopped the sweep; where it happened is in {log} (without "
+            "its message, which may quote the data). Finished results are kept: Resume tries again from there.")
 
 
 def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, address) -> str:

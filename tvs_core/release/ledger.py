@@ -9,7 +9,6 @@ Wiping the workspace removes both. Rows are only added."""
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import time
@@ -20,7 +19,6 @@ import pandas as pd
 from ..errors import TVSError
 from ..model.generator import SyntheticGenerator
 from ..storage.store import Store
-from .export import write_file
 
 
 @dataclass(frozen=True)
@@ -53,11 +51,10 @@ class LedgerEntry:
 
     def table(self, store: Store) -> pd.DataFrame:
         """The released rows as they were exported (the workspace's copy)."""
-        path = store.workspace / self.copy
-        if not path.exists():
+        if not store.space.inside(self.copy).exists():
             raise TVSError(f"The copy of release {self.id} ({self.copy}) is no longer in the workspace "
                            f"{store.workspace}.")
-        return pd.read_pickle(path)
+        return store.space.load_release_copy(self.copy)
 
 
 def epsilon_of(model: SyntheticGenerator) -> float | None:
@@ -74,18 +71,15 @@ def record_release(store: Store, fingerprint: str, table: pd.DataFrame, file_byt
     if store.read_only:
         raise TVSError(f"The workspace {store.workspace} is read-only: the release cannot be recorded in its ledger.")
     created = time.time()
-    path = store.space.release_path(fingerprint, f"{int(created * 1000)}-{sha256[:12]}")
-    buffer = io.BytesIO()
-    table.to_pickle(buffer, compression=None)
-    write_file(buffer.getvalue(), path)
+    copy = store.space.save_release_copy(fingerprint, f"{int(created * 1000)}-{sha256[:12]}", table)
     entry = {"fingerprint": fingerprint, "table_name": table_name, "job_id": job_id, "level": level,
              "generator": model.name, "settings": json.dumps(model.get_config(), sort_keys=True, default=str),
              "seed": seed, "rows": len(table), "sha256": sha256, "bytes": len(file_bytes), "epsilon": epsilon_of(model),
-             "note": (note or "").strip() or None, "copy": str(path.relative_to(store.workspace)), "created": created}
+             "note": (note or "").strip() or None, "copy": copy, "created": created}
     try:
         release_id = store.add_release(entry)
     except BaseException:
-        path.unlink(missing_ok=True)
+        store.space.remove(copy)
         raise
     return LedgerEntry.from_row({**entry, "id": release_id})
 

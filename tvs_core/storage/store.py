@@ -19,6 +19,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import TVSError
+from . import private
+from .migrate import convert_pickles
 from .workspace import Workspace
 
 SCHEMA_VERSION = 4  # 2: jobs.details (levels, caps and targets as planned); 3: projects; 4: results.peak_mb
@@ -72,6 +74,9 @@ class Store:
         if self.read_only and not self.path.exists():
             raise TVSError(f"The workspace {self.workspace} is read-only and holds no results yet; it must be "
                            "writable (or pass --workspace with a writable folder).")
+        self.converted: list[Path] = []  # the earlier version's pickles, converted on this open
+        if not self.read_only:
+            private.create_private(self.path)
         try:
             self._open()
         except sqlite3.DatabaseError as exc:
@@ -102,6 +107,7 @@ class Store:
                     db.execute("ALTER TABLE results ADD COLUMN peak_mb REAL")
                 db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
         self.db.execute("PRAGMA quick_check(1)").fetchone()  # a truncated or overwritten file shows here
+        self.converted = convert_pickles(self)
 
     def _set_aside(self) -> Path:
         stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -1,17 +1,31 @@
-"""The local workspace folder, the sole owner of the on-disk layout: the store, the data of each job,
-uploads and worker logs. Everything a user loads stays here, and wiping the folder removes it."""
+"""The local workspace folder, the sole owner of the on-disk layout: the store, the tables of each project and job,
+uploads, the copies of released tables, worker logs and the dashboard's access token. Everything a user loads
+stays here, readable by its owner only (``private``), and wiping the folder removes it."""
 
 from __future__ import annotations
 
+import hmac
 import os
+import re
+import secrets
 import shutil
+import stat
 import time
 import traceback
 from pathlib import Path
 
-from ..errors import DataError
+import pandas as pd
+from pyarrow import ArrowException
+
+from ..errors import DataError, TVSError
+from ..text import one_line
+from . import private
+from .tables import table_bytes, table_from_bytes
 
 WORKSPACE_ENV = "TVS_WORKSPACE"
+TOKEN_FILE = "access-token"
+_KEY = re.compile(r"^[0-9a-f]{1,64}$")  # table fingerprints, as the store keeps them
+_RELEASE_KEY = re.compile(r"^[0-9]+-[0-9a-f]{1,64}$")
 
 
 def default_workspace() -> Path:
@@ -20,53 +34,201 @@ def default_workspace() -> Path:
 
 
 class Workspace:
+    """Opening a workspace checks that it is the user's alone: a folder another account owns, or one others could
+    write that already holds files, is refused in one sentence (``private.UnsafeWorkspace``). A workspace of the
+    user's that an earlier version left readable by others is closed to them; ``tightened`` lists what was open,
+    so the caller can say so once."""
+
     def __init__(self, root: str | Path | None = None):
-        self.root = Path(root) if root is not None else default_workspace()
-        if self.root.exists() and not self.root.is_dir():
-            raise DataError(f"The workspace {self.root} is a file, not a folder.",
+        root = Path(root) if root is not None else default_workspace()
+        if root.exists() and not root.is_dir():
+            raise DataError(f"The workspace {root} is a file, not a folder.",
                             fix="Give a folder (it is created if needed).")
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
+            root.parent.mkdir(parents=True, exist_ok=True)
+            made = not root.exists()
+            root.mkdir(mode=private.FOLDER_MODE, exist_ok=True)  # the umask may open it: closed below
         except OSError as exc:
-            raise DataError(f"The workspace folder {self.root} cannot be created ({exc.strerror}).",
+            raise DataError(f"The workspace folder {root} cannot be created ({exc.strerror}).",
                             fix="Give a folder you can write to.") from None
+        self.root = Path(os.path.realpath(root))  # a link to the folder is the user's; its target is checked
+        info = os.stat(self.root)
+        if not made and (info.st_uid != os.geteuid() or any(self.root.iterdir())):
+            private.check_owned(self.root, info, "The workspace folder")  # an empty folder of ours is just closed
+        self.tightened: list[Path] = []
+        if stat.S_IMODE(info.st_mode) & private.OPEN_TO_OTHERS:
+            os.chmod(self.root, stat.S_IMODE(info.st_mode) & ~private.OPEN_TO_OTHERS)
+            self.tightened.append(self.root)
+        self.tightened += private.tighten(self.root)
+
+    @property
+    def notice(self) -> str | None:
+        """What opening the workspace changed, in one sentence (None when nothing was open to others)."""
+        if not self.tightened:
+            return None
+        return (f"The workspace {self.root} was open to other accounts on this computer ({len(self.tightened)} "
+                "files and folders); it is now readable by you only.")
 
     def _folder(self, name: str) -> Path:
         folder = self.root / name
-        folder.mkdir(exist_ok=True)
+        private.private_folder(folder)
         return folder
 
     @property
     def database(self) -> Path:
         return self.root / "studio.sqlite"
 
-    def table_path(self, fingerprint: str, name: str) -> Path:
-        """A job's input table ('table' or 'holdout'), pickled: every dtype is kept exactly."""
-        return self._folder("data") / f"{fingerprint[:24]}-{name}.pkl"
+    # -- tables -----------------------------------------------------------------------------------------------
+    def _table_path(self, fingerprint: str, name: str) -> Path:
+        if not _KEY.match(fingerprint) or name not in ("table", "holdout", "external"):
+            raise private.UnsafeWorkspace(f"'{fingerprint}-{name}' is not the name of a table in the workspace.")
+        return self._folder("data") / f"{fingerprint[:24]}-{name}.parquet"
 
-    def release_path(self, fingerprint: str, key: str) -> Path:
-        """The workspace's copy of a released table (the pooled-release check needs its rows even when the
-        exported file has been moved), pickled like the job tables."""
-        return self._folder("releases") / f"{fingerprint[:24]}-{key}.pkl"
+    def has_table(self, fingerprint: str, name: str = "table") -> bool:
+        return self._table_path(fingerprint, name).exists()
 
-    def upload_path(self, name: str) -> Path:
-        return self._folder("uploads") / Path(name).name
+    def save_table(self, fingerprint: str, name: str, table: pd.DataFrame) -> None:
+        """A project's or job's table ('table', 'holdout' or 'external'), kept once, every dtype intact."""
+        path = self._table_path(fingerprint, name)
+        if not path.exists():
+            private.write_private(path, table_bytes(table))
+
+    def load_table(self, fingerprint: str, name: str = "table") -> pd.DataFrame:
+        return self._read_table(self._table_path(fingerprint, name))
+
+    def _read_table(self, path: Path) -> pd.DataFrame:
+        try:
+            return table_from_bytes(private.read_private(path))
+        except (ArrowException, ValueError, KeyError) as exc:
+            raise TVSError(f"{path} in the workspace is not a table this tool wrote (damaged or replaced); it was not "
+                           "read. Open the data again to keep a new copy.") from exc
+
+    # -- released copies ----------------------------------------------------------------------------------------
+    def save_release_copy(self, fingerprint: str, key: str, table: pd.DataFrame) -> str:
+        """The workspace's copy of a released table (the pooled-release check needs its rows even when the exported
+        file has been moved); returns its path relative to the workspace, as the ledger keeps it."""
+        if not _KEY.match(fingerprint) or not _RELEASE_KEY.match(key):
+            raise private.UnsafeWorkspace(f"'{key}' is not the name of a released copy.")
+        path = self._folder("releases") / f"{fingerprint[:24]}-{key}.parquet"
+        private.write_private(path, table_bytes(table))
+        return str(path.relative_to(self.root))
+
+    def inside(self, relative: str) -> Path:
+        """A path the store keeps (relative to the workspace), refused unless it stays inside the workspace."""
+        path = Path(relative)
+        if path.is_absolute() or ".." in path.parts or not path.parts:
+            raise private.UnsafeWorkspace(f"The store names '{relative}', which is not a file inside the workspace "
+                                          f"{self.root}; it is not read.")
+        return self.root / path
+
+    def load_release_copy(self, relative: str) -> pd.DataFrame:
+        return self._read_table(self.inside(relative))
+
+    def remove(self, relative: str) -> None:
+        self.inside(relative).unlink(missing_ok=True)
+
+    # -- uploads ------------------------------------------------------------------------------------------------
+    def save_upload(self, name: str, data: bytes) -> Path:
+        """The uploaded file's bytes under its own name, or a new one ('cohort (2).csv') when that is taken: an
+        upload never replaces an earlier one, nor anything else in the workspace."""
+        base = Path(one_line(name).replace("\\", "/")).name.strip()
+        if base in ("", ".", ".."):
+            raise DataError(f"The file name '{one_line(name)}' cannot be kept.",
+                            fix="Rename the file (e.g. cohort.csv) and upload it again.")
+        folder = self._folder("uploads")
+        stem, suffix = Path(base).stem, Path(base).suffix
+        candidate, number = folder / base, 1
+        while True:
+            try:
+                handle = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                                 private.FILE_MODE)
+            except FileExistsError:
+                number += 1
+                candidate = folder / f"{stem} ({number}){suffix}"
+                continue
+            os.close(handle)
+            return private.write_private(candidate, data)
+
+    # -- logs ---------------------------------------------------------------------------------------------------
+    def open_log(self, job_id: str) -> int:
+        """A file descriptor appending to the job's worker log (0600)."""
+        if not _KEY.match(job_id):
+            raise private.UnsafeWorkspace(f"'{job_id}' is not a job id.")
+        return private.append_private(self._folder("logs") / f"{job_id}.log")
 
     def log_path(self, job_id: str) -> Path:
-        return self._folder("logs") / f"{job_id}.log"
+        return self.root / "logs" / f"{job_id}.log"
 
     def log_unexpected(self, where: str) -> Path | None:
-        """The traceback being handled, appended to ``logs/errors.log`` under ``where`` (the command line or the
-        page): a bug is one sentence for the user and its details here. None when the log cannot be written."""
+        """The traceback being handled, appended to ``logs/errors.log`` under ``where`` (the command or the page):
+        a bug is one sentence for the user and its details here. Only where it happened is written, never an
+        exception's message, which may quote a cell of the user's data. None when the log cannot be written."""
         try:
             log = self._folder("logs") / "errors.log"
-            with open(log, "a") as stream:
-                stream.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {where}\n{traceback.format_exc()}")
+            handle = private.append_private(log)
+            with os.fdopen(handle, "a") as stream:
+                stream.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {where}\n{traceback_without_values()}")
             return log
         except OSError:
             return None
 
+    # -- the dashboard's access token -------------------------------------------------------------------------
+    @property
+    def token_path(self) -> Path:
+        return self.root / TOKEN_FILE
+
+    def access_token(self) -> str:
+        """The workspace's dashboard token (made once, kept 0600): whoever holds it can open the dashboard."""
+        path = self.token_path
+        if not path.exists():
+            try:
+                handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                                 private.FILE_MODE)
+            except FileExistsError:  # another process made it meanwhile
+                pass
+            else:
+                with os.fdopen(handle, "w") as stream:
+                    stream.write(secrets.token_urlsafe(32))
+        return private.read_private(path).decode().strip()
+
+    def token_matches(self, given: str | None) -> bool:
+        """Compared in constant time, so the answer's timing tells nothing about the token."""
+        return bool(given) and hmac.compare_digest(given.encode(), self.access_token().encode())
+
     def wipe(self) -> None:
-        """Remove everything kept here: data, uploads, results, the ledger and its released copies, logs (close
-        the store first)."""
+        """Remove everything kept here: data, uploads, results, the ledger and its released copies, logs, the token
+        (close the store first)."""
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def refuse_inside_workspace(out: str | Path, workspace: str | Path | None = None, option: str = "--out") -> None:
+    """An output never goes into the workspace, where it could replace the tool's own files (the database, a
+    table, the token)."""
+    root = Path(os.path.realpath(workspace if workspace is not None else default_workspace()))
+    target = Path(os.path.realpath(out))
+    if target == root or root in target.parents:
+        raise DataError(f"{option} {out} is inside the workspace {root}, which holds the tool's own files.",
+                        fix="Write it to another folder.")
+
+
+def traceback_without_values() -> str:
+    """The traceback being handled: where each exception of the chain was raised and its type, not its message."""
+    import sys
+
+    exc = sys.exc_info()[1]
+    if exc is None:
+        return ""
+    chain, current = [], traceback.TracebackException.from_exception(exc)
+    while current is not None:
+        chain.append(current)
+        current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
+    parts = [f"Traceback (most recent call last):\n{''.join(part.stack.format())}{_type_name(part.exc_type)} "
+             "(its message is left out: it may quote the data)\n" for part in reversed(chain)]
+    return "\nThe exception above led to this one:\n\n".join(parts)
+
+
+def _type_name(kind: type | None) -> str:
+    if kind is None:
+        return "an exception"
+    module = kind.__module__
+    return kind.__qualname__ if module == "builtins" else f"{module}.{kind.__qualname__}"
