@@ -34,6 +34,7 @@ LOCKS = {
     "requirements-test.lock": ["requirements.txt", "requirements-extras.txt", "requirements-competitors.txt"],
     "requirements-dev.lock": ["requirements-dev.txt"],
 }
+HASHED_PIN = r"([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9.+!_-]+)((?:\s+--hash=sha256:[0-9a-f]{64})+)\s*"
 TORCH_WHEEL = Path("/opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl")
 
 
@@ -67,8 +68,7 @@ def lock_entries(name: str) -> dict[str, tuple[str, list[str], str]]:
             continue
         if not line.strip():
             continue
-        match = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9.+!_-]+)((?:\s+--hash=sha256:[0-9a-f]{64})+)\s*",
-                             line)
+        match = re.fullmatch(HASHED_PIN, line)
         assert match, f"{name}: '{line.strip()[:120]}' is not one exact == pin with sha256 hashes"
         package = canonical(match[1])
         assert package not in entries, f"{name}: {package} is pinned twice"
