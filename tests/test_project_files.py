@@ -1,5 +1,6 @@
 """What a fresh clone relies on: CI runs the README's test command itself, and every dependency is pinned."""
 
+import hashlib
 import re
 from pathlib import Path
 
@@ -25,3 +26,107 @@ def test_every_requirement_is_pinned_to_one_version():
             if requirement and not requirement.startswith("-"):
                 assert re.fullmatch(r"[A-Za-z0-9_.\-\[\],]+==[A-Za-z0-9_.+\-]+(\s*;.*)?", requirement), \
                     f"{name.name}: '{requirement}' is not pinned to one version"
+
+
+# The locks (`bash relock.sh` writes them from the inputs): which inputs each one is compiled from.
+LOCKS = {
+    "requirements.lock": ["requirements.txt"],
+    "requirements-test.lock": ["requirements.txt", "requirements-extras.txt", "requirements-competitors.txt"],
+    "requirements-dev.lock": ["requirements-dev.txt"],
+}
+HASHED_PIN = r"([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9.+!_-]+)((?:\s+--hash=sha256:[0-9a-f]{64})+)\s*"
+TORCH_WHEEL = Path("/opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl")
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def input_pins(name: str) -> dict[str, str]:
+    """The pins of one human-edited input, following its `-r` includes; extras dropped, names canonical."""
+    pins = {}
+    for line in (REPOSITORY / name).read_text().splitlines():
+        requirement = line.split("#", 1)[0].strip()
+        if requirement.startswith("-r "):
+            pins.update(input_pins(requirement[3:].strip()))
+        elif requirement:
+            package, version = requirement.split(";", 1)[0].split("==")
+            pins[canonical(package.split("[", 1)[0])] = version.strip()
+    return pins
+
+
+def lock_entries(name: str) -> dict[str, tuple[str, list[str], str]]:
+    """package -> (version, hashes, its `# via` annotation) for every requirement of a lock, each one checked
+    to be an exact pin with at least one sha256 hash and nothing else (no option line, no range, no URL)."""
+    entries, last = {}, None
+    logical = re.sub(r"\\\n", " ", (REPOSITORY / name).read_text())
+    for line in logical.splitlines():
+        if line.lstrip().startswith("#"):
+            if last is not None:
+                version, hashes, via = entries[last]
+                entries[last] = (version, hashes, via + line + "\n")
+            continue
+        if not line.strip():
+            continue
+        match = re.fullmatch(HASHED_PIN, line)
+        assert match, f"{name}: '{line.strip()[:120]}' is not one exact == pin with sha256 hashes"
+        package = canonical(match[1])
+        assert package not in entries, f"{name}: {package} is pinned twice"
+        entries[package] = (match[2], re.findall(r"[0-9a-f]{64}", match[3]), "")
+        last = package
+    assert entries, f"{name} pins nothing"
+    return entries
+
+
+def test_every_lock_line_is_an_exact_pin_with_hashes():
+    for name in LOCKS:
+        lock_entries(name)
+
+
+def test_locks_agree_with_their_inputs():
+    """A pin changed in requirements*.txt without `bash relock.sh` (or the other way round) fails here."""
+    for name, inputs in LOCKS.items():
+        entries = lock_entries(name)
+        wanted = {}
+        for source in inputs:
+            wanted.update(input_pins(source))
+        for package, version in wanted.items():
+            assert package in entries, f"{name} lacks {package}=={version}: run bash relock.sh"
+            assert entries[package][0] == version, \
+                f"{name} pins {package}=={entries[package][0]}, the inputs {version}: run bash relock.sh"
+        # The other way: what the lock says came straight from an input file must still be pinned there.
+        for package, (version, _, via) in entries.items():
+            for source in re.findall(r"-r (requirements[\w.-]*\.txt)", via):
+                assert input_pins(source).get(package) == version, \
+                    f"{name}: {package}=={version} is 'via -r {source}', which does not pin it so: run bash relock.sh"
+
+
+def test_the_dashboard_lock_is_the_tested_one():
+    """The tests run the versions the dashboard installs: every package of the dashboard's (and the dev) lock
+    is in the test lock at the same version, hashes included."""
+    tested = lock_entries("requirements-test.lock")
+    for name in ("requirements.lock", "requirements-dev.lock"):
+        for package, (version, hashes, _) in lock_entries(name).items():
+            if package == "ruff" and name == "requirements-dev.lock":
+                continue
+            assert package in tested, f"{name}: {package} is not in requirements-test.lock"
+            assert tested[package][:2] == (version, hashes), f"{name}: {package}=={version} differs from the test lock"
+    assert {"torch", "ray", "dask", "playwright", "ctgan"}.isdisjoint(lock_entries("requirements.lock")), \
+        "the dashboard's lock must stay light"
+
+
+def test_torch_is_the_cpu_wheel_on_disk():
+    for name in LOCKS:
+        assert not [p for p in lock_entries(name) if p.startswith("nvidia-")], f"{name} brings CUDA packages"
+    version, hashes, _ = lock_entries("requirements-test.lock")["torch"]
+    assert version == "2.13.0+cpu"
+    if TORCH_WHEEL.exists():
+        with TORCH_WHEEL.open("rb") as wheel:
+            assert hashes == [hashlib.file_digest(wheel, "sha256").hexdigest()]
+
+
+def test_the_readme_commands_install_from_the_locks():
+    blocks = re.findall(r"```bash\n(.*?)\n```", (REPOSITORY / "README.md").read_text(), re.S)
+    run = next(block for block in blocks if "streamlit run" in block)
+    assert "pip install -q --require-hashes -r requirements.lock &&" in run
+    assert "pip install -q --require-hashes -r requirements-test.lock &&" in readme_test_command()
