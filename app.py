@@ -47,7 +47,8 @@ def sidebar() -> None:
         else:
             sweep_status()
         level = project.selected_level
-        st.markdown(f"**Selected level:** {level if level is not None else '—'}")
+        st.markdown(f"**Chosen level:** {level} (your choice)" if level is not None else
+                    "**Chosen level:** none yet — Export uses the recommendation, recorded as such")
 
 
 try:

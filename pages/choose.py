@@ -10,9 +10,10 @@ from tvs_core.choice.explain import FRAGILE
 from tvs_core.choice.gdpr import gdpr_table, point_verdicts
 from tvs_core.errors import DataError
 from tvs_core.evaluation.dp_audit import audits_from_records
+from tvs_core.evaluation.intervals import SMALL_N
 from tvs_core.evaluation.membership_attacks import EXPOSURE_ORDER, exposure_display
 from tvs_core.evaluation.records import HOLDER
-from tvs_core.evaluation.summary import SMALL_N, Summary, readable
+from tvs_core.evaluation.summary import Summary, readable
 from tvs_core.jobs import JobView
 from tvs_core.model.generator import SyntheticGenerator
 
@@ -93,7 +94,8 @@ method = b.radio("Normalisation", METHODS, horizontal=True, key=common.bound("no
                                         "paper": "Paper (real data ↔ 0)", "minmax": "Min-max over levels"}[m])
 privacy = c.selectbox("Privacy measured by", choices, key=common.bound("privacy"), on_change=common.keep,
                       args=("privacy",), format_func=lambda p: Axis.parse(p, sensitive=config.sensitive).title)
-with st.expander(f"Utility U_t = {UtilityMix.parse(project.utility).describe(summary.metrics())}  (change the mix)"):
+st.caption(f"Utility U_t = {common.md(UtilityMix.parse(project.utility).describe(summary.metrics()))}")
+with st.expander("Change the utility mix"):  # one label: a label that changed with the mix closed the panel
     st.caption("U_t weighs what the synthetic data must keep: prediction of Y (TSTR, the paper's only utility), "
                "the pairwise dependence between all columns, and the results of the regression of Y on the "
                "covariates (confidence-interval overlap, Karr et al. 2006). Weights are relative; prediction alone "
@@ -111,18 +113,26 @@ if selection is None or selection.best_level is None:
     st.info(f"Waiting for results: no level has both a privacy and a utility value yet (the sweep: {info['text']}). "
             "This page fills in as they arrive.")
     st.stop()
-if project.selected_level is None and selection.best_level is not None:
-    common.update(selected_level=selection.best_level)
-    st.rerun()  # the sidebar says which level is selected
 levels = selection.table["level"].tolist()
-selected = project.selected_level
+chosen_level = project.selected_level if project.selected_level in levels else None  # only ever set by a click
+selected = chosen_level if chosen_level is not None else selection.best_level  # what the card and plots show
+unfinished = view.active or view.job["status"] != "done"
 
 # full width, one above the other: side by side, the axis titles and the notes under them were cut off
 st.plotly_chart(figures.pu_curve(selection.table, selection.best_level, selected), width="stretch", key="pu_curve")
 if selection.best_level is not None:
     wins = float(selection.table.set_index("level").loc[selection.best_level, "wins"])
-    st.markdown(f"**Best level: {selection.best_level}** — best in {wins:.0%} of resamples within the intervals"
+    st.markdown(f"**Recommended level: {selection.best_level}** — best in {wins:.0%} of resamples within the intervals"
                 + (" (a fragile choice: look at the neighbours)" if wins < FRAGILE else "."))
+    if unfinished:
+        st.warning(f"The sweep has not finished ({view.job['done']} of {view.job['total']} tasks): the attack games "
+                   "of some levels have not reported yet, so this recommendation may still change.")
+    if chosen_level is None:
+        st.info(f"You have not chosen a level. Export releases the recommended level, {selection.best_level}, and "
+                "records it as the recommendation, not as your choice. Click a point or pick a level below to "
+                "choose one.")
+    else:
+        st.success(f"Your choice: level {chosen_level} (recorded as chosen by you).")
 for note in selection.notes:
     st.info(common.md(note))
 st.caption("Click a level's point in the scatter (or pick it below) to select it.")
@@ -138,9 +148,13 @@ st.plotly_chart(figures.privacy_utility_scatter(summary, privacy, config.sensiti
                                                 externals=list(config.externals or {})),
                 width="stretch", key="choose_scatter", on_select=lambda: common.select_level_from("choose_scatter"),
                 selection_mode="points")
-chosen = st.selectbox("Selected level", levels, index=levels.index(selected) if selected in levels else 0)
-if chosen != selected:
-    common.update(selected_level=int(chosen))
+picked = st.selectbox("Your chosen level", levels, index=levels.index(chosen_level) if chosen_level is not None
+                      else None, placeholder=f"None chosen (recommended: {selection.best_level})")
+if picked is not None and picked != chosen_level:
+    common.update(selected_level=int(picked))
+    st.rerun()
+if chosen_level is not None and st.button("Clear my choice (use the recommendation)"):
+    common.update(selected_level=None)
     st.rerun()
 
 if selected in levels:

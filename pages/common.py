@@ -178,13 +178,13 @@ def update(**changes) -> Project:
     return current
 
 
-def update_sweep(invalidates_sweep: bool = True, **changes) -> Project:
-    """Change the project's sweep settings (its ``SweepConfig``) and save it; unless told otherwise the sweep shown
-    no longer applies."""
+def update_sweep(**changes) -> Project:
+    """Change the project's sweep settings (its ``SweepConfig``) and save it. The sweep shown stays shown, running
+    or finished: the Sweep page says how the settings now differ from it."""
     current = project()
     for name, value in changes.items():
         setattr(current.sweep, name, value)
-    return update(**({"job_id": None, "selected_level": None} if invalidates_sweep else {}))
+    return update()
 
 
 NOTICE = "notice"  # one sentence for the next run of the page (a change the user should know the page made)
@@ -349,16 +349,53 @@ def show(key: str, value) -> None:
         st.session_state[key] = value
 
 
-def keep(name: str, invalidates_sweep: bool = False) -> None:
+def keep(name: str) -> None:
     """on_change: the widget's new value goes into the project (and the workspace)."""
     value = st.session_state[WIDGET + name]
     if name.startswith("sweep."):
-        update_sweep(invalidates_sweep, **{name.removeprefix("sweep."): value})
+        update_sweep(**{name.removeprefix("sweep."): value})
         return
-    changes = {name: value}
-    if invalidates_sweep:  # the data the sweep ran on, or its roles, changed: the shown sweep no longer applies
-        changes |= {"job_id": None, "selected_level": None}
-    update(**changes)
+    update(**{name: value})
+
+
+def whole_number_field(label: str, name: str, low: int, high: int | None, what: str, default: int | None = None,
+                       where=st, **kwargs) -> int | None:
+    """A text field for a whole-number setting (``name`` as in ``bound``): the text stays as typed, a valid number
+    goes into the project, and anything else ("1e9", "12.7", out of range) is refused in words under the field and
+    returns None, so the page can block the action. Streamlit's number field rounded or clipped what was typed."""
+    from tvs_core.errors import DataError
+    from tvs_core.text import whole_number
+
+    key = f"{WIDGET}{name}#typed"
+    stored = getattr(_owner(name), name.removeprefix("sweep."))
+    shown = default if stored is None else stored
+    typed = st.session_state.get(key)
+    try:
+        current = None if typed is None else whole_number(typed, low, high, what)
+    except DataError:
+        current = "refused"
+    if typed is None or (current != "refused" and current != shown):  # first drawn, or changed elsewhere
+        st.session_state[key] = "" if shown is None else str(shown)
+    where.text_input(label, key=key, on_change=_keep_whole_number, args=(key, name, low, high, what), **kwargs)
+    try:
+        return whole_number(st.session_state[key], low, high, what)
+    except DataError as exc:
+        where.error(md(exc))
+        return None
+
+
+def _keep_whole_number(key: str, name: str, low: int, high: int | None, what: str) -> None:
+    from tvs_core.errors import DataError
+    from tvs_core.text import whole_number
+
+    try:
+        value = whole_number(st.session_state[key], low, high, what)
+    except DataError:
+        return  # refused under the field; the project keeps its last valid value
+    if name.startswith("sweep."):
+        update_sweep(**{name.removeprefix("sweep."): value})
+    else:
+        update(**{name: value})
 
 
 def select_level_from(key: str) -> None:
@@ -370,6 +407,25 @@ def select_level_from(key: str) -> None:
         level = level[0] if isinstance(level, list) else level
         if level is not None:
             update(selected_level=int(level))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _recommended(job_id: str, done: int, alpha: float, method: str, privacy: str, utility: str) -> int | None:
+    from tvs_core.choice import ChoiceSettings
+
+    view = JobView(store(), job_id)
+    selection = ChoiceSettings(alpha, method, privacy, utility).select(view.summary(), view.config.sensitive)
+    return None if selection is None else selection.best_level
+
+
+def recommended_level() -> int | None:
+    """The level the Choose page recommends for the shown sweep at the project's α, normalisation, privacy axis and
+    utility mix (None before any level has both a privacy and a utility value)."""
+    view, current = job(), project()
+    if view is None:
+        return None
+    return _recommended(view.id, int(view.job["done"]), float(current.alpha), current.normalisation,
+                        current.privacy, current.utility)
 
 
 def job() -> JobView | None:

@@ -147,8 +147,7 @@ if ordinals:
             if len(chosen) < len(labels):
                 st.caption(f"{len(labels) - len(chosen)} label(s) of {common.md(spec.name)} still to place.")
             elif tuple(chosen) != tuple(spec.levels or labels):
-                common.update(schema=schema.override(spec.name, levels=chosen).to_dict(), job_id=None,
-                              selected_level=None)
+                common.update(schema=schema.override(spec.name, levels=chosen).to_dict())
                 st.rerun()
 
 for column, messages in by_column.items():
@@ -185,14 +184,13 @@ with right:
         except DataError as exc:
             st.error(f"{common.md(given.name)} cannot be the hold-out: {common.md(exc)}")
         else:
-            common.update(holdout=common.projects().keep_holdout(frame), holdout_name=given.name, job_id=None,
-                          selected_level=None)
+            common.update(holdout=common.projects().keep_holdout(frame), holdout_name=given.name)
             st.rerun()
     if project.holdout is not None:
         st.caption(f"Hold-out: your file **{common.md(project.holdout_name)}** ({len(common.holdout_table())} rows), "
                    "instead of a random split; every model is tested on it and none is fitted on it.")
         if st.button("Use a random split instead"):
-            common.update(holdout=None, holdout_name=None, job_id=None, selected_level=None)
+            common.update(holdout=None, holdout_name=None)
             st.session_state.pop("opened_holdout", None)
             st.rerun()
 

@@ -7,20 +7,22 @@ import streamlit as st
 from pages import common
 from tvs_core.choice import ChoiceSettings
 from tvs_core.errors import DataError
-from tvs_core.release.export import MIN_RELEASE_ROWS
+from tvs_core.release.export import MAX_RELEASE_ROWS, MIN_RELEASE_ROWS
 from tvs_core.release.ledger import budget, ledger_frame, releases
 from tvs_core.release.pooled import display_table, verdict
 from tvs_core.release.release import Release, manifest_path_for
 from tvs_core.report import build_report
+from tvs_core.seeding import MAX_SEED
 
 common.under_navigation()
 
-NOTE = f"{common.WIDGET}release_note"  # the user's note: kept in the ledger, shown in the report
-REPORT = "release_report"  # (the release's key, the report's bytes): built once per release, override and note
+REPORT = "release_report"  # (the recorded release's key, the report's bytes): built once per recorded release
 
 st.title("5 · Export")
 project = common.project()
-view, level = common.job(), project.selected_level
+view = common.job()
+chosen_by_user = project.selected_level is not None
+level = project.selected_level if chosen_by_user else common.recommended_level()
 if view is None or level is None:
     st.warning("Run a sweep and select a level first (pages 3 and 4).")
     st.stop()
@@ -35,22 +37,19 @@ if job["status"] != "done":
     st.warning(f"The sweep is {job['status']} ({job['done']} of {job['total']} tasks): the attack games may not "
                "have reported for this level yet, so its privacy numbers are provisional.")
 a, b = st.columns(2)
-rows_key = f"{common.WIDGET}release_rows.{len(train)}"
-rows = a.number_input("Rows", MIN_RELEASE_ROWS, 1_000_000,
-                      value=max(int(project.release_rows or len(train)), MIN_RELEASE_ROWS), step=100, key=rows_key,
-                      on_change=lambda: common.update(release_rows=int(st.session_state[rows_key])),
-                      help=f"Default: as many rows as the training split the sweep used ({len(train)} of "
-                           f"{project.rows}; the rest was held out for testing). At least {MIN_RELEASE_ROWS}.")
-seed = b.number_input("Release seed", 0, 2**31 - 1, value=int(project.release_seed if project.release_seed is not None
-                                                              else view.config.seed), step=1,
-                      key=f"{common.WIDGET}release_seed",
-                      on_change=lambda: common.update(release_seed=int(st.session_state[
-                          f"{common.WIDGET}release_seed"])))
-if st.button("Generate release", type="primary"):
+rows = common.whole_number_field(
+    "Rows", "release_rows", MIN_RELEASE_ROWS, MAX_RELEASE_ROWS, "the number of rows", default=len(train), where=a,
+    help=f"Default: as many rows as the training split the sweep used ({len(train)} of {project.rows}; the rest was "
+         f"held out for testing). From {MIN_RELEASE_ROWS} to {MAX_RELEASE_ROWS}.")
+seed = common.whole_number_field("Release seed", "release_seed", 0, MAX_SEED, "the release seed",
+                                 default=view.config.seed, where=b,
+                                 help="The rows drawn follow from it: the same seed gives the same file.")
+if st.button("Generate release", type="primary", disabled=rows is None or seed is None,
+             help="Fix the refused field above first." if rows is None or seed is None else None):
     try:
         with st.spinner("Drawing the rows, checking them, attacking them together with the earlier releases…"):
             made = Release.from_sweep(view, int(level), int(rows), int(seed), ChoiceSettings.of(project),
-                                      table_name=project.name, store=common.store())
+                                      table_name=project.name, store=common.store(), chosen_by_user=chosen_by_user)
     except DataError as exc:
         st.error(common.md(exc))
         st.stop()
@@ -93,31 +92,46 @@ if pooled is not None:
         st.caption(common.md(note))
     st.caption(f"With this release: {pooled.budget.text}.")
 
-st.text_input("Note for the ledger (why this release, for whom — shown in the report)", key=NOTE)
-note = st.session_state.get(NOTE) or None
+NOTE = common.bound("release_note")
+st.text_input("Note for the ledger (why this release, for whom — shown in the report)", key=NOTE,
+              on_change=common.keep, args=("release_note",),
+              help="Kept as you type it (also across a reload). Downloading the CSV records the release with this "
+                   "note in the ledger; the report then shows it.")
 
 
 def record() -> None:
-    """The download is a release: into the ledger, with a copy of its rows; the note belongs to this one."""
+    """The download is a release: into the ledger, with a copy of its rows and the note as it stands at the click
+    (read now, not when the button was drawn: a note typed just before the click belongs to this release)."""
+    note = (st.session_state.get(NOTE) or "").strip() or None
     entry = release.record(common.store(), note=note)
     st.session_state[common.RECORDED] = (release.sha256, entry.id)
-    st.session_state[NOTE] = ""
+    st.session_state[NOTE] = ""  # in the widget too: its own on_change may run after this and save what it holds
+    common.update(release_note="")
 
 
-key = (release.sha256, release.override_reason, note)
-if st.session_state.get(REPORT, (None,))[0] != key:
-    with st.spinner("Writing the report…"):
-        st.session_state[REPORT] = (key, build_report(release, reason=note).encode("utf-8"))
+recorded = st.session_state.get(common.RECORDED)
+entry = None
+if recorded and recorded[0] == release.sha256:
+    entry = next((e for e in releases(common.store(), release.table_fingerprint) if e.id == recorded[1]), None)
 c1, c2, c3 = st.columns(3)
 c1.download_button("Download synthetic CSV", release.csv, file_name=release.file_name, mime="text/csv",
                    on_click=record)
 c2.download_button("Download manifest (JSON)", release.manifest_bytes(),
                    file_name=manifest_path_for(release.file_name).name, mime="application/json", on_click="ignore")
-c3.download_button("Download report (HTML)", st.session_state[REPORT][1], file_name=f"report_level{level}.html",
-                   mime="text/html", on_click="ignore",
-                   help="One self-contained page for the privacy officer: open it in a browser, print it to PDF.")
+if entry is None:
+    c3.download_button("Download report (HTML)", b"", disabled=True, file_name=f"report_level{level}.html",
+                       help="The report is the record of a release: download the CSV first, which records it in the "
+                            "ledger with your note; the report then shows exactly what was recorded.")
+else:
+    key = (release.sha256, release.override_reason, entry.id)
+    if st.session_state.get(REPORT, (None,))[0] != key:
+        with st.spinner("Writing the report…"):
+            st.session_state[REPORT] = (key, build_report(release, reason=entry.note).encode("utf-8"))
+    c3.download_button("Download report (HTML)", st.session_state[REPORT][1], file_name=f"report_level{level}.html",
+                       mime="text/html", on_click="ignore",
+                       help="One self-contained page for the privacy officer: open it in a browser, print it to PDF.")
 st.caption(f"SHA-256 of the CSV: `{release.sha256}`")
-recorded = st.session_state.get(common.RECORDED)
-if recorded and recorded[0] == release.sha256:
-    st.success(f"Recorded in the release ledger as release {recorded[1]}; the earlier releases above include it, and "
-               "the next export is checked against it.")
+if entry is not None:
+    st.success(f"Recorded in the release ledger as release {entry.id}"
+               + (f", with your note: “{common.md(entry.note)}”" if entry.note else ", without a note")
+               + "; the earlier releases above include it, and the next export is checked against it.")

@@ -31,12 +31,12 @@ def set_threshold(column: str | None, shown: float | None = None) -> None:
         return
     project = common.project()
     if column is None:
-        common.update(rho_star=value, job_id=None, selected_level=None)
+        common.update(rho_star=value)
     else:
         overrides = {**project.rho_overrides, column: value}
         if abs(value - common.threshold()) < 1e-9:
             overrides.pop(column)
-        common.update(rho_overrides=overrides, job_id=None, selected_level=None)
+        common.update(rho_overrides=overrides)
 
 
 st.title("2 · Sensitive features")

@@ -15,13 +15,15 @@ from tvs_core.evaluation.fidelity import kendall_real_and_synthetic
 from tvs_core.evaluation.summary import Summary, summarise
 from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView, submit
 from tvs_core.jobs.backends import BACKENDS
-from tvs_core.jobs.config import OTHER_COMPETITORS
+from tvs_core.jobs.config import OTHER_COMPETITORS, setting_differences
 from tvs_core.jobs.plan import claimed_epsilons, planned_tasks
 from tvs_core.jobs.process import cancel_job, start_worker, worker_alive
 from tvs_core.jobs.progress import audit_seconds, duration_text, estimate, fit_seconds_by_baseline
+from tvs_core.jobs.submission import data_fingerprint
 from tvs_core.jobs.worker import run_job
 from tvs_core.model.families import PRESETS
 from tvs_core.model.ordering import default_levels
+from tvs_core.seeding import MAX_SEED
 
 common.under_navigation()
 
@@ -96,9 +98,9 @@ def kendall_panel(job_id: str, levels: list[int]) -> None:
     st.plotly_chart(figures.kendall_pair(real, synthetic, names, level), width="stretch", key="kendall_pair")
 
 
-def setting(label: str, name: str, widget, invalidates: bool = True, **kwargs):
+def setting(label: str, name: str, widget, **kwargs):
     """A sweep setting bound to the project: restored from it, saved to it on change."""
-    return widget(label, key=common.bound(name), on_change=common.keep, args=(name, invalidates), **kwargs)
+    return widget(label, key=common.bound(name), on_change=common.keep, args=(name,), **kwargs)
 
 
 st.title("3 · Sweep")
@@ -116,7 +118,7 @@ view = common.job()
 running = view is not None and view.active
 full = list(range(1, order.full_level + 1))
 if project.sweep.levels is None or any(level not in full for level in project.sweep.levels):  # empty stays empty
-    common.update_sweep(False, levels=default_levels(order.t_max))
+    common.update_sweep(levels=default_levels(order.t_max))
 setting("Truncation levels", "sweep.levels", st.multiselect, options=full,
         help=f"Default: 1, every 5th and the recommended top level t_max = {order.t_max}.")
 a, b, c = st.columns(3)
@@ -158,16 +160,18 @@ setting(f"Audit the ε claims of the DP references ({DEFAULT_TRIALS} fits of eac
              "It costs many fits: the duration below includes it.")
 covariates = [c for c in common.schema().modelled if c != project.sweep.response]
 if any(c not in covariates for c in project.sweep.analysis):
-    common.update_sweep(False, analysis=[c for c in project.sweep.analysis if c in covariates])
+    common.update_sweep(analysis=[c for c in project.sweep.analysis if c in covariates])
 setting("Analysis for the CI overlap: covariates of the regression of Y (empty: all)", "sweep.analysis", st.multiselect,
         options=covariates, help="The utility part 'CI overlap' fits this regression on the real and on the synthetic "
                                  "rows and compares the coefficients' 95 % intervals (Karr et al. 2006). Name the "
                                  "analysis your users will run.")
 d, e = st.columns(2)
 with d:
-    setting("Master seed", "sweep.seed", st.number_input, min_value=0, max_value=2**31 - 1, step=1)
+    seed_value = common.whole_number_field("Master seed", "sweep.seed", 0, MAX_SEED, "the master seed",
+                                           help="Every random draw of the sweep follows from it: the same seed, "
+                                                "data and settings give the same numbers on any machine.")
 with e:
-    setting("Backend", "backend", st.selectbox, invalidates=False, options=list(BACKENDS),
+    setting("Backend", "backend", st.selectbox, options=list(BACKENDS),
             help="dask and ray need the optional packages; the numbers do not depend on it")
 
 config = project.sweep_config(rho_star=dict(order.rho_star))
@@ -179,11 +183,14 @@ n_train = len(table) if holdout is not None else int(round(len(table) * (1 - pro
 n_columns = len(common.schema().modelled)  # about the encoded columns (missingness indicators aside)
 shown = common.job()
 ignored = ("externals",) + (("protocol_overrides",) if st.session_state.get(common.PROTOCOL_OVERRIDES) else ())
-same_as_shown = shown is not None and {k: v for k, v in config.to_dict().items() if k not in ignored} == {
-    k: v for k, v in shown.config.to_dict().items() if k not in ignored}
+differences = [] if shown is None else setting_differences(shown.config, config, ignored)
+if shown is not None and shown.fingerprint != data_fingerprint(project.fingerprint, project.holdout):
+    differences.append("the data: the table or the hold-out file is not the sweep's")
+same_as_shown = shown is not None and not differences
 blocking = common.problems()
 why_not = ("The sweep above is running: wait for it to finish, or cancel it first." if running else
            "Choose at least one truncation level above." if not levels else
+           "The master seed above is refused: give a whole number." if seed_value is None else
            f"The table cannot be modelled yet: {blocking[0]} (the Data page lists every problem by column)."
            if blocking else None)
 if why_not is None and not same_as_shown:  # what Start would run: its estimate (the shown sweep has its own line)
@@ -211,7 +218,10 @@ for upload in uploads or []:
         st.error(f"{common.md(upload.name)}: {common.md(exc)}")
 if why_not is not None and not running:
     st.info(common.md(why_not))
-if st.button("Start sweep", type="primary", disabled=why_not is not None, help=why_not):
+
+
+def start() -> None:
+    """Start (or open) the sweep of the settings on screen."""
     try:
         job_id = submit(common.store(), table, config, holdout=holdout, externals=externals)
     except DataError as exc:
@@ -227,13 +237,24 @@ if st.button("Start sweep", type="primary", disabled=why_not is not None, help=w
         start_worker(common.store(), job_id, backend=project.backend)
     st.rerun()  # redraw the sidebar (and start polling)
 
+
+if st.button("Start sweep", type="primary", disabled=why_not is not None, help=why_not):
+    start()
 view = common.job()
 if view is None:
     st.info("Press Start to evaluate the chosen levels.")
     st.stop()
-if view.id != getattr(shown, "id", None) or not same_as_shown:
-    st.warning("The settings above differ from those of the sweep shown below (it ran with its own). Press Start "
-               "to run the settings above.")
+if differences:
+    with st.container(border=True):
+        st.warning("Your settings now differ from this sweep's (it is shown below, with the settings it ran with):\n"
+                   + "".join(f"\n- {common.md(d)}" for d in differences))
+        new, back = st.columns(2)
+        if new.button("Start a new sweep", disabled=why_not is not None, help=why_not, key="start_new"):
+            start()
+        if back.button("Go back to the sweep's settings"):
+            project.adopt(view.config)
+            common.update()
+            st.rerun()
 elif view.job["status"] == "done" and view.job.get("started") and view.job.get("finished"):
     took = duration_text(view.job["finished"] - view.job["started"])
     st.caption(f"This sweep ran {view.job['total']} tasks in {took} (the last run, if it was resumed).")

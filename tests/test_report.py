@@ -27,8 +27,8 @@ def no_level(view, tmp_path_factory):
     """The command line's report of a sweep whose level was not chosen: the recommendation's release, not written."""
     path = tmp_path_factory.mktemp("report") / "report.html"
     best = ChoiceSettings().select(view.summary(), view.config.sensitive).best_level
-    made = Release.from_sweep(view, best, table_name="clinical, 300 rows")
-    write_report(build_report(made, chosen=False, exported=False), path)
+    made = Release.from_sweep(view, best, table_name="clinical, 300 rows", chosen_by_user=False)
+    write_report(build_report(made, exported=False), path)
     return path
 
 

@@ -32,11 +32,11 @@ from .jobs.config import COMPETITORS, DEFAULT_BASELINES
 from .model.families import DEFAULT_PRESET, PRESETS
 from .model.ordering import MEASURES, algorithm1, table_associations
 from .model.tvinesynth import TVineSynth
+from .seeding import MAX_SEED
 from .storage.workspace import refuse_inside_workspace
-from .text import printable
+from .text import printable, whole_number
 
 EXIT_USAGE = 2
-MAX_SEED = 2**32 - 1
 PROG = "python -m tvs_core"
 
 
@@ -56,13 +56,9 @@ class Parser(argparse.ArgumentParser):
 # -- option types: each refuses by naming the value and the range -------------------------------------
 def _integer(text: str, low: int, high: int | None = None) -> int:
     try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < low or (high is not None and value > high):
-        upper = "" if high is None else f" and at most {high}"
-        raise argparse.ArgumentTypeError(f"{value} is out of range: give at least {low}{upper}")
-    return value
+        return whole_number(text, low, high)
+    except DataError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def count(text: str) -> int:
@@ -297,8 +293,9 @@ def cmd_report(args) -> dict:
                             f"({view.job['done']} of {view.job['total']} tasks done).",
                             fix="Let the sweep run (or resume it) before making its report.")
         level = selection.best_level
-    made = Release.from_sweep(view, level, settings=settings, table_name=table_name(view))
-    text = build_report(made, reason=args.reason, chosen=args.level is not None, exported=False)
+    made = Release.from_sweep(view, level, settings=settings, table_name=table_name(view),
+                              chosen_by_user=args.level is not None)
+    text = build_report(made, reason=args.reason, exported=False)
     write_report(text, args.out)
     return {"out": args.out, "job_id": args.job, "level": args.level, "bytes": len(text.encode())}
 

@@ -24,8 +24,9 @@ from .choice.gdpr import gdpr_table, officer_summary, point_verdicts
 from .errors import DataError
 from .evaluation.catalogue import CATALOGUE, GROUPS, SOURCES
 from .evaluation.dp_audit import audits_from_records
+from .evaluation.intervals import SMALL_N
 from .evaluation.records import HOLDER
-from .evaluation.summary import SMALL_N, Summary, readable
+from .evaluation.summary import Summary, readable
 from .jobs import JobView
 from .jobs.plan import claimed_epsilons
 from .jobs.submission import job_tables
@@ -126,7 +127,7 @@ def level_metrics(summary: Summary, levels: list[int]) -> pd.DataFrame:
         if rows.empty:
             continue
         text = [("—" if pd.isna(m) else f"{m:.3f}") + ("" if i == "—" else f" {i}") + f" n={n}"
-                for m, i, n in zip(rows["median"], rows["95 % interval"], rows["n"], strict=True)]
+                for m, i, n in zip(rows["median"], rows["interval"], rows["n"], strict=True)]
         rows = rows[keys].assign(**{f"level {level}": text})
         wide = rows if wide is None else wide.merge(rows, on=keys, how="outer", sort=False)
     if wide is None:
@@ -164,16 +165,16 @@ def _audit_html(audits: list, claims: dict[str, float]) -> str:
                    + "".join(_list([a.sentence()], "block" if a.flagged else "ok") for a in audits))
 
 
-def build_report(release: Release, reason: str | None = None, chosen: bool = True, exported: bool = True) -> str:
+def build_report(release: Release, reason: str | None = None, exported: bool = True) -> str:
     """The report of a release of a stored sweep (``Release.from_sweep``) as one HTML page. It renders what the
-    release, its sweep and its choice hold and computes nothing of its own. ``chosen``: the user chose the level
-    (else it is the recommendation); ``exported``: the release's rows left as a file (else they were drawn only
-    for the figures and checks); ``reason``: the user's note."""
+    release, its sweep and its choice hold and computes nothing of its own (``release.chosen_by_user``: the user
+    chose the level, else it is the recommendation); ``exported``: the release's rows left as a file (else they were
+    drawn only for the figures and checks); ``reason``: the user's note."""
     view = release.view
     if view is None or release.selection is None or release.selection.best_level is None:
         raise DataError("A report needs a release of a sweep with results at every level it scores.",
                         fix="Let the sweep run (or resume it) before making its report.")
-    config, selection = view.config, release.selection
+    config, selection, chosen = view.config, release.selection, release.chosen_by_user
     summary = view.summary()
     levels = [int(v) for v in selection.table["level"]]
     shown = int(release.level)

@@ -7,6 +7,8 @@ import zlib
 
 import numpy as np
 
+MAX_SEED = 2**32 - 1  # a master or release seed: any 32-bit unsigned number, as numpy seeds take it
+
 
 def _word(part) -> int:
     if isinstance(part, (int, np.integer)):

@@ -6,6 +6,7 @@ import re
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # tab and newline are kept: they lay text out
 _ANY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_WHOLE = re.compile(r"^[+-]?[0-9]+$")
 
 
 def printable(text: object) -> str:
@@ -17,3 +18,19 @@ def printable(text: object) -> str:
 def one_line(text: object) -> str:
     """``text`` without any control character, tab and newline included (a name on one line)."""
     return _ANY_CONTROL.sub("", str(text))
+
+
+def whole_number(text: object, low: int, high: int | None = None, what: str = "the value") -> int:
+    """A whole number as typed, or a ``DataError`` that says why not: "1e9" or "12.7" is refused, never read as 1
+    or 12, and a number outside [low, high] is refused, never clipped."""
+    from .errors import DataError
+
+    typed = str(text).strip()
+    upper = "" if high is None else f" to {high}"
+    if not _WHOLE.match(typed):
+        raise DataError(f"'{one_line(text)}' is not a whole number.", fix=f"Give {what} as a whole number from "
+                        f"{low}{upper}, digits only.")
+    value = int(typed)
+    if value < low or (high is not None and value > high):
+        raise DataError(f"{value} is out of range for {what}.", fix=f"Give a whole number from {low}{upper}.")
+    return value

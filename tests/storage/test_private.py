@@ -254,3 +254,15 @@ def test_the_command_line_prints_no_terminal_escape_codes_from_a_column_name(tmp
     inspected = subprocess.run([sys.executable, "-m", "tvs_core", "inspect", str(data)], capture_output=True,
                                text=True, env={**os.environ, "TVS_WORKSPACE": str(tmp_path / "space")})
     assert "\x1b" not in inspected.stdout and json.loads(inspected.stdout)
+
+
+def test_wiping_removes_every_file_but_the_access_token(tmp_path):
+    root = tmp_path / "space"
+    store = Store(root)
+    Projects(store).create(make_small_table(), "cohort.csv", "upload:cohort.csv")
+    token = store.space.access_token()
+    store.close()
+    store.space.wipe()
+    assert [p.name for p in root.iterdir()] == ["access-token"]
+    reopened = Store(root)
+    assert reopened.space.access_token() == token and Projects(reopened).all() == []

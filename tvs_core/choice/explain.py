@@ -10,8 +10,9 @@ import math
 from dataclasses import dataclass, field
 
 from ..evaluation.catalogue import CATALOGUE
+from ..evaluation.intervals import SMALL_N, interval_words
 from ..evaluation.records import REAL, SHUFFLED
-from ..evaluation.summary import SMALL_N, Summary
+from ..evaluation.summary import Summary
 from .axes import Axis
 from .selection import Selection
 
@@ -33,11 +34,7 @@ def _number(point: tuple[float, float, float], n: int | None) -> str:
     value, low, high = point
     if math.isnan(value):
         return "not measured"
-    text = f"{value:.3f}"
-    if not math.isnan(low):
-        kind = "95 % interval" if n is None or n >= SMALL_N else f"spread of {n} values"
-        text += f" [{low:.3f}, {high:.3f}; {kind}]"
-    return text
+    return f"{value:.3f} ({interval_words(low, high, n, digits=3)})"
 
 
 def _n(rows: Summary, metric: str, column: str | None = None) -> int | None:

@@ -122,22 +122,35 @@ def anchors_json(selection: Selection | None, sensitive: list[str]) -> dict:
 
 
 def choice_json(selection: Selection | None, level: int, alpha: float, method: str, privacy: str,
-                utility_mix: str | UtilityMix, metric_names=()) -> dict:
-    """The manifest's ``choice``: the settings, the selected and the best level, why, and the scores."""
+                utility_mix: str | UtilityMix, metric_names=(), chosen_by_user: bool = True) -> dict:
+    """The manifest's ``choice``: the settings, the released and the recommended level, who chose the level and why,
+    and the scores. A level nobody clicked is the recommendation, and is recorded as one."""
     mix = UtilityMix.parse(utility_mix)
     best = None if selection is None else selection.best_level
     out = {"alpha": alpha, "normalisation": method, "privacy_metric": privacy, "utility_mix": mix.text,
-           "utility_mix_described": mix.describe(metric_names), "selected_level": int(level), "best_level": best}
-    if best is not None and best == level:
-        wins = float(selection.table.set_index("level").loc[best, "wins"])
-        out["why"] = f"the best level by PU_t at these settings (best in {wins:.0%} of resamples within the intervals)"
-    else:
-        out["why"] = f"chosen by the user; the best level by PU_t at these settings was {best}"
+           "utility_mix_described": mix.describe(metric_names), "selected_level": int(level), "best_level": best,
+           "chosen_by": "user" if chosen_by_user else "recommendation"}
+    out["why"] = why_text(selection, level, alpha, method, privacy, mix, chosen_by_user)
     if selection is not None and level in set(selection.table["level"]):
         row = selection.table.set_index("level").loc[level]
         out["scores"] = {c: _finite(row[c]) for c in row.index if c in ("PU", "U", "P", "P_unclipped")
                          or c.startswith("U_")}
     return out
+
+
+def why_text(selection: Selection | None, level: int, alpha: float, method: str, privacy: str, mix: UtilityMix,
+             chosen_by_user: bool) -> str:
+    """Who chose the level and why, as the manifest, the ledger and the report say it."""
+    best = None if selection is None else selection.best_level
+    if chosen_by_user:
+        return (f"chosen by the user; the recommended level at these settings is {best}"
+                + (" (the same)" if best == level else ""))
+    settings = f"α = {alpha:g}, utility mix {mix.text}, privacy measured by {privacy}, {method} normalisation"
+    if best is None or best != level:
+        return f"level {level} was released without being chosen; no level was recommended at {settings}"
+    wins = float(selection.table.set_index("level").loc[best, "wins"])
+    return (f"recommended at {settings}: the best level by PU_t (best in {wins:.0%} of resamples within the "
+            "intervals); not chosen by the user")
 
 
 @dataclass(frozen=True)
@@ -158,5 +171,6 @@ class ChoiceSettings:
     def select(self, summary: Summary, sensitive: list[str]) -> Selection | None:
         return choose(summary, sensitive, self.alpha, self.method, self.privacy, utility=self.utility)
 
-    def to_json(self, selection: Selection | None, level: int, metric_names=()) -> dict:
-        return choice_json(selection, level, self.alpha, self.method, self.privacy, self.utility, metric_names)
+    def to_json(self, selection: Selection | None, level: int, metric_names=(), chosen_by_user: bool = True) -> dict:
+        return choice_json(selection, level, self.alpha, self.method, self.privacy, self.utility, metric_names,
+                           chosen_by_user)

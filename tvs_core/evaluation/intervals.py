@@ -25,6 +25,29 @@ def bootstrap_interval(values, statistic=np.median, confidence: float = 0.95, n_
 
 
 
+# fewer replicates than this: a bootstrap interval of their median is little more than their range, so it is
+# named a spread of a few values, never a 95 % interval
+SMALL_N = 10
+
+
+def interval_words(low: float, high: float, n: int | None, digits: int = 2, kind: str = "bootstrap") -> str:
+    """What an interval is, in the words every screen, the report and the manifest use: a "95 % interval" only
+    where it is one (a bootstrap over at least ``SMALL_N`` replicates, or a Wilson interval of a count), else "a
+    spread of N values", which says how few stand behind it."""
+    import math
+
+    if low is None or high is None or math.isnan(low) or math.isnan(high):
+        return "no interval" if n is None or n <= 1 else f"no interval ({n} values)"
+    span = f"{low:.{digits}f}–{high:.{digits}f}"
+    if kind == "wilson":
+        return f"95 % interval {span} (Wilson, {n} trials)"
+    if n is not None and n <= 1:
+        return "a single value, no interval"
+    if n is None or n >= SMALL_N:
+        return f"95 % interval {span}" + ("" if n is None else f" (bootstrap over {n} values)")
+    return f"spread {span} of only {n} values (too few for a 95 % interval)"
+
+
 def wilson(successes: float, trials: int, confidence: float = 0.95) -> tuple[float, float]:
     """(centre, half-width) of the Wilson score interval of a success rate (Wilson 1927): the estimate and error
     Giomi et al. (PETS 2023, anonymeter's ``stats/confidence.py``) give every attack's success rate; robust at

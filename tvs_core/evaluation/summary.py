@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .catalogue import CATALOGUE, GROUPS, label
-from .intervals import bootstrap_interval
+from .intervals import bootstrap_interval, interval_words
 from .records import HOLDER
 
 KEYS = ["model", "level", "role", "metric", "attribute", "target_kind"]
@@ -136,9 +136,6 @@ def summarise(records: pd.DataFrame, confidence: float = 0.95) -> Summary:
     return Summary(frame)
 
 
-# fewer replicates than this: a bootstrap interval of their median is little more than their range,
-# so it is shown as a spread of a few values, not as a 95 % confidence interval
-SMALL_N = 10
 
 
 def readable(summary: Summary) -> pd.DataFrame:
@@ -149,14 +146,12 @@ def readable(summary: Summary) -> pd.DataFrame:
     rows = []
     for row in summary.frame.itertuples(index=False):
         entry = CATALOGUE.get(row.metric)
-        interval = "—" if pd.isna(row.ci_low) else f"[{row.ci_low:.3f}, {row.ci_high:.3f}]"
-        if row.n < SMALL_N and not pd.isna(row.ci_low):
-            interval += f" (spread of {row.n} values)"
+        interval = interval_words(row.ci_low, row.ci_high, int(row.n), digits=3)
         rows.append({
             "group": entry.group if entry else "other", "metric": label(row.metric, short=True),
             "column": row.attribute if isinstance(row.attribute, str) else "",
             "targets": f"{row.target_kind} targets" if isinstance(row.target_kind, str) else "",
-            "median": None if pd.isna(row.median) else round(float(row.median), 4), "95 % interval": interval,
+            "median": None if pd.isna(row.median) else round(float(row.median), 4), "interval": interval,
             "n": int(row.n), "unit": entry.unit if entry else "", "better": entry.better if entry else "",
             "_order": (groups.get(entry.group, len(GROUPS)) if entry else len(GROUPS), order.get(row.metric, 999),
                        str(row.attribute), str(row.target_kind))})

@@ -156,3 +156,57 @@ def epoch_budget(name: str, generator: str, parameter: str) -> dict:
         return {**presets["paper"], "epochs": int(parameter)}
     raise DataError(f"Baseline '{name}': after '{generator}:' write 'paper', 'quick' or a number of epochs.",
                     fix=f"Write e.g. {generator}:quick or {generator}:50.")
+
+
+SETTING_NAMES = {  # each setting as the Sweep page names it
+    "response": "response Y", "sensitive": "sensitive columns", "rho_star": "association threshold ρ*",
+    "measure": "association measure", "order": "column order", "levels": "truncation levels", "preset": "protocol",
+    "families": "pair-copula families", "margins": "margins", "missing": "missing values", "t_max": "top level",
+    "seed": "master seed", "holdout_fraction": "hold-out fraction", "baselines": "baselines",
+    "feature_set": "attack features", "games": "attack games", "baseline_games": "baselines play the attack games",
+    "protocol_overrides": "game sizes", "schema": "column types and roles", "analysis": "analysis for the CI overlap",
+    "externals": "your own synthetic sets", "reuse_families": "attack games reuse the holder's families",
+    "dp_audit_trials": "DP audit",
+}
+
+
+def _shown(value) -> str:
+    if value is None or value == [] or value == {}:
+        return "—"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(map(_shown, value))
+    return str(value)
+
+
+def setting_differences(sweep: SweepConfig, now: SweepConfig, ignored: tuple[str, ...] = ()) -> list[str]:
+    """How the settings ``now`` differ from those a sweep ran with, one plain phrase each ("master seed: 0 in the
+    sweep, 1 now"); empty when Start would run the same sweep."""
+    before, after = sweep.to_dict(), now.to_dict()
+    out = []
+    for name in dict.fromkeys([*before, *after]):
+        old, new = before.get(name), after.get(name)
+        if name in ignored or old == new or (not old and not new):
+            continue
+        label = SETTING_NAMES.get(name, name)
+        if name == "rho_star" and isinstance(old, dict) and isinstance(new, dict):
+            out += [f"{label} for {column}: {_shown(old.get(column))} in the sweep, {_shown(new.get(column))} now"
+                    for column in dict.fromkeys([*old, *new]) if old.get(column) != new.get(column)]
+        elif name == "schema":
+            changed = _schema_changes(old or {}, new or {})
+            out.append(f"{label}: {', '.join(changed)}" if changed else label)
+        else:
+            out.append(f"{label}: {_shown(old)} in the sweep, {_shown(new)} now")
+    return out
+
+
+def _schema_changes(old: dict, new: dict) -> list[str]:
+    """The columns whose type, role or order of labels differ between two schemas."""
+    columns_old = {c["name"]: c for c in old.get("columns", [])}
+    columns_new = {c["name"]: c for c in new.get("columns", [])}
+    return [name for name in dict.fromkeys([*columns_old, *columns_new])
+            if {k: v for k, v in columns_old.get(name, {}).items() if k in ("type", "role", "levels")}
+            != {k: v for k, v in columns_new.get(name, {}).items() if k in ("type", "role", "levels")}]

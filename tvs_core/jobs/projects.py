@@ -62,6 +62,7 @@ class Project:
     # the release
     release_rows: int | None = None  # None: as many rows as the training split
     release_seed: int | None = None  # None: the sweep's master seed
+    release_note: str = ""  # the note for the ledger, kept as it is typed until a download records it
     created: float = 0.0
     updated: float = 0.0
 

@@ -18,8 +18,12 @@ from .context import schema_for, split_tables
 
 
 def _fingerprint(table: pd.DataFrame, holdout: pd.DataFrame | None) -> str:
-    fingerprint = fingerprint_table(table) + ("" if holdout is None else fingerprint_table(holdout))
-    return hashlib.sha256(fingerprint.encode()).hexdigest()
+    return data_fingerprint(fingerprint_table(table), None if holdout is None else fingerprint_table(holdout))
+
+
+def data_fingerprint(table_fingerprint: str, holdout_fingerprint: str | None) -> str:
+    """A sweep's data: its table and the hold-out file the user gave (if any), from their own fingerprints."""
+    return hashlib.sha256((table_fingerprint + (holdout_fingerprint or "")).encode()).hexdigest()
 
 
 def with_externals(config: SweepConfig, table: pd.DataFrame, holdout: pd.DataFrame | None,

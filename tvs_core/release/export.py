@@ -118,6 +118,7 @@ def refuse_overwriting_inputs(out: str | Path, inputs: tuple = ()) -> None:
 
 
 MIN_RELEASE_ROWS = 2  # the checks compare the released rows with each other and with the data
+MAX_RELEASE_ROWS = 1_000_000  # the dashboard's bound (the command line checks the memory a number of rows needs)
 
 
 def release_table(model: SyntheticGenerator, level: int | None, rows: int, seed: int) -> pd.DataFrame:

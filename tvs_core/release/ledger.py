@@ -40,6 +40,7 @@ class LedgerEntry:
     note: str | None
     copy: str  # the kept copy, relative to the workspace
     created: float
+    choice: str | None = None  # who chose the level and why ("chosen by the user; …" or "recommended at …")
 
     @classmethod
     def from_row(cls, row: dict) -> LedgerEntry:
@@ -65,7 +66,7 @@ def epsilon_of(model: SyntheticGenerator) -> float | None:
 
 def record_release(store: Store, fingerprint: str, table: pd.DataFrame, file_bytes: bytes, sha256: str,
                    model: SyntheticGenerator, level: int | None, seed: int | None, note: str | None = None,
-                   job_id: str | None = None, table_name: str | None = None) -> LedgerEntry:
+                   job_id: str | None = None, table_name: str | None = None, choice: str | None = None) -> LedgerEntry:
     """Add an export to the ledger and keep a copy of its rows in the workspace (written to a temporary
     file and renamed, so a crash never leaves half a copy behind)."""
     if store.read_only:
@@ -75,7 +76,8 @@ def record_release(store: Store, fingerprint: str, table: pd.DataFrame, file_byt
     entry = {"fingerprint": fingerprint, "table_name": table_name, "job_id": job_id, "level": level,
              "generator": model.name, "settings": json.dumps(model.get_config(), sort_keys=True, default=str),
              "seed": seed, "rows": len(table), "sha256": sha256, "bytes": len(file_bytes), "epsilon": epsilon_of(model),
-             "note": (note or "").strip() or None, "copy": copy, "created": created}
+             "note": (note or "").strip() or None, "copy": copy, "created": created,
+             "choice": choice}
     try:
         release_id = store.add_release(entry)
     except BaseException:
@@ -130,6 +132,7 @@ def ledger_frame(entries: list[LedgerEntry]) -> pd.DataFrame:
     return pd.DataFrame([{"release": e.id, "time": e.when, "table": e.table_name or e.fingerprint[:12],
                           "fingerprint": e.fingerprint[:12], "sweep": e.job_id, "level": e.level,
                           "generator": e.generator, "ε": e.epsilon, "seed": e.seed, "rows": e.rows,
-                          "sha256": e.sha256, "note": e.note or ""} for e in entries],
+                          "sha256": e.sha256, "who chose the level": e.choice or "", "note": e.note or ""}
+                         for e in entries],
                         columns=["release", "time", "table", "fingerprint", "sweep", "level", "generator", "ε", "seed",
-                                 "rows", "sha256", "note"])
+                                 "rows", "sha256", "who chose the level", "note"])

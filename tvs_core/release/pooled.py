@@ -20,8 +20,9 @@ import pandas as pd
 from ..evaluation.attribute import release_attribute_records
 from ..evaluation.catalogue import CATALOGUE
 from ..evaluation.context import EvaluationData, encode_rows
+from ..evaluation.intervals import SMALL_N
 from ..evaluation.set_metrics import SyntheticSet, bounded, membership_attacks
-from ..evaluation.summary import SMALL_N, Summary
+from ..evaluation.summary import Summary
 from ..model.generator import SyntheticGenerator
 from ..seeding import task_seed
 from .guardrails import copies_of_training_rows

@@ -44,15 +44,17 @@ class Release:
     selection: Selection | None = None
     metrics: list[dict] = field(default_factory=list)  # the sweep's summary rows at this level
     override_reason: str | None = None  # why the user released despite a blocking guardrail
+    chosen_by_user: bool = True  # False: the level is the recommendation at ``settings``; nobody chose it
 
     # -- made once ----------------------------------------------------------------------------------------------
     @classmethod
     def from_sweep(cls, view, level: int, rows: int | None = None, seed: int | None = None,
                    settings: ChoiceSettings | None = None, table_name: str | None = None,
-                   store: Store | None = None) -> Release:
+                   store: Store | None = None, chosen_by_user: bool = True) -> Release:
         """The release of ``level`` of a stored sweep (``view``: a ``JobView``): ``rows`` default to the training
         split's size, ``seed`` to the sweep's master seed; the pooled check runs when the table has earlier
-        releases in ``store``'s ledger (the sweep's own store by default)."""
+        releases in ``store``'s ledger (the sweep's own store by default). ``chosen_by_user`` False: the level is
+        the recommendation at ``settings``, recorded as such."""
         model = view.holder()
         if model is None:
             raise DataError(f"Sweep {view.id} has no fitted model yet.", fix="Let the sweep start, then release.")
@@ -75,7 +77,7 @@ class Release:
         return cls(model, int(level), seed, synthetic, csv, guardrails(synthetic, train, model, at_level, view.caps),
                    pooled, view.table_fingerprint, table_name or f"table {view.table_fingerprint[:12]}", train,
                    view.fingerprint, view, settings, settings.select(summary, view.config.sensitive),
-                   [] if at_level is None else at_level.frame.to_dict("records"))
+                   [] if at_level is None else at_level.frame.to_dict("records"), chosen_by_user=chosen_by_user)
 
     @classmethod
     def from_model(cls, model: SyntheticGenerator, train: pd.DataFrame, level: int | None, rows: int, seed: int,
@@ -117,7 +119,8 @@ class Release:
     def choice(self) -> dict | None:
         if self.view is None or self.settings is None:
             return None
-        return self.settings.to_json(self.selection, int(self.level), [m["metric"] for m in self.metrics])
+        return self.settings.to_json(self.selection, int(self.level), [m["metric"] for m in self.metrics],
+                                     self.chosen_by_user)
 
     def manifest(self) -> dict:
         """How the file was made and what was checked (``manifest.manifest``)."""
@@ -135,9 +138,11 @@ class Release:
         if self.blocked:
             raise DataError(f"The release is blocked: {self.blocked[0].message}",
                             fix="Fix the problem, or release anyway with a reason (it goes into the manifest).")
+        choice = self.choice()
         return record_release(store, self.table_fingerprint, self.table, self.csv, self.sha256, self.model,
                               self.level, self.seed, note=note, job_id=None if self.view is None else self.view.id,
-                              table_name=self.table_name)
+                              table_name=self.table_name,
+                              choice=choice["why"] if choice else f"level {self.level} given on the command line")
 
     def write(self, out: str | Path, inputs: tuple = ()) -> tuple[Path, Path]:
         """The CSV at ``out`` and its manifest next to it (``<name>.manifest.json``), each written whole or not at

@@ -196,9 +196,15 @@ class Workspace:
         return bool(given) and hmac.compare_digest(given.encode(), self.access_token().encode())
 
     def wipe(self) -> None:
-        """Remove everything kept here: data, uploads, results, the ledger and its released copies, logs, the token
-        (close the store first)."""
-        shutil.rmtree(self.root, ignore_errors=True)
+        """Remove everything kept here: data, uploads, results, the ledger and its released copies, logs (close the
+        store first). The access token stays, so the dashboard that wiped its data stays open to its owner."""
+        for entry in self.root.iterdir():
+            if entry.name == TOKEN_FILE:
+                continue
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
 
 
 def refuse_inside_workspace(out: str | Path, workspace: str | Path | None = None, option: str = "--out") -> None:
