@@ -7,6 +7,7 @@ import streamlit as st
 from pages import common
 from tvs_core.choice import ChoiceSettings
 from tvs_core.errors import DataError
+from tvs_core.jobs import JobView
 from tvs_core.release.export import MAX_RELEASE_ROWS, MIN_RELEASE_ROWS
 from tvs_core.release.ledger import budget, ledger_frame, releases
 from tvs_core.release.pooled import display_table, verdict
@@ -32,7 +33,9 @@ if view.holder() is None:
 job = view.job
 train, _ = view.tables()  # the data the sweep ran on, kept in the workspace
 
-st.markdown(f"Release of **level {level}** from sweep `{view.id}`.")
+st.markdown(f"Release of **level {level}** from sweep `{view.id}` — "
+            + ("your choice." if chosen_by_user else "the recommended level: you have not chosen one on the Choose "
+               "page, so the manifest and the ledger will say it is the recommendation, not your choice."))
 if job["status"] != "done":
     st.warning(f"The sweep is {job['status']} ({job['done']} of {job['total']} tasks): the attack games may not "
                "have reported for this level yet, so its privacy numbers are provisional.")
@@ -44,6 +47,21 @@ rows = common.whole_number_field(
 seed = common.whole_number_field("Release seed", "release_seed", 0, MAX_SEED, "the release seed",
                                  default=view.config.seed, where=b,
                                  help="The rows drawn follow from it: the same seed gives the same file.")
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def table_fingerprint(job_id: str) -> str:
+    return JobView(common.store(), job_id).table_fingerprint
+
+
+st.subheader("Earlier releases of this table")
+earlier = releases(common.store(), table_fingerprint(view.id))
+if earlier:
+    st.dataframe(ledger_frame(earlier).drop(columns=["fingerprint"]), hide_index=True, width="stretch")
+    st.caption(f"Privacy budget: {common.md(budget(earlier).text)}. A new release is checked together with these "
+               "(the pooled-release check below, once you generate it).")
+else:
+    st.caption("None yet: this will be the table's first release.")
 if st.button("Generate release", type="primary", disabled=rows is None or seed is None,
              help="Fix the refused field above first." if rows is None or seed is None else None):
     try:
@@ -72,13 +90,6 @@ if release.blocked:
         st.stop()
     release = release.overridden(reason)
 
-st.subheader("Earlier releases of this table")
-earlier = releases(common.store(), release.table_fingerprint)
-if earlier:
-    st.dataframe(ledger_frame(earlier).drop(columns=["fingerprint"]), hide_index=True, width="stretch")
-    st.caption(f"Privacy budget: {budget(earlier).text}.")
-else:
-    st.caption("None yet: this will be the table's first release.")
 pooled = release.pooled
 if pooled is not None:
     st.markdown(f"**Pooled-release check** (when the release was generated) — an attacker holding the "

@@ -340,7 +340,7 @@ def build_report(release: Release, reason: str | None = None, exported: bool = T
                          + _table(ledger_frame(entries)) + pooled_html)
 
     # -- versions ---------------------------------------------------------------------------------------------
-    settings = pd.DataFrame([{"setting": k, "value": _fmt(v)} for k, v in config.to_dict().items()
+    settings = pd.DataFrame([{"setting": k, "value": _fmt(v)} for k, v in view.settings_record().items()
                              if k != "schema"])
     caps = pd.DataFrame(view.caps)
     versions = pd.DataFrame([{"package": k, "version": v} for k, v in package_versions().items()])

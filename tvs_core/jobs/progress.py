@@ -152,7 +152,8 @@ def progress(store: Store, job_id: str) -> dict:
         n_train, n_columns, _ = _shape(job)
         fits = competitor_fits(SweepConfig.from_dict(job["config"]), int(n_train), int(n_columns))
         eta = seconds_left(job["plan"], done, costs, job["workers"] or 1, running_for, fits)
-        phase, count, total = "sweep", len(done), job["total"] or 0
+        planned = {entry[0] for entry in job["plan"]}  # the holder's fit is stored as a result but is no task
+        phase, count, total = "sweep", len(done & planned), job["total"] or 0
     else:
         looks = sum(1 for key in done if key.startswith(f"{FIRST_LOOK}:"))
         phase, count = "first look", looks
@@ -196,9 +197,18 @@ def estimate(store: Store, plan: list, n_train: int, n_columns: int, workers: in
     fits = competitor_fits(config, n_train, n_columns) if config is not None else {}
     if fits:
         source += " and the competitors' measured fit costs"
-    levels = sum(1 for entry in plan if entry[1] == "release" and _stage(entry) == LEVELS)
-    look = looked_levels(n_train, levels) * costs.get("first_look", 0.0)
+    look = first_look_tasks(plan, n_train) * costs.get("first_look", 0.0)
     return STARTUP_SECONDS + look + seconds_left(plan, set(), costs, workers, extra=fits), source
+
+
+def first_look_tasks(plan: list, n_train: int) -> int:
+    """How many first-look tasks a sweep of ``plan`` on ``n_train`` training rows runs before its plan."""
+    return looked_levels(n_train, sum(1 for entry in plan if entry[1] == "release" and _stage(entry) == LEVELS))
+
+
+def task_total(plan: list, n_train: int) -> int:
+    """Every task Start runs, the first look's included: the number the progress bar will count to."""
+    return len(plan) + first_look_tasks(plan, n_train)
 
 
 def fit_seconds_by_baseline(config: SweepConfig, n_train: int, n_columns: int) -> dict[str, float]:

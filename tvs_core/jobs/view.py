@@ -40,6 +40,22 @@ class JobView:
         return self.job["fingerprint"]
 
     @property
+    def holdout_file(self) -> bool:
+        """Whether the user gave a hold-out file (else the hold-out is a random split of the table)."""
+        return self.store.space.has_table(self.fingerprint, "holdout")
+
+    def settings_record(self) -> dict:
+        """The sweep's settings as the manifest and the report record them: with a hold-out file, the split fraction
+        the sweep never used is left out and the file is named instead."""
+        record = self.config.to_dict()
+        if self.holdout_file:
+            record.pop("holdout_fraction", None)
+            record["holdout"] = f"the user's own hold-out file ({len(self.tables()[1])} rows); no random split"
+        else:
+            record["holdout"] = f"a random, stratified {record['holdout_fraction']:.0%} of the table"
+        return record
+
+    @property
     def table_fingerprint(self) -> str:
         """The fingerprint of the table alone (``fingerprint`` also covers a hold-out file): the key of the
         release ledger, the same as a project's and as ``ledger DATA`` computes."""

@@ -127,7 +127,7 @@ class Release:
         return manifest(self.model, self.csv, self.level, self.rows, self.seed, self.data_fingerprint,
                         metrics=self.metrics, checks=self.checks, override_reason=self.override_reason,
                         job_id=None if self.view is None else self.view.id,
-                        sweep=None if self.view is None else self.view.config.to_dict(), choice=self.choice())
+                        sweep=None if self.view is None else self.view.settings_record(), choice=self.choice())
 
     def manifest_bytes(self) -> bytes:
         return manifest_bytes(self.manifest())
