@@ -14,7 +14,7 @@ import pytest
 
 from tvs_core import TVineSynth, evaluate, holdout_split, load_demo
 from tvs_core.choice import Axis, axis_choices, choose, explain_level
-from tvs_core.choice.explain import FRAGILE
+from tvs_core.choice.explain import FRAGILE, MEMBERSHIP_WORDS, PRIVACY_WORDS
 from tvs_core.choice.selection import METHODS
 from tvs_core.evaluation.catalogue import CATALOGUE, axis_metrics
 from tvs_core.evaluation.membership_attacks import record_exposure
@@ -102,6 +102,17 @@ def test_the_card_quotes_the_numbers_its_scores_come_from(evaluated):
                 assert len(found) == 1
                 assert f"{100 * row[part]:.0f} % of the way" in found[0]
                 assert ("min-max" in found[0]) == (method == "minmax")
+            # the plain verdicts lead, and say what the numbers say: the privacy score, its band in words, the
+            # deciding column, each utility part's percentage
+            lead = card.verdicts[0]
+            assert f"privacy score {row['P_unclipped']:.2f}" in lead
+            words = PRIVACY_WORDS if axis.metric.group == "attribute risk" else MEMBERSHIP_WORDS
+            band = next((w for floor, w in words if row["P_unclipped"] >= floor), None)
+            assert (band in lead) if band else ("better than" in lead and "real data itself" in lead)
+            if axis.metric.per_column == "sensitive" and axis.metric.group == "attribute risk":
+                assert f"the sensitive column {row['P_column']} " in lead
+            for part in [c for c in table.columns if c.startswith("U_") and not math.isnan(row[c])]:
+                assert any(f"{row[part]:.0%}" in v for v in card.verdicts[1:]), (part, card.verdicts)
             # fragility is said of the best level only
             fragile = any(w.startswith("Fragile") for w in card.warnings)
             assert fragile == (level == selection.best_level and row["wins"] < FRAGILE)

@@ -23,7 +23,8 @@ FRAGILE = 0.6  # the best level wins fewer resamples than this: the choice is fr
 @dataclass
 class LevelCard:
     level: int
-    headline: str
+    headline: str  # the numbers behind the verdicts: PU, P, U, α
+    verdicts: list[str] = field(default_factory=list)  # one plain sentence per verdict: what a steward reads first
     protects: list[str] = field(default_factory=list)
     costs: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -59,16 +60,96 @@ PRIVACY_ENDS = {"anchored": " — 0 is what the attack achieves on the real rows
                 "minmax": "."}
 
 
+# a privacy score (1: the attack learns nothing, 0: as much as from the real rows) read in words
+PRIVACY_WORDS = ((0.9, "almost no better than from the column's average"),
+                 (0.6, "a little better than from the column's average"),
+                 (0.3, "clearly better than from the column's average, but less well than from the real data"),
+                 (0.0, "nearly as well as from the real data"))
+MEMBERSHIP_WORDS = ((0.9, "no better than by guessing"), (0.6, "a little better than by guessing"),
+                    (0.3, "clearly better than by guessing, but less well than with the real data"),
+                    (0.0, "nearly as well as with the real data"))
+
+
+def _words(score: float, scale: tuple, beyond: str) -> str:
+    if math.isnan(score):
+        return "(not measured yet)"
+    for floor, words in scale:
+        if score >= floor:
+            return words
+    return beyond
+
+
+def verdict_sentences(selection: Selection, summary: Summary, level: int, sensitive: list[str],
+                      response: str | None = None) -> list[str]:
+    """The card's lead: one plain sentence per verdict (attribute or membership inference on the chosen privacy
+    axis, each utility part, the GDPR criteria), and one that says why the attack game and the GDPR inference
+    criterion disagree when they do. Built from the selection's own scores, so the words cannot contradict the
+    numbers behind them."""
+    from .gdpr import point_verdicts
+
+    row = selection.table.set_index("level").loc[level]
+    privacy = Axis.parse(selection.privacy, sensitive=sensitive)
+    score = float(row["P_unclipped"]) if "P_unclipped" in row else float(row["P"])
+    column = row.get("P_column") or privacy.column
+    out = []
+    if privacy.metric.group == "membership risk":
+        out.append(f"At level {level}, an attacker holding the release tells whether a person was in the training "
+                   f"data {_words(score, MEMBERSHIP_WORDS, 'better than with the real data itself')} (privacy "
+                   f"score {score:.2f}; 1 = no better than guessing, 0 = as well as with the real data).")
+    else:
+        target = f"the sensitive column {column}" if column else "the sensitive columns"
+        how = _words(score, PRIVACY_WORDS, "better than from the real data itself: the release exaggerates its link "
+                                          "to the other columns")
+        out.append(f"At level {level}, someone who knows every other column predicts {target} {how} (privacy score "
+                   f"{score:.2f}; 1 = no better than from its average, 0 = as well as from the real data).")
+    for name in [c[2:] for c in row.index if c.startswith("U_")]:
+        part = float(row[f"U_{name}"])
+        if math.isnan(part):
+            continue
+        if name.endswith("_tstr"):
+            y = response or "the response"
+            out.append(f"Models trained on the synthetic data predict {y} {part:.0%} as well as models trained on the "
+                       "real data (counting what they do better than chance).")
+        elif name == "pair_structure":
+            out.append(f"It keeps {part:.0%} of the associations between pairs of columns that the real data has.")
+        elif name == "ci_overlap":
+            out.append(f"A regression of {response or 'the response'} on the synthetic data gives confidence "
+                       f"intervals that overlap those of the real data by {part:.0%}.")
+    verdicts = point_verdicts(summary, sensitive, level=level)
+    if verdicts:
+        risky = [v.name for v in verdicts if v.verdict != "none"]
+        out.append("GDPR criteria (can an attacker single out, link or infer a person of the training data better than "
+                   "a person it never saw?): " + ("no measurable risk for any." if not risky else
+                                                   f"a risk for {', '.join(risky)}; no measurable risk for the rest."))
+        inference = {v.name: v for v in verdicts if v.key.startswith("inference_risk")}
+        said = next((v for v in inference.values() if column and v.key == f"inference_risk:{column}"), None)
+        if said is not None and privacy.metric.group == "attribute risk":
+            if said.verdict == "none" and score < 0.6:
+                out.append(f"Why the two answers differ: the attack game measures how well the release lets anyone "
+                           f"predict {column} from the other columns, for everybody; the GDPR inference criterion "
+                           f"asks whether it does so better for the people in the training data than for others. The "
+                           f"release reproduces (or strengthens) the link between {column} and the other columns, "
+                           "which reveals something about every person like them, but it does not single out the "
+                           "people it was trained on.")
+            elif said.verdict != "none" and score >= 0.6:
+                out.append(f"Why the two answers differ: the release does not let anyone predict {column} well in "
+                           "general, but for the people in the training data it does better than for others — a "
+                           "sign that it repeats some of their records.")
+    return out
+
+
 def explain_level(selection: Selection, summary: Summary, level: int, sensitive: list[str],
-                  preview=None) -> LevelCard:
-    """The card of ``level``; ``preview`` (a ``LevelPreview``) adds the real associations the level cuts."""
+                  preview=None, response: str | None = None) -> LevelCard:
+    """The card of ``level``: plain verdicts first (``verdict_sentences``), then the numbers and method;
+    ``preview`` (a ``LevelPreview``) adds the real associations the level cuts."""
     table = selection.table.set_index("level")
     row = table.loc[level]
     at = summary.point(level)
     privacy = Axis.parse(selection.privacy, sensitive=sensitive)
     best = " — the best level at these settings" if level == selection.best_level else ""
     card = LevelCard(level, f"Level {level}: PU = {row['PU']:.2f} (privacy P = {row['P']:.2f}, utility U = "
-                            f"{row['U']:.2f}, α = {selection.alpha:g}){best}")
+                            f"{row['U']:.2f}, α = {selection.alpha:g}){best}",
+                     verdict_sentences(selection, summary, level, sensitive, response))
     source = privacy.source_metric(at) if len(at) else privacy.metric
     column = row.get("P_column")  # the column whose score is P: its value and its anchors, not another's
     if column is None and privacy.metric.per_column == "sensitive":
