@@ -43,20 +43,19 @@ class PrivateWorker(_NoWebServer, Worker):
 
 class PrivateCluster(SpecCluster):
     """``LocalCluster``'s layout (one nanny and one single-threaded worker process per job, its memory share)
-    with TLS on every connection, bound to 127.0.0.1, no web server, and the workers' scratch folders in a folder
-    of its own (0700) instead of the shared ``/tmp/dask-scratch-space``, whose owner could swap a worker's folder
-    (it is on the worker's import path)."""
+    with TLS on every connection, bound to 127.0.0.1, no web server, and the scheduler's and workers' scratch
+    folders in a folder of its own (0700) instead of the shared ``/tmp/dask-scratch-space``, whose owner could swap
+    a worker's folder (it is on the worker's import path)."""
 
     def __init__(self, n_workers: int):
         self.security = Security.temporary()
         self.scratch = tempfile.mkdtemp(prefix="tvs-dask-")  # 0700
         try:
             common = dict(host=HOST, protocol=PROTOCOL, security=self.security, dashboard=False,
-                          dashboard_address=None)
+                          dashboard_address=None, local_directory=self.scratch)
             scheduler = {"cls": PrivateScheduler, "options": {**common, "port": 0}}
             worker = {"cls": Nanny, "options": {
                 **common, "worker_class": PrivateWorker, "nthreads": 1, "silence_logs": logging.WARN,
-                "local_directory": self.scratch,
                 "memory_limit": parse_memory_limit("auto", 1, n_workers, logger=LOGGER)}}
             super().__init__(scheduler=scheduler, workers=dict.fromkeys(range(n_workers), worker), worker=worker,
                              security=self.security, silence_logs=logging.WARN)
