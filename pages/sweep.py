@@ -14,7 +14,7 @@ from tvs_core.evaluation.dp_audit import DEFAULT_TRIALS
 from tvs_core.evaluation.fidelity import kendall_real_and_synthetic
 from tvs_core.evaluation.summary import Summary, summarise
 from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView, submit
-from tvs_core.jobs.backends import BACKENDS
+from tvs_core.jobs.backends import OWNER_ONLY
 from tvs_core.jobs.config import OTHER_COMPETITORS, setting_differences
 from tvs_core.jobs.plan import claimed_epsilons, planned_tasks
 from tvs_core.jobs.process import cancel_job, start_worker, worker_alive
@@ -171,8 +171,12 @@ with d:
                                            help="Every random draw of the sweep follows from it: the same seed, "
                                                 "data and settings give the same numbers on any machine.")
 with e:
-    setting("Backend", "backend", st.selectbox, options=list(BACKENDS),
-            help="dask and ray need the optional packages; the numbers do not depend on it")
+    if project.backend not in OWNER_ONLY:  # a project saved when Ray was offered: never started from here
+        common.update(backend="loky")
+    setting("Backend", "backend", st.selectbox, options=list(OWNER_ONLY),
+            help="Where the sweep runs on this computer; the numbers do not depend on it. loky: processes of your "
+                 "account. dask: a Dask cluster that only your account can use (it needs the optional packages). "
+                 "Ray is not offered: other users of a shared server could reach its cluster.")
 
 config = project.sweep_config(rho_star=dict(order.rho_star))
 if st.session_state.get(common.PROTOCOL_OVERRIDES):  # tests: smaller games

@@ -28,6 +28,7 @@ from .data.validation import check
 from .errors import DataError, DataErrors, TVSError
 from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY
 from .evaluation.dp_audit import DEFAULT_TRIALS
+from .jobs.backends import BACKENDS, risk
 from .jobs.config import COMPETITORS, DEFAULT_BASELINES
 from .model.families import DEFAULT_PRESET, PRESETS
 from .model.ordering import MEASURES, algorithm1, table_associations
@@ -406,6 +407,8 @@ def cmd_sweep(args) -> dict:
     else:
         verb = "resuming" if store.done_tasks(job_id) else "running"
         _say(f"job {job_id}: {verb} in {store.workspace}")
+        if warning := risk(args.backend, args.address):
+            _say(warning)
         try:
             status = run_job(store, job_id, n_jobs=args.n_jobs, backend=args.backend, address=args.address,
                              progress=show)
@@ -592,8 +595,17 @@ def build_parser() -> argparse.ArgumentParser:
                             f"{DEFAULT_TRIALS}, a multiple of 4) with and without planted worst-case records, a "
                             "membership test on each release, and the ε the releases demonstrably spend (Clopper-"
                             "Pearson, 95 %%) next to the claimed ε; its duration is printed before the sweep starts")
-    sweep.add_argument("--backend", choices=["loky", "dask", "ray"], default="loky")
-    sweep.add_argument("--address", help="scheduler address for dask/ray (default: a local cluster)")
+    sweep.add_argument("--backend", choices=list(BACKENDS), default="loky",
+                       help="where the tasks run: loky (default), processes of this account on this computer; dask, "
+                            "a Dask cluster (one started here accepts only your account: encrypted, with a key of "
+                            "its own); ray, a Ray cluster (on a shared server other users may reach it: a warning "
+                            "is printed)")
+    sweep.add_argument("--address",
+                       help="your own Dask or Ray cluster instead of one started here, which you must secure: for "
+                            "Dask a tls:// address, with the cluster's certificates in Dask's configuration "
+                            "(distributed.comm.tls: ca-file, client.cert, client.key, e.g. in "
+                            "~/.config/dask/distributed.yaml; without TLS a warning is printed); for Ray, its token "
+                            "authentication (RAY_AUTH_MODE=token and its token)")
     sweep.add_argument("--n-jobs", type=count, default=2)
     choice_args(sweep)
     sweep.add_argument("--workspace", help="store folder (default: $TVS_WORKSPACE or ~/.tvinesynth-studio)")

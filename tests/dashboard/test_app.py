@@ -377,3 +377,16 @@ def test_cell_problems_are_shown_by_column_on_the_data_page():
     at.file_uploader[0].set_value(("cells.csv", table.to_csv(index=False).encode(), "text/csv")).run()
     shown = " ".join(e.value for e in at.error)
     assert all(message in shown for message in expected if "lactate" in message or "heart_rate" in message)
+
+
+def test_the_sweep_page_offers_only_backends_that_keep_the_cluster_to_its_owner():
+    """Ray's cluster cannot be limited to the steward's account on a shared server (tests/jobs/
+    test_backends_security.py): the page does not offer it, and a project saved with it runs with loky."""
+    at = app().run()
+    at.switch_page("pages/sweep.py").run()
+    no_errors(at)
+    assert at.selectbox(key="w.backend").options == ["loky", "dask"]
+    project(at).backend = "ray"  # saved when the page still offered it
+    at.run()
+    no_errors(at)
+    assert project(at).backend == "loky" and at.selectbox(key="w.backend").value == "loky"

@@ -1,5 +1,9 @@
 """Where tasks run: joblib's backend. loky on this machine; Dask or Ray (optional, imported only when
-chosen) for clusters. The backend never changes a number: every task is seeded from its own key."""
+chosen) for clusters. The backend never changes a number: every task is seeded from its own key.
+
+On a shared server every account can reach 127.0.0.1, and a cluster runs whatever a connected client sends it as the
+account that started it: a cluster started here must accept only its owner (DESIGN §6). Dask's does (TLS,
+dask_cluster); Ray's cannot, so the dashboard does not offer it and the command line says so (``risk``)."""
 
 from __future__ import annotations
 
@@ -8,13 +12,20 @@ import os
 import signal
 import threading
 import traceback
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 
 from joblib import parallel_config
 
 from ..errors import TVSError
 
 BACKENDS = ("loky", "dask", "ray")
+# The backends whose cluster on this machine accepts only the account that started it (the dashboard offers no
+# other): loky's workers are this process's children; Dask's local cluster is TLS with a key of its own
+# (dask_cluster). Ray's is not: its servers listen on every network address (Ray 2.60 has no setting for it).
+OWNER_ONLY = ("loky", "dask")
+RAY_RISK = ("Warning: Ray's cluster listens on every network address of this computer and cannot be limited to your "
+            "account, so on a shared server other users may reach it and the data it holds; use the default backend "
+            "(loky) there.")
 # Ray's joblib backend returns lists only: its tasks go in batches of one per worker, and each
 # batch is stored as soon as it has finished (loky and Dask stream every result on arrival).
 RESULT_ORDER = {"loky": "generator_unordered", "dask": "generator_unordered", "ray": "list"}
@@ -38,13 +49,21 @@ def backend_context(backend: str = "loky", address: str | None = None, n_jobs: i
             stop_local_workers(trackers=not interrupted)
     elif backend == "dask":
         try:
-            from dask.distributed import Client, LocalCluster
+            from dask.distributed import Client
+
+            from .dask_cluster import PrivateCluster
         except ImportError as exc:
             raise TVSError("The Dask backend needs the optional packages in requirements-extras.txt "
                            "(pip install -r requirements-extras.txt).") from exc
-        cluster = None if address else LocalCluster(n_workers=n_jobs, threads_per_worker=1, processes=True,
-                                                      dashboard_address=None)
-        client = Client(address or cluster)
+        # a cluster given by its address is the user's, secured by the user (Dask's configuration); one started here
+        # accepts only this account (dask_cluster)
+        cluster = None if address else PrivateCluster(n_jobs)
+        try:
+            client = Client(address) if address else Client(cluster, security=cluster.security)
+        except BaseException:
+            if cluster is not None:
+                cluster.close()
+            raise
         try:
             with parallel_config(backend="dask", n_jobs=-1):
                 yield n_jobs
@@ -62,18 +81,76 @@ def backend_context(backend: str = "loky", address: str | None = None, n_jobs: i
                            "(pip install -r requirements-extras.txt).") from exc
         register_ray()
         started_here = not ray.is_initialized()
-        if started_here:
-            ray.init(address=address, num_cpus=None if address else n_jobs, include_dashboard=False,
-                     log_to_driver=False)
-        try:
-            with parallel_config(backend="ray", n_jobs=n_jobs):
-                yield n_jobs
-        finally:
+        with _private_ray_files() if started_here and not address else nullcontext() as temp_dir:
             if started_here:
-                ray.shutdown()
-            stop_local_workers()
+                ray.init(address=address, num_cpus=None if address else n_jobs, include_dashboard=False,
+                         log_to_driver=False, **({"_temp_dir": temp_dir, "_node_ip_address": "127.0.0.1"}
+                                                 if temp_dir else {}))
+            try:
+                with parallel_config(backend="ray", n_jobs=n_jobs):
+                    yield n_jobs
+            finally:
+                if started_here:
+                    ray.shutdown()
+                stop_local_workers()
     else:
         raise TVSError(f"Unknown backend '{backend}'; choose one of {', '.join(BACKENDS)}.")
+
+
+def risk(backend: str, address: str | None = None) -> str | None:
+    """The one sentence a user must read before a backend sends their data where other people may reach it; None
+    when the backend keeps it to their account (a remote cluster secured with TLS is the user's to secure)."""
+    if backend == "ray":
+        return RAY_RISK
+    if backend == "dask" and address:
+        try:
+            import dask
+
+            default = dask.config.get("distributed.comm.default-scheme", "tcp")
+        except ImportError:  # refused with its own message when the cluster is reached
+            return None
+        scheme = address.split("://")[0] if "://" in address else default
+        if scheme != "tls":
+            return (f"Warning: the Dask cluster at {address} is reached without encryption, so anyone who can reach "
+                    "it can read the data sent to it and run programs on it; give a tls:// address with the "
+                    "cluster's certificates in Dask's configuration.")
+    return None
+
+
+@contextmanager
+def _private_ray_files():
+    """Ray's token and session files for a cluster started here, in a folder of this account's alone (0700), the
+    token written 0600 from the start. Left to itself Ray writes the token 0644 to ~/.ray/auth_token, which any
+    account can copy and then connect with, and its session folders world-writable under /tmp/ray. The token
+    mode is switched on for this process and its children only; the cached token is dropped before and after,
+    since every cluster has a new one (``ray._raylet``'s loader, Ray 2.60)."""
+    import secrets
+    import shutil
+    import tempfile
+
+    from ray._raylet import AuthenticationTokenLoader, Config
+
+    names = ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN_PATH", "RAY_AUTH_TOKEN")
+    saved = {name: os.environ.get(name) for name in names}
+    folder = tempfile.mkdtemp(prefix="tvs-ray-")
+    try:
+        token = os.path.join(folder, "token")
+        with os.fdopen(os.open(token, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as stream:
+            stream.write(secrets.token_hex(32))
+        os.environ.pop("RAY_AUTH_TOKEN", None)
+        os.environ.update(RAY_AUTH_MODE="token", RAY_AUTH_TOKEN_PATH=token)
+        Config.initialize("")
+        AuthenticationTokenLoader.instance().reset_cache()
+        yield os.path.join(folder, "session")
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        Config.initialize("")
+        AuthenticationTokenLoader.instance().reset_cache()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def leave_interrupts_to_parent() -> None:
