@@ -158,15 +158,20 @@ if chosen_level is not None and st.button("Clear my choice (use the recommendati
     st.rerun()
 
 if selected in levels:
-    card = explain_level(selection, summary, int(selected), config.sensitive, level_preview(view.id))
+    card = explain_level(selection, summary, int(selected), config.sensitive, level_preview(view.id),
+                         response=config.response)
     with st.container(border=True):
-        st.markdown(f"**{common.md(card.headline)}**")
-        st.markdown("**What it protects**\n" + "".join(f"\n- {common.md(line)}" for line in card.protects))
-        st.markdown("**What it costs**\n" + "".join(f"\n- {common.md(line)}" for line in card.costs))
-        for note in card.notes:
-            st.markdown(common.md(note))
+        whose = "your choice" if chosen_level is not None else "the recommended level, not chosen yet"
+        st.markdown(f"**Level {selected} — {whose}**")
+        st.markdown("".join(f"\n- {common.md(line)}" for line in card.verdicts))
         for warning in card.warnings:
             st.warning(common.md(warning))
+        with st.expander("The numbers and the method behind these sentences"):
+            st.markdown(f"**{common.md(card.headline)}**")
+            st.markdown("**What it protects**\n" + "".join(f"\n- {common.md(line)}" for line in card.protects))
+            st.markdown("**What it costs**\n" + "".join(f"\n- {common.md(line)}" for line in card.costs))
+            for note in card.notes:
+                st.markdown(common.md(note))
     verdicts = point_verdicts(summary, config.sensitive, HOLDER, int(selected))
     audits = audits_of(view.id, view.job["done"])
     if verdicts or audits:

@@ -62,6 +62,11 @@ if earlier:
                "(the pooled-release check below, once you generate it).")
 else:
     st.caption("None yet: this will be the table's first release.")
+NOTE = common.bound("release_note")
+st.text_input("Note for the ledger (why this release, for whom — shown in the report)", key=NOTE,
+              on_change=common.keep, args=("release_note",),
+              help="Kept as you type it (also across a reload). Downloading the CSV records the release with this "
+                   "note in the ledger; the report then shows it.")
 if st.button("Generate release", type="primary", disabled=rows is None or seed is None,
              help="Fix the refused field above first." if rows is None or seed is None else None):
     try:
@@ -103,11 +108,6 @@ if pooled is not None:
         st.caption(common.md(note))
     st.caption(f"With this release: {pooled.budget.text}.")
 
-NOTE = common.bound("release_note")
-st.text_input("Note for the ledger (why this release, for whom — shown in the report)", key=NOTE,
-              on_change=common.keep, args=("release_note",),
-              help="Kept as you type it (also across a reload). Downloading the CSV records the release with this "
-                   "note in the ledger; the report then shows it.")
 
 
 def record() -> None:

@@ -176,7 +176,7 @@ def test_sweep_choose_and_export_flow():
     assert project(at).selected_level == 10
     at.slider(key="w.alpha").set_value(0.9).run()
     no_errors(at)
-    assert any("Best level" in m.value for m in at.markdown)
+    assert any("Recommended level" in m.value for m in at.markdown)
     # the card, and the most exposed training rows with why (issue 11)
     assert any("What it protects" in m.value for m in at.markdown)
     assert any("What it costs" in m.value and "Pair structure" in m.value for m in at.markdown)
@@ -226,7 +226,7 @@ def test_sweep_choose_and_export_flow():
     data = to_csv_bytes(release.table)
     record_release(common.store(), view.table_fingerprint, release.table, data, sha256_of(data), view.holder(), 10,
                    release.seed, note="for the registry", job_id=job_id)
-    at.number_input(key="w.release_seed").set_value(release.seed + 1).run()
+    at.text_input(key="w.release_seed#typed").set_value(str(release.seed + 1)).run()
     next(b for b in at.button if b.label == "Generate release").click().run()
     no_errors(at)
     assert len(releases(common.store(), view.table_fingerprint)) == 1
@@ -277,9 +277,9 @@ def test_a_reload_brings_the_same_project_and_sweep_back():
     assert (after.id, after.job_id, after.alpha) == (before.id, before.job_id, 0.8)
     assert reloaded.slider(key="w.alpha").value == 0.8
     on_first_page = app().run()  # (AppTest lists the sidebar only before any switch_page)
-    assert after.selected_level in (1, 10, 20)  # the best level, selected on the first visit of Choose
+    assert after.selected_level is None  # visiting Choose chooses nothing: the recommendation is not a choice
     assert "Sweep:** done" in sidebar_text(on_first_page)
-    assert f"Selected level:** {after.selected_level}" in sidebar_text(on_first_page)
+    assert "Chosen level:** none yet" in sidebar_text(on_first_page)
 
 
 def test_the_projects_page_reopens_an_earlier_project_and_its_sweep():

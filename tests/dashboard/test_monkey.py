@@ -49,7 +49,7 @@ class Monkey:
             self.page.wait_for_timeout(int(self.rng.integers(20, 120)))
 
     def odd_number(self):
-        field = self.pick(self.page.get_by_test_id("stNumberInput").locator("input"))
+        field = self.pick(self.page.locator('[data-testid="stNumberInput"] input, [data-testid="stTextInput"] input'))
         if field is None:
             return self.trail.append("odd number: no number field here")
         text = str(self.rng.choice(ODD_NUMBERS))
