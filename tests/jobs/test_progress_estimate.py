@@ -56,3 +56,45 @@ def test_the_estimate_before_start_is_within_1_5x_of_each_recorded_quiet_sweep(n
     predicted, _ = estimate(Store(tmp_path), _plan(case), case["n_train"], case["n_columns"], 2, config)
     assert case["load"] < 3  # a quiet recording, or this compares nothing
     assert case["total"] / FACTOR <= predicted <= case["total"] * FACTOR, (predicted, case["total"])
+
+
+def test_the_countdown_never_rises_while_work_is_done():
+    from tvs_core.jobs.progress import steady_countdown
+
+    assert steady_countdown(100.0, None, 0.0) == 100.0
+    assert steady_countdown(90.0, (100.0, 0.0), 30.0) == 70.0  # the new estimate is higher than the countdown
+    assert steady_countdown(50.0, (100.0, 0.0), 30.0) == 50.0  # lower: taken
+    assert steady_countdown(40.0, (10.0, 0.0), 20.0) == 40.0  # ran out with work left: the new estimate
+
+
+@pytest.mark.parametrize("name", sorted(RECORDED))
+def test_a_recorded_sweep_replayed_shows_a_falling_time_left_within_1_5x_of_the_truth(name):
+    """Replay a recorded sweep on two workers (each task its kind's recorded seconds, stages one after the other)
+    and read the time left as the page would at every finished task: it never rises, and stays within 1.5x of the
+    time that really remained (once more than a minute remains)."""
+    from tvs_core.jobs.progress import _stage, steady_countdown
+
+    case = RECORDED[name]
+    costs = {kind: sum(v) / len(v) for kind, v in case["seconds"].items()}
+    plan = _plan(case)
+    clock, events = 0.0, []  # (finish time, key)
+    for stage in sorted({_stage(e) for e in plan}):
+        workers = [clock, clock]
+        for key, kind, _ in [e for e in plan if _stage(e) == stage]:
+            start = min(workers)
+            workers[workers.index(start)] = start + costs[kind]
+            events.append((start + costs[kind], key))
+        clock = max(workers)
+    events.sort()
+    end = events[-1][0]
+    done, shown = set(), None
+    for finished, key in events[:-1]:
+        done.add(key)
+        computed = seconds_left(plan, done, costs, 2, running_for=0.0)
+        now = steady_countdown(computed, shown, finished)
+        if shown is not None and shown[0] - (finished - shown[1]) > 0:
+            assert now <= shown[0] - (finished - shown[1]) + 1e-9  # never above the countdown
+        truth = end - finished
+        if truth > 60:
+            assert truth / FACTOR <= now <= truth * FACTOR, (finished, now, truth)
+        shown = (now, finished)

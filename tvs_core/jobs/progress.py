@@ -10,6 +10,7 @@ parallel, each stage waiting for the one before.
 
 from __future__ import annotations
 
+import json
 import time
 from statistics import median
 
@@ -152,6 +153,8 @@ def progress(store: Store, job_id: str) -> dict:
         n_train, n_columns, _ = _shape(job)
         fits = competitor_fits(SweepConfig.from_dict(job["config"]), int(n_train), int(n_columns))
         eta = seconds_left(job["plan"], done, costs, job["workers"] or 1, running_for, fits)
+        if job["status"] == "running":
+            eta = _steady(store, job_id, eta)
         planned = {entry[0] for entry in job["plan"]}  # the holder's fit is stored as a result but is no task
         phase, count, total = "sweep", len(done & planned), job["total"] or 0
     else:
@@ -163,6 +166,28 @@ def progress(store: Store, job_id: str) -> dict:
             "error": job["error"]}
     info["text"] = progress_text(info)
     return info
+
+
+def steady_countdown(computed: float, previous: tuple[float, float] | None, now: float) -> float:
+    """The time left as a countdown that never rises while the work goes on: the new estimate, or the last one shown
+    counted down since, whichever is lower. (Each finished task restarts the estimate's clock for the running
+    ones, which made the shown time jump up as work was done.) A countdown that has run out with work left gives
+    way to the new estimate."""
+    if previous is None:
+        return computed
+    shown, at = previous
+    counted = shown - max(0.0, now - at)
+    return computed if counted <= 0 else min(computed, counted)
+
+
+def _steady(store: Store, job_id: str, computed: float) -> float:
+    key = f"eta:{job_id}"
+    saved = store.meta(key)
+    now = time.time()
+    steady = steady_countdown(computed, tuple(json.loads(saved)) if saved else None, now)
+    if not store.read_only:
+        store.set_meta(key, json.dumps([steady, now]))
+    return steady
 
 
 def duration_text(seconds: float) -> str:

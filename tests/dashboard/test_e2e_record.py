@@ -1,0 +1,74 @@
+"""Where the race lives in the browser: settings nudged while a sweep runs must not hide it, and a note typed and
+followed at once by a click on the download must be the note the ledger and the report keep (headless
+Chromium; screenshots in test-artifacts/e2e/)."""
+
+from __future__ import annotations
+
+from tests.browser import browser_page, go_to, no_streamlit_errors, running_server, shot, sidebar, wait_for_text
+from tvs_core.release.ledger import releases
+from tvs_core.storage import Store
+
+
+def nudge_threshold(page, steps: int) -> None:
+    thumb = page.get_by_test_id("stSlider").filter(has_text="Association threshold").first.get_by_role("slider")
+    thumb.focus()
+    for _ in range(steps):
+        thumb.press("ArrowLeft")
+    page.wait_for_timeout(1500)
+    for _ in range(steps):
+        thumb.press("ArrowRight")
+    page.wait_for_timeout(1500)
+
+
+def type_seed(page, text: str) -> None:
+    field = page.get_by_test_id("stTextInput").filter(has_text="Master seed").locator("input")
+    field.fill(text)
+    field.press("Enter")
+    page.wait_for_timeout(1500)
+
+
+def test_nudging_settings_mid_sweep_keeps_the_sweep_and_a_note_typed_before_a_click_is_kept(tmp_path):
+    workspace = tmp_path / "workspace"
+    with running_server(workspace) as server, browser_page() as page:
+        page.goto(server.url)
+        page.get_by_test_id("stDataFrame").first.wait_for(timeout=90_000)
+        go_to(page, "3 · Sweep")
+        page.get_by_role("button", name="Start sweep").click()
+        wait_for_text(page, lambda: sidebar(page), "Sweep: running", 60_000)
+        # nudged while it runs, and put back: the sweep stays shown everywhere
+        type_seed(page, "1")
+        assert "Your settings now differ" in page.locator("body").inner_text()
+        type_seed(page, "0")
+        go_to(page, "2 · Sensitive features")
+        nudge_threshold(page, 20)
+        assert "Sweep: not started" not in sidebar(page)
+        go_to(page, "3 · Sweep")
+        body = page.locator("body").inner_text()
+        assert "Press Start" not in body and "Your settings now differ" not in body, body[:2000]
+        assert page.get_by_role("button", name="Cancel").is_enabled() or "Sweep: done" in sidebar(page)
+        shot(page, "record-1-nudged-mid-sweep")
+        wait_for_text(page, lambda: sidebar(page), "Sweep: done", 900_000)
+        no_streamlit_errors(page)
+
+        go_to(page, "5 · Export")
+        assert "Run a sweep" not in page.locator("body").inner_text()
+        page.get_by_role("button", name="Generate release").click()
+        page.get_by_role("heading", name="Guardrails").wait_for(timeout=120_000)
+        note = page.get_by_test_id("stTextInput").filter(has_text="Note for the ledger").locator("input")
+        note.fill("agreed with the DPO for the registry")  # no Enter, no wait: straight to the download
+        with page.expect_download(timeout=60_000):
+            page.get_by_role("button", name="Download synthetic CSV").click()
+        page.get_by_text("Recorded in the release ledger as release").first.wait_for(timeout=60_000)
+        store = Store(workspace)
+        recorded = releases(store)
+        assert [e.note for e in recorded] == ["agreed with the DPO for the registry"]
+        assert recorded[0].choice and recorded[0].choice.startswith("recommended at")  # nobody clicked a level
+        report = page.get_by_role("button", name="Download report (HTML)")
+        report.wait_for(timeout=60_000)
+        with page.expect_download(timeout=120_000) as download:
+            report.click()
+        text = open(download.value.path(), encoding="utf-8").read()
+        assert "agreed with the DPO for the registry" in text
+        assert "no reason was written down" not in text
+        shot(page, "record-2-note-kept")
+        no_streamlit_errors(page)
