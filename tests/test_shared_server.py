@@ -118,3 +118,31 @@ def test_another_account_cannot_open_the_dashboard_without_its_token(other, tmp_
         os.killpg(browser_process.pid, signal.SIGKILL)
         browser_process.wait()
         shutil.rmtree(parent, ignore_errors=True)
+
+
+def test_a_second_dashboard_never_lands_on_a_taken_port(tmp_path):
+    """A second steward's dashboard: a taken port is refused in one sentence; without --port a free one is taken
+    and printed with the token."""
+    import socket
+    import subprocess
+    import sys
+
+    from tests.helpers import ROOT
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        refused = run("dashboard", "--port", port, "--workspace", tmp_path / "space")
+        assert refused.returncode == 2 and f"Port {port} is taken" in refused.stderr
+        assert len(refused.stderr.strip().splitlines()) == 1
+    process = subprocess.Popen([sys.executable, "-m", "tvs_core", "dashboard", "--workspace", str(tmp_path / "space")],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                               start_new_session=True)
+    try:
+        line = process.stdout.readline()
+        token = (tmp_path / "space" / "access-token").read_text().strip()
+        assert line.startswith("TVineSynth Studio is open for you at http://127.0.0.1:") and f"?token={token}" in line
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
