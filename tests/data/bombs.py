@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+MB = 2**20
 MEMORY_CAP = 1 << 30  # RLIMIT_AS of the reading process
 HANG_GUARD = 60  # seconds: a read still running then has not been refused before parsing
 
@@ -174,21 +175,23 @@ class Bomb:
     what: str
     build: Callable[[Path], Path]
     refused_by: str  # the environment variable the refusal names
+    disk_mb: float  # at most this on disk: small files, as the review's
 
 
 BOMBS = [
     Bomb("xlsx_far_cell", "5 KB .xlsx, one cell at XFD1048576 (openpyxl: dimension declared)",
-         far_cell_openpyxl, "TVS_MAX_COLUMNS"),
-    Bomb("xlsx_far_cell_no_dimension", "the same cell, no <dimension>", far_cell_no_dimension, "TVS_MAX_COLUMNS"),
-    Bomb("xlsx_far_cell_false_dimension", "the same cell, <dimension ref=\"A1:B2\">", far_cell_false_dimension,
-         "TVS_MAX_COLUMNS"),
+         far_cell_openpyxl, "TVS_MAX_COLUMNS", 0.01),
+    Bomb("xlsx_far_cell_no_dimension", "the same cell, no <dimension>", far_cell_no_dimension, "TVS_MAX_COLUMNS",
+         0.01),
+    Bomb("xlsx_far_cell_false_dimension", 'the same cell, <dimension ref="A1:B2">', far_cell_false_dimension,
+         "TVS_MAX_COLUMNS", 0.01),
     Bomb("xlsx_deep_rows", "3 columns, a row numbered 10^9, no <dimension>", deep_rows_no_dimension,
-         "TVS_MAX_CELLS"),
-    Bomb("xlsx_xml_flood", "322 MB of sheet XML in a small .xlsx", xml_flood, "TVS_MAX_XLSX_MB"),
-    Bomb("xlsx_ratio", "100 MB of sheet XML deflated 400 to 1", ratio_bomb, "TVS_MAX_XLSX_RATIO"),
-    Bomb("csv_wide", "10 MB CSV of 10^6 columns", wide_csv, "TVS_MAX_COLUMNS"),
-    Bomb("csv_long_line", "50 MB single-field line", long_line, "TVS_MAX_LINE_MB"),
-    Bomb("parquet_tall", "Parquet of 150 M rows, one all-null column", tall_parquet, "TVS_MAX_CELLS"),
+         "TVS_MAX_CELLS", 0.01),
+    Bomb("xlsx_xml_flood", "322 MB of sheet XML in a 4 MB .xlsx", xml_flood, "TVS_MAX_XLSX_MB", 5),
+    Bomb("xlsx_ratio", "100 MB of sheet XML deflated 400 to 1", ratio_bomb, "TVS_MAX_XLSX_RATIO", 0.5),
+    Bomb("csv_wide", "10 MB CSV of 10^6 columns", wide_csv, "TVS_MAX_COLUMNS", 10),
+    Bomb("csv_long_line", "50 MB single-field line", long_line, "TVS_MAX_LINE_MB", 51),
+    Bomb("parquet_tall", "Parquet of 150 M rows, one all-null column", tall_parquet, "TVS_MAX_CELLS", 1),
 ]
 
 _READER = """

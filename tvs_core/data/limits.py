@@ -33,12 +33,12 @@ class Limits:
     """What a table file may hold. A registry extract of 2 million rows × 50 columns (or 300 000 × 300) is
     within every default; a sweep on a table near ``cells`` already runs for days."""
 
-    file_mb: float = 1024  # the file itself (the dashboard's own upload cap is 200 MB)
+    file_mb: float = 1024.0  # the file itself (the dashboard's own upload cap is 200 MB)
     columns: int = 2_000  # a vine on more columns cannot be fitted anyway
     cells: int = 100_000_000  # rows × columns: about 0.8 GB as numbers, before pandas' copies
-    line_mb: float = 1  # one line of a CSV (a field is also bounded by the csv module's 128 KB)
-    xlsx_mb: float = 256  # an .xlsx's parts, uncompressed: openpyxl parses about 1 MB of XML per second
-    xlsx_ratio: float = 100  # uncompressed / compressed size of one part above 1 MB (Apache POI's bound)
+    line_mb: float = 1.0  # one line of a CSV (a field is also bounded by the csv module's 128 KB)
+    xlsx_mb: float = 256.0  # an .xlsx's parts, uncompressed: openpyxl parses about 1 MB of XML per second
+    xlsx_ratio: float = 100.0  # uncompressed / compressed size of one part above 1 MB (Apache POI's bound)
     xlsx_parts: int = 10_000  # files in the .xlsx zip (a workbook has a few dozen)
 
     @classmethod
@@ -82,7 +82,7 @@ def _amount(value: float, unit: str) -> str:
 
 
 def refusal(what: str, found: float, name: str, unit: str, limits: Limits, *, at_least: bool = False,
-            cure: str = "") -> DataError:
+            cure: str = "", say_at_least: bool = True) -> DataError:
     """One refusal: what is too large, the value found, the limit, and how to raise it (its environment
     variable, and the command line's option)."""
     limit = getattr(limits, name)
@@ -91,7 +91,8 @@ def refusal(what: str, found: float, name: str, unit: str, limits: Limits, *, at
     else:
         value = _plain(math.ceil(found))
         how = f"{ENV[name]}={value} in the environment (on the command line, --limit {name}={value})"
-    return DataError(f"{what} {'at least ' if at_least else ''}{_amount(found, unit)}, above the limit of "
+    return DataError(f"{what} {'at least ' if at_least and say_at_least else ''}{_amount(found, unit)}, above the "
+                     f"limit of "
                      f"{_amount(limit, unit)}.", fix=f"{cure}If the file is what you meant to load, raise the "
                                                      f"limit: {how}.")
 
@@ -137,8 +138,9 @@ def check_csv(raw: bytes, name: str, limits: Limits) -> None:
     if rows * columns > limits.cells:
         raise refusal(f"'{name}' has {_amount(rows, 'lines')} of {_amount(columns, 'fields')} =", rows * columns,
                       "cells", "cells", limits)
-    if scan.fields > limits.cells:  # one row may span lines by quoted line breaks: count every field too
-        raise refusal(f"'{name}' holds (its delimiters counted)", scan.fields, "cells", "fields", limits)
+    cells = scan.fields - columns  # one row may be longer than the header, or span lines by quoted line breaks
+    if cells > limits.cells:
+        raise refusal(f"'{name}' holds, by its delimiters,", cells, "cells", "cells", limits)
 
 
 def _first_record(text: str, delimiter: str) -> int:
@@ -290,12 +292,12 @@ def _scan_part(stream, where: str, limits: Limits, quick: bool) -> bool:
                     column = _coordinate(ref)[1] if ref else column + 1
                     widest = max(widest, column)
                 last_row = max(last_row, row)
-        _check_extent(last_row, widest, where, limits, "reaches")
+        more = stream.read(CHUNK)
+        _check_extent(last_row, widest, where, limits, "reaches", at_least=bool(more))
         if len(carry) > LONGEST_TAG:
             raise DataError(f"{where} holds an XML tag longer than 1 MB, which no spreadsheet program writes.",
                             fix="Save the sheet as CSV from your spreadsheet program.")
         first = False
-        more = stream.read(CHUNK)
         data = carry + more if more else b""
     return True
 
@@ -323,14 +325,16 @@ def _column(letters: bytes) -> int:
     return index
 
 
-def _check_extent(rows: int, columns: int, where: str, limits: Limits, verb: str) -> None:
-    """Rows without cells still cost (openpyxl yields each one), so a sheet counts at least one column."""
+def _check_extent(rows: int, columns: int, where: str, limits: Limits, verb: str, at_least: bool = False) -> None:
+    """Rows without cells still cost (openpyxl yields each one), so a sheet counts at least one column.
+    ``at_least``: the part is refused before its end, so what it holds may be more."""
     columns = max(columns, 1)
     if columns > limits.columns:
-        raise refusal(f"{where} {verb}", columns, "columns", "columns", limits)
+        raise refusal(f"{where} {verb}", columns, "columns", "columns", limits, at_least=at_least)
     if rows * columns > limits.cells:
-        raise refusal(f"{where} {verb} {_amount(rows, 'rows')} × {_amount(columns, 'columns')} =", rows * columns,
-                      "cells", "cells", limits)
+        size = f"{'at least ' if at_least else ''}{_amount(rows, 'rows')} × {_amount(columns, 'columns')} ="
+        raise refusal(f"{where} {verb} {size}", rows * columns, "cells", "cells", limits, at_least=at_least,
+                      say_at_least=False)
 
 
 def _attribute(pattern: re.Pattern, attributes: bytes) -> str | None:
