@@ -14,6 +14,7 @@ import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 ROOT = Path(__file__).resolve().parents[2]
 MB = 2**20
@@ -51,7 +52,7 @@ SHEET_START = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
                '<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">')
 
 
-def minimal_xlsx(path: Path, sheet_xml: str | Callable[[object], None]) -> Path:
+def minimal_xlsx(path: Path | BinaryIO, sheet_xml: str | Callable[[object], None]) -> Path | BinaryIO:
     """A workbook of one sheet, written by hand (so its sheet can lack or misstate its ``<dimension>``);
     ``sheet_xml`` is the sheet's XML, or a function that streams it into the open part."""
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
@@ -215,13 +216,15 @@ try:
     table = read_table(sys.argv[1])
 except DataError as exc:
     report("REFUSED", exc)
+except BaseException as exc:  # no DataError: a bug, or the cap reached outside the reader's own handling
+    report("CRASHED", f"{{type(exc).__name__}}: {{exc}}")
 report("READ", table.shape)
 """
 
 
 @dataclass(frozen=True)
 class Outcome:
-    status: str  # REFUSED, READ, TIMEOUT (the hang guard rang) or CRASHED (no DataError: a bug, or the cap)
+    status: str  # REFUSED, READ, TIMEOUT (the hang guard rang) or CRASHED (another exception, or killed)
     seconds: float  # the read's own time, measured in the reading process
     peak_mb: float  # the reading process's peak resident memory (its own getrusage, imports included)
     message: str
@@ -238,7 +241,7 @@ def read_capped(path: Path, root: Path = ROOT, cap: int = MEMORY_CAP, timeout: i
                                  cwd=root, env=env, text=True, capture_output=True, timeout=timeout + 30)
     except subprocess.TimeoutExpired:  # stuck where the alarm cannot ring (inside C code): killed
         return Outcome("TIMEOUT", math.nan, math.nan, "")
-    fields = process.stdout.strip().split("\t")
+    fields = process.stdout.rstrip("\n").split("\t", 3)  # the message may be empty
     if len(fields) != 4:
         return Outcome("CRASHED", math.nan, math.nan, (process.stderr or process.stdout).strip()[-300:])
     return Outcome(fields[0], float(fields[1]), float(fields[2]), fields[3])

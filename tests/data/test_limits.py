@@ -5,6 +5,7 @@ default."""
 from __future__ import annotations
 
 import io
+import struct
 import zipfile
 
 import numpy as np
@@ -17,7 +18,6 @@ from tvs_core.data.demo import DEMOS, load_demo
 from tvs_core.data.io import read_table
 from tvs_core.data.limits import ENV, MB, Limits
 from tvs_core.errors import DataError
-
 
 # -- each limit: the value found, the limit, and how to raise it -----------------------------------------------
 
@@ -99,6 +99,11 @@ def test_an_unpacked_workbook_too_large_or_too_compressed_or_of_too_many_parts(t
             archive.writestr(f"docProps/custom{i}.xml", "<x/>")
     with pytest.raises(DataError, match="is a zip of 35 parts, above the limit of 20 parts"):
         read_table(book, limits=Limits(xlsx_parts=20))
+    data = bytearray(book.read_bytes())  # the end record says 1 entry; zipfile would still read all 35
+    end = data.rfind(b"PK\x05\x06")
+    data[end + 8:end + 12] = struct.pack("<HH", 1, 1)
+    with pytest.raises(DataError, match="has a zip directory with room for [0-9]+ parts, above the limit of 20"):
+        read_table(bytes(data), "lying.xlsx", limits=Limits(xlsx_parts=20))
     flat = minimal_xlsx(tmp_path / "flat.xlsx", sheet('<row r="1"><c r="A1"><v>1</v></c></row>' * 100_000))
     with pytest.raises(DataError, match="Part xl/worksheets/sheet1.xml .* a ratio of .* TVS_MAX_XLSX_RATIO"):
         read_table(flat, limits=Limits(xlsx_ratio=10))

@@ -91,13 +91,13 @@ def refusal(what: str, found: float, name: str, unit: str, limits: Limits, *, at
     else:
         value = _plain(math.ceil(found))
         how = f"{ENV[name]}={value} in the environment (on the command line, --limit {name}={value})"
-    return DataError(f"{what} {'at least ' if at_least and say_at_least else ''}{_amount(found, unit)}, above the "
-                     f"limit of "
-                     f"{_amount(limit, unit)}.", fix=f"{cure}If the file is what you meant to load, raise the "
-                                                     f"limit: {how}.")
+    found_text = f"{'at least ' if at_least and say_at_least else ''}{_amount(found, unit)}"
+    return DataError(f"{what} {found_text}, above the limit of {_amount(limit, unit)}.",
+                     fix=f"{cure}If the file is what you meant to load, raise the limit: {how}.")
 
 
 def check_size(size: int, name: str, limits: Limits) -> None:
+    """A path's size is checked before it is read: the whole file is held in memory."""
     if size > limits.file_mb * MB:
         raise refusal(f"'{name}' is", size / MB, "file_mb", "MB", limits)
 
@@ -216,9 +216,11 @@ def check_xlsx(raw: bytes, name: str, limits: Limits) -> None:
     sizes and ratios (from the directory), then each XML part streamed in chunks — its declared ``<dimension>``
     from the first bytes, and the rows × columns its row and cell tags really reach (a missing or false
     dimension changes nothing)."""
-    parts = _zip_entries(raw)
-    if parts is not None and parts > limits.xlsx_parts:
+    parts, room = _zip_entries(raw)
+    if parts > limits.xlsx_parts:
         raise refusal(f"'{name}' is a zip of", parts, "xlsx_parts", "parts", limits)
+    if room > limits.xlsx_parts:
+        raise refusal(f"'{name}' has a zip directory with room for", room, "xlsx_parts", "parts", limits)
     with zipfile.ZipFile(io.BytesIO(raw)) as archive:
         infos = archive.infolist()
         total = sum(info.file_size for info in infos)
@@ -235,18 +237,18 @@ def check_xlsx(raw: bytes, name: str, limits: Limits) -> None:
             _check_part(archive, info, f"{sheet} of '{name}'", limits)
 
 
-def _zip_entries(raw: bytes) -> int | None:
-    """The entry count in the zip's end record (zip64 too), read before zipfile builds one object per entry."""
-    tail_start = max(0, len(raw) - (22 + 65535))
-    at = raw.rfind(b"PK\x05\x06", tail_start)
+def _zip_entries(raw: bytes) -> tuple[int, int]:
+    """(the entry count, the entries the central directory has room for) from the zip's end record (zip64 too):
+    zipfile makes an object for every entry its directory holds, whatever the count says."""
+    at = raw.rfind(b"PK\x05\x06", max(0, len(raw) - (22 + 65535)))
     if at < 0 or at + 22 > len(raw):
-        return None
-    entries = struct.unpack_from("<H", raw, at + 10)[0]
-    if entries == 0xFFFF and raw[at - 20:at - 16] == b"PK\x06\x07":
+        return 0, 0  # not a zip: zipfile says so
+    entries, directory = struct.unpack_from("<HI", raw, at + 10)
+    if raw[at - 20:at - 16] == b"PK\x06\x07":  # zip64: the counts are in the record the locator points to
         record = struct.unpack_from("<Q", raw, at - 12)[0]
         if raw[record:record + 4] == b"PK\x06\x06":
-            entries = struct.unpack_from("<Q", raw, record + 32)[0]
-    return entries
+            entries, directory = struct.unpack_from("<QQ", raw, record + 32)
+    return entries, directory // 46  # 46 bytes: a directory entry with an empty name
 
 
 def _check_part(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, limits: Limits) -> None:
