@@ -22,6 +22,7 @@ from .choice.mix import UtilityMix, utility_names
 from .choice.selection import METHODS
 from .data.demo import DEFAULT_DEMO, DEMOS, load_demo
 from .data.io import read_table
+from .data.limits import ENV, Limits
 from .data.prepare import prepare_table
 from .data.schema import infer_schema
 from .data.validation import check
@@ -128,6 +129,19 @@ def names(text: str) -> list[str]:
     return _comma_separated(text, "name", "names like A,B")
 
 
+def limit(text: str) -> tuple[str, str]:
+    """``NAME=VALUE``: one of the limits checked before a table is read, raised (or lowered) for this run."""
+    name, equals, value = (part.strip() for part in text.partition("="))
+    if not equals or name not in ENV:
+        raise argparse.ArgumentTypeError(f"{text!r}: write NAME=VALUE with NAME one of {', '.join(ENV)}, e.g. "
+                                         "cells=200000000")
+    try:
+        Limits().with_values({name: value})
+    except DataError as exc:
+        raise argparse.ArgumentTypeError(exc.message.removeprefix(f"--limit {name}=").rstrip(".")) from None
+    return name, value
+
+
 # -- inputs -----------------------------------------------------------------------------------------------
 def _load(args) -> pd.DataFrame:
     """DATA, or --demo NAME; with neither, the default demo (as the dashboard opens it)."""
@@ -136,10 +150,15 @@ def _load(args) -> pd.DataFrame:
     if not args.data:
         args.demo = args.demo or DEFAULT_DEMO
         return load_demo(args.demo)
-    table = read_table(args.data)
+    table = read_table(args.data, limits=_limits(args))
     if table.attrs.get("note"):
         _say(f"note: {table.attrs['note']}")
     return table
+
+
+def _limits(args) -> Limits:
+    """The environment's limits (``TVS_MAX_*``), with --limit's on top."""
+    return Limits.from_env().with_values(dict(getattr(args, "limit", None) or []))
 
 
 def _roles(args, table: pd.DataFrame):
@@ -372,8 +391,9 @@ def cmd_sweep(args) -> dict:
                         fix="Give rows kept aside from the data, or leave --holdout out for a split.")
     table = _load(args)
     schema = _roles(args, table)
-    holdout = read_table(holdout_path) if holdout_path else None
-    externals = {name: read_table(path) for name, path in external_paths.items()}  # read once, copied on submit
+    holdout = read_table(holdout_path, limits=_limits(args)) if holdout_path else None
+    externals = {name: read_table(path, limits=_limits(args))  # read once, copied on submit
+                 for name, path in external_paths.items()}
     baselines = DEFAULT_BASELINES if args.baselines is None else [b for b in args.baselines if b != "none"]
     config = SweepConfig(response=schema.response, sensitive=schema.sensitive, rho_star=args.rho,
                          measure=args.measure, order=args.order, levels=args.levels, preset=args.preset,
@@ -494,9 +514,15 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser,
                                 title="commands", metavar="{inspect,order,release,sweep,report,ledger}")
 
+    def limit_arg(p):
+        p.add_argument("--limit", type=limit, action="append", metavar="NAME=VALUE",
+                       help="raise a limit checked before a file is read (repeatable; default: $TVS_MAX_NAME, else "
+                            + ", ".join(f"{name}={getattr(Limits(), name)}" for name in ENV) + ")")
+
     def data_args(p, roles: bool):
         p.add_argument("data", nargs="?", help="CSV, Parquet or Excel (.xlsx) file (default: the clinical demo)")
         p.add_argument("--demo", choices=sorted(DEMOS), help="use a built-in demo table instead of DATA")
+        limit_arg(p)
         if roles:
             p.add_argument("--response", help="response column Y")
             p.add_argument("--sensitive", type=names, help="comma-separated sensitive columns")
@@ -563,6 +589,7 @@ def build_parser() -> argparse.ArgumentParser:
     ledger.add_argument("data", nargs="?",
                         help="CSV, Parquet or Excel (.xlsx) file, fingerprinted as the dashboard does")
     ledger.add_argument("--demo", choices=sorted(DEMOS), help="a built-in demo table instead of DATA")
+    limit_arg(ledger)
     ledger.add_argument("--workspace", help="store folder (default: $TVS_WORKSPACE or ~/.tvinesynth-studio)")
 
     sweep = sub.add_parser("sweep", help="evaluate every truncation level (resumable; stored in the workspace)")

@@ -339,6 +339,17 @@ def test_an_excel_workbook_is_read_and_an_old_xls_refused():
     assert project(at).name == "cohort.xlsx"  # the open project is kept
 
 
+def _wide_workbook() -> bytes:
+    """A cell at column XFD (16 384 columns): refused by TVS_MAX_COLUMNS before openpyxl reads a cell."""
+    import io
+
+    from tests.data.bombs import minimal_xlsx, sheet
+
+    buffer = io.BytesIO()
+    minimal_xlsx(buffer, sheet('<row r="1"><c r="XFD1"><v>1</v></c></row>'))
+    return buffer.getvalue()
+
+
 HOSTILE_UPLOADS = {
     "junk.csv": b"\x00\x01\x02\xff" * 200,
     "ragged.csv": b"a,b,y\n1,2,0\n3;4;5\n",
@@ -346,6 +357,7 @@ HOSTILE_UPLOADS = {
     "empty.csv": b"",
     "commas.csv": b",,,\n,,,\n",
     "old.xls": b"\xd0\xcf\x11\xe0" + b"\0" * 100,
+    "wide.xlsx": _wide_workbook(),
 }
 
 

@@ -37,7 +37,7 @@ def conform_external(frame: pd.DataFrame, reference: pd.DataFrame, schema: Schem
         elif spec.type == ColumnType.DATETIME:
             try:
                 out[spec.name] = parse_dates(column)
-            except (ValueError, TypeError):
+            except (DataError, ValueError, TypeError):
                 raise DataError(f"{where}: column '{spec.name}' holds values that are not dates.", column=spec.name,
                                 fix="Write dates as the training table does.") from None
         elif spec.type in CATEGORICAL_TYPES:

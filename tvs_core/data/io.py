@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
+from .limits import MB, Limits, check_csv, check_parquet, check_size, check_xlsx
 from .validation import header_problems
 
 _PARQUET_MAGIC = b"PAR1"
@@ -19,26 +20,32 @@ _ZIP_MAGIC = b"PK\x03\x04"  # .xlsx is a zip file
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0"  # the old binary .xls
 
 
-def read_table(source: str | Path | bytes | BinaryIO, name: str | None = None) -> pd.DataFrame:
+def read_table(source: str | Path | bytes | BinaryIO, name: str | None = None,
+               limits: Limits | None = None) -> pd.DataFrame:
     """Read CSV or Parquet into a DataFrame; raise DataError with a readable reason on failure.
 
-    Duplicate and empty header names are refused here because pandas would silently rename them.
+    Duplicate and empty header names are refused here because pandas would silently rename them. ``limits``
+    (default: ``Limits.from_env()``) are checked before anything is parsed.
     """
-    raw, name = _read_bytes(source, name)
+    limits = Limits.from_env() if limits is None else limits
+    raw, name = _read_bytes(source, name, limits)
     if raw[:4] == _PARQUET_MAGIC or (name or "").lower().endswith((".parquet", ".pq")):
         try:
+            check_parquet(raw, name, limits)
             df = pd.read_parquet(io.BytesIO(raw))
+        except DataError:
+            raise
         except Exception as exc:  # pyarrow raises many types
-            raise DataError(f"Could not read '{name}' as Parquet: {exc}.",
+            raise DataError(f"Could not read '{name}' as Parquet: {_reason(exc)}.",
                             fix="Check that the file is a complete Parquet file.") from exc
         problems = header_problems(list(df.columns)) or _parquet_columns(df, name)
     elif raw[:4] == _ZIP_MAGIC or (name or "").lower().endswith((".xlsx", ".xlsm")):
-        df, problems = _read_excel(raw, name)
+        df, problems = _read_excel(raw, name, limits)
     elif raw[:4] == _OLE_MAGIC or (name or "").lower().endswith(".xls"):
         raise DataError(f"'{name}' is an old Excel (.xls) workbook, which is not read here.",
                         fix="Open it in your spreadsheet program and save it as .xlsx or CSV.")
     else:
-        df, problems = _read_csv(raw, name)
+        df, problems = _read_csv(raw, name, limits)
     if problems:
         raise problems[0] if len(problems) == 1 else DataError("; ".join(str(p) for p in problems))
     if df.shape[1] == 0 or len(df) == 0:
@@ -68,16 +75,26 @@ def _parquet_columns(df: pd.DataFrame, name: str) -> list[DataError]:
     return problems
 
 
-def _read_excel(raw: bytes, name: str) -> tuple[pd.DataFrame, list]:
+def _reason(exc: BaseException) -> str:
+    """An exception's message on one line, or its type's name when it has none (a MemoryError has none)."""
+    return " ".join(str(exc).split()).rstrip(".") or type(exc).__name__
+
+
+def _read_excel(raw: bytes, name: str, limits: Limits) -> tuple[pd.DataFrame, list]:
     """The first sheet of an .xlsx workbook; ``df.attrs['note']`` says which sheet when there are several."""
     try:
-        sheets = pd.read_excel(io.BytesIO(raw), sheet_name=None, header=None, engine="openpyxl")
+        check_xlsx(raw, name, limits)
+        with pd.ExcelFile(io.BytesIO(raw), engine="openpyxl") as book:
+            sheets = book.sheet_names
+            grid = pd.read_excel(book, sheet_name=0, header=None) if sheets else None
+    except DataError:
+        raise
     except Exception as exc:  # openpyxl and zipfile raise many types
-        raise DataError(f"Could not read '{name}' as an Excel workbook: {exc}.",
+        raise DataError(f"Could not read '{name}' as an Excel workbook: {_reason(exc)}.",
                         fix="Save the sheet as CSV from your spreadsheet program.") from exc
     if not sheets:
         raise DataError(f"'{name}' has no sheets.", fix="Save the sheet as CSV from your spreadsheet program.")
-    sheet, grid = next(iter(sheets.items()))
+    sheet = sheets[0]
     grid = grid.dropna(how="all").dropna(axis=1, how="all")
     if grid.empty:
         raise DataError(f"The first sheet ('{sheet}') of '{name}' is empty.",
@@ -94,18 +111,37 @@ def _read_excel(raw: bytes, name: str) -> tuple[pd.DataFrame, list]:
     return df, []
 
 
-def _read_bytes(source, name):
+def _read_bytes(source, name, limits: Limits):
+    """The file's bytes, its size checked first (a path's before it is read; a stream's at one byte over)."""
     if isinstance(source, (str, Path)):
         path = Path(source)
         if not path.exists():
             raise DataError(f"File '{path}' does not exist.", fix="Check the path.")
         if path.is_dir():
             raise DataError(f"'{path}' is a folder, not a file.", fix="Give the table's file.")
-        return path.read_bytes(), name or path.name
-    if isinstance(source, bytes):
-        return source, name or "upload"
-    data = source.read()
-    return data, name or getattr(source, "name", "upload")
+        name = name or path.name
+        check_size(path.stat().st_size, name, limits)
+        with path.open("rb") as handle:
+            data = _read_at_most(handle, int(limits.file_mb * MB))
+    elif isinstance(source, bytes):
+        data, name = source, name or "upload"
+    else:
+        name = name or getattr(source, "name", "upload")
+        data = _read_at_most(source, int(limits.file_mb * MB))
+    check_size(len(data), name, limits)
+    return data, name
+
+
+def _read_at_most(handle: BinaryIO, limit: int) -> bytes:
+    """Up to one byte over ``limit``, in chunks: a pipe, a device or a growing file is never read further, and
+    nothing is allocated ahead (``read(limit)`` would reserve the whole limit at once)."""
+    buffer = io.BytesIO()
+    while buffer.tell() <= limit:
+        chunk = handle.read(min(16 * MB, limit + 1 - buffer.tell()))
+        if not chunk:
+            break
+        buffer.write(chunk)
+    return buffer.getvalue()
 
 
 def _decode(raw: bytes) -> tuple[str, str]:
@@ -140,38 +176,44 @@ def sniff_format(text: str) -> tuple[str, str]:
     return delimiter, decimal
 
 
-def _read_csv(raw: bytes, name: str) -> tuple[pd.DataFrame, list]:
+SNIFF_CHARACTERS = MB  # sniff_format reads 50 lines; of a huge file, no more than this
+
+
+def _read_csv(raw: bytes, name: str, limits: Limits) -> tuple[pd.DataFrame, list]:
     if b"\x00" in raw[:4096] and raw[:2] not in (b"\xff\xfe", b"\xfe\xff"):
         raise DataError(f"'{name}' is not a text table (it holds binary data).",
                         fix="Choose a CSV, Parquet or Excel (.xlsx) file.")
+    check_csv(raw, name, limits)
     text, _ = _decode(raw)
     if not text.strip():
         raise DataError(f"'{name}' is empty.", fix="Choose a file with a header row and data rows.")
-    delimiter, decimal = sniff_format(text)
-    try:
-        rows = list(csv.reader(io.StringIO(text), delimiter=delimiter))
+    sample = text[:SNIFF_CHARACTERS]
+    delimiter, decimal = sniff_format(sample[:sample.rfind("\n")] if len(text) > len(sample) and "\n" in sample
+                                      else sample)
+    header = None
+    try:  # row by row: a table's rows are never all held as Python lists
+        for line, row in enumerate((r for r in csv.reader(io.StringIO(text), delimiter=delimiter)
+                                    if any(cell.strip() for cell in r)), start=1):
+            if header is None:
+                header = [h.strip() for h in row]
+                problems = header_problems(header)
+                if problems:
+                    return pd.DataFrame(), problems
+            elif len(row) != len(header):
+                raise DataError(f"Line {line} of '{name}' has {len(row)} fields where the header has {len(header)} "
+                                f"(delimiter {delimiter!r}).",
+                                fix="Use one delimiter throughout the file, and quote values that contain it.")
     except csv.Error as exc:
-        raise DataError(f"Could not read '{name}' as CSV: {exc}.",
+        raise DataError(f"Could not read '{name}' as CSV: {_reason(exc)}.",
                         fix="Check that the file is a text table with one row per line.") from exc
-    rows = [r for r in rows if any(cell.strip() for cell in r)]
-    if not rows:
+    if header is None:
         raise DataError(f"'{name}' has no header: every line is empty or only delimiters.",
                         fix="Choose a file whose first line names the columns.")
-    header = [h.strip() for h in rows[0]]
-    problems = header_problems(header)
-    if problems:
-        return pd.DataFrame(), problems
-    for line, row in enumerate(rows[1:], start=2):
-        if len(row) != len(header):
-            raise DataError(f"Line {line} of '{name}' has {len(row)} fields where the header has {len(header)} "
-                            f"(delimiter {delimiter!r}).",
-                            fix="Use one delimiter throughout the file, and quote values that contain it.")
     try:
         df = pd.read_csv(io.StringIO(text), sep=delimiter, decimal=decimal, header=None, skiprows=1,
                          names=header, skipinitialspace=True, skip_blank_lines=True)
     except (pd.errors.ParserError, ValueError) as exc:
-        reason = " ".join(str(exc).split())
-        raise DataError(f"Could not parse '{name}' as CSV with delimiter {delimiter!r}: {reason}.",
+        raise DataError(f"Could not parse '{name}' as CSV with delimiter {delimiter!r}: {_reason(exc)}.",
                         fix="Check that every row has the same number of fields.") from exc
     return _thousands(df, decimal), []
 

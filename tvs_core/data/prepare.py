@@ -8,7 +8,7 @@ import pandas as pd
 
 from .encoding import TableEncoder
 from .missing import MissingReport, apply_missing_policy
-from .schema import Schema
+from .schema import ColumnType, Schema, check_dates
 
 
 @dataclass
@@ -22,6 +22,10 @@ class PreparedTable:
 
 def prepare_table(table: pd.DataFrame, schema: Schema, missing: str = "drop_rows") -> PreparedTable:
     """The numeric table every model and the ordering preview work on."""
+    for spec in schema.columns:  # an impossible date named by its row in the table as given, before rows are dropped
+        if spec.modelled and spec.type == ColumnType.DATETIME and spec.name in table.columns \
+                and not pd.api.types.is_datetime64_any_dtype(table[spec.name]):
+            check_dates(table[spec.name])
     modelled, model_schema, report = apply_missing_policy(table, schema, missing)
     encoder = TableEncoder(model_schema).fit(modelled)
     values = pd.DataFrame(encoder.transform(modelled), columns=encoder.names)

@@ -9,6 +9,8 @@ from enum import StrEnum
 import numpy as np
 import pandas as pd
 
+from ..errors import DataError
+
 
 class ColumnType(StrEnum):
     CONTINUOUS = "continuous"
@@ -139,8 +141,6 @@ class Schema:
 
     def with_roles(self, response: str | None = None, sensitive: list[str] | tuple[str, ...] = ()) -> Schema:
         """Set the response and the sensitive columns; previous choices are reset to covariate."""
-        from ..errors import DataError
-
         for name in [response, *sensitive]:
             if name is not None and name not in self.names:
                 raise DataError(f"Column '{name}' is not in the table.", column=name,
@@ -176,9 +176,47 @@ def _is_integer_valued(values: pd.Series) -> bool:
 
 def parse_dates(values: pd.Series, errors: str = "raise") -> pd.Series:
     """Dates written as text, in any of the usual formats; with time zones (even mixed ones) they are
-    converted to UTC and the zone dropped, so one column holds one kind of time stamp."""
-    parsed = pd.to_datetime(values, errors=errors, format="mixed", utc=True)
+    converted to UTC and the zone dropped, so one column holds one kind of time stamp.
+
+    A cell that is no possible date (30 February) is a ``DataError`` naming the column and the row (as a
+    spreadsheet numbers it, by the series' index), never the cell's value: messages reach logs."""
+    try:
+        parsed = pd.to_datetime(values, errors=errors, format="mixed", utc=True)
+    except (ValueError, TypeError, OverflowError):
+        if errors != "raise" or not isinstance(values, pd.Series):
+            raise
+        parsed = None  # refused below, outside this block: pandas' message (with the value) is not chained
+    if parsed is None:
+        check_dates(values)
+        raise DataError(f"Column '{values.name}' holds cells that cannot be read as dates.",
+                        column=None if values.name is None else str(values.name), fix=DATE_FIX)
     return parsed.dt.tz_convert(None) if isinstance(parsed, pd.Series) else parsed.tz_convert(None)
+
+
+def check_dates(values: pd.Series) -> None:
+    """Refuse a column of dates written as text that holds an impossible one, naming its first such row."""
+    bad = not_dates(values)
+    if len(bad):
+        raise DataError(f"Column '{values.name}' holds a cell that is not a possible date, in row {_row(bad[0])}.",
+                        column=None if values.name is None else str(values.name), fix=DATE_FIX)
+
+
+DATE_FIX = ("Correct it or leave it empty (missing); or set the column's type to nominal or text if it does not "
+            "hold dates.")
+
+
+def not_dates(values: pd.Series) -> pd.Index:
+    """The index of the cells that hold something but no possible date (a day the month lacks, a month 13)."""
+    present = values.dropna()
+    text = present.astype(str)
+    unique = pd.Series(text.unique())  # a column of dates repeats them: parse each once
+    failed = set(unique[pd.to_datetime(unique, errors="coerce", format="mixed", utc=True).isna().to_numpy()])
+    return present.index[text.isin(failed).to_numpy()] if failed else present.index[:0]
+
+
+def _row(label) -> str:
+    """A row as a spreadsheet numbers it (the header is row 1), from a table's default index."""
+    return str(int(label) + 2) if isinstance(label, (int, np.integer)) else repr(label)
 
 
 def _looks_like_dates(values: pd.Series) -> bool:

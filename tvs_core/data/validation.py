@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, DataErrors
-from .schema import MOSTLY_MISSING, STRAY_TEXT, ColumnType, Role, Schema
+from .schema import DATE_FIX, MOSTLY_MISSING, STRAY_TEXT, ColumnType, Role, Schema, not_dates
 
 MIN_ROWS = 50
 # Sensitive columns are attacked by regression (numeric) or by a classifier (categorical).
@@ -74,6 +74,8 @@ def validate(df: pd.DataFrame, schema: Schema, measure: str = "kendall",
                 f"Column '{spec.name}' is missing in {col.isna().mean():.0%} of the rows; a model would invent "
                 "nearly all of it.", column=spec.name, fix="Drop the column (role 'dropped')."))
         cells = _cell_problems(spec.name, col) if spec.modelled else []
+        if spec.modelled and spec.type == ColumnType.DATETIME:
+            cells += _date_problems(spec.name, col)
         problems += cells
         if spec.modelled and spec.type == ColumnType.ORDINAL and spec.levels:
             given = {str(v) for v in spec.levels}
@@ -151,6 +153,19 @@ def _cell_problems(name: str, col: pd.Series) -> list[DataError]:
                           fix="Correct those cells or leave them empty (missing); or mark the column nominal if "
                               "the text is meant.")]
     return []
+
+
+def _date_problems(name: str, col: pd.Series) -> list[DataError]:
+    """Dates written as text that no calendar has (1961-02-30): named by their rows, never by their values,
+    which would reach the logs."""
+    if pd.api.types.is_datetime64_any_dtype(col):
+        return []
+    bad = not_dates(col)
+    if not len(bad):
+        return []
+    cells = "1 cell that is not a possible date, in row" if len(bad) == 1 else \
+        f"{len(bad)} cells that are not possible dates, in rows"
+    return [DataError(f"Column '{name}' holds {cells} {_rows(bad)}.", column=name, fix=DATE_FIX)]
 
 
 def _numeric(col: pd.Series) -> bool:
