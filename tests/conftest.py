@@ -182,3 +182,10 @@ def pytest_unconfigure(config):
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(status)
+
+
+@pytest.fixture(autouse=True)
+def workspace_of_its_own(tmp_path_factory, monkeypatch):
+    """No test touches the user's workspace (~/.tvinesynth-studio): each gets a fresh one unless it sets its own,
+    and so does every process it starts (the environment is inherited)."""
+    monkeypatch.setenv("TVS_WORKSPACE", str(tmp_path_factory.mktemp("workspace") / "space"))
