@@ -127,7 +127,7 @@ def test_torch_is_the_cpu_wheel_on_disk():
 
 def test_the_readme_commands_install_from_the_locks():
     blocks = re.findall(r"```bash\n(.*?)\n```", (REPOSITORY / "README.md").read_text(), re.S)
-    run = next(block for block in blocks if "tvs_core dashboard" in block)
+    run = next(block for block in blocks if "-m tvs_core dashboard" in block)
     assert "pip install -q --require-hashes -r requirements.lock &&" in run
     assert "pip install -q --require-hashes -r requirements-test.lock &&" in readme_test_command()
 
