@@ -19,6 +19,7 @@ pages = [
     st.Page("pages/choose.py", title="4 · Choose"),
     st.Page("pages/export.py", title="5 · Export"),
     st.Page("pages/projects.py", title="Projects"),
+    st.Page("pages/glossary.py", title="What the words mean"),
 ]
 
 

@@ -110,11 +110,11 @@ def write(results: dict) -> None:
              "this was written: other work shared the machine), `nice -n 19 python bench/privpgd.py --run-only "
              "DEMO` for both demos as two parallel processes, then `python bench/privpgd.py --write-only`: the "
              "sweep above (quick preset, release metrics, two tasks at a time each) with `privpgd:2.5` (ε = 2.5, δ"
-             " = 1e-5, the authors' settings but 1 000 particles and 10 projection-step directions: README, "
-             "Competitors) as its baseline. Cells as above: median over the published sets [95 % bootstrap "
-             "interval]. The other competitors' rows come from a second sweep of this run with them as baselines "
-             "(`--others`; TVineSynth's rows of the two sweeps are compared below), or, marked, from the committed "
-             "run above.", ""]
+             " = 1e-5, the authors' settings but 1 000 particles and 10 projection-step directions: "
+             "docs/reference/models.md, Competitors) as its baseline. Cells as above: median over the published "
+             "sets [95 % bootstrap interval]. The other competitors' rows come from a second sweep of this run with "
+             "them as baselines (`--others`; TVineSynth's rows of the two sweeps are compared below), or, marked, "
+             "from the committed run above.", ""]
     clinical = None
     for demo, (frame, trtr, seconds) in results.items():
         new = table_rows(frame)

@@ -136,7 +136,8 @@ setting("Baselines (reference points)", "sweep.baselines", st.multiselect,
         format_func=figures.model_label,
         help="CTGAN, TVAE and PrivPGD need `pip install -r requirements-competitors.txt`; 'paper settings' are "
              "Appendix J's epochs, 'quick epochs' a short budget for interactive sweeps. PrivPGD (ε = 2.5) is the "
-             "paper's DP marginal method; MST, which stood in for it, stays available (README, Competitors).")
+             "paper's DP marginal method; MST, which stood in for it, stays available (docs/reference/models.md, "
+             "Competitors).")
 uploads = st.file_uploader("Your own synthetic data (optional): each file is scored like a release and drawn as "
                            "its own point", type=["csv", "parquet", "xlsx"], accept_multiple_files=True,
                            help="Same columns, types and labels as the training table. The attack games need a "

@@ -130,3 +130,36 @@ def test_the_readme_commands_install_from_the_locks():
     run = next(block for block in blocks if "-m tvs_core dashboard" in block)
     assert "pip install -q --require-hashes -r requirements.lock &&" in run
     assert "pip install -q --require-hashes -r requirements-test.lock &&" in readme_test_command()
+
+
+# The README is one screen: what it is, the two commands, the walkthrough, links. The rest is in docs/.
+README_LIMIT = 10_000  # bytes
+SCREENSHOT_LIMIT = 300_000  # bytes
+PENDING = {"docs/security.md"}  # the Security section's page, linked before it is written
+
+
+def markdown_files() -> list[Path]:
+    return [REPOSITORY / "README.md", *sorted((REPOSITORY / "docs").rglob("*.md"))]
+
+
+def test_the_readme_is_one_screen_with_the_guide_and_the_security_section():
+    text = (REPOSITORY / "README.md").read_text()
+    assert len(text.encode()) <= README_LIMIT, f"README.md is {len(text.encode())} bytes: move detail to docs/"
+    assert re.search(r"^## Security$", text, re.M), "README.md lost its Security section"
+    assert "(docs/guide.md)" in text
+    shots = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text)
+    assert shots, "the walkthrough has no screenshot"
+    for shot in shots:
+        size = (REPOSITORY / shot).stat().st_size
+        assert size <= SCREENSHOT_LIMIT, f"{shot} is {size} bytes"
+
+
+def test_every_relative_link_of_the_documentation_leads_to_a_file():
+    for page in markdown_files():
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text()):
+            if re.match(r"[a-z]+://|#|mailto:", target):
+                continue
+            path = (page.parent / target.split("#", 1)[0]).resolve()
+            if path.relative_to(REPOSITORY.resolve()).as_posix() in PENDING:
+                continue
+            assert path.exists(), f"{page.relative_to(REPOSITORY)} links to {target}, which does not exist"

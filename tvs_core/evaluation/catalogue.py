@@ -86,9 +86,11 @@ def _mab(name: str, label: str, short: str, source: str, reference: str, fallbac
          worst_case: bool = False) -> Metric:
     what = "largest" if worst_case else "mean"
     return Metric(name, label, short, "|standardised coefficient|", "lower", (0.0, None), "attribute risk", source,
-                  f"The {what} absolute coefficient of a linear attacker predicting the sensitive column from the "
-                  "others (paper, Section 2.4). Anchors: the attack on the real rows scores 0 privacy, the same "
-                  "attack on the real rows with every column shuffled (nothing to learn) scores 1.",
+                  f"How strongly an attacker's guess of a person's sensitive value follows their other columns: "
+                  f"the {what} of the attacker's coefficients, ignoring their sign — each the standard deviations "
+                  "its guess moves when one other column moves by one (paper, Section 2.4). 0 means the other "
+                  "columns tell nothing. Read it against the same attack on the real rows (privacy 0) and on the "
+                  "real rows with every column shuffled, where there is nothing to learn (privacy 1).",
                   per_column="sensitive", axis="privacy", worst=Reference(name, reference),
                   ideal=Reference(name if name.startswith("release_") else f"release_{name}", SHUFFLED, 0.0),
                   fallback=fallback)
@@ -107,7 +109,10 @@ def _utility(scale: str, stage: str, forest: bool) -> Metric:
     scored = "macro one-vs-rest for several classes" if auc else "for a continuous response"
     return Metric(name, f"{stage.upper()} {unit} ({model})", short.replace(" ,", ","), unit, "higher",
                   (0.0 if auc else float("-inf"), 1.0), "utility", "reference" if real else "release",
-                  f"A {model} trained on {trained} and scored on the hold-out rows ({unit}, {scored}).",
+                  f"How well a prediction model for Y ({model}) trained on {trained} predicts the real hold-out "
+                  f"rows ({unit}, {scored})"
+                  + (": the reference the synthetic data is compared with." if real else
+                     ": close to TRTR means the release predicts Y about as well as the real data."),
                   axis=None if real or not forest else "utility",
                   worst=None if real else (0.5 if auc else 0.0),
                   ideal=None if real else Reference(name.replace("tstr", "trtr"), REAL),
@@ -118,10 +123,10 @@ def _utility(scale: str, stage: str, forest: bool) -> Metric:
 # (PETS 2023) measure them (evaluation/anonymity.py): record-name prefix, label, what the attacker does
 GDPR_CRITERIA = (
     ("singling_out", "Singling-out risk (multivariate predicates)",
-     "predicates on 3 columns that isolate one synthetic row, checked on the training rows"),
+     "conditions on 3 columns that pick out a single synthetic row, checked against the training rows"),
     ("singling_out_univariate", "Singling-out risk (univariate predicates)",
-     "one-column predicates (a value occurring once, below the minimum, above the maximum) that isolate one "
-     "synthetic row, checked on the training rows"),
+     "one-column conditions (a value occurring once, below the minimum, above the maximum) that pick out a single "
+     "synthetic row, checked against the training rows"),
     ("linkability", "Linkability risk",
      "two disjoint column groups of a training record linked through their shared nearest synthetic row"),
     ("inference", "Inference risk",
@@ -130,23 +135,27 @@ GDPR_CRITERIA = (
 # the parts recorded for each criterion: name suffix, label suffix, unit, better, range, explanation
 GDPR_PARTS = (
     ("risk", "", "share", "lower", (0.0, 1.0),
-     "The residual risk (main − control) / (1 − control): how much better the attack does on the people in the "
-     "training rows than on hold-out people the generator never saw; 0 = nothing beyond what the data tell about "
-     "anyone, 1 = every attack succeeds on the training rows only (a verbatim copy). Clipped to [0, 1]."),
+     "How much more often the attack succeeds on the people in the training rows than on hold-out people the "
+     "generator never saw, from 0 (nothing beyond what the data tell about anyone) to 1 (the attack succeeds on "
+     "the training people only, as on a verbatim copy). The residual risk (main − control) / (1 − control), "
+     "clipped to [0, 1]."),
     ("risk_low", ": 95 % interval, lower end", "share", "lower", (0.0, 1.0),
-     "Lower end of one set's 95 % interval of the residual risk (Wilson intervals of both success rates, "
-     "propagated), clipped to [0, 1]."),
+     "The lower end of one set's 95 % interval of the residual risk, from the uncertainty of both success rates "
+     "(Wilson intervals, propagated), clipped to [0, 1]."),
     ("risk_high", ": 95 % interval, upper end", "share", "lower", (0.0, 1.0),
-     "Upper end of one set's 95 % interval of the residual risk, clipped to [0, 1]."),
+     "The upper end of one set's 95 % interval of the residual risk, clipped to [0, 1]."),
     ("main_rate", ": main attack's success rate", "share", "lower", (0.0, 1.0),
-     "Success rate of the attack on the training rows (Wilson estimate)."),
+     "The share of attacks on the people in the training rows that succeed (a Wilson estimate, steady even for "
+     "few attacks)."),
     ("control_rate", ": control attack's success rate", "share", "lower", (0.0, 1.0),
-     "Success rate of the same attack on hold-out rows, which the generator never saw (Wilson estimate)."),
+     "The share of the same attacks that succeed on hold-out people, whom the generator never saw: what the data "
+     "reveal about anyone (Wilson estimate)."),
     ("baseline_rate", ": naive baseline's success rate", "share", "lower", (0.0, 1.0),
-     "Success rate of an attacker guessing at random without the synthetic rows (Wilson estimate): the main "
-     "attack must beat it for the figures to be trusted."),
+     "The share of attacks that succeed by guessing blindly, without the synthetic rows (Wilson estimate): the "
+     "main attack must beat it for the figures to mean anything."),
     ("attacks", ": number of attacks", "attacks", "higher", (0.0, None),
-     "Attacks per attack kind on one set (at most 500; linkability and inference: at most the hold-out rows)."),
+     "How many attacks of this kind were run on one published set (at most 500; for linkability and inference "
+     "at most the number of hold-out rows)."),
 )
 
 
@@ -167,21 +176,24 @@ METRICS: tuple[Metric, ...] = (
       for forest in (True, False)),
     Metric("pair_structure", "Pairwise dependence kept (1 − mean |Spearman difference|)", "Pair structure",
            "1 − mean |Δρ|", "higher", (-1.0, 1.0), "utility", "release",
-           "How much of the real data's pairwise dependence the synthetic set keeps: 1 − the mean absolute "
-           "difference of the Spearman correlations over all column pairs. Anchors: independent columns (the "
-           "real rows shuffled column by column) score 0, identical dependence 1.",
+           "How much of the relations between every pair of columns the synthetic set keeps, whether or not they "
+           "involve Y: 1 minus the average gap between each pair's real and synthetic rank correlation "
+           "(Spearman). Scaled from independent columns (the real rows shuffled column by column: 0) to the real "
+           "relations (1).",
            axis="utility", worst=Reference("pair_structure", SHUFFLED), ideal=1.0,
            per_set="set_metrics:structure"),
     Metric("ci_overlap", "Confidence-interval overlap of the analysis (Karr et al. 2006)", "CI overlap",
            "share", "higher", (-1.0, 1.0), "utility", "release",
-           "The regression of Y on the covariates (logistic for a class response, linear otherwise) fitted on the "
-           "real training rows and on the synthetic set: the mean overlap of each coefficient's 95 % intervals "
-           "(1 = the same conclusions). Anchors: independent columns score 0, identical intervals 1.",
+           "Whether an analyst would reach the same conclusions: the regression of Y on the covariates (logistic "
+           "for a class response, linear otherwise) is fitted on the real training rows and on the synthetic set, "
+           "and each coefficient's 95 % confidence intervals are compared; 1 means they coincide. Scaled from "
+           "independent columns (0) to identical intervals (1).",
            axis="utility", worst=Reference("ci_overlap", SHUFFLED), ideal=1.0, per_set="set_metrics:structure"),
     Metric("pmse_ratio", "Propensity-score MSE ratio (pMSE ratio, synthpop)", "pMSE ratio", "ratio", "lower",
            (0.0, None), "utility", "release",
-           "How well a logistic regression tells synthetic from real rows, relative to what chance alone gives "
-           "(Snoke et al. 2018): about 1 = indistinguishable, larger = easier to tell apart.",
+           "How easily a model tells synthetic rows from real ones, relative to what chance alone gives: about 1 "
+           "means they cannot be told apart, larger means they can (propensity-score mean squared error, Snoke et "
+           "al. 2018).",
            axis="utility", worst=Reference("pmse_ratio", SHUFFLED), ideal=1.0, per_set="set_metrics:structure",
            rows=PMSE_ROWS),
     # -- attribute inference ------------------------------------------------------------------------
@@ -192,105 +204,139 @@ METRICS: tuple[Metric, ...] = (
     _mab("release_wcab", "Worst-case absolute attacker coefficient on the release (WCAB)", "Release WCAB", "release",
          REAL, worst_case=True),
     Metric("mr2", "Attacker R² (attack game)", "Attacker R²", "R²", "lower", (0.0, 1.0), "attribute risk", "game",
-           "Share of the sensitive column's variance the game's linear attacker explains.", per_column="sensitive"),
+           "How much of the sensitive column's variation the attacker's guesses explain in the attack game, from 0 "
+           "(nothing) to 1 (all of it).", per_column="sensitive"),
     Metric("release_r2", "Attacker R² on the release", "Release attacker R²", "R²", "lower", (0.0, 1.0),
            "attribute risk", "release",
-           "Share of the sensitive column's variance a linear attacker explains on the published sets.",
+           "How much of the sensitive column's variation the attacker's guesses explain on the published sets, "
+           "from 0 (nothing) to 1 (all of it).",
            per_column="sensitive"),
     Metric("mse_in", "Attacker squared error, target in training data", "Guess error (IN)",
            "squared error (standardised)", "higher", (0.0, None), "attribute risk", "game",
-           "Squared error of the attacker's guess of a target's secret when the target was in the training rows.",
+           "How far off the attacker's guess of a target person's sensitive value is (squared, in standard "
+           "deviations) when that person was in the training rows.",
            per_column="sensitive"),
     Metric("mse_out", "Attacker squared error, target left out", "Guess error (OUT)", "squared error (standardised)",
            "higher", (0.0, None), "attribute risk", "game",
-           "The same guess error when the target was left out: IN close to OUT means membership does not help.",
+           "The same guess error when the person was left out: IN close to OUT means being in the data does not "
+           "help the attacker.",
            per_column="sensitive"),
     Metric("advantage", "Attacker advantage, categorical column (attack game)", "Attacker advantage (categorical)",
            "share", "lower", (-1.0, 1.0), "attribute risk", "game",
-           "P(correct guess | target IN) − P(correct guess | OUT) for a categorical sensitive column.",
+           "For a categorical sensitive column: how much more often the attacker guesses a person's category "
+           "correctly when the person was in the training rows than when not; 0 means no difference.",
            per_column="sensitive"),
     Metric("release_advantage", "Attacker advantage over the majority class on the release",
            "Release attacker advantage", "share", "lower", (-1.0, 1.0), "attribute risk", "release",
-           "Accuracy of a classifier guessing a categorical sensitive column from the published sets, minus the "
-           "majority share.", per_column="sensitive"),
+           "For a categorical sensitive column: how much better than always guessing the most common category an "
+           "attacker trained on the published sets does; 0 means no better.", per_column="sensitive"),
     # -- membership inference -----------------------------------------------------------------------
     Metric("pg", "Privacy gain (PG; 1 = attacker learns nothing)", "Privacy gain (MIA)", "0–2", "higher", (0.0, 2.0),
            "membership risk", "game",
-           "1 − (TP − FP) of a shadow-model membership attacker (Stadler et al.): 1 = the attacker learns "
-           "nothing, 0 = the release reveals membership as the real data would; values above 1 are chance.",
+           "Whether the paper's membership attacker, trained on shadow models, can tell if a person was in the "
+           "data: 1 means it learns nothing, 0 that the release reveals membership as the real data would; values "
+           "above 1 are chance. 1 − (TP − FP) (Stadler et al. 2022).",
            axis="privacy", worst=0.0, ideal=1.0),
     Metric("mia_tp", "Membership attack true-positive rate", "MIA true positives", "share", "lower", (0.0, 1.0),
-           "membership risk", "game", "Share of IN sets the membership attacker calls members."),
+           "membership risk", "game",
+           "The share of synthetic sets made with the target person (IN) that the membership attacker rightly "
+           "calls members."),
     Metric("mia_fp", "Membership attack false-positive rate", "MIA false positives", "share", "higher", (0.0, 1.0),
-           "membership risk", "game", "Share of OUT sets the membership attacker calls members."),
+           "membership risk", "game",
+           "The share of synthetic sets made without the target person (OUT) that the membership attacker "
+           "wrongly calls members."),
     Metric("mia_auc", "Membership attack AUC, strongest of three attacks (0.5 = learns nothing)",
            "Membership attack AUC", "ROC AUC", "lower", (0.0, 1.0), "membership risk", "release",
-           "Three attacks that need no shadow models (density ratio, DOMIAS-style; local likelihood ratio, "
-           "Gen-LRA-style; distance difference) score training rows against hold-out rows on the published set; "
-           "the strongest one's ROC AUC. Anchors: the attack on the real rows themselves scores 0 privacy, on the "
-           "real rows shuffled column by column (the attack's noise floor) 1.",
+           "How well the strongest of three membership attacks tells the training rows from the hold-out rows "
+           "using the published set: 0.5 is a coin toss, 1 a perfect split. Read against the same attacks on the "
+           "real rows themselves (privacy 0) and on the real rows shuffled column by column, their noise floor "
+           "(privacy 1). The attacks: density ratio (DOMIAS-style), local likelihood ratio (Gen-LRA-style), "
+           "distance difference.",
            axis="privacy", worst=Reference("mia_auc", REAL, 1.0), ideal=Reference("mia_auc", SHUFFLED, 0.5),
            per_set="set_metrics:membership_attacks"),
     Metric("mia_tpr_at_1pct_fpr", "Membership attack true-positive rate at 1 % false positives",
            "Membership TPR @ 1 % FPR", "share", "lower", (0.0, 1.0), "membership risk", "release",
-           "Share of training rows the strongest attack flags while wrongly flagging only 1 % of hold-out rows "
-           "(Carlini et al. 2022): the risk for the most exposed records, which an AUC averages away.",
+           "The share of training rows the strongest membership attack flags while wrongly flagging only 1 % of "
+           "hold-out rows: the risk to the most exposed people, which an AUC averages away (Carlini et al. "
+           "2022).",
            axis="privacy", worst=Reference("mia_tpr_at_1pct_fpr", REAL, 1.0),
            ideal=Reference("mia_tpr_at_1pct_fpr", SHUFFLED, 0.01), per_set="set_metrics:membership_attacks"),
     Metric("mia_tpr_at_10pct_fpr", "Membership attack true-positive rate at 10 % false positives",
            "Membership TPR @ 10 % FPR", "share", "lower", (0.0, 1.0), "membership risk", "release",
-           "The same at 10 % false positives.", axis="privacy", worst=Reference("mia_tpr_at_10pct_fpr", REAL, 1.0),
+           "The share of training rows the strongest membership attack flags while wrongly flagging 10 % of "
+           "hold-out rows.", axis="privacy", worst=Reference("mia_tpr_at_10pct_fpr", REAL, 1.0),
            ideal=Reference("mia_tpr_at_10pct_fpr", SHUFFLED, 0.1), per_set="set_metrics:membership_attacks"),
     Metric("mia_attack_auc", "Membership attack AUC, per attack", "Membership AUC per attack", "ROC AUC", "lower",
            (0.0, 1.0), "membership risk", "release",
-           "Each attack's ROC AUC (column: the attack): which attack is strongest on this release.",
+           "Each membership attack's AUC on its own (column: the attack), showing which attack is strongest on "
+           "this release.",
            per_column="any", per_set="set_metrics:membership_attacks"),
     Metric("mcmia", "Membership inference score (MC-MIA; 0.5 = indistinguishable)", "MC membership score", "share",
            "lower", (0.0, 1.0), "membership risk", "release",
-           "Share of training rows among the records a Monte-Carlo distance attacker ranks highest "
-           "(COPULA-SHIRLEY): 0.5 = training and hold-out rows look alike, 1 = full recovery.",
+           "The share of training rows among the records an attacker counting nearby synthetic rows ranks most "
+           "likely members: 0.5 means training and hold-out rows look alike to it, 1 that it recovers the training "
+           "rows (Monte-Carlo membership attack, COPULA-SHIRLEY).",
            axis="privacy", worst=1.0, ideal=0.5, per_set="set_metrics:monte_carlo_membership"),
     Metric("dcr_closer_to_train", "Share of synthetic rows closer to training than to hold-out rows",
            "Share closer to training rows", "share", "lower", (0.0, 1.0), "membership risk", "release",
-           "Distance to closest record: about 0.5 is expected when the release does not copy training rows.",
+           "The share of synthetic rows whose nearest real row is a training row rather than a hold-out row "
+           "(distance to closest record): about 0.5 when the release does not copy its training rows.",
            per_set="set_metrics:closeness"),
     Metric("exact_copies", "Exact copies of training rows", "Exact copies", "rows", "lower", (0.0, None),
-           "membership risk", "release", "Synthetic rows equal to a training row on every modelled column.",
+           "membership risk", "release",
+           "How many synthetic rows equal a training row on every modelled column: each one is a real record "
+           "released.",
            per_set="set_metrics:closeness"),
     # -- anonymisation: the three GDPR criteria -------------------------------------------------------------
     *(metric for criterion in GDPR_CRITERIA for metric in _gdpr(*criterion)),
     # -- the empirical audit of a DP claim (evaluation/dp_audit.py; only in sweeps run with --audit-dp) --------
     Metric("dp_audit_score_in", "DP audit: canary's membership score, canary in the fit", "DP audit score (IN)",
            "−distance", "lower", (float("-inf"), 0.0), "membership risk", "game",
-           "Minus the distance from a planted worst-case record (column: the canary) to its nearest released row, "
-           "in the audit's fits that held it: a release that remembers the canary scores near 0.",
+           "How close the release comes to a planted worst-case record (a canary; column: the canary) in the "
+           "audit's fits that held it, as minus the distance to its nearest released row: near 0 means the "
+           "release remembers it.",
            per_column="any"),
     Metric("dp_audit_score_out", "DP audit: canary's membership score, canary not in the fit", "DP audit score (OUT)",
            "−distance", "higher", (float("-inf"), 0.0), "membership risk", "game",
-           "The same score in the audit's fits without the canary: IN close to OUT means the release does not "
+           "The same closeness in the audit's fits without the canary: IN close to OUT means the release does not "
            "show whether the canary was there.", per_column="any"),
     Metric("dp_audit_claimed_epsilon", "Privacy budget ε the generator claims", "Claimed ε", "ε", "lower",
            (0.0, None), "membership risk", "game",
-           "The ε a DP generator's settings state, recorded by its audit (its target: the audit's planned fits)."),
+           "The privacy budget ε a differentially private generator's settings promise (smaller is stronger), "
+           "recorded by its audit."),
     Metric("dp_audit_claimed_delta", "δ the generator claims", "Claimed δ", "δ", "lower", (0.0, 1.0),
-           "membership risk", "game", "The δ of the claim (0: pure ε-DP), recorded by the audit."),
+           "membership risk", "game",
+           "The small probability δ with which the claimed guarantee may fail (0 for pure ε-DP), recorded by the "
+           "audit."),
     # -- fidelity -----------------------------------------------------------------------------------
     Metric("alpha_precision", "α-precision (fidelity)", "α-precision (fidelity)", "share", "higher", (0.0, 1.0),
-           "fidelity", "release", "Share of synthetic rows inside the real data's α-support (Alaa et al. 2022).",
+           "fidelity", "release",
+           "Whether synthetic rows are as typical as real rows: the regions that hold a given share of the most "
+           "typical real rows (the α-supports) should hold the same share of synthetic rows, at every size. 1 "
+           "means they do; lower means synthetic rows crowd the centre or stray outside (integrated α-precision, "
+           "Alaa et al. 2022).",
            per_set="set_metrics:fidelity"),
     Metric("beta_recall", "β-recall (diversity)", "β-recall (diversity)", "share", "higher", (0.0, 1.0), "fidelity",
-           "release", "Share of real rows inside the synthetic data's β-support (Alaa et al. 2022).",
+           "release",
+           "Whether the synthetic data covers the real rows as it should: the regions that hold a given share of "
+           "the most typical synthetic rows (the β-supports) should hold the same share of real rows, at every "
+           "size. 1 means they do; lower means the release misses or crowds some kinds of records (integrated "
+           "β-recall, Alaa et al. 2022).",
            per_set="set_metrics:fidelity"),
     Metric("authenticity", "Authenticity (share of non-copied rows)", "Authenticity", "share", "higher", (0.0, 1.0),
-           "fidelity", "release", "Share of synthetic rows that are not closer to a training row than that row's "
-                                  "own nearest real neighbour (Alaa et al. 2022).", per_set="set_metrics:fidelity"),
+           "fidelity", "release", "The share of synthetic rows that are new rather than near-copies: not closer to "
+                                  "a training row than that row's own nearest real neighbour (Alaa et al. 2022).",
+           per_set="set_metrics:fidelity"),
     Metric("spearman_difference", "Mean |Spearman difference| real vs synthetic", "Spearman matrix difference",
            "|ρ difference|", "lower", (0.0, 2.0), "fidelity", "release",
-           "Mean absolute difference between the real and synthetic Spearman matrices.",
+           "How much the rank correlations (Spearman) between pairs of columns differ, on average, between the "
+           "real and the synthetic data: 0 means the same.",
            per_set="set_metrics:fidelity"),
     Metric("column_distance", "Distance between real and synthetic column distributions", "Column distance (KS / TV)",
            "KS or TV distance", "lower", (0.0, 1.0), "fidelity", "release",
-           "Kolmogorov-Smirnov distance (continuous) or total variation (categorical) per column.", per_column="any",
+           "How different each column's distribution of values is in the synthetic data, from 0 (the same) to 1 "
+           "(no overlap): Kolmogorov-Smirnov distance for numbers, total variation for categories.",
+           per_column="any",
            per_set="set_metrics:fidelity"),
 )
 CATALOGUE: dict[str, Metric] = {m.name: m for m in METRICS}

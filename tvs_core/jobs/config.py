@@ -19,7 +19,8 @@ from ..model.registry import EPSILON_GENERATORS, generator_class, generator_name
 DEFAULT_BASELINES = ("rvine", "rvine_star1", "gaussian_copula", "independent", "dp_vine:0.1", "dp_vine:1",
                      "dp_vine:10")
 # the paper's competitors at its settings (Figure 2, Appendix J); CTGAN, TVAE and PrivPGD need
-# requirements-competitors.txt (torch); PrivPGD at the paper's ε = 2.5, δ = 1e-5 (README, "Competitors")
+# requirements-competitors.txt (torch); PrivPGD at the paper's ε = 2.5, δ = 1e-5 (docs/reference/models.md,
+# "Competitors")
 COMPETITORS = ("ctgan", "tvae", "privbayes:0.1", "privbayes:1", "privbayes:5", "privpgd:2.5")
 # offered next to them: MST, which stood in for PrivPGD before it was implemented (same ε, δ)
 OTHER_COMPETITORS = ("mst:2.5",)

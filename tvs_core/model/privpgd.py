@@ -1,7 +1,7 @@
 """PrivPGD (Donhauser, Abad, Hulkund & Yang, "Privacy-preserving data release leveraging optimal transport and
 particle gradient descent", ICML 2024): the paper's DP marginal competitor (TVineSynth, Figure 2: ε = 2.5,
-δ = 1e-5, "parameters kept to their default values", Appendix J). Not packaged (README, "Competitors"), so written
-here from the authors' code, jaabmar/private-pgd:
+δ = 1e-5, "parameters kept to their default values", Appendix J). Not packaged (docs/reference/models.md,
+"Competitors"), so written here from the authors' code, jaabmar/private-pgd:
 
 - Mechanism, ``src/mechanisms/kway.py`` (commit 2e33cd7) with ``src/mechanisms/mechanism.py`` and
   ``mechanisms/privacy_calibrator.py`` (commit 676806d), as run by ``examples/privpgd.py`` (commit 8fc878d):
