@@ -512,7 +512,7 @@ def cmd_worker(args) -> dict:
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog=PROG, description="TVineSynth Studio command line.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser,
-                                title="commands", metavar="{inspect,order,release,sweep,report,ledger}")
+                                title="commands", metavar="{dashboard,inspect,order,release,sweep,report,ledger}")
 
     def limit_arg(p):
         p.add_argument("--limit", type=limit, action="append", metavar="NAME=VALUE",
@@ -643,7 +643,7 @@ def build_parser() -> argparse.ArgumentParser:
     dashboard.add_argument("--port", type=int, help="the port to use (default: the first free one from 8501)")
     dashboard.add_argument("--workspace", help="store folder (default: $TVS_WORKSPACE or ~/.tvinesynth-studio)")
 
-    worker = sub.add_parser("worker", help=argparse.SUPPRESS)
+    worker = sub.add_parser("worker")  # no help: listed nowhere (it is how the dashboard starts a sweep)
     worker.add_argument("job_id")
     worker.add_argument("--workspace")
     worker.add_argument("--n-jobs", type=count, default=2)

@@ -329,8 +329,9 @@ TERMS: tuple[Term, ...] = (
          "numbers and the same released file on any machine; another seed gives another, equally valid draw.",
          ("seed", "master seed", "Master seed", "release seed", "Release seed")),
     Term("Backend (loky, dask, ray)", "The sweep",
-         "Where a sweep's work runs: loky (the default) in processes on this computer; dask and ray on a cluster "
-         "(optional packages). The numbers do not depend on it.",
+         "Where a sweep's work runs: loky (the default) in processes of your account on this computer; dask in a "
+         "Dask cluster only your account can use (optional packages). Ray is offered on the command line only, with "
+         "a warning: its cluster cannot be limited to your account. The numbers do not depend on it.",
          ("backend", "Backend", "loky", "dask", "ray", "Dask", "Ray")),
     Term("First look", "The sweep",
          "Open circles on the live scatter during a sweep's first seconds on a larger table: the same recipe run "
