@@ -16,7 +16,8 @@ from tests.browser import ARTIFACTS, browser_page, playwright, running_server
 from tvs_core import load_demo
 
 SECONDS = 95.0
-PAGES = ["1 · Data", "2 · Sensitive features", "3 · Sweep", "4 · Choose", "5 · Export", "Projects"]
+PAGES = ["1 · Data", "2 · Sensitive features", "3 · Sweep", "4 · Choose", "5 · Export", "Projects",
+         "What the words mean"]
 ODD_NUMBERS = ["-1", "0", "1", "2", "2.5", "1e9", "99999999999", "abc", "", " 7 "]
 KEYS = ["ArrowRight", "ArrowLeft", "ArrowUp", "ArrowDown", "PageUp", "Home", "End"]
 
