@@ -19,7 +19,7 @@ from .records import RAW, REAL, SHUFFLED
 GROUPS = ("utility", "attribute risk", "membership risk", "anonymisation (GDPR)", "fidelity")
 # a metric of one published set (``per_set``) sees at most this many synthetic, training and hold-out rows:
 # a seeded subsample, redrawn for every set, so its noise is part of the interval over sets. Below the cap
-# (every demo) nothing changes; above it the cost no longer grows with the table (issue 12).
+# (every demo) nothing changes; above it the cost no longer grows with the table.
 SET_ROWS = 5_000
 # a release task draws each synthetic set with at most this many rows (the published set has |train| rows):
 # a generator's rows are independent draws, so a smaller set is distributed as a random part of a full one;

@@ -207,7 +207,7 @@ def mcmia(train_sample: np.ndarray, control_sample: np.ndarray, synthetic: np.nd
     records_z, syn_z = standardise(records, records, syn)
     n = len(syn_z)
     # two passes over bounded chunks (the radius needs every record's nearest distance first): keeping the
-    # 2m x n distance matrix instead took 13 GB at 100 000 rows and got the worker killed (issue 12)
+    # 2m x n distance matrix instead took 13 GB at 100 000 rows and got the worker killed
     min_dist = np.concatenate([block.min(axis=1) for _, block in pairwise_chunks(records_z, syn_z, metric)])
     r = float(np.median(min_dist)) if radius is None else float(radius)
     if r < 0:

@@ -1,6 +1,6 @@
 """The random forests of TSTR and of the membership attackers: sklearn's, without its per-tree Python overhead.
 
-Why (issue 27): for each tree, sklearn clones a template tree (signature introspection), checks again the
+Why: for each tree, sklearn clones a template tree (signature introspection), checks again the
 targets and weights the forest has already checked (``type_of_target`` alone is ~0.4 ms a tree) and, at
 predict, sends every tree through joblib with its own input check. On our sizes (100 trees on 40-700 rows) that
 was ~35 % of a fit and ~90 % of a predict; the membership evaluation alone makes 112 predicts per iteration.

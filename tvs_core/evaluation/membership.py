@@ -220,7 +220,7 @@ def mia_evaluation_task(spec: GeneratorSpec, data: EvaluationData, targets: list
                                          "mia", "eval", iteration, "in", row)
         for level in levels:
             # one predict for the IN and OUT sets: a forest scores each row on its own, so this is the two calls'
-            # answer at half the calls' overhead (sklearn's per-call cost dominated this task: issue 27)
+            # answer at half the calls' overhead (sklearn's per-call cost dominated this task)
             x_in, x_out = in_features[level], out_features[level]
             guess = attackers[(row, level)].predict(np.vstack([x_in, x_out])) == 1
             rates[(row, level)] = (np.mean(guess[:len(x_in)]), np.mean(guess[len(x_in):]))

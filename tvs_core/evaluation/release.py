@@ -86,7 +86,7 @@ def set_metric_functions(part: str | None = None) -> list:
 def set_metric_paths(part: str | None = None) -> list[str]:
     """The catalogue's ``per_set`` paths. ``part``: ``SCATTER``, the functions of a metric that may be an axis of
     the scatter (stored with the levels, before any game: levels first); ``DETAILS``, the others (the GDPR
-    criteria, fidelity, closeness: a quarter of a release task, stored beside the games, issue 27); None: all."""
+    criteria, fidelity, closeness: a quarter of a release task, stored beside the games); None: all."""
     axes = {m.per_set for m in CATALOGUE.values() if m.per_set and m.axis}
     return [path for path in dict.fromkeys(m.per_set for m in CATALOGUE.values() if m.per_set)
             if part is None or (path in axes) == (part == SCATTER)]

@@ -110,7 +110,7 @@ def _estimable(x: np.ndarray) -> np.ndarray:
     for j in np.flatnonzero(norm > 0):
         r = len(keep)
         # LAPACK's trtrs as scipy's solve_triangular calls it on this C-ordered factor (the same numbers), without
-        # the ~60 us of scipy's checks and batch wrapper per call: ~280 calls per pMSE design (issue 27)
+        # the ~60 us of scipy's checks and batch wrapper per call: ~280 calls per pMSE design
         part = _TRTRS(chol[:r, :r].T, kept_gram[:r, j], lower=False, trans=1)[0] if r else np.zeros(0)
         resid = 1.0 - part @ part
         if resid > _ALIAS:
@@ -137,7 +137,7 @@ def _newton_step(hess: np.ndarray, gradient: np.ndarray) -> np.ndarray:
 
 def _information(z: np.ndarray, p: np.ndarray) -> np.ndarray:
     """Fisher information Z'WZ, W = p(1 - p), as (sqrt(W) Z)'(sqrt(W) Z): numpy computes a product of a matrix with
-    its own transpose by BLAS syrk, one triangle, ~40 % faster than Z'(WZ) on pMSE's ~280 terms (issue 27). Both are
+    its own transpose by BLAS syrk, one triangle, ~40 % faster than Z'(WZ) on pMSE's ~280 terms. Both are
     the same matrix to rounding (~1e-13 relative on the support table's designs); IRLS converges to the same
     estimate either way."""
     weighted = z * np.sqrt(p * (1 - p))[:, None]

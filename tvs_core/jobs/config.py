@@ -55,15 +55,15 @@ class SweepConfig:
     # synthetic tables made elsewhere, scored like a release: name -> fingerprint of the workspace copy
     externals: dict[str, str] | None = None
     # the games refit the holder's pair-copula families (parameters only) instead of selecting them again:
-    # an opt-in deviation from the paper that makes the paper's family set affordable (issue 12)
+    # an opt-in deviation from the paper that makes the paper's family set affordable
     reuse_families: bool = False
     # fits of the empirical audit of every baseline that claims an ε (evaluation/dp_audit.py); 0: no audit
     dp_audit_trials: int = 0
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        for added in ("analysis", "externals", "reuse_families", "dp_audit_trials"):  # added in issues 11-13 and
-            # 25: absent keeps earlier sweeps' identity
+        # settings added after the first sweeps were stored: left out when unset, so earlier sweeps keep their ids
+        for added in ("analysis", "externals", "reuse_families", "dp_audit_trials"):
             if not d[added]:
                 del d[added]
         return d

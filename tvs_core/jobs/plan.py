@@ -1,6 +1,6 @@
 """A job broken into tasks, in the order they should start, in stages that run one after the other.
 
-Levels first (issue 27): stage 1 is every TVineSynth level's quick numbers (release MAB/WCAB, TSTR, pair
+Levels first: stage 1 is every TVineSynth level's quick numbers (release MAB/WCAB, TSTR, pair
 structure, CI overlap, mia_auc: every metric that may be an axis of the scatter, on the first chunk of sets) and
 the reference anchors, so the scatter is complete for the levels before any baseline or game result is stored.
 Then the games and baselines fill in: stage 2 every task that needs nothing but the holder — the refining chunks,
@@ -86,7 +86,7 @@ def plan(context: JobContext) -> list[Task]:
 
 
 def scored_earlier(results: list[dict]) -> set[str]:
-    """Keys of details tasks whose metrics a stored result holds already. Before the details tasks (issue 27) one
+    """Keys of details tasks whose metrics a stored result holds already. Before the details tasks existed, one
     release task, and the reference task, scored every metric; a job planned then and resumed now must not score
     a level's details twice (twice the records would narrow their intervals)."""
     paths = set(set_metric_paths(DETAILS))

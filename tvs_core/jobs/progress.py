@@ -25,9 +25,9 @@ from .first_look import looked_levels
 from .plan import ATTACKERS, EVALUATIONS, GAMES, LEVELS
 
 # seconds per task, quick preset, 884 x 27 SUPPORT2-like table (bench/tables.py), 2 workers on a quiet 2-core machine:
-# the median of 3 runs of the code after issue 27's changes (bench/sweep.md, sixth round); ``first_look``: per level
+# the median of 3 runs of the current code (bench/sweep.md, sixth round); ``first_look``: per level
 # shown; the release and reference tasks without their details (``*_details``: GDPR criteria, fidelity, closeness);
-# ``baseline_aia`` (not in the default plan) from issue 27's first measurement
+# ``baseline_aia`` (not in the default plan) from its first measurement
 PRIOR_SECONDS = {"holder": 0.7, "reference": 2.7, "release": 2.0, "reference_details": 1.0, "release_details": 0.9,
                  "baseline": 3.6, "aia": 6.2, "baseline_aia": 4.6,
                  "mia_shadow": 4.9, "mia_attackers": 1.9, "mia_eval": 7.6, "first_look": 0.4,
@@ -44,7 +44,7 @@ GAME_KINDS = ("aia", "baseline_aia", "mia_shadow", "mia_attackers", "mia_eval")
 # tasks on the training rows grow with rows x columns; the games' sizes are fixed by the protocol, so their
 # tasks grow with the columns only (fits and correlation features: about the square)
 DATA_KINDS = ("holder", "reference", "release", "baseline", "external", "reference_details", "release_details")
-# the stage of a plan entry stored without one (plans always store it since issue 8; a fallback for the plans of
+# the stage of a plan entry stored without one (plans store it now; a fallback for the plans of
 # that time, when the baselines ran beside the attackers)
 STAGE_OF = {"holder": 0, "reference": LEVELS, "release": LEVELS, "mia_attackers": ATTACKERS, "baseline": ATTACKERS,
             "external": ATTACKERS, "dp_audit": ATTACKERS, "mia_eval": EVALUATIONS}  # every other kind: GAMES

@@ -21,7 +21,7 @@ from ..evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY
 from ..storage.store import Store
 from .config import SweepConfig
 
-# the settings of a sweep a project kept as separate fields before issue 24 (saved projects still have them)
+# the settings of a sweep a project kept as separate fields in an earlier shape (saved projects still have them)
 _FLAT_SWEEP_SETTINGS = ("response", "sensitive", "missing", "holdout_fraction", "measure", "levels", "preset",
                         "families", "margins", "baselines", "analysis", "seed", "reuse_families")
 

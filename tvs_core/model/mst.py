@@ -1,7 +1,7 @@
 """MST (McKenna, Miklau & Sheldon 2021, "Winning the NIST Contest: A scalable and general approach to
 differentially private synthetic data"): the maintained DP marginal method closest to the paper's PrivPGD
 (not on PyPI), written here because no packaged MST installs with our pins (docs/reference/models.md,
-"Competitors"). It stood in for PrivPGD until PrivPGD itself was written (``privpgd.py``, issue 26) and stays an
+"Competitors"). It stood in for PrivPGD before PrivPGD itself was written (``privpgd.py``) and stays an
 option (``mst:EPS``).
 
 Followed: ``mechanisms/mst.py`` (commit fb048d2) and ``mechanisms/cdp2adp.py`` of ryan112358/private-pgm for

@@ -51,7 +51,7 @@ class VineGenerator(SyntheticGenerator):
         self.parametric_method = parametric_method
         self.t_max = t_max
         # a fitted vine (pyvinecopulib JSON) whose structure and pair-copula families are kept, only their
-        # parameters estimated: the games' opt-in "reuse the holder's family selection" (issue 12)
+        # parameters estimated: the games' opt-in "reuse the holder's family selection"
         self.fixed_vine = fixed_vine
 
     def _controls(self, trunc_lvl: int, **kwargs) -> pv.FitControlsVinecop:
