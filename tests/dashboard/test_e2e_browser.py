@@ -96,7 +96,7 @@ def test_demo_flow_in_chromium(server, tmp_path):
         rows.fill("1")  # a release needs two rows: refused in words under the field, and Generate is blocked
         rows.press("Enter")
         page.get_by_text("1 is out of range for the number of rows").first.wait_for(timeout=30_000)
-        assert page.get_by_role("button", name="Generate release").is_disabled()
+        playwright.expect(page.get_by_role("button", name="Generate release")).to_be_disabled(timeout=30_000)
         assert rows.input_value() == "1"  # what was typed stays as typed
         rows.fill("300")
         rows.press("Enter")
