@@ -130,7 +130,14 @@ class PrivPGD(_NotSaved, SyntheticGenerator):
             torch = import_module("torch")
         except ImportError:
             raise DataError("PrivPGD needs the 'torch' package, which is not installed.", fix=EXTRA_FIX) from None
-        torch.set_num_threads(max(1, int(self.threads)))
+        previous = torch.get_num_threads()
+        torch.set_num_threads(max(1, int(self.threads)))  # a sweep builds it with one: its tasks share the cores
+        try:
+            self._fit_cells(values, torch)
+        finally:
+            torch.set_num_threads(previous)  # a fit in the caller's process leaves its setting as it was
+
+    def _fit_cells(self, values: np.ndarray, torch) -> None:
         rng = np.random.default_rng(np.random.SeedSequence([int(self.seed), 2024]))
         cells, self.cells_ = discretise(values, self.encoder_.discrete, int(self.bins))
         n, d = cells.shape
