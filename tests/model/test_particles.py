@@ -1,6 +1,6 @@
-"""PrivPGD's optimisation (tvs_core/model/particles.py, issue 38): each faster piece against the plain computation it
-replaces — torch's stable sort, torch's SparseAdam, the reference's per-marginal gradient loop, autograd on the
-reference's projection-step loss — and the mask's distribution."""
+"""PrivPGD's optimisation (tvs_core/model/particles.py and particle_descent.py, issue 38): each faster piece
+against the plain computation it replaces — torch's stable sort, torch's SparseAdam, the reference's per-marginal
+gradient loop, autograd on the reference's projection-step loss — and the mask's distribution."""
 
 import math
 
@@ -9,12 +9,11 @@ import pandas as pd
 import pytest
 
 from tests.conftest import make_mixed_table
-from tvs_core.model import particles, privpgd
+from tvs_core.model import particle_descent, particles, privpgd
+from tvs_core.model.particle_descent import BatchGradient, masked_adam_step
 from tvs_core.model.particles import (
-    BatchGradient,
     grid_centres,
     key_values,
-    masked_adam_step,
     projected_order,
     sort_keys,
     stable_order,
@@ -137,9 +136,10 @@ def test_the_mask_hides_the_references_share_of_entries_where_the_gradient_lives
     200·0.8·0.2·800/999. The mean over 400 steps must lie within 5 of its standard errors; every index is one of
     the batch's entries, once."""
     x = np.full((10, 100), 0.5, dtype=np.float32)
-    state = particles._MaskedState(x, int(x.size * 80 / 100))
+    state = particle_descent._MaskedState(x, int(x.size * 80 / 100))
     seen = []
-    monkeypatch.setattr(particles, "masked_adam_step", lambda p, m, v, index, *rest, **options: seen.append(index))
+    monkeypatch.setattr(particle_descent, "masked_adam_step",
+                        lambda p, m, v, index, *rest, **options: seen.append(index))
     rng = np.random.default_rng(11)
     block = np.ones((2, 100), dtype=np.float32)
     for _ in range(400):
@@ -155,7 +155,7 @@ def test_the_mask_hides_the_references_share_of_entries_where_the_gradient_lives
 
 def test_a_masked_step_moves_only_kept_entries_and_clips_them():
     x = np.full((3, 50), 0.999, dtype=np.float32)
-    state = particles._MaskedState(x, int(x.size * 80 / 100))
+    state = particle_descent._MaskedState(x, int(x.size * 80 / 100))
     block = np.full((1, 50), -1000.0, dtype=np.float32)  # pushes up: Adam's first step is lr, so past 1
     state.step(np.array([1]), block, 0.1, np.random.default_rng(0))
     moved = x != np.float32(0.999)

@@ -48,7 +48,8 @@ from ..errors import DataError
 from .competitors import EXTRA_FIX, _NotSaved, cell_values, discretise, grid_sizes
 from .generator import SyntheticGenerator
 from .mst import DELTA, Measurement, measure
-from .particles import particle_cells, particle_gradient_descent, project_marginals, quantised_counts
+from .particle_descent import particle_gradient_descent
+from .particles import particle_cells, project_marginals, quantised_counts
 
 EPSILON = 2.5  # the TVineSynth paper's (and the reference's default) budget for PrivPGD
 BOUNDED_SENSITIVITY = math.sqrt(2)  # one row replaced moves one count down and another up
