@@ -119,10 +119,18 @@ def run_fits(args) -> None:
             model, cpu, wall, train, test, response = fit(name, seed)
             row = {"table": name, "seed": seed, "rows": len(train), "columns": len(model.encoder_.names),
                    "cpu_seconds": cpu, "wall_seconds": wall, "marginal_error": marginal_error(model, train),
-                   "tstr_auc": tstr(model, train, test, response), "source": args.source or "this checkout"}
+                   "tstr_auc": tstr(model, train, test, response), "source": args.source or _commit()}
             done.append(row)
             out.write_text(json.dumps(done, indent=1))
             print(json.dumps(row), flush=True)
+
+
+def _commit() -> str:
+    """This checkout's commit, for the record of a fit."""
+    import subprocess
+
+    return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
 
 
 def run_profile(args) -> None:
@@ -137,7 +145,10 @@ def run_profile(args) -> None:
     _, cpu, *_ = fit("clinical", 0, iterations=int(args.epochs), projection_iterations=int(args.projection))
     profiler.disable()
     stream = io.StringIO()
-    pstats.Stats(profiler, stream=stream).sort_stats("tottime").print_stats(int(args.top))
+    stats = pstats.Stats(profiler, stream=stream)
+    phases = {f[2]: v[3] for f, v in stats.stats.items() if f[2] in ("project_marginals", "particle_gradient_descent")}
+    stream.write(f"phases (cumulative s, under the profiler): {phases}\n")
+    stats.sort_stats("tottime").print_stats(int(args.top))
     print(f"clinical, {args.epochs} epochs, {args.projection} projection-step iterations: {cpu:.1f} CPU s\n"
           f"{stream.getvalue()}")
 
