@@ -21,15 +21,22 @@ def masked_adam_step(param: np.ndarray, exp_avg: np.ndarray, exp_avg_sq: np.ndar
     correction. Here without building a sparse tensor and coalescing it; equal bit for bit (tests). ``clip``: the
     parameters changed are then clipped to it (PrivPGD's projection onto [0, 1]; the others are in it already)."""
     old_avg, old_sq = exp_avg[index], exp_avg_sq[index]
-    avg_update = (grad - old_avg) * (1 - beta1)
-    sq_update = (grad ** 2 - old_sq) * (1 - beta2)
-    exp_avg[index] = old_avg + avg_update
-    exp_avg_sq[index] = old_sq + sq_update
+    new_avg = grad - old_avg
+    new_avg *= 1 - beta1
+    new_avg += old_avg  # torch: old + update; its numerator update + old is the same number
+    new_sq = grad ** 2
+    new_sq -= old_sq
+    new_sq *= 1 - beta2
+    new_sq += old_sq
+    exp_avg[index], exp_avg_sq[index] = new_avg, new_sq
     # torch's square root, as SparseAdam's: it is not numpy's correctly rounded one (the last bit differs)
-    denom = _torch().from_numpy(sq_update + old_sq).sqrt_().numpy() + eps
-    step_size = lr * math.sqrt(1 - beta2 ** step) / (1 - beta1 ** step)
-    moved = param[index] + -step_size * ((avg_update + old_avg) / denom)
-    param[index] = moved if clip is None else np.minimum(np.maximum(moved, clip[0], out=moved), clip[1], out=moved)
+    denom = _torch().from_numpy(new_sq).sqrt().numpy()
+    denom += eps
+    new_avg /= denom
+    new_avg *= -lr * math.sqrt(1 - beta2 ** step) / (1 - beta1 ** step)
+    new_avg += param[index]
+    param[index] = new_avg if clip is None else np.minimum(np.maximum(new_avg, clip[0], out=new_avg), clip[1],
+                                                             out=new_avg)
 
 
 class BatchGradient:
