@@ -26,6 +26,7 @@ import argparse
 import cProfile
 import io
 import json
+import os
 import pstats
 import sys
 import time
@@ -119,7 +120,8 @@ def run_fits(args) -> None:
             model, cpu, wall, train, test, response = fit(name, seed)
             row = {"table": name, "seed": seed, "rows": len(train), "columns": len(model.encoder_.names),
                    "cpu_seconds": cpu, "wall_seconds": wall, "marginal_error": marginal_error(model, train),
-                   "tstr_auc": tstr(model, train, test, response), "source": args.source or _commit()}
+                   "tstr_auc": tstr(model, train, test, response), "source": args.source or _commit(),
+                   "load_average": os.getloadavg()[0]}
             done.append(row)
             out.write_text(json.dumps(done, indent=1))
             print(json.dumps(row), flush=True)
@@ -157,26 +159,37 @@ def _spread(values: list[float]) -> str:
     return f"{median(values):.4f} [{min(values):.4f}, {max(values):.4f}]"
 
 
+def _within(a: list[float], b: list[float]) -> str:
+    """Whether each side's median lies inside the other side's range (min to max over seeds)."""
+    return "yes" if min(a) <= median(b) <= max(a) and min(b) <= median(a) <= max(b) else "**no**"
+
+
 def report(args) -> None:
+    """The tables of bench/competitors.md: CPU seconds per fit, then marginal error and TSTR, old against new."""
+    from tvs_core.model.competitors import fit_cost
+
     old, new = (json.loads(Path(p).read_text()) for p in (args.old, args.new))
-    lines = ["| table | fits old / new | CPU s per fit old: median [min, max] | new | old / new |",
-             "|---|---|---|---|---:|"]
+    lines = ["| table | K | fits old / new | old CPU s per fit: median [min, max] | new | old / new (medians) | "
+             "`fit_cost` (new) |", "|---|---:|---|---|---|---:|---:|"]
     for name in TABLES:
         a = [r["cpu_seconds"] for r in old if r["table"] == name]
         b = [r["cpu_seconds"] for r in new if r["table"] == name]
         if a and b:
-            lines.append(f"| {name} | {len(a)} / {len(b)} | {median(a):.0f} [{min(a):.0f}, {max(a):.0f}] | "
-                         f"{median(b):.1f} [{min(b):.1f}, {max(b):.1f}] | {median(a) / median(b):.1f} |")
-    lines += ["", "| table | metric | old: median [min, max] | new: median [min, max] | old per seed | new per seed |",
-              "|---|---|---|---|---|---|"]
+            d = next(r["columns"] for r in new if r["table"] == name)
+            lines.append(f"| {name} | {d * (d - 1) // 2} | {len(a)} / {len(b)} | {median(a):.0f} [{min(a):.0f}, "
+                         f"{max(a):.0f}] | {median(b):.0f} [{min(b):.0f}, {max(b):.0f}] | {median(a) / median(b):.1f} "
+                         f"| {fit_cost('privpgd', None, 0, d):.0f} |")
+    lines += ["", "| table | metric | old: median [min, max] | new: median [min, max] | each median in the other's "
+              "range | old per seed | new per seed |", "|---|---|---|---|---|---|---|"]
     for name in TABLES:
         for metric in ("marginal_error", "tstr_auc"):
             a = {r["seed"]: r[metric] for r in old if r["table"] == name}
             b = {r["seed"]: r[metric] for r in new if r["table"] == name}
             if a and b:
                 lines.append(f"| {name} | {metric} | {_spread(list(a.values()))} | {_spread(list(b.values()))} | "
-                             + ", ".join(f"{a[s]:.4f}" for s in sorted(a)) + " | "
-                             + ", ".join(f"{b[s]:.4f}" for s in sorted(b)) + " |")
+                             f"{_within(list(a.values()), list(b.values()))} | "
+                             + ", ".join(f"{a[s]:.3f}" for s in sorted(a)) + " | "
+                             + ", ".join(f"{b[s]:.3f}" for s in sorted(b)) + " |")
     print("\n".join(lines))
 
 
