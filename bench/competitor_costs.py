@@ -13,6 +13,11 @@ then normalises both parts by (training rows / 1000) x (encoded columns / 10), t
 prints the constants ``tvs_core/model/competitors.py`` uses (the median over the two demos).
 
 Usage (from the repo root): ``python bench/competitor_costs.py`` — writes bench/competitor_costs.md.
+
+``python bench/competitor_costs.py privpgd`` (issue 38) instead fits PrivPGD at its defaults on both demos' training
+rows, one fit at a time, one torch thread: its cost grows with the two-way marginals, K = d(d − 1)/2, not with the
+rows, so it prints seconds per marginal (the median over the demos, ``PRIVPGD_SECONDS_PER_MARGINAL``) and replaces
+the section "PrivPGD" of bench/competitor_costs.md, keeping the rest.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from tvs_core.data.demo import DEMOS
 from tvs_core.jobs import SweepConfig
 from tvs_core.jobs.context import split_tables
 from tvs_core.model.competitors import CTGAN, TVAE
+from tvs_core.model.privpgd import PrivPGD
 
 BUDGETS = {"ctgan": (5, 60), "tvae": (5, 120)}
 
@@ -76,5 +82,35 @@ def main() -> None:
     (ROOT / "bench" / "competitor_costs.md").write_text("\n".join(lines) + "\n")
 
 
+def privpgd() -> None:
+    """PrivPGD's CPU seconds per two-way marginal on both demos (wall seconds beside them); the notes' section."""
+    rows = ["| demo | rows | columns | K | wall s | CPU s | CPU s per marginal |",
+            "|---|---:|---:|---:|---:|---:|---:|"]
+    per_marginal = []
+    for demo in ("clinical", "breast_cancer"):
+        spec = DEMOS[demo]
+        config = SweepConfig(response=spec.response, sensitive=list(spec.sensitive))
+        train, _ = split_tables(config, load_demo(demo), None)
+        model = PrivPGD(response=spec.response, sensitive=list(spec.sensitive), seed=0, threads=1)
+        wall, cpu = time.perf_counter(), time.process_time()
+        model.fit(train)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        d = len(model.encoder_.names)
+        k = d * (d - 1) // 2
+        per_marginal.append(cpu / k)  # what a core of its own takes; wall adds the machine's other work
+        rows.append(f"| {demo} | {len(train)} | {d} | {k} | {wall:.1f} | {cpu:.1f} | {cpu / k:.3f} |")
+        print(rows[-1], flush=True)
+    lines = ["## PrivPGD", "",
+             f"Run {datetime.date.today()} on {cpu_model()} ({os.cpu_count()} cores, one torch thread, one fit at a "
+             f"time, load average {os.getloadavg()[0]:.1f} at the end), `python bench/competitor_costs.py privpgd`: "
+             "one fit at the defaults (ε = 2.5) on the training rows. K = d(d − 1)/2 two-way marginals.", "", *rows]
+    lines += ["", f"Constant (median over the demos), as used by `fit_cost`: privpgd {median(per_marginal):.3f} s per "
+                  "two-way marginal"]
+    print(lines[-1])
+    note = ROOT / "bench" / "competitor_costs.md"
+    kept = note.read_text().split("\n## PrivPGD", 1)[0].rstrip("\n")
+    note.write_text(kept + "\n\n" + "\n".join(lines) + "\n")
+
+
 if __name__ == "__main__":
-    main()
+    privpgd() if sys.argv[1:] == ["privpgd"] else main()

@@ -10,7 +10,7 @@ bench/competitors.md. It then writes the section "PrivPGD (issue 26)" of bench/c
 one, keeping the rest): the table with 95 % intervals, the fit seconds against ``fit_cost``, and each Figure 2
 statement with whether this run agrees and whether the intervals separate.
 
-Usage (from the repo root): ``nice -n 19 python bench/privpgd.py [clinical breast_cancer]``. Each demo's sweep is
+Usage (from the repo root): ``nice -n 10 python bench/privpgd.py [clinical breast_cancer]``. Each demo's sweep is
 kept in the temporary folder (``privpgd-bench-DEMO.pkl``) as it finishes; ``--run-only`` stops there (to run the
 demos as parallel processes) and ``--write-only`` writes the section from the kept sweeps. ``--others`` runs the
 other competitors (and MST) in the same way instead, kept as ``privpgd-bench-DEMO-others.pkl``: when kept, their rows
@@ -107,8 +107,8 @@ def write(results: dict) -> None:
     load = os.getloadavg()[0]
     lines = [TITLE, "",
              f"Run {datetime.date.today()} on {cpu_model()} ({os.cpu_count()} cores, load average {load:.1f} when "
-             "this was written: other work shared the machine), `nice -n 19 python bench/privpgd.py --run-only "
-             "DEMO` for both demos as two parallel processes, then `python bench/privpgd.py --write-only`: the "
+             "this was written: other work shared the machine), `nice -n 10 python bench/privpgd.py --run-only "
+             "DEMO` for each demo in turn, then `python bench/privpgd.py --write-only`: the "
              "sweep above (quick preset, release metrics, two tasks at a time each) with `privpgd:2.5` (ε = 2.5, δ"
              " = 1e-5, the authors' settings but 1 000 particles and 10 projection-step directions: "
              "docs/reference/models.md, Competitors) as its baseline. Cells as above: median over the published "

@@ -74,3 +74,10 @@ def dashboard(timeout: float = 180):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
     at.query_params["token"] = Workspace().access_token()
     return at
+
+
+def shown(markdown: str) -> str:
+    """What a reader sees of markdown whose user text the pages escaped (``common.md``)."""
+    import re
+
+    return re.sub(r"\\(.)", r"\1", markdown)

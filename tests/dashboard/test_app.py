@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.helpers import dashboard
+from tests.helpers import dashboard, shown
 from tvs_core import load_demo
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
@@ -112,23 +112,23 @@ def test_rho_changes_update_order_and_heatmap():
     at = app()
     at.switch_page("pages/sensitive.py").run()
     no_errors(at)
-    assert any("S = total_cost_eur, creatinine_mg_dl, lactate_mmol_l" in m.value for m in at.markdown)
-    assert any("|K| = 8" in m.value and "τ_block = 10" in m.value for m in at.markdown)
+    assert any("S = total_cost_eur, creatinine_mg_dl, lactate_mmol_l" in shown(m.value) for m in at.markdown)
+    assert any("|K| = 8" in shown(m.value) and "τ_block = 10" in shown(m.value) for m in at.markdown)
     assert len(at.get("plotly_chart")) == 3  # two heatmaps and the preview curve
     # the demo's lactate is linked to Y: the theorem's promise is not made, the failure is said (issue 11)
-    assert any("block assumption of Theorem 2.5 fails" in w.value for w in at.warning)
-    assert not any("zeroes every attacker coefficient under a block structure" in m.value for m in at.markdown)
+    assert any("block assumption of Theorem 2.5 fails" in shown(w.value) for w in at.warning)
+    assert not any("zeroes every attacker coefficient under a block structure" in shown(m.value) for m in at.markdown)
     # what a level cuts: at τ_block exactly the sensitive block's associations, for the level the user picks
-    assert any("At level **10**: **20** of" in m.value for m in at.markdown)
+    assert any("At level **10**: **20** of" in shown(m.value) for m in at.markdown)
     at.select_slider(key="w.preview_level").set_value(1).run()
     no_errors(at)
     assert project(at).preview_level == 1
-    cut_at_one = next(m.value for m in at.markdown if m.value.startswith("At level **1**: **"))
+    cut_at_one = next(shown(m.value) for m in at.markdown if shown(m.value).startswith("At level **1**: **"))
     assert int(cut_at_one.split("**")[3]) > 20  # level 1 also cuts links outside the sensitive block
     at.slider(key="w.rho.None").set_value(0.9).run()
     no_errors(at)
     assert project(at).rho_star == 0.9
-    assert any("|K| = 0" in m.value and "τ_block = 18" in m.value for m in at.markdown)
+    assert any("|K| = 0" in shown(m.value) and "τ_block = 18" in shown(m.value) for m in at.markdown)
 
 
 def test_a_column_threshold_edit_overrides_and_the_others_follow_the_slider():
@@ -370,7 +370,7 @@ def test_uploads_are_refused_with_the_library_s_message(name):
     at = app().run()
     at.file_uploader[0].set_value((name, HOSTILE_UPLOADS[name], "text/csv")).run()
     no_errors(at)
-    assert any(str(refused.value) in e.value for e in at.error), [e.value for e in at.error]
+    assert any(str(refused.value) in shown(e.value) for e in at.error), [shown(e.value) for e in at.error]
     assert project(at).name != name  # the open project is kept
 
 
@@ -387,8 +387,8 @@ def test_cell_problems_are_shown_by_column_on_the_data_page():
     assert any("'n/a?'" in e and "heart_rate_bpm" in e for e in expected)
     at = app().run()
     at.file_uploader[0].set_value(("cells.csv", table.to_csv(index=False).encode(), "text/csv")).run()
-    shown = " ".join(e.value for e in at.error)
-    assert all(message in shown for message in expected if "lactate" in message or "heart_rate" in message)
+    on_screen = " ".join(shown(e.value) for e in at.error)
+    assert all(message in on_screen for message in expected if "lactate" in message or "heart_rate" in message)
 
 
 def test_the_sweep_page_offers_only_backends_that_keep_the_cluster_to_its_owner():

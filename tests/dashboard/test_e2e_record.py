@@ -37,7 +37,7 @@ def test_nudging_settings_mid_sweep_keeps_the_sweep_and_a_note_typed_before_a_cl
         wait_for_text(page, lambda: sidebar(page), "Sweep: running", 60_000)
         # nudged while it runs, and put back: the sweep stays shown everywhere
         type_seed(page, "1")
-        assert "Your settings now differ" in page.locator("body").inner_text()
+        wait_for_text(page, lambda: page.locator("body").inner_text(), "Your settings now differ", 60_000)
         type_seed(page, "0")
         go_to(page, "2 · Sensitive features")
         nudge_threshold(page, 20)

@@ -4,11 +4,10 @@ changed, counts are exact, the manifest names the hold-out the sweep used."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from tests.dashboard.test_app import TINY, app, no_errors, project, run_sweep
+from tests.helpers import shown
 from tvs_core import load_demo
 
 
@@ -23,9 +22,37 @@ def workspace(tmp_path, monkeypatch):
     common.store.clear()
 
 
-def shown(markdown: str) -> str:
-    """What a reader sees of markdown whose user text was escaped."""
-    return re.sub(r"\\(.)", r"\1", markdown)
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory):
+    """One small sweep of the clinical demo, run once for the tests that only read it (each gets a copy)."""
+    from pages import common
+
+    root = tmp_path_factory.mktemp("swept") / "workspace"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TVS_WORKSPACE", str(root))
+        common.store.clear()
+        common.resume_orphaned_jobs.clear()
+        run_sweep(app())
+        common.store().close()
+        common.store.clear()
+    return root
+
+
+@pytest.fixture
+def after_sweep(swept, tmp_path, monkeypatch):
+    """The app on a copy of the swept workspace: its project open, its sweep done, nothing chosen."""
+    import shutil
+
+    from pages import common
+
+    copy = tmp_path / "copy"
+    shutil.copytree(swept, copy)
+    monkeypatch.setenv("TVS_WORKSPACE", str(copy))
+    common.store.clear()
+    at = app().run()
+    at.session_state["inline_worker"] = True
+    at.session_state["protocol_overrides"] = TINY
+    return at
 
 
 def generate(at):
@@ -35,8 +62,8 @@ def generate(at):
     return at.session_state["release"]
 
 
-def test_a_level_nobody_clicked_is_released_as_the_recommendation_never_as_a_choice():
-    at = run_sweep(app())
+def test_a_level_nobody_clicked_is_released_as_the_recommendation_never_as_a_choice(after_sweep):
+    at = after_sweep
     at.switch_page("pages/choose.py").run()
     at.slider(key="w.alpha").set_value(0.2).run()  # the recommendation moves with α; nothing is chosen
     at.slider(key="w.alpha").set_value(0.5).run()
@@ -60,9 +87,10 @@ def test_a_level_nobody_clicked_is_released_as_the_recommendation_never_as_a_cho
     assert choice["chosen_by"] == "user" and choice["why"].startswith("chosen by the user")
 
 
-def test_changing_a_setting_keeps_the_sweep_shown_and_says_how_it_differs():
-    at = run_sweep(app())
+def test_changing_a_setting_keeps_the_sweep_shown_and_says_how_it_differs(after_sweep):
+    at = after_sweep
     job_id = project(at).job_id
+    at.switch_page("pages/sweep.py").run()
     at.text_input(key="w.sweep.seed#typed").set_value("1").run()
     at.switch_page("pages/sensitive.py").run()
     at.slider(key="w.rho.None").set_value(0.21).run()
@@ -94,8 +122,8 @@ def test_a_seed_that_is_not_a_whole_number_is_refused_in_words_and_blocks_start(
     assert next(b for b in at.button if b.label == "Start sweep").disabled
 
 
-def test_rows_that_cannot_be_drawn_are_refused_and_generate_is_blocked():
-    at = run_sweep(app())
+def test_rows_that_cannot_be_drawn_are_refused_and_generate_is_blocked(after_sweep):
+    at = after_sweep
     at.switch_page("pages/export.py").run()
     for typed in ("0", "1e9", "2000000"):
         at.text_input(key="w.release_rows#typed").set_value(typed).run()
@@ -135,8 +163,8 @@ def test_the_manifest_names_the_users_hold_out_file_not_an_unused_split():
     assert "holdout_fraction" not in sweep and "hold-out file (300 rows)" in sweep["holdout"]
 
 
-def test_earlier_releases_are_shown_before_generate_and_the_mix_panel_keeps_its_label():
-    at = run_sweep(app())
+def test_earlier_releases_are_shown_before_generate_and_the_mix_panel_keeps_its_label(after_sweep):
+    at = after_sweep
     at.switch_page("pages/choose.py").run()
     labels = [e.label for e in at.expander]
     at.slider(key="w.mix.pair_structure").set_value(0.0).run()
@@ -149,12 +177,12 @@ def test_earlier_releases_are_shown_before_generate_and_the_mix_panel_keeps_its_
     later.switch_page("pages/export.py").run()
     no_errors(later)
     assert "release" not in later.session_state
-    shown = [d.value for d in later.dataframe if "release" in d.value.columns]
-    assert shown and len(shown[0]) == 1 and shown[0]["note"].tolist() == ["first"]
+    listed = [d.value for d in later.dataframe if "release" in d.value.columns]
+    assert listed and len(listed[0]) == 1 and listed[0]["note"].tolist() == ["first"]
 
 
-def test_choose_says_when_the_sweep_has_not_finished():
-    at = run_sweep(app())
+def test_choose_says_when_the_sweep_has_not_finished(after_sweep):
+    at = after_sweep
     from pages import common
 
     common.store().update_job(project(at).job_id, status="interrupted")
@@ -162,8 +190,8 @@ def test_choose_says_when_the_sweep_has_not_finished():
     assert any("has not finished" in w.value for w in at.warning)
 
 
-def test_a_typed_note_is_kept_as_it_is_typed():
-    at = run_sweep(app())
+def test_a_typed_note_is_kept_as_it_is_typed(after_sweep):
+    at = after_sweep
     at.switch_page("pages/export.py").run()
     next(b for b in at.button if b.label == "Generate release").click().run()
     at.text_input(key="w.release_note").set_value("for the registry").run()

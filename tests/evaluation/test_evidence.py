@@ -132,7 +132,7 @@ def test_the_card_says_what_a_level_protects_costs_and_where_to_be_careful():
     card = explain_level(sel, summary, 1, ["s"])
     text = " ".join(card.protects + card.costs + card.warnings)
     assert "scores 0 at 0.050, 1 at 0.030" in text  # the anchors, said
-    assert "spread of 3 values" in text  # small n is not called a 95 % interval
+    assert "of only 3 values" in text  # small n is not called a 95 % interval
     assert any("little more pairwise dependence than independent columns" in w for w in card.warnings)
 
 

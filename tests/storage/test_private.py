@@ -130,7 +130,7 @@ def test_an_earlier_versions_pickles_are_converted_once_and_the_ledger_follows(t
     table.to_pickle(root / "releases" / f"{fingerprint[:24]}-1-abc.pkl")
     store.add_release({"fingerprint": fingerprint, "table_name": "t", "job_id": None, "level": 1, "generator": "g",
                        "settings": "{}", "seed": 0, "rows": len(table), "sha256": "abc", "bytes": 1, "epsilon": None,
-                       "note": None, "copy": f"releases/{fingerprint[:24]}-1-abc.pkl", "created": 0.0})
+                       "note": None, "copy": f"releases/{fingerprint[:24]}-1-abc.pkl", "created": 0.0, "choice": None})
     store.close()
     converted = Store(root)
     assert len(converted.converted) == 2 and not list(root.rglob("*.pkl"))
@@ -166,7 +166,7 @@ def test_a_path_in_the_store_that_leaves_the_workspace_is_refused(tmp_path, copy
     store = Store(tmp_path / "space")
     store.add_release({"fingerprint": "ab", "table_name": "t", "job_id": None, "level": 1, "generator": "g",
                        "settings": "{}", "seed": 0, "rows": 1, "sha256": "abc", "bytes": 1, "epsilon": None,
-                       "note": None, "copy": copy, "created": 0.0})
+                       "note": None, "copy": copy, "created": 0.0, "choice": None})
     with pytest.raises(UnsafeWorkspace, match="not a file inside the workspace"):
         releases(store, "ab")[0].table(store)
     assert not marker.exists()

@@ -42,11 +42,11 @@ PRIVBAYES_SECONDS_PER_1000_ROWS = 0.5
 # clinical demo's 21 columns at ε = 2.5: 3.7-4.1 s per fit on 1000 rows, 4.4-4.8 s on 10 000 rows.
 MST_SECONDS_PER_FIT, MST_SECONDS_PER_1000_ROWS = 3.8, 0.08
 # PrivPGD (model/privpgd.py): the projection step and the 1000 epochs of particle gradient descent both run once per
-# two-way marginal and not per row, so a fit costs a constant per marginal, K = d(d - 1)/2. Measured 2026-11-24, same
-# machine, shared (load average 5-7, the fit at nice 19): one fit of the clinical demo's training rows (1000 x 21,
-# K = 210) at the defaults took 709.5 s (projection step 105 s, particle gradient descent 601 s): 3.4 s a marginal.
-# On an idle machine it is less; bench/competitors.md ("PrivPGD") has the fits inside the sweeps of both demos.
-PRIVPGD_SECONDS_PER_MARGINAL = 3.4
+# two-way marginal and not per row, so a fit costs a constant per marginal, K = d(d - 1)/2. Measured 2026-11-25 after
+# issue 38 made the fit several times cheaper (bench/competitor_costs.md, "PrivPGD"; same 2-core machine, shared,
+# load average 5): CPU seconds of one fit at the defaults, one torch thread, per marginal, the median over the demos
+# (clinical 0.385, breast cancer 0.383). It was 3.4 s a marginal before (709.5 s wall for the clinical demo's 210).
+PRIVPGD_SECONDS_PER_MARGINAL = 0.384
 
 
 def fit_cost(generator: str, epochs: int | None, n_rows: int, n_columns: int) -> float | None:
