@@ -43,7 +43,7 @@ PRIVBAYES_SECONDS_PER_1000_ROWS = 0.5
 MST_SECONDS_PER_FIT, MST_SECONDS_PER_1000_ROWS = 3.8, 0.08
 # PrivPGD (model/privpgd.py): the projection step and the 1000 epochs of particle gradient descent both run once per
 # two-way marginal and not per row, so a fit costs a constant per marginal, K = d(d - 1)/2. Measured 2026-11-25 after
-# issue 38 made the fit several times cheaper (bench/competitor_costs.md, "PrivPGD"; same 2-core machine, shared,
+# the fit was made several times cheaper (bench/competitor_costs.md, "PrivPGD"; same 2-core machine, shared,
 # load average 5): CPU seconds of one fit at the defaults, one torch thread, per marginal, the median over the demos
 # (clinical 0.385, breast cancer 0.383). It was 3.4 s a marginal before (709.5 s wall for the clinical demo's 210).
 PRIVPGD_SECONDS_PER_MARGINAL = 0.384

@@ -1,7 +1,7 @@
 """PrivPGD's particle gradient descent (step 4 of ``particles.py``, which says what is followed and how this
 departs from the reference) in numpy: the particles stored column by column, a batch's marginals in one batched
 operation, the particles' order from one integer sort, the targets as their few distinct centres, the mask drawn
-over the batch's columns, SparseAdam's update written out (issue 38: the same method, several times faster)."""
+over the batch's columns, SparseAdam's update written out (the same method, several times faster)."""
 
 from __future__ import annotations
 

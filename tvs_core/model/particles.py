@@ -41,7 +41,7 @@ Deviations (same objective, same steps; none changes what the method computes in
   global torch and Python ``random`` states). Ties in sorts are broken stably (``stable_order``: the permutation
   of a stable sort), so a seed gives the same particles.
 
-Speed (issue 38; bench/competitors.md, "PrivPGD's fit, faster"): the projection step's work laid out with the
+Speed (bench/competitors.md, "PrivPGD's fit, faster"): the projection step's work laid out with the
 sorted axis last and contiguous, in parts that stay in a core's cache, into reused arrays, every group's θ stepped
 by one fused Adam; sorts by one integer sort of (value, index) keys (``sort_keys``).
 """

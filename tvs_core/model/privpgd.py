@@ -36,7 +36,7 @@ Every other setting is the reference's default: 1000 epochs, lr 0.1, StepLR(50, 
 5 marginals, 80 % of the gradient masked, projection step 1750 iterations with StepLR(100, 0.8).
 
 How the optimisation is computed differs from the reference's code, not what it computes (``particles.py`` lists
-each departure; issue 38 made a fit several times cheaper): a batch's marginals in one batched operation (the
+each departure; a fit several times cheaper than a direct port): a batch's marginals in one batched operation (the
 reference loops over them, at the same particles); the mask drawn over the batch's columns only, with the
 distribution the reference's draw over all entries has there (elsewhere the gradient is zero); SparseAdam's update
 applied to the kept entries directly; the projection step's directions shared by the marginals of one grid shape,
