@@ -45,9 +45,9 @@ def marginal_histograms(real: pd.DataFrame, synthetic: pd.DataFrame, columns: li
         raise ValueError(f"columns not in both tables: {', '.join(missing)}")
     if not columns:
         return _empty("Margins", "No columns chosen.", "Value", "Density")
-    n_cols = min(per_row, len(columns))
-    n_rows = math.ceil(len(columns) / n_cols)
     small = per_row > 3
+    n_cols = per_row if small else min(per_row, len(columns))  # small panels keep their size in a short last row
+    n_rows = math.ceil(len(columns) / n_cols)
     height = panel_height * n_rows + 80
     fig = make_subplots(rows=n_rows, cols=n_cols, horizontal_spacing=0.04 if small else 0.1,
                         vertical_spacing=(40 if small else 90) / height if n_rows > 1 else 0.0)

@@ -64,12 +64,11 @@ def choice(c: ReportContext) -> str:
         fig = figures.privacy_utility_scatter(c.summary, c.settings.privacy, c.sensitive, c.level, c.levels,
                                               utility=axis, externals=list(c.config.externals or {}))
         if i == 0:
-            scatters.append(figure(fig, 350, margin={"t": 30, "b": 140, "l": 60, "r": 10},
-                                 legend={"orientation": "h", "x": 0, "y": -0.3, "yanchor": "top", "font": {"size": 9},
-                                         "title": {"text": ""}}))
+            scatters.append(figure(fig, 380, margin={"t": 30, "b": 115, "l": 60, "r": 10},
+                                 legend={"font": {"size": 9}, "tracegroupgap": 0, "title": {"text": ""}}))
         else:
             fig.update_xaxes(title_font={"size": 9})
-            fig.update_yaxes(title_font={"size": 9})
+            fig.update_yaxes(title_text=axis.metric.unit, title_font={"size": 9})  # the panel's title names it
             scatters.append(figure(fig, 260, HALF, showlegend=False, title={"text": axis.metric.short, "font":
                                                                            {"size": 11}},
                                  margin={"t": 30, "b": 70, "l": 55, "r": 8}))

@@ -58,7 +58,7 @@ def _before_signing(c: ReportContext) -> str:
 
 
 def render(c: ReportContext) -> str:
-    """Page 1."""
+    """Page 1, alone on its page in print (the stylesheet breaks after it): a verdict first, the numbers after."""
     verdicts = "".join(items([line.sentence], line.kind)
                        for line in officer_lines(c.summary, c.sensitive, c.level, c.claims, c.audits))
     return (f"<h1>Release report: {e(c.name)}</h1>"
