@@ -243,34 +243,61 @@ def test_a_progress_line_never_counts_against_nothing(status):
                 assert f"level {done}" in text
 
 
-def test_the_officer_paragraph_quotes_each_criterion_and_attack_at_its_level(evaluated):
-    from tvs_core.choice.gdpr import HIGH, SHORT, officer_summary, point_verdicts
+def test_the_officer_lines_quote_each_verdict_and_attack_at_its_level(evaluated):
+    """The report's page 1: each line's numbers are the summary's and the selection's, each interval named for what
+    it is (a spread of a few values is never called a 95 % interval)."""
+    from tvs_core.choice.gdpr import HIGH, point_verdicts
+    from tvs_core.choice.officer import (
+        CHANCE_AUC,
+        SHORT,
+        attribute_line,
+        criteria_line,
+        dp_line,
+        membership_line,
+        officer_lines,
+    )
     from tvs_core.evaluation.dp_audit import AuditResult
+    from tvs_core.evaluation.intervals import interval_words
 
     rng = np.random.default_rng(3)
+    shares = 0
     for _ in range(20):
         summary = perturbed(evaluated, rng)
         level = int(rng.choice([1, 2, 3, 4]))
         verdicts = point_verdicts(summary, SENSITIVE, HOLDER, level)
         assert verdicts, "the quick evaluation measures the three criteria"
-        text = officer_summary(summary, SENSITIVE, level, True, 2, None, {}, [])
-        assert text.startswith(f"Level {level} was chosen")
+        criteria = criteria_line(summary, SENSITIVE, level).sentence
         for v in verdicts:
             expected = "none" if v.low <= 0 else "high" if v.risk >= HIGH else "measurable"
             assert v.verdict == expected
             quoted = (f"{v.name[0].lower() + v.name[1:]} — {SHORT[v.verdict]} (residual risk {v.risk:.2f}, "
-                      f"95 % interval {v.low:.2f}-{v.high:.2f})")
-            assert quoted in text
+                      f"95 % interval {v.low:.2f}–{v.high:.2f} (Wilson, {round(v.attacks)} trials))")
+            assert quoted in criteria
         at = summary.point(level)
-        for name in ("mia_auc", "pg"):
-            rows = at.metric(name).frame  # targets and target kinds pooled by their medians, as the axes do
-            if len(rows):
-                assert f"{CATALOGUE[name].label}: {float(rows['median'].median()):.2f}" in text
+        auc = at.metric("mia_auc").interval()  # targets and target kinds pooled by their medians, as the axes do
+        members = membership_line(summary, level)
+        assert f"AUC {auc.median:.2f}, {interval_words(auc.low, auc.high, auc.n)}" in members.sentence
+        assert ("no measurable risk" in members.sentence) == (auc.low <= CHANCE_AUC)
+        pg = at.metric("pg").interval()
+        if pg is not None:
+            assert f"privacy gain PG is {pg.median:.2f} ({interval_words(pg.low, pg.high, pg.n)}" in members.sentence
+        # attribute inference: the share of the way from the real rows to nothing to learn is the privacy score P
+        # of the default choice (the game's MAB on the least protected column, anchored)
+        row = choose(summary, SENSITIVE).table.set_index("level").loc[level]
+        attribute = attribute_line(summary, SENSITIVE, level).sentence
+        if 0 < row["P_unclipped"] < 1:
+            shares += 1
+            assert f"removes {100 * row['P_unclipped']:.0f} % of what the real rows let an attacker learn about " \
+                   f"{row['P_column']}" in attribute
+        lines = officer_lines(summary, SENSITIVE, level, {}, [])
+        assert [line.topic for line in lines] == ["Attribute inference", "Membership", "GDPR criteria",
+                                                  "Differential privacy"]
+    assert shares, "no level's privacy score lay between the anchors"
     claims = {"privbayes:1": 1.0, "dp_vine:1": 1.0}
-    assert "not audited" in officer_summary(evaluated, SENSITIVE, 1, False, 1, None, claims, [])
+    assert "not audited" in dp_line(claims, []).sentence
     refuted = AuditResult("privbayes:1", 1.0, 0.0, 1.3, "outside/margins", 0.9, 0.0, 80, 1.41)
     fine = AuditResult("dp_vine:1", 1.0, 0.0, 0.2, "corner/margins", 0.5, 0.2, 80, 1.41)
-    text = officer_summary(evaluated, SENSITIVE, 1, False, 1, None, claims, [refuted, fine])
-    assert "REFUTES privbayes:1 (its releases spend at least ε = 1.30)" in text and "dp_vine:1 (" not in text
-    assert "consistent" in officer_summary(evaluated, SENSITIVE, 1, False, 1, None, claims, [fine, replace(
-        refuted, empirical_epsilon=0.5)])
+    line = dp_line(claims, [refuted, fine])
+    assert "REFUTES privbayes:1 (its releases spend at least ε = 1.30)" in line.sentence
+    assert "dp_vine:1 (" not in line.sentence and line.kind == "block"
+    assert "consistent" in dp_line(claims, [fine, replace(refuted, empirical_epsilon=0.5)]).sentence

@@ -1,9 +1,9 @@
 """The officer's verdict on the three anonymisation criteria (Article 29 Working Party, Opinion 05/2014) for one
 point of a sweep: one plain sentence per criterion, from that point's ``summary.json`` metrics.
 
-What the Choose page's "GDPR criteria" block and the report's summary paragraph show; the numbers come from
-``evaluation/anonymity.py`` through the catalogue's ``*_risk``, ``*_risk_low``, ``*_risk_high``, ``*_main_rate``,
-``*_baseline_rate`` and ``*_attacks`` records. The words are proposals, their thresholds named here:
+What the Choose page's "GDPR criteria" block and the report (its first page: ``officer.criteria_line``) show; the
+numbers come from ``evaluation/anonymity.py`` through the catalogue's ``*_risk``, ``*_risk_low``, ``*_risk_high``,
+``*_main_rate``, ``*_baseline_rate`` and ``*_attacks`` records. The words are proposals, their thresholds named here:
 
 * **no measurable risk** when the sets' 95 % interval covers 0 (the median over sets of its lower end is 0);
 * **high risk** when the residual risk is at least ``HIGH``;
@@ -21,8 +21,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..evaluation.catalogue import CATALOGUE
-from ..evaluation.dp_audit import AuditResult
+from ..evaluation.intervals import interval_words
 from ..evaluation.records import HOLDER
 from ..evaluation.summary import Summary
 from .summary import metrics_of
@@ -43,7 +42,7 @@ class CriterionVerdict:
     verdict: str  # "none", "measurable" or "high"
     beats_baseline: bool  # the main attack did better than guessing blindly
     risk: float  # median over the point's sets
-    low: float  # median over its sets of each set's 95 % interval
+    low: float  # median over its sets of each set's 95 % interval (Wilson, ``attacks`` trials)
     high: float
     sets: int
     attacks: float  # median attacks per set
@@ -64,8 +63,8 @@ def criterion_verdict(metrics: dict, criterion: str, column: str | None = None) 
     name = NAMES[criterion].format(column=column)
     what = WHAT[criterion].format(column=column)
     r, lo, hi = risk["median"], low["median"], high["median"]
-    numbers = (f"residual risk {r:.2f}, 95 % interval {lo:.2f}-{hi:.2f}; {attacks['median']:.0f} attacks on each of "
-               f"{risk['n']} published sets")
+    numbers = (f"residual risk {r:.2f}, {interval_words(lo, hi, round(attacks['median']), kind='wilson')} of one "
+               f"set, median over {risk['n']} published sets")
     beats = main["median"] > baseline["median"]
     if lo <= 0:
         verdict, sentence = "none", (f"{name}: no measurable risk — an attacker holding the release can {what} no "
@@ -112,67 +111,3 @@ def gdpr_table(summary: Summary, sensitive: list[str], levels: list[int],
             rows.append({"point": f"level {level}" if model == HOLDER else label(model)}
                         | {v.name: f"{v.risk:.2f} [{v.low:.2f}, {v.high:.2f}]" for v in found})
     return pd.DataFrame(rows)
-
-
-SHORT = {"none": "no measurable risk", "measurable": "a measurable risk", "high": "a HIGH risk"}
-MEMBERSHIP = ("mia_auc", "pg")  # the membership figures the officer's paragraph quotes, when measured
-
-
-def _membership(metrics: dict) -> list[str]:
-    out = []
-    for name in MEMBERSHIP:
-        value = metrics.get(name)
-        if value and value.get("median") is not None:
-            out.append(f"{CATALOGUE[name].label}: {value['median']:.2f} [95 % interval {value['ci_low']:.2f}-"
-                       f"{value['ci_high']:.2f}]")
-    return out
-
-
-def officer_summary(summary: Summary, sensitive: list[str], level: int, chosen: bool, best_level: int | None,
-                    reason: str | None, claims: dict[str, float], audits: list[AuditResult]) -> str:
-    """The report's paragraph in the officer's words: the three criteria's verdicts at the level, the membership
-    attacks, the DP claims of the sweep's baselines and their audit, the level and why. Every figure is the
-    summary's (``point_verdicts``, the catalogue's membership metrics, ``AuditResult``)."""
-    metrics = metrics_of(summary.point(level), sensitive)
-    verdicts = gdpr_verdicts(metrics, sensitive)
-    why = reason.strip() if reason and reason.strip() else None
-    if chosen:
-        head = (f"Level {level} was chosen" + (f" (the recommendation was level {best_level})"
-                                               if best_level is not None and best_level != level else
-                                               ", as recommended") + (f", because: {why}." if why else
-                                                                      "; no reason was written down."))
-    else:
-        head = f"No level was chosen; this describes the recommended level {level}."
-    if verdicts:
-        criteria = ("Against the anonymisation criteria of the Article 29 Working Party (Opinion 05/2014): "
-                    + "; ".join(f"{v.name[0].lower() + v.name[1:]} — "
-                                f"{SHORT[v.verdict]} (residual risk {v.risk:.2f}, 95 % interval {v.low:.2f}-"
-                                f"{v.high:.2f})" for v in verdicts) + ".")
-        if any(not v.beats_baseline and v.verdict != "none" for v in verdicts):
-            criteria += " Where an attack did no better than guessing blindly its figure is not to be trusted."
-    else:
-        criteria = "The anonymisation criteria (singling out, linkability, inference) were not measured in this sweep."
-    membership = _membership(metrics)
-    members = ("Membership attacks at this level — " + "; ".join(membership) + "." if membership else
-               "No membership attack has reported at this level.")
-    if not claims:
-        dp = ("None of the sweep's reference generators claims differential privacy; TVineSynth makes no ε claim, its "
-              "protection is what the attacks above measure.")
-    else:
-        audited = {a.model: a for a in audits}
-        flagged = [a for a in audits if a.flagged]
-        dp = ("The sweep's differentially private references claim " + ", ".join(
-            f"{name} ε = {eps:g}" for name, eps in claims.items()) + ". ")
-        if not audited:
-            dp += "Their claims were not audited (start the sweep with the DP audit to check them)."
-        elif flagged:
-            dp += ("The audit REFUTES " + ", ".join(f"{a.model} (its releases spend at least ε = "
-                                                     f"{a.empirical_epsilon:.2f})" for a in flagged)
-                   + "; do not rely on those claims.")
-        else:
-            dp += "The audit found every audited claim consistent (an audit can refute a claim, never prove it)."
-        missing = [name for name in claims if name not in audited]
-        if audited and missing:
-            dp += " Not audited: " + ", ".join(missing) + "."
-        dp += " TVineSynth itself makes no ε claim."
-    return " ".join([head, criteria, members, dp])

@@ -48,6 +48,19 @@ def interval_words(low: float, high: float, n: int | None, digits: int = 2, kind
     return f"spread {span} of only {n} values (too few for a 95 % interval)"
 
 
+def interval_name(n: int | None, kind: str = "bootstrap") -> str:
+    """What the range beside a number is, without its numbers, in the words of ``interval_words`` (shorter: a table's
+    caption says that a spread is not a 95 % interval): for a table whose cells hold a median and its range and say
+    once per row what the range is."""
+    if kind == "wilson":
+        return f"95 % interval (Wilson, {n} trials)"
+    if n is not None and n <= 1:
+        return "a single value, no interval"
+    if n is None or n >= SMALL_N:
+        return "95 % interval" + ("" if n is None else f" (bootstrap over {n} values)")
+    return f"spread of only {n} values"
+
+
 def wilson(successes: float, trials: int, confidence: float = 0.95) -> tuple[float, float]:
     """(centre, half-width) of the Wilson score interval of a success rate (Wilson 1927): the estimate and error
     Giomi et al. (PETS 2023, anonymeter's ``stats/confidence.py``) give every attack's success rate; robust at

@@ -138,9 +138,11 @@ def summarise(records: pd.DataFrame, confidence: float = 0.95) -> Summary:
 
 
 
-def readable(summary: Summary) -> pd.DataFrame:
+def readable(summary: Summary, raw: bool = False) -> pd.DataFrame:
     """Summary rows as a person reads them: grouped (utility, attribute risk, membership risk, fidelity)
-    and ordered as the catalogue declares them, human names, units, direction, and n beside each interval."""
+    and ordered as the catalogue declares them, human names, units, direction, and n beside each interval;
+    ``raw`` adds the record name and the interval's ends (``name``, ``low``, ``high``) for a table that lays the
+    numbers out itself (the report's table of every level)."""
     groups = {g: i for i, g in enumerate(GROUPS)}
     order = {name: i for i, name in enumerate(CATALOGUE)}
     rows = []
@@ -153,6 +155,7 @@ def readable(summary: Summary) -> pd.DataFrame:
             "targets": f"{row.target_kind} targets" if isinstance(row.target_kind, str) else "",
             "median": None if pd.isna(row.median) else round(float(row.median), 4), "interval": interval,
             "n": int(row.n), "unit": entry.unit if entry else "", "better": entry.better if entry else "",
+            **({"name": row.metric, "low": row.ci_low, "high": row.ci_high} if raw else {}),
             "_order": (groups.get(entry.group, len(GROUPS)) if entry else len(GROUPS), order.get(row.metric, 999),
                        str(row.attribute), str(row.target_kind))})
     frame = pd.DataFrame(rows)

@@ -33,20 +33,24 @@ def _shares(column: pd.Series) -> pd.Series:
     return column.astype(object).where(column.notna(), "(missing)").astype(str).value_counts(normalize=True)
 
 
-def marginal_histograms(real: pd.DataFrame, synthetic: pd.DataFrame, columns: list[str]) -> go.Figure:
+def marginal_histograms(real: pd.DataFrame, synthetic: pd.DataFrame, columns: list[str], per_row: int = 3,
+                        panel_height: int = 300) -> go.Figure:
     """Real against synthetic margins, column by column: the vine keeps margins exactly in
     theory, so visible gaps point at discretisation or fitting problems. Histograms are computed
-    here (shared bins, density) so the figure carries bins, not every row."""
+    here (shared bins, density) so the figure carries bins, not every row. ``per_row`` panels of
+    ``panel_height`` pixels to a row (the report's print: six small ones, the axis titles left out
+    but each column's name)."""
     missing = [c for c in columns if c not in real.columns or c not in synthetic.columns]
     if missing:
         raise ValueError(f"columns not in both tables: {', '.join(missing)}")
     if not columns:
         return _empty("Margins", "No columns chosen.", "Value", "Density")
-    n_cols = min(3, len(columns))
+    small = per_row > 3
+    n_cols = per_row if small else min(per_row, len(columns))  # small panels keep their size in a short last row
     n_rows = math.ceil(len(columns) / n_cols)
-    height = 300 * n_rows + 80
-    fig = make_subplots(rows=n_rows, cols=n_cols, horizontal_spacing=0.1,
-                        vertical_spacing=90 / height if n_rows > 1 else 0.0)
+    height = panel_height * n_rows + 80
+    fig = make_subplots(rows=n_rows, cols=n_cols, horizontal_spacing=0.04 if small else 0.1,
+                        vertical_spacing=(40 if small else 90) / height if n_rows > 1 else 0.0)
     for i, name in enumerate(columns):
         row, col = i // n_cols + 1, i % n_cols + 1
         first = i == 0
@@ -91,6 +95,10 @@ def marginal_histograms(real: pd.DataFrame, synthetic: pd.DataFrame, columns: li
                                                        for t in ticks], row=row, col=col)
             fig.update_yaxes(title_text="Share of rows", row=row, col=col)
         fig.update_xaxes(title_text=str(name), row=row, col=col)
+        if small:  # the column's name under each panel, the numbers on the axes small, no repeated "Density"
+            fig.update_yaxes(title_text=None, showticklabels=False, row=row, col=col)
+            fig.update_xaxes(title_standoff=2, title_font={"size": 10}, tickfont={"size": 8}, nticks=4, row=row,
+                             col=col)
     for i in range(len(columns), n_rows * n_cols):  # empty cells of the last row
         fig.update_xaxes(visible=False, row=i // n_cols + 1, col=i % n_cols + 1)
         fig.update_yaxes(visible=False, row=i // n_cols + 1, col=i % n_cols + 1)

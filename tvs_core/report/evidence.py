@@ -1,0 +1,326 @@
+"""The evidence behind page 1: why this level (the card, PU per level, the scatters), every metric at every level in
+one table, the attack games and the GDPR criteria per level, and real against synthetic data.
+
+Each renderer lays out what the summary, the selection and the figures already hold; none computes a number."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .. import figures
+from ..choice import UtilityMix
+from ..choice.axes import attribute_game_metrics, membership_metrics
+from ..choice.gdpr import gdpr_table
+from ..evaluation.catalogue import CATALOGUE, GDPR_CRITERIA, GDPR_PARTS, GROUPS, SOURCES
+from ..evaluation.intervals import SMALL_N, interval_name
+from ..evaluation.summary import readable
+from .context import ReportContext
+from .html import HALF, e, figure, figure_row, fmt, items, side_by_side, table
+
+# a per-column metric with more columns than this (the distance of every column's margin) is summarised per level
+# in the table of every metric — median and largest over its columns —, its columns listed at the released level
+# with the margins they describe: a margin does not depend on the truncation level, so the other levels' columns
+# would repeat the same numbers with other noise
+SUMMARISED = 8
+# the ends of each set's interval of a GDPR criterion's risk: the brackets of the criteria table, not rows of their own
+INTERVAL_ENDS = ("_risk_low", "_risk_high")
+LEVELS_PER_TABLE = 7  # more levels than fit the printed width: the table continues below
+# a GDPR criterion's records (its risk, the three attacks' success rates, the number of attacks) as one metric whose
+# rows are its parts: record name -> (the criterion's name, the part's)
+CRITERION_PARTS = {f"{prefix}_{part}": (label.replace(" risk", ""), suffix.removeprefix(": ") or "residual risk")
+                   for prefix, label, _ in GDPR_CRITERIA for part, suffix, *_ in GDPR_PARTS}
+SOURCE_WORDS = {"release": "release", "game": "game", "reference": "real data"}  # the catalogue's SOURCES, in a word
+BOX = {"margin": {"t": 30, "b": 40, "l": 50, "r": 8}, "title": {"font": {"size": 11}},
+       "legend": {"orientation": "h", "x": 0, "y": -0.28, "yanchor": "top", "font": {"size": 9}}}
+
+
+# -- why this level -----------------------------------------------------------------------------------------------
+def _pu_table(c: ReportContext) -> pd.DataFrame:
+    t = c.selection.table
+    parts = [col for col in t.columns if col.startswith("U_")]
+    out = pd.DataFrame({"level": t["level"].astype(int), "privacy P": t["P"], "utility U": t["U"]})
+    for col in parts:
+        out[f"U: {CATALOGUE[col[2:]].short}"] = t[col]
+    out["PU"] = t["PU"]
+    out["PU range over redraws"] = [f"{fmt(lo, 2)}–{fmt(hi, 2)}" for lo, hi in zip(t["PU_low"], t["PU_high"],
+                                                                                  strict=True)]
+    out["best in (share of redraws)"] = [f"{100 * w:.0f} %" for w in t["wins"]]
+    out["Pareto-optimal"] = ["yes" if p else "" for p in t["pareto"]]
+    return out.round(3)
+
+
+def _beyond(c: ReportContext) -> list[str]:
+    t = c.selection.table
+    return [f"Level {int(level)} beyond the anchors (clipped for PU): {text}."  # the released level's: in the card
+            for level, text in zip(t["level"], t.get("beyond", []), strict=False) if text and level != c.level]
+
+
+def choice(c: ReportContext) -> str:
+    """The recommendation card of the level, PU per level, and the privacy-utility scatter per utility part."""
+    card = c.card
+    axes = UtilityMix.parse(c.settings.utility).axes(c.summary.metrics())
+    scatters = []
+    for i, (axis, _) in enumerate(axes):  # the first with its legend, the others beside each other without
+        fig = figures.privacy_utility_scatter(c.summary, c.settings.privacy, c.sensitive, c.level, c.levels,
+                                              utility=axis, externals=list(c.config.externals or {}))
+        if i == 0:
+            scatters.append(figure(fig, 380, margin={"t": 30, "b": 115, "l": 60, "r": 10},
+                                 legend={"font": {"size": 9}, "tracegroupgap": 0, "title": {"text": ""}}))
+        else:
+            fig.update_xaxes(title_font={"size": 9})
+            fig.update_yaxes(title_text=axis.metric.unit, title_font={"size": 9})  # the panel's title names it
+            scatters.append(figure(fig, 260, HALF, showlegend=False, title={"text": axis.metric.short, "font":
+                                                                           {"size": 11}},
+                                 margin={"t": 30, "b": 70, "l": 55, "r": 8}))
+    return (f"<h3>{e(card.headline)}</h3><p><b>Privacy: what it protects</b></p>{items(card.protects)}"
+            f"<p><b>Utility: what it costs</b></p>{items(card.costs)}{items(card.notes)}"
+            + items(card.warnings, "warn")
+            + "<h3>PU per level</h3>"
+            + figure(figures.pu_curve(c.selection.table, c.selection.best_level, c.level), 280,
+                     margin={"t": 36, "b": 90, "l": 60, "r": 60})
+            + "<p class=\"muted\">P and U are the scaled privacy and utility (0–1, higher is better), PU = α·P + "
+              "(1 − α)·U. The PU range holds the middle 95 % of PU when every metric is redrawn within its own range "
+              "(2 000 redraws): it is as wide as those ranges allow, no wider; the same redraws count how often each "
+              "level is best.</p>"
+            + table(_pu_table(c), dense=True) + items(_beyond(c))
+            + f"<p>The privacy-utility scatter, one per part of the utility mix: level {c.level} is ringed; baselines "
+              "are reference points; the legend of the first holds for all.</p>" + scatters[0]
+            + figure_row(scatters[1:]))
+
+
+# -- every metric at every level ----------------------------------------------------------------------------------
+def _num(value) -> str:
+    """Three decimals, as the card and the tables elsewhere; fewer where the integer part is long."""
+    if value is None or pd.isna(value):
+        return "—"
+    if float(value).is_integer():
+        return str(int(value))
+    return f"{value:.{3 if abs(value) < 10 else 1 if abs(value) < 100 else 0}f}"
+
+
+def _cell(median, low, high) -> str:
+    if pd.isna(median):
+        return "—"
+    if pd.isna(low) or pd.isna(high):
+        return _num(median)
+    return f"{_num(median)}<br>{_num(low)}–{_num(high)}"
+
+
+def _rows(c: ReportContext) -> list[dict]:
+    """One row per metric (and column, and target kind), its cells by level, in the catalogue's order."""
+    rows: dict[tuple, dict] = {}
+    for level in c.levels:
+        for r in readable(c.summary.point(level), raw=True).itertuples():
+            if r.name.endswith(INTERVAL_ENDS):
+                continue
+            criterion, part = CRITERION_PARTS.get(r.name, (None, None))
+            row = rows.setdefault((r.group, r.name, r.column, r.targets), {
+                "group": r.group, "name": r.name, "family": criterion or r.name, "label": r.metric,
+                "column": r.column, "targets": r.targets, "part": part, "unit": r.unit, "better": r.better,
+                "cells": {}})
+            row["cells"][level] = (r.median, r.low, r.high, int(r.n))
+    order = {name: i for i, name in enumerate(CATALOGUE)}
+    groups = {g: i for i, g in enumerate(GROUPS)}
+    return sorted(rows.values(), key=lambda r: (groups.get(r["group"], len(GROUPS)), order.get(r["name"], 999),
+                                                r["column"], r["targets"]))
+
+
+def _summarised(rows: list[dict], levels: list[int]) -> tuple[list[dict], dict[str, list[dict]]]:
+    """Rows of a metric with more than ``SUMMARISED`` columns become two: the median and the largest of its columns'
+    medians per level (the column named); its rows are returned apart, for the released level's list."""
+    counts: dict[str, int] = {}
+    for r in rows:
+        if r["column"]:
+            counts[r["name"]] = counts.get(r["name"], 0) + 1
+    many = {name for name, count in counts.items() if count > SUMMARISED}
+    out, apart = [], {}
+    for r in rows:
+        if r["name"] not in many:
+            out.append(r)
+            continue
+        if r["name"] in apart:
+            apart[r["name"]].append(r)
+            continue
+        apart[r["name"]] = [r]
+        out.append({**r, "column": "", "summary": r["name"]})  # stands for the metric's columns; filled below
+    for r in out:
+        name = r.pop("summary", None)
+        if name is None:
+            continue
+        columns = apart[name]
+        median, largest = {}, {}
+        for level in levels:
+            values = {x["column"]: x["cells"][level][0] for x in columns if level in x["cells"]}
+            if values:
+                median[level] = pd.Series(values).median()
+                worst = max(values, key=values.get)
+                largest[level] = (values[worst], worst)
+        r["summary"] = (len(columns), median, largest)
+    return out, apart
+
+
+def _ns(row: dict) -> set[int]:
+    return {cell[3] for cell in row["cells"].values()}
+
+
+def _metric_html(rows: list[dict], levels: list[int], shown: int) -> str:
+    """One row per value, the metric's name, unit, direction and what its ranges are once beside its rows."""
+    head = "".join(f'<th class="shown">level {v} (released)</th>' if v == shown else f"<th>level {v}</th>"
+                   for v in levels)
+    cls = lambda v: ' class="cell"' if v == shown else ""  # noqa: E731
+    body, group = [], None
+    metrics: list[list[dict]] = []
+    for r in rows:  # consecutive rows of one metric (its columns, target kinds) share its first cell
+        if metrics and metrics[-1][0]["family"] == r["family"] and "summary" not in r:
+            metrics[-1].append(r)
+        else:
+            metrics.append([r])
+    for part in metrics:
+        first = part[0]
+        if first["group"] != group:
+            group = first["group"]
+            body.append(f'<tr class="group"><td colspan="{len(levels) + 2}">{e(str(group).capitalize())}</td></tr>')
+        common = set.union(*(_ns(r) for r in part)) if "summary" not in first else set()
+        named = interval_name(next(iter(common))) if len(common) == 1 else ""
+        criterion = first["part"] is not None  # its parts name their own meaning (rates, number of attacks)
+        head_cell = (f'<td rowspan="{len(part)}">{e(first["family"] if criterion else first["label"])}<br>'
+                     f'<span class="muted">{"" if criterion else e(first["unit"]) + ", " + e(first["better"])}'
+                     f'{"" if criterion else " is better"}{"; " if named and not criterion else ""}'
+                     f'{"the range: " + e(named) if named else ""}</span></td>')
+        for i, r in enumerate(part):
+            where = e(", ".join(x for x in (r["part"], r["column"], r["targets"].removesuffix(" targets")) if x))
+            lead = head_cell if i == 0 else ""
+            if "summary" in r:
+                count, median, largest = r["summary"]
+                cells = "".join(f"<td{cls(v)}>{_num(median.get(v))}<br>"
+                                f"{_num(largest[v][0]) + ' ' + e(largest[v][1]) if v in largest else '—'}</td>"
+                                for v in levels)
+                body.append(f"<tr>{lead}<td>no range: the median, then the largest, of its {count} columns "
+                            f"(each column at level {shown}: with the margins)</td>{cells}</tr>")
+                continue
+            ns = _ns(r)
+            if len(ns) == 1:
+                if not named:
+                    where += f'<br><span class="muted">{e(interval_name(next(iter(ns))))}</span>'
+                cells = "".join(f"<td{cls(v)}>{_cell(*r['cells'][v][:3])}</td>" if v in r["cells"] else
+                                f"<td{cls(v)}>—</td>" for v in levels)
+            else:  # the replicates differ between levels: each cell names its own range
+                cells = "".join(f"<td{cls(v)}>{_cell(*r['cells'][v][:3])}<br>"
+                                f'<span class="muted">{e(interval_name(r["cells"][v][3]))}</span></td>'
+                                if v in r["cells"] else f"<td{cls(v)}>—</td>" for v in levels)
+            body.append(f"<tr>{lead}<td>{where}</td>{cells}</tr>")
+    columns = ('<colgroup><col style="width:19%"><col style="width:13%">'
+               + f'<col style="width:{68 / len(levels):.2f}%">' * len(levels) + "</colgroup>")
+    return (f'<table class="dense fixed levels">{columns}<thead><tr><th>metric</th><th>column, targets</th>'
+            f"{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
+
+
+def metrics(c: ReportContext) -> str:
+    """Every metric of the holder at every level in one table: median, its range, and what that range is."""
+    rows, _ = _summarised(_rows(c), c.levels)
+    if not rows:
+        return '<p class="muted">No level has reported a metric yet.</p>'
+    levels = c.levels
+    blocks = [levels[i:i + LEVELS_PER_TABLE] for i in range(0, len(levels), LEVELS_PER_TABLE)]
+    return (f"<p>Each cell: the median over the replicates (synthetic sets, game iterations or targets), below it "
+            f"its range; beside each metric, what that range is: a 95 % interval (bootstrap over at least {SMALL_N} "
+            "values) where there are that many replicates, else only the spread of those few values, which is not a "
+            "95 % interval. Labels, units and directions are the metric catalogue's; the released level is "
+            "shaded.</p>"
+            + "".join(_metric_html(rows, block, c.level) for block in blocks))
+
+
+# -- the attack games ---------------------------------------------------------------------------------------------
+def _gdpr(c: ReportContext) -> str:
+    """Every level's and reference's residual risk per criterion (the verdicts at the released level: page 1)."""
+    found = gdpr_table(c.summary, c.sensitive, c.levels, figures.model_label)
+    if found.empty:
+        return ("<h3>Anonymisation criteria (GDPR)</h3><p class=\"muted\">Not measured in this sweep (it was run by an "
+                "earlier version).</p>")
+    return ("<h3>Anonymisation criteria (GDPR, Article 29 Working Party Opinion 05/2014) per level and reference</h3>"
+            "<p>Each attack's success on the training rows against the same attack on hold-out rows it never saw: "
+            "residual risk = (main − control)/(1 − control) (Giomi et al. 2023); in brackets each published set's "
+            "95 % interval (Wilson, over that set's attacks), both as medians over the sets; the success rates and "
+            "numbers of attacks are in the table of every metric, each criterion's verdict at the released level on "
+            "page 1 and its attack under \"What each attack metric is\".</p>" + table(found, dense=True))
+
+
+def _audit(c: ReportContext) -> str:
+    if not c.claims:
+        return ""
+    head = "<h3>Audit of the differential-privacy claims</h3>"
+    if not c.audits:
+        return head + ("<p>The references " + e(", ".join(f"{k} (ε = {v:g})" for k, v in c.claims.items()))
+                       + " claim differential privacy; the sweep did not audit them (the Sweep page's DP audit, or "
+                         "<code>--audit-dp</code>).</p>")
+    return head + ("<p>Canary records inserted into the training rows, each generator fitted many times with and "
+                   "without them, a membership test on its releases; the empirical lower bound on ε at 95 % "
+                   "confidence (Clopper-Pearson) against the claim.</p>"
+                   + "".join(items([a.sentence()], "block" if a.flagged else "ok") for a in c.audits))
+
+
+def attacks(c: ReportContext) -> str:
+    """Every replicate of the attack games per level (boxes, two to a row), the GDPR criteria per level, the DP
+    audit, and what each attack metric is."""
+    boxes = []
+
+    def box(metric, column: str | None, title: str, **kwargs) -> str:
+        fig = figures.metric_boxes(c.records, metric.name, column, title, **kwargs)
+        fig.update_yaxes(title_text=metric.unit, title_font={"size": 9})  # the title names the metric
+        game = kwargs.get("by_target_kind", False)
+        layout = BOX | ({"margin": BOX["margin"] | {"b": 75}} if game else {})  # room for the targets' legend
+        return figure(fig, 250 if game else 210, HALF, **layout)
+
+    for column in c.sensitive:
+        for metric in attribute_game_metrics(c.summary.holder()):
+            boxes.append(box(metric, column, f"{metric.short} — {column}"))
+    for metric in membership_metrics(c.records["metric"].unique()):
+        game = metric.source == "game"
+        boxes.append(box(metric, None, metric.short, reference=metric.ideal if game else None, by_target_kind=game))
+    explained = pd.DataFrame([{"metric": m.short, "from": SOURCE_WORDS[m.source], "better": m.better,
+                               "what it is": m.explanation} for m in CATALOGUE.values()
+                              if (m.group in ("attribute risk", "membership risk") or m.name.endswith("_risk"))
+                              and (c.records["metric"] == m.name).any()])
+    return ("<p>The attribute-inference game (MAB, WCAB; paper Section 2.4) and the membership attacks (PG: the "
+            "shadow-model game; AUC and TPR: today's shadow-free attacks): every replicate per level, so the noise of "
+            "the evaluation can be told from a difference between levels.</p>"
+            + '<div class="figures">' + "".join(boxes) + "</div>" + _gdpr(c) + _audit(c)
+            + "<h3>What each attack metric is</h3><p class=\"muted\">From: "
+            + e("; ".join(f"{SOURCE_WORDS[k]} = {v}" for k, v in SOURCES.items() if k != "reference")) + ".</p>"
+            + table(explained, dense=True))
+
+
+# -- real against synthetic ---------------------------------------------------------------------------------------
+def fidelity(c: ReportContext) -> str:
+    """Each margin and the correlations, real training rows against the report's rows; the distance of every
+    column's margin at this level."""
+    train, synthetic = c.release.train, c.release.table
+    modelled = [col for col in c.release.model.schema_.modelled if col in train.columns and col in synthetic.columns]
+    small = len(modelled) > 9  # six small panels to a row, two rows to a figure, so the figures fill the pages
+    chunk = 12 if small else len(modelled)
+    margins = []
+    for start in range(0, len(modelled), chunk):
+        fig = figures.marginal_histograms(train, synthetic, modelled[start:start + chunk], per_row=6 if small else 3,
+                                          panel_height=110 if small else 180)
+        if start:
+            fig.update_layout(title=None, showlegend=False)
+        margins.append(figure(fig, int(fig.layout.height) - (40 if start else 0),
+                              margin={"t": 10 if start else 50, "b": 20, "l": 30, "r": 10}))
+    distance = readable(c.summary.point(c.level).metric("column_distance"), raw=True)
+    listed = ""
+    if len(distance):
+        ns = sorted(set(distance["n"]))
+        named = interval_name(ns[0]) if len(ns) == 1 else "see each row"
+        shown = pd.DataFrame({"column": distance["column"], "median": distance["median"].round(3),
+                              "range": [f"{lo:.3f}–{hi:.3f}" for lo, hi in zip(distance["low"], distance["high"],
+                                                                               strict=True)]})
+        if len(ns) > 1:
+            shown["the range is"] = [interval_name(n) for n in distance["n"]]
+        listed = (f"<h3>{e(CATALOGUE['column_distance'].short)} of each column at level {c.level}</h3>"
+                  f"<p class=\"muted\">{e(CATALOGUE['column_distance'].explanation)} The median over the sets and "
+                  f"its range: {e(named)}.</p>" + side_by_side(shown, 3 if len(shown) > 8 else 1))
+    return (f"<p>The training rows against {e(c.drawn)}.</p>"
+            + "".join(margins)
+            + listed
+            + figure(figures.correlation_pair(train[modelled], synthetic[modelled]), 360,
+                   margin={"t": 50, "b": 90, "l": 90, "r": 10}))

@@ -1,0 +1,132 @@
+"""How the report looks: its stylesheet (screen and A4 print), escaping, tables, lists and figures sized for paper.
+
+Figures have a fixed size that fits the A4 page's printable width (``FULL``, or ``HALF`` two to a row), so what
+the screen shows is what prints: a plotly figure keeps the width it was drawn at, and a wider one would shrink the
+whole printout or be cut.
+"""
+
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
+
+PLOT_CONFIG = {"displaylogo": False, "displayModeBar": False, "responsive": False}
+# A4 is 210 mm wide; with 12 mm margins 186 mm ≈ 703 CSS pixels are printable
+FULL, HALF = 700, 345
+
+CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;margin:0;color:#222;
+  line-height:1.4;background:#fff;font-size:15px}
+main{max-width:1000px;margin:0 auto;padding:1.2rem 2rem 4rem}
+nav{position:sticky;top:0;background:#f6f6f8;border-bottom:1px solid #ddd;padding:.4rem 2rem;font-size:.85rem;z-index:5;
+  display:flex;flex-wrap:wrap;gap:.1rem .9rem}
+nav a{color:#334;text-decoration:none;white-space:nowrap}
+section{border-top:2px solid #e4e4ea;padding-top:.4rem;margin-top:1.6rem}
+section#summary{border-top:none;margin-top:0}
+h1{font-size:1.6rem;margin:.2rem 0}h2{font-size:1.25rem;margin:.3rem 0 .4rem}
+h3{font-size:1.02rem;margin:.7rem 0 .25rem}
+p{margin:.3rem 0}
+ul{margin:.2rem 0;padding-left:1.3rem}
+table{border-collapse:collapse;font-size:.8rem;margin:.3rem 0 .7rem;max-width:100%}
+th,td{border:1px solid #d8d8de;padding:.12rem .35rem;text-align:left;vertical-align:top}
+th{background:#f1f1f5}
+td{overflow-wrap:break-word;hyphens:manual}
+table.dense{font-size:.7rem}
+table.fixed{table-layout:fixed;width:100%}
+table.dense td,table.dense th{padding:.05rem .25rem}
+td.n{white-space:nowrap}
+tr.group td{background:#f1f1f5;font-weight:600}
+td.cell,th.shown{background:#fff6d8}
+.side{display:flex;gap:10px;align-items:flex-start;flex-wrap:wrap}
+.side>table{flex:1 1 0;min-width:0}
+.box{border:1px solid #ccd;border-radius:6px;padding:.35rem .8rem;margin:.45rem 0;background:#fafaff}
+.box h3{margin-top:.2rem}
+.warn{border-left:5px solid #e0a100;background:#fff8e6}
+.block{border-left:5px solid #d62728;background:#fdecec}
+.ok{border-left:5px solid #2ca02c;background:#eef8ee}
+.info{border-left:5px solid #8a8fa8;background:#f4f5f9}
+.warn,.block,.ok,.info{padding:.2rem .55rem;margin:.2rem 0}
+.muted{color:#666;font-size:.85em}
+.kv td:first-child{font-weight:600;white-space:nowrap}
+.figure{break-inside:avoid;page-break-inside:avoid;margin:.3rem 0}
+.figures{display:flex;flex-wrap:wrap;gap:6px 10px}
+code{font-size:.85em;overflow-wrap:anywhere}
+@page{size:A4;margin:12mm}
+@media print{
+  body{font-size:9.5pt;line-height:1.3}
+  nav,.modebar,.modebar-container{display:none!important}
+  main{max-width:none;padding:0}
+  section{margin-top:.9rem}
+  section#summary{break-after:page;page-break-after:always}
+  section#summary+section{break-before:page;page-break-before:always;border-top:none;margin-top:0}
+  h2,h3{break-after:avoid;page-break-after:avoid}
+  tr,li,.figure,.box,.warn,.block,.ok,.info{break-inside:avoid;page-break-inside:avoid}
+  table.dense{font-size:7pt}
+  table.levels{font-size:6.8pt}
+  table.levels td,table.levels th{padding:1px 2px}
+  a{color:inherit;text-decoration:none}
+}
+"""
+
+
+def e(value) -> str:
+    """Escaped text: every name, note and value a user typed goes through here."""
+    return html.escape("" if value is None else str(value))
+
+
+def fmt(value, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def table(frame: pd.DataFrame, dense: bool = False) -> str:
+    if frame is None or frame.empty:
+        return '<p class="muted">Nothing to show.</p>'
+    frame = frame.copy()
+    for column in frame.select_dtypes(include=["object", "str"]).columns:  # None in a text column: a dash
+        frame[column] = frame[column].where(frame[column].notna(), "—")
+    return frame.to_html(index=False, escape=True, na_rep="—", border=0, float_format=lambda v: f"{v:.4g}",
+                         classes="dense" if dense else None)
+
+
+def side_by_side(frame: pd.DataFrame, parts: int) -> str:
+    """A long, narrow table as ``parts`` tables next to each other (read down, then across)."""
+    if frame is None or frame.empty:
+        return table(frame)
+    size = -(-len(frame) // parts)
+    return ('<div class="side">' + "".join(table(frame.iloc[i:i + size], dense=True)
+                                           for i in range(0, len(frame), size)) + "</div>")
+
+
+def kv(pairs: list[tuple[str, object]], raw: bool = False) -> str:
+    """A two-column table of names and values (``raw``: the values are HTML already)."""
+    rows = "".join(f"<tr><td>{e(k)}</td><td>{v if raw else e(v)}</td></tr>" for k, v in pairs)
+    return f'<table class="kv">{rows}</table>'
+
+
+def items(lines: list[str], kind: str | None = None) -> str:
+    """Lines as a bulleted list, or each in a coloured box (``kind``: ok, warn, block, info)."""
+    if not lines:
+        return ""
+    if kind:
+        return "".join(f'<div class="{kind}">{e(line)}</div>' for line in lines)
+    return "<ul>" + "".join(f"<li>{e(line)}</li>" for line in lines) + "</ul>"
+
+
+def figure(fig: go.Figure, height: int, width: int = FULL, **layout) -> str:
+    """A figure at a fixed size that prints as it shows (its builder's layout otherwise kept)."""
+    fig.update_layout(width=width, height=height, autosize=False, font={"size": 10}, **layout)
+    body = pio.to_html(fig, full_html=False, include_plotlyjs=False, config=PLOT_CONFIG,
+                       default_width=f"{width}px", default_height=f"{height}px")
+    return f'<div class="figure">{body}</div>'
+
+
+def figure_row(parts: list[str]) -> str:
+    """Figures side by side, as many as fit the width (two ``HALF`` ones to a printed row)."""
+    return '<div class="figures">' + "".join(parts) + "</div>"

@@ -1,0 +1,111 @@
+"""Where the release comes from and what was checked: the guardrails, the table's releases and the pooled check, the
+data and its schema, the roles and the Algorithm-1 order, the risk preview, the protocol and the versions.
+
+Each renderer lays out what the release, its model and its sweep hold; none computes a number."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .. import figures
+from ..release.ledger import budget, ledger_frame
+from ..release.manifest import package_versions
+from ..release.pooled import display_table, verdict
+from .context import ReportContext
+from .html import e, figure, fmt, items, kv, side_by_side, table
+
+STRONGEST_CUTS = 12  # the strongest associations a level cuts, listed by name; the rest counted by where they lie
+KINDS = {"block": "block", "warn": "warn"}
+
+
+def guardrails(c: ReportContext) -> str:
+    where = ("the released file" if c.exported else
+             f"{c.release.rows} rows drawn at level {c.level} (seed {c.release.seed})")
+    return (f"<p>Checked on {e(where)}.</p>"
+            + "".join(items([g.message], KINDS.get(g.severity, "ok")) for g in c.release.checks))
+
+
+def releases(c: ReportContext) -> str:
+    """The ledger of the table (every export, who chose its level) and the pooled-release check."""
+    ledger = ledger_frame(c.entries).drop(columns=["table", "fingerprint"])  # one table: said in the data section
+    pooled = ""
+    p = c.release.pooled
+    if p is not None:
+        pooled = (f"<h3>Pooled-release check</h3><p>An attacker holding the {p.earlier} earlier release(s) and "
+                  f"this one ({p.rows} rows): the pool's risk next to this release's, and the sweep's range for a "
+                  "single release (the number of sets behind it in its own column).</p>"
+                  f"<p><b>{e(verdict(p))}</b></p>" + table(display_table(p.risks), dense=True)
+                  + items(p.warnings, "warn") + items(p.notes))
+    return (f"<p>Privacy budget of this table: {e(budget(c.entries).text)}.</p>"
+            + (table(ledger, dense=True) if len(ledger) else
+               '<p class="muted">No release of this table is in the ledger yet.</p>') + pooled)
+
+
+def data(c: ReportContext) -> str:
+    holder, train = c.release.model, c.release.train
+    schema = holder.schema_.to_frame()[["name", "type", "role", "reason", "drop_reason", "n_missing", "n_unique"]]
+    schema = schema.rename(columns={"drop_reason": "why dropped", "n_missing": "missing", "n_unique": "distinct"})
+    return (kv([("Table", e(c.name)),
+                ("Fingerprint of the table", f"<code>{e(c.release.table_fingerprint)}</code> (SHA-256 of its names, "
+                                             "types and values)"),
+                ("Fingerprint of the sweep's data", f"<code>{e(c.view.fingerprint)}</code> (the table and the "
+                                                    "hold-out file)"),
+                ("Rows, columns", f"{len(c.table)}, {c.table.shape[1]}"),
+                ("Training, hold-out rows", f"{len(train)} (the model's), {len(c.test)} (tests only)"),
+                ("Missing values", e(holder.missing)), ("Modelled columns", len(holder.schema_.modelled))], raw=True)
+            + "<h3>Schema (types and roles as the model used them)</h3>" + table(schema, dense=True))
+
+
+def model(c: ReportContext) -> str:
+    """The roles, ρ* per sensitive column, the C-vine order and the association heatmap it was read from."""
+    holder = c.release.model
+    order = getattr(holder, "order_", None)
+    if order is None:
+        return (kv([("Response Y", c.config.response), ("Sensitive columns S", ", ".join(c.sensitive))])
+                + '<p class="muted">The model has no Algorithm-1 order.</p>')
+    rho = ", ".join(f"{k}: {fmt(v)}" for k, v in order.rho_star.items())
+    association = getattr(holder, "association_", None)
+    return (kv([("Response Y", order.response), ("Sensitive columns S", ", ".join(order.sensitive)),
+                ("Association measure", order.measure), ("ρ* per sensitive column", rho),
+                ("K (linked to S above ρ*)", ", ".join(order.K) or "none"),
+                ("τ_block (Theorem 2.5)", order.tau_block), ("t_max (Appendix B)", order.t_max),
+                ("Why t_max", order.t_max_reason),
+                ("C-vine order (the response last, the root of tree 1)", " → ".join(order.order))])
+            + (figure(figures.association_heatmap(association, order, order.measure), 480, 500,
+                    margin={"t": 80, "b": 80, "l": 80, "r": 10})
+               if association is not None else
+               '<p class="muted">The associations are not stored with this sweep\'s model (it was fitted by an '
+               "earlier version, or from an explicit order).</p>"))
+
+
+def preview(c: ReportContext) -> str:
+    """Theorem 2.4's expected attacker strength per level, and what the released level cuts: counted by where the
+    cut pairs lie, the strongest named (the correlations real against synthetic are with the margins)."""
+    p = c.preview
+    if p is None:
+        return '<p class="muted">No preview: the model has no order.</p>'
+    cut = p.cut_at(c.level)
+    head = (figure(figures.preview_curve(p.risk, p.tau_block), 240, margin={"t": 36, "b": 40, "l": 60, "r": 10})
+            + items(p.sentences()))
+    if not len(cut):
+        return head + f"<p>Level {c.level} cuts no real association (none kept at less than half).</p>"
+    counts = "; ".join(f"{n} {where}" for where, n in cut["where"].value_counts().items())
+    strongest = cut.reindex(cut["real"].abs().sort_values(ascending=False).index).head(STRONGEST_CUTS)
+    strongest = strongest[["a", "b", "real", "kept", "where"]].round(3)
+    return (head + f"<h3>What level {c.level} cuts (real associations kept at less than half)</h3>"
+            f"<p>{len(cut)} pairs: {e(counts)}. The {len(strongest)} strongest:</p>" + table(strongest, dense=True))
+
+
+def versions(c: ReportContext) -> str:
+    config, job, holder = c.config, c.view.job, c.release.model
+    settings = pd.DataFrame([{"setting": k, "value": fmt(v)} for k, v in c.view.settings_record().items()
+                             if k != "schema"])
+    packages = ", ".join(f"{k} {v}" for k, v in package_versions().items())
+    return (kv([("Sweep", c.view.id), ("Status", f"{job['status']} ({job['done']} of {job['total']} tasks)"),
+                ("Protocol preset", config.preset), ("Master seed", config.seed), ("Generator", holder.name),
+                ("Attack games' refits", "the holder's pair-copula families kept, parameters refitted (a deviation "
+                 "from the paper)" if config.reuse_families else
+                 "families selected again in every refit (the paper's way)"),
+                ("Fitted level t_max", getattr(holder, "fitted_level_", None)), ("Packages", packages)])
+            + "<h3>Sweep settings</h3>" + side_by_side(settings, 2)
+            + "<h3>Sizes capped by the data</h3>" + table(pd.DataFrame(c.view.caps), dense=True))
