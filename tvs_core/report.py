@@ -279,7 +279,8 @@ def build_report(release: Release, reason: str | None = None, exported: bool = T
     # -- choice -----------------------------------------------------------------------------------------------
     axes = UtilityMix.parse(utility).axes(summary.metrics())
     scatters = "".join(_figure(figures.privacy_utility_scatter(summary, privacy, config.sensitive, shown, levels,
-                                                               utility=axis, externals=list(config.externals or {})))
+                                                               utility=axis, externals=list(config.externals or {}),
+                                                               selection=selection))
                        for axis, _ in axes)
     columns = [c for c in ["level", "P", "U", "PU", "PU_low", "PU_high", "wins", "pareto", "beyond"]
                if c in selection.table.columns]

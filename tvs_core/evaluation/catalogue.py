@@ -62,6 +62,8 @@ class Metric:
     explanation: str  # one line for the UI
     per_column: str | None = None  # None, "sensitive" (one value per sensitive column) or "any" (every column)
     axis: str | None = None  # "privacy" or "utility": may be an axis of the scatter and of PU_t
+    # an axis's title in plain words: what it measures, and which way is safer (or more useful); set for every axis
+    question: str | None = None
     worst: float | Reference | None = None  # anchored normalisation: scores 0 ...
     ideal: float | Reference | None = None  # ... and 1
     fallback: str | None = None  # a cheaper estimate of the same quantity, used while this one is missing
@@ -85,13 +87,17 @@ class Metric:
 def _mab(name: str, label: str, short: str, source: str, reference: str, fallback: str | None = None,
          worst_case: bool = False) -> Metric:
     what = "largest" if worst_case else "mean"
+    published = source == "release"
+    asked = (f"How much the most telling column{' of the published data' if published else ''} reveals the "
+             "sensitive columns to an attacker" if worst_case else
+             f"How well an attacker infers the sensitive columns{' from the published data' if published else ''}")
     return Metric(name, label, short, "|standardised coefficient|", "lower", (0.0, None), "attribute risk", source,
                   f"The {what} absolute coefficient of a linear attacker predicting the sensitive column from the "
                   "others (paper, Section 2.4). Anchors: the attack on the real rows scores 0 privacy, the same "
                   "attack on the real rows with every column shuffled (nothing to learn) scores 1.",
                   per_column="sensitive", axis="privacy", worst=Reference(name, reference),
                   ideal=Reference(name if name.startswith("release_") else f"release_{name}", SHUFFLED, 0.0),
-                  fallback=fallback)
+                  fallback=fallback, question=f"{asked} (lower is safer)")
 
 
 def _utility(scale: str, stage: str, forest: bool) -> Metric:
@@ -109,6 +115,8 @@ def _utility(scale: str, stage: str, forest: bool) -> Metric:
                   (0.0 if auc else float("-inf"), 1.0), "utility", "reference" if real else "release",
                   f"A {model} trained on {trained} and scored on the hold-out rows ({unit}, {scored}).",
                   axis=None if real or not forest else "utility",
+                  question=None if real or not forest else "How well models trained on the synthetic data predict Y, "
+                                                           "compared with the real data (higher is more useful)",
                   worst=None if real else (0.5 if auc else 0.0),
                   ideal=None if real else Reference(name.replace("tstr", "trtr"), REAL),
                   spread="percentile" if real else "bootstrap")
@@ -171,19 +179,22 @@ METRICS: tuple[Metric, ...] = (
            "difference of the Spearman correlations over all column pairs. Anchors: independent columns (the "
            "real rows shuffled column by column) score 0, identical dependence 1.",
            axis="utility", worst=Reference("pair_structure", SHUFFLED), ideal=1.0,
+           question="How much of the relations between columns the synthetic data keep (higher is more useful)",
            per_set="set_metrics:structure"),
     Metric("ci_overlap", "Confidence-interval overlap of the analysis (Karr et al. 2006)", "CI overlap",
            "share", "higher", (-1.0, 1.0), "utility", "release",
            "The regression of Y on the covariates (logistic for a class response, linear otherwise) fitted on the "
            "real training rows and on the synthetic set: the mean overlap of each coefficient's 95 % intervals "
            "(1 = the same conclusions). Anchors: independent columns score 0, identical intervals 1.",
-           axis="utility", worst=Reference("ci_overlap", SHUFFLED), ideal=1.0, per_set="set_metrics:structure"),
+           axis="utility", worst=Reference("ci_overlap", SHUFFLED), ideal=1.0, per_set="set_metrics:structure",
+           question="How far an analysis of Y on the synthetic data reaches the real data's conclusions (higher is "
+                    "more useful)"),
     Metric("pmse_ratio", "Propensity-score MSE ratio (pMSE ratio, synthpop)", "pMSE ratio", "ratio", "lower",
            (0.0, None), "utility", "release",
            "How well a logistic regression tells synthetic from real rows, relative to what chance alone gives "
            "(Snoke et al. 2018): about 1 = indistinguishable, larger = easier to tell apart.",
            axis="utility", worst=Reference("pmse_ratio", SHUFFLED), ideal=1.0, per_set="set_metrics:structure",
-           rows=PMSE_ROWS),
+           rows=PMSE_ROWS, question="How easily synthetic rows are told apart from real ones (lower is more useful)"),
     # -- attribute inference ------------------------------------------------------------------------
     _mab("mab", "Mean absolute attacker coefficient (MAB)", "Attack game MAB", "game", RAW, fallback="release_mab"),
     _mab("wcab", "Worst-case absolute attacker coefficient (WCAB)", "Attack game WCAB", "game", RAW,
@@ -218,7 +229,8 @@ METRICS: tuple[Metric, ...] = (
            "membership risk", "game",
            "1 − (TP − FP) of a shadow-model membership attacker (Stadler et al.): 1 = the attacker learns "
            "nothing, 0 = the release reveals membership as the real data would; values above 1 are chance.",
-           axis="privacy", worst=0.0, ideal=1.0),
+           axis="privacy", worst=0.0, ideal=1.0,
+           question="How little an attacker learns about who was in the data (higher is safer; 1 = nothing)"),
     Metric("mia_tp", "Membership attack true-positive rate", "MIA true positives", "share", "lower", (0.0, 1.0),
            "membership risk", "game", "Share of IN sets the membership attacker calls members."),
     Metric("mia_fp", "Membership attack false-positive rate", "MIA false positives", "share", "higher", (0.0, 1.0),
@@ -230,17 +242,22 @@ METRICS: tuple[Metric, ...] = (
            "the strongest one's ROC AUC. Anchors: the attack on the real rows themselves scores 0 privacy, on the "
            "real rows shuffled column by column (the attack's noise floor) 1.",
            axis="privacy", worst=Reference("mia_auc", REAL, 1.0), ideal=Reference("mia_auc", SHUFFLED, 0.5),
-           per_set="set_metrics:membership_attacks"),
+           per_set="set_metrics:membership_attacks",
+           question="How well an attacker tells who was in the data (lower is safer; 0.5 = a coin toss)"),
     Metric("mia_tpr_at_1pct_fpr", "Membership attack true-positive rate at 1 % false positives",
            "Membership TPR @ 1 % FPR", "share", "lower", (0.0, 1.0), "membership risk", "release",
            "Share of training rows the strongest attack flags while wrongly flagging only 1 % of hold-out rows "
            "(Carlini et al. 2022): the risk for the most exposed records, which an AUC averages away.",
            axis="privacy", worst=Reference("mia_tpr_at_1pct_fpr", REAL, 1.0),
-           ideal=Reference("mia_tpr_at_1pct_fpr", SHUFFLED, 0.01), per_set="set_metrics:membership_attacks"),
+           ideal=Reference("mia_tpr_at_1pct_fpr", SHUFFLED, 0.01), per_set="set_metrics:membership_attacks",
+           question="How many people in the data an attacker spots while wrongly accusing 1 in 100 others (lower is "
+                    "safer)"),
     Metric("mia_tpr_at_10pct_fpr", "Membership attack true-positive rate at 10 % false positives",
            "Membership TPR @ 10 % FPR", "share", "lower", (0.0, 1.0), "membership risk", "release",
            "The same at 10 % false positives.", axis="privacy", worst=Reference("mia_tpr_at_10pct_fpr", REAL, 1.0),
-           ideal=Reference("mia_tpr_at_10pct_fpr", SHUFFLED, 0.1), per_set="set_metrics:membership_attacks"),
+           ideal=Reference("mia_tpr_at_10pct_fpr", SHUFFLED, 0.1), per_set="set_metrics:membership_attacks",
+           question="How many people in the data an attacker spots while wrongly accusing 1 in 10 others (lower is "
+                    "safer)"),
     Metric("mia_attack_auc", "Membership attack AUC, per attack", "Membership AUC per attack", "ROC AUC", "lower",
            (0.0, 1.0), "membership risk", "release",
            "Each attack's ROC AUC (column: the attack): which attack is strongest on this release.",
@@ -249,7 +266,9 @@ METRICS: tuple[Metric, ...] = (
            "lower", (0.0, 1.0), "membership risk", "release",
            "Share of training rows among the records a Monte-Carlo distance attacker ranks highest "
            "(COPULA-SHIRLEY): 0.5 = training and hold-out rows look alike, 1 = full recovery.",
-           axis="privacy", worst=1.0, ideal=0.5, per_set="set_metrics:monte_carlo_membership"),
+           axis="privacy", worst=1.0, ideal=0.5, per_set="set_metrics:monte_carlo_membership",
+           question="How well a distance-based attacker picks out who was in the data (lower is safer; 0.5 = a coin "
+                    "toss)"),
     Metric("dcr_closer_to_train", "Share of synthetic rows closer to training than to hold-out rows",
            "Share closer to training rows", "share", "lower", (0.0, 1.0), "membership risk", "release",
            "Distance to closest record: about 0.5 is expected when the release does not copy training rows.",
