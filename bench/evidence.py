@@ -33,6 +33,7 @@ from tvs_core import load_demo
 from tvs_core.choice import choose
 from tvs_core.choice.axes import Axis
 from tvs_core.choice.mix import DEFAULT_UTILITY
+from tvs_core.choice.selection import PrivacyPoints
 from tvs_core.data.demo import DEMOS
 from tvs_core.evaluation.catalogue import CATALOGUE, utility_scale
 from tvs_core.evaluation.records import REAL, SHUFFLED
@@ -53,12 +54,14 @@ CHOICES = [("paper: TSTR, game MAB", "tstr", "mab_worst"),
 ALPHAS = (0.25, 0.5, 0.75)
 
 
-def cell(rows: Summary, axis: Axis, sensitive: list[str]) -> str:
-    (value, low, high), column = axis.value(rows, sensitive, axis.source_metric(rows))
-    if pd.isna(value):
+def cell(model_rows: Summary, level: int | None, axis: Axis, sensitive: list[str], summary: Summary) -> str:
+    """One model's value at ``level``; on a worst-column axis, of the column the choice names (scaled by the
+    anchors, as the card and the scatter say it)."""
+    found, column = PrivacyPoints(summary, axis, sensitive).of(model_rows, level)
+    if found is None or pd.isna(found.median):
         return "—"
     where = f" ({column})" if axis.worst and column else ""
-    return f"{value:.3f} [{low:.3f}, {high:.3f}]{where}"
+    return f"{found.median:.3f} [{found.low:.3f}, {found.high:.3f}]{where}"
 
 
 def report(name: str, workspace: Path) -> list[str]:
@@ -81,8 +84,7 @@ def report(name: str, workspace: Path) -> list[str]:
              "|---" * (len(axes) + 1) + "|"]
     holder = summary.holder()
     for level in holder.levels():
-        rows = holder.level(level)
-        lines.append(f"| {level} | " + " | ".join(cell(rows, a, sensitive) for a in axes) + " |")
+        lines.append(f"| {level} | " + " | ".join(cell(holder, level, a, sensitive, summary) for a in axes) + " |")
     for model, words in ((REAL, "real rows (anchor 0 of privacy; TRTR)"), (SHUFFLED, "columns shuffled (floor)"),
                          ("independent", "independent margins (baseline)")):
         rows = summary.model(model)
@@ -90,7 +92,7 @@ def report(name: str, workspace: Path) -> list[str]:
             rows = Summary(pd.concat([rows.frame, rows.metric(f"{scale}_trtr").frame.assign(metric=f"{scale}_tstr")]))
         if model != "independent":  # the game MAB's anchors are the release attack's
             rows = Summary(pd.concat([rows.frame, rows.metric("release_mab").frame.assign(metric="mab")]))
-        lines.append(f"| {words} | " + " | ".join(cell(rows, a, sensitive) for a in axes) + " |")
+        lines.append(f"| {words} | " + " | ".join(cell(rows, None, a, sensitive, summary) for a in axes) + " |")
     lines += ["", "Best level (share of resamples it wins):", "",
               "| choice | " + " | ".join(f"α = {a}" for a in ALPHAS) + " |", "|---" * (len(ALPHAS) + 1) + "|"]
     recommended = set()

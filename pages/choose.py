@@ -145,7 +145,7 @@ if len(parts) > 1:
              format_func=lambda name: parts[name].metric.short)
 st.plotly_chart(figures.privacy_utility_scatter(summary, privacy, config.sensitive, selected, levels,
                                                 utility=parts[project.scatter_utility],
-                                                externals=list(config.externals or {})),
+                                                externals=list(config.externals or {}), selection=selection),
                 width="stretch", key="choose_scatter", on_select=lambda: common.select_level_from("choose_scatter"),
                 selection_mode="points")
 picked = st.selectbox("Your chosen level", levels, index=levels.index(chosen_level) if chosen_level is not None

@@ -7,7 +7,7 @@ import streamlit as st
 
 from pages import common
 from tvs_core import DataError, figures
-from tvs_core.choice import Axis
+from tvs_core.choice import Axis, ChoiceSettings
 from tvs_core.choice.axes import attribute_game_metrics, membership_metrics
 from tvs_core.data.io import read_table
 from tvs_core.evaluation.dp_audit import DEFAULT_TRIALS
@@ -52,7 +52,8 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
     config, levels = view.config, view.levels
     project = common.project()
     figure = figures.privacy_utility_scatter(summary, project.privacy, config.sensitive, project.selected_level,
-                                             levels, externals=list(config.externals or {}))
+                                             levels, externals=list(config.externals or {}),
+                                             selection=ChoiceSettings.of(project).select(summary, config.sensitive))
     st.plotly_chart(figure, width="stretch", key="pu_scatter", on_select=lambda: common.select_level_from("pu_scatter"),
                     selection_mode="points")
     st.caption("Click a level's point to select it (kept for the Choose and Export pages).")

@@ -63,6 +63,26 @@ def test_worst_column_drives_privacy():
     np.testing.assert_allclose(one.table["P"], [0.9, 0.25])
 
 
+def test_the_least_protected_column_is_decided_after_scaling():
+    """Each column against its own anchors: b's MAB 0.04 is below a's 0.1, yet b is the less protected (score 0.2
+    against 0.5), and P, the card and the figures name b. Before its anchors are measured the raw values decide,
+    by the metric's direction; a column without a value leaves the point without one."""
+    from tvs_core.choice.axes import Axis
+    from tvs_core.choice.selection import deciding_columns
+
+    table = levels(u=[0.8, 0.8], p=[0.1, 0.1], name="a")
+    table["p_b"], table["p_b_low"], table["p_b_high"] = [0.04, 0.01], [0.04, 0.01], [0.04, 0.01]
+    anchors = {"utility": (0.5, 0.9), "privacy": {"a": (0.2, 0.0), "b": (0.05, 0.0)}}
+    sel = select(table, alpha=1.0, anchors=anchors, draws=10)
+    assert sel.table["P_column"].tolist() == ["b", "a"]
+    np.testing.assert_allclose(sel.table["P"], [0.2, 0.5])
+    worst = Axis.parse("mab_worst")
+    values = {"a": np.array([0.1, np.nan]), "b": np.array([0.04, 0.04])}
+    assert deciding_columns(values, worst, "anchored", anchors["privacy"]) == ["b", None]
+    assert deciding_columns(values, worst, "anchored", {}) == ["a", None]  # no anchors yet: the larger MAB
+    assert deciding_columns({"pg": np.array([0.4])}, Axis.parse("pg"), "anchored", {}) == [None]  # no columns
+
+
 def test_missing_metrics_are_listed_not_ranked():
     table = levels(u=[0.7, np.nan, 0.9], p=[0.05, 0.1, np.nan])
     sel = select(table, alpha=0.5, anchors={"utility": (0.5, 0.9), "privacy": {"s": (0.2, 0.0)}}, draws=10)

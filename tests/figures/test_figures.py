@@ -1,6 +1,7 @@
 """Figure builders on small hand-made tables (and one tiny real evaluation): the traces, shapes and
 click data the dashboard relies on, and readable axis titles."""
 
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -25,6 +26,12 @@ def axis_titles(fig: go.Figure) -> dict[str, str]:
     return {k: (v.get("title") or {}).get("text", "") for k, v in layout.items()
             if k.startswith(("xaxis", "yaxis")) and isinstance(v, dict) and v.get("showticklabels", True)
             and v.get("visible", True)}
+
+
+def title_parts(text: str) -> tuple[str, str]:
+    """An axis title's plain question (its lines joined) and the technical name under it."""
+    plain, _, technical = text.partition("<br><span")
+    return plain.replace("<br>", " "), re.sub(r"<[^>]+>", "", technical.partition(">")[2])
 
 
 def assert_readable_axes(fig: go.Figure) -> None:
@@ -114,7 +121,10 @@ def test_baseline_styles_cover_the_default_baselines():
     for name in DEFAULT_BASELINES:
         symbol, colour = F.baseline_style(name)
         assert symbol and colour
-    assert F.baseline_style("dp_vine:0.5") == F.BASELINE_STYLE["dp_vine"]
+    # an ε no sweep ran before keeps its family's symbol, in a shade of its own (fixed by ε, whatever else ran)
+    symbol, colour = F.baseline_style("dp_vine:0.5")
+    assert symbol == F.baseline_style("dp_vine:1")[0]
+    assert colour not in {F.baseline_style(f"dp_vine:{eps}")[1] for eps in (0.1, 1, 10)}
     assert F.baseline_style("something_new") == ("circle-open", "#999999")
     assert F.model_label("dp_vine:10") == "DP vine (ε = 10)"
 
@@ -194,7 +204,7 @@ def test_scatter_customdata_are_plain_lists_and_the_highlight_sits_on_its_level(
     assert trtr.y0 == trtr.y1 == 0.80 and trtr.line.dash == "dash"
     assert any(a.text == "← more private" for a in fig.layout.annotations)
     assert_readable_axes(fig)
-    assert fig.layout.yaxis.title.text.startswith("TSTR ROC AUC")
+    assert title_parts(fig.layout.yaxis.title.text) == (CATALOGUE["auc_tstr"].question, "TSTR ROC AUC (random forest)")
 
 
 def test_scatter_without_selection_or_with_an_unknown_level_has_no_highlight(summary):
@@ -388,14 +398,18 @@ def test_figures_from_a_tiny_real_evaluation():
 
 
 def test_axes_fit_the_levels_and_a_far_baseline_is_an_arrow(summary):
-    """A baseline at chance must not squeeze the levels into a band: it is drawn off-scale, at an arrow."""
+    """A baseline at chance must not squeeze the levels into a band: it is drawn at the edge, with an arrow."""
     far = summary.frame.copy()
     far.loc[(far["model"] == "independent") & (far["metric"] == "auc_tstr"), ["median", "ci_low", "ci_high"]] = 0.2
     fig = F.privacy_utility_scatter(Summary(far), "mab_worst", ["a", "b"], None, [1, 3, 5])
     low, high = fig.layout.yaxis.range
     ours = [y for y in fig.data[0].y]
     assert low > 0.2 and low <= min(ours) and high >= 0.8  # the levels and the TRTR line, not the baseline
-    assert any("Independent margins" in (a.text or "") and a.showarrow for a in fig.layout.annotations)
+    (independent,) = [t for t in fig.data if t.name == "Independent margins"]
+    assert independent.y[0] == low and independent.cliponaxis is False  # on the lower edge, drawn whole
+    assert ": 0.200 — " in independent.hovertext[0]  # its own value, not the edge's
+    assert "outside the axes (left of and below them): drawn at their edge" in independent.hovertext[0]
+    assert any(a.showarrow and a.x == independent.x[0] and a.y == low and a.ay < 0 for a in fig.layout.annotations)
     assert any("Outside the axes" in (a.text or "") for a in fig.layout.annotations)
     labels = list(fig.data[0].textposition)
     assert labels[0] != labels[1]  # neighbouring level labels alternate above and below
@@ -422,3 +436,239 @@ def test_the_metric_table_is_grouped_ordered_and_says_n(summary):
     assert mcmia["n"] == 3 and "of only 3 values (too few for a 95 % interval)" in mcmia["interval"]
     assert set(table["unit"]) >= {"ROC AUC", "share"} and set(table["better"]) <= {"higher", "lower"}
     assert "None" not in table.to_string()
+
+
+# -- the scatter with the paper's competitors (issue 37) ------------------------------------------------------------
+
+TWO = ["totcst", "crea"]
+COMPETITOR_LEVELS = list(range(1, 9))
+# release MAB of crea and totcst, TSTR AUC: the default baselines and the paper's competitors, six of them far below
+# the levels' utility (off the axes), PrivBayes' three ε close together
+BASELINE_POINTS = {
+    "rvine": (0.15, 0.07, 0.80), "rvine_star1": (0.13, 0.065, 0.79), "gaussian_copula": (0.12, 0.06, 0.78),
+    "independent": (0.03, 0.028, 0.50), "dp_vine:0.1": (0.031, 0.029, 0.52), "dp_vine:1": (0.04, 0.033, 0.58),
+    "dp_vine:10": (0.08, 0.05, 0.70), "ctgan": (0.06, 0.04, 0.72), "tvae": (0.07, 0.045, 0.74),
+    "privbayes:0.1": (0.036, 0.030, 0.51), "privbayes:1": (0.038, 0.031, 0.53), "privbayes:5": (0.045, 0.035, 0.55),
+    "privpgd:2.5": (0.05, 0.036, 0.62)}
+
+
+def competitor_summary() -> Summary:
+    """Two sensitive columns with different anchors — crea's attack on the real rows reaches 0.20, totcst's 0.08 —
+    so that crea has the larger raw MAB at every level while totcst is the less protected once each is scaled
+    between its own anchors; the game's values rest on 40 targets (a 95 % interval), TSTR on 5 sets (a spread)."""
+    def row(model, level, role, metric, median, attribute=None, n=5, width=0.01):
+        return {"model": model, "level": level, "role": role, "metric": metric, "attribute": attribute,
+                "target_kind": None, "median": median, "ci_low": median - width, "ci_high": median + width, "n": n}
+    rows = [row("real", None, "reference", "auc_trtr", 0.82, n=30),
+            row("raw", None, "game", "mab", 0.20, "crea", n=40), row("raw", None, "game", "mab", 0.08, "totcst", n=40),
+            row("real", None, "reference", "release_mab", 0.19, "crea"),
+            row("real", None, "reference", "release_mab", 0.075, "totcst"),
+            row("shuffled", None, "reference", "release_mab", 0.01, "crea"),
+            row("shuffled", None, "reference", "release_mab", 0.01, "totcst"),
+            row("real", None, "reference", "mia_tpr_at_1pct_fpr", 0.30), row("shuffled", None, "reference",
+                                                                          "mia_tpr_at_1pct_fpr", 0.01)]
+    for t in COMPETITOR_LEVELS:
+        crea, totcst = 0.02 + 0.015 * (t - 1), 0.018 + 0.008 * (t - 1)
+        rows += [row("tvinesynth", t, "release", "auc_tstr", 0.70 + 0.015 * t, width=0.015),
+                 row("tvinesynth", t, "game", "mab", crea, "crea", n=40, width=0.005),
+                 row("tvinesynth", t, "game", "mab", totcst, "totcst", n=40, width=0.004),
+                 row("tvinesynth", t, "release", "release_mab", crea, "crea"),
+                 row("tvinesynth", t, "release", "release_mab", totcst, "totcst"),
+                 row("tvinesynth", t, "release", "mia_tpr_at_1pct_fpr", 0.02 + 0.005 * t, width=0.005)]
+    for name, (crea, totcst, auc) in BASELINE_POINTS.items():
+        rows += [row(name, None, "release", "auc_tstr", auc, width=0.02),
+                 row(name, None, "release", "release_mab", crea, "crea", width=0.004),
+                 row(name, None, "release", "release_mab", totcst, "totcst", width=0.004),
+                 row(name, None, "release", "mia_tpr_at_1pct_fpr", totcst, width=0.005)]
+    frame = pd.DataFrame(rows)
+    frame["level"] = frame["level"].astype("Int64")
+    return Summary(frame)
+
+
+@pytest.fixture(scope="module")
+def competitors() -> Summary:
+    return competitor_summary()
+
+
+# plotly.js draws a legend entry (12 px font) every 19 px and a line of 11 px text in 15 px (measured in Chromium;
+# the browser test below checks the drawn figure itself)
+LEGEND_LINE, NOTE_LINE = 19, 15
+
+
+def competitor_scatter(summary: Summary, privacy: str = "mab_worst") -> go.Figure:
+    """The scatter as the tester saw it: level 3 selected, no level choice passed."""
+    return F.privacy_utility_scatter(summary, privacy, TWO, 3, COMPETITOR_LEVELS)
+
+
+def test_every_competitor_is_in_the_legend_and_no_label_of_a_point_off_the_axes_can_collide(competitors):
+    """The tester's scatter: every model in the legend, with the room the legend needs beside the plot; a point
+    off the axes carries no text on the plot (its name is in the legend, the hover and one note line), so no two
+    labels can print on top of each other; each ε of a family is a marker of its own."""
+    fig = competitor_scatter(competitors)
+    names = [t.name for t in fig.data]
+    expected = [F.model_label(m) for m in BASELINE_POINTS]
+    assert set(expected) <= set(names) and len(names) == len(set(names)) == len(expected) + 3  # + levels, TRTR, pick
+    assert all(t.showlegend is not False for t in fig.data)
+    layout = fig.layout
+    plot_height = (layout.height or 450) - (layout.margin.t or 100) - (layout.margin.b or 80)  # plotly's defaults
+    assert plot_height >= LEGEND_LINE * (len(fig.data) + 1)  # every entry and the legend's title beside the plot
+    assert layout.legend.orientation == "v" and layout.legend.x >= 1 and layout.legend.yanchor == "top"
+    outside = [t for t in fig.data if t.hovertext and "outside the axes" in t.hovertext[0]]
+    assert {t.name for t in outside} == {F.model_label(m) for m in ("independent", "dp_vine:0.1", "privbayes:0.1",
+                                                                     "privbayes:1", "privbayes:5")}
+    low = layout.yaxis.range[0]
+    assert all(t.y[0] == low and t.mode == "markers" and not t.text for t in outside)  # at the edge, no label
+    on_data = [a for a in layout.annotations if a.xref == "x"]
+    assert len(on_data) == len(outside) and all(a.showarrow and not a.text for a in on_data)  # arrows, no text
+    # the text under the plot: one line per annotation, each a line's height below the one before
+    lines = sorted((a for a in layout.annotations if a.xref == "paper" and a.x == 0 and a.yshift < -24),
+                   key=lambda a: -a.yshift)
+    assert all(b.yshift - a.yshift <= -NOTE_LINE for a, b in zip(lines, lines[1:], strict=False))
+    note = " ".join(a.text for a in lines)
+    assert all(t.name in note for t in outside)
+    assert layout.margin.b >= -lines[-1].yshift + NOTE_LINE  # the last line inside the figure
+    # ε families: one symbol per family, a colour per ε
+    for family, epsilons in (("privbayes", ("0.1", "1", "5")), ("dp_vine", ("0.1", "1", "10"))):
+        markers = [next(t.marker for t in fig.data if t.name == F.model_label(f"{family}:{e}")) for e in epsilons]
+        assert len({m.symbol for m in markers}) == 1 and len({m.color for m in markers}) == len(epsilons)
+
+
+# the texts of a drawn figure: annotations, legend entries and title, the axes' and the figure's titles
+TEXTS = ".annotation-text-g, .legend .traces text, .legendtitletext, .g-xtitle, .g-ytitle, .g-gtitle"
+
+
+def test_the_scatter_in_a_browser_shows_every_legend_entry_and_no_text_overlaps(competitors, tmp_path):
+    """The same figure drawn by plotly.js in headless Chromium: every trace has a legend entry inside the figure
+    (no scrolled, cut legend) and no two texts of the figure (annotations, legend entries, titles) overlap."""
+    browser = pytest.importorskip("tests.browser")
+    import plotly.io as pio
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=browser.CHROMIUM, args=browser.LAUNCH)
+        try:  # the paper's axis, and the longest question (two lines of x title)
+            for privacy in ("mab_worst", "mia_tpr_at_1pct_fpr"):
+                fig = competitor_scatter(competitors, privacy)
+                page_file = tmp_path / f"{privacy}.html"
+                page_file.write_text(pio.to_html(fig, include_plotlyjs=True, full_html=True, default_width="900px"))
+                page = chromium.new_page(viewport={"width": 1000, "height": 1200})
+                page.goto(page_file.as_uri())
+                page.wait_for_selector(".legend .traces")
+                found = page.evaluate("""() => {
+                    const box = e => { const r = e.getBoundingClientRect();
+                                       return {text: e.textContent, top: r.top, bottom: r.bottom, left: r.left,
+                                               right: r.right}; };
+                    const svg = document.querySelector('.main-svg').getBoundingClientRect();
+                    const scroll = document.querySelector('.legend .scrollbar');
+                    return {svg: {top: svg.top, bottom: svg.bottom, left: svg.left, right: svg.right},
+                            legend: [...document.querySelectorAll('.legend .traces')].map(box),
+                            scrollbar: scroll ? scroll.getBoundingClientRect().height : 0,
+                            texts: [...document.querySelectorAll(TEXTS)].map(box)
+                                .filter(b => b.text.trim() && b.right > b.left)};
+                }""".replace("TEXTS", repr(TEXTS)))
+                page.close()
+                svg = found["svg"]
+                assert len(found["legend"]) == len(fig.data) and found["scrollbar"] == 0
+                assert all(svg["top"] <= b["top"] and b["bottom"] <= svg["bottom"] for b in found["legend"])
+                texts = found["texts"]
+                assert all(b["bottom"] <= svg["bottom"] for b in texts)
+                for i, a in enumerate(texts):
+                    for b in texts[i + 1:]:
+                        apart = (a["bottom"] <= b["top"] + 0.5 or b["bottom"] <= a["top"] + 0.5
+                                 or a["right"] <= b["left"] + 0.5 or b["right"] <= a["left"] + 0.5)
+                        assert apart, (privacy, a["text"], b["text"])
+        finally:
+            chromium.close()
+
+
+def hover_lines(trace, index: int = 0) -> list[str]:
+    return trace.hovertext[index].split("<br>")
+
+
+def test_the_hover_names_the_column_the_choice_names(competitors):
+    """Raw-worst and scaled-worst differ at every level here (crea has the larger MAB, totcst the lower score):
+    the hover names, and plots, the column the selection's P comes from — without a selection as the default
+    choice scales the columns, with one whatever its normalisation — and the card names the same."""
+    from tvs_core.choice import choose, explain_level
+
+    rows = competitors.holder()
+
+    def named(fig: go.Figure) -> dict:
+        ours = fig.data[0]
+        return {level: [c for c in TWO if c in hover_lines(ours, i)[1]] for i, level in enumerate(ours.customdata)}
+
+    def deciding(selection) -> dict:
+        return dict(zip(selection.table["level"], selection.table["P_column"], strict=True))
+
+    default = deciding(choose(competitors, TWO))
+    raw_worst = {t: max(TWO, key=lambda c: rows.level(t).metric("mab").attribute(c).interval().median)
+                 for t in COMPETITOR_LEVELS}
+    assert all(raw_worst[t] != default[t] for t in COMPETITOR_LEVELS)  # the case the tester met
+    assert named(competitor_scatter(competitors)) == {t: [default[t]] for t in COMPETITOR_LEVELS}
+    for method in ("anchored", "paper", "minmax"):
+        selection = choose(competitors, TWO, method=method)
+        fig = F.privacy_utility_scatter(competitors, "mab_worst", TWO, 3, COMPETITOR_LEVELS, selection=selection)
+        columns = deciding(selection)
+        assert named(fig) == {t: [columns[t]] for t in COMPETITOR_LEVELS}, method
+        for level, x in zip(fig.data[0].customdata, fig.data[0].x, strict=True):
+            value = rows.level(level).metric("mab").attribute(columns[level]).interval().median
+            assert x == pytest.approx(value)  # the point is that column's value too
+            card = explain_level(selection, competitors, level, TWO)
+            assert f" for {columns[level]} " in card.protects[0]
+    with pytest.raises(ValueError, match="scored"):  # a selection of another axis is not read as this one's
+        F.privacy_utility_scatter(competitors, "mab:crea", TWO, 3, COMPETITOR_LEVELS, selection=choose(competitors,
+                                                                                                       TWO))
+
+
+def test_the_hover_says_what_each_interval_is(competitors):
+    """A median of fewer than SMALL_N values carries a spread, never a "95 % interval"; more values carry the
+    bootstrap's 95 % interval and their number (interval_words, on every point of the figure)."""
+    from tvs_core.evaluation.intervals import SMALL_N
+
+    fig = competitor_scatter(competitors)
+    checked, kinds = 0, set()
+    for trace in fig.data:
+        for i in range(len(trace.hovertext or ())):
+            _, privacy_line, utility_line, *_ = hover_lines(trace, i)
+            for line, n in ((privacy_line, 40 if trace.name.startswith("TVineSynth") else 5), (utility_line, 5)):
+                kinds.add(n < SMALL_N)
+                if n < SMALL_N:
+                    assert "— spread " in line and f"of only {n} values (too few for a 95 % interval)" in line
+                    assert "— 95 % interval" not in line
+                else:
+                    assert "— 95 % interval " in line and f"(bootstrap over {n} values)" in line
+                checked += 1
+    assert checked == 2 * (len(COMPETITOR_LEVELS) + len(BASELINE_POINTS)) and kinds == {True, False}
+
+
+def test_axis_titles_are_the_catalogues_plain_questions(summary):
+    """Every axis a user can pick has a plain question in the catalogue; the scatter's titles are those questions,
+    the technical name under them in smaller type."""
+    from tvs_core.choice import Axis
+    from tvs_core.evaluation.catalogue import axis_metrics
+
+    assert all(m.question for kind in ("privacy", "utility") for m in axis_metrics(kind))
+    for text in ("mab_worst", "mab:a", "pg", "mcmia", "mia_auc", "wcab_worst"):
+        axis = Axis.parse(text, sensitive=["a", "b"])
+        for utility in (None, Axis(CATALOGUE["pair_structure"])):
+            fig = F.privacy_utility_scatter(summary, text, ["a", "b"], None, [1, 3, 5], utility=utility)
+            question = CATALOGUE[axis.metric.name].question
+            assert title_parts(fig.layout.xaxis.title.text) == (question + (": a only" if axis.column else ""),
+                                                                axis.title)
+            shown = utility or Axis(CATALOGUE["auc_tstr"])
+            assert title_parts(fig.layout.yaxis.title.text) == (shown.metric.question, shown.metric.label)
+
+
+def test_the_margins_legend_sits_between_the_title_and_the_plots():
+    """Title, legend and plots each in a band of their own, in pixels from the top (whatever the theme does with
+    a title plotly places itself), for one row of plots and several."""
+    rng = np.random.default_rng(0)
+    real = pd.DataFrame({c: rng.normal(size=50) for c in "abcdefg"})
+    for columns in ("ab", "abcdefg"):
+        fig = F.marginal_histograms(real, real.iloc[::-1], list(columns))
+        layout = fig.layout
+        assert layout.title.yref == "container" and layout.title.yanchor == "top" and layout.title.y == 1
+        title_bottom = layout.title.pad.t + 1.5 * layout.title.font.size
+        assert layout.legend.yref == "container" and layout.legend.yanchor == "top"
+        legend_top = (1 - layout.legend.y) * layout.height
+        assert title_bottom <= legend_top and legend_top + 24 <= layout.margin.t  # one legend line, then the plots

@@ -2,7 +2,8 @@
 
 An axis is written as text in the CLI, the manifest and the session: ``NAME`` for a metric with one
 value per level (``pg``, ``mcmia``, ``auc_tstr``), ``NAME:COLUMN`` for one sensitive column
-(``mab:total_cost``), ``NAME_worst`` for the worst sensitive column (``mab_worst``). The metric's
+(``mab:total_cost``), ``NAME_worst`` for the least protected sensitive column (``mab_worst``; which one is
+the choice's to say, after scaling each column: ``selection.deciding_columns``). The metric's
 catalogue entry says how it is read: its direction, its anchors, and the cheaper estimate used
 while it is missing (the game MAB falls back to the release MAB).
 """
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 
 from ..errors import DataError
 from ..evaluation.catalogue import CATALOGUE, Metric, Reference, axis_metrics, utility_scale
-from ..evaluation.summary import Summary
+from ..evaluation.summary import Interval, Summary
 
 WORST = "_worst"
 
@@ -34,7 +35,7 @@ def axis_choices(kind: str, sensitive: list[str]) -> list[str]:
 class Axis:
     metric: Metric
     column: str | None = None  # one sensitive column of a per-column metric
-    worst: bool = False  # the worst sensitive column of a per-column metric
+    worst: bool = False  # the least protected sensitive column of a per-column metric
 
     @classmethod
     def parse(cls, text: str, kind: str = "privacy", sensitive: list[str] | None = None) -> Axis:
@@ -69,10 +70,17 @@ class Axis:
     @property
     def title(self) -> str:
         if self.worst:
-            return f"{self.metric.label}, worst sensitive column"
+            return f"{self.metric.label}, least protected sensitive column"
         if self.column:
             return f"{self.metric.label} for {self.column}"
         return self.metric.label + (", median over targets" if self.metric.source == "game" else "")
+
+    @property
+    def question(self) -> str:
+        """The axis in plain words: the catalogue's question (what it measures, which way is safer or more useful),
+        narrowed to the column when the axis is one column's."""
+        asked = self.metric.question or self.metric.label
+        return f"{asked}: {self.column} only" if self.column else asked
 
     def columns(self, sensitive: list[str]) -> list[str | None]:
         """The per-column values the axis combines (one None for a metric without columns)."""
@@ -86,27 +94,19 @@ class Axis:
             return self.metric
         return CATALOGUE[self.metric.fallback]
 
-    def point(self, rows: Summary, column: str | None, source: Metric | None = None) -> tuple[float, float, float]:
-        """(median, ci_low, ci_high) of one model and level, one column (None: every column); several summary
-        rows (targets, target kinds) are pooled by their medians."""
+    def interval(self, rows: Summary, column: str | None, source: Metric | None = None) -> Interval | None:
+        """The value of one model and level, one column (None: every column), with its interval and n; several
+        summary rows (targets, target kinds) are pooled by their medians. None where it was not measured."""
         hit = rows.metric((source or self.metric).name)
-        found = (hit if column is None else hit.attribute(column)).interval()
+        return (hit if column is None else hit.attribute(column)).interval()
+
+    def point(self, rows: Summary, column: str | None, source: Metric | None = None) -> tuple[float, float, float]:
+        """(median, ci_low, ci_high) of ``interval``; NaN where it was not measured. Which column of a worst-column
+        axis decides is the choice's to say (``selection.PrivacyPoints``): it compares scaled values."""
+        found = self.interval(rows, column, source)
         if found is None:
             return math.nan, math.nan, math.nan
         return found.median, found.low, found.high
-
-    def value(self, rows: Summary, sensitive: list[str], source: Metric | None = None
-              ) -> tuple[tuple[float, float, float], str | None]:
-        """The axis value of one model and level, and the column it came from (the worst one)."""
-        columns = self.columns(sensitive)
-        points = {c: self.point(rows, c, source) for c in columns}
-        if not points or any(math.isnan(p[0]) for p in points.values()):
-            return (math.nan, math.nan, math.nan), None  # the worst column is unknown if one is missing
-        if len(points) == 1:
-            return next(iter(points.values())), columns[0]
-        pick = min if self.metric.better == "higher" else max
-        worst = pick(points, key=lambda c: points[c][0])
-        return points[worst], worst
 
     def anchor(self, summary: Summary, end: str, column: str | None, source: Metric | None = None
                ) -> float | None:

@@ -30,7 +30,7 @@ import pandas as pd
 
 from ..evaluation.catalogue import DEFAULT_PRIVACY_AXIS, Metric, Reference
 from ..evaluation.records import HOLDER
-from ..evaluation.summary import Summary
+from ..evaluation.summary import Interval, Summary
 from .axes import Axis
 from .mix import UtilityMix
 
@@ -183,8 +183,7 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored",
     for q in parts:
         table[f"U_{q.metric.name}"] = u_parts[q.column]
     table["P_unclipped"] = p_unclipped
-    table["P_column"] = _deciding(names, [_scale(p_raw[n], privacy.metric, scaling, p_anchor[n]) for n in names],
-                                  privacy)
+    table["P_column"] = deciding_columns(p_raw, privacy, method, p_anchor)
     with np.errstate(all="ignore"):
         finite = np.isfinite(pu_draws).any(axis=0)
         table["PU_low"] = np.where(finite, np.nanquantile(np.where(finite, pu_draws, 0), 0.025, axis=0), np.nan)
@@ -199,17 +198,83 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored",
     return Selection(table, _best(p, pu, lv), alpha, method, privacy.text, utility_text, notes, anchors)
 
 
-def _deciding(names: list[str], per_column: list[np.ndarray], privacy: Axis) -> list[str | None]:
-    """Per level, the sensitive column whose scaled privacy is P (the worst after scaling: not always the one
-    with the worst raw value, since each column has its own anchors); None for a metric without columns."""
+def deciding_columns(values: dict[str, np.ndarray], privacy: Axis, method: str, anchors: dict,
+                     candidates: dict[str, np.ndarray] | None = None) -> list[str | None]:
+    """Per point, the sensitive column whose scaled privacy is P: the least protected one after scaling each
+    column against its own anchors, which is not always the one with the worst raw value. The one rule that names
+    "the worst column" — PU_t, the card, the scatter's hover and the report read it. ``values``: column -> raw
+    values (one per point); ``anchors``: column -> (worst, ideal); ``candidates`` (min-max): column -> the values
+    the scale runs over (default: ``values``). Where the scale is unknown (anchors not measured yet) the raw values
+    decide, by the metric's direction; None where a column has no value, or for a metric without columns."""
+    names = list(values)
+    size = len(next(iter(values.values()))) if values else 0
     if privacy.metric.per_column != "sensitive" or not names:
-        return [None] * (len(per_column[0]) if per_column else 0)
-    stacked = np.vstack(per_column)
+        return [None] * size
+    scaling = "anchored" if method == "paper" else method
+    raw = np.vstack([np.asarray(values[n], dtype=float) for n in names])
+    scaled = np.vstack([_scale(raw[i], privacy.metric, scaling, anchors.get(n),
+                               None if candidates is None else candidates.get(n)) for i, n in enumerate(names)])
+    worst_raw = -raw if privacy.metric.lower_is_better else raw  # lowest = least protected, as for scaled values
     out = []
-    for i in range(stacked.shape[1]):
-        values = stacked[:, i]
-        out.append(None if np.isnan(values).any() else names[int(np.argmin(values))])
+    for i in range(size):
+        if np.isnan(raw[:, i]).any():
+            out.append(None)
+        else:
+            by = scaled[:, i] if np.isfinite(scaled[:, i]).all() else worst_raw[:, i]
+            out.append(names[int(np.argmin(by))])
     return out
+
+
+def privacy_anchors(summary: Summary, privacy: Axis, sensitive: list[str], source: Metric | None = None,
+                    method: str = "anchored") -> dict[str, tuple]:
+    """Per privacy column (the metric's name for a metric without columns): (worst, ideal), the values scoring 0
+    and 1, measured in this run for ``source`` (default: the holder's); ``method='paper'``: the paper's ideal."""
+    source = source or privacy.source_metric(summary.holder())
+    columns = privacy.columns(sensitive)
+    names = [c if c is not None else privacy.metric.name for c in columns]
+    return {name: (privacy.anchor(summary, "worst", column, source),
+                   _paper_ideal(source) if method == "paper" else privacy.anchor(summary, "ideal", column, source))
+            for name, column in zip(names, columns, strict=True)}
+
+
+class PrivacyPoints:
+    """Each point's privacy as the choice reads it — the value (with interval and n) of the column that decides P,
+    and that column — so that no figure names another "worst column" than the card and the report. A level of
+    ``selection`` takes its table's ``P_column``; any other point (a baseline; every point without a selection) is
+    scaled as the selection scales (its normalisation, min-max over its levels), without one by the anchors."""
+
+    def __init__(self, summary: Summary, privacy: Axis, sensitive: list[str], selection: Selection | None = None):
+        if selection is not None and Axis.parse(selection.privacy, sensitive=sensitive) != privacy:
+            raise ValueError(f"the selection scored {selection.privacy}, not {privacy.text}")
+        self.summary, self.privacy, self.sensitive = summary, privacy, sensitive
+        self.method = "anchored" if selection is None else selection.method
+        self.table = None if selection is None else selection.table.set_index("level")
+        self._anchors: dict[str, dict] = {}  # by source metric: measured once per figure, not once per point
+
+    def of(self, model_rows: Summary, level: int | None = None) -> tuple[Interval | None, str | None]:
+        """The point of one model (``model_rows``: all its rows, which say whether its game has run) at ``level``
+        (None: the rows without a level, a baseline's). (None, None) where the value is missing."""
+        privacy = self.privacy
+        source = privacy.source_metric(model_rows)
+        rows = model_rows.level(level).metric(source.name)
+        columns = privacy.columns(self.sensitive)
+        if len(columns) == 1:
+            column = columns[0]
+        elif self.table is not None and level is not None and level in self.table.index:
+            found = self.table.loc[level, "P_column"]
+            column = None if pd.isna(found) else str(found)
+        else:
+            if source.name not in self._anchors:
+                self._anchors[source.name] = privacy_anchors(self.summary, privacy, self.sensitive, source,
+                                                             self.method)
+            candidates = ({c: self.table[f"p_{c}"].to_numpy(dtype=float) for c in columns}
+                          if self.table is not None and self.method == "minmax" else None)
+            each = {c: privacy.interval(rows, c, source) for c in columns}
+            values = {c: np.array([np.nan if v is None else v.median]) for c, v in each.items()}
+            column = deciding_columns(values, privacy, self.method, self._anchors[source.name], candidates)[0]
+            return (None, None) if column is None else (each[column], column)
+        found = privacy.interval(rows, column, source) if column is not None or len(columns) == 1 else None
+        return (None, None) if found is None else (found, column)
 
 
 def _beyond(p: float, u_parts: dict[str, float], method: str) -> str:
@@ -259,10 +324,7 @@ def level_table(summary: Summary, sensitive: list[str], privacy: str | Axis = DE
         rows.append(row)
     anchors = {"utility": {axis.metric.name: (axis.anchor(summary, "worst", None), axis.anchor(summary, "ideal", None))
                            for axis in parts},
-               "privacy": {name: (privacy.anchor(summary, "worst", column, source),
-                                  _paper_ideal(source) if method == "paper" else
-                                  privacy.anchor(summary, "ideal", column, source))
-                           for name, column in zip(names, privacy.columns(sensitive), strict=True)}}
+               "privacy": privacy_anchors(summary, privacy, sensitive, source, method)}
     return pd.DataFrame(rows), anchors
 
 

@@ -62,6 +62,8 @@ class Metric:
     explanation: str  # one line for the UI
     per_column: str | None = None  # None, "sensitive" (one value per sensitive column) or "any" (every column)
     axis: str | None = None  # "privacy" or "utility": may be an axis of the scatter and of PU_t
+    # an axis's title in plain words: what it measures, and which way is safer (or more useful); set for every axis
+    question: str | None = None
     worst: float | Reference | None = None  # anchored normalisation: scores 0 ...
     ideal: float | Reference | None = None  # ... and 1
     fallback: str | None = None  # a cheaper estimate of the same quantity, used while this one is missing
@@ -85,6 +87,10 @@ class Metric:
 def _mab(name: str, label: str, short: str, source: str, reference: str, fallback: str | None = None,
          worst_case: bool = False) -> Metric:
     what = "largest" if worst_case else "mean"
+    published = source == "release"
+    asked = (f"How much the most telling column{' of the published data' if published else ''} reveals the "
+             "sensitive columns to an attacker" if worst_case else
+             f"How well an attacker infers the sensitive columns{' from the published data' if published else ''}")
     return Metric(name, label, short, "|standardised coefficient|", "lower", (0.0, None), "attribute risk", source,
                   f"How strongly an attacker's guess of a person's sensitive value follows their other columns: "
                   f"the {what} of the attacker's coefficients, ignoring their sign — each the standard deviations "
@@ -93,7 +99,7 @@ def _mab(name: str, label: str, short: str, source: str, reference: str, fallbac
                   "real rows with every column shuffled, where there is nothing to learn (privacy 1).",
                   per_column="sensitive", axis="privacy", worst=Reference(name, reference),
                   ideal=Reference(name if name.startswith("release_") else f"release_{name}", SHUFFLED, 0.0),
-                  fallback=fallback)
+                  fallback=fallback, question=f"{asked} (lower is safer)")
 
 
 def _utility(scale: str, stage: str, forest: bool) -> Metric:
@@ -114,6 +120,8 @@ def _utility(scale: str, stage: str, forest: bool) -> Metric:
                   + (": the reference the synthetic data is compared with." if real else
                      ": close to TRTR means the release predicts Y about as well as the real data."),
                   axis=None if real or not forest else "utility",
+                  question=None if real or not forest else "How well models trained on the synthetic data predict Y, "
+                                                           "compared with the real data (higher is more useful)",
                   worst=None if real else (0.5 if auc else 0.0),
                   ideal=None if real else Reference(name.replace("tstr", "trtr"), REAL),
                   spread="percentile" if real else "bootstrap")
@@ -181,6 +189,7 @@ METRICS: tuple[Metric, ...] = (
            "(Spearman). Scaled from independent columns (the real rows shuffled column by column: 0) to the real "
            "relations (1).",
            axis="utility", worst=Reference("pair_structure", SHUFFLED), ideal=1.0,
+           question="How much of the relations between columns the synthetic data keep (higher is more useful)",
            per_set="set_metrics:structure"),
     Metric("ci_overlap", "Confidence-interval overlap of the analysis (Karr et al. 2006)", "CI overlap",
            "share", "higher", (-1.0, 1.0), "utility", "release",
@@ -188,14 +197,16 @@ METRICS: tuple[Metric, ...] = (
            "for a class response, linear otherwise) is fitted on the real training rows and on the synthetic set, "
            "and each coefficient's 95 % confidence intervals are compared; 1 means they coincide. Scaled from "
            "independent columns (0) to identical intervals (1).",
-           axis="utility", worst=Reference("ci_overlap", SHUFFLED), ideal=1.0, per_set="set_metrics:structure"),
+           axis="utility", worst=Reference("ci_overlap", SHUFFLED), ideal=1.0, per_set="set_metrics:structure",
+           question="How far an analysis of Y on the synthetic data reaches the real data's conclusions (higher is "
+                    "more useful)"),
     Metric("pmse_ratio", "Propensity-score MSE ratio (pMSE ratio, synthpop)", "pMSE ratio", "ratio", "lower",
            (0.0, None), "utility", "release",
            "How easily a model tells synthetic rows from real ones, relative to what chance alone gives: about 1 "
            "means they cannot be told apart, larger means they can (propensity-score mean squared error, Snoke et "
            "al. 2018).",
            axis="utility", worst=Reference("pmse_ratio", SHUFFLED), ideal=1.0, per_set="set_metrics:structure",
-           rows=PMSE_ROWS),
+           rows=PMSE_ROWS, question="How easily synthetic rows are told apart from real ones (lower is more useful)"),
     # -- attribute inference ------------------------------------------------------------------------
     _mab("mab", "Mean absolute attacker coefficient (MAB)", "Attack game MAB", "game", RAW, fallback="release_mab"),
     _mab("wcab", "Worst-case absolute attacker coefficient (WCAB)", "Attack game WCAB", "game", RAW,
@@ -236,7 +247,8 @@ METRICS: tuple[Metric, ...] = (
            "Whether the paper's membership attacker, trained on shadow models, can tell if a person was in the "
            "data: 1 means it learns nothing, 0 that the release reveals membership as the real data would; values "
            "above 1 are chance. 1 − (TP − FP) (Stadler et al. 2022).",
-           axis="privacy", worst=0.0, ideal=1.0),
+           axis="privacy", worst=0.0, ideal=1.0,
+           question="How little an attacker learns about who was in the data (higher is safer; 1 = nothing)"),
     Metric("mia_tp", "Membership attack true-positive rate", "MIA true positives", "share", "lower", (0.0, 1.0),
            "membership risk", "game",
            "The share of synthetic sets made with the target person (IN) that the membership attacker rightly "
@@ -253,19 +265,24 @@ METRICS: tuple[Metric, ...] = (
            "(privacy 1). The attacks: density ratio (DOMIAS-style), local likelihood ratio (Gen-LRA-style), "
            "distance difference.",
            axis="privacy", worst=Reference("mia_auc", REAL, 1.0), ideal=Reference("mia_auc", SHUFFLED, 0.5),
-           per_set="set_metrics:membership_attacks"),
+           per_set="set_metrics:membership_attacks",
+           question="How well an attacker tells who was in the data (lower is safer; 0.5 = a coin toss)"),
     Metric("mia_tpr_at_1pct_fpr", "Membership attack true-positive rate at 1 % false positives",
            "Membership TPR @ 1 % FPR", "share", "lower", (0.0, 1.0), "membership risk", "release",
            "The share of training rows the strongest membership attack flags while wrongly flagging only 1 % of "
            "hold-out rows: the risk to the most exposed people, which an AUC averages away (Carlini et al. "
            "2022).",
            axis="privacy", worst=Reference("mia_tpr_at_1pct_fpr", REAL, 1.0),
-           ideal=Reference("mia_tpr_at_1pct_fpr", SHUFFLED, 0.01), per_set="set_metrics:membership_attacks"),
+           ideal=Reference("mia_tpr_at_1pct_fpr", SHUFFLED, 0.01), per_set="set_metrics:membership_attacks",
+           question="How many people in the data an attacker spots while wrongly accusing 1 in 100 others (lower is "
+                    "safer)"),
     Metric("mia_tpr_at_10pct_fpr", "Membership attack true-positive rate at 10 % false positives",
            "Membership TPR @ 10 % FPR", "share", "lower", (0.0, 1.0), "membership risk", "release",
            "The share of training rows the strongest membership attack flags while wrongly flagging 10 % of "
            "hold-out rows.", axis="privacy", worst=Reference("mia_tpr_at_10pct_fpr", REAL, 1.0),
-           ideal=Reference("mia_tpr_at_10pct_fpr", SHUFFLED, 0.1), per_set="set_metrics:membership_attacks"),
+           ideal=Reference("mia_tpr_at_10pct_fpr", SHUFFLED, 0.1), per_set="set_metrics:membership_attacks",
+           question="How many people in the data an attacker spots while wrongly accusing 1 in 10 others (lower is "
+                    "safer)"),
     Metric("mia_attack_auc", "Membership attack AUC, per attack", "Membership AUC per attack", "ROC AUC", "lower",
            (0.0, 1.0), "membership risk", "release",
            "Each membership attack's AUC on its own (column: the attack), showing which attack is strongest on "
@@ -276,7 +293,9 @@ METRICS: tuple[Metric, ...] = (
            "The share of training rows among the records an attacker counting nearby synthetic rows ranks most "
            "likely members: 0.5 means training and hold-out rows look alike to it, 1 that it recovers the training "
            "rows (Monte-Carlo membership attack, COPULA-SHIRLEY).",
-           axis="privacy", worst=1.0, ideal=0.5, per_set="set_metrics:monte_carlo_membership"),
+           axis="privacy", worst=1.0, ideal=0.5, per_set="set_metrics:monte_carlo_membership",
+           question="How well a distance-based attacker picks out who was in the data (lower is safer; 0.5 = a coin "
+                    "toss)"),
     Metric("dcr_closer_to_train", "Share of synthetic rows closer to training than to hold-out rows",
            "Share closer to training rows", "share", "lower", (0.0, 1.0), "membership risk", "release",
            "The share of synthetic rows whose nearest real row is a training row rather than a hold-out row "

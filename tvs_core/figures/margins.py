@@ -14,6 +14,12 @@ from .style import REAL_COLOUR, SYNTHETIC_COLOUR, _empty
 MAX_CATEGORIES = 20  # more distinct values (IDs, free text) are lumped into "(other)"
 MAX_LABEL = 24  # longer category labels are shortened on the axis (the hover keeps them whole)
 NS_PER_DAY = 86_400e9
+# the top band in pixels, title then legend then the plots, so that neither covers the other (Streamlit's theme
+# moves a title that plotly places itself)
+TITLE_PAD, TITLE_SIZE = 14, 17  # the title's distance from the top and its font size
+LEGEND_TOP = 50  # the legend's first line, below the title's
+TOP = 90  # the plots start here: the legend's line (about 20 px) and some air above them
+BOTTOM = 70  # the last row's axis title
 
 
 def _is_numeric(column: pd.Series) -> bool:
@@ -48,7 +54,7 @@ def marginal_histograms(real: pd.DataFrame, synthetic: pd.DataFrame, columns: li
     small = per_row > 3
     n_cols = per_row if small else min(per_row, len(columns))  # small panels keep their size in a short last row
     n_rows = math.ceil(len(columns) / n_cols)
-    height = panel_height * n_rows + 80
+    height = panel_height * n_rows + TOP + BOTTOM
     fig = make_subplots(rows=n_rows, cols=n_cols, horizontal_spacing=0.04 if small else 0.1,
                         vertical_spacing=(40 if small else 90) / height if n_rows > 1 else 0.0)
     for i, name in enumerate(columns):
@@ -102,6 +108,9 @@ def marginal_histograms(real: pd.DataFrame, synthetic: pd.DataFrame, columns: li
     for i in range(len(columns), n_rows * n_cols):  # empty cells of the last row
         fig.update_xaxes(visible=False, row=i // n_cols + 1, col=i % n_cols + 1)
         fig.update_yaxes(visible=False, row=i // n_cols + 1, col=i % n_cols + 1)
-    fig.update_layout(title="Margins: real against synthetic data", barmode="group", height=height,
-                      legend={"orientation": "h", "y": 1.02 + 0.08 / n_rows, "x": 0})
+    fig.update_layout(title={"text": "Margins: real against synthetic data", "yref": "container", "y": 1,
+                             "yanchor": "top", "pad": {"t": TITLE_PAD}, "font": {"size": TITLE_SIZE}},
+                      barmode="group", height=height, margin={"t": TOP, "b": BOTTOM},
+                      legend={"orientation": "h", "yref": "container", "y": 1 - LEGEND_TOP / height,
+                              "yanchor": "top", "x": 0, "xanchor": "left"})
     return fig

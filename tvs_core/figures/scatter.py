@@ -3,24 +3,55 @@
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Collection
+from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
 from ..choice.axes import Axis
+from ..choice.selection import PrivacyPoints, Selection
 from ..evaluation.catalogue import CATALOGUE, Reference
+from ..evaluation.intervals import interval_words
 from ..evaluation.records import FIRST_LOOK, FIRST_LOOK_ROWS, HOLDER, REAL, REFERENCE_MODELS
-from ..evaluation.summary import Summary
-from .style import HIGHLIGHT_COLOUR, _empty, _floats, _fmt, _padded, baseline_style, level_colour, model_label
+from ..evaluation.summary import Interval, Summary
+from .style import HIGHLIGHT_COLOUR, _empty, _padded, baseline_style, level_colour, model_label, model_order
 
 SOURCE_WORDS = {"game": "attack game", "release": "release attack", "reference": "real data"}
 # an external set (SweepConfig.externals) is one published table: the attack games refit a generator, it has none
 NOT_PLAYED = "games not played (external file: no generator to refit)"
 
+# the layout in pixels, so that nothing overlaps whatever the number of models
+TOP = 70  # the title
+PLOT_HEIGHT = 400  # the plot area, at least
+LEGEND_ENTRY = 21  # one legend line (plotly's legend font, 12 px, with its gap)
+LEGEND_PAD = 40  # the legend's title and border
+NOTE_LINE = 16  # one line of the notes under the plot
+NOTE_CHARS = 130  # notes are wrapped at this many characters
+# from the plot's bottom edge down: tick labels, "more private", the x axis title (its question's lines, then the
+# technical name), then the notes
+MORE_PRIVATE = 24  # "more private", under the tick labels
+X_TITLE = 36  # the x title's distance from the tick labels (below "more private")
+X_TITLE_TOP, TITLE_LINE, SUBTITLE_LINE = 47, 18, 16  # where the x title starts; its lines' heights
+TITLE_CHARS = {"x": 90, "y": 50}  # an axis title's plain question is wrapped at this many characters (the y axis's
+# runs along the plot's height, at least PLOT_HEIGHT)
+NO_BREAK = "\u00a0"  # a space the notes are not wrapped at (inside a model's name)
+BEYOND = {("x", -1): "left of", ("x", 1): "right of", ("y", -1): "below", ("y", 1): "above"}  # where, off the axes
+
+
+@dataclass(frozen=True)
+class _Point:
+    model: str
+    level: int | None
+    x: Interval
+    y: Interval
+    column: str | None  # the sensitive column the privacy value is of (a per-column axis)
+    notes: tuple[str, ...]  # how the value was obtained (fallback, first look, …)
+
 
 def _fit_range(core: list[float], extra: list[float]) -> list[float] | None:
     """An axis range around the TVineSynth levels (``core``), widened for reference points that lie
-    close to them; a point further away than the levels' own span is left off-scale (shown by an arrow),
+    close to them; a point further away than the levels' own span is left off-scale (drawn at the edge),
     so one far baseline does not squeeze every level into a band."""
     core = [v for v in core if v is not None and not math.isnan(v)]
     if not core:
@@ -31,51 +62,67 @@ def _fit_range(core: list[float], extra: list[float]) -> list[float] | None:
     return _padded(core + near)
 
 
-def _off_scale(fig: go.Figure, others: list, x_range, y_range) -> list[str]:
-    """An arrow at the edge of the plot for each reference point outside the axes; their names."""
-    names = []
-    for model, _, x, y, _ in others:
-        inside_x = x_range is None or x_range[0] <= x[0] <= x_range[1]
-        inside_y = y_range is None or y_range[0] <= y[0] <= y_range[1]
-        if inside_x and inside_y:
-            continue
-        ex = min(max(x[0], x_range[0]), x_range[1]) if x_range else x[0]
-        ey = min(max(y[0], y_range[0]), y_range[1]) if y_range else y[0]
-        below, left = y_range is not None and y[0] < y_range[0], x_range is not None and x[0] < x_range[0]
-        fig.add_annotation(x=ex, y=ey, xref="x", yref="y", showarrow=True, arrowhead=2, arrowcolor="#777777",
-                           ax=0 if inside_x else (30 if left else -30), ay=0 if inside_y else (-30 if below else 30),
-                           text=f"{model_label(model)} ({x[0]:.3f}, {y[0]:.3f})", font={"size": 10, "color": "#555555"})
-        names.append(model_label(model))
-    return names
+def _side(value: float, span: list[float] | None) -> int:
+    """-1 below the range, 1 above it, 0 inside (or no range)."""
+    if span is None or span[0] <= value <= span[1]:
+        return 0
+    return -1 if value < span[0] else 1
 
 
-def _error(centre: list, low: list, high: list) -> dict:
-    """Asymmetric error bars from an interval; a missing bound draws no bar."""
-    centre, low, high = _floats(centre), _floats(low), _floats(high)
-    plus = [0.0 if c is None or h is None else max(h - c, 0.0) for c, h in zip(centre, high, strict=True)]
-    minus = [0.0 if c is None or lo is None else max(c - lo, 0.0) for c, lo in zip(centre, low, strict=True)]
+def _error(points: list[Interval]) -> dict:
+    """Asymmetric error bars from each point's interval; a missing bound draws no bar."""
+    plus = [0.0 if math.isnan(p.high) else max(p.high - p.median, 0.0) for p in points]
+    minus = [0.0 if math.isnan(p.low) else max(p.median - p.low, 0.0) for p in points]
     return {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus, "thickness": 1}
+
+
+def _number(metric: str, where: str, value: Interval) -> str:
+    """One hover line: a metric's value and its interval named for what it is (a spread of a few values is not a
+    95 % interval)."""
+    return (f"{metric}{where}: {value.median:.3f} — "
+            f"{interval_words(value.low, value.high, value.n if value.n else None, digits=3)}")
+
+
+def _wrapped(notes: list[str]) -> list[str]:
+    """The notes as lines short enough for the plot's width (one annotation per line, so each line's place is
+    known and none covers another)."""
+    return [line.replace(NO_BREAK, " ") for note in notes
+            for line in textwrap.wrap(note, NOTE_CHARS, subsequent_indent="   ")]
+
+
+def _unbroken(name: str) -> str:
+    """A model's name that ``_wrapped`` does not split."""
+    return name.replace(" ", NO_BREAK)
+
+
+def _title(plain: str, technical: str, axis: str) -> str:
+    """An axis title: the plain question, and under it, smaller, the technical name statisticians check."""
+    return ("<br>".join(textwrap.wrap(plain, TITLE_CHARS[axis]))
+            + f"<br><span style='font-size:11px;color:#666666'>{technical}</span>")
 
 
 def privacy_utility_scatter(summary: Summary, privacy: str | Axis, sensitive: list[str],
                             selected_level: int | None, levels: list[int], utility: Axis | None = None,
-                            externals: Collection[str] = ()) -> go.Figure:
+                            externals: Collection[str] = (), selection: Selection | None = None) -> go.Figure:
     """Each TVineSynth level and each baseline as a point (privacy, utility) with intervals: the
     trade-off the user picks a level from. Clicks map back to a level through ``customdata``
     (the level, or None for baselines). A metric a model lacks is read from its catalogue fallback
     (the game MAB from the release attack; the hover says which); ``levels`` fixes the level colours;
     ``utility`` is the y axis (default: TSTR). ``externals`` names the sets made elsewhere (a job's
-    ``config.externals``): on a game axis they are marked as not having played, never silently dropped."""
+    ``config.externals``): on a game axis they are marked as not having played, never silently dropped.
+    ``selection`` (the level choice at hand, on the same privacy axis): on a worst-column axis each level
+    shows the column that decides its P, as the card does; without one the columns are scaled by the same
+    anchors (``choice.selection.PrivacyPoints``), so the figure never names another column than the card."""
     axis = privacy if isinstance(privacy, Axis) else Axis.parse(privacy, sensitive=sensitive)
-    x_title = axis.title
     utility = utility or Axis.utility(summary.metrics())
-    y_title = utility.metric.label
+    x_title, y_title = _title(axis.question, axis.title, "x"), _title(utility.question, utility.metric.label, "y")
     if summary.empty:
         return _empty("Privacy against utility", "No results yet.", x_title, y_title)
-    points = []  # (model, level, (x, lo, hi), (y, lo, hi), note)
+    points: list[_Point] = []
     sources, absent, not_played, first_looks = {}, [], [], set()
     game_axis = axis.metric.source == "game"
-    for model in sorted(summary.models()):
+    privacy_of = PrivacyPoints(summary, axis, sensitive, selection)
+    for model in sorted(summary.models(), key=model_order):
         if model in REFERENCE_MODELS:
             continue
         rows = summary.model(model)
@@ -85,21 +132,21 @@ def privacy_utility_scatter(summary: Summary, privacy: str | Axis, sensitive: li
         for level, at in groups:
             if len(at) == 0:
                 continue
-            x, column = axis.value(at, sensitive, source)
-            y = utility.point(at, None)
-            parts = [f"worst column: {column}"] if axis.worst and column else []
+            x, column = privacy_of.of(rows, level)
+            y = utility.interval(at, None)
+            notes = []
             if len(at.role(FIRST_LOOK)) == len(at):
                 first_looks.add(level)
-                parts.insert(0, f"first look: fitted on {FIRST_LOOK_ROWS} rows, one set; replaced when the level "
-                                "reports")
+                notes.append(f"first look: fitted on {FIRST_LOOK_ROWS} rows, one set; replaced when the level "
+                             "reports")
             if axis.metric.fallback is not None:
-                parts.append(f"from the {SOURCE_WORDS[source.source]}")
+                notes.append(f"from the {SOURCE_WORDS[source.source]}")
                 if model in externals and source != axis.metric:
-                    parts.append(NOT_PLAYED)
+                    notes.append(NOT_PLAYED)
             elif axis.metric.source == "game":
-                parts.append("median over targets")
-            if not (math.isnan(x[0]) or math.isnan(y[0])):
-                points.append((model, level, x, y, ", ".join(parts)))
+                notes.append("median over targets")
+            if x is not None and y is not None and not (math.isnan(x.median) or math.isnan(y.median)):
+                points.append(_Point(model, level, x, y, column, tuple(notes)))
         if len(points) > before:
             sources[model] = source
         elif model in externals and game_axis and rows.metric(source.name).empty:
@@ -107,67 +154,91 @@ def privacy_utility_scatter(summary: Summary, privacy: str | Axis, sensitive: li
         else:
             absent.append(model_label(model))
     if not points:
-        return _empty("Privacy against utility", f"No model has both the privacy metric and a {y_title} yet.",
-                      x_title, y_title)
+        return _empty("Privacy against utility", f"No model has both the privacy metric and a "
+                      f"{utility.metric.label} yet.", x_title, y_title)
 
-    def hover(name, x, y, note):
-        extra = f" ({note})" if note else ""
-        return (f"{name}<br>{x_title}: {x[0]:.3f} [{_fmt(x[1])}, {_fmt(x[2])}]{extra}"
-                f"<br>{y_title}: {y[0]:.3f} [{_fmt(y[1])}, {_fmt(y[2])}]")
-
-    fig = go.Figure()
-    ours = sorted((p for p in points if p[0] == HOLDER), key=lambda p: p[1])
-    if ours:
-        xs, ys = [p[2] for p in ours], [p[3] for p in ours]
-        x_mid, y_mid = [v[0] for v in xs], [v[0] for v in ys]
-        fig.add_trace(go.Scatter(
-            x=x_mid, y=y_mid, mode="lines+markers+text", name="TVineSynth (by level)",
-            text=[str(p[1]) for p in ours],
-            textposition=["top center" if i % 2 == 0 else "bottom center" for i in range(len(ours))],
-            customdata=[int(p[1]) for p in ours], line={"color": "#cccccc", "width": 1, "dash": "dot"},
-            marker={"size": 12, "color": [level_colour(p[1], levels) for p in ours],
-                    "symbol": ["circle-open" if p[1] in first_looks else "circle" for p in ours],
-                    "line": {"color": "white", "width": 1}},
-            error_x={**_error(x_mid, [v[1] for v in xs], [v[2] for v in xs]), "color": "#999999"},
-            error_y={**_error(y_mid, [v[1] for v in ys], [v[2] for v in ys]), "color": "#999999"},
-            hovertext=[hover(f"TVineSynth, level {p[1]}", p[2], p[3], p[4]) for p in ours],
-            hovertemplate="%{hovertext}<extra></extra>"))
-    for model, _, x, y, note in (p for p in points if p[0] != HOLDER):
-        symbol, colour = baseline_style(model)
-        fig.add_trace(go.Scatter(
-            x=[x[0]], y=[y[0]], mode="markers", name=model_label(model), customdata=[None],
-            marker={"symbol": symbol, "color": colour, "size": 12, "line": {"color": colour, "width": 2}},
-            error_x={**_error([x[0]], [x[1]], [x[2]]), "color": colour},
-            error_y={**_error([y[0]], [y[1]], [y[2]]), "color": colour},
-            hovertext=[hover(model_label(model), x, y, note)], hovertemplate="%{hovertext}<extra></extra>"))
+    ours = sorted((p for p in points if p.model == HOLDER), key=lambda p: p.level)
+    others = [p for p in points if p.model != HOLDER]
     ideal = utility.metric.ideal
     trtr = summary.model(REAL).metric(ideal.metric).interval() if isinstance(ideal, Reference) else None
-    y_core = [v for p in ours for v in p[3]]
+    y_core = [v for p in ours for v in (p.y.median, p.y.low, p.y.high)] + ([trtr.median] if trtr else [])
+    x_range = _fit_range([v for p in ours for v in (p.x.median, p.x.low, p.x.high)], [p.x.median for p in others])
+    y_range = _fit_range(y_core, [p.y.median for p in others])
+
+    def hover(name: str, p: _Point, outside: str = "") -> str:
+        where = ""
+        if p.column and axis.worst:
+            where = f" of {p.column} (the least protected sensitive column)"
+        elif p.column:
+            where = f" of {p.column}"
+        lines = [f"<b>{name}</b>", _number(sources[p.model].short, where, p.x),
+                 _number(utility.metric.short, "", p.y)]
+        if p.notes:
+            lines.append(f"<i>{'; '.join(p.notes)}</i>")
+        if outside:
+            lines.append(f"<i>outside the axes ({outside} them): drawn at their edge</i>")
+        return "<br>".join(lines)
+
+    fig = go.Figure()
+    if ours:
+        x_mid, y_mid = [p.x.median for p in ours], [p.y.median for p in ours]
+        fig.add_trace(go.Scatter(
+            x=x_mid, y=y_mid, mode="lines+markers+text", name="TVineSynth (by level)",
+            text=[str(p.level) for p in ours],
+            textposition=["top center" if i % 2 == 0 else "bottom center" for i in range(len(ours))],
+            customdata=[int(p.level) for p in ours], line={"color": "#cccccc", "width": 1, "dash": "dot"},
+            marker={"size": 12, "color": [level_colour(p.level, levels) for p in ours],
+                    "symbol": ["circle-open" if p.level in first_looks else "circle" for p in ours],
+                    "line": {"color": "white", "width": 1}},
+            error_x={**_error([p.x for p in ours]), "color": "#999999"},
+            error_y={**_error([p.y for p in ours]), "color": "#999999"},
+            hovertext=[hover(f"TVineSynth, level {p.level}", p) for p in ours],
+            hovertemplate="%{hovertext}<extra></extra>"))
+    off_scale = []
+    for p in others:
+        symbol, colour = baseline_style(p.model)
+        side = (_side(p.x.median, x_range), _side(p.y.median, y_range))
+        shown_x = p.x.median if not side[0] else x_range[0 if side[0] < 0 else 1]
+        shown_y = p.y.median if not side[1] else y_range[0 if side[1] < 0 else 1]
+        outside = " and ".join(BEYOND[(name, s)] for name, s in zip("xy", side, strict=True) if s)
+        marker = {"symbol": symbol, "color": colour, "size": 12, "line": {"color": colour, "width": 2}}
+        if outside:  # at the edge, where its interval would mislead: no error bars, and it may overlap the frame
+            off_scale.append(model_label(p.model))
+            fig.add_trace(go.Scatter(x=[shown_x], y=[shown_y], mode="markers", name=model_label(p.model),
+                                     customdata=[None], marker=marker, cliponaxis=False,
+                                     hovertext=[hover(model_label(p.model), p, outside)],
+                                     hovertemplate="%{hovertext}<extra></extra>"))
+            # an arrow (no text, so nothing to collide) from inside the plot to the point, pointing the way it lies
+            fig.add_annotation(x=shown_x, y=shown_y, xref="x", yref="y", text="", showarrow=True, arrowhead=2,
+                               arrowsize=1, arrowwidth=1.5, arrowcolor=colour, standoff=7,
+                               ax=-26 * side[0], ay=26 * side[1])
+            continue
+        fig.add_trace(go.Scatter(
+            x=[p.x.median], y=[p.y.median], mode="markers", name=model_label(p.model), customdata=[None],
+            marker=marker, error_x={**_error([p.x]), "color": colour},
+            error_y={**_error([p.y]), "color": colour},
+            hovertext=[hover(model_label(p.model), p)], hovertemplate="%{hovertext}<extra></extra>"))
     if trtr is not None:  # in the legend, not on the plot, where its label would sit on the level labels
         value = trtr.median
         fig.add_hline(y=value, line_dash="dash", line_color="#555555")
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"TRTR (trained on real data): {value:.3f}",
                                  line={"color": "#555555", "dash": "dash"}, customdata=[None], hoverinfo="skip"))
-        y_core.append(value)
-    chosen = [p for p in ours if p[1] == selected_level] if selected_level is not None else []
+    chosen = [p for p in ours if p.level == selected_level] if selected_level is not None else []
     if chosen:
-        _, level, x, y, _ = chosen[0]
+        p = chosen[0]
         fig.add_trace(go.Scatter(
-            x=[x[0]], y=[y[0]], mode="markers", name=f"Selected: level {level}", customdata=[int(level)],
+            x=[p.x.median], y=[p.y.median], mode="markers", name=f"Selected: level {p.level}",
+            customdata=[int(p.level)],
             marker={"symbol": "circle-open", "size": 26, "color": HIGHLIGHT_COLOUR, "line": {"width": 3}},
             hoverinfo="skip"))  # clicks fall through to the level's own point
-    others = [p for p in points if p[0] != HOLDER]
-    x_range = _fit_range([v for p in ours for v in p[2]], [p[2][0] for p in others])
-    y_range = _fit_range(y_core, [p[3][0] for p in others])
     fig.update_xaxes(range=x_range)
     fig.update_yaxes(range=y_range)
-    off_scale = _off_scale(fig, others, x_range, y_range)
     if axis.metric.lower_is_better and all(isinstance(a, float) for a in (axis.metric.worst, axis.metric.ideal)):
         # a fixed "learns nothing" value inside the range, e.g. MC-MIA's 0.5
         fig.add_vline(x=axis.metric.ideal, line_dash="dot", line_color="#999999")
     lower_is_private = axis.metric.lower_is_better
     fig.add_annotation(text="← more private" if lower_is_private else "more private →", xref="paper",
-                       yref="paper", x=0 if lower_is_private else 1, y=0, yanchor="top", yshift=-24,
+                       yref="paper", x=0 if lower_is_private else 1, y=0, yanchor="top", yshift=-MORE_PRIVATE,
                        xanchor="left" if lower_is_private else "right", showarrow=False,
                        font={"color": "#2a7f62"})
     notes = []
@@ -176,19 +247,33 @@ def privacy_utility_scatter(summary: Summary, privacy: str | Axis, sensitive: li
         notes.append(f"{axis.metric.short} from the {SOURCE_WORDS[axis.metric.source]} for "
                      + ", ".join(model_label(m) for m, src in sources.items() if src == axis.metric)
                      + f"; from the {SOURCE_WORDS[fallback.source]} for the others (no game was run for them)")
+    if axis.worst and len(sensitive) > 1:
+        notes.append("Each point shows its least protected sensitive column: the one with the lowest privacy score "
+                     "once every column is scaled between its own anchors (the column the recommendation names; "
+                     "the hover says which)")
     if not_played:
-        notes.append(f"Not shown, {NOT_PLAYED}: {', '.join(not_played)}")
+        notes.append(f"Not shown, {NOT_PLAYED}: {', '.join(map(_unbroken, not_played))}")
     if absent:
-        notes.append(f"Not shown (metric missing): {', '.join(absent)}")
+        notes.append(f"Not shown (metric missing): {', '.join(map(_unbroken, absent))}")
     if off_scale:
-        notes.append(f"Outside the axes, at the arrows: {', '.join(off_scale)} (the axes fit the TVineSynth levels)")
+        notes.append(f"Outside the axes, drawn at the edge with an arrow (the axes fit the TVineSynth levels; the "
+                     f"hover gives their values): {', '.join(map(_unbroken, off_scale))}")
     ideal = axis.metric.ideal
-    if not axis.metric.lower_is_better and isinstance(ideal, float) and any(p[2][0] > ideal for p in points):
+    if not axis.metric.lower_is_better and isinstance(ideal, float) and any(p.x.median > ideal for p in points):
         notes.append(f"{axis.metric.short} above {ideal:g}: the attacker did worse than chance; read it as {ideal:g}")
-    for i, note in enumerate(notes):
-        fig.add_annotation(text=note, xref="paper", yref="paper", x=0, y=0, yanchor="top", yshift=-72 - 16 * i,
-                           xanchor="left", showarrow=False, font={"size": 11, "color": "#777777"})
-    fig.update_layout(title="Privacy against utility per truncation level", yaxis_title=y_title,
-                      xaxis={"title": {"text": x_title, "standoff": 28}}, legend_title_text="Model",
-                      hovermode="closest", clickmode="event+select", margin={"b": 100 + 16 * len(notes)})
+    lines = _wrapped(notes)
+    notes_top = X_TITLE_TOP + TITLE_LINE * x_title.count("<br>") + SUBTITLE_LINE + 12
+    for i, line in enumerate(lines):
+        fig.add_annotation(text=line, xref="paper", yref="paper", x=0, y=0, yanchor="top",
+                           yshift=-notes_top - NOTE_LINE * i, xanchor="left", showarrow=False,
+                           font={"size": 11, "color": "#777777"})
+    entries = sum(trace.showlegend is not False for trace in fig.data)
+    bottom = notes_top + NOTE_LINE * len(lines) + 12
+    plot = max(PLOT_HEIGHT, LEGEND_ENTRY * entries + LEGEND_PAD)  # the legend's every entry fits beside the plot
+    fig.update_layout(title="Privacy against utility per truncation level", height=TOP + plot + bottom,
+                      xaxis={"title": {"text": x_title, "standoff": X_TITLE}}, yaxis_title=y_title,
+                      legend={"title": {"text": "Model"}, "orientation": "v", "x": 1.02, "xanchor": "left",
+                              "y": 1, "yanchor": "top", "itemsizing": "constant"},
+                      hoverlabel={"align": "left"}, hovermode="closest", clickmode="event+select",
+                      margin={"t": TOP, "b": bottom})
     return fig

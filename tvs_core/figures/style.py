@@ -2,13 +2,15 @@
 
 Every array handed to plotly is a plain Python list: plotly would otherwise encode numpy arrays as
 base64 blobs, and click events must carry plain values (a level, or None). Colours are fixed per
-truncation level (``level_colour``) and per baseline (``BASELINE_STYLE``), so a level or a baseline
-looks the same on every page. Metric names come from the catalogue.
+truncation level (``level_colour``) and per baseline (``baseline_style``: ``BASELINE_STYLE``, and for a generator
+that carries its ε a shade of its family's colour by ε), so a level or a baseline looks the same on every page. Metric
+names come from the catalogue.
 """
 
 from __future__ import annotations
 
 import math
+from contextlib import suppress
 
 import pandas as pd
 import plotly.colors as pcolors
@@ -30,22 +32,26 @@ ATTRIBUTE_COLOURS = pcolors.qualitative.Dark2
 TARGET_KIND_COLOURS = {"outlier": "#d95f02", "random": "#7570b3"}
 LEVEL_AXIS = "Truncation level t"
 
-# name -> (marker symbol, colour): one grey-ish family, so baselines recede behind the coloured levels.
+# name -> (marker symbol, colour) of the baselines without an ε: greys and a muted blue, which recede behind the
+# coloured levels (Viridis)
 BASELINE_STYLE: dict[str, tuple[str, str]] = {
     "rvine": ("diamond", "#4d4d4d"),
     "rvine_star1": ("diamond-open", "#4d4d4d"),
     "gaussian_copula": ("square", "#7f7f7f"),
     "independent": ("x", "#a6a6a6"),
-    "dp_vine": ("triangle-up", "#8c7b6b"),  # any epsilon not listed below
-    "dp_vine:0.1": ("triangle-up", "#c2b5a5"),
-    "dp_vine:1": ("triangle-up", "#8c7b6b"),
-    "dp_vine:10": ("triangle-up", "#574a3e"),
     "ctgan": ("star", "#6b6b8c"),
     "tvae": ("star-open", "#6b6b8c"),
-    "privbayes": ("hexagon", "#8c6b7b"),
-    "mst": ("pentagon", "#7b6b8c"),
-    "privpgd": ("pentagon-open", "#7b6b8c"),
 }
+# a generator that carries its ε (``EPSILON_GENERATORS``): its symbol, and a colour scale outside Viridis' hues on which
+# each ε gets its own shade (darker = larger ε = weaker privacy), so PrivBayes at ε 0.1, 1 and 5 are three points
+EPSILON_FAMILIES: dict[str, tuple[str, str]] = {
+    "dp_vine": ("triangle-up", "Oranges"),
+    "privbayes": ("hexagon", "Reds"),
+    "privpgd": ("pentagon", "PuRd"),
+    "mst": ("pentagon-open", "YlOrBr"),
+}
+EPSILON_SHADES = (0.1, 10.0)  # ε from the lightest to the darkest shade, on a log scale (beyond: the ends)
+SHADE_RANGE = (0.4, 0.95)  # the part of each scale used: its first 40 % is too pale on the plot's background
 _FALLBACK_STYLE = ("circle-open", "#999999")
 
 MODEL_LABELS = {
@@ -82,10 +88,29 @@ def model_label(name: str) -> str:
 
 
 def baseline_style(name: str) -> tuple[str, str]:
-    """(marker symbol, colour) of a baseline; unknown epsilons fall back to the dp_vine family."""
-    if name in BASELINE_STYLE:
-        return BASELINE_STYLE[name]
-    return BASELINE_STYLE.get(name.split(":", 1)[0], _FALLBACK_STYLE)
+    """(marker symbol, colour) of a baseline. A generator with an ε takes its family's symbol and the shade of
+    its ε (fixed by ε alone, so it is the same on every page whichever other ε a sweep ran; no ε: the
+    family's middle shade); an unknown name a grey open circle."""
+    generator, _, parameter = name.partition(":")
+    if generator in EPSILON_FAMILIES:
+        symbol, scale = EPSILON_FAMILIES[generator]
+        position = 0.5
+        with suppress(ValueError):
+            epsilon = float(parameter)
+            low, high = (math.log10(v) for v in EPSILON_SHADES)
+            position = min(max((math.log10(epsilon) - low) / (high - low), 0.0), 1.0) if epsilon > 0 else 0.0
+        start, stop = SHADE_RANGE
+        return symbol, pcolors.sample_colorscale(scale, [start + (stop - start) * position])[0]
+    return BASELINE_STYLE.get(generator, _FALLBACK_STYLE)
+
+
+def model_order(name: str) -> tuple:
+    """Sort key of a model label: by generator, then by ε as a number (ε 2 before ε 10), then the rest."""
+    generator, _, parameter = name.partition(":")
+    try:
+        return generator, 0, float(parameter), ""
+    except ValueError:
+        return generator, 1, 0.0, parameter
 
 
 def level_colour(level: int, levels: list[int]) -> str:

@@ -53,7 +53,8 @@ class ReportContext:
         records = view.records()
         table, _ = job_tables(view.store, view.job)
         _, test = view.tables()
-        card = explain_level(release.selection, summary, int(release.level), view.config.sensitive, preview)
+        card = explain_level(release.selection, summary, int(release.level), view.config.sensitive, preview,
+                             response=view.config.response)
         return cls(release, reason, exported, view, summary, release.selection, release.settings or ChoiceSettings(),
                    card, records, audits_from_records(records), claimed_epsilons(view.config),
                    releases(view.store, release.table_fingerprint), table, test, preview,

@@ -62,7 +62,8 @@ def choice(c: ReportContext) -> str:
     scatters = []
     for i, (axis, _) in enumerate(axes):  # the first with its legend, the others beside each other without
         fig = figures.privacy_utility_scatter(c.summary, c.settings.privacy, c.sensitive, c.level, c.levels,
-                                              utility=axis, externals=list(c.config.externals or {}))
+                                              utility=axis, externals=list(c.config.externals or {}),
+                                              selection=c.selection)
         if i == 0:
             scatters.append(figure(fig, 380, margin={"t": 30, "b": 115, "l": 60, "r": 10},
                                  legend={"font": {"size": 9}, "tracegroupgap": 0, "title": {"text": ""}}))
