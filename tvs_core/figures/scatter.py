@@ -157,8 +157,8 @@ def privacy_utility_scatter(summary: Summary, privacy: str | Axis, sensitive: li
         return _empty("Privacy against utility", f"No model has both the privacy metric and a "
                       f"{utility.metric.label} yet.", x_title, y_title)
 
-    ours = sorted((p for p in points if p.model == HOLDER), key=lambda p: p.level)
-    others = [p for p in points if p.model != HOLDER]
+    ours = sorted((p for p in points if p.level is not None), key=lambda p: p.level)  # only levels have one
+    others = [p for p in points if p.level is None]
     ideal = utility.metric.ideal
     trtr = summary.model(REAL).metric(ideal.metric).interval() if isinstance(ideal, Reference) else None
     y_core = [v for p in ours for v in (p.y.median, p.y.low, p.y.high)] + ([trtr.median] if trtr else [])
