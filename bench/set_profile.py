@@ -43,8 +43,8 @@ from tvs_core.evaluation.set_metrics import SyntheticSet, bounded  # noqa: E402
 from tvs_core.evaluation.utility import CLASSIFIERS, score_classifier, split_xy  # noqa: E402
 from tvs_core.jobs import SweepConfig  # noqa: E402
 from tvs_core.jobs.context import context_for_job  # noqa: E402
-from tvs_core.jobs.handlers import run_task  # noqa: E402
 from tvs_core.jobs.plan import plan  # noqa: E402
+from tvs_core.jobs.tasks import run_task  # noqa: E402
 
 
 def clock(function, *args, **kwargs):
@@ -83,9 +83,9 @@ def per_task(context) -> list[tuple[str, str, float]]:
         if task.stage == 0 or task.kind in seen or task.stage > 1:
             continue
         seen.add(task.kind)
-        (_, payload), seconds = clock(run_task, task, context, {})
-        payloads[task.key] = payload
-        out.append((task.kind, task.key, seconds))
+        (_, payload), seconds = clock(run_task, task, context, [])
+        payloads[task.name] = payload
+        out.append((task.kind.value, task.name, seconds))
     return out
 
 

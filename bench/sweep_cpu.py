@@ -21,6 +21,11 @@ from tvs_core.jobs.context import context_for_job
 from tvs_core.jobs.plan import plan
 from tvs_core.jobs.progress import seconds_left
 
+try:
+    from tvs_core.jobs import tasks as tasks_module
+except ImportError:  # a version before the task kinds were typed
+    tasks_module = None
+
 print(tvs_core.__file__, flush=True)
 config = SweepConfig(response=RESPONSE, sensitive=list(SENSITIVE), preset="quick")
 c0 = time.process_time()
@@ -30,7 +35,12 @@ tasks = plan(ctx)
 payload, cpu = {}, {}
 for stage in sorted({t.stage for t in tasks if t.stage > 0}):
     todo = [t for t in tasks if t.stage == stage]
-    if hasattr(handlers, "task_inputs"):  # this version: each task gets its own inputs
+    if tasks_module is not None:  # this version: task kinds typed, each task reads its own payloads
+        payloads = tasks_module.stage_payloads(tasks, todo, payload.get)
+
+        def pick(task, payloads=payloads):
+            return tasks_module.task_payloads(task, payloads)
+    elif hasattr(handlers, "task_inputs"):  # each task gets its own inputs
         inputs = handlers.stage_inputs(tasks, todo, payload.get)
 
         def pick(task, inputs=inputs):
@@ -42,14 +52,16 @@ for stage in sorted({t.stage for t in tasks if t.stage > 0}):
             return inputs
     for t in todo:
         c = time.process_time()
-        _, payload[t.key] = handlers.run_task(t, ctx, pick(t))
-        cpu.setdefault(t.kind, []).append(time.process_time() - c)
-        print(t.key, round(cpu[t.kind][-1], 2), flush=True)
+        name, kind = str(t.key), str(getattr(t.kind, "value", t.kind))
+        _, payload[name] = (tasks_module or handlers).run_task(t, ctx, pick(t))
+        cpu.setdefault(kind, []).append(time.process_time() - c)
+        print(name, round(cpu[kind][-1], 2), flush=True)
 cpu["holder"] = [holder_cpu]
-entries = [[t.key, t.kind, t.stage] for t in tasks]
+entries = tasks if tasks_module is not None else [[t.key, t.kind, t.stage] for t in tasks]
 costs = {k: sum(v) / len(v) for k, v in cpu.items()}
 model = seconds_left(entries, set(), costs, 2)
-levels_entries = [e for e in entries if e[1] in ("holder", "reference", "release")]
+levels_entries = [e for e in entries if (e.kind if tasks_module is not None else e[1])
+                  in ("holder", "reference", "release")]
 out = {"cpu": cpu, "model_2_workers": model, "total_cpu": sum(map(sum, cpu.values())),
        "levels_model": seconds_left(levels_entries, set(), costs, 2)}
 json.dump(out, open(sys.argv[1], "w"), indent=1)

@@ -200,7 +200,7 @@ why_not = ("The sweep above is running: wait for it to finish, or cancel it firs
            f"The table cannot be modelled yet: {blocking[0]} (the Data page lists every problem by column)."
            if blocking else None)
 if why_not is None and not same_as_shown:  # what Start would run: its estimate (the shown sweep has its own line)
-    planned = [[t.key, t.kind, t.stage] for t in planned_tasks(config, levels)]
+    planned = planned_tasks(config, levels)
     seconds, source = estimate(common.store(), planned, n_train, n_columns, workers=2, config=config)
     st.caption(f"Start runs {task_total(planned, n_train)} tasks; estimated duration about {duration_text(seconds)} "
                f"on this machine (from {source}; refined from the sweep's own tasks once it runs).")

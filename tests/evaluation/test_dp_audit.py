@@ -140,8 +140,8 @@ def test_the_audit_is_a_task_kind_of_the_sweep():
     from tvs_core.choice.summary import summary_json
     from tvs_core.evaluation.records import to_frame
     from tvs_core.jobs.context import context_for_model
-    from tvs_core.jobs.handlers import run_task
     from tvs_core.jobs.plan import plan
+    from tvs_core.jobs.tasks import run_task
 
     table = load_demo("clinical")[SWEEP_COLUMNS].head(300)
     train, test = holdout_split(table, SWEEP_RESPONSE, 0.2, 0)
@@ -150,7 +150,7 @@ def test_the_audit_is_a_task_kind_of_the_sweep():
     context = context_for_model(model, train, test, levels=[1], games=("release",), dp_audit_trials=TRIALS,
                                 baselines=[planted, GeneratorSpec("independent", {}, "independent")])
     tasks = [t for t in plan(context) if t.kind == "dp_audit"]
-    assert [t.key for t in tasks] == [f"dp_audit:no-noise:{i}" for i in range(TRIALS)]
+    assert [t.name for t in tasks] == [f"dp_audit:no-noise:{i}" for i in range(TRIALS)]
     records = [r for t in tasks for r in run_task(t, context)[0]]
     audits = summary_json(to_frame(records), ["total_cost_eur"])["dp_audit"]
     assert list(audits) == ["no-noise"] and audits["no-noise"]["flagged"]

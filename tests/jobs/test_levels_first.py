@@ -27,7 +27,7 @@ def test_the_plan_puts_every_level_before_the_games_and_baselines():
     assert {t.kind for t in first} == {"reference", "release"}
     assert {t.params[0] for t in first if t.kind == "release"} == {1, 5, 10}
     # what no scatter axis shows comes after, one task per level and one for the reference
-    assert sorted(t.key for t in tasks if t.kind.endswith("_details")) == [
+    assert sorted(t.name for t in tasks if t.kind.endswith("_details")) == [
         "reference_details", "release_details:1", "release_details:10", "release_details:5"]
     assert all(t.stage > LEVELS for t in tasks if t.kind in LATER_KINDS)
 

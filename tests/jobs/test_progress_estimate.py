@@ -21,7 +21,7 @@ FACTOR = 1.5
 
 def _plan(case: dict) -> list:
     config = SweepConfig(response=case["response"], sensitive=case["sensitive"], preset="quick")
-    return [[t.key, t.kind, t.stage] for t in planned_tasks(config, case["levels"])]
+    return planned_tasks(config, case["levels"])
 
 
 @pytest.mark.parametrize("name", sorted(RECORDED))
@@ -29,7 +29,7 @@ def test_the_schedule_fed_the_recorded_task_times_gives_the_recorded_duration(na
     case = RECORDED[name]
     costs = {kind: sum(v) / len(v) for kind, v in case["seconds"].items()}
     plan = _plan(case)
-    assert {kind for _, kind, _ in plan} <= set(costs)  # every planned kind was recorded
+    assert {task.kind for task in plan} <= set(costs)  # every planned kind was recorded
     predicted = STARTUP_SECONDS + sum(case["seconds"].get("first_look", [])) + seconds_left(plan, set(), costs, 2)
     assert case["total"] / FACTOR <= predicted <= case["total"] * FACTOR, (predicted, case["total"])
 
@@ -72,15 +72,15 @@ def test_a_recorded_sweep_replayed_shows_a_falling_time_left_within_1_5x_of_the_
     """Replay a recorded sweep on two workers (each task its kind's recorded seconds, stages one after the other)
     and read the time left as the page would at every finished task: it never rises, and stays within 1.5x of the
     time that really remained (once more than a minute remains)."""
-    from tvs_core.jobs.progress import _stage, steady_countdown
+    from tvs_core.jobs.progress import steady_countdown
 
     case = RECORDED[name]
     costs = {kind: sum(v) / len(v) for kind, v in case["seconds"].items()}
     plan = _plan(case)
     clock, events = 0.0, []  # (finish time, key)
-    for stage in sorted({_stage(e) for e in plan}):
+    for stage in sorted({task.stage for task in plan}):
         workers = [clock, clock]
-        for key, kind, _ in [e for e in plan if _stage(e) == stage]:
+        for key, kind in [(task.name, task.kind) for task in plan if task.stage == stage]:
             start = min(workers)
             workers[workers.index(start)] = start + costs[kind]
             events.append((start + costs[kind], key))

@@ -17,6 +17,7 @@ from tvs_core.evaluation.set_metrics import SyntheticSet, bounded
 from tvs_core.jobs import JobView, SweepConfig, memory, submit
 from tvs_core.jobs import first_look as first_look_module
 from tvs_core.jobs.context import context_for_model, fit_holder, split_tables
+from tvs_core.jobs.tasks import plan_from_json
 from tvs_core.jobs.worker import run_job
 from tvs_core.model import vine as vine_module
 from tvs_core.storage.store import Store
@@ -163,7 +164,7 @@ def test_a_table_whose_holder_fits_as_fast_shows_only_its_lowest_level_first(cli
     assert [(level, count) for level, _, count in looks] == [(1, 1)]
     # the estimate counts one first-look level's prior (the other tasks cost nothing here)
     monkeypatch.setattr(progress, "kind_costs", lambda store, job: ({"first_look": 1.0, "release": 0.0}, "test"))
-    plan = [[f"release:{level}:0-10", "release", 1] for level in (1, 5, 10)]
+    plan = plan_from_json([[f"release:{level}:0-10", "release", 1] for level in (1, 5, 10)])  # a stored plan
     for rows, looked in ((360, 1), (1000, 3)):
         assert progress.estimate(None, plan, rows, 5, 2)[0] == pytest.approx(progress.STARTUP_SECONDS + looked)
 

@@ -12,6 +12,7 @@ from tvs_core.choice.summary import summary_json
 from tvs_core.jobs import JobView, SweepConfig, submit
 from tvs_core.jobs.process import cancel_job, resume_orphans, start_worker, worker_alive
 from tvs_core.jobs.progress import progress
+from tvs_core.jobs.tasks import plan_from_json
 from tvs_core.jobs.worker import run_job
 from tvs_core.storage.store import Store
 
@@ -66,7 +67,7 @@ def test_identical_request_is_answered_from_the_store(table, reference):
 def test_every_task_is_stored_once_with_progress_and_plan(reference):
     records, store, job_id = reference
     job = store.job(job_id)
-    tasks = [key for key, *_ in job["plan"]]
+    tasks = [task.name for task in plan_from_json(job["plan"])]
     assert sorted(r["task"] for r in store.results(job_id)) == sorted(tasks)
     assert job["done"] == job["total"] == len(tasks)
     assert progress(store, job_id)["eta_seconds"] == pytest.approx(0.0)
@@ -218,7 +219,7 @@ def test_baselines_can_play_the_membership_game(table, reference, tmp_path):
     changes = dict(games=["release", "mia"], baseline_games=["mia"])
     job_id = submit(store, table, config(**changes))
     assert run_job(store, job_id, n_jobs=2) == "done", store.job(job_id)["error"]
-    keys = {key for key, *_ in store.job(job_id)["plan"]}
+    keys = {task.name for task in plan_from_json(store.job(job_id)["plan"])}
     assert {"mia_attackers:0", "mia_attackers:independent:1", "mia_shadow:independent:0",
             "mia_eval:independent:0"} <= keys
     records = sorted_records(store, job_id)
@@ -236,13 +237,15 @@ def test_baselines_can_play_the_membership_game(table, reference, tmp_path):
 def test_time_left_follows_the_stages_the_worker_runs():
     from tvs_core.jobs.progress import seconds_left
 
-    plan = [["holder", "holder", 0], ["r1", "release", 1], ["r2", "release", 1], ["a1", "aia", 1],
-            ["att", "mia_attackers", 2], ["e1", "mia_eval", 3], ["e2", "mia_eval", 3]]
+    plan = plan_from_json([{"key": key, "stage": stage} for key, stage in (
+        ("holder", 0), ("release:1:0-4", 1), ("release:5:0-4", 1), ("aia:0", 1), ("mia_attackers:0", 2),
+        ("mia_eval:0", 3), ("mia_eval:1", 3))])
+    r1, r2 = "release:1:0-4", "release:5:0-4"
     costs = {"holder": 1.0, "release": 2.0, "aia": 6.0, "mia_attackers": 4.0, "mia_eval": 3.0}
     # stage 1 on 2 workers: max(10 / 2, 6) = 6; stage 2, one task: 4; stage 3: max(6 / 2, 3) = 3
     assert seconds_left(plan, {"holder"}, costs, workers=2) == pytest.approx(13.0)
-    assert seconds_left(plan, {"holder", "r1", "r2"}, costs, workers=2, running_for=2.5) == pytest.approx(10.5)
-    assert seconds_left(plan, {k for k, *_ in plan}, costs, workers=2) == 0.0
+    assert seconds_left(plan, {"holder", r1, r2}, costs, workers=2, running_for=2.5) == pytest.approx(10.5)
+    assert seconds_left(plan, {task.name for task in plan}, costs, workers=2) == 0.0
 
 
 def test_time_left_learns_from_this_sweep_and_earlier_ones(table, reference, tmp_path):

@@ -225,9 +225,9 @@ def test_the_estimate_before_start_includes_each_competitors_fit_and_an_epoch_bu
     assert 2 < paper / quick < 20 and fit_cost("tvae", 800, 2000, 21) > fit_cost("tvae", 800, 1000, 21)
     assert fit_cost("tvae", 800, 1000, 42) > fit_cost("tvae", 800, 1000, 21)
     config = SweepConfig(response=Y, sensitive=["total_cost_eur"], baselines=["independent"])
-    plan = [[t.key, t.kind, t.stage] for t in planned_tasks(config, [1, 5])]
+    plan = planned_tasks(config, [1, 5])
     with_ctgan = SweepConfig(response=Y, sensitive=["total_cost_eur"], baselines=["independent", "ctgan"])
-    plan_ctgan = [[t.key, t.kind, t.stage] for t in planned_tasks(with_ctgan, [1, 5])]
+    plan_ctgan = planned_tasks(with_ctgan, [1, 5])
     store = Store(tmp_path / "space")
     plain, _ = estimate(store, plan, 1000, 21, config=config)
     longer, source = estimate(store, plan_ctgan, 1000, 21, config=with_ctgan)
@@ -282,7 +282,7 @@ def test_an_external_copy_of_the_training_rows_is_flagged_and_plays_no_game(clin
     assert median["mia_auc"] > honest.max()
     assert not copy["role"].eq("game").any()  # the games need a generator: not played
     assert records[(records.model == "privbayes:1") & (records.role == "game")].shape[0] > 0
-    assert [t.key for t in planned_tasks(JobView(store, job_id).config, [1]) if t.kind == "external"] == \
+    assert [t.name for t in planned_tasks(JobView(store, job_id).config, [1]) if t.kind == "external"] == \
         ["external:copy"]
     # the stored job names its external sets: the scatter marks them
     figure = privacy_utility_scatter(view.summary(), "mab_worst", config.sensitive, None, view.levels,

@@ -17,9 +17,8 @@ from ..errors import TVSError
 from ..evaluation.timing import peak_memory_mb, reset_peak_memory, run_timed
 from .backends import RESULT_ORDER, backend_context
 from .context import JobContext
-from .handlers import run_task, stage_inputs, task_inputs
 from .memory import available_mb, stage_need_mb, workers_that_fit
-from .plan import Task
+from .tasks import Task, run_task, stage_payloads, task_payloads
 
 
 @dataclass
@@ -75,10 +74,11 @@ class MemorySink:
 TASK_TIMER = run_timed  # passed to the workers by value, so a benchmark can log every task through it
 
 
-def execute_task(task: Task, context: JobContext, inputs: dict | None = None, timer=run_timed) -> TaskResult:
+def execute_task(task: Task, context: JobContext, payloads: list[bytes] | None = None, timer=run_timed
+                 ) -> TaskResult:
     reset_peak_memory()
-    (records, payload), seconds = timer(run_task, task, context, inputs)
-    return TaskResult(task.key, task.kind, records, payload, seconds, peak_memory_mb())
+    (records, payload), seconds = timer(run_task, task, context, payloads)
+    return TaskResult(task.name, task.kind.value, records, payload, seconds, peak_memory_mb())
 
 
 def execute(context: JobContext, tasks: list[Task], sink: Sink, n_jobs: int = 2, backend: str = "loky",
@@ -96,12 +96,12 @@ def _run_stages(context: JobContext, tasks: list[Task], sink: Sink, workers: int
         warnings.filterwarnings("ignore", message=".*tasks which were still being processed", category=UserWarning)
         for stage in sorted({t.stage for t in tasks if t.stage > 0}):
             done = sink.done()
-            todo = [t for t in tasks if t.stage == stage and t.key not in done]
+            todo = [t for t in tasks if t.stage == stage and t.name not in done]
             if not todo:
                 continue
-            inputs = stage_inputs(tasks, todo, sink.payload)
+            payloads = stage_payloads(tasks, todo, sink.payload)
             slots = _memory_slots(context, todo, sink, workers)
-            calls = [delayed(execute_task)(task, context, task_inputs(task, inputs), TASK_TIMER) for task in todo]
+            calls = [delayed(execute_task)(task, context, task_payloads(task, payloads), TASK_TIMER) for task in todo]
             if RESULT_ORDER[backend] == "list" or slots < workers:  # at most ``slots`` tasks at once
                 results = (r for i in range(0, len(calls), slots) for r in parallel(calls[i:i + slots]))
             else:

@@ -20,6 +20,7 @@ from ..model.generator import SyntheticGenerator
 from .context import GAMES, JobContext, context_for_model
 from .engine import MemorySink, TaskResult, execute
 from .plan import plan
+from .tasks import TaskKey, TaskKind
 
 
 @dataclass
@@ -41,7 +42,8 @@ def run_in_memory(context: JobContext, n_jobs: int = 2, backend: str = "loky") -
     """Every task of the context's plan; the records in canonical order and seconds per phase."""
     tasks = plan(context)
     sink = MemorySink()
-    sink.add(TaskResult("holder", "holder", [], None, {}))  # the holder was fitted by the caller
+    # the holder was fitted by the caller
+    sink.add(TaskResult(str(TaskKey(TaskKind.HOLDER)), TaskKind.HOLDER.value, [], None, {}))
     execute(context, tasks, sink, n_jobs=n_jobs, backend=backend)
     timings = {"fitting": 0.0, "sampling": 0.0, "metrics": 0.0, "total": 0.0}
     for result in sink.results.values():

@@ -1,11 +1,12 @@
-"""One handler per task kind: given the task and the job's context, its tidy records and an optional
-payload (bytes) that later stages read. Handlers are pure and seeded from the master seed and their
-own key, so the in-memory runner, the worker and any backend compute the same numbers."""
+"""One handler per task kind (``tasks.TaskKind`` names which): given the task, the job's context and the payloads
+its kind reads from an earlier stage, its tidy records and an optional payload (bytes) that later stages read.
+Handlers are pure and seeded from the master seed and their own key, so the in-memory runner, the worker and any
+backend compute the same numbers."""
 
 from __future__ import annotations
 
 import pickle
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..evaluation import membership
 from ..evaluation.attribute_game import aia_iteration
@@ -18,7 +19,9 @@ from ..evaluation.timing import timed
 from ..model.generator import SyntheticGenerator
 from ..seeding import subsample, task_rng, task_seed
 from .context import JobContext
-from .plan import Task
+
+if TYPE_CHECKING:
+    from .tasks import Task
 
 Result = tuple[list[dict], bytes | None]
 
@@ -38,49 +41,49 @@ def _player(task: Task, context: JobContext) -> tuple[GeneratorSpec, list]:
     return context.baseline(task.player), [None]
 
 
-def reference(task: Task, context: JobContext, inputs: dict) -> Result:
+def reference(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
     part = task.params[0] if task.params else None  # None: every metric (plans before the details tasks)
     return reference_records(context.data, context.seed, context.sensitive, part=part), None
 
 
-def release(task: Task, context: JobContext, inputs: dict) -> Result:
+def release(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
     level, first, stop, *part = task.params
     return release_records(context.holder, context.data, level, context.protocol, context.sensitive, context.seed,
                            context.spec.label, chunk=(first, stop), part=part[0] if part else None), None
 
 
-def reference_details(task: Task, context: JobContext, inputs: dict) -> Result:
+def reference_details(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
     return reference_records(context.data, context.seed, context.sensitive, part=DETAILS), None
 
 
-def release_details(task: Task, context: JobContext, inputs: dict) -> Result:
+def release_details(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
     """The metrics of a level no scatter axis shows, on the sets its release task scored (drawn again)."""
     (level,) = task.params
     return release_records(context.holder, context.data, level, context.protocol, context.sensitive, context.seed,
                            context.spec.label, chunk=(0, DISTANCE_SETS), part=DETAILS), None
 
 
-def baseline(task: Task, context: JobContext, inputs: dict) -> Result:
+def baseline(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
     spec = context.baseline(task.player)
     model = fit_baseline(spec, context.data, context.seed)
     return release_records(model, context.data, None, context.protocol, context.sensitive, context.seed,
                            spec.label), None
 
 
-def external(task: Task, context: JobContext, inputs: dict) -> Result:
+def external(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
     """A table made elsewhere is one published set, scored by every release metric."""
     rows = context.externals[task.player]
     return published_records(rows[None], context.data, None, context.protocol, context.sensitive, context.seed,
                              task.player), None
 
 
-def dp_audit(task: Task, context: JobContext, inputs: dict) -> Result:
+def dp_audit(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
     """One fit of a DP baseline's empirical audit, with or without each canary."""
     trial, trials = task.params
     return trial_records(context.baseline(task.player), context.data, context.seed, trial, trials), None
 
 
-def aia(task: Task, context: JobContext, inputs: dict) -> Result:
+def aia(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
     spec, levels = _player(task, context)
     records = aia_iteration(spec, context.data, context.targets, levels, context.protocol, context.seed,
                             task.params[0], context.sensitive)
@@ -89,67 +92,28 @@ def aia(task: Task, context: JobContext, inputs: dict) -> Result:
     return records, None
 
 
-def mia_shadow(task: Task, context: JobContext, inputs: dict) -> Result:
+def mia_shadow(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
     spec, levels = _player(task, context)
     result = membership.mia_shadow_task(spec, context.data, context.targets, levels, context.protocol,
                                         context.seed, task.params[0], context.attacker_rows, context.feature_set)
     return [], pickle.dumps(result)
 
 
-def mia_attackers(task: Task, context: JobContext, inputs: dict) -> Result:
+def mia_attackers(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
     """Part ``part`` of ``parts`` of the attackers: those of every ``parts``-th target row. A forest's seed depends
     on its key only, so the parts together are the forests one task would train."""
     part, parts = task.params if task.params else (0, 1)
     rows = sorted({t.row for t in context.targets})[part::parts]
     shadows = [{key: value for key, value in pickle.loads(result).items() if key[0] in rows}
-               for result in inputs["shadows"][task.player]]
+               for result in payloads]
     attackers = membership.train_attackers(shadows, task_seed(context.seed, "mia", "attackers"))
     return [], pickle.dumps(attackers)
 
 
-def mia_eval(task: Task, context: JobContext, inputs: dict) -> Result:
+def mia_eval(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
     spec, levels = _player(task, context)
     attackers: dict = {}
-    for part in inputs["attackers"][task.player]:  # every part merged, in plan order
+    for part in payloads:  # every part merged, in plan order
         attackers.update(pickle.loads(part))
     return membership.mia_evaluation_task(spec, context.data, context.targets, levels, context.protocol,
                                           context.seed, task.params[0], attackers, context.feature_set), None
-
-
-HANDLERS: dict[str, Callable[[Task, JobContext, dict], Result]] = {
-    "reference": reference, "release": release, "reference_details": reference_details,
-    "release_details": release_details, "baseline": baseline, "external": external, "aia": aia,
-    "baseline_aia": aia, "dp_audit": dp_audit, "mia_shadow": mia_shadow, "mia_attackers": mia_attackers,
-    "mia_eval": mia_eval,
-}
-
-
-def run_task(task: Task, context: JobContext, inputs: dict | None = None) -> Result:
-    return HANDLERS[task.kind](task, context, inputs or {})
-
-
-def stage_inputs(tasks: list[Task], todo: list[Task], payload: Callable[[str], bytes | None]) -> dict:
-    """What the tasks ``todo`` read from earlier stages, per player, in plan order (never arrival order: the
-    attackers' forests depend on the order of their training rows): the shadows' features for the attackers,
-    the attackers' parts for the evaluations. They stay the stored bytes: the task unpickles them in its worker
-    (unpickled here and pickled again for each task, the 56 attacker forests left 2-4 s between stage 3 and 4)."""
-    kinds = {t.kind for t in todo}
-    inputs: dict = {}
-    for kind, needed_by, name in (("mia_shadow", "mia_attackers", "shadows"), ("mia_attackers", "mia_eval",
-                                                                               "attackers")):
-        if needed_by in kinds:
-            found: dict[str, list[bytes]] = {}
-            for t in tasks:
-                if t.kind == kind:
-                    found.setdefault(t.player, []).append(payload(t.key))
-            inputs[name] = found
-    return inputs
-
-
-NEEDS = {"mia_attackers": "shadows", "mia_eval": "attackers"}
-
-
-def task_inputs(task: Task, inputs: dict) -> dict:
-    """Only what this task reads, and only its player's (so a baseline task does not carry the shadows)."""
-    need = NEEDS.get(task.kind)
-    return {need: {task.player: inputs[need][task.player]}} if need else {}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..evaluation.catalogue import RELEASE_ROWS
-from .progress import DATA_KINDS
+from .tasks import Growth, TaskKind
 
 WORKER_BASE_MB = 300.0  # an idle worker with numpy, scikit-learn and pyvinecopulib loaded
 MB_PER_ROW = 0.05  # per training row of a data task, up to RELEASE_ROWS (forests and sets dominate)
@@ -40,7 +40,7 @@ def available_mb() -> float | None:
 
 
 def prior_need_mb(kind: str, n_train: int) -> float:
-    rows = min(n_train, RELEASE_ROWS) if kind in DATA_KINDS else min(n_train, GAME_ROWS)
+    rows = min(n_train, RELEASE_ROWS) if TaskKind(kind).growth == Growth.DATA else min(n_train, GAME_ROWS)
     return WORKER_BASE_MB + MB_PER_ROW * rows
 
 

@@ -13,7 +13,6 @@ attackers (which need every shadow, split in ``ATTACKER_PARTS`` equal tasks); st
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import SimpleNamespace
 
 from ..evaluation.catalogue import CATALOGUE
@@ -23,18 +22,13 @@ from ..evaluation.records import HOLDER
 from ..evaluation.release import DETAILS, DISTANCE_SETS, SCATTER, set_metric_paths
 from .config import SweepConfig, baseline_spec
 from .context import JobContext
+from .tasks import ATTACKERS, EVALUATIONS, GAMES, LEVELS, Task, TaskKey, TaskKind
 
-LEVELS, GAMES, ATTACKERS, EVALUATIONS = 1, 2, 3, 4  # stage 0: the holder's fit (and the first look)
 ATTACKER_PARTS = 2  # membership attackers trained in this many tasks (by target row): the same forests
 
 
-@dataclass(frozen=True)
-class Task:
-    key: str
-    kind: str
-    params: tuple = ()
-    stage: int = 1
-    player: str = HOLDER  # whose generator the task fits: the holder's, or a baseline's label
+def _task(kind: TaskKind, *index, params: tuple = (), stage: int = GAMES, player: str = HOLDER) -> Task:
+    return Task(TaskKey(kind, player, tuple(index)), params, stage)
 
 
 def release_chunks(protocol) -> list[tuple[int, int]]:
@@ -48,39 +42,38 @@ def plan(context: JobContext) -> list[Task]:
     """Every task of the job. Stage 0 (the holder's fit) is done by whoever builds the context."""
     protocol, games = context.protocol, context.games
     baselines = [b.label for b in context.baselines]
-    tasks = [Task("holder", "holder", (), 0), Task("reference", "reference", (SCATTER,))]
+    tasks = [_task(TaskKind.HOLDER, stage=0), _task(TaskKind.REFERENCE, params=(SCATTER,), stage=LEVELS)]
     if "release" in games:
         chunks = release_chunks(protocol)
-        release = [[Task(f"release:{lv}:{a}-{b}", "release", (lv, a, b, SCATTER), stage) for lv in context.levels]
-                   for (a, b), stage in zip(chunks, [LEVELS] + [GAMES] * len(chunks), strict=False)]
-        tasks += [task for chunk in release for task in chunk]
+        tasks += [_task(TaskKind.RELEASE, lv, f"{a}-{b}", params=(lv, a, b, SCATTER), stage=stage)
+                  for (a, b), stage in zip(chunks, [LEVELS] + [GAMES] * len(chunks), strict=False)
+                  for lv in context.levels]
     # what no scatter axis shows (GDPR criteria, fidelity, closeness) fills in beside the games
-    details = [Task("reference_details", "reference_details", (), GAMES)]
+    details = [_task(TaskKind.REFERENCE_DETAILS)]
     if "release" in games:
-        details += [Task(f"release_details:{lv}", "release_details", (lv,), GAMES) for lv in context.levels]
+        details += [_task(TaskKind.RELEASE_DETAILS, lv, params=(lv,)) for lv in context.levels]
     if "aia" in games:  # the longest tasks of the stage first (bench/sweep.md)
-        tasks += [Task(f"aia:{i}", "aia", (i,), GAMES) for i in range(protocol.aia_iterations)]
+        tasks += [_task(TaskKind.AIA, i, params=(i,)) for i in range(protocol.aia_iterations)]
     players = [HOLDER] + (baselines if "mia" in context.baseline_games else [])
-    tag = {p: "" if p == HOLDER else f":{p}" for p in players}
     if "mia" in games:
-        tasks += [Task(f"mia_shadow{tag[p]}:{s}", "mia_shadow", (s,), GAMES, player=p)
+        tasks += [_task(TaskKind.MIA_SHADOW, s, params=(s,), player=p)
                   for p in players for s in range(protocol.mia_shadows)]
     if "aia" in games and "aia" in context.baseline_games:
-        tasks += [Task(f"baseline_aia:{name}:{i}", "baseline_aia", (i,), GAMES, player=name)
+        tasks += [_task(TaskKind.BASELINE_AIA, i, params=(i,), player=name)
                   for i in range(protocol.aia_iterations) for name in baselines]
     if "release" in games:
-        tasks += [Task(f"baseline:{name}", "baseline", (), GAMES, player=name) for name in baselines]
+        tasks += [_task(TaskKind.BASELINE, player=name) for name in baselines]
         # tables made elsewhere: release metrics only (the games need a generator to refit)
-        tasks += [Task(f"external:{name}", "external", (), GAMES, player=name) for name in context.externals]
+        tasks += [_task(TaskKind.EXTERNAL, player=name) for name in context.externals]
     # the empirical audit of every baseline that claims an ε: one fit per task (evaluation/dp_audit.py)
     trials = getattr(context, "dp_audit_trials", 0)
-    tasks += [Task(f"dp_audit:{spec.label}:{t}", "dp_audit", (t, trials), GAMES, player=spec.label)
+    tasks += [_task(TaskKind.DP_AUDIT, t, params=(t, trials), player=spec.label)
               for spec in audited(context.baselines) if trials for t in range(trials)]
     tasks += details  # short tasks: the stage ends on them
     if "mia" in games:
-        tasks += [Task(f"mia_attackers{tag[p]}:{part}", "mia_attackers", (part, ATTACKER_PARTS), ATTACKERS, player=p)
+        tasks += [_task(TaskKind.MIA_ATTACKERS, part, params=(part, ATTACKER_PARTS), stage=ATTACKERS, player=p)
                   for p in players for part in range(ATTACKER_PARTS)]
-        tasks += [Task(f"mia_eval{tag[p]}:{i}", "mia_eval", (i,), EVALUATIONS, player=p)
+        tasks += [_task(TaskKind.MIA_EVAL, i, params=(i,), stage=EVALUATIONS, player=p)
                   for p in players for i in range(protocol.mia_iterations)]
     return tasks
 
@@ -93,9 +86,11 @@ def scored_earlier(results: list[dict]) -> set[str]:
     details = {m.name for m in CATALOGUE.values() if m.per_set in paths}
     keys = set()
     for result in results:
-        if result["kind"] in ("reference", "release") and any(r["metric"] in details for r in result["records"]):
-            keys.add("reference_details" if result["kind"] == "reference"
-                     else f"release_details:{result['task'].split(':')[1]}")
+        if result["kind"] in (TaskKind.REFERENCE, TaskKind.RELEASE) and any(r["metric"] in details
+                                                                             for r in result["records"]):
+            done = TaskKey.parse(result["task"])
+            keys.add(str(TaskKey(TaskKind.REFERENCE_DETAILS) if done.kind == TaskKind.REFERENCE
+                         else TaskKey(TaskKind.RELEASE_DETAILS, index=done.index[:1])))
     return keys
 
 

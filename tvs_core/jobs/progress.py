@@ -17,42 +17,18 @@ from statistics import median
 from ..errors import DataError
 from ..evaluation.catalogue import BASELINE_ROWS
 from ..evaluation.dp_audit import AUDIT_ROWS
-from ..evaluation.records import FIRST_LOOK
 from ..model.competitors import fit_cost
 from ..storage.store import Store
 from .config import SweepConfig, baseline_spec
 from .first_look import looked_levels
-from .plan import ATTACKERS, EVALUATIONS, GAMES, LEVELS
+from .tasks import LEVELS, Growth, Task, TaskKey, TaskKind, plan_from_json
 
-# seconds per task, quick preset, 884 x 27 SUPPORT2-like table (bench/tables.py), 2 workers on a quiet 2-core machine:
-# the median of 3 runs of the current code (bench/sweep.md, sixth round); ``first_look``: per level
-# shown; the release and reference tasks without their details (``*_details``: GDPR criteria, fidelity, closeness);
-# ``baseline_aia`` (not in the default plan) from its first measurement
-PRIOR_SECONDS = {"holder": 0.7, "reference": 2.7, "release": 2.0, "reference_details": 1.0, "release_details": 0.9,
-                 "baseline": 3.6, "aia": 6.2, "baseline_aia": 4.6,
-                 "mia_shadow": 4.9, "mia_attackers": 1.9, "mia_eval": 7.6, "first_look": 0.4,
-                 # one DP-audit fit of dp_vine on the audit's rows (1000 x 21 clinical: 0.36 s, scaled to 27 columns);
-                 # a competitor's audit fits add their own measured fit cost (``competitor_fits``)
-                 "dp_audit": 0.6}
 STARTUP_SECONDS = 2.0  # a worker process: imports, the table read and split, the pool of workers started
-# training rows (80 % of 884), encoded columns and attack targets (2 sensitive columns x 4, quick) of that table
+# training rows (80 % of 884), encoded columns and attack targets (2 sensitive columns x 4, quick) of the table the
+# kinds' ``prior_seconds`` were measured on. The breast cancer demo (1 sensitive column, 4 targets) plays its games
+# in a third of this table's time, where columns alone said 1.3x: hence ``Growth.GAMES`` counts the targets
 PRIOR_SHAPE = (707.0, 27.0, 8.0)
-# a game task fits one model without the targets and one with each (the attribute game's iterations, the membership
-# game's shadows and evaluations), on the protocol's fixed rows: (1 + targets) x columns squared. The breast cancer
-# demo (1 sensitive column, 4 targets) plays its games in a third of this table's time, where columns alone said 1.3x
-GAME_KINDS = ("aia", "baseline_aia", "mia_shadow", "mia_attackers", "mia_eval")
-# tasks on the training rows grow with rows x columns; the games' sizes are fixed by the protocol, so their
-# tasks grow with the columns only (fits and correlation features: about the square)
-DATA_KINDS = ("holder", "reference", "release", "baseline", "external", "reference_details", "release_details")
-# the stage of a plan entry stored without one (plans store it now; a fallback for the plans of
-# that time, when the baselines ran beside the attackers)
-STAGE_OF = {"holder": 0, "reference": LEVELS, "release": LEVELS, "mia_attackers": ATTACKERS, "baseline": ATTACKERS,
-            "external": ATTACKERS, "dp_audit": ATTACKERS, "mia_eval": EVALUATIONS}  # every other kind: GAMES
 SEQUENTIAL_STAGES = (0,)
-
-
-def _stage(entry) -> int:
-    return int(entry[2]) if len(entry) > 2 else STAGE_OF.get(entry[1], GAMES)
 
 
 def _shape(job: dict) -> tuple[float, float, float]:
@@ -71,9 +47,13 @@ def planned_targets(config: SweepConfig) -> int:
 
 def _size(kind: str, shape: tuple[float, float, float]) -> float:
     rows, columns, targets = shape
-    if kind in DATA_KINDS:
+    try:
+        growth = TaskKind(kind).growth
+    except ValueError:  # a kind this version no longer plans
+        growth = Growth.COLUMNS
+    if growth == Growth.DATA:
         return rows * columns
-    return (1 + targets) * columns ** 2 if kind in GAME_KINDS else columns ** 2
+    return (1 + targets) * columns ** 2 if growth == Growth.GAMES else columns ** 2
 
 
 def kind_costs(store: Store, job: dict) -> tuple[dict[str, float], str]:
@@ -89,9 +69,10 @@ def kind_costs(store: Store, job: dict) -> tuple[dict[str, float], str]:
             earlier.setdefault(kind, []).extend(v * scale for v in values)
     base = {kind: median(values) for kind, values in earlier.items() if values}
     source = "earlier sweeps in this workspace" if base else "the costs measured in bench/sweep.md"
-    for kind, seconds in PRIOR_SECONDS.items():
-        base.setdefault(kind, seconds * _size(kind, shape) / _size(kind, PRIOR_SHAPE))
-    ratios = [own[k] / base[k] for k in own if k in base and base[k] > 0 and k != "holder"]
+    for kind in TaskKind:
+        if kind.prior_seconds is not None:
+            base.setdefault(kind.value, kind.prior_seconds * _size(kind, shape) / _size(kind, PRIOR_SHAPE))
+    ratios = [own[k] / base[k] for k in own if k in base and base[k] > 0 and k != TaskKind.HOLDER]
     calibration = median(ratios) if ratios else 1.0  # this machine and table against the reference
     costs = {kind: own.get(kind, seconds * calibration) for kind, seconds in base.items()}
     return costs, ("this sweep's measured tasks and " + source) if own else source
@@ -111,23 +92,23 @@ def competitor_fits(config: SweepConfig, n_train: int, n_columns: int) -> dict[s
             continue
         seconds = fit_cost(spec.name, spec.config.get("epochs"), rows, n_columns)
         if seconds is not None:
-            fits[f"baseline:{name}"] = seconds
+            fits[str(TaskKey(TaskKind.BASELINE, name))] = seconds
             audit = fit_cost(spec.name, spec.config.get("epochs"), min(n_train, AUDIT_ROWS), n_columns)
-            fits |= {f"dp_audit:{name}:{t}": audit for t in range(config.dp_audit_trials)}
+            fits |= {str(TaskKey(TaskKind.DP_AUDIT, name, (t,))): audit for t in range(config.dp_audit_trials)}
     return fits
 
 
-def seconds_left(plan: list, done: set[str], costs: dict[str, float], workers: int,
+def seconds_left(plan: list[Task], done: set[str], costs: dict[str, float], workers: int,
                  running_for: float = 0.0, extra: dict[str, float] | None = None) -> float:
-    """Remaining time of ``plan`` ([key, kind, stage] entries) if each kind costs ``costs[kind]``, plus
+    """Remaining time of ``plan`` if each kind costs ``costs[kind]``, plus
     ``extra[key]`` for the tasks named there; ``running_for``: seconds since the last task finished, work
     the running tasks have already done."""
     fallback = median(costs.values()) if costs else 1.0
     extra = extra or {}
     total, current = 0.0, True
-    for stage in sorted({_stage(e) for e in plan}):
-        left = [costs.get(e[1], fallback) + extra.get(e[0], 0.0) for e in plan
-                if _stage(e) == stage and e[0] not in done]
+    for stage in sorted({task.stage for task in plan}):
+        left = [costs.get(task.kind.value, fallback) + extra.get(task.name, 0.0) for task in plan
+                if task.stage == stage and task.name not in done]
         if not left:
             continue
         slots = 1 if stage in SEQUENTIAL_STAGES else max(1, workers)
@@ -147,18 +128,19 @@ def progress(store: Store, job_id: str) -> dict:
     done = store.done_tasks(job_id)
     eta, source = None, None
     if job["plan"]:
+        planned = plan_from_json(job["plan"])
         costs, source = kind_costs(store, job)
         last = store.last_result_time(job_id)
         running_for = max(0.0, time.time() - last) if last is not None and job["status"] == "running" else 0.0
         n_train, n_columns, _ = _shape(job)
         fits = competitor_fits(SweepConfig.from_dict(job["config"]), int(n_train), int(n_columns))
-        eta = seconds_left(job["plan"], done, costs, job["workers"] or 1, running_for, fits)
+        eta = seconds_left(planned, done, costs, job["workers"] or 1, running_for, fits)
         if job["status"] == "running":
             eta = _steady(store, job_id, eta)
-        planned = {entry[0] for entry in job["plan"]}  # the holder's fit is stored as a result but is no task
-        phase, count, total = "sweep", len(done & planned), job["total"] or 0
+        names = {task.name for task in planned}  # the holder's fit is stored as a result but is no task
+        phase, count, total = "sweep", len(done & names), job["total"] or 0
     else:
-        looks = sum(1 for key in done if key.startswith(f"{FIRST_LOOK}:"))
+        looks = sum(1 for name in done if TaskKey.parse(name).kind == TaskKind.FIRST_LOOK)
         phase, count = "first look", looks
         total = max(int((job.get("details") or {}).get("first_look_levels") or 0), looks)
     info = {"status": job["status"], "phase": phase, "done": count, "total": total,
@@ -211,7 +193,7 @@ def progress_text(info: dict) -> str:
     return f"{status} — {info['done']} of {info['total']} tasks{left}"
 
 
-def estimate(store: Store, plan: list, n_train: int, n_columns: int, workers: int = 2,
+def estimate(store: Store, plan: list[Task], n_train: int, n_columns: int, workers: int = 2,
              config: SweepConfig | None = None) -> tuple[float, str]:
     """Expected seconds of a job not started yet (with ``config``: its attack targets counted and its competitors'
     fits included), and where the costs come from: the worker's start, the first look (a table larger than its
@@ -222,25 +204,24 @@ def estimate(store: Store, plan: list, n_train: int, n_columns: int, workers: in
     fits = competitor_fits(config, n_train, n_columns) if config is not None else {}
     if fits:
         source += " and the competitors' measured fit costs"
-    look = first_look_tasks(plan, n_train) * costs.get("first_look", 0.0)
+    look = first_look_tasks(plan, n_train) * costs.get(TaskKind.FIRST_LOOK, 0.0)
     return STARTUP_SECONDS + look + seconds_left(plan, set(), costs, workers, extra=fits), source
 
 
-def first_look_tasks(plan: list, n_train: int) -> int:
+def first_look_tasks(plan: list[Task], n_train: int) -> int:
     """How many first-look tasks a sweep of ``plan`` on ``n_train`` training rows runs before its plan."""
-    return looked_levels(n_train, sum(1 for entry in plan if entry[1] == "release" and _stage(entry) == LEVELS))
+    return looked_levels(n_train, sum(1 for task in plan if task.kind == TaskKind.RELEASE and task.stage == LEVELS))
 
 
-def task_total(plan: list, n_train: int) -> int:
+def task_total(plan: list[Task], n_train: int) -> int:
     """Every task Start runs, the first look's included: the number the progress bar will count to."""
     return len(plan) + first_look_tasks(plan, n_train)
 
 
 def fit_seconds_by_baseline(config: SweepConfig, n_train: int, n_columns: int) -> dict[str, float]:
     """Expected seconds of one fit of each competitor, by baseline name (the Sweep page's line before Start)."""
-    prefix = "baseline:"
-    return {key[len(prefix):]: seconds for key, seconds in competitor_fits(config, n_train, n_columns).items()
-            if key.startswith(prefix)}
+    fits = {TaskKey.parse(name): seconds for name, seconds in competitor_fits(config, n_train, n_columns).items()}
+    return {key.player: seconds for key, seconds in fits.items() if key.kind == TaskKind.BASELINE}
 
 
 def audit_seconds(store: Store, config: SweepConfig, n_train: int, n_columns: int, workers: int = 2) -> float:
@@ -248,10 +229,10 @@ def audit_seconds(store: Store, config: SweepConfig, n_train: int, n_columns: in
     sweep, before it starts: what ``--audit-dp`` and the Sweep page's option say it will cost."""
     from .plan import planned_tasks
 
-    plan = [[t.key, t.kind, t.stage] for t in planned_tasks(config, [1]) if t.kind == "dp_audit"]
+    plan = [t for t in planned_tasks(config, [1]) if t.kind == TaskKind.DP_AUDIT]
     if not plan:
         return 0.0
     costs, _ = kind_costs(store, {"id": None, "details": {"n_train": n_train, "n_columns": n_columns}})
-    extra = {key: seconds for key, seconds in competitor_fits(config, n_train, n_columns).items()
-             if key.startswith("dp_audit:")}
+    extra = {name: seconds for name, seconds in competitor_fits(config, n_train, n_columns).items()
+             if TaskKey.parse(name).kind == TaskKind.DP_AUDIT}
     return seconds_left(plan, set(), costs, workers, extra=extra)

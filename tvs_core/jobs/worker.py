@@ -20,10 +20,11 @@ from ..storage.workspace import traceback_without_values
 from .config import SweepConfig
 from .context import context_for_job, fit_holder, split_tables
 from .engine import TaskResult, execute
-from .first_look import FIRST_LOOK, first_look
-from .plan import Task, plan, scored_earlier
+from .first_look import first_look
+from .plan import plan, scored_earlier
 from .process import Terminated, process_start_time, worker_alive
 from .submission import job_externals, job_tables
+from .tasks import Task, TaskKey, TaskKind, plan_json
 
 HEARTBEAT_SECONDS = 2.0
 
@@ -132,11 +133,13 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
     stored = store.model_json(job_id, HOLDER)
     if stored is None:
         train, test = split_tables(config, table, holdout)
-        if not any(key.startswith(FIRST_LOOK) for key in sink.done()):  # seconds, while the holder takes minutes
+        # the first look: seconds, while the holder takes minutes
+        if not any(key.kind == TaskKind.FIRST_LOOK for key in _keys(sink.done())):
             start = time.perf_counter()
             for level, records, count in first_look(config, train, test, threads=n_jobs):
                 store.update_job(job_id, details=json.dumps({"first_look_levels": count}))
-                store.add_result(job_id, f"{FIRST_LOOK}:{level}", FIRST_LOOK, records, time.perf_counter() - start)
+                store.add_result(job_id, str(TaskKey(TaskKind.FIRST_LOOK, index=(level,))), TaskKind.FIRST_LOOK.value,
+                                 records, time.perf_counter() - start)
                 sink.notify()
                 if sink.cancelled():
                     return "cancelled"
@@ -148,14 +151,18 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
     else:
         holder, seconds = SyntheticGenerator.from_json(stored), 0.0
     context = context_for_job(config, table, holdout, holder, job_externals(store, config))
-    looks = sorted((key for key in sink.done() if key.startswith(FIRST_LOOK)), key=lambda k: int(k.split(":")[1]))
+    looks = sorted((key for key in _keys(sink.done()) if key.kind == TaskKind.FIRST_LOOK), key=lambda k: k.index)
     scored = scored_earlier(store.results(job_id)) if stored is not None else set()  # resumed: see scored_earlier
-    tasks = [Task(key, FIRST_LOOK, (), 0) for key in looks] + [t for t in plan(context) if t.key not in scored]
-    store.update_job(job_id, total=len(tasks), plan=json.dumps([[t.key, t.kind, t.stage] for t in tasks]),
-                     details=json.dumps(context.details()))
-    if "holder" not in sink.done():
-        store.add_result(job_id, "holder", "holder", [], seconds)
+    tasks = [Task(key, (), 0) for key in looks] + [t for t in plan(context) if t.name not in scored]
+    store.update_job(job_id, total=len(tasks), plan=plan_json(tasks), details=json.dumps(context.details()))
+    holder_key = str(TaskKey(TaskKind.HOLDER))
+    if holder_key not in sink.done():
+        store.add_result(job_id, holder_key, TaskKind.HOLDER.value, [], seconds)
     sink.notify()
     if sink.cancelled():
         return "cancelled"
     return execute(context, tasks, sink, n_jobs=n_jobs, backend=backend, address=address)
+
+
+def _keys(names: set[str]) -> list[TaskKey]:
+    return [TaskKey.parse(name) for name in names]
