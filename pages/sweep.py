@@ -13,13 +13,13 @@ from tvs_core.data.io import read_table
 from tvs_core.evaluation.dp_audit import DEFAULT_TRIALS
 from tvs_core.evaluation.fidelity import kendall_real_and_synthetic
 from tvs_core.evaluation.summary import Summary, summarise
-from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView, submit
+from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView
 from tvs_core.jobs.backends import OWNER_ONLY
 from tvs_core.jobs.config import OTHER_COMPETITORS, setting_differences
 from tvs_core.jobs.plan import claimed_epsilons, planned_tasks
-from tvs_core.jobs.process import cancel_job, start_worker, worker_alive
+from tvs_core.jobs.process import cancel_job, start_worker
 from tvs_core.jobs.progress import audit_seconds, duration_text, estimate, fit_seconds_by_baseline, task_total
-from tvs_core.jobs.submission import data_fingerprint
+from tvs_core.jobs.submission import Next, data_fingerprint, start_or_follow
 from tvs_core.jobs.worker import run_job
 from tvs_core.model.families import PRESETS
 from tvs_core.model.ordering import default_levels
@@ -229,17 +229,17 @@ if why_not is not None and not running:
 def start() -> None:
     """Start (or open) the sweep of the settings on screen."""
     try:
-        job_id = submit(common.store(), table, config, holdout=holdout, externals=externals)
+        started = start_or_follow(common.store(), table, config, holdout=holdout, externals=externals)
     except DataError as exc:
         st.error(common.md(exc))
         st.stop()
+    job_id = started.job_id
     common.update(job_id=job_id, jobs=[*[j for j in project.jobs if j != job_id], job_id], selected_level=None)
-    job = common.store().job(job_id)
-    if job["status"] == "done":
+    if started.next == Next.NOTHING:
         st.success("This exact sweep was run before: its results come from the store.")
-    elif st.session_state.get(common.INLINE_WORKER):  # tests: run in this process
+    elif started.next == Next.RUN and st.session_state.get(common.INLINE_WORKER):  # tests: run in this process
         run_job(common.store(), job_id, n_jobs=1)
-    elif not worker_alive(job):
+    elif started.next == Next.RUN:
         start_worker(common.store(), job_id, backend=project.backend)
     st.rerun()  # redraw the sidebar (and start polling)
 

@@ -368,9 +368,10 @@ def _attach(store, job_id: str, show) -> str:
 
 def cmd_sweep(args) -> dict:
     from .choice.summary import summary_json
-    from .jobs import JobView, SweepConfig, baseline_spec, submit
+    from .jobs import JobView, SweepConfig, baseline_spec
     from .jobs.plan import audited
-    from .jobs.process import Terminated, worker_alive
+    from .jobs.process import Terminated
+    from .jobs.submission import Next, Started, start_or_follow
     from .jobs.worker import run_job
     from .release.export import refuse_overwriting_inputs, write_csv, write_file
 
@@ -412,21 +413,18 @@ def cmd_sweep(args) -> dict:
     store = _store(args)
     if args.audit_dp:
         _announce_audit(store, config, table, schema, args.n_jobs)
-    if store.read_only:
-        job_id = _finished_job(store, table, config, holdout, externals)
-    else:
-        job_id = submit(store, table, config, holdout, externals)
-    job = store.job(job_id)
+    started = (Started(_finished_job(store, table, config, holdout, externals), Next.NOTHING) if store.read_only
+               else start_or_follow(store, table, config, holdout, externals))
+    job_id = started.job_id
     show = _progress_bar(store, job_id)
-    if job["status"] == "done":
+    if started.next == Next.NOTHING:
         _say(f"job {job_id}: answered from the store ({store.workspace})")
-    elif job["status"] in ("queued", "running") and worker_alive(job):
+    elif started.next == Next.FOLLOW:
         status = _attach(store, job_id, show)
         if status != "done":
             raise TVSError(f"job {job_id} {status}: {store.job(job_id)['error'] or ''}".strip())
     else:
-        verb = "resuming" if store.done_tasks(job_id) else "running"
-        _say(f"job {job_id}: {verb} in {store.workspace}")
+        _say(f"job {job_id}: {'resuming' if started.resuming else 'running'} in {store.workspace}")
         if warning := risk(args.backend, args.address):
             _say(warning)
         try:

@@ -12,6 +12,7 @@ from tvs_core.choice.summary import summary_json
 from tvs_core.jobs import JobView, SweepConfig, submit
 from tvs_core.jobs.process import cancel_job, resume_orphans, start_worker, worker_alive
 from tvs_core.jobs.progress import progress
+from tvs_core.jobs.submission import Started
 from tvs_core.jobs.tasks import plan_from_json
 from tvs_core.jobs.worker import run_job
 from tvs_core.storage.store import Store
@@ -62,6 +63,25 @@ def test_identical_request_is_answered_from_the_store(table, reference):
     assert run_job(store, job_id) == "done"
     assert len(store.results(job_id)) == results_before
     assert submit(store, table, config(seed=1)) != job_id  # a different configuration is a different job
+
+
+def test_start_answers_a_finished_sweep_follows_a_running_one_and_runs_or_resumes_the_rest(table, reference,
+                                                                                           tmp_path):
+    """The one decision behind the CLI's sweep and the Sweep page's Start: never a second worker for a job."""
+    from tvs_core.jobs.process import process_start_time
+    from tvs_core.jobs.submission import Next, start_or_follow
+
+    _, done_store, done_id = reference
+    assert start_or_follow(done_store, table, config()) == Started(done_id, Next.NOTHING)
+    store = Store(tmp_path)
+    started = start_or_follow(store, table, config())
+    assert started == Started(started.job_id, Next.RUN, resuming=False)  # new: nothing runs it yet
+    store.update_job(started.job_id, status="running", pid=os.getpid(), pid_started=process_start_time(os.getpid()),
+                     heartbeat=time.time())  # a live worker (this process) runs it
+    assert start_or_follow(store, table, config()).next == Next.FOLLOW
+    store.add_result(started.job_id, "reference", "reference", [], 1.0)
+    store.update_job(started.job_id, status="interrupted", pid=None)  # stopped with a task stored
+    assert start_or_follow(store, table, config()) == Started(started.job_id, Next.RUN, resuming=True)
 
 
 def test_every_task_is_stored_once_with_progress_and_plan(reference):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from enum import Enum
 
 import pandas as pd
 
@@ -15,6 +16,7 @@ from ..errors import DataError, DataErrors
 from ..storage.store import Store
 from .config import SweepConfig, check_external_name, job_id_for
 from .context import schema_for, split_tables
+from .process import worker_alive
 
 
 def _fingerprint(table: pd.DataFrame, holdout: pd.DataFrame | None) -> str:
@@ -77,6 +79,34 @@ def submit(store: Store, table: pd.DataFrame, config: SweepConfig, holdout: pd.D
             store.space.save_table(key, name, frame)
     store.create_job(job_id, fingerprint, config.to_dict())
     return job_id
+
+
+class Next(Enum):
+    """What a started sweep needs next."""
+
+    NOTHING = "answered from the store"  # this exact sweep finished before
+    FOLLOW = "follow the worker that runs it"  # a live worker runs it already: one worker per job
+    RUN = "run it"  # new, or stopped before its end (``resuming``): start a worker, or run it in this process
+
+
+@dataclass(frozen=True)
+class Started:
+    job_id: str
+    next: Next
+    resuming: bool = False  # some of its tasks are stored already (a restart picks up from them)
+
+
+def start_or_follow(store: Store, table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame | None = None,
+                    externals: dict[str, pd.DataFrame] | None = None) -> Started:
+    """The one decision behind every Start (the CLI's ``sweep``, the Sweep page): the sweep is submitted (or found,
+    the same settings and data being the same job), then answered, followed or run."""
+    job_id = submit(store, table, config, holdout, externals)
+    job = store.job(job_id)
+    if job["status"] == "done":
+        return Started(job_id, Next.NOTHING)
+    if job["status"] in ("queued", "running") and worker_alive(job):
+        return Started(job_id, Next.FOLLOW)
+    return Started(job_id, Next.RUN, resuming=bool(store.done_tasks(job_id)))
 
 
 def job_tables(store: Store, job: dict) -> tuple[pd.DataFrame, pd.DataFrame | None]:
