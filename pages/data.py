@@ -7,6 +7,7 @@ import streamlit as st
 from pages import common
 from tvs_core import ColumnType, DataError, Role, read_table, validate
 from tvs_core.data.demo import DEMOS
+from tvs_core.data.missing import MISSING_POLICIES
 from tvs_core.data.split import explicit_holdout, missing_response_rows
 
 common.under_navigation()
@@ -158,7 +159,7 @@ if not problems:
 
 left, right = st.columns(2)
 with left:
-    st.radio("Missing values", ["drop_rows", "impute"], key=common.bound("sweep.missing"), horizontal=True,
+    st.radio("Missing values", MISSING_POLICIES, key=common.bound("sweep.missing"), horizontal=True,
              on_change=common.keep, args=("sweep.missing",),
              format_func=lambda v: {"drop_rows": "Drop rows with a missing value (paper)",
                                     "impute": "Impute and model a missingness indicator"}[v])

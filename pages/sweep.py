@@ -10,8 +10,10 @@ from tvs_core import DataError, figures
 from tvs_core.choice import Axis, ChoiceSettings
 from tvs_core.choice.axes import attribute_game_metrics, membership_metrics
 from tvs_core.data.io import read_table
+from tvs_core.data.margins import MARGINS
 from tvs_core.evaluation.dp_audit import DEFAULT_TRIALS
 from tvs_core.evaluation.fidelity import kendall_real_and_synthetic
+from tvs_core.evaluation.protocol import PRESETS as PROTOCOL_PRESETS
 from tvs_core.evaluation.summary import Summary, summarise
 from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView
 from tvs_core.jobs.backends import OWNER_ONLY
@@ -124,13 +126,13 @@ setting("Truncation levels", "sweep.levels", st.multiselect, options=full,
         help=f"Default: 1, every 5th and the recommended top level t_max = {order.t_max}.")
 a, b, c = st.columns(3)
 with a:
-    setting("Protocol", "sweep.preset", st.selectbox, options=["quick", "paper"],
+    setting("Protocol", "sweep.preset", st.selectbox, options=list(PROTOCOL_PRESETS),
             help="quick: seconds per level; paper: Appendix J sizes")
 with b:
     setting("Pair-copula families", "sweep.families", st.selectbox, options=list(PRESETS),
             format_func=lambda p: f"{p} — {PRESETS[p].description}")
 with c:
-    setting("Margins", "sweep.margins", st.selectbox, options=["empirical", "kde"])
+    setting("Margins", "sweep.margins", st.selectbox, options=list(MARGINS))
 setting("Baselines (reference points)", "sweep.baselines", st.multiselect,
         options=list(dict.fromkeys([*DEFAULT_BASELINES, *COMPETITORS, *OTHER_COMPETITORS, "ctgan:quick",
                                     "tvae:quick"])),

@@ -23,12 +23,15 @@ from .choice.selection import METHODS
 from .data.demo import DEFAULT_DEMO, DEMOS, load_demo
 from .data.io import read_table
 from .data.limits import ENV, Limits
+from .data.margins import MARGINS
+from .data.missing import MISSING_POLICIES
 from .data.prepare import prepare_table
 from .data.schema import infer_schema
 from .data.validation import check
 from .errors import DataError, DataErrors, TVSError
 from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY
 from .evaluation.dp_audit import DEFAULT_TRIALS
+from .evaluation.protocol import PRESETS as PROTOCOL_PRESETS
 from .jobs.backends import BACKENDS, risk
 from .jobs.config import COMPETITORS, DEFAULT_BASELINES
 from .model.families import DEFAULT_PRESET, PRESETS
@@ -544,7 +547,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--order", type=names, help="explicit comma-separated covariate order (response is appended)")
         p.add_argument("--seed", type=seed, default=0, help=f"master seed, 0 to {MAX_SEED}")
         p.add_argument("--families", choices=sorted(PRESETS), default=DEFAULT_PRESET)
-        p.add_argument("--margins", choices=["empirical", "kde"], default="empirical")
+        p.add_argument("--margins", choices=list(MARGINS), default="empirical")
 
     data_args(sub.add_parser("inspect", help="print the inferred schema as JSON"), roles=False)
     data_args(sub.add_parser("order", help="print Algorithm 1's order, K and tau as JSON"), roles=True)
@@ -559,7 +562,7 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("--rows", type=release_rows,
                          help="rows to generate, 2 or more (default: as many as the input, or the sweep's training "
                               "split)")
-    release.add_argument("--missing", choices=["drop_rows", "impute"], default="drop_rows")
+    release.add_argument("--missing", choices=MISSING_POLICIES, default="drop_rows")
     release.add_argument("--threads", type=count, default=1)
     release.add_argument("--out", required=True, type=file_name,
                          help="output CSV path: a new file or a regular file, never one of the inputs; the manifest "
@@ -595,7 +598,7 @@ def build_parser() -> argparse.ArgumentParser:
     model_args(sweep)
     sweep.add_argument("--levels", type=level_list, help="comma-separated levels, 1 or more "
                                                          "(default: every 5th, 1 and t_max)")
-    sweep.add_argument("--preset", choices=["quick", "paper"], default="quick")
+    sweep.add_argument("--preset", choices=list(PROTOCOL_PRESETS), default="quick")
     sweep.add_argument("--holdout", help="hold-out CSV/Parquet to use instead of a 20 %% split")
     sweep.add_argument("--baselines", type=names,
                        help="comma-separated baselines, or 'none' (default: " + ", ".join(DEFAULT_BASELINES)

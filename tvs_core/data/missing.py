@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -12,6 +12,7 @@ from .encoding import plain_value
 from .schema import CATEGORICAL_TYPES, ColumnSpec, ColumnType, Role, Schema, parse_dates
 
 MissingPolicy = Literal["drop_rows", "impute"]
+MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)  # the choice the CLI and the Data page offer
 INDICATOR_SUFFIX = "__missing"
 
 
