@@ -5,7 +5,7 @@ Why (issue 27): the scatter must have every level with all its quick numbers wit
 of the 884 x 27 table must take at most 45 s on 2 cores; the estimate shown before Start must be within 1.5x.
 
 Usage (from the repo root):
-  ``python bench/sweep.py run --out after.json [--runs 3] [--tables support,clinical,breast_cancer]``
+  ``python bench/sweep.py run --out after.json [--runs 3] [--tables support,clinical,breast_cancer] [--competitors]``
   ``python bench/sweep.py report before1.json,before2.json after1.json,after2.json`` (the before/after table
   of bench/sweep.md, to stdout; each side's files merged). ``run --source DIR`` runs another checkout's code
   (the before numbers: ``git archive BASE tvs_core | tar -x -C DIR``).
@@ -50,13 +50,16 @@ def before_start(store, table, config) -> float:
     schema = infer_schema(table).with_roles(config.response, config.sensitive)
     n_train = int(round(len(table) * (1 - config.holdout_fraction)))
     levels = default_levels(len(schema.modelled) - 1)
-    planned = [[t.key, t.kind, t.stage] for t in planned_tasks(config, levels)]
+    tasks = planned_tasks(config, levels)
+    planned = tasks if hasattr(tasks[0], "name") else [[t.key, t.kind, t.stage] for t in tasks]  # older checkouts
     return estimate(store, planned, n_train, len(schema.modelled), 2, config)[0]
 
 
-def timed_sweep(table, response, sensitive, workspace: Path) -> dict:
-    """Submit, start a worker process; first result, every level complete, total, per-kind task seconds."""
+def timed_sweep(table, response, sensitive, workspace: Path, competitors: bool = False) -> dict:
+    """Submit, start a worker process; first result, every level complete, total, per-kind task seconds.
+    ``competitors``: the default baselines and the paper's competitors (``COMPETITORS``), as the Sweep page offers."""
     from tvs_core.jobs import SweepConfig, submit
+    from tvs_core.jobs.config import COMPETITORS, DEFAULT_BASELINES
     from tvs_core.jobs.process import start_worker
     try:
         from tvs_core.storage import Store
@@ -64,7 +67,8 @@ def timed_sweep(table, response, sensitive, workspace: Path) -> dict:
         from tvs_core.jobs.store import Store
 
     store = Store(workspace)
-    config = SweepConfig(response=response, sensitive=list(sensitive), preset="quick")
+    config = SweepConfig(response=response, sensitive=list(sensitive), preset="quick",
+                         **({"baselines": [*DEFAULT_BASELINES, *COMPETITORS]} if competitors else {}))
     estimated = before_start(store, table, config)
     load = os.getloadavg()[0]
     start = time.time()
@@ -106,7 +110,7 @@ def run(args) -> None:
         out[name] = []
         for i in range(args.runs):
             with tempfile.TemporaryDirectory() as tmp:
-                found = timed_sweep(table, response, sensitive, Path(tmp))
+                found = timed_sweep(table, response, sensitive, Path(tmp), competitors=args.competitors)
             out[name].append(found)
             print(f"{name} run {i}: total {found['total']:.1f} s, levels {found['levels']:.1f} s, estimate "
                   f"{found['estimate']:.1f} s, load {found['load']:.2f}, {found['status']}", flush=True)
@@ -179,6 +183,7 @@ def main() -> None:
     r.add_argument("--runs", type=int, default=3)
     r.add_argument("--tables", default="support,clinical,breast_cancer")
     r.add_argument("--source", default=None)
+    r.add_argument("--competitors", action="store_true", help="add the paper's competitors to the baselines")
     p = sub.add_parser("report")
     p.add_argument("before")
     p.add_argument("after")

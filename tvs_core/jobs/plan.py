@@ -4,22 +4,24 @@ Levels first: stage 1 is every TVineSynth level's quick numbers (release MAB/WCA
 structure, CI overlap, mia_auc: every metric that may be an axis of the scatter, on the first chunk of sets) and
 the reference anchors, so the scatter is complete for the levels before any baseline or game result is stored.
 Then the games and baselines fill in: stage 2 every task that needs nothing but the holder — the refining chunks,
-the attribute game, the membership game's shadows, the baselines (and uploaded sets, DP audits), then the
-levels' and the reference's other metrics (``*_details``: GDPR criteria, fidelity, closeness), the longest kinds
-first so that the stage ends on short tasks and neither worker waits long for the other; stage 3 the membership
-attackers (which need every shadow, split in ``ATTACKER_PARTS`` equal tasks); stage 4 the membership evaluations
-(which need the attackers). Keys name a task uniquely in a job.
+the competitors' fits (minutes each, the longest first), the attribute game, the membership game's shadows, the
+other baselines (and uploaded sets, DP audits), then the levels' and the reference's other metrics (``*_details``:
+GDPR criteria, fidelity, closeness), the longest kinds first so that the stage ends on short tasks and neither
+worker waits long for the other; stage 3 the membership attackers (which need every shadow, split in
+``ATTACKER_PARTS`` equal tasks); stage 4 the membership evaluations (which need the attackers).
+Keys name a task uniquely in a job.
 """
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from ..evaluation.catalogue import CATALOGUE
+from ..evaluation.catalogue import BASELINE_ROWS, CATALOGUE
 from ..evaluation.dp_audit import claimed_privacy
 from ..evaluation.protocol import QUICK
 from ..evaluation.records import HOLDER
 from ..evaluation.release import DETAILS, DISTANCE_SETS, SCATTER, set_metric_paths
+from ..model.competitors import fit_cost
 from .config import SweepConfig, baseline_spec
 from .context import JobContext
 from .tasks import ATTACKERS, EVALUATIONS, GAMES, LEVELS, Task, TaskKey, TaskKind
@@ -52,7 +54,9 @@ def plan(context: JobContext) -> list[Task]:
     details = [_task(TaskKind.REFERENCE_DETAILS)]
     if "release" in games:
         details += [_task(TaskKind.RELEASE_DETAILS, lv, params=(lv,)) for lv in context.levels]
-    if "aia" in games:  # the longest tasks of the stage first (bench/sweep.md)
+    if "release" in games:  # a competitor's fit takes minutes: the longest first, so both workers stay busy
+        tasks += [_task(TaskKind.BASELINE, player=spec.label) for spec in _competitors_longest_first(context)]
+    if "aia" in games:  # then the longest tasks of the stage (bench/sweep.md)
         tasks += [_task(TaskKind.AIA, i, params=(i,)) for i in range(protocol.aia_iterations)]
     players = [HOLDER] + (baselines if "mia" in context.baseline_games else [])
     if "mia" in games:
@@ -62,7 +66,8 @@ def plan(context: JobContext) -> list[Task]:
         tasks += [_task(TaskKind.BASELINE_AIA, i, params=(i,), player=name)
                   for i in range(protocol.aia_iterations) for name in baselines]
     if "release" in games:
-        tasks += [_task(TaskKind.BASELINE, player=name) for name in baselines]
+        competitors = {spec.label for spec in _competitors_longest_first(context)}
+        tasks += [_task(TaskKind.BASELINE, player=name) for name in baselines if name not in competitors]
         # tables made elsewhere: release metrics only (the games need a generator to refit)
         tasks += [_task(TaskKind.EXTERNAL, player=name) for name in context.externals]
     # the empirical audit of every baseline that claims an ε: one fit per task (evaluation/dp_audit.py)
@@ -76,6 +81,17 @@ def plan(context: JobContext) -> list[Task]:
         tasks += [_task(TaskKind.MIA_EVAL, i, params=(i,), stage=EVALUATIONS, player=p)
                   for p in players for i in range(protocol.mia_iterations)]
     return tasks
+
+
+def _competitors_longest_first(context) -> list:
+    """The baselines whose fit is measured in minutes (``fit_cost`` knows them), the longest expected fit first: the
+    stage's tasks are handed to the workers in plan order, so a long fit started last would leave one worker idle
+    while it runs."""
+    train = getattr(getattr(context, "data", None), "train", None)
+    rows, columns = (min(len(train), BASELINE_ROWS), train.shape[1]) if train is not None else (BASELINE_ROWS, 27)
+    costs = {spec.label: fit_cost(spec.name, spec.config.get("epochs"), rows, columns) for spec in context.baselines}
+    return sorted((spec for spec in context.baselines if costs[spec.label] is not None),
+                  key=lambda spec: -costs[spec.label])
 
 
 def scored_earlier(results: list[dict]) -> set[str]:
