@@ -18,6 +18,7 @@ import datetime
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
 import tempfile
@@ -68,14 +69,14 @@ def tree_rss_mb(pid: int) -> float:
     return total
 
 
-def measure(rows: int, columns: int, workspace: Path) -> dict:
+def measure(rows: int, columns: int, workspace: Path, backend: str = "loky", timeout: float = TIMEOUT) -> dict:
     table = wide_table(rows, columns)
     load_before = os.getloadavg()[0]
     store = Store(workspace)
     config = SweepConfig(response=RESPONSE, sensitive=list(SENSITIVE), preset="quick")
     start = time.perf_counter()
     job_id = submit(store, table, config)
-    process = start_worker(store, job_id, n_jobs=2)
+    process = start_worker(store, job_id, n_jobs=2, backend=backend)
     first, peak = None, 0.0
     while True:
         now = time.perf_counter() - start
@@ -85,7 +86,10 @@ def measure(rows: int, columns: int, workspace: Path) -> dict:
         if first is None and store.done_tasks(job_id):
             first = now
         job = store.job(job_id)
-        if job["status"] in ("done", "failed", "cancelled") or now > TIMEOUT:
+        if job["status"] in ("done", "failed", "cancelled"):
+            break
+        if now > timeout:  # stopped: what finished stays in the entry, with the status it had
+            os.killpg(process, signal.SIGTERM)
             break
         time.sleep(0.1)
     wall = time.perf_counter() - start
@@ -96,7 +100,9 @@ def measure(rows: int, columns: int, workspace: Path) -> dict:
         entry["seconds"] += result["seconds"]
         entry["peak_mb"] = max(entry["peak_mb"], result.get("peak_mb") or 0.0)
     first_kind = min(store.results(job_id), key=lambda r: r["created"])["kind"] if kinds else None
-    return {"rows": rows, "columns": columns, "status": job["status"], "error": job["error"], "wall_s": wall,
+    status = job["status"] if job["status"] in ("done", "failed", "cancelled") else f"stopped at {timeout / 60:.0f} min"
+    return {"rows": rows, "columns": columns, "backend": backend, "status": status, "error": job["error"],
+            "wall_s": wall,
             "first_s": first, "first_kind": first_kind, "peak_rss_mb": peak, "kinds": kinds,
             "levels": (job.get("details") or {}).get("levels"), "date": datetime.date.today().isoformat(),
             "code": _commit(), "load": [load_before, os.getloadavg()[0]]}
@@ -117,20 +123,22 @@ def _load(entry: dict) -> str:
 
 def report(entries: list[dict]) -> str:
     entries = sorted(entries, key=lambda e: (e["columns"], e["rows"]))
-    lines = ["| rows | columns | levels | status | wall | peak RSS | first result | share of task time (top 4) | code "
-             "| load avg before/after |",
-             "|---:|---:|---:|---|---:|---:|---:|---|---|---|"]
+    lines = ["| rows | columns | backend | levels | status | wall | peak RSS | first result "
+             "| share of task time (top 4) | code | load avg before/after |",
+             "|---:|---:|---|---:|---|---:|---:|---:|---|---|---|"]
     for e in entries:
         total = sum(k["seconds"] for k in e["kinds"].values()) or 1.0
         shares = sorted(e["kinds"].items(), key=lambda kv: -kv[1]["seconds"])[:4]
         share = ", ".join(f"{kind} {100 * k['seconds'] / total:.0f} %" for kind, k in shares)
         first = "—" if e["first_s"] is None else f"{e['first_s']:.1f} s ({e['first_kind']})"
-        lines.append(f"| {e['rows']:,} | {e['columns']} | {len(e['levels'] or [])} | {e['status']} | "
+        lines.append(f"| {e['rows']:,} | {e['columns']} | {e.get('backend', 'loky')} | {len(e['levels'] or [])} | "
+                     f"{e['status']} | "
                      f"{e['wall_s']:.0f} s | {e['peak_rss_mb'] / 1024:.2f} GB | {first} | {share} | "
                      f"{e.get('code', UNRECORDED_CODE)} | {_load(e)} |")
     growth = []
     for columns in sorted({e["columns"] for e in entries}):
-        done = {e["rows"]: e for e in entries if e["columns"] == columns and e["status"] == "done"}
+        done = {e["rows"]: e for e in entries if e["columns"] == columns and e["status"] == "done"
+                and e.get("backend", "loky") == "loky"}
         pairs = [(a, b) for a, b in zip(sorted(done), sorted(done)[1:], strict=False) if a >= 5_000]
         growth += [f"{columns} columns, {a:,} → {b:,} rows ({b / a:.0f}× the rows): "
                    f"{done[b]['wall_s'] / done[a]['wall_s']:.2f}× the time{_mixed(done[a], done[b])}" for a, b in pairs]
@@ -141,9 +149,10 @@ def report(entries: list[dict]) -> str:
             peak = f"{k['peak_mb']:.0f}" if k["peak_mb"] else "— (worker's main process)"
             per_kind.append(f"| {e['rows']:,} | {e['columns']} | {kind} | {k['tasks']} | {k['seconds']:.1f} | "
                             f"{k['seconds'] / k['tasks']:.2f} | {peak} |")
-    return f"""# Scale: the default quick sweep from 1 000 to 100 000 rows
+    return f"""# Scale: the default quick sweep from 1 000 to 1 000 000 rows
 
-Reproduce: `python bench/scale.py [--rows 1000,5000,20000,100000] [--columns 10,30,60]` (from the repo root).
+Reproduce: `python bench/scale.py [--rows 1000,5000,20000,100000] [--columns 10,30,60] [--backend loky|dask]
+[--timeout-min 45]` (from the repo root).
 
 - Machine: nproc={os.cpu_count()}, CPU: {cpu_model()}; Python {platform.python_version()},
   pyvinecopulib {pv.__version__}
@@ -179,6 +188,8 @@ def main() -> None:
     parser.add_argument("--rows", default="1000,5000,20000,100000")
     parser.add_argument("--columns", default="10,30,60")
     parser.add_argument("--report-only", action="store_true", help="rewrite scale.md from scale.json")
+    parser.add_argument("--backend", default="loky", choices=["loky", "dask"])
+    parser.add_argument("--timeout-min", type=float, default=TIMEOUT / 60, help="stop a size after this long")
     args = parser.parse_args()
     entries = json.loads(RESULTS.read_text()) if RESULTS.exists() else []
     if args.report_only:
@@ -187,9 +198,10 @@ def main() -> None:
     for columns in map(int, args.columns.split(",")):
         for rows in map(int, args.rows.split(",")):
             with tempfile.TemporaryDirectory() as tmp:
-                entry = measure(rows, columns, Path(tmp))
+                entry = measure(rows, columns, Path(tmp), args.backend, args.timeout_min * 60)
             print(json.dumps({k: v for k, v in entry.items() if k != "kinds"}), flush=True)
-            entries = [e for e in entries if (e["rows"], e["columns"]) != (rows, columns)] + [entry]
+            entries = [e for e in entries if (e["rows"], e["columns"], e.get("backend", "loky"))
+                       != (rows, columns, args.backend)] + [entry]
             RESULTS.write_text(json.dumps(entries, indent=1))
             (ROOT / "bench" / "scale.md").write_text(report(entries))
 
