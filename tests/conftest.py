@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from tests import processes
+from tests.helpers import TINY
 
 # -- another realisation of the demos: TVS_TEST_DATA_SEED=K runs the suite on the clinical demo drawn from seed
 # 2025 + K and on the breast-cancer rows in a shuffled order (so another hold-out split), to show that a test's
@@ -101,9 +102,7 @@ def mixed_table() -> pd.DataFrame:
 # -- a small stored sweep, shared by the tests of what reads one (the report, the ledger) --------------------------
 SWEEP_RESPONSE = "in_hospital_death"
 SWEEP_COLUMNS = ["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "heart_rate_bpm", SWEEP_RESPONSE]
-TINY_PROTOCOL = dict(utility_sets=2, release_sets=3, aia_iterations=2, aia_sets=3, aia_size_raw=150, aia_size_syn=150,
-                     mia_iterations=1, mia_shadows=2, mia_shadow_sets=3, mia_sets=4, mia_size_attacker=150,
-                     mia_size_raw=100, mia_size_syn=100)
+TINY_PROTOCOL = TINY
 
 
 @pytest.fixture(scope="session")

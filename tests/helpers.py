@@ -12,6 +12,16 @@ import numpy as np
 from tvs_core.model.generator import SyntheticGenerator
 from tvs_core.model.registry import register
 
+# the evaluation protocol at tiny sizes, shared by the tests that run a sweep: every game played, in seconds
+TINY = dict(utility_sets=2, release_sets=3, aia_iterations=2, aia_sets=3, aia_size_raw=150, aia_size_syn=150,
+            mia_iterations=1, mia_shadows=2, mia_shadow_sets=3, mia_sets=4, mia_size_attacker=150, mia_size_raw=100,
+            mia_size_syn=100)
+TINY_ONE_ITERATION = {**TINY, "aia_iterations": 1}
+# smaller still, for the competitors (a CTGAN or PrivPGD fit per task): sizes their small tables hold
+SMALLEST = dict(utility_sets=2, release_sets=2, aia_iterations=1, aia_sets=2, aia_size_raw=100, aia_size_syn=100,
+                mia_iterations=1, mia_shadows=2, mia_shadow_sets=2, mia_sets=2, mia_size_attacker=100, mia_size_raw=80,
+                mia_size_syn=80)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

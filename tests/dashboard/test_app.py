@@ -9,13 +9,11 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.helpers import TINY_ONE_ITERATION as TINY
 from tests.helpers import dashboard, shown
 from tvs_core import load_demo
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
-TINY = dict(utility_sets=2, release_sets=3, aia_iterations=1, aia_sets=3, aia_size_raw=150, aia_size_syn=150,
-            mia_iterations=1, mia_shadows=2, mia_shadow_sets=3, mia_sets=4, mia_size_attacker=150, mia_size_raw=100,
-            mia_size_syn=100)
 
 
 @pytest.fixture(autouse=True)

@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from tests.golden import cases
+from tests.helpers import TINY
 from tvs_core import TVineSynth, evaluate, load_demo
 from tvs_core.evaluation.catalogue import CATALOGUE
 from tvs_core.evaluation.records import HOLDER, REFERENCE_MODELS, to_frame
@@ -18,9 +19,6 @@ from tvs_core.storage import Store
 
 Y = "in_hospital_death"
 TINY_PRESET = "quick"
-TINY = dict(utility_sets=2, release_sets=3, aia_iterations=2, aia_sets=3, aia_size_raw=150, aia_size_syn=150,
-            mia_iterations=1, mia_shadows=2, mia_shadow_sets=3, mia_sets=4, mia_size_attacker=150, mia_size_raw=100,
-            mia_size_syn=100)
 
 
 @pytest.fixture(scope="module")

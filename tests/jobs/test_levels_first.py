@@ -3,6 +3,7 @@ result, so the scatter is complete for the levels while the games and baselines 
 
 import pytest
 
+from tests.helpers import TINY as TINY_PROTOCOL
 from tvs_core import load_demo
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.jobs import SweepConfig, submit
@@ -11,9 +12,7 @@ from tvs_core.jobs.worker import run_job
 from tvs_core.storage import Store
 
 Y = "in_hospital_death"
-TINY = dict(utility_sets=2, release_sets=3, aia_iterations=2, aia_sets=3, aia_size_raw=150, aia_size_syn=150,
-            mia_iterations=2, mia_shadows=2, mia_shadow_sets=3, mia_sets=4, mia_size_attacker=150, mia_size_raw=100,
-            mia_size_syn=100)
+TINY = {**TINY_PROTOCOL, "mia_iterations": 2}
 QUICK_METRICS = {"auc_tstr", "pair_structure", "ci_overlap", "release_mab", "mia_auc"}
 LATER_KINDS = {"baseline", "aia", "baseline_aia", "mia_shadow", "mia_attackers", "mia_eval", "external", "dp_audit",
                "reference_details", "release_details"}

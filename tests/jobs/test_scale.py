@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 import pyvinecopulib as pv
 
+from tests.helpers import TINY_ONE_ITERATION as TINY
 from tvs_core import TVineSynth, load_demo
 from tvs_core.errors import TVSError
 from tvs_core.evaluation import release as release_module
@@ -66,9 +67,6 @@ def test_mcmia_streams_its_distances_and_gives_the_same_score(monkeypatch):
 
 Y = "in_hospital_death"
 COLUMNS = ["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "heart_rate_bpm", Y]
-TINY = dict(utility_sets=2, release_sets=3, aia_iterations=1, aia_sets=3, aia_size_raw=150, aia_size_syn=150,
-            mia_iterations=1, mia_shadows=2, mia_shadow_sets=3, mia_sets=4, mia_size_attacker=150, mia_size_raw=100,
-            mia_size_syn=100)
 
 
 @pytest.fixture(scope="module")

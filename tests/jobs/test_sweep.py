@@ -7,6 +7,7 @@ import time
 import pandas as pd
 import pytest
 
+from tests.helpers import TINY
 from tvs_core import load_demo
 from tvs_core.choice.summary import summary_json
 from tvs_core.jobs import JobView, SweepConfig, submit
@@ -18,9 +19,6 @@ from tvs_core.jobs.worker import run_job
 from tvs_core.storage.store import Store
 
 Y = "in_hospital_death"
-TINY = dict(utility_sets=2, release_sets=3, aia_iterations=2, aia_sets=3, aia_size_raw=150, aia_size_syn=150,
-            mia_iterations=1, mia_shadows=2, mia_shadow_sets=3, mia_sets=4, mia_size_attacker=150, mia_size_raw=100,
-            mia_size_syn=100)
 KEYS = ["model", "level", "metric", "attribute", "target", "iteration"]
 
 

@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from tests.conftest import make_mixed_table
+from tests.helpers import SMALLEST as TINY
 from tvs_core import load_demo
 from tvs_core.errors import DataError
 from tvs_core.evaluation.records import HOLDER
@@ -30,9 +31,6 @@ from tvs_core.storage import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 Y = "in_hospital_death"
-TINY = dict(utility_sets=2, release_sets=2, aia_iterations=1, aia_sets=2, aia_size_raw=100, aia_size_syn=100,
-            mia_iterations=1, mia_shadows=2, mia_shadow_sets=2, mia_sets=2, mia_size_attacker=100, mia_size_raw=80,
-            mia_size_syn=80)
 
 
 @pytest.fixture(scope="module")

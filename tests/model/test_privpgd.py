@@ -14,6 +14,7 @@ from scipy import stats
 from scipy.optimize import minimize_scalar
 
 from tests.conftest import make_mixed_table
+from tests.helpers import SMALLEST as TINY
 from tvs_core import load_demo
 from tvs_core.errors import DataError
 from tvs_core.evaluation.records import HOLDER
@@ -33,9 +34,6 @@ Y = "in_hospital_death"
 # the seeds of the slow known-answer test (TVS_PRIVPGD_SEEDS=1,2,3 runs it for each; CI runs the first)
 SEEDS = [int(s) for s in os.environ.get("TVS_PRIVPGD_SEEDS", "1").split(",")]
 TINY_OPTIMISER = dict(particles=200, iterations=8, projection_iterations=10)
-TINY = dict(utility_sets=2, release_sets=2, aia_iterations=1, aia_sets=2, aia_size_raw=100, aia_size_syn=100,
-            mia_iterations=1, mia_shadows=2, mia_shadow_sets=2, mia_sets=2, mia_size_attacker=100, mia_size_raw=80,
-            mia_size_syn=80)
 
 
 def classical_rdp_epsilon(sigma: float, delta: float) -> float:
