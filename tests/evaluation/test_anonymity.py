@@ -166,7 +166,7 @@ def test_every_part_of_every_criterion_is_declared():
     for criterion, *_ in GDPR_CRITERIA:
         for part, *_ in GDPR_PARTS:
             entry = CATALOGUE[f"{criterion}_{part}"]
-            assert entry.per_set == "set_metrics:gdpr_criteria"
+            assert entry.compute is gdpr_criteria
             assert (entry.per_column == "sensitive") == (criterion == "inference")
 
 

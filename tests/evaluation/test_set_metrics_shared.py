@@ -53,8 +53,7 @@ def test_the_scatter_part_and_the_details_are_the_whole_release_and_reference():
 
     scatter, details = set_metric_functions(SCATTER), set_metric_functions(DETAILS)
     assert not set(scatter) & set(details) and set(scatter) | set(details) == set(set_metric_functions())
-    names = {f"{f.__module__.rsplit('.', 1)[-1]}:{f.__name__}" for f in scatter}
-    assert {m.per_set for m in CATALOGUE.values() if m.per_set and m.axis} == names  # every axis comes first
+    assert {m.compute for m in CATALOGUE.values() if m.compute and m.axis} == set(scatter)  # every axis comes first
 
     table = load_demo("clinical")[["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "heart_rate_bpm", Y]]
     train, test = table.iloc[:200], table.iloc[200:300]

@@ -143,7 +143,7 @@ def test_a_new_release_metric_is_one_declaration_and_one_function(table, monkeyp
     monkeypatch.setitem(CATALOGUE, "rows_in_set", Metric(
         "rows_in_set", "Rows in a published set", "Rows per set", "rows", "lower", (0.0, None), "membership risk",
         "release", "How many rows each published set has.", axis="privacy", worst=1000.0, ideal=0.0,
-        per_set="tests.jobs.test_engine:rows_in_set"))
+        compute=rows_in_set))
     train = table.head(200)
     model = TVineSynth(response=Y, sensitive=["total_cost_eur"], seed=1).fit(train)
     result = evaluate(model, train, table.tail(100), levels=[1], preset=TINY_PRESET, n_jobs=1, games=("release",))

@@ -9,12 +9,13 @@ from tests.helpers import TINY_ONE_ITERATION as TINY
 from tvs_core import TVineSynth, load_demo
 from tvs_core.errors import TVSError
 from tvs_core.evaluation import release as release_module
-from tvs_core.evaluation.catalogue import CATALOGUE, PMSE_ROWS, RELEASE_ROWS, SET_ROWS
+from tvs_core.evaluation.catalogue import CATALOGUE
 from tvs_core.evaluation.context import EvaluationData
 from tvs_core.evaluation.distance import mcmia
 from tvs_core.evaluation.protocol import QUICK
 from tvs_core.evaluation.records import FIRST_LOOK
 from tvs_core.evaluation.set_metrics import SyntheticSet, bounded
+from tvs_core.evaluation.sizes import PMSE_ROWS, RELEASE_ROWS, SET_ROWS
 from tvs_core.jobs import JobView, SweepConfig, memory, submit
 from tvs_core.jobs import first_look as first_look_module
 from tvs_core.jobs.context import context_for_model, fit_holder, split_tables

@@ -2,7 +2,8 @@
 
 Summaries, the level choice, figures, pages, the CLI and the manifest read these declarations; a
 metric's function only writes records under the declared ``name``. To add a metric: declare it here
-and write the function that returns its records (docs/ARCHITECTURE.md walks through it).
+and write the function that returns its records, named by the entry's ``compute`` (docs/ARCHITECTURE.md walks
+through it).
 
 Anchored normalisation (selection) maps a metric onto [0, 1], higher = better, by two anchors:
 ``worst`` scores 0 and ``ideal`` scores 1. An anchor is a constant or a ``Reference``: the value of
@@ -11,29 +12,14 @@ a metric measured on real data in the same run (e.g. the attack on the real rows
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from . import set_metrics
 from .records import RAW, REAL, SHUFFLED
+from .sizes import PMSE_ROWS, RELEASE_ROWS, SET_ROWS
 
 GROUPS = ("utility", "attribute risk", "membership risk", "anonymisation (GDPR)", "fidelity")
-# a metric of one published set (``per_set``) sees at most this many synthetic, training and hold-out rows:
-# a seeded subsample, redrawn for every set, so its noise is part of the interval over sets. Below the cap
-# (every demo) nothing changes; above it the cost no longer grows with the table.
-SET_ROWS = 5_000
-# a release task draws each synthetic set with at most this many rows (the published set has |train| rows):
-# a generator's rows are independent draws, so a smaller set is distributed as a random part of a full one;
-# the release attack and TSTR are fitted on it (a forest grows its trees on at most as many rows anyway).
-# Below the cap (every demo) nothing changes; above it sampling and fitting stop growing with the table.
-RELEASE_ROWS = 20_000
-# a baseline (a reference point of the scatter, not the model the holder publishes) is fitted on at most this
-# many training rows, a seeded subsample: its sets are drawn RELEASE_ROWS long anyway, and an R-vine's structure
-# selection on 80 000 rows was the largest single cost of a 100 000-row sweep. Every demo is below it; a DP
-# baseline keeps its guarantee (a subsample of the rows only strengthens it). The holder is fitted on every row.
-BASELINE_ROWS = 20_000
-# the propensity model of pMSE (hundreds of interaction terms, one Newton step costs rows x terms^2) sees at most
-# this many real and as many synthetic rows of a set (seeded, per set); every demo is below it
-PMSE_ROWS = 1_000
 SOURCES = {"release": "the synthetic sets of the holder's model (the data actually published)",
            "game": "an attack game's generators fitted on subsets of the training rows",
            "reference": "the real data (the anchors)"}
@@ -69,7 +55,9 @@ class Metric:
     fallback: str | None = None  # a cheaper estimate of the same quantity, used while this one is missing
     spread: str = "bootstrap"  # "bootstrap": interval of the median over replicates; "percentile":
     # the replicates are bootstrap draws already, their percentiles are the interval
-    per_set: str | None = None  # "module:function" in tvs_core.evaluation computing it on one published set
+    # the function computing it on one published set (``set_metrics``: a ``SyntheticSet`` in, {name: value} out);
+    # None: the records come from their ``source`` (a game, the real data)
+    compute: Callable[[set_metrics.SyntheticSet], dict] | None = None
     rows: int | None = None  # a tighter cap than SET_ROWS for an expensive per-set metric
 
     @property
@@ -79,7 +67,7 @@ class Metric:
     @property
     def rows_cap(self) -> int | None:
         """The most rows of each kind this metric is computed on (None: all of them)."""
-        if self.per_set:
+        if self.compute:
             return self.rows or SET_ROWS
         return RELEASE_ROWS if self.source == "release" else None
 
@@ -174,7 +162,7 @@ def _gdpr(prefix: str, label: str, attack: str) -> tuple[Metric, ...]:
     short = label.replace(" risk", "")
     return tuple(Metric(f"{prefix}_{part}", f"{label}{suffix}", f"{short}{suffix or ' risk'}", unit, better, bounds,
                         "anonymisation (GDPR)", "release", f"{explanation} Attack: {attack} (Giomi et al. 2023).",
-                        per_column=per_column, per_set="set_metrics:gdpr_criteria")
+                        per_column=per_column, compute=set_metrics.gdpr_criteria)
                  for part, suffix, unit, better, bounds, explanation in GDPR_PARTS)
 
 
@@ -190,14 +178,14 @@ METRICS: tuple[Metric, ...] = (
            "relations (1).",
            axis="utility", worst=Reference("pair_structure", SHUFFLED), ideal=1.0,
            question="How much of the relations between columns the synthetic data keep (higher is more useful)",
-           per_set="set_metrics:structure"),
+           compute=set_metrics.structure),
     Metric("ci_overlap", "Confidence-interval overlap of the analysis (Karr et al. 2006)", "CI overlap",
            "share", "higher", (-1.0, 1.0), "utility", "release",
            "Whether an analyst would reach the same conclusions: the regression of Y on the covariates (logistic "
            "for a class response, linear otherwise) is fitted on the real training rows and on the synthetic set, "
            "and each coefficient's 95 % confidence intervals are compared; 1 means they coincide. Scaled from "
            "independent columns (0) to identical intervals (1).",
-           axis="utility", worst=Reference("ci_overlap", SHUFFLED), ideal=1.0, per_set="set_metrics:structure",
+           axis="utility", worst=Reference("ci_overlap", SHUFFLED), ideal=1.0, compute=set_metrics.structure,
            question="How far an analysis of Y on the synthetic data reaches the real data's conclusions (higher is "
                     "more useful)"),
     Metric("pmse_ratio", "Propensity-score MSE ratio (pMSE ratio, synthpop)", "pMSE ratio", "ratio", "lower",
@@ -205,7 +193,7 @@ METRICS: tuple[Metric, ...] = (
            "How easily a model tells synthetic rows from real ones, relative to what chance alone gives: about 1 "
            "means they cannot be told apart, larger means they can (propensity-score mean squared error, Snoke et "
            "al. 2018).",
-           axis="utility", worst=Reference("pmse_ratio", SHUFFLED), ideal=1.0, per_set="set_metrics:structure",
+           axis="utility", worst=Reference("pmse_ratio", SHUFFLED), ideal=1.0, compute=set_metrics.structure,
            rows=PMSE_ROWS, question="How easily synthetic rows are told apart from real ones (lower is more useful)"),
     # -- attribute inference ------------------------------------------------------------------------
     _mab("mab", "Mean absolute attacker coefficient (MAB)", "Attack game MAB", "game", RAW, fallback="release_mab"),
@@ -265,7 +253,7 @@ METRICS: tuple[Metric, ...] = (
            "(privacy 1). The attacks: density ratio (DOMIAS-style), local likelihood ratio (Gen-LRA-style), "
            "distance difference.",
            axis="privacy", worst=Reference("mia_auc", REAL, 1.0), ideal=Reference("mia_auc", SHUFFLED, 0.5),
-           per_set="set_metrics:membership_attacks",
+           compute=set_metrics.membership_attacks,
            question="How well an attacker tells who was in the data (lower is safer; 0.5 = a coin toss)"),
     Metric("mia_tpr_at_1pct_fpr", "Membership attack true-positive rate at 1 % false positives",
            "Membership TPR @ 1 % FPR", "share", "lower", (0.0, 1.0), "membership risk", "release",
@@ -273,39 +261,39 @@ METRICS: tuple[Metric, ...] = (
            "hold-out rows: the risk to the most exposed people, which an AUC averages away (Carlini et al. "
            "2022).",
            axis="privacy", worst=Reference("mia_tpr_at_1pct_fpr", REAL, 1.0),
-           ideal=Reference("mia_tpr_at_1pct_fpr", SHUFFLED, 0.01), per_set="set_metrics:membership_attacks",
+           ideal=Reference("mia_tpr_at_1pct_fpr", SHUFFLED, 0.01), compute=set_metrics.membership_attacks,
            question="How many people in the data an attacker spots while wrongly accusing 1 in 100 others (lower is "
                     "safer)"),
     Metric("mia_tpr_at_10pct_fpr", "Membership attack true-positive rate at 10 % false positives",
            "Membership TPR @ 10 % FPR", "share", "lower", (0.0, 1.0), "membership risk", "release",
            "The share of training rows the strongest membership attack flags while wrongly flagging 10 % of "
            "hold-out rows.", axis="privacy", worst=Reference("mia_tpr_at_10pct_fpr", REAL, 1.0),
-           ideal=Reference("mia_tpr_at_10pct_fpr", SHUFFLED, 0.1), per_set="set_metrics:membership_attacks",
+           ideal=Reference("mia_tpr_at_10pct_fpr", SHUFFLED, 0.1), compute=set_metrics.membership_attacks,
            question="How many people in the data an attacker spots while wrongly accusing 1 in 10 others (lower is "
                     "safer)"),
     Metric("mia_attack_auc", "Membership attack AUC, per attack", "Membership AUC per attack", "ROC AUC", "lower",
            (0.0, 1.0), "membership risk", "release",
            "Each membership attack's AUC on its own (column: the attack), showing which attack is strongest on "
            "this release.",
-           per_column="any", per_set="set_metrics:membership_attacks"),
+           per_column="any", compute=set_metrics.membership_attacks),
     Metric("mcmia", "Membership inference score (MC-MIA; 0.5 = indistinguishable)", "MC membership score", "share",
            "lower", (0.0, 1.0), "membership risk", "release",
            "The share of training rows among the records an attacker counting nearby synthetic rows ranks most "
            "likely members: 0.5 means training and hold-out rows look alike to it, 1 that it recovers the training "
            "rows (Monte-Carlo membership attack, COPULA-SHIRLEY).",
-           axis="privacy", worst=1.0, ideal=0.5, per_set="set_metrics:monte_carlo_membership",
+           axis="privacy", worst=1.0, ideal=0.5, compute=set_metrics.monte_carlo_membership,
            question="How well a distance-based attacker picks out who was in the data (lower is safer; 0.5 = a coin "
                     "toss)"),
     Metric("dcr_closer_to_train", "Share of synthetic rows closer to training than to hold-out rows",
            "Share closer to training rows", "share", "lower", (0.0, 1.0), "membership risk", "release",
            "The share of synthetic rows whose nearest real row is a training row rather than a hold-out row "
            "(distance to closest record): about 0.5 when the release does not copy its training rows.",
-           per_set="set_metrics:closeness"),
+           compute=set_metrics.closeness),
     Metric("exact_copies", "Exact copies of training rows", "Exact copies", "rows", "lower", (0.0, None),
            "membership risk", "release",
            "How many synthetic rows equal a training row on every modelled column: each one is a real record "
            "released.",
-           per_set="set_metrics:closeness"),
+           compute=set_metrics.closeness),
     # -- anonymisation: the three GDPR criteria -------------------------------------------------------------
     *(metric for criterion in GDPR_CRITERIA for metric in _gdpr(*criterion)),
     # -- the empirical audit of a DP claim (evaluation/dp_audit.py; only in sweeps run with --audit-dp) --------
@@ -334,29 +322,29 @@ METRICS: tuple[Metric, ...] = (
            "typical real rows (the α-supports) should hold the same share of synthetic rows, at every size. 1 "
            "means they do; lower means synthetic rows crowd the centre or stray outside (integrated α-precision, "
            "Alaa et al. 2022).",
-           per_set="set_metrics:fidelity"),
+           compute=set_metrics.fidelity),
     Metric("beta_recall", "β-recall (diversity)", "β-recall (diversity)", "share", "higher", (0.0, 1.0), "fidelity",
            "release",
            "Whether the synthetic data covers the real rows as it should: the regions that hold a given share of "
            "the most typical synthetic rows (the β-supports) should hold the same share of real rows, at every "
            "size. 1 means they do; lower means the release misses or crowds some kinds of records (integrated "
            "β-recall, Alaa et al. 2022).",
-           per_set="set_metrics:fidelity"),
+           compute=set_metrics.fidelity),
     Metric("authenticity", "Authenticity (share of non-copied rows)", "Authenticity", "share", "higher", (0.0, 1.0),
            "fidelity", "release", "The share of synthetic rows that are new rather than near-copies: not closer to "
                                   "a training row than that row's own nearest real neighbour (Alaa et al. 2022).",
-           per_set="set_metrics:fidelity"),
+           compute=set_metrics.fidelity),
     Metric("spearman_difference", "Mean |Spearman difference| real vs synthetic", "Spearman matrix difference",
            "|ρ difference|", "lower", (0.0, 2.0), "fidelity", "release",
            "How much the rank correlations (Spearman) between pairs of columns differ, on average, between the "
            "real and the synthetic data: 0 means the same.",
-           per_set="set_metrics:fidelity"),
+           compute=set_metrics.fidelity),
     Metric("column_distance", "Distance between real and synthetic column distributions", "Column distance (KS / TV)",
            "KS or TV distance", "lower", (0.0, 1.0), "fidelity", "release",
            "How different each column's distribution of values is in the synthetic data, from 0 (the same) to 1 "
            "(no overlap): Kolmogorov-Smirnov distance for numbers, total variation for categories.",
            per_column="any",
-           per_set="set_metrics:fidelity"),
+           compute=set_metrics.fidelity),
 )
 CATALOGUE: dict[str, Metric] = {m.name: m for m in METRICS}
 DEFAULT_PRIVACY_AXIS = "mab_worst"  # the paper's: the attacker's MAB on the worst sensitive column

@@ -3,18 +3,17 @@ reused by every metric (utility, release MAB/WCAB, DCR, MCMIA, fidelity)."""
 
 from __future__ import annotations
 
-from importlib import import_module
-
 import numpy as np
 
 from ..model.generator import SyntheticGenerator
 from ..seeding import task_rng, task_seed
 from .attribute import release_attribute_records
-from .catalogue import CATALOGUE, RELEASE_ROWS
+from .catalogue import CATALOGUE
 from .context import EvaluationData
 from .protocol import ProtocolPreset
 from .records import REAL, SHUFFLED, record
 from .set_metrics import SyntheticSet, bounded
+from .sizes import RELEASE_ROWS
 from .timing import timed
 from .utility import CLASSIFIERS, fitted_scorer, score_classifier, split_xy, utility_metric
 
@@ -76,20 +75,13 @@ def set_records(one: SyntheticSet, role: str = "release", part: str | None = Non
 
 
 def set_metric_functions(part: str | None = None) -> list:
-    """The distinct functions the catalogue names for metrics of one published set, in catalogue order
-    (``module:function``, the module relative to this package unless it is a dotted path); ``part``: as
-    ``set_metric_paths``."""
-    return [getattr(import_module(module if "." in module else f"{__package__}.{module}"), name)
-            for module, name in (path.split(":") for path in set_metric_paths(part))]
-
-
-def set_metric_paths(part: str | None = None) -> list[str]:
-    """The catalogue's ``per_set`` paths. ``part``: ``SCATTER``, the functions of a metric that may be an axis of
-    the scatter (stored with the levels, before any game: levels first); ``DETAILS``, the others (the GDPR
-    criteria, fidelity, closeness: a quarter of a release task, stored beside the games); None: all."""
-    axes = {m.per_set for m in CATALOGUE.values() if m.per_set and m.axis}
-    return [path for path in dict.fromkeys(m.per_set for m in CATALOGUE.values() if m.per_set)
-            if part is None or (path in axes) == (part == SCATTER)]
+    """The distinct functions the catalogue's entries compute on one published set, in catalogue order. ``part``:
+    ``SCATTER``, those of a metric that may be an axis of the scatter (stored with the levels, before any game:
+    levels first); ``DETAILS``, the others (the GDPR criteria, fidelity, closeness: a quarter of a release task,
+    stored beside the games); None: all."""
+    axes = {m.compute for m in CATALOGUE.values() if m.compute and m.axis}
+    return [function for function in dict.fromkeys(m.compute for m in CATALOGUE.values() if m.compute)
+            if part is None or (function in axes) == (part == SCATTER)]
 
 
 def release_sets(model: SyntheticGenerator, level, sets: range, size: int, master_seed: int, label: str):
@@ -101,7 +93,7 @@ def release_sets(model: SyntheticGenerator, level, sets: range, size: int, maste
 
 
 def set_size(data: EvaluationData) -> int:
-    """Rows of each published set a release task draws: |train|, at most ``RELEASE_ROWS`` (catalogue)."""
+    """Rows of each published set a release task draws: |train|, at most ``RELEASE_ROWS`` (evaluation/sizes.py)."""
     return min(len(data.train), RELEASE_ROWS)
 
 

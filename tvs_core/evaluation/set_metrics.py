@@ -1,7 +1,7 @@
 """Metrics of one published synthetic set (structure, distance, membership and fidelity): each function takes a
 ``SyntheticSet`` and returns {metric name: value, or {column: value} for a per-column metric}.
 
-The catalogue names the function that computes a metric (``Metric.per_set``); ``release_records``
+The catalogue names the function that computes a metric (``Metric.compute``); ``release_records``
 calls each function once per set, on the first ``DISTANCE_SETS`` sets of every level and baseline.
 """
 
@@ -14,7 +14,6 @@ import numpy as np
 from ..data.schema import CATEGORICAL_TYPES, ColumnType
 from ..seeding import task_rng, task_seed
 from . import anonymity
-from .catalogue import PMSE_ROWS, SET_ROWS
 from .context import EvaluationData
 from .distance import dcr, mcmia
 from .fidelity import (
@@ -26,6 +25,7 @@ from .fidelity import (
     spearman_difference,
 )
 from .membership_attacks import membership_attacks as attack
+from .sizes import PMSE_ROWS, SET_ROWS
 from .structure import _real_levels as real_levels
 from .structure import ci_overlap, coefficient_intervals, pair_structure, pmse_ratio
 

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 
 from ..evaluation import membership
 from ..evaluation.attribute_game import aia_iteration
-from ..evaluation.catalogue import BASELINE_ROWS
 from ..evaluation.context import EvaluationData, GeneratorSpec
 from ..evaluation.dp_audit import trial_records
 from ..evaluation.records import HOLDER, RAW
 from ..evaluation.release import DETAILS, DISTANCE_SETS, published_records, reference_records, release_records
+from ..evaluation.sizes import BASELINE_ROWS
 from ..evaluation.timing import timed
 from ..model.generator import SyntheticGenerator
 from ..seeding import subsample, task_rng, task_seed

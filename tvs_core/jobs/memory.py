@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..evaluation.catalogue import RELEASE_ROWS
+from ..evaluation.sizes import RELEASE_ROWS
 from .tasks import Growth, TaskKind
 
 WORKER_BASE_MB = 300.0  # an idle worker with numpy, scikit-learn and pyvinecopulib loaded

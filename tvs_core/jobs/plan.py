@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from ..evaluation.catalogue import BASELINE_ROWS, CATALOGUE
+from ..evaluation.catalogue import CATALOGUE
 from ..evaluation.dp_audit import claimed_privacy
 from ..evaluation.protocol import QUICK
 from ..evaluation.records import HOLDER
-from ..evaluation.release import DETAILS, DISTANCE_SETS, SCATTER, set_metric_paths
+from ..evaluation.release import DETAILS, DISTANCE_SETS, SCATTER, set_metric_functions
+from ..evaluation.sizes import BASELINE_ROWS
 from ..model.competitors import fit_cost
 from .config import SweepConfig, baseline_spec
 from .context import JobContext
@@ -98,8 +99,8 @@ def scored_earlier(results: list[dict]) -> set[str]:
     """Keys of details tasks whose metrics a stored result holds already. Before the details tasks existed, one
     release task, and the reference task, scored every metric; a job planned then and resumed now must not score
     a level's details twice (twice the records would narrow their intervals)."""
-    paths = set(set_metric_paths(DETAILS))
-    details = {m.name for m in CATALOGUE.values() if m.per_set in paths}
+    functions = set(set_metric_functions(DETAILS))
+    details = {m.name for m in CATALOGUE.values() if m.compute in functions}
     keys = set()
     for result in results:
         if result["kind"] in (TaskKind.REFERENCE, TaskKind.RELEASE) and any(r["metric"] in details

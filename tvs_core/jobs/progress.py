@@ -15,8 +15,8 @@ import time
 from statistics import median
 
 from ..errors import DataError
-from ..evaluation.catalogue import BASELINE_ROWS
 from ..evaluation.dp_audit import AUDIT_ROWS
+from ..evaluation.sizes import BASELINE_ROWS
 from ..model.competitors import fit_cost
 from ..storage.store import Store
 from .config import SweepConfig, baseline_spec
