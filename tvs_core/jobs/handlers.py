@@ -6,7 +6,7 @@ backend compute the same numbers."""
 from __future__ import annotations
 
 import pickle
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from ..evaluation import membership
 from ..evaluation.attribute_game import aia_iteration
@@ -20,8 +20,12 @@ from ..model.generator import SyntheticGenerator
 from ..seeding import subsample, task_rng, task_seed
 from .context import JobContext
 
-if TYPE_CHECKING:
-    from .tasks import Task
+
+class Task(Protocol):
+    """What a handler reads of its task (``tasks.Task``, which names the handler: it is not imported here)."""
+
+    params: tuple
+    player: str
 
 Result = tuple[list[dict], bytes | None]
 
