@@ -7,14 +7,8 @@ from tvs_core import glossary
 
 
 @pytest.fixture(autouse=True)
-def workspace(tmp_path, monkeypatch):
-    monkeypatch.setenv("TVS_WORKSPACE", str(tmp_path / "workspace"))
-    from pages import common
-
-    common.store.clear()
-    common.resume_orphaned_jobs.clear()
-    yield tmp_path / "workspace"
-    common.store.clear()
+def workspace(page_workspace):
+    return page_workspace
 
 
 def glossary_page():

@@ -21,14 +21,8 @@ MARKUP = re.compile(r"(?<!\\)\[[^\]]*(?<!\\)\]\(|(?<!\\)<[a-zA-Z/]")  # a link o
 
 
 @pytest.fixture(autouse=True)
-def workspace(tmp_path, monkeypatch):
-    monkeypatch.setenv("TVS_WORKSPACE", str(tmp_path / "workspace"))
-    from pages import common
-
-    common.store.clear()
-    common.resume_orphaned_jobs.clear()
-    yield
-    common.store.clear()
+def workspace(page_workspace):
+    return page_workspace
 
 
 def _markdown_strings(message, kind: str):
