@@ -15,6 +15,7 @@ import pytest
 from tvs_core import TVineSynth, evaluate, holdout_split, load_demo
 from tvs_core.choice import Axis, axis_choices, choose, explain_level
 from tvs_core.choice.explain import FRAGILE, MEMBERSHIP_WORDS, PRIVACY_WORDS
+from tvs_core.choice.gdpr import point_verdicts
 from tvs_core.choice.selection import METHODS
 from tvs_core.evaluation.catalogue import CATALOGUE, axis_metrics
 from tvs_core.evaluation.membership_attacks import record_exposure
@@ -113,6 +114,14 @@ def test_the_card_quotes_the_numbers_its_scores_come_from(evaluated):
                 assert f"the sensitive column {row['P_column']} " in lead
             for part in [c for c in table.columns if c.startswith("U_") and not math.isnan(row[c])]:
                 assert any(f"{row[part]:.0%}" in v for v in card.verdicts[1:]), (part, card.verdicts)
+            # when the attack game and the GDPR inference criterion on the deciding column disagree (a poor privacy
+            # score and no measurable risk, or the other way round), one sentence says why; otherwise none does
+            column = row.get("P_column") or axis.column
+            gdpr = {v.key: v for v in point_verdicts(summary, SENSITIVE, level=int(level))}
+            said = gdpr.get(f"inference_risk:{column}") if column else None
+            differ = (said is not None and axis.metric.group == "attribute risk"
+                      and (said.verdict == "none") == (row["P_unclipped"] < 0.6))
+            assert any(v.startswith("Why the two answers differ") for v in card.verdicts) == differ, card.verdicts
             # fragility is said of the best level only
             fragile = any(w.startswith("Fragile") for w in card.warnings)
             assert fragile == (level == selection.best_level and row["wins"] < FRAGILE)
