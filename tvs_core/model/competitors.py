@@ -31,12 +31,15 @@ PRESETS: dict[str, dict[str, dict]] = {
 # What one fit costs, for the estimate shown before Start (not a promise). bench/competitor_costs.py fits CTGAN and
 # TVAE at two epoch budgets on both demos, one fit at a time, and splits each fit into a fixed part (the ctgan
 # package's per-column Gaussian mixtures) and a part per epoch, both per size unit = (rows / 1000) x (columns / 10);
-# the constants are the medians over the demos (2-core AMD EPYC, 2026-11-21). The paper-epoch fits of the sweeps
-# in bench/competitors.md (two tasks at once) took 0.8-1.3x what this gives (CTGAN 115 s for 92 s on clinical,
-# 64 s for 62 s on breast cancer; TVAE 62 s for 76 s, 46 s for 51 s). A first table scaled one 20-epoch fit
-# linearly in epochs and overstated a 400-epoch fit eightfold.
+# the fixed parts are the medians over the demos (2-core AMD EPYC, 2026-11-21). The part per epoch is what the
+# paper-epoch fits took inside sweeps (two tasks at once), the geometric mean over three tables: clinical (CTGAN
+# 115 s, TVAE 62 s; bench/competitors.md), breast cancer (64 s, 46 s) and the 884 x 27 table of bench/tables.py
+# (197 s, 126 s, the median of 3 sweeps in bench/sweep.md, 2026-11-26). The size unit misses the width the ctgan
+# package encodes a table to (the 884 x 27 table's costs twice the demos' per unit), so one fit may be off by up to
+# 1.6x either way; the sweep's estimate stays within 1.5x of the measured sweeps. A first table scaled one 20-epoch
+# fit linearly in epochs and overstated a 400-epoch fit eightfold.
 FIXED_SECONDS_PER_SIZE = {"ctgan": 4.49, "tvae": 1.94}
-SECONDS_PER_EPOCH_PER_SIZE = {"ctgan": 0.0977, "tvae": 0.0430}
+SECONDS_PER_EPOCH_PER_SIZE = {"ctgan": 0.147, "tvae": 0.0473}
 PRIVBAYES_SECONDS_PER_1000_ROWS = 0.5
 # MST (model/mst.py): its 5000 mirror-descent steps do not grow with the rows. Measured 2026-11, same machine, the
 # clinical demo's 21 columns at ε = 2.5: 3.7-4.1 s per fit on 1000 rows, 4.4-4.8 s on 10 000 rows.
