@@ -33,7 +33,7 @@ if view.holder() is None:
 job = view.job
 train, _ = view.tables()  # the data the sweep ran on, kept in the workspace
 
-st.markdown(f"Release of **level {level}** from sweep `{view.id}` — "
+st.markdown(f"Release of **level {level}** from sweep {common.md(view.id)} — "
             + ("your choice." if chosen_by_user else "the recommended level: you have not chosen one on the Choose "
                "page, so the manifest and the ledger will say it is the recommendation, not your choice."))
 if job["status"] != "done":

@@ -205,7 +205,7 @@ if why_not is None and not same_as_shown:  # what Start would run: its estimate 
     planned = planned_tasks(config, levels)
     seconds, source = estimate(common.store(), planned, n_train, n_columns, workers=2, config=config)
     st.caption(f"Start runs {task_total(planned, n_train)} tasks; estimated duration about {duration_text(seconds)} "
-               f"on this machine (from {source}; refined from the sweep's own tasks once it runs).")
+               f"on this machine (from {common.md(source)}; refined from the sweep's own tasks once it runs).")
     if config.dp_audit_trials:
         claims = claimed_epsilons(config)
         st.caption(f"Of which the DP audit of {', '.join(figures.model_label(name) for name in claims)}: about "
