@@ -48,6 +48,7 @@ def exposure(job_id: str, level: int) -> pd.DataFrame | None:
 MIX_PARTS = [name for name in utility_names() if not name.endswith("_tstr")]  # tstr: AUC or R², as the table needs
 
 
+@common.callback
 def set_mix() -> None:
     """The weights into the project's utility mix; all zero is refused and the mix left as it was."""
     text = ",".join(f"{name}={st.session_state[f'{common.WIDGET}mix.{name}']:g}" for name in MIX_PARTS

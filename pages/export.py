@@ -110,6 +110,7 @@ if pooled is not None:
 
 
 
+@common.callback
 def record() -> None:
     """The download is a release: into the ledger, with a copy of its rows and the note as it stands at the click
     (read now, not when the button was drawn: a note typed just before the click belongs to this release)."""

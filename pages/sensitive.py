@@ -10,6 +10,7 @@ from tvs_core.model.ordering import MEASURES, default_rho_star
 common.under_navigation()
 
 
+@common.callback
 def set_measure() -> None:
     """A threshold means something else in another measure: back to the paper's value in the new one."""
     common.project().rho_star, common.project().rho_overrides = None, {}
@@ -25,6 +26,12 @@ def threshold_key(column: str | None, shown: float | None = None) -> str:
     return f"{common.WIDGET}rho.{column}" + ("" if column is None else f"@{shown:.2f}")
 
 
+@common.callback
+def set_sensitive() -> None:
+    common.update_sweep(sensitive=list(st.session_state[f"{common.WIDGET}sensitive"]))
+
+
+@common.callback
 def set_threshold(column: str | None, shown: float | None = None) -> None:
     value = float(st.session_state[threshold_key(column, shown)])
     if column is not None and abs(value - shown) < 1e-9:  # an echo of what the page drew, not an edit
@@ -54,8 +61,7 @@ with right:
     options = [c for c in candidates if c != project.sweep.response]
     st.multiselect("Sensitive columns (an attacker must not infer them)", options,
                    default=[s for s in project.sweep.sensitive if s in options], key=f"{common.WIDGET}sensitive",
-                   on_change=lambda: common.update_sweep(
-                       sensitive=list(st.session_state[f"{common.WIDGET}sensitive"])))
+                   on_change=set_sensitive)
 response, sensitive = project.sweep.response, [s for s in project.sweep.sensitive if s in options]
 
 st.radio("Association measure", MEASURES, horizontal=True, key=common.bound("sweep.measure"), on_change=set_measure,
@@ -123,7 +129,7 @@ levels = list(range(1, order.full_level + 1))
 shown = project.preview_level if project.preview_level in levels else min(order.tau_block, order.full_level)
 st.session_state[common.WIDGET + "preview_level"] = max(1, shown)
 st.select_slider("Truncation level", levels, key=common.WIDGET + "preview_level",
-                 on_change=lambda: common.keep("preview_level"))
+                 on_change=common.keep, args=("preview_level",))
 cut = preview.cut_at(int(st.session_state[common.WIDGET + "preview_level"]))
 counts = preview.cuts.groupby("level")["cut"].sum()
 st.markdown(f"At level **{st.session_state[common.WIDGET + 'preview_level']}**: **{len(cut)}** of "

@@ -145,3 +145,30 @@ def wait_for_text(page, where, text: str, timeout: float = 180_000) -> None:
             return
         page.wait_for_timeout(1000)
     raise AssertionError(f"'{text}' did not appear; saw: {where()[:500]}")
+
+
+def keep_only(page, label: str, kept: int) -> None:
+    """Remove all but the first ``kept`` choices of the multi-select labelled ``label`` by their crosses, as a
+    user does; each removal reruns the page, so the chips are counted again every time."""
+    box = page.get_by_test_id("stMultiSelect").filter(has_text=label).first
+    box.wait_for(timeout=60_000)
+    chips = box.locator("[data-tag]")
+    for _ in range(50):
+        before = chips.count()
+        if before <= kept:
+            return
+        name = chips.nth(kept).get_attribute("aria-label")
+        chips.nth(kept).get_by_role("button", name=f"Remove {name}", exact=True).click()
+        deadline = time.time() + 30
+        while chips.count() >= before and time.time() < deadline:
+            page.wait_for_timeout(200)
+    raise AssertionError(f"'{label}' still has more than {kept} choices")
+
+
+def small_sweep(page) -> None:
+    """On the Sweep page: the first two truncation levels and no baselines. For tests about state and records,
+    which need a real sweep in a real worker but not every level of it; the levels' own numbers are tested in
+    tests/jobs."""
+    keep_only(page, "Truncation levels", 2)
+    keep_only(page, "Baselines (reference points)", 0)
+    page.wait_for_timeout(1000)

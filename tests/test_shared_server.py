@@ -9,6 +9,8 @@ import shutil
 import signal
 import subprocess
 import time
+import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -136,13 +138,22 @@ def test_a_second_dashboard_never_lands_on_a_taken_port(tmp_path):
         refused = run("dashboard", "--port", port, "--workspace", tmp_path / "space")
         assert refused.returncode == 2 and f"Port {port} is taken" in refused.stderr
         assert len(refused.stderr.strip().splitlines()) == 1
+    elsewhere = tmp_path / "elsewhere"  # started from another folder: the project's settings file still holds
+    elsewhere.mkdir()
     process = subprocess.Popen([sys.executable, "-m", "tvs_core", "dashboard", "--workspace", str(tmp_path / "space")],
-                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                               start_new_session=True)
+                               cwd=elsewhere, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True, start_new_session=True)
     try:
         line = process.stdout.readline()
         token = (tmp_path / "space" / "access-token").read_text().strip()
         assert line.startswith("TVineSynth Studio is open for you at http://127.0.0.1:") and f"?token={token}" in line
+        settings = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+        assert settings["browser"]["gatherUsageStats"] is False  # nothing leaves the machine
+        for _ in range(100):  # Streamlit reads .streamlit/config.toml from the folder the server runs in
+            if Path(f"/proc/{process.pid}/cmdline").read_bytes().split(b"\0")[1:3] == [b"-m", b"streamlit"]:
+                break
+            time.sleep(0.1)
+        assert Path(f"/proc/{process.pid}/cwd").resolve() == ROOT.resolve()
     finally:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()

@@ -50,5 +50,8 @@ def launch(port: int | None = None, workspace: str | None = None) -> None:
     print(f"TVineSynth Studio is open for you at http://127.0.0.1:{port}/?token={space.access_token()}\n"
           f"(the token is kept in {space.token_path}; Ctrl-C stops the dashboard)", flush=True)
     env = {**os.environ, WORKSPACE_ENV: str(space.root)}
+    # Streamlit reads .streamlit/config.toml from the folder it starts in: the project's own settings (no usage
+    # statistics, 127.0.0.1 only, no file watcher) hold wherever the command was typed
+    os.chdir(APP.parent)
     os.execvpe(sys.executable, [sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(port),
                                 "--server.address", "127.0.0.1", "--server.headless", "true"], env)

@@ -4,7 +4,17 @@ Chromium; screenshots in test-artifacts/e2e/)."""
 
 from __future__ import annotations
 
-from tests.browser import browser_page, go_to, no_streamlit_errors, running_server, shot, sidebar, wait_for_text
+from tests.browser import (
+    browser_page,
+    go_to,
+    no_streamlit_errors,
+    running_server,
+    shot,
+    sidebar,
+    small_sweep,
+    wait_for_text,
+)
+from tvs_core.jobs.projects import Projects
 from tvs_core.release.ledger import releases
 from tvs_core.storage import Store
 
@@ -33,6 +43,7 @@ def test_nudging_settings_mid_sweep_keeps_the_sweep_and_a_note_typed_before_a_cl
         page.goto(server.url)
         page.get_by_test_id("stDataFrame").first.wait_for(timeout=90_000)
         go_to(page, "3 · Sweep")
+        small_sweep(page)
         page.get_by_role("button", name="Start sweep").click()
         wait_for_text(page, lambda: sidebar(page), "Sweep: running", 60_000)
         # nudged while it runs, and put back: the sweep stays shown everywhere
@@ -41,6 +52,11 @@ def test_nudging_settings_mid_sweep_keeps_the_sweep_and_a_note_typed_before_a_cl
         type_seed(page, "0")
         go_to(page, "2 · Sensitive features")
         nudge_threshold(page, 20)
+        shown = page.get_by_test_id("stSlider").filter(has_text="Association threshold").first.get_by_test_id(
+            "stSliderThumbValue").inner_text()
+        # what the slider says is what the project keeps, once the reruns the keys asked for have run (an older
+        # script thread's save used to land last and keep 0.38 for good)
+        wait_for_text(page, lambda: f"[{Projects(Store(workspace)).current().rho_star}]", f"[{float(shown)}]", 30_000)
         assert "Sweep: not started" not in sidebar(page)
         go_to(page, "3 · Sweep")
         body = page.locator("body").inner_text()

@@ -12,6 +12,7 @@ from tests.browser import (
     running_server,
     shot,
     sidebar,
+    small_sweep,
     upload,
     wait_for_text,
 )
@@ -81,6 +82,7 @@ def test_reload_mid_sweep_then_restart_and_reopen_from_the_project_list(tmp_path
             page.goto(server.url)
             page.get_by_test_id("stDataFrame").first.wait_for(timeout=90_000)
             go_to(page, "3 · Sweep")
+            small_sweep(page)
             page.get_by_role("button", name="Start sweep").click()
             wait_for_text(page, lambda: sidebar(page), "Sweep: running", 60_000)
             page.reload()  # mid-sweep
@@ -137,6 +139,7 @@ def test_missing_responses_and_an_excel_workbook_in_the_browser(tmp_path):
         page.keyboard.press("Escape")
         page.get_by_text("S = total_cost_eur").first.wait_for(timeout=30_000)
         go_to(page, "3 · Sweep")
+        small_sweep(page)
         page.get_by_role("button", name="Start sweep").click()
         wait_for_text(page, lambda: sidebar(page), "Sweep: done", 600_000)
         assert "failed" not in sidebar(page)
