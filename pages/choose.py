@@ -9,6 +9,7 @@ from tvs_core.choice import METHODS, Axis, UtilityMix, axis_choices, choose, exp
 from tvs_core.choice.explain import FRAGILE
 from tvs_core.choice.gdpr import gdpr_table, point_verdicts
 from tvs_core.errors import DataError
+from tvs_core.evaluation.catalogue import TSTR_METRICS, AxisKind
 from tvs_core.evaluation.dp_audit import audits_from_records
 from tvs_core.evaluation.intervals import SMALL_N
 from tvs_core.evaluation.membership_attacks import EXPOSURE_ORDER, exposure_display
@@ -45,7 +46,7 @@ def exposure(job_id: str, level: int) -> pd.DataFrame | None:
     return JobView(common.store(), job_id).exposure(level)
 
 
-MIX_PARTS = [name for name in utility_names() if not name.endswith("_tstr")]  # tstr: AUC or R², as the table needs
+MIX_PARTS = [name for name in utility_names() if name not in TSTR_METRICS]  # tstr: AUC or R², as the table needs
 
 
 @common.callback
@@ -83,7 +84,7 @@ if not summary.has_levels():
     st.stop()
 
 project = common.project()
-choices = axis_choices("privacy", config.sensitive)
+choices = axis_choices(AxisKind.PRIVACY, config.sensitive)
 if project.privacy not in choices:
     common.update(privacy=choices[0])
 a, b, c = st.columns(3)

@@ -29,7 +29,7 @@ from .data.prepare import prepare_table
 from .data.schema import infer_schema
 from .data.validation import check
 from .errors import DataError, DataErrors, TVSError
-from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY
+from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY, AxisKind
 from .evaluation.dp_audit import DEFAULT_TRIALS
 from .evaluation.protocol import PRESETS as PROTOCOL_PRESETS
 from .jobs.backends import BACKENDS, risk
@@ -538,7 +538,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="anchored: privacy from the attack on the real rows (0) to the same attack on shuffled "
                             "columns (1); paper: to 0 instead (P = 1 - MAB/MAB_real); minmax: over the levels")
         p.add_argument("--privacy", default=DEFAULT_PRIVACY_AXIS,
-                       help="privacy axis of PU_t: " + ", ".join(axis_choices("privacy", ["COLUMN"])))
+                       help="privacy axis of PU_t: " + ", ".join(axis_choices(AxisKind.PRIVACY, ["COLUMN"])))
         p.add_argument("--utility", default=DEFAULT_UTILITY,
                        help=f"utility mix U_t of PU_t: NAME[=WEIGHT],... with NAME one of {', '.join(utility_names())}"
                             f" (default {DEFAULT_UTILITY}; the paper's: tstr)")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from .evaluation.catalogue import CATALOGUE, SOURCES, Metric, Reference
+from .evaluation.catalogue import CATALOGUE, SOURCES, Metric, PerColumn, Reference
 from .evaluation.records import RAW, REAL, SHUFFLED
 
 TOPICS = ("Choosing a level", "The model", "Your table", "The sweep", "Privacy: the attacks", "Utility: usefulness",
@@ -553,9 +553,9 @@ def metric_details(metric: Metric, code: str = "") -> str:
     low, high = metric.range
     parts = [f"Unit: {metric.unit}; {metric.better} is better; range {bound(low)} to {bound(high)}",
              f"computed on {SOURCES[metric.source]}"]
-    if metric.per_column == "sensitive":
+    if metric.per_column is PerColumn.SENSITIVE:
         parts.append("one value per sensitive column")
-    elif metric.per_column == "any":
+    elif metric.per_column is PerColumn.ANY:
         parts.append("one value per column")
     if metric.axis:
         parts.append(f"can be the {metric.axis} axis")

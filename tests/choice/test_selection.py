@@ -4,13 +4,30 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tvs_core.choice.selection import pareto_front, select
+from tvs_core.choice.selection import HIGH, LOW, Column, level_column, level_column_names, pareto_front, select
+
+
+def with_interval(table: pd.DataFrame, kind: Column, name: str | None, values, width=0.0) -> pd.DataFrame:
+    """``table`` with the median and interval columns of one utility or privacy value."""
+    values = np.asarray(values, float)
+    for end, shift in ((None, 0.0), (LOW, -width), (HIGH, width)):
+        table[level_column(kind, name, end)] = values + shift
+    return table
 
 
 def levels(u, p, name="s", width=0.0):
-    u, p = np.asarray(u, float), np.asarray(p, float)
-    return pd.DataFrame({"level": np.arange(1, len(u) + 1), "u": u, "u_low": u - width, "u_high": u + width,
-                         f"p_{name}": p, f"p_{name}_low": p - width, f"p_{name}_high": p + width})
+    table = pd.DataFrame({"level": np.arange(1, len(u) + 1)})
+    return with_interval(with_interval(table, Column.UTILITY, None, u, width), Column.PRIVACY, name, p, width)
+
+
+def test_the_levels_table_names_its_columns_by_one_rule():
+    assert level_column(Column.PRIVACY, "cost", HIGH) == "p_cost_high"
+    assert level_column(Column.UTILITY) == "u" and level_column(Column.PU, end=LOW) == "PU_low"
+    labels = ["level", "u", "u_low", "u_auc_tstr", "u_auc_tstr_high", "p_a", "p_a_low", "p_b", "U", "U_auc_tstr"]
+    assert level_column_names(labels, Column.PRIVACY) == ["a", "b"]
+    assert level_column_names(labels, Column.UTILITY) == ["auc_tstr"]
+    assert level_column_names(labels, Column.SCALED) == ["auc_tstr"]
+    assert all(level_column(kind, name) in labels for kind in Column for name in level_column_names(labels, kind))
 
 
 def test_anchored_scores_by_hand():
@@ -55,7 +72,7 @@ AB = {"utility": (0.5, 0.9), "privacy": {"a": (0.2, 0.0), "b": (0.2, 0.0)}}
 
 def test_worst_column_drives_privacy():
     table = levels(u=[0.8, 0.8], p=[0.1, 0.1], name="a")
-    table["p_b"], table["p_b_low"], table["p_b_high"] = [0.02, 0.15], [0.02, 0.15], [0.02, 0.15]
+    with_interval(table, Column.PRIVACY, "b", [0.02, 0.15])
     sel = select(table, alpha=1.0, anchors=AB, draws=10)
     np.testing.assert_allclose(sel.table["P"], [0.5, 0.25])
     one = select(table, alpha=1.0, privacy="mab:b", anchors=AB,
@@ -71,7 +88,7 @@ def test_the_least_protected_column_is_decided_after_scaling():
     from tvs_core.choice.selection import deciding_columns
 
     table = levels(u=[0.8, 0.8], p=[0.1, 0.1], name="a")
-    table["p_b"], table["p_b_low"], table["p_b_high"] = [0.04, 0.01], [0.04, 0.01], [0.04, 0.01]
+    with_interval(table, Column.PRIVACY, "b", [0.04, 0.01])
     anchors = {"utility": (0.5, 0.9), "privacy": {"a": (0.2, 0.0), "b": (0.05, 0.0)}}
     sel = select(table, alpha=1.0, anchors=anchors, draws=10)
     assert sel.table["P_column"].tolist() == ["b", "a"]

@@ -15,9 +15,9 @@ import pytest
 from tvs_core import TVineSynth, evaluate, holdout_split, load_demo
 from tvs_core.choice import Axis, axis_choices, choose, explain_level
 from tvs_core.choice.explain import FRAGILE, MEMBERSHIP_WORDS, PRIVACY_WORDS
-from tvs_core.choice.gdpr import point_verdicts
-from tvs_core.choice.selection import METHODS
-from tvs_core.evaluation.catalogue import CATALOGUE, axis_metrics
+from tvs_core.choice.gdpr import point_verdicts, risk_key
+from tvs_core.choice.selection import METHODS, Column, level_column, level_column_names
+from tvs_core.evaluation.catalogue import CATALOGUE, AxisKind, Group, PerColumn, Source, axis_metrics
 from tvs_core.evaluation.membership_attacks import record_exposure
 from tvs_core.evaluation.preview import RISK_TOLERANCE, preview_levels
 from tvs_core.evaluation.protocol import QUICK
@@ -82,7 +82,7 @@ def test_the_card_quotes_the_numbers_its_scores_come_from(evaluated):
             # privacy: the column named is the one whose scaled value is P, and its value and anchors give P
             line = card.protects[0]
             column = row["P_column"]
-            if axis.metric.per_column == "sensitive":
+            if axis.metric.per_column is PerColumn.SENSITIVE:
                 assert f" for {column}" in line
                 if axis.column:
                     assert column == axis.column
@@ -90,15 +90,16 @@ def test_the_card_quotes_the_numbers_its_scores_come_from(evaluated):
             assert re.search(rf": {value:.3f}\b", line), (line, value)
             assert f"privacy score {row['P_unclipped']:.2f}" in line
             if method != "minmax":
-                key = column if axis.metric.per_column == "sensitive" else axis.metric.name
+                key = column if axis.metric.per_column is PerColumn.SENSITIVE else axis.metric.name
                 worst, ideal = selection.anchors["privacy"][key]
                 assert f"(scores 0 at {worst:.3f}, 1 at {ideal:.3f})" in line
                 assert (value - worst) / (ideal - worst) == pytest.approx(row["P_unclipped"], abs=1e-9)
             else:
                 assert "scores 0 at" not in line
             # utility: each part's percentage is the table's scaled part
-            for part in [c for c in table.columns if c.startswith("U_")]:
-                short = CATALOGUE[part[2:]].short
+            for name in level_column_names(table.columns, Column.SCALED):
+                part = level_column(Column.SCALED, name)
+                short = CATALOGUE[name].short
                 found = [c for c in card.costs if c.startswith(f"{short}:")]
                 assert len(found) == 1
                 assert f"{100 * row[part]:.0f} % of the way" in found[0]
@@ -107,19 +108,20 @@ def test_the_card_quotes_the_numbers_its_scores_come_from(evaluated):
             # deciding column, each utility part's percentage
             lead = card.verdicts[0]
             assert f"privacy score {row['P_unclipped']:.2f}" in lead
-            words = PRIVACY_WORDS if axis.metric.group == "attribute risk" else MEMBERSHIP_WORDS
+            words = PRIVACY_WORDS if axis.metric.group is Group.ATTRIBUTE_RISK else MEMBERSHIP_WORDS
             band = next((w for floor, w in words if row["P_unclipped"] >= floor), None)
             assert (band in lead) if band else ("better than" in lead and "real data itself" in lead)
-            if axis.metric.per_column == "sensitive" and axis.metric.group == "attribute risk":
+            if axis.metric.per_column is PerColumn.SENSITIVE and axis.metric.group is Group.ATTRIBUTE_RISK:
                 assert f"the sensitive column {row['P_column']} " in lead
-            for part in [c for c in table.columns if c.startswith("U_") and not math.isnan(row[c])]:
+            for part in [level_column(Column.SCALED, name) for name in level_column_names(table.columns, Column.SCALED)
+                         if not math.isnan(row[level_column(Column.SCALED, name)])]:
                 assert any(f"{row[part]:.0%}" in v for v in card.verdicts[1:]), (part, card.verdicts)
             # when the attack game and the GDPR inference criterion on the deciding column disagree (a poor privacy
             # score and no measurable risk, or the other way round), one sentence says why; otherwise none does
             column = row.get("P_column") or axis.column
             gdpr = {v.key: v for v in point_verdicts(summary, SENSITIVE, level=int(level))}
-            said = gdpr.get(f"inference_risk:{column}") if column else None
-            differ = (said is not None and axis.metric.group == "attribute risk"
+            said = gdpr.get(risk_key("inference", column)) if column else None
+            differ = (said is not None and axis.metric.group is Group.ATTRIBUTE_RISK
                       and (said.verdict == "none") == (row["P_unclipped"] < 0.6))
             assert any(v.startswith("Why the two answers differ") for v in card.verdicts) == differ, card.verdicts
             # fragility is said of the best level only
@@ -130,7 +132,8 @@ def test_the_card_quotes_the_numbers_its_scores_come_from(evaluated):
 
 
 def random_risks(rng: np.random.Generator, n: int) -> pd.DataFrame:
-    metrics = [m.name for m in axis_metrics("privacy") if m.source == "release"] or ["release_mab", "mia_auc"]
+    metrics = [m.name for m in axis_metrics(AxisKind.PRIVACY) if m.source is Source.RELEASE] or ["release_mab",
+                                                                                                     "mia_auc"]
     rows = []
     for _ in range(n):
         metric = str(rng.choice(metrics))

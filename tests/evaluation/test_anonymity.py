@@ -18,7 +18,8 @@ from tvs_core.data.demo import DEMOS
 from tvs_core.data.schema import infer_schema
 from tvs_core.data.split import holdout_split
 from tvs_core.evaluation import anonymity
-from tvs_core.evaluation.catalogue import CATALOGUE, GDPR_CRITERIA, GDPR_PARTS
+from tvs_core.evaluation.anonymity import Part, criterion_record
+from tvs_core.evaluation.catalogue import CATALOGUE, GDPR_CRITERIA, PerColumn
 from tvs_core.evaluation.context import EvaluationData, encode_rows
 from tvs_core.evaluation.distance import gower_space, nearest
 from tvs_core.evaluation.intervals import wilson
@@ -33,8 +34,8 @@ def risks(found: dict, sensitive) -> dict[str, dict]:
     """{criterion or inference:COLUMN: {part: value}} from one set's records."""
     out = {}
     for criterion, *_ in GDPR_CRITERIA:
-        for part, *_ in GDPR_PARTS:
-            value = found[f"{criterion}_{part}"]
+        for part in Part:
+            value = found[criterion_record(criterion, part)]
             if isinstance(value, dict):
                 for column in sensitive:
                     out.setdefault(f"{criterion}:{column}", {})[part] = value[column]
@@ -70,6 +71,7 @@ def test_a_verbatim_copy_is_at_risk_on_every_criterion(demo, seed):
     data = demo_data(demo, seed)
     copy = data.train[np.random.default_rng(seed).permutation(len(data.train))]
     records = gdpr_criteria(SyntheticSet(copy, data, seed, "copy", None, 0))
+    assert set(records) == {criterion_record(criterion, part) for criterion, *_ in GDPR_CRITERIA for part in Part}
     found = risks(records, data.schema.sensitive)
     assert len(found) == 3 + len(data.schema.sensitive)
     verdicts = gdpr_verdicts(as_summary(records), list(data.schema.sensitive))  # what the officer reads
@@ -164,10 +166,16 @@ def test_singling_out_control_is_measured_at_the_training_set_size():
 
 def test_every_part_of_every_criterion_is_declared():
     for criterion, *_ in GDPR_CRITERIA:
-        for part, *_ in GDPR_PARTS:
-            entry = CATALOGUE[f"{criterion}_{part}"]
+        for part in Part:
+            entry = CATALOGUE[criterion_record(criterion, part)]
             assert entry.compute is gdpr_criteria
-            assert (entry.per_column == "sensitive") == (criterion == "inference")
+            assert (entry.per_column is PerColumn.SENSITIVE) == (criterion == "inference")
+
+
+def test_one_set_records_every_declared_part_of_every_criterion():
+    """A part added to ``anonymity.Part`` is recorded for every criterion, or this fails."""
+    outcome = anonymity.AttackOutcome(100, wilson(60, 100), wilson(20, 100), wilson(5, 100))
+    assert list(outcome.values()) == list(Part)
 
 
 def test_summary_json_carries_the_criteria_per_level_and_baseline():

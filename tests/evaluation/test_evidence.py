@@ -6,6 +6,7 @@ import pytest
 
 from tvs_core.choice import UtilityMix, explain_level, select
 from tvs_core.choice.mix import DEFAULT_UTILITY
+from tvs_core.choice.selection import HIGH, LOW, Column, level_column
 from tvs_core.errors import DataError
 from tvs_core.evaluation.preview import block_leaks, level_cuts, preview_levels
 from tvs_core.evaluation.summary import Summary
@@ -69,8 +70,10 @@ def test_cut_pairs_say_whether_the_cut_is_intended():
 def levels_table(mab, tstr, pairs_kept, width=0.0):
     mab, tstr, pairs_kept = (np.asarray(v, float) for v in (mab, tstr, pairs_kept))
     out = {"level": np.arange(1, len(mab) + 1)}
-    for name, values in (("u_auc_tstr", tstr), ("u_pair_structure", pairs_kept), ("p_s", mab)):
-        out[name], out[f"{name}_low"], out[f"{name}_high"] = values, values - width, values + width
+    for kind, name, values in ((Column.UTILITY, "auc_tstr", tstr), (Column.UTILITY, "pair_structure", pairs_kept),
+                               (Column.PRIVACY, "s", mab)):
+        for end, shift in ((None, 0.0), (LOW, -width), (HIGH, width)):
+            out[level_column(kind, name, end)] = values + shift
     return pd.DataFrame(out)
 
 
@@ -101,7 +104,7 @@ def test_the_mix_moves_the_recommendation_away_from_the_star():
 
 def test_a_part_missing_from_old_sweeps_is_dropped_and_said():
     table = levels_table(mab=[0.03, 0.04], tstr=[0.7, 0.8], pairs_kept=[np.nan, np.nan]).drop(
-        columns=["u_pair_structure", "u_pair_structure_low", "u_pair_structure_high"])
+        columns=[level_column(Column.UTILITY, "pair_structure", end) for end in (None, LOW, HIGH)])
     sel = select(table, 0.5, privacy="mab_worst", anchors=ANCHORS, utility=UtilityMix.parse(DEFAULT_UTILITY),
                  draws=10)
     assert sel.best_level is not None and len(sel.notes) == 2  # pair structure and CI overlap are missing

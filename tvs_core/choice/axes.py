@@ -14,17 +14,27 @@ import math
 from dataclasses import dataclass
 
 from ..errors import DataError
-from ..evaluation.catalogue import CATALOGUE, Metric, Reference, axis_metrics, utility_scale
+from ..evaluation.catalogue import (
+    CATALOGUE,
+    AxisKind,
+    Group,
+    Metric,
+    PerColumn,
+    Reference,
+    Source,
+    axis_metrics,
+    tstr_metric,
+)
 from ..evaluation.summary import Interval, Summary
 
 WORST = "_worst"
 
 
-def axis_choices(kind: str, sensitive: list[str]) -> list[str]:
+def axis_choices(kind: AxisKind | str, sensitive: list[str]) -> list[str]:
     """Every text an axis of ``kind`` ('privacy' or 'utility') accepts for these sensitive columns."""
     out = []
     for m in axis_metrics(kind):
-        if m.per_column == "sensitive":
+        if m.per_column is PerColumn.SENSITIVE:
             out += [m.name + WORST] + [f"{m.name}:{column}" for column in sensitive]
         else:
             out.append(m.name)
@@ -38,7 +48,7 @@ class Axis:
     worst: bool = False  # the least protected sensitive column of a per-column metric
 
     @classmethod
-    def parse(cls, text: str, kind: str = "privacy", sensitive: list[str] | None = None) -> Axis:
+    def parse(cls, text: str, kind: AxisKind | str = AxisKind.PRIVACY, sensitive: list[str] | None = None) -> Axis:
         """``text`` as an axis of ``kind``; refused by name, with the choices, when it is not one."""
         name, _, column = str(text).partition(":")
         worst = not column and name.endswith(WORST)
@@ -47,9 +57,9 @@ class Axis:
         choices = ", ".join(axis_choices(kind, sensitive or ["COLUMN"]))
         if found is None or found.axis != kind:
             raise DataError(f"'{text}' is not a {kind} measure.", fix=f"Choose one of: {choices}.")
-        if found.per_column == "sensitive" and not (worst or column):
+        if found.per_column is PerColumn.SENSITIVE and not (worst or column):
             raise DataError(f"'{text}' needs a column.", fix=f"Write {name}{WORST} or {name}:COLUMN.")
-        if found.per_column != "sensitive" and (worst or column):
+        if found.per_column is not PerColumn.SENSITIVE and (worst or column):
             raise DataError(f"'{name}' has one value per level, not per column.", fix=f"Write {name}.")
         if column and sensitive is not None and column not in sensitive:
             raise DataError(f"'{column}' in '{text}' is not a sensitive column.",
@@ -59,7 +69,7 @@ class Axis:
     @classmethod
     def utility(cls, metric_names) -> Axis:
         """TSTR with the random forest, scored by AUC or, for a continuous response, by R²."""
-        return cls(CATALOGUE[f"{utility_scale(metric_names)}_tstr"])
+        return cls(tstr_metric(metric_names))
 
     @property
     def text(self) -> str:
@@ -73,7 +83,7 @@ class Axis:
             return f"{self.metric.label}, least protected sensitive column"
         if self.column:
             return f"{self.metric.label} for {self.column}"
-        return self.metric.label + (", median over targets" if self.metric.source == "game" else "")
+        return self.metric.label + (", median over targets" if self.metric.source is Source.GAME else "")
 
     @property
     def question(self) -> str:
@@ -84,7 +94,7 @@ class Axis:
 
     def columns(self, sensitive: list[str]) -> list[str | None]:
         """The per-column values the axis combines (one None for a metric without columns)."""
-        if self.metric.per_column != "sensitive":
+        if self.metric.per_column is not PerColumn.SENSITIVE:
             return [None]
         return [self.column] if self.column else list(sensitive)
 
@@ -131,12 +141,12 @@ def _reference(summary: Summary, reference: Reference, column: str | None) -> fl
 def attribute_game_metrics(holder_summary: Summary) -> list[Metric]:
     """The attribute-inference game's axes (MAB, WCAB), each as the estimator measured so far (the release attack
     until the game reports): what the Sweep page's panel and the report's attack section draw."""
-    return [Axis(m, worst=True).source_metric(holder_summary) for m in axis_metrics("privacy")
-            if m.group == "attribute risk" and m.source == "game"]
+    return [Axis(m, worst=True).source_metric(holder_summary) for m in axis_metrics(AxisKind.PRIVACY)
+            if m.group is Group.ATTRIBUTE_RISK and m.source is Source.GAME]
 
 
 def membership_metrics(measured, games_only: bool = False) -> list[Metric]:
     """The membership-risk metrics among ``measured`` (record names): the game's alone (PG) or every attack's."""
     present = set(measured)
-    return [m for m in axis_metrics("privacy") if m.group == "membership risk" and m.name in present
-            and (m.source == "game" or not games_only)]
+    return [m for m in axis_metrics(AxisKind.PRIVACY) if m.group is Group.MEMBERSHIP_RISK and m.name in present
+            and (m.source is Source.GAME or not games_only)]

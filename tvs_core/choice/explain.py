@@ -9,12 +9,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..evaluation.catalogue import CATALOGUE
+from ..evaluation.catalogue import CATALOGUE, TSTR_METRICS, Group, PerColumn
 from ..evaluation.intervals import SMALL_N, interval_words
 from ..evaluation.records import REAL, SHUFFLED
 from ..evaluation.summary import Summary
 from .axes import Axis
-from .selection import Selection
+from .selection import Column, Selection, level_column, level_column_names
 
 NEAR_INDEPENDENT = 0.25  # scaled pair structure below this: the level keeps little more than independent columns
 FRAGILE = 0.6  # the best level wins fewer resamples than this: the choice is fragile
@@ -85,14 +85,14 @@ def verdict_sentences(selection: Selection, summary: Summary, level: int, sensit
     axis, each utility part, the GDPR criteria), and one that says why the attack game and the GDPR inference
     criterion disagree when they do. Built from the selection's own scores, so the words cannot contradict the
     numbers behind them."""
-    from .gdpr import point_verdicts
+    from .gdpr import point_verdicts, risk_key
 
     row = selection.table.set_index("level").loc[level]
     privacy = Axis.parse(selection.privacy, sensitive=sensitive)
     score = float(row["P_unclipped"]) if "P_unclipped" in row else float(row["P"])
     column = row.get("P_column") or privacy.column
     out = []
-    if privacy.metric.group == "membership risk":
+    if privacy.metric.group is Group.MEMBERSHIP_RISK:
         out.append(f"At level {level}, an attacker holding the release tells whether a person was in the training "
                    f"data {_words(score, MEMBERSHIP_WORDS, 'better than with the real data itself')} (privacy "
                    f"score {score:.2f}; 1 = no better than guessing, 0 = as well as with the real data).")
@@ -102,11 +102,11 @@ def verdict_sentences(selection: Selection, summary: Summary, level: int, sensit
                                           "to the other columns")
         out.append(f"At level {level}, someone who knows every other column predicts {target} {how} (privacy score "
                    f"{score:.2f}; 1 = no better than from its average, 0 = as well as from the real data).")
-    for name in [c[2:] for c in row.index if c.startswith("U_")]:
-        part = float(row[f"U_{name}"])
+    for name in level_column_names(row.index, Column.SCALED):
+        part = float(row[level_column(Column.SCALED, name)])
         if math.isnan(part):
             continue
-        if name.endswith("_tstr"):
+        if name in TSTR_METRICS:
             y = response or "the response"
             out.append(f"Models trained on the synthetic data predict {y} {part:.0%} as well as models trained on the "
                        "real data (counting what they do better than chance).")
@@ -121,9 +121,8 @@ def verdict_sentences(selection: Selection, summary: Summary, level: int, sensit
         out.append("GDPR criteria (can an attacker single out, link or infer a person of the training data better than "
                    "a person it never saw?): " + ("no measurable risk for any." if not risky else
                                                    f"a risk for {', '.join(risky)}; no measurable risk for the rest."))
-        inference = {v.name: v for v in verdicts if v.key.startswith("inference_risk")}
-        said = next((v for v in inference.values() if column and v.key == f"inference_risk:{column}"), None)
-        if said is not None and privacy.metric.group == "attribute risk":
+        said = next((v for v in verdicts if column and v.key == risk_key("inference", column)), None)
+        if said is not None and privacy.metric.group is Group.ATTRIBUTE_RISK:
             if said.verdict == "none" and score < 0.6:
                 out.append(f"Why the two answers differ: the attack game measures how well the release lets anyone "
                            f"predict {column} from the other columns, for everybody; the GDPR inference criterion "
@@ -152,10 +151,10 @@ def explain_level(selection: Selection, summary: Summary, level: int, sensitive:
                      verdict_sentences(selection, summary, level, sensitive, response))
     source = privacy.source_metric(at) if len(at) else privacy.metric
     column = row.get("P_column")  # the column whose score is P: its value and its anchors, not another's
-    if column is None and privacy.metric.per_column == "sensitive":
+    if column is None and privacy.metric.per_column is PerColumn.SENSITIVE:
         column = privacy.column
     point = privacy.point(at, column, source)
-    anchor_key = column if privacy.metric.per_column == "sensitive" else privacy.metric.name
+    anchor_key = column if privacy.metric.per_column is PerColumn.SENSITIVE else privacy.metric.name
     anchor = selection.anchors.get("privacy", {}).get(anchor_key)
     where = f" for {column}" if column and privacy.metric.per_column else ""
     worst = " (the least protected sensitive column after scaling)" if privacy.worst and len(sensitive) > 1 else ""
@@ -170,7 +169,8 @@ def explain_level(selection: Selection, summary: Summary, level: int, sensitive:
                              f"0.5 learns nothing" + (f"; the real rows themselves: {real.median:.3f}"
                                                       if real is not None else "")
                              + (f"; noise floor: {floor.median:.3f}" if floor is not None else "") + ".")
-    for name, part in [(c[2:], row[c]) for c in table.columns if c.startswith("U_")]:
+    for name in level_column_names(table.columns, Column.SCALED):
+        part = row[level_column(Column.SCALED, name)]
         metric = CATALOGUE[name]
         value = Axis(metric).point(at, None)
         anchor = selection.anchors.get("utility", {})

@@ -2,8 +2,9 @@
 point of a sweep: one plain sentence per criterion, from that point's ``summary.json`` metrics.
 
 What the Choose page's "GDPR criteria" block and the report (its first page: ``officer.criteria_line``) show; the
-numbers come from ``evaluation/anonymity.py`` through the catalogue's ``*_risk``, ``*_risk_low``, ``*_risk_high``,
-``*_main_rate``, ``*_baseline_rate`` and ``*_attacks`` records. The words are proposals, their thresholds named here:
+numbers come from ``evaluation/anonymity.py``: the records of each criterion's parts (``anonymity.Part``: the risk,
+its interval's ends, the main and baseline attacks' success rates, the number of attacks). The words are proposals,
+their thresholds named here:
 
 * **no measurable risk** when the sets' 95 % interval covers 0 (the median over sets of its lower end is 0);
 * **high risk** when the residual risk is at least ``HIGH``;
@@ -21,10 +22,11 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from ..evaluation.anonymity import Part, criterion_record
 from ..evaluation.intervals import interval_words
 from ..evaluation.records import HOLDER
 from ..evaluation.summary import Summary
-from .summary import metrics_of
+from .summary import metric_key, metrics_of
 
 HIGH = 0.5  # residual risk from which a criterion reads "high" (a copy scores about 1, independent rows about 0)
 WHAT = {"singling_out": "single out a person (isolate one record by a few of its values)",
@@ -49,15 +51,11 @@ class CriterionVerdict:
     sentence: str
 
 
-def _value(metrics: dict, name: str, column: str | None) -> dict | None:
-    return metrics.get(name if column is None else f"{name}:{column}")
-
-
 def criterion_verdict(metrics: dict, criterion: str, column: str | None = None) -> CriterionVerdict | None:
     """One criterion's verdict from one point's summary metrics (None: not measured at this point)."""
-    get = lambda part: _value(metrics, f"{criterion}_{part}", column)  # noqa: E731
-    risk, low, high, main, baseline, attacks = (get(p) for p in ("risk", "risk_low", "risk_high", "main_rate",
-                                                                 "baseline_rate", "attacks"))
+    get = lambda part: metrics.get(metric_key(criterion_record(criterion, part), column))  # noqa: E731
+    risk, low, high, main, baseline, attacks = (get(p) for p in (Part.RISK, Part.RISK_LOW, Part.RISK_HIGH,
+                                                                 Part.MAIN_RATE, Part.BASELINE_RATE, Part.ATTACKS))
     if risk is None or risk["median"] is None:
         return None
     name = NAMES[criterion].format(column=column)
@@ -82,7 +80,8 @@ def criterion_verdict(metrics: dict, criterion: str, column: str | None = None) 
 
 
 def risk_key(criterion: str, column: str | None = None) -> str:
-    return f"{criterion}_risk" + (f":{column}" if column else "")
+    """The summary key of a criterion's risk: ``linkability_risk``, ``inference_risk:COLUMN``."""
+    return metric_key(criterion_record(criterion, Part.RISK), column or None)
 
 
 def gdpr_verdicts(metrics: dict, sensitive: list[str]) -> list[CriterionVerdict]:

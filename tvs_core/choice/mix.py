@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 
 from ..errors import DataError
-from ..evaluation.catalogue import CATALOGUE, DEFAULT_UTILITY
+from ..evaluation.catalogue import CATALOGUE, DEFAULT_UTILITY, AxisKind
 from .axes import Axis, axis_choices
 
 TSTR = "tstr"
@@ -24,7 +24,7 @@ PAPER_UTILITY = TSTR
 
 def utility_names() -> list[str]:
     """Every name a mix accepts."""
-    return [TSTR, *axis_choices("utility", [])]
+    return [TSTR, *axis_choices(AxisKind.UTILITY, [])]
 
 
 @dataclass(frozen=True)

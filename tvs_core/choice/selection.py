@@ -24,11 +24,12 @@ within its interval (normal with the interval's width), showing whether the choi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 import numpy as np
 import pandas as pd
 
-from ..evaluation.catalogue import DEFAULT_PRIVACY_AXIS, Metric, Reference
+from ..evaluation.catalogue import DEFAULT_PRIVACY_AXIS, AxisKind, Metric, PerColumn, Reference
 from ..evaluation.records import HOLDER
 from ..evaluation.summary import Interval, Summary
 from .axes import Axis
@@ -39,9 +40,35 @@ from .mix import UtilityMix
 METHODS = ("anchored", "paper", "minmax")
 
 
+class Column(StrEnum):
+    """The kinds of column of the levels table, each the prefix of its columns' names (``level_column`` writes
+    them, ``level_column_names`` reads them)."""
+
+    UTILITY = "u"  # a utility metric's median (``u`` alone: the one utility of a single-axis choice)
+    PRIVACY = "p"  # the privacy median of a sensitive column, or of the metric
+    SCALED = "U"  # a utility part scaled by its anchors (``U`` alone: the weighted mean)
+    PU = "PU"
+
+
+LOW, HIGH = "low", "high"  # the ends of a value's interval
+
+
+def level_column(kind: Column, name: str | None = None, end: str | None = None) -> str:
+    """A column of the levels table: ``level_column(Column.PRIVACY, "cost", HIGH)`` is ``p_cost_high``."""
+    return "_".join(part for part in (kind, name, end) if part)
+
+
+def level_column_names(labels, kind: Column) -> list[str]:
+    """The ``name`` of every column among ``labels`` (a table's columns, a row's index) written
+    ``level_column(kind, name)``, in order; an interval's end and the other kinds are left out."""
+    prefix, ends = f"{kind}_", (f"_{LOW}", f"_{HIGH}")
+    return [label[len(prefix):] for label in map(str, labels) if label.startswith(prefix) and not label.endswith(ends)]
+
+
 @dataclass
 class Selection:
-    table: pd.DataFrame  # level, u_*, p_*, U (and U_<part>), P, PU (+ intervals), pareto, wins, missing, beyond
+    # level, u_*, p_*, U (and U_<part>), P, PU (+ intervals; ``level_column``), pareto, wins, missing, beyond
+    table: pd.DataFrame
     best_level: int | None
     alpha: float
     method: str
@@ -93,32 +120,37 @@ def pareto_front(p: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Part:
-    column: str  # column prefix in the levels table: u (one utility) or u_<metric>
+    name: str | None  # its columns in the levels table: u_<name> (a part of a mix), or u (None: the one utility)
     metric: Metric
     weight: float
     anchor: tuple | None
+
+    @property
+    def column(self) -> str:
+        return level_column(Column.UTILITY, self.name)
 
 
 def _utility_parts(levels: pd.DataFrame, utility, anchors: dict) -> tuple[list[_Part], str, list[str]]:
     """The utility parts present in ``levels`` (a mix's parts without any value are dropped, and said so);
     no utility given: the default mix for a ``level_table`` (``u_<metric>`` columns), else the one ``u`` column."""
-    if utility is None and "u" not in levels:
+    if utility is None and level_column(Column.UTILITY) not in levels:
         utility = UtilityMix.parse(None)
     if isinstance(utility, UtilityMix):
         parts, notes = [], []
-        for axis, weight in utility.axes(levels.columns.str.removeprefix("u_")):
-            column = f"u_{axis.metric.name}"
-            if column not in levels or levels[column].isna().all():
+        for axis, weight in utility.axes(level_column_names(levels.columns, Column.UTILITY)):
+            name = level_column(Column.UTILITY, axis.metric.name)
+            if name not in levels or levels[name].isna().all():
                 notes.append(f"{axis.metric.short} is not in this sweep's results (it predates the metric or has "
                              "not reported yet); the utility mix uses the other parts.")
                 continue
             anchor = anchors.get("utility", {}).get(axis.metric.name, _constants(axis.metric))
-            parts.append(_Part(column, axis.metric, weight, anchor))
+            parts.append(_Part(axis.metric.name, axis.metric, weight, anchor))
         total = sum(p.weight for p in parts)
-        return [_Part(p.column, p.metric, p.weight / total, p.anchor) for p in parts], utility.text, notes
+        return [_Part(p.name, p.metric, p.weight / total, p.anchor) for p in parts], utility.text, notes
     axis = utility if isinstance(utility, Axis) else (Axis.utility([]) if utility is None
-                                                      else Axis.parse(utility, "utility"))
-    return [_Part("u", axis.metric, 1.0, anchors.get("utility", _constants(axis.metric)))], axis.text, []
+                                                      else Axis.parse(utility, AxisKind.UTILITY))
+    part = _Part(None, axis.metric, 1.0, anchors.get("utility", _constants(axis.metric)))
+    return [part], axis.text, []
 
 
 def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored",
@@ -139,13 +171,13 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored",
     privacy = privacy if isinstance(privacy, Axis) else Axis.parse(privacy)
     anchors = anchors or {}
     parts, utility_text, notes = _utility_parts(levels, utility, anchors)
-    names = [c[2:] for c in levels.columns if c.startswith("p_") and not c.endswith(("_low", "_high"))]
+    names = level_column_names(levels.columns, Column.PRIVACY)
     if privacy.column:
         names = [privacy.column]
     p_anchor = {n: anchors.get("privacy", {}).get(n, _constants(privacy.metric)) for n in names}
     lv = levels["level"].to_numpy()
     u_raw = {q.column: levels[q.column].to_numpy(dtype=float) for q in parts}
-    p_raw = {n: levels[f"p_{n}"].to_numpy(dtype=float) for n in names}
+    p_raw = {n: levels[level_column(Column.PRIVACY, n)].to_numpy(dtype=float) for n in names}
 
     def scaled(u_values, p_values):
         u_parts = {q.column: _scale(u_values[q.column], q.metric, scaling, q.anchor) for q in parts}
@@ -167,10 +199,10 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored",
         sd = np.nan_to_num((high - low) / 3.92, nan=0.0)
         return centre + sd * rng.standard_normal((draws, len(centre)))
 
-    u_draws = {q.column: draw(u_raw[q.column], levels[f"{q.column}_low"].to_numpy(float),
-                              levels[f"{q.column}_high"].to_numpy(float)) for q in parts}
-    p_draws = {n: draw(p_raw[n], levels[f"p_{n}_low"].to_numpy(float), levels[f"p_{n}_high"].to_numpy(float))
-               for n in names}
+    u_draws = {q.column: draw(u_raw[q.column], levels[level_column(Column.UTILITY, q.name, LOW)].to_numpy(float),
+                              levels[level_column(Column.UTILITY, q.name, HIGH)].to_numpy(float)) for q in parts}
+    p_draws = {n: draw(p_raw[n], levels[level_column(Column.PRIVACY, n, LOW)].to_numpy(float),
+                       levels[level_column(Column.PRIVACY, n, HIGH)].to_numpy(float)) for n in names}
     pu_draws = np.full((draws, len(lv)), np.nan)
     for k in range(draws):
         _, p_k, pu_draws[k] = scores({c: v[k] for c, v in u_draws.items()}, {n: p_draws[n][k] for n in names})
@@ -181,13 +213,14 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored",
     table["U"], table["P"], table["PU"] = u, p, pu
     u_parts, p_unclipped = scaled(u_raw, p_raw)
     for q in parts:
-        table[f"U_{q.metric.name}"] = u_parts[q.column]
+        table[level_column(Column.SCALED, q.metric.name)] = u_parts[q.column]
     table["P_unclipped"] = p_unclipped
     table["P_column"] = deciding_columns(p_raw, privacy, method, p_anchor)
     with np.errstate(all="ignore"):
         finite = np.isfinite(pu_draws).any(axis=0)
-        table["PU_low"] = np.where(finite, np.nanquantile(np.where(finite, pu_draws, 0), 0.025, axis=0), np.nan)
-        table["PU_high"] = np.where(finite, np.nanquantile(np.where(finite, pu_draws, 0), 0.975, axis=0), np.nan)
+        for end, q in ((LOW, 0.025), (HIGH, 0.975)):
+            table[level_column(Column.PU, end=end)] = np.where(
+                finite, np.nanquantile(np.where(finite, pu_draws, 0), q, axis=0), np.nan)
     table["pareto"] = pareto_front(p, u)
     table["wins"] = wins / draws
     table["missing"] = [", ".join(([] if all(np.isfinite(u_raw[q.column][i]) for q in parts) else ["utility"])
@@ -208,7 +241,7 @@ def deciding_columns(values: dict[str, np.ndarray], privacy: Axis, method: str, 
     decide, by the metric's direction; None where a column has no value, or for a metric without columns."""
     names = list(values)
     size = len(next(iter(values.values()))) if values else 0
-    if privacy.metric.per_column != "sensitive" or not names:
+    if privacy.metric.per_column is not PerColumn.SENSITIVE or not names:
         return [None] * size
     scaling = "anchored" if method == "paper" else method
     raw = np.vstack([np.asarray(values[n], dtype=float) for n in names])
@@ -267,7 +300,7 @@ class PrivacyPoints:
             if source.name not in self._anchors:
                 self._anchors[source.name] = privacy_anchors(self.summary, privacy, self.sensitive, source,
                                                              self.method)
-            candidates = ({c: self.table[f"p_{c}"].to_numpy(dtype=float) for c in columns}
+            candidates = ({c: self.table[level_column(Column.PRIVACY, c)].to_numpy(dtype=float) for c in columns}
                           if self.table is not None and self.method == "minmax" else None)
             each = {c: privacy.interval(rows, c, source) for c in columns}
             values = {c: np.array([np.nan if v is None else v.median]) for c, v in each.items()}
@@ -317,10 +350,11 @@ def level_table(summary: Summary, sensitive: list[str], privacy: str | Axis = DE
         at = s.level(level)
         row = {"level": level}
         for axis in parts:
-            column = f"u_{axis.metric.name}"
-            row[column], row[f"{column}_low"], row[f"{column}_high"] = axis.point(at, None)
+            row |= zip([level_column(Column.UTILITY, axis.metric.name, end) for end in (None, LOW, HIGH)],
+                       axis.point(at, None), strict=True)
         for name, column in zip(names, privacy.columns(sensitive), strict=True):
-            row[f"p_{name}"], row[f"p_{name}_low"], row[f"p_{name}_high"] = privacy.point(at, column, source)
+            row |= zip([level_column(Column.PRIVACY, name, end) for end in (None, LOW, HIGH)],
+                       privacy.point(at, column, source), strict=True)
         rows.append(row)
     anchors = {"utility": {axis.metric.name: (axis.anchor(summary, "worst", None), axis.anchor(summary, "ideal", None))
                            for axis in parts},

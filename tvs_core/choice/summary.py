@@ -7,13 +7,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..evaluation.catalogue import CATALOGUE, DEFAULT_PRIVACY_AXIS
+from ..evaluation.catalogue import CATALOGUE, DEFAULT_PRIVACY_AXIS, PerColumn
 from ..evaluation.dp_audit import audits_from_records
 from ..evaluation.records import HOLDER, REFERENCE_MODELS
 from ..evaluation.summary import Summary, summarise
 from .axes import Axis
 from .mix import DEFAULT_UTILITY, UtilityMix
-from .selection import Selection, level_table, select
+from .selection import HIGH, LOW, Column, Selection, level_column, level_column_names, level_table, select
 
 
 def _finite(value) -> float | None:
@@ -41,28 +41,41 @@ def choose(summary: Summary, sensitive: list[str], alpha: float = 0.5, method: s
     return select(levels, alpha, method, privacy, anchors, utility=mix, seed=seed)
 
 
+def _scores(row: pd.Series, named: tuple[str, ...]) -> dict:
+    """A level's scores as summary.json and the manifest record them: ``named`` and every scaled utility part."""
+    parts = {level_column(Column.SCALED, name) for name in level_column_names(row.index, Column.SCALED)}
+    return {c: _finite(row[c]) for c in row.index if c in named or c in parts}
+
+
+def metric_key(name: str, column: str | None = None) -> str:
+    """A metric's key in ``summary.json``'s ``metrics``: ``name``, or ``name:COLUMN`` for one column's value."""
+    return name if column is None else f"{name}:{column}"
+
+
 def metrics_of(at: Summary, sensitive: list[str]) -> dict[str, dict]:
-    """Every catalogue metric of one model and level: ``name``, or ``name:COLUMN`` per column."""
-    metrics = {}
+    """Every catalogue metric of one model and level, by ``metric_key``."""
+    found: dict[tuple[str, str | None], dict | None] = {}
     present = set(at.metrics())
     for entry in CATALOGUE.values():
         if entry.name not in present:
             continue
         rows = at.metric(entry.name)
         if entry.per_column is None:
-            metrics[entry.name] = _interval(rows)
+            found[(entry.name, None)] = _interval(rows)
             continue
-        columns = sensitive if entry.per_column == "sensitive" else sorted(rows.frame["attribute"].dropna().unique())
+        columns = (sensitive if entry.per_column is PerColumn.SENSITIVE
+                   else sorted(rows.frame["attribute"].dropna().unique()))
         for column in columns:
             value = _interval(rows.attribute(column))
             if value:
-                metrics[f"{entry.name}:{column}"] = value
+                found[(entry.name, column)] = value
     for entry in CATALOGUE.values():  # the scatter's value: a metric's fallback while it is missing
         if entry.fallback is None or entry.name in present:
             continue
-        for key in [k for k in metrics if k.split(":")[0] == entry.fallback]:
-            metrics[entry.name + key[len(entry.fallback):]] = metrics[key]
-    return metrics
+        for (name, column), value in list(found.items()):
+            if name == entry.fallback:
+                found[(entry.name, column)] = value
+    return {metric_key(name, column): value for (name, column), value in found.items()}
 
 
 def summary_json(records: pd.DataFrame, sensitive: list[str], alpha: float = 0.5, method: str = "anchored",
@@ -87,12 +100,12 @@ def summary_json(records: pd.DataFrame, sensitive: list[str], alpha: float = 0.5
             if model == HOLDER and len(pu) and level is not None and level in pu.index:
                 row = pu.loc[level]
                 entry["pu"] = None if np.isnan(row["PU"]) else float(row["PU"])
-                entry["metrics"]["pu"] = {"median": entry["pu"], "ci_low": _finite(row["PU_low"]),
-                                          "ci_high": _finite(row["PU_high"])}
+                entry["metrics"]["pu"] = {"median": entry["pu"],
+                                          "ci_low": _finite(row[level_column(Column.PU, end=LOW)]),
+                                          "ci_high": _finite(row[level_column(Column.PU, end=HIGH)])}
                 entry["wins"] = float(row["wins"])
                 entry["pareto"] = bool(row["pareto"])
-                entry["scores"] = {c: _finite(row[c]) for c in row.index if c in ("U", "P", "P_unclipped")
-                                   or c.startswith("U_")}
+                entry["scores"] = _scores(row, ("U", "P", "P_unclipped"))
                 if row["beyond"]:
                     entry["beyond"] = row["beyond"]
             entries.append(entry)
@@ -116,7 +129,7 @@ def anchors_json(selection: Selection | None, sensitive: list[str]) -> dict:
     out = {name: {"worst": _finite(w), "ideal": _finite(i)} for name, (w, i) in anchors["utility"].items()}
     axis = Axis.parse(selection.privacy, sensitive=sensitive)
     for name, (w, i) in anchors["privacy"].items():
-        key = axis.metric.name if name == axis.metric.name else f"{axis.metric.name}:{name}"
+        key = metric_key(axis.metric.name, None if name == axis.metric.name else name)
         out[key] = {"worst": _finite(w), "ideal": _finite(i)}
     return out
 
@@ -133,8 +146,7 @@ def choice_json(selection: Selection | None, level: int, alpha: float, method: s
     out["why"] = why_text(selection, level, alpha, method, privacy, mix, chosen_by_user)
     if selection is not None and level in set(selection.table["level"]):
         row = selection.table.set_index("level").loc[level]
-        out["scores"] = {c: _finite(row[c]) for c in row.index if c in ("PU", "U", "P", "P_unclipped")
-                         or c.startswith("U_")}
+        out["scores"] = _scores(row, ("PU", "U", "P", "P_unclipped"))
     return out
 
 

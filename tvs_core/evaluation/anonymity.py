@@ -63,6 +63,7 @@ Deviations, stated:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 
@@ -81,6 +82,24 @@ _CELLS = 4_000_000  # rows x predicates x columns compared per chunk
 EQ, LE, GE, NE, LT, GT = range(6)
 _NUMERIC_OPS = np.array([EQ, NE, GT, LT, GE, LE])
 _CATEGORICAL_OPS = np.array([EQ, NE])
+
+
+class Part(StrEnum):
+    """What each criterion records on one set, in this order (the catalogue says how each reads): declared once, so
+    that the records, the catalogue, the verdicts and the report cannot name different parts."""
+
+    RISK = "risk"
+    RISK_LOW = "risk_low"
+    RISK_HIGH = "risk_high"
+    MAIN_RATE = "main_rate"
+    CONTROL_RATE = "control_rate"
+    BASELINE_RATE = "baseline_rate"
+    ATTACKS = "attacks"
+
+
+def criterion_record(criterion: str, part: Part) -> str:
+    """The record name of one part of a criterion: ``linkability_risk``, ``inference_main_rate``."""
+    return f"{criterion}_{part}"
 
 
 @dataclass(frozen=True)
@@ -104,11 +123,13 @@ class AttackOutcome:
         clip = lambda x: float(min(max(x, 0.0), 1.0))  # noqa: E731
         return clip(value), clip(value - error), clip(value + error)
 
-    def values(self) -> dict[str, float]:
-        """The record values: risk, its interval, the three success rates and the number of attacks."""
+    def values(self) -> dict[Part, float]:
+        """The record values of every ``Part``: risk, its interval, the three success rates and the number of
+        attacks."""
         risk, low, high = self.risk()
-        return {"risk": risk, "risk_low": low, "risk_high": high, "main_rate": self.main[0],
-                "control_rate": self.control[0], "baseline_rate": self.baseline[0], "attacks": float(self.attacks)}
+        return {Part.RISK: risk, Part.RISK_LOW: low, Part.RISK_HIGH: high, Part.MAIN_RATE: self.main[0],
+                Part.CONTROL_RATE: self.control[0], Part.BASELINE_RATE: self.baseline[0],
+                Part.ATTACKS: float(self.attacks)}
 
 
 def _outcome(attacks: int, main: float, control: float, baseline: float, control_scale: float = 1.0) -> AttackOutcome:

@@ -127,7 +127,7 @@ def gdpr_criteria(s: SyntheticSet) -> dict:
     """The three anonymisation criteria (``anonymity``) on the set as it is published: every value rounded as the
     released table rounds it (decoded and encoded again), so a value that occurs once is one in the released file.
     Each criterion records its residual risk, the risk's 95 % interval, the three attacks' success rates and the
-    number of attacks (catalogue ``GDPR_PARTS``); inference per sensitive column."""
+    number of attacks (``anonymity.Part``); inference per sensitive column."""
     published = s.data.encoder.transform(s.data.encoder.inverse_transform(s.values))
     train, control, categorical = s.data.train, s.data.test, s.data.categorical
 
@@ -140,11 +140,11 @@ def gdpr_criteria(s: SyntheticSet) -> dict:
              "linkability": anonymity.linkability(published, train, control, categorical, rng("linkability"))}
     out: dict = {}
     for criterion, outcome in found.items():
-        out |= {f"{criterion}_{part}": value for part, value in outcome.values().items()}
+        out |= {anonymity.criterion_record(criterion, part): value for part, value in outcome.values().items()}
     for column in s.data.schema.sensitive:
         j = s.data.index(column)
         numeric = s.data.schema[column].type not in (*CATEGORICAL_TYPES, ColumnType.DATETIME)
         outcome = anonymity.inference(published, train, control, categorical, j, numeric, rng("inference", column))
         for part, value in outcome.values().items():
-            out.setdefault(f"inference_{part}", {})[column] = value
+            out.setdefault(anonymity.criterion_record("inference", part), {})[column] = value
     return out

@@ -8,6 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from ..choice.selection import HIGH, LOW, Column, level_column
 from ..evaluation.records import holder_rows
 from .style import (
     BEST_COLOUR,
@@ -121,10 +122,11 @@ def pu_curve(table: pd.DataFrame, best_level: int | None, selected_level: int | 
     fig.add_trace(go.Bar(x=levels, y=_floats(table["wins"]), name="Share of resamples won", yaxis="y2",
                          marker={"color": "#bbbbbb"}, opacity=0.35, width=0.6,
                          hovertemplate="level %{x}: best in %{y:.3f} of resamples<extra></extra>"))
-    band = ranked[ranked["PU_low"].notna() & ranked["PU_high"].notna()]
+    low, high = level_column(Column.PU, end=LOW), level_column(Column.PU, end=HIGH)
+    band = ranked[ranked[low].notna() & ranked[high].notna()]
     if len(band):
         band_x = [int(v) for v in band["level"]]
-        fig.add_trace(go.Scatter(x=band_x + band_x[::-1], y=_floats(band["PU_high"]) + _floats(band["PU_low"])[::-1],
+        fig.add_trace(go.Scatter(x=band_x + band_x[::-1], y=_floats(band[high]) + _floats(band[low])[::-1],
                                  mode="lines", fill="toself", fillcolor="rgba(70, 70, 160, 0.15)",
                                  line={"width": 0},
                                  name="PU resampling band (95 %)", hoverinfo="skip"))
@@ -132,9 +134,9 @@ def pu_curve(table: pd.DataFrame, best_level: int | None, selected_level: int | 
         fig.add_trace(go.Scatter(x=[int(v) for v in ranked["level"]], y=_floats(ranked[column]), name=name,
                                  mode="lines", line={"dash": dash, "color": "#888888"}, visible="legendonly",
                                  hovertemplate=f"level %{{x}}: {name} %{{y:.3f}}<extra></extra>"))
-    hover = [f"level {int(r.level)}<br>PU: {r.PU:.3f} [{_fmt(r.PU_low)}, {_fmt(r.PU_high)}]<br>P: {_fmt(r.P)}, "
-             f"U: {_fmt(r.U)}<br>wins: {r.wins:.3f}" + ("<br>Pareto-optimal" if bool(r.pareto) else "")
-             for r in ranked.itertuples()]
+    hover = [f"level {int(r['level'])}<br>PU: {r['PU']:.3f} [{_fmt(r[low])}, {_fmt(r[high])}]<br>P: {_fmt(r['P'])}, "
+             f"U: {_fmt(r['U'])}<br>wins: {r['wins']:.3f}" + ("<br>Pareto-optimal" if bool(r["pareto"]) else "")
+             for _, r in ranked.iterrows()]
     fig.add_trace(go.Scatter(x=[int(v) for v in ranked["level"]], y=_floats(ranked["PU"]), mode="lines+markers",
                              name="Privacy–utility score PU", line={"color": "#444444"},
                              marker={"size": 10, "color": [level_colour(int(v), levels) for v in ranked["level"]]},

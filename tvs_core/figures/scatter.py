@@ -11,13 +11,13 @@ import plotly.graph_objects as go
 
 from ..choice.axes import Axis
 from ..choice.selection import PrivacyPoints, Selection
-from ..evaluation.catalogue import CATALOGUE, Reference
+from ..evaluation.catalogue import CATALOGUE, Reference, Source
 from ..evaluation.intervals import interval_words
 from ..evaluation.records import FIRST_LOOK, FIRST_LOOK_ROWS, HOLDER, REAL, REFERENCE_MODELS
 from ..evaluation.summary import Interval, Summary
 from .style import HIGHLIGHT_COLOUR, _empty, _padded, baseline_style, level_colour, model_label, model_order
 
-SOURCE_WORDS = {"game": "attack game", "release": "release attack", "reference": "real data"}
+SOURCE_WORDS = {Source.GAME: "attack game", Source.RELEASE: "release attack", Source.REFERENCE: "real data"}
 # an external set (SweepConfig.externals) is one published table: the attack games refit a generator, it has none
 NOT_PLAYED = "games not played (external file: no generator to refit)"
 
@@ -120,7 +120,7 @@ def privacy_utility_scatter(summary: Summary, privacy: str | Axis, sensitive: li
         return _empty("Privacy against utility", "No results yet.", x_title, y_title)
     points: list[_Point] = []
     sources, absent, not_played, first_looks = {}, [], [], set()
-    game_axis = axis.metric.source == "game"
+    game_axis = axis.metric.source is Source.GAME
     privacy_of = PrivacyPoints(summary, axis, sensitive, selection)
     for model in sorted(summary.models(), key=model_order):
         if model in REFERENCE_MODELS:
@@ -143,7 +143,7 @@ def privacy_utility_scatter(summary: Summary, privacy: str | Axis, sensitive: li
                 notes.append(f"from the {SOURCE_WORDS[source.source]}")
                 if model in externals and source != axis.metric:
                     notes.append(NOT_PLAYED)
-            elif axis.metric.source == "game":
+            elif axis.metric.source is Source.GAME:
                 notes.append("median over targets")
             if x is not None and y is not None and not (math.isnan(x.median) or math.isnan(y.median)):
                 points.append(_Point(model, level, x, y, column, tuple(notes)))

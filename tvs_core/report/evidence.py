@@ -11,7 +11,9 @@ from .. import figures
 from ..choice import UtilityMix
 from ..choice.axes import attribute_game_metrics, membership_metrics
 from ..choice.gdpr import gdpr_table
-from ..evaluation.catalogue import CATALOGUE, GDPR_CRITERIA, GDPR_PARTS, GROUPS, SOURCES
+from ..choice.selection import HIGH, LOW, Column, level_column, level_column_names
+from ..evaluation.anonymity import Part
+from ..evaluation.catalogue import CATALOGUE, GDPR_CRITERIA, GDPR_PARTS, GDPR_RECORDS, GROUPS, SOURCES, Group, Source
 from ..evaluation.intervals import SMALL_N, interval_name
 from ..evaluation.summary import readable
 from .context import ReportContext
@@ -23,27 +25,33 @@ from .html import HALF, e, figure, figure_row, fmt, items, side_by_side, table
 # would repeat the same numbers with other noise
 SUMMARISED = 8
 # the ends of each set's interval of a GDPR criterion's risk: the brackets of the criteria table, not rows of their own
-INTERVAL_ENDS = ("_risk_low", "_risk_high")
+INTERVAL_ENDS = (Part.RISK_LOW, Part.RISK_HIGH)
 LEVELS_PER_TABLE = 7  # more levels than fit the printed width: the table continues below
 # a GDPR criterion's records (its risk, the three attacks' success rates, the number of attacks) as one metric whose
 # rows are its parts: record name -> (the criterion's name, the part's)
-CRITERION_PARTS = {f"{prefix}_{part}": (label.replace(" risk", ""), suffix.removeprefix(": ") or "residual risk")
-                   for prefix, label, _ in GDPR_CRITERIA for part, suffix, *_ in GDPR_PARTS}
-SOURCE_WORDS = {"release": "release", "game": "game", "reference": "real data"}  # the catalogue's SOURCES, in a word
+_CRITERIA = {prefix: label.replace(" risk", "") for prefix, label, _ in GDPR_CRITERIA}
+CRITERION_PARTS = {name: (_CRITERIA[criterion], GDPR_PARTS[part][0].removeprefix(": ") or "residual risk")
+                   for name, (criterion, part) in GDPR_RECORDS.items()}
+# the catalogue's SOURCES, in a word
+SOURCE_WORDS = {Source.RELEASE: "release", Source.GAME: "game", Source.REFERENCE: "real data"}
 BOX = {"margin": {"t": 30, "b": 40, "l": 50, "r": 8}, "title": {"font": {"size": 11}},
        "legend": {"orientation": "h", "x": 0, "y": -0.28, "yanchor": "top", "font": {"size": 9}}}
+
+
+def _part(name: str) -> Part | None:
+    """The GDPR part a record is (None: not a criterion's)."""
+    return GDPR_RECORDS.get(name, (None, None))[1]
 
 
 # -- why this level -----------------------------------------------------------------------------------------------
 def _pu_table(c: ReportContext) -> pd.DataFrame:
     t = c.selection.table
-    parts = [col for col in t.columns if col.startswith("U_")]
     out = pd.DataFrame({"level": t["level"].astype(int), "privacy P": t["P"], "utility U": t["U"]})
-    for col in parts:
-        out[f"U: {CATALOGUE[col[2:]].short}"] = t[col]
+    for name in level_column_names(t.columns, Column.SCALED):
+        out[f"U: {CATALOGUE[name].short}"] = t[level_column(Column.SCALED, name)]
     out["PU"] = t["PU"]
-    out["PU range over redraws"] = [f"{fmt(lo, 2)}–{fmt(hi, 2)}" for lo, hi in zip(t["PU_low"], t["PU_high"],
-                                                                                  strict=True)]
+    out["PU range over redraws"] = [f"{fmt(lo, 2)}–{fmt(hi, 2)}" for lo, hi in zip(
+        t[level_column(Column.PU, end=LOW)], t[level_column(Column.PU, end=HIGH)], strict=True)]
     out["best in (share of redraws)"] = [f"{100 * w:.0f} %" for w in t["wins"]]
     out["Pareto-optimal"] = ["yes" if p else "" for p in t["pareto"]]
     return out.round(3)
@@ -112,7 +120,7 @@ def _rows(c: ReportContext) -> list[dict]:
     rows: dict[tuple, dict] = {}
     for level in c.levels:
         for r in readable(c.summary.point(level), raw=True).itertuples():
-            if r.name.endswith(INTERVAL_ENDS):
+            if _part(r.name) in INTERVAL_ENDS:
                 continue
             criterion, part = CRITERION_PARTS.get(r.name, (None, None))
             row = rows.setdefault((r.group, r.name, r.column, r.targets), {
@@ -276,18 +284,20 @@ def attacks(c: ReportContext) -> str:
         for metric in attribute_game_metrics(c.summary.holder()):
             boxes.append(box(metric, column, f"{metric.short} — {column}"))
     for metric in membership_metrics(c.records["metric"].unique()):
-        game = metric.source == "game"
+        game = metric.source is Source.GAME
         boxes.append(box(metric, None, metric.short, reference=metric.ideal if game else None, by_target_kind=game))
     explained = pd.DataFrame([{"metric": m.short, "from": SOURCE_WORDS[m.source], "better": m.better,
                                "what it is": m.explanation} for m in CATALOGUE.values()
-                              if (m.group in ("attribute risk", "membership risk") or m.name.endswith("_risk"))
+                              if (m.group in (Group.ATTRIBUTE_RISK, Group.MEMBERSHIP_RISK)
+                                  or _part(m.name) is Part.RISK)
                               and (c.records["metric"] == m.name).any()])
     return ("<p>The attribute-inference game (MAB, WCAB; paper Section 2.4) and the membership attacks (PG: the "
             "shadow-model game; AUC and TPR: today's shadow-free attacks): every replicate per level, so the noise of "
             "the evaluation can be told from a difference between levels.</p>"
             + '<div class="figures">' + "".join(boxes) + "</div>" + _gdpr(c) + _audit(c)
             + "<h3>What each attack metric is</h3><p class=\"muted\">From: "
-            + e("; ".join(f"{SOURCE_WORDS[k]} = {v}" for k, v in SOURCES.items() if k != "reference")) + ".</p>"
+            + e("; ".join(f"{SOURCE_WORDS[k]} = {v}" for k, v in SOURCES.items() if k is not Source.REFERENCE))
+            + ".</p>"
             + table(explained, dense=True))
 
 
