@@ -71,7 +71,11 @@ class Server:
         """The server only: sweep workers run in their own sessions and survive it, as in real use."""
         if self.process is not None:
             os.killpg(self.process.pid, signal.SIGTERM)
-            self.process.wait(timeout=20)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:  # a script run still busy in pandas on a loaded machine: as Ctrl-C twice
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=20)
             self.process = None
 
     def cancel_jobs(self) -> None:
