@@ -35,7 +35,7 @@ from tvs_core.choice.axes import Axis
 from tvs_core.choice.mix import DEFAULT_UTILITY
 from tvs_core.choice.selection import PrivacyPoints
 from tvs_core.data.demo import DEMOS
-from tvs_core.evaluation.catalogue import CATALOGUE, utility_scale
+from tvs_core.evaluation.catalogue import CATALOGUE, tstr_metric
 from tvs_core.evaluation.records import REAL, SHUFFLED
 from tvs_core.evaluation.summary import Summary
 from tvs_core.jobs import JobView, SweepConfig, submit
@@ -73,8 +73,8 @@ def report(name: str, workspace: Path) -> list[str]:
     seconds = time.perf_counter() - started
     view = JobView(store, job_id)
     summary = view.summary()
-    scale = utility_scale(summary.metrics())
-    axes = [Axis(CATALOGUE[f"{scale}_tstr"]), Axis(CATALOGUE["pair_structure"]), Axis(CATALOGUE["ci_overlap"]),
+    tstr = tstr_metric(summary.metrics())
+    axes = [Axis(tstr), Axis(CATALOGUE["pair_structure"]), Axis(CATALOGUE["ci_overlap"]),
             Axis(CATALOGUE["pmse_ratio"]), Axis.parse("mab_worst"), Axis.parse("pg"), Axis.parse("mia_auc"),
             Axis.parse("mia_tpr_at_1pct_fpr"), Axis.parse("mcmia")]
     lines = [f"## {name}: {len(table)} rows × {table.shape[1]} columns, Y = {response}, sensitive = "
@@ -89,7 +89,7 @@ def report(name: str, workspace: Path) -> list[str]:
                          ("independent", "independent margins (baseline)")):
         rows = summary.model(model)
         if model == REAL:
-            rows = Summary(pd.concat([rows.frame, rows.metric(f"{scale}_trtr").frame.assign(metric=f"{scale}_tstr")]))
+            rows = Summary(pd.concat([rows.frame, rows.metric(tstr.ideal.metric).frame.assign(metric=tstr.name)]))
         if model != "independent":  # the game MAB's anchors are the release attack's
             rows = Summary(pd.concat([rows.frame, rows.metric("release_mab").frame.assign(metric="mab")]))
         lines.append(f"| {words} | " + " | ".join(cell(rows, None, a, sensitive, summary) for a in axes) + " |")

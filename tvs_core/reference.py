@@ -28,7 +28,7 @@ def _code(words: tuple[str, ...]) -> str:
 def metrics_markdown() -> str:
     """Every metric of the catalogue, by group: its label, short label, explanation, unit, direction, source and
     anchors."""
-    out = [_generated("tvs_core/evaluation/catalogue.py"), "# Metrics\n\n",
+    out = [_generated("tvs_core/evaluation/metrics/ (the metric families)"), "# Metrics\n\n",
            "Every number the dashboard, the command line, `summary.json`, the manifest and the report show is one of "
            "these, declared once in the metric catalogue. A per-column metric is written `name:COLUMN`. The glossary "
            "([glossary.md](glossary.md)) explains the words used here; the guide ([../guide.md](../guide.md)) how to "

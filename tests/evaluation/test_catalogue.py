@@ -1,20 +1,30 @@
 """A common check over every metric the catalogue declares with a ``compute`` (in the way scikit-learn's common
 checks cover every estimator): the function computes exactly the metrics declared with it, each inside its declared
 range and in its declared shape (one value per column for a per-column metric), and the same seed gives the same
-values again. Checked on a class response and on a continuous one: the function must not depend on one kind."""
+values again. Checked on a class response and on a continuous one: the function must not depend on one kind.
+Every other metric names the function that writes its records (``produced_by``), and that function, played at tiny
+sizes, writes exactly the metrics declared with it."""
 
 from __future__ import annotations
 
+import importlib
 import math
+import pkgutil
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
-from tvs_core import TVineSynth, load_demo
+from tests.helpers import TINY, CopyRows
+from tvs_core import TVineSynth, infer_schema, load_demo
+from tvs_core.evaluation import metrics
 from tvs_core.evaluation.anonymity import Part
+from tvs_core.evaluation.attribute import choose_targets, release_attribute_records
+from tvs_core.evaluation.attribute_game import aia_iteration
 from tvs_core.evaluation.catalogue import (
     CATALOGUE,
     ENUM_FIELDS,
+    FAMILIES,
     GDPR_PARTS,
     GDPR_RECORDS,
     TSTR_METRICS,
@@ -25,12 +35,35 @@ from tvs_core.evaluation.catalogue import (
     Source,
     tstr_metric,
 )
-from tvs_core.evaluation.context import EvaluationData
+from tvs_core.evaluation.context import EvaluationData, GeneratorSpec
+from tvs_core.evaluation.dp_audit import trial_records
+from tvs_core.evaluation.membership import (
+    attacker_reference_rows,
+    mia_evaluation_task,
+    mia_shadow_task,
+    train_attackers,
+)
+from tvs_core.evaluation.protocol import QUICK
 from tvs_core.evaluation.release import set_metric_functions
 from tvs_core.evaluation.set_metrics import SyntheticSet
+from tvs_core.evaluation.utility import trtr_records, tstr_records
+from tvs_core.model.registry import register
 
 COLUMNS = ["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "heart_rate_bpm", "in_hospital_death"]
 RESPONSES = {"class": "in_hospital_death", "continuous": "heart_rate_bpm"}
+# the sensitive columns the producers attack, per response: a categorical one where it is not Y (the advantages)
+ATTACKED = {"in_hospital_death": ["total_cost_eur"], "heart_rate_bpm": ["total_cost_eur", "in_hospital_death"]}
+
+
+@register
+class ClaimsEpsilon(CopyRows):
+    """Claims an ε (so a DP audit runs on it) and fits in no time."""
+
+    name = "claims_epsilon_catalogue_test"
+
+    def __init__(self, epsilon: float = 1.0, **kwargs):
+        super().__init__(**kwargs)
+        self.epsilon = epsilon
 
 
 @pytest.fixture(scope="module", params=sorted(RESPONSES))
@@ -109,3 +142,68 @@ def test_every_part_of_a_gdpr_criterion_is_described_once_and_declared_as_a_metr
     assert list(GDPR_PARTS) == list(Part)
     gdpr = {m.name for m in CATALOGUE.values() if m.group is Group.GDPR}
     assert set(GDPR_RECORDS) == gdpr
+
+
+def test_every_metric_names_the_one_function_that_computes_it():
+    for metric in CATALOGUE.values():
+        assert (metric.compute is None) != (metric.produced_by is None), metric.name
+        assert callable(metric.compute or metric.produced_by), metric.name
+
+
+def _records_by_producer(response: str) -> dict:
+    """Every ``produced_by`` function played once on 240 training rows at the tiny protocol sizes -> its records."""
+    table = load_demo("clinical")[COLUMNS]
+    sensitive = ATTACKED[response]
+    schema = infer_schema(table.iloc[:240]).with_roles(response, sensitive)
+    data = EvaluationData.from_tables(table.iloc[:240], table.iloc[240:360], schema)
+    preset = replace(QUICK, **TINY, outlier_quantiles=(0.99,), random_targets=1)
+    spec = GeneratorSpec("independent", {"response": response, "sensitive": sensitive})
+    targets = choose_targets(data, sensitive, preset.outlier_quantiles, preset.random_targets,
+                             np.random.default_rng(0))
+    sets = np.stack([data.train[:120], data.train[120:]])
+    attacker_rows = attacker_reference_rows(data, targets, preset, 5)
+    shadows = [mia_shadow_task(spec, data, targets, [None], preset, 5, s, attacker_rows)
+               for s in range(preset.mia_shadows)]
+    return {
+        tstr_records: tstr_records(sets, data, None, 5, "tvinesynth", [0, 1]),
+        trtr_records: trtr_records(data, 5),
+        release_attribute_records: release_attribute_records(sets, data, sensitive, "tvinesynth", None),
+        aia_iteration: aia_iteration(spec, data, targets, [None], preset, 5, 0, sensitive),
+        mia_evaluation_task: mia_evaluation_task(spec, data, targets, [None], preset, 5, 0,
+                                                 train_attackers(shadows, 5)),
+        # trial 0 holds no canary and records the claim; trial 1 holds one
+        trial_records: [r for trial in (0, 1)
+                        for r in trial_records(GeneratorSpec(ClaimsEpsilon.name, {"epsilon": 1.0}), data, 5, trial)],
+    }
+
+
+@pytest.fixture(scope="module")
+def produced() -> dict:
+    """Each producer -> the metric names it wrote for a class response and for a continuous one."""
+    names: dict = {}
+    for response in RESPONSES.values():
+        for producer, records in _records_by_producer(response).items():
+            names.setdefault(producer, set()).update(r["metric"] for r in records)
+    return names
+
+
+@pytest.mark.parametrize("producer", list(dict.fromkeys(m.produced_by for m in CATALOGUE.values() if m.produced_by)),
+                         ids=lambda producer: producer.__name__)
+def test_every_metric_without_a_compute_is_written_by_the_function_it_names(producer, produced):
+    """A new producer fails here until it is played above; a declaration naming the wrong function fails too."""
+    declared = {m.name for m in CATALOGUE.values() if m.produced_by is producer}
+    assert producer in produced, f"{producer.__name__} is not played by _records_by_producer"
+    assert produced[producer] == declared, produced[producer] ^ declared
+
+
+def test_every_family_module_says_what_it_measures_and_is_gathered_by_the_catalogue():
+    """A family's tuple left out of ``FAMILIES`` would drop its metrics from every table without an error."""
+    gathered = {id(family) for family in FAMILIES}
+    for info in pkgutil.iter_modules(metrics.__path__):
+        module = importlib.import_module(f"{metrics.__name__}.{info.name}")
+        assert module.__doc__, f"metrics/{info.name}.py has no docstring"
+        declared = [value for value in vars(module).values()
+                    if isinstance(value, tuple) and value and all(isinstance(m, Metric) for m in value)]
+        assert info.name == "base" or declared, f"metrics/{info.name}.py declares no metrics"
+        assert all(id(family) in gathered for family in declared), f"metrics/{info.name}.py is not in FAMILIES"
+    assert len(CATALOGUE) == sum(map(len, FAMILIES)), "a metric name is declared twice"

@@ -15,7 +15,7 @@ from .records import REAL, SHUFFLED, record
 from .set_metrics import SyntheticSet, bounded
 from .sizes import RELEASE_ROWS
 from .timing import timed
-from .utility import CLASSIFIERS, fitted_scorer, score_classifier, split_xy, utility_metric
+from .utility import CLASSIFIERS, trtr_records, tstr_records
 
 DISTANCE_SETS = 5  # sets scored by the distance and fidelity metrics (nearest neighbours are the cost)
 SCATTER, DETAILS = "scatter", "details"  # the two parts of a release's metrics (``set_metric_functions``)
@@ -26,19 +26,7 @@ def reference_records(data: EvaluationData, master_seed: int, sensitive: list[st
     """TRTR: the same classifiers trained on the real training rows (interval: bootstrap over
     test rows), and the release attack run on the real rows themselves. ``part``: as ``set_metric_functions``
     (TRTR and the attack come with the scatter's part)."""
-    j = data.response_index
-    records = []
-    if part != DETAILS:
-        x_train, y_train = split_xy(data.train, j)
-        x_test, y_test = split_xy(data.test, j)
-        rng = task_rng(master_seed, "trtr", "bootstrap")
-        replicates = [np.arange(len(y_test))] + [rng.integers(0, len(y_test), len(y_test)) for _ in range(199)]
-        for c in classifiers:
-            name = utility_metric("trtr", data.discrete[j], c)
-            scorer = fitted_scorer(x_train, y_train, data.discrete[j], c, task_seed(master_seed, "trtr", c))
-            on_rows = scorer.on_rows(x_test, y_test)  # predicted once; each bootstrap only re-scores
-            for b, rows in enumerate(replicates):  # replicate 0 is the test set itself
-                records.append(record(REAL, None, name, on_rows(rows), iteration=b, role="reference"))
+    records = trtr_records(data, master_seed, classifiers) if part != DETAILS else []
     # the anchors of the privacy and structure scales, measured like a release: the real training rows
     # published as they are (0 privacy), and shuffled column by column (nothing to learn, the floor)
     shuffled = shuffled_sets(data.train, master_seed, DISTANCE_SETS)
@@ -115,19 +103,10 @@ def published_records(sets: np.ndarray, data: EvaluationData, level, preset: Pro
                       part: str | None = None) -> list[dict]:
     """Every release metric of published sets (set indices ``first``, ``first`` + 1, ...): a generator's
     draws, or a synthetic table made elsewhere (one set, scored exactly like a generator's)."""
-    j = data.response_index
-    discrete = data.discrete
-    x_test, y_test = split_xy(data.test, j)
-    records = []
     in_chunk = list(range(first, first + len(sets)))
     scatter = part != DETAILS
-    for s in [s for s in in_chunk if scatter and s < preset.utility_sets]:
-        x, y = split_xy(sets[s - first], j)
-        for c in classifiers:
-            name = utility_metric("tstr", discrete[j], c)
-            seed = task_seed(master_seed, "tstr", label, level, s, c)
-            records.append(record(label, level, name, score_classifier(x, y, x_test, y_test, discrete[j], c, seed),
-                                  iteration=s))
+    records = tstr_records(sets, data, level, master_seed, label, [s for s in in_chunk if s < preset.utility_sets],
+                           first, classifiers) if scatter else []
     attack = [s for s in in_chunk if scatter and s < preset.release_sets]
     if attack:
         records += release_attribute_records(sets[attack[0] - first:attack[-1] + 1 - first], data, sensitive, label,

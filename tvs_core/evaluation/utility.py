@@ -14,7 +14,10 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from ..data.encoding import TableEncoder
+from ..seeding import task_rng, task_seed
+from .context import EvaluationData
 from .forests import RandomForestClassifier, RandomForestRegressor
+from .records import REAL, record
 
 CLASSIFIERS = ("random_forest", "logistic")
 # a random forest's trees are grown on bootstrap samples of at most this many rows: its cost and memory stop
@@ -105,6 +108,42 @@ def fitted_scorer(x_train: np.ndarray, y_train: np.ndarray, discrete_response: b
 def score_classifier(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray, y_test: np.ndarray,
                      discrete_response: bool, classifier: str = "random_forest", seed: int = 0) -> float:
     return fitted_scorer(x_train, y_train, discrete_response, classifier, seed)(x_test, y_test)
+
+
+def tstr_records(sets: np.ndarray, data: EvaluationData, level, master_seed: int, label: str, indices: list[int],
+                 first: int = 0, classifiers=CLASSIFIERS) -> list[dict]:
+    """TSTR: each classifier trained on each published set of ``indices`` (set ``s`` is ``sets[s - first]``) and
+    scored on the hold-out rows, as records; each set and classifier seeded on its own, so a chunk of sets gives
+    the records it would give with the others."""
+    j = data.response_index
+    discrete = data.discrete[j]
+    x_test, y_test = split_xy(data.test, j)
+    records = []
+    for s in indices:
+        x, y = split_xy(sets[s - first], j)
+        for c in classifiers:
+            seed = task_seed(master_seed, "tstr", label, level, s, c)
+            records.append(record(label, level, utility_metric("tstr", discrete, c),
+                                  score_classifier(x, y, x_test, y_test, discrete, c, seed), iteration=s))
+    return records
+
+
+def trtr_records(data: EvaluationData, master_seed: int, classifiers=CLASSIFIERS) -> list[dict]:
+    """TRTR, the reference TSTR is read against: the same classifiers trained on the real training rows; its
+    interval from 199 bootstraps of the hold-out rows (replicate 0: the hold-out itself)."""
+    j = data.response_index
+    x_train, y_train = split_xy(data.train, j)
+    x_test, y_test = split_xy(data.test, j)
+    rng = task_rng(master_seed, "trtr", "bootstrap")
+    replicates = [np.arange(len(y_test))] + [rng.integers(0, len(y_test), len(y_test)) for _ in range(199)]
+    records = []
+    for c in classifiers:
+        name = utility_metric("trtr", data.discrete[j], c)
+        scorer = fitted_scorer(x_train, y_train, data.discrete[j], c, task_seed(master_seed, "trtr", c))
+        on_rows = scorer.on_rows(x_test, y_test)  # predicted once; each bootstrap only re-scores
+        for b, rows in enumerate(replicates):
+            records.append(record(REAL, None, name, on_rows(rows), iteration=b, role="reference"))
+    return records
 
 
 def utility_score(encoder: TableEncoder, train: pd.DataFrame, test: pd.DataFrame, response: str,

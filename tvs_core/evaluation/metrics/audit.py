@@ -1,0 +1,29 @@
+"""The empirical audit of a differential-privacy claim: how close releases come to planted worst-case records
+(canaries) in fits with and without them, and the ε and δ the generator claims (``dp_audit.trial_records``; only
+in sweeps run with --audit-dp). Listed with membership risk."""
+
+from __future__ import annotations
+
+from ..dp_audit import trial_records
+from .base import Direction, Group, Metric, PerColumn, Source
+
+AUDIT: tuple[Metric, ...] = (
+    Metric("dp_audit_score_in", "DP audit: canary's membership score, canary in the fit", "DP audit score (IN)",
+           "−distance", Direction.LOWER, (float("-inf"), 0.0), Group.MEMBERSHIP_RISK, Source.GAME,
+           "How close the release comes to a planted worst-case record (a canary; column: the canary) in the "
+           "audit's fits that held it, as minus the distance to its nearest released row: near 0 means the "
+           "release remembers it.",
+           per_column=PerColumn.ANY, produced_by=trial_records),
+    Metric("dp_audit_score_out", "DP audit: canary's membership score, canary not in the fit", "DP audit score (OUT)",
+           "−distance", Direction.HIGHER, (float("-inf"), 0.0), Group.MEMBERSHIP_RISK, Source.GAME,
+           "The same closeness in the audit's fits without the canary: IN close to OUT means the release does not "
+           "show whether the canary was there.", per_column=PerColumn.ANY, produced_by=trial_records),
+    Metric("dp_audit_claimed_epsilon", "Privacy budget ε the generator claims", "Claimed ε", "ε", Direction.LOWER,
+           (0.0, None), Group.MEMBERSHIP_RISK, Source.GAME,
+           "The privacy budget ε a differentially private generator's settings promise (smaller is stronger), "
+           "recorded by its audit.", produced_by=trial_records),
+    Metric("dp_audit_claimed_delta", "δ the generator claims", "Claimed δ", "δ", Direction.LOWER, (0.0, 1.0),
+           Group.MEMBERSHIP_RISK, Source.GAME,
+           "The small probability δ with which the claimed guarantee may fail (0 for pure ε-DP), recorded by the "
+           "audit.", produced_by=trial_records),
+)

@@ -1,0 +1,66 @@
+"""Anonymisation under the GDPR: the three criteria of the Article 29 Working Party (singling out, linkability,
+inference), each measured on one published set by the attacks of Giomi et al. 2023 (``set_metrics.gdpr_criteria``
+over ``evaluation/anonymity.py``): its residual risk and the parts that risk is made of, one metric each."""
+
+from __future__ import annotations
+
+from .. import set_metrics
+from ..anonymity import Part, criterion_record
+from .base import Direction, Group, Metric, PerColumn, Source
+
+# the three anonymisation criteria of the Article 29 Working Party (Opinion 05/2014), as the attacks of Giomi et al.
+# (PETS 2023) measure them (evaluation/anonymity.py): record-name prefix, label, what the attacker does
+GDPR_CRITERIA = (
+    ("singling_out", "Singling-out risk (multivariate predicates)",
+     "conditions on 3 columns that pick out a single synthetic row, checked against the training rows"),
+    ("singling_out_univariate", "Singling-out risk (univariate predicates)",
+     "one-column conditions (a value occurring once, below the minimum, above the maximum) that pick out a single "
+     "synthetic row, checked against the training rows"),
+    ("linkability", "Linkability risk",
+     "two disjoint column groups of a training record linked through their shared nearest synthetic row"),
+    ("inference", "Inference risk",
+     "the sensitive column guessed from the nearest synthetic row on every other column (a number within 5 %)"),
+)
+# the parts recorded for each criterion: name suffix, label suffix, unit, better, range, explanation
+GDPR_PARTS: dict[Part, tuple] = {
+    Part.RISK: ("", "share", Direction.LOWER, (0.0, 1.0),
+     "How much more often the attack succeeds on the people in the training rows than on hold-out people the "
+     "generator never saw, from 0 (nothing beyond what the data tell about anyone) to 1 (the attack succeeds on "
+     "the training people only, as on a verbatim copy). The residual risk (main − control) / (1 − control), "
+     "clipped to [0, 1]."),
+    Part.RISK_LOW: (": 95 % interval, lower end", "share", Direction.LOWER, (0.0, 1.0),
+     "The lower end of one set's 95 % interval of the residual risk, from the uncertainty of both success rates "
+     "(Wilson intervals, propagated), clipped to [0, 1]."),
+    Part.RISK_HIGH: (": 95 % interval, upper end", "share", Direction.LOWER, (0.0, 1.0),
+     "The upper end of one set's 95 % interval of the residual risk, clipped to [0, 1]."),
+    Part.MAIN_RATE: (": main attack's success rate", "share", Direction.LOWER, (0.0, 1.0),
+     "The share of attacks on the people in the training rows that succeed (a Wilson estimate, steady even for "
+     "few attacks)."),
+    Part.CONTROL_RATE: (": control attack's success rate", "share", Direction.LOWER, (0.0, 1.0),
+     "The share of the same attacks that succeed on hold-out people, whom the generator never saw: what the data "
+     "reveal about anyone (Wilson estimate)."),
+    Part.BASELINE_RATE: (": naive baseline's success rate", "share", Direction.LOWER, (0.0, 1.0),
+     "The share of attacks that succeed by guessing blindly, without the synthetic rows (Wilson estimate): the "
+     "main attack must beat it for the figures to mean anything."),
+    Part.ATTACKS: (": number of attacks", "attacks", Direction.HIGHER, (0.0, None),
+     "How many attacks of this kind were run on one published set (at most 500; for linkability and inference "
+     "at most the number of hold-out rows)."),
+}
+
+
+def _criterion(prefix: str, label: str, attack: str) -> tuple[Metric, ...]:
+    """A criterion's risk and its companion records, one metric each (summary.json: {median, ci_low, ci_high, n}
+    over the published sets of each)."""
+    per_column = PerColumn.SENSITIVE if prefix == "inference" else None
+    short = label.replace(" risk", "")
+    return tuple(Metric(criterion_record(prefix, part), f"{label}{suffix}", f"{short}{suffix or ' risk'}", unit,
+                        better, bounds, Group.GDPR, Source.RELEASE,
+                        f"{explanation} Attack: {attack} (Giomi et al. 2023).", per_column=per_column,
+                        compute=set_metrics.gdpr_criteria)
+                 for part in Part for suffix, unit, better, bounds, explanation in [GDPR_PARTS[part]])
+
+
+GDPR: tuple[Metric, ...] = tuple(metric for criterion in GDPR_CRITERIA for metric in _criterion(*criterion))
+# a GDPR criterion's record name -> (the criterion, its part)
+GDPR_RECORDS: dict[str, tuple[str, Part]] = {criterion_record(criterion, part): (criterion, part)
+                                             for criterion, *_ in GDPR_CRITERIA for part in Part}
