@@ -44,6 +44,7 @@ class Server:
         self.url = self.link()  # the address the console prints: the token in it
         self.process = None
         self.owner = os.environ.get(OWNER)  # who started it (a shared fixture): a restart inside a test keeps it
+        self.log = workspace.parent / f"streamlit-{self.port}.log"
 
     def link(self, path: str = "", token: str | None = None) -> str:
         """The address of a page (a deep link), with the access token unless ``token=""``."""
@@ -54,10 +55,12 @@ class Server:
         env = {**os.environ, "TVS_WORKSPACE": str(self.workspace), "PYTHONPATH": str(ROOT)}
         if self.owner is not None:
             env[OWNER] = self.owner
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(self.port),
-             "--server.headless", "true"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True)
+        owner_only = lambda path, flags: os.open(path, flags, 0o600)  # noqa: E731
+        with open(self.log, "ab", opener=owner_only) as log:  # beside the workspace: what the server said
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(self.port),
+                 "--server.headless", "true"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True)
         deadline = time.time() + 60
         while time.time() < deadline:
             try:
@@ -66,6 +69,12 @@ class Server:
             except OSError:
                 time.sleep(0.5)
         raise RuntimeError("the Streamlit server did not start")
+
+    def said(self, characters: int = 3000) -> str:
+        """The end of the server's output, and whether it still runs: for a failing test's message."""
+        alive = self.process is not None and self.process.poll() is None
+        text = self.log.read_text(errors="replace")[-characters:] if self.log.exists() else ""
+        return f"server {'running' if alive else 'not running'}; its output ends with:\n{text}"
 
     def stop(self) -> None:
         """The server only: sweep workers run in their own sessions and survive it, as in real use."""
@@ -175,4 +184,13 @@ def small_sweep(page) -> None:
     tests/jobs."""
     keep_only(page, "Truncation levels", 2)
     keep_only(page, "Baselines (reference points)", 0)
+    start = page.get_by_role("button", name="Start sweep")
+    deadline = time.time() + 60
+    while not start.is_enabled():  # the page's last rerun has not arrived yet, or it says why not
+        if time.time() > deadline:
+            levels = page.get_by_test_id("stMultiSelect").filter(has_text="Truncation levels").first
+            chips = [chip.get_attribute("aria-label") for chip in levels.locator("[data-tag]").all()]
+            notes = [box.inner_text() for box in page.get_by_test_id("stAlert").all()]
+            raise AssertionError(f"Start sweep stayed disabled; levels shown {chips}; the page says {notes}")
+        page.wait_for_timeout(500)
     page.wait_for_timeout(1000)

@@ -189,12 +189,14 @@ def test_cli_report_refuses_bad_input_in_one_line(args, words, stored_sweep, tmp
     assert len(result.stderr.strip().splitlines()) == 1 and words in result.stderr, result.stderr
 
 
+@pytest.mark.xdist_group("wide_report")  # its fixture is built once, on one worker
 def test_the_default_report_of_a_27_column_table_prints_on_at_most_15_a4_pages(wide_report):
     pages, first = printed(wide_report)
     assert 1 < pages <= MAX_PAGES, f"{pages} A4 pages"
     assert first["after"] == "page" and first["height"] <= PAGE_HEIGHT, first["height"]  # page 1 is one page
 
 
+@pytest.mark.xdist_group("wide_report")  # its fixture is built once, on one worker
 def test_page_1_says_who_chose_the_level_and_why_the_verdicts_and_the_note(no_level, wide_report):
     """Before the first page break: the file, its rows and SHA-256, the level and who chose it — a level nobody
     clicked is the recommendation, never "chosen by the user" —, the verdicts, the user's note."""
@@ -215,6 +217,7 @@ def test_page_1_says_who_chose_the_level_and_why_the_verdicts_and_the_note(no_le
         assert text.index("Verdicts at level") < text.index('<section id="choice">')  # numbers and methods after
 
 
+@pytest.mark.xdist_group("wide_report")  # its fixture is built once, on one worker
 def test_no_spread_of_a_few_values_is_called_a_95_percent_interval(no_level, wide_report):
     """Every "95 % interval" the report writes is one: a bootstrap over at least SMALL_N values or a Wilson interval
     of a count; a spread of fewer values says so ("too few for a 95 % interval")."""

@@ -141,14 +141,16 @@ def test_a_column_threshold_edit_overrides_and_the_others_follow_the_slider():
     assert project(at).rho_overrides == {}
 
 
-def run_sweep(at: AppTest) -> AppTest:
+def run_sweep(at: AppTest, levels=(1, 10, 20), baselines=("independent",)) -> AppTest:
+    """A finished sweep through the Sweep page, run inline. Tests that only need a finished sweep (not its
+    levels' numbers, which tests/jobs checks) ask for one level and no baseline: a third of the time."""
     at.switch_page("pages/sensitive.py").run()
     at.session_state["inline_worker"] = True
     at.session_state["protocol_overrides"] = TINY
     at.switch_page("pages/sweep.py").run()
     no_errors(at)
-    at.multiselect(key="w.sweep.levels").set_value([1, 10, 20]).run()
-    at.multiselect(key="w.sweep.baselines").set_value(["independent"]).run()
+    at.multiselect(key="w.sweep.levels").set_value(list(levels)).run()
+    at.multiselect(key="w.sweep.baselines").set_value(list(baselines)).run()
     next(b for b in at.button if b.label == "Start sweep").click().run()
     no_errors(at)
     return at
@@ -258,7 +260,7 @@ def test_choices_survive_changing_page_and_coming_back():
 
 
 def test_a_reload_brings_the_same_project_and_sweep_back():
-    at = run_sweep(app())
+    at = run_sweep(app(), levels=[1], baselines=[])
     before = project(at)
     at.switch_page("pages/choose.py").run()
     at.slider(key="w.alpha").set_value(0.8).run()
@@ -275,7 +277,7 @@ def test_a_reload_brings_the_same_project_and_sweep_back():
 
 
 def test_the_projects_page_reopens_an_earlier_project_and_its_sweep():
-    at = run_sweep(app())
+    at = run_sweep(app(), levels=[1], baselines=[])
     first = project(at)
     table = load_demo("clinical")[["total_cost_eur", "lactate_mmol_l", "in_hospital_death"]].head(150)
     at = app().run()  # the same workspace in a new session: the open project comes back

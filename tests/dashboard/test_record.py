@@ -10,6 +10,8 @@ from tests.dashboard.test_app import TINY, app, no_errors, project, run_sweep
 from tests.helpers import shown
 from tvs_core import load_demo
 
+pytestmark = pytest.mark.xdist_group("record_sweep")
+
 
 @pytest.fixture(autouse=True)
 def workspace(page_workspace):
@@ -18,7 +20,8 @@ def workspace(page_workspace):
 
 @pytest.fixture(scope="module")
 def swept(tmp_path_factory):
-    """One small sweep of the clinical demo, run once for the tests that only read it (each gets a copy)."""
+    """One small sweep of the clinical demo (levels 1 and 20), run once for the tests that only read it (each gets
+    a copy); the module is one xdist group, so it is run once per suite, not once per worker."""
     from pages import common
 
     root = tmp_path_factory.mktemp("swept") / "workspace"
@@ -26,7 +29,7 @@ def swept(tmp_path_factory):
         patch.setenv("TVS_WORKSPACE", str(root))
         common.store.clear()
         common.resume_orphaned_jobs.clear()
-        run_sweep(app())
+        run_sweep(app(), levels=[1, 20], baselines=[])
         common.store().close()
         common.store.clear()
     return root
@@ -133,7 +136,7 @@ def test_start_says_how_many_tasks_the_progress_will_count():
     at.session_state["inline_worker"] = True
     at.session_state["protocol_overrides"] = TINY
     at.switch_page("pages/sweep.py").run()
-    at.multiselect(key="w.sweep.levels").set_value([1, 10, 20]).run()
+    at.multiselect(key="w.sweep.levels").set_value([1, 10]).run()
     at.multiselect(key="w.sweep.baselines").set_value(["independent"]).run()
     said = next(c.value for c in at.caption if c.value.startswith("Start runs"))
     next(b for b in at.button if b.label == "Start sweep").click().run()
@@ -152,7 +155,7 @@ def test_the_manifest_names_the_users_hold_out_file_not_an_unused_split():
         ("holdout.csv", table.tail(300).to_csv(index=False).encode(), "text/csv")).run()
     no_errors(at)
     assert project(at).holdout is not None
-    run_sweep(at)
+    run_sweep(at, levels=[1], baselines=[])
     sweep = generate(at).manifest()["sweep"]
     assert "holdout_fraction" not in sweep and "hold-out file (300 rows)" in sweep["holdout"]
 
