@@ -5,7 +5,16 @@ import streamlit as st
 
 from pages import common
 from tvs_core import figures
-from tvs_core.choice import METHODS, Axis, UtilityMix, axis_choices, choose, explain_level, utility_names
+from tvs_core.choice import (
+    METHODS,
+    Axis,
+    ChoiceSettings,
+    UtilityMix,
+    axis_choices,
+    choose,
+    explain_level,
+    utility_names,
+)
 from tvs_core.choice.explain import FRAGILE
 from tvs_core.choice.gdpr import gdpr_table, point_verdicts
 from tvs_core.errors import DataError
@@ -96,20 +105,21 @@ method = b.radio("Normalisation", METHODS, horizontal=True, key=common.bound("no
                                         "paper": "Paper (real data ↔ 0)", "minmax": "Min-max over levels"}[m])
 privacy = c.selectbox("Privacy measured by", choices, key=common.bound("privacy"), on_change=common.keep,
                       args=("privacy",), format_func=lambda p: Axis.parse(p, sensitive=config.sensitive).title)
-st.caption(f"Utility U_t = {common.md(UtilityMix.parse(project.utility).describe(summary.metrics()))}")
+mix = ChoiceSettings.of(project).utility  # the project's text, parsed once here
+st.caption(f"Utility U_t = {common.md(mix.describe(summary.metrics()))}")
 with st.expander("Change the utility mix"):  # one label: a label that changed with the mix closed the panel
     st.caption("U_t weighs what the synthetic data must keep: prediction of Y (TSTR, the paper's only utility), "
                "the pairwise dependence between all columns, and the results of the regression of Y on the "
                "covariates (confidence-interval overlap, Karr et al. 2006). Weights are relative; prediction alone "
                "is the paper's U_t.")
-    weights = dict(UtilityMix.parse(project.utility).parts)
+    weights = dict(mix.parts)
     for column, name in zip(st.columns(len(MIX_PARTS)), MIX_PARTS, strict=True):
         st.session_state[f"{common.WIDGET}mix.{name}"] = float(weights.get(name, 0.0))
         label = UtilityMix.parse(name).axes(summary.metrics())[0][0].metric.short
         column.slider(label, 0.0, 1.0, step=0.25, key=f"{common.WIDGET}mix.{name}", on_change=set_mix)
     if st.session_state.pop("mix_refused", False):
         st.error("At least one part needs a weight above 0; the mix was left as it was.")
-selection = choose(summary, config.sensitive, alpha, method, privacy, utility=project.utility)
+selection = choose(summary, config.sensitive, alpha, method, privacy, utility=mix)
 if selection is None or selection.best_level is None:
     info = view.progress()
     st.info(f"Waiting for results: no level has both a privacy and a utility value yet (the sweep: {info['text']}). "
@@ -138,7 +148,7 @@ if selection.best_level is not None:
 for note in selection.notes:
     st.info(common.md(note))
 st.caption("Click a level's point in the scatter (or pick it below) to select it.")
-parts = {axis.metric.name: axis for axis, _ in UtilityMix.parse(project.utility).axes(summary.metrics())}
+parts = {axis.metric.name: axis for axis, _ in mix.axes(summary.metrics())}
 if project.scatter_utility not in parts:
     common.update(scatter_utility=next(iter(parts)))
 if len(parts) > 1:

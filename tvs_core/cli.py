@@ -288,9 +288,7 @@ def _choice(args):
     """The choice settings of --alpha, --normalisation, --privacy and --utility, checked."""
     from .choice.summary import ChoiceSettings
 
-    Axis.parse(args.privacy)
-    UtilityMix.parse(args.utility)
-    return ChoiceSettings(args.alpha, args.normalisation, args.privacy, args.utility)
+    return ChoiceSettings(args.alpha, args.normalisation, args.privacy, args.utility)  # parsed and checked there
 
 
 def cmd_report(args) -> dict:

@@ -48,8 +48,10 @@ class Axis:
     worst: bool = False  # the least protected sensitive column of a per-column metric
 
     @classmethod
-    def parse(cls, text: str, kind: AxisKind | str = AxisKind.PRIVACY, sensitive: list[str] | None = None) -> Axis:
-        """``text`` as an axis of ``kind``; refused by name, with the choices, when it is not one."""
+    def parse(cls, text: str | Axis, kind: AxisKind | str = AxisKind.PRIVACY, sensitive: list[str] | None = None
+              ) -> Axis:
+        """``text`` as an axis of ``kind``; refused by name, with the choices, when it is not one. An axis given
+        is checked the same way (its kind, and its column against ``sensitive``), so text and axis meet one rule."""
         name, _, column = str(text).partition(":")
         worst = not column and name.endswith(WORST)
         name = name[: -len(WORST)] if worst else name
@@ -70,6 +72,9 @@ class Axis:
     def utility(cls, metric_names) -> Axis:
         """TSTR with the random forest, scored by AUC or, for a continuous response, by R²."""
         return cls(tstr_metric(metric_names))
+
+    def __str__(self) -> str:
+        return self.text
 
     @property
     def text(self) -> str:

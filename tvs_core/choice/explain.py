@@ -88,7 +88,7 @@ def verdict_sentences(selection: Selection, summary: Summary, level: int, sensit
     from .gdpr import point_verdicts, risk_key
 
     row = selection.table.set_index("level").loc[level]
-    privacy = Axis.parse(selection.privacy, sensitive=sensitive)
+    privacy = selection.privacy
     score = float(row["P_unclipped"]) if "P_unclipped" in row else float(row["P"])
     column = row.get("P_column") or privacy.column
     out = []
@@ -144,7 +144,7 @@ def explain_level(selection: Selection, summary: Summary, level: int, sensitive:
     table = selection.table.set_index("level")
     row = table.loc[level]
     at = summary.point(level)
-    privacy = Axis.parse(selection.privacy, sensitive=sensitive)
+    privacy = selection.privacy
     best = " — the best level at these settings" if level == selection.best_level else ""
     card = LevelCard(level, f"Level {level}: PU = {row['PU']:.2f} (privacy P = {row['P']:.2f}, utility U = "
                             f"{row['U']:.2f}, α = {selection.alpha:g}){best}",

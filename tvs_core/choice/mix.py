@@ -58,6 +58,9 @@ class UtilityMix:
             parts.append((name, weight))
         return cls(tuple(parts))
 
+    def __str__(self) -> str:
+        return self.text
+
     @property
     def text(self) -> str:
         return ",".join(f"{name}={weight:g}" for name, weight in self.parts)

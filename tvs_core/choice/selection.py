@@ -73,8 +73,8 @@ class Selection:
     best_level: int | None
     alpha: float
     method: str
-    privacy: str
-    utility: str = "u"  # the utility mix as text
+    privacy: Axis  # what P measures
+    utility: UtilityMix | Axis  # what U measures: a mix of parts, or one utility metric (a ``level_table``'s u)
     notes: list[str] = field(default_factory=list)  # what the user should know about this choice
     anchors: dict = field(default_factory=dict)  # the anchors the scales used (as ``select`` received them)
 
@@ -146,7 +146,8 @@ class _Part:
         return level_column(Column.UTILITY, self.name)
 
 
-def _utility_parts(levels: pd.DataFrame, utility, anchors: dict) -> tuple[list[_Part], str, list[str]]:
+def _utility_parts(levels: pd.DataFrame, utility, anchors: dict
+                   ) -> tuple[list[_Part], UtilityMix | Axis, list[str]]:
     """The utility parts present in ``levels`` (a mix's parts without any value are dropped, and said so);
     no utility given: the default mix for a ``level_table`` (``u_<metric>`` columns), else the one ``u`` column."""
     if utility is None and level_column(Column.UTILITY) not in levels:
@@ -162,11 +163,11 @@ def _utility_parts(levels: pd.DataFrame, utility, anchors: dict) -> tuple[list[_
             anchor = anchors.get("utility", {}).get(axis.metric.name, _constants(axis.metric))
             parts.append(_Part(axis.metric.name, axis.metric, weight, anchor))
         total = sum(p.weight for p in parts)
-        return [_Part(p.name, p.metric, p.weight / total, p.anchor) for p in parts], utility.text, notes
+        return [_Part(p.name, p.metric, p.weight / total, p.anchor) for p in parts], utility, notes
     axis = utility if isinstance(utility, Axis) else (Axis.utility([]) if utility is None
                                                       else Axis.parse(utility, AxisKind.UTILITY))
     part = _Part(None, axis.metric, 1.0, anchors.get("utility", _constants(axis.metric)))
-    return [part], axis.text, []
+    return [part], axis, []
 
 
 def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored",
@@ -186,7 +187,7 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored",
         raise ValueError("alpha must lie in [0, 1]")
     privacy = privacy if isinstance(privacy, Axis) else Axis.parse(privacy)
     anchors = anchors or {}
-    parts, utility_text, notes = _utility_parts(levels, utility, anchors)
+    parts, utility, notes = _utility_parts(levels, utility, anchors)
     names = level_column_names(levels.columns, Column.PRIVACY)
     if privacy.column:
         names = [privacy.column]
@@ -243,7 +244,7 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored",
                         for i in range(len(lv))]
     table["beyond"] = [_beyond(p_unclipped[i], {q.metric.short: u_parts[q.column][i] for q in parts}, scaling)
                        for i in range(len(lv))]
-    return Selection(table, _best(p, pu, lv), alpha, method, privacy.text, utility_text, notes, anchors)
+    return Selection(table, _best(p, pu, lv), alpha, method, privacy, utility, notes, anchors)
 
 
 def deciding_columns(values: dict[str, np.ndarray], privacy: Axis, method: str, anchors: dict,
@@ -292,7 +293,7 @@ class PrivacyPoints:
     scaled as the selection scales (its normalisation, min-max over its levels), without one by the anchors."""
 
     def __init__(self, summary: Summary, privacy: Axis, sensitive: list[str], selection: Selection | None = None):
-        if selection is not None and Axis.parse(selection.privacy, sensitive=sensitive) != privacy:
+        if selection is not None and selection.privacy != privacy:
             raise ValueError(f"the selection scored {selection.privacy}, not {privacy.text}")
         self.summary, self.privacy, self.sensitive = summary, privacy, sensitive
         self.method = "anchored" if selection is None else selection.method

@@ -128,20 +128,20 @@ def anchors_json(selection: Selection | None, sensitive: list[str]) -> dict:
         return {}
     anchors = selection.anchors
     out = {name: {"worst": _finite(w), "ideal": _finite(i)} for name, (w, i) in anchors["utility"].items()}
-    axis = Axis.parse(selection.privacy, sensitive=sensitive)
+    axis = selection.privacy
     for name, (w, i) in anchors["privacy"].items():
         key = metric_key(axis.metric.name, None if name == axis.metric.name else name)
         out[key] = {"worst": _finite(w), "ideal": _finite(i)}
     return out
 
 
-def choice_json(selection: Selection | None, level: int, alpha: float, method: str, privacy: str,
+def choice_json(selection: Selection | None, level: int, alpha: float, method: str, privacy: str | Axis,
                 utility_mix: str | UtilityMix, metric_names=(), chosen_by_user: bool = True) -> dict:
     """The manifest's ``choice``: the settings, the released and the recommended level, who chose the level and why,
     and the scores. A level nobody clicked is the recommendation, and is recorded as one."""
     mix = UtilityMix.parse(utility_mix)
     best = None if selection is None else selection.best_level
-    out = {"alpha": alpha, "normalisation": method, "privacy_metric": privacy, "utility_mix": mix.text,
+    out = {"alpha": alpha, "normalisation": method, "privacy_metric": str(privacy), "utility_mix": mix.text,
            "utility_mix_described": mix.describe(metric_names), "selected_level": int(level), "best_level": best,
            "chosen_by": "user" if chosen_by_user else "recommendation"}
     out["why"] = why_text(selection, level, alpha, method, privacy, mix, chosen_by_user)
@@ -151,7 +151,7 @@ def choice_json(selection: Selection | None, level: int, alpha: float, method: s
     return out
 
 
-def why_text(selection: Selection | None, level: int, alpha: float, method: str, privacy: str, mix: UtilityMix,
+def why_text(selection: Selection | None, level: int, alpha: float, method: str, privacy: str | Axis, mix: UtilityMix,
              chosen_by_user: bool) -> str:
     """Who chose the level and why, as the manifest, the ledger and the report say it."""
     best = None if selection is None else selection.best_level
@@ -169,12 +169,18 @@ def why_text(selection: Selection | None, level: int, alpha: float, method: str,
 @dataclass(frozen=True)
 class ChoiceSettings:
     """How a level is weighed: α, the normalisation, the privacy axis and the utility mix — what the Choose page,
-    the command line's options and a project hold, in one place."""
+    the command line's options and a project hold, in one place. The axis and the mix are parsed here, once, where
+    they arrive as text (a project, the command line); what reads the settings gets an ``Axis`` and a
+    ``UtilityMix``, and a misspelt one is refused here, by name, with the choices."""
 
     alpha: float = 0.5
     method: str = "anchored"
-    privacy: str = DEFAULT_PRIVACY_AXIS
-    utility: str = DEFAULT_UTILITY
+    privacy: Axis = Axis.parse(DEFAULT_PRIVACY_AXIS)
+    utility: UtilityMix = UtilityMix.parse(DEFAULT_UTILITY)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "privacy", Axis.parse(self.privacy))
+        object.__setattr__(self, "utility", UtilityMix.parse(self.utility))
 
     @classmethod
     def of(cls, project) -> ChoiceSettings:

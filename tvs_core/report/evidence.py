@@ -8,7 +8,6 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import figures
-from ..choice import UtilityMix
 from ..choice.axes import attribute_game_metrics, membership_metrics
 from ..choice.gdpr import gdpr_table
 from ..choice.selection import HIGH, LOW, Column, level_column, level_column_names
@@ -66,7 +65,7 @@ def _beyond(c: ReportContext) -> list[str]:
 def choice(c: ReportContext) -> str:
     """The recommendation card of the level, PU per level, and the privacy-utility scatter per utility part."""
     card = c.card
-    axes = UtilityMix.parse(c.settings.utility).axes(c.summary.metrics())
+    axes = c.settings.utility.axes(c.summary.metrics())
     scatters = []
     for i, (axis, _) in enumerate(axes):  # the first with its legend, the others beside each other without
         fig = figures.privacy_utility_scatter(c.summary, c.settings.privacy, c.sensitive, c.level, c.levels,

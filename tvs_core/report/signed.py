@@ -4,7 +4,6 @@ and methods come after it."""
 
 from __future__ import annotations
 
-from ..choice import Axis, UtilityMix
 from ..choice.officer import officer_lines
 from ..release.pooled import verdict
 from ..version import __version__
@@ -31,8 +30,8 @@ def _level(c: ReportContext) -> str:
     why = c.release.choice()["why"]
     s = c.settings
     weighed = (f"How the levels were weighed: privacy weight α = {s.alpha:g}; privacy measured by "
-               f"{Axis.parse(s.privacy, sensitive=c.sensitive).title}; utility: "
-               f"{UtilityMix.parse(s.utility).describe(c.summary.metrics())}; {s.method} normalisation.")
+               f"{s.privacy.title}; utility: "
+               f"{s.utility.describe(c.summary.metrics())}; {s.method} normalisation.")
     note = (f"<p><b>The user's note:</b> {e(c.note)}</p>" if c.note else
             "<p><b>The user's note:</b> <i>none given</i></p>")
     override = (f"<p><b>Released despite a blocking guardrail, because:</b> {e(c.release.override_reason)}</p>"
