@@ -401,9 +401,9 @@ def cmd_sweep(args) -> dict:
                          measure=args.measure, order=args.order, levels=args.levels, preset=args.preset,
                          families=args.families, margins=args.margins, seed=args.seed, baselines=list(baselines),
                          baseline_games=["aia", "mia"] if args.baseline_games else [], schema=schema.to_dict(),
-                         protocol_overrides={"mia_shared_shadows": False} if args.per_target_shadows else None,
                          analysis=args.analysis, reuse_families=args.reuse_families,
                          dp_audit_trials=args.audit_dp or 0)
+    config.per_target_shadows = args.per_target_shadows  # the one rule for where the setting is kept
     specs = [baseline_spec(name, config) for name in config.baselines]  # refuse an unknown baseline before any work
     if args.audit_dp and not audited(specs):
         raise DataError("--audit-dp: none of the baselines claims an ε, so there is no claim to audit.",
