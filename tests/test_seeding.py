@@ -33,7 +33,9 @@ def test_each_master_seed_and_key_gives_its_own_32_bit_seed():
 
 
 @pytest.mark.xfail(strict=True, reason="numpy's SeedSequence pads up to 4 entropy words with zeros, so a key of up to "
-                   "three parts and the same key with a trailing 0 share one stream")
+                   "three parts and the same key with a trailing 0 share one stream. Left so on purpose: a fix changes "
+                   "every seeded draw, so every pinned number (tests/test_machines.PINNED, the golden cases), and no "
+                   "call site uses such a pair of keys today")
 def test_a_key_and_the_same_key_with_a_trailing_zero_are_different_tasks():
     assert task_seed(7, "aia") != task_seed(7, "aia", 0)
 

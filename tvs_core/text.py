@@ -30,6 +30,10 @@ def whole_number(text: object, low: int, high: int | None = None, what: str = "t
     if not _WHOLE.match(typed):
         raise DataError(f"'{one_line(text)}' is not a whole number.", fix=f"Give {what} as a whole number from "
                         f"{low}{upper}, digits only.")
+    digits = typed.lstrip("+-").lstrip("0")
+    if len(digits) > 100:  # no setting needs more; int() itself refuses past 4 300 digits with a bare ValueError
+        raise DataError(f"'{one_line(typed[:20])}…' ({len(digits)} digits) is out of range for {what}.",
+                        fix=f"Give a whole number from {low}{upper}.")
     value = int(typed)
     if value < low or (high is not None and value > high):
         raise DataError(f"{value} is out of range for {what}.", fix=f"Give a whole number from {low}{upper}.")
