@@ -89,3 +89,13 @@ def test_a_holdout_file_that_repeats_training_rows_is_refused():
     with pytest.raises(DataError, match="3 of the hold-out file's 40 rows are also training rows") as error:
         explicit_holdout(table, holdout)
     assert "never saw" in error.value.message and "kept aside" in error.value.fix
+
+
+def test_training_rows_are_found_in_a_holdout_file_whatever_types_its_columns_were_read_as():
+    """A blank cell makes a column of whole numbers floats, and a spreadsheet may give numbers as text: the rows are
+    still the training rows, and a hold-out made of them is refused all the same."""
+    table, holdout = make_small_table(200, seed=0), make_small_table(40, seed=1)
+    holdout.iloc[:10] = table.iloc[:10].to_numpy()
+    for read_as in ({"y": "float64"}, {"age": "string", "y": "string"}):
+        with pytest.raises(DataError, match="10 of the hold-out file's 40 rows are also training rows"):
+            explicit_holdout(table, holdout.astype(read_as))

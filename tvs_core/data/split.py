@@ -37,12 +37,21 @@ def explicit_holdout(table: pd.DataFrame, holdout: pd.DataFrame,
     if len(holdout) < MIN_HOLDOUT_ROWS:
         raise DataError(f"The hold-out file has {len(holdout)} usable rows; the utility and membership tests need "
                         f"at least {MIN_HOLDOUT_ROWS}.", fix="Keep more rows aside, or use a split instead.")
-    seen = set(pd.util.hash_pandas_object(table, index=False))
-    shared = int(pd.util.hash_pandas_object(holdout, index=False).isin(seen).sum())
+    numeric = [c for c in table.columns if pd.api.types.is_numeric_dtype(table[c])]
+    seen = set(_row_keys(table, numeric))
+    shared = int(_row_keys(holdout, numeric).isin(seen).sum())
     if shared > OVERLAP * len(holdout):
         raise DataError(f"{shared} of the hold-out file's {len(holdout)} rows are also training rows; a hold-out "
                         "must be rows the models never saw.", fix="Give rows kept aside from the data.")
     return table.reset_index(drop=True), holdout.reset_index(drop=True)
+
+
+def _row_keys(frame: pd.DataFrame, numeric: list[str]) -> pd.Series:
+    """One hash per row that does not depend on how a file was read: a training row read back as floats (a blank
+    cell elsewhere in its column) or as text is still the same row. Numbers compare as numbers, the rest as text."""
+    columns = {c: pd.to_numeric(frame[c], errors="coerce").astype("float64") if c in numeric
+               else frame[c].astype("string") for c in frame.columns}
+    return pd.util.hash_pandas_object(pd.DataFrame(columns), index=False)
 
 
 def missing_response_rows(table: pd.DataFrame, response: str | None) -> int:
