@@ -99,3 +99,18 @@ def test_training_rows_are_found_in_a_holdout_file_whatever_types_its_columns_we
     for read_as in ({"y": "float64"}, {"age": "string", "y": "string"}):
         with pytest.raises(DataError, match="10 of the hold-out file's 40 rows are also training rows"):
             explicit_holdout(table, holdout.astype(read_as))
+
+
+def test_a_split_that_cannot_be_made_is_refused_in_words_and_many_classes_split_without_strata():
+    """What a sweep of a user's table can meet: a response that is not a column, a fraction that leaves one side
+    empty, and more classes than the hold-out has rows (sklearn's stratified split refused that)."""
+    table = make_small_table(40, seed=0)
+    with pytest.raises(DataError, match="'outcome' is not a column") as error:
+        holdout_split(table, "outcome")
+    assert error.value.column == "outcome"
+    for fraction in (0, 1, 1.5):
+        with pytest.raises(DataError, match="leaves no rows on one side"):
+            holdout_split(table, "y", fraction)
+    table["many"] = np.repeat(np.arange(20), 2)  # 20 classes of 2 rows, a hold-out of 8 rows
+    train, test = holdout_split(table, "many", 0.2)
+    assert len(train) + len(test) == 40 and len(test) == 8

@@ -5,6 +5,8 @@ counted: ``missing_response_rows``), as every model would drop them anyway."""
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
@@ -16,10 +18,20 @@ OVERLAP = 0.05  # duplicates happen in real data; more shared rows than this mea
 
 def holdout_split(table: pd.DataFrame, response: str, fraction: float = 0.2,
                   seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Stratified (train, test) split taken before any fit; test is never seen by a generator."""
+    """Stratified (train, test) split taken before any fit; test is never seen by a generator. Stratified when
+    every class can have a row on both sides; otherwise (many classes in few rows) a plain random split."""
+    if response not in table.columns:
+        raise DataError(f"The response '{response}' is not a column of the table.", column=response,
+                        fix="Choose the response among the table's columns.")
+    if not 0 < fraction < 1:
+        raise DataError(f"A hold-out fraction of {fraction} leaves no rows on one side.",
+                        fix="Give a fraction between 0 and 1, e.g. 0.2.")
     table = table[table[response].notna()]
     y = table[response]
-    stratify = y if y.nunique() <= 20 and y.value_counts().min() >= 2 else None
+    n_test = math.ceil(fraction * len(table))
+    classes = y.nunique()
+    stratify = (y if classes <= 20 and y.value_counts().min() >= 2 and min(n_test, len(table) - n_test) >= classes
+                else None)
     train, test = train_test_split(table, test_size=fraction, random_state=seed, stratify=stratify)
     return train.reset_index(drop=True), test.reset_index(drop=True)
 
