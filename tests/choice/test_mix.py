@@ -60,3 +60,11 @@ def test_the_names_a_mix_accepts_are_tstr_and_the_utility_axes_never_a_privacy_o
     for metric in axis_metrics(AxisKind.PRIVACY):
         with pytest.raises(DataError, match=f"'{metric.name}' is not a utility measure"):
             UtilityMix.parse(metric.name)
+
+
+@pytest.mark.parametrize("text", ["tstr,auc_tstr", "auc_tstr,tstr=2", "r2_tstr,pair_structure,tstr"])
+def test_tstr_beside_the_metric_it_stands_for_is_refused_as_one_part_named_twice(text):
+    """``tstr`` is AUC or R² as the response needs: beside either it would weigh prediction twice."""
+    with pytest.raises(DataError, match="both name the TSTR part") as error:
+        UtilityMix.parse(text)
+    assert "Name it once" in error.value.fix

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 
 from ..errors import DataError
-from ..evaluation.catalogue import CATALOGUE, DEFAULT_UTILITY, AxisKind
+from ..evaluation.catalogue import CATALOGUE, DEFAULT_UTILITY, TSTR_METRICS, AxisKind
 from .axes import Axis, axis_choices
 
 TSTR = "tstr"
@@ -55,6 +55,12 @@ class UtilityMix:
                                 fix=f"Write e.g. {name}=1.")
             if name in [p[0] for p in parts]:
                 raise DataError(f"'{name}' appears twice in the utility mix.", fix="Name each part once.")
+            # tstr is auc_tstr or r2_tstr, whichever the response needs: beside either, the same part twice
+            same = [p[0] for p in parts if p[0] in TSTR_METRICS] if name == TSTR else (
+                [TSTR] if name in TSTR_METRICS and TSTR in [p[0] for p in parts] else [])
+            if same:
+                raise DataError(f"'{same[0]}' and '{name}' both name the TSTR part of the utility mix.",
+                                fix=f"Name it once: '{TSTR}' (AUC or R², as the response needs) or one of them.")
             parts.append((name, weight))
         return cls(tuple(parts))
 
