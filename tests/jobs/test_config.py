@@ -1,0 +1,125 @@
+"""A SweepConfig is a sweep's identity: its defaults, its stored form, its switches, its protocol, the names it
+refuses and the words that tell a user how the settings on screen differ from a sweep's."""
+
+import json
+
+import pytest
+
+from tvs_core.errors import DataError
+from tvs_core.evaluation.protocol import get_protocol
+from tvs_core.jobs.config import (
+    DEFAULT_BASELINES,
+    SweepConfig,
+    baseline_spec,
+    check_external_name,
+    job_id_for,
+    setting_differences,
+)
+
+
+def sweep(**settings) -> SweepConfig:
+    return SweepConfig(response="y", sensitive=["s"], **settings)
+
+
+def test_defaults_are_the_quick_preset_with_every_switch_off_and_no_list_shared():
+    """Two new sweeps start alike, and changing one's baselines must not change the other's."""
+    first, second = sweep(), sweep()
+    assert first.baselines == list(DEFAULT_BASELINES) and first.games == ["release", "aia", "mia"]
+    assert first.protocol() == get_protocol("quick")
+    assert not (first.baselines_play_games or first.per_target_shadows or first.audits_dp or first.reuse_families)
+    first.baselines.append("ctgan")
+    first.games.remove("mia")
+    assert second.baselines == list(DEFAULT_BASELINES) and second.games == ["release", "aia", "mia"]
+
+
+def test_the_stored_form_survives_json_and_gives_back_the_same_sweep_and_id():
+    """The store keeps a sweep as JSON: read back, it must be the same sweep (same id), every setting included."""
+    full = sweep(rho_star={"s": 0.4}, levels=[1, 3], seed=9, holdout_fraction=0.25, analysis=["a"],
+                 externals={"mine": "abc"}, reuse_families=True, dp_audit_trials=5,
+                 protocol_overrides={"aia_iterations": 2}, baseline_games=["aia"])
+    for config in (full, sweep()):
+        stored = json.loads(json.dumps(config.to_dict()))
+        assert SweepConfig.from_dict(stored) == config
+        assert job_id_for("f", SweepConfig.from_dict(stored)) == job_id_for("f", config)
+    assert job_id_for("f", full) != job_id_for("g", full)  # the data is part of the identity
+
+
+def test_turning_per_target_shadows_on_and_off_again_gives_back_the_same_sweep():
+    """A switch flipped back must not leave an empty override behind that changes the sweep's id."""
+    config = sweep()
+    config.per_target_shadows = True
+    assert config.protocol().mia_shared_shadows is False
+    config.per_target_shadows = False
+    assert config.protocol_overrides is None and job_id_for("f", config) == job_id_for("f", sweep())
+    assert sweep(protocol_overrides={"mia_shared_shadows": True}).per_target_shadows is False
+
+
+def test_the_protocol_is_the_presets_with_only_the_overrides_changed():
+    config = sweep(preset="paper", protocol_overrides={"aia_iterations": 2})
+    paper = get_protocol("paper")
+    assert config.protocol() == paper.__class__(**{**paper.to_dict(), "aia_iterations": 2})
+    assert get_protocol("paper").aia_iterations == 10  # the shared preset is not changed
+
+
+def test_an_unknown_preset_is_refused_with_the_presets_to_choose_from():
+    with pytest.raises(DataError, match="Unknown protocol preset 'fast'.*Choose one of: .*paper"):
+        sweep(preset="fast").protocol()
+
+
+@pytest.mark.parametrize("name", ["real", "tvinesynth", "shuffled", "independent", "my set", "", "a/b"])
+def test_an_external_set_cannot_take_a_models_name_or_odd_characters(name):
+    with pytest.raises(DataError, match="cannot name an external set.*Give another name"):
+        check_external_name(name, sweep(baselines=["independent"]))
+
+
+def test_an_external_set_may_be_named_with_letters_digits_dashes_and_underscores():
+    check_external_name("my_set-2", sweep())  # no error
+
+
+@pytest.mark.parametrize("name, words", [
+    ("nope", "Unknown baseline 'nope'.*Choose from: .*independent"),
+    ("tvinesynth", "Unknown baseline 'tvinesynth'"),  # the holder's own model is no baseline
+    ("independent:3", "takes no parameter.*Write independent"),
+    ("dp_vine:inf", "positive number after 'dp_vine:'.*Write e.g. dp_vine:1"),
+])
+def test_a_baseline_name_that_cannot_be_run_is_refused_in_words(name, words):
+    with pytest.raises(DataError, match=words):
+        baseline_spec(name, sweep())
+
+
+def test_the_sweeps_pair_copula_families_reach_the_vine_baselines_only():
+    config = sweep(families="gaussian")
+    assert baseline_spec("dp_vine:1", config).config["families"] == "gaussian"
+    assert baseline_spec("rvine", config).config["families"] == "gaussian"
+    assert "families" not in baseline_spec("independent", config).config
+
+
+def test_the_same_settings_differ_in_nothing():
+    assert setting_differences(sweep(rho_star={"s": 0.3}), sweep(rho_star={"s": 0.3})) == []
+    assert setting_differences(sweep(), sweep(analysis=[], externals={})) == []  # unset and empty alike
+
+
+def test_each_difference_is_one_phrase_in_the_sweep_pages_words():
+    before = sweep(seed=0, holdout_fraction=0.2, baselines=["independent"], rho_star={"s": 0.3, "t": 0.5})
+    now = sweep(seed=1, holdout_fraction=0.25, baselines=["independent", "rvine"], rho_star={"s": 0.4, "t": 0.5},
+                baseline_games=["aia", "mia"], reuse_families=True)
+    assert setting_differences(before, now) == [
+        "association threshold ρ* for s: 0.3 in the sweep, 0.4 now",  # only the column that changed
+        "master seed: 0 in the sweep, 1 now",
+        "hold-out fraction: 0.2 in the sweep, 0.25 now",
+        "baselines: independent in the sweep, independent, rvine now",
+        "baselines play the attack games: — in the sweep, aia, mia now",
+        "attack games reuse the holder's families: — in the sweep, on now",
+    ]
+    assert setting_differences(before, now, ignored=("seed", "rho_star", "holdout_fraction", "baselines",
+                                                     "baseline_games", "reuse_families")) == []
+
+
+def test_a_schema_difference_names_the_columns_whose_type_role_or_labels_changed():
+    column = {"name": "age", "type": "continuous", "role": "covariate", "reason": "numbers"}
+    grade = {"name": "grade", "type": "ordinal", "role": "covariate", "levels": ["a", "b"]}
+    before = sweep(schema={"columns": [column, grade]})
+    now = sweep(schema={"columns": [{**column, "reason": "other words"}, {**grade, "levels": ["b", "a"]}]})
+    assert setting_differences(before, now) == ["column types and roles: grade"]
+    assert setting_differences(before, sweep(schema={"columns": [{**column, "type": "discrete"}, grade]})) == [
+        "column types and roles: age"]
