@@ -44,8 +44,6 @@ def test_a_file_read_as_text_in_another_column_order_speaks_the_training_tables_
     pd.testing.assert_frame_equal(text, before)  # the user's frame is not changed
 
 
-@pytest.mark.xfail(strict=True, raises=KeyError, reason="conform_external maps a categorical column's categories, "
-                   "and an unused training category ('critical') is no known label: KeyError, not a conformed set")
 def test_a_set_with_the_training_tables_own_dtypes_is_accepted_as_it_is(reference):
     """An external set passed as a table (``submit(..., externals=...)``) may already have the training dtypes,
     including an ordered category no row uses."""

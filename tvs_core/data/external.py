@@ -56,7 +56,9 @@ def _numbers(column: pd.Series, name: str, where: str) -> pd.Series:
 
 def _labels(column: pd.Series, known: pd.Series, name: str, where: str) -> pd.Series:
     """Each label mapped onto the training label with the same text (so 1 and "1" agree), dtype kept."""
-    labels = {str(v): v for v in known.dropna().unique()}
+    declared = known.cat.categories if isinstance(known.dtype, pd.CategoricalDtype) else known.dropna().unique()
+    labels = {str(v): v for v in declared}  # a category no training row uses is still one of its labels
+    column = column.astype(object)  # a categorical column would be mapped category by category, unused ones too
     unknown = [v for v in column.dropna().unique() if str(v) not in labels]
     if unknown:
         raise DataError(f"{where}: column '{name}' has label '{unknown[0]}', which the training table does not have.",

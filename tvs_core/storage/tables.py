@@ -52,6 +52,8 @@ def table_from_bytes(data: bytes) -> pd.DataFrame:
 def _tag(value, column) -> str:
     if value is None:
         return '["none"]'
+    if value is pd.NaT:  # before the dates: NaT is a datetime, and "NaT" no date format reads back
+        return '["nat"]'
     if isinstance(value, (bool, np.bool_)):
         return json.dumps(["bool", bool(value)])
     if isinstance(value, (int, np.integer)):
@@ -74,8 +76,6 @@ def _tag(value, column) -> str:
         return json.dumps(["pytimedelta", [value.days, value.seconds, value.microseconds]])
     if isinstance(value, decimal.Decimal):
         return json.dumps(["decimal", str(value)])
-    if value is pd.NaT:
-        return '["nat"]'
     if value is pd.NA:
         return '["na"]'
     raise DataError(f"Column '{column}' holds a value of type {type(value).__name__}, which cannot be kept in the "
