@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.helpers import TINY as SHARED_TINY
 from tvs_core import TVineSynth, evaluate, holdout_split, load_demo
 from tvs_core.choice import Axis, axis_choices, choose, explain_level
 from tvs_core.choice.explain import FRAGILE, MEMBERSHIP_WORDS, PRIVACY_WORDS
@@ -31,10 +32,9 @@ from tvs_core.release.pooled import PooledCheck, raised, raised_sentences, verdi
 Y = "in_hospital_death"
 SENSITIVE = ["total_cost_eur", "lactate_mmol_l"]
 COLUMNS = ["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "heart_rate_bpm", "sofa_score", Y]
-TINY = replace(QUICK, utility_sets=3, release_sets=4, aia_iterations=2, aia_size_raw=150, aia_size_syn=150,
-               aia_sets=3, aia_bootstrap_size=150, mia_iterations=1, mia_size_attacker=150, mia_shadows=2,
-               mia_shadow_sets=3, mia_size_raw=100, mia_size_syn=100, mia_sets=4, random_targets=1,
-               outlier_quantiles=(0.99,))
+# the shared tiny protocol, with more sets (the card quotes intervals) and one random target
+TINY = replace(QUICK, **{**SHARED_TINY, "utility_sets": 3, "release_sets": 4, "aia_bootstrap_size": 150,
+                         "random_targets": 1, "outlier_quantiles": (0.99,)})
 NUMBER = r"-?\d+\.\d+"
 
 

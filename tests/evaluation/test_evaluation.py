@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.helpers import TINY as SHARED_TINY
 from tests.helpers import CopyRows
 from tvs_core import IndependentMargins, TVineSynth, evaluate, holdout_split, load_demo
 from tvs_core.evaluation.protocol import QUICK, capped
@@ -15,10 +16,11 @@ Y = "in_hospital_death"
 SENSITIVE = ["total_cost_eur", "lactate_mmol_l"]
 COLUMNS = ["total_cost_eur", "ward_cost_eur", "lab_cost_eur", "lactate_mmol_l", "heart_rate_bpm",
            "sofa_score", "age_years", Y]
-TINY = replace(QUICK, utility_sets=3, release_sets=4, aia_iterations=2, aia_size_raw=200, aia_size_syn=200,
-               aia_sets=4, aia_bootstrap_size=200, mia_iterations=1, mia_size_attacker=200, mia_shadows=2,
-               mia_shadow_sets=4, mia_size_raw=150, mia_size_syn=150, mia_sets=6, random_targets=1,
-               outlier_quantiles=(0.99,))
+# the shared tiny protocol, with more sets and larger games: these tests compare records and intervals
+TINY = replace(QUICK, **{**SHARED_TINY, "utility_sets": 3, "release_sets": 4, "aia_size_raw": 200, "aia_size_syn": 200,
+                         "aia_sets": 4, "aia_bootstrap_size": 200, "mia_size_attacker": 200, "mia_shadow_sets": 4,
+                         "mia_size_raw": 150, "mia_size_syn": 150, "mia_sets": 6, "random_targets": 1,
+                         "outlier_quantiles": (0.99,)})
 
 
 @pytest.fixture(scope="module")

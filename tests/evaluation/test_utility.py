@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.helpers import TINY_ONE_ITERATION
 from tvs_core import TVineSynth, evaluate
 from tvs_core.data.split import explicit_holdout, holdout_split
 from tvs_core.evaluation.protocol import QUICK
@@ -60,9 +61,7 @@ def test_categorical_sensitive_column_gets_an_advantage_score():
                           "y": (z + rng.normal(size=n) > 0).astype(int)})
     train, test = holdout_split(table, "y", seed=0)
     model = TVineSynth(response="y", sensitive=["ward", "a"], seed=0).fit(train)
-    tiny = replace(QUICK, utility_sets=2, release_sets=3, aia_iterations=1, aia_sets=3, aia_size_raw=150,
-                   aia_size_syn=150, mia_iterations=1, mia_shadows=2, mia_shadow_sets=3, mia_sets=4,
-                   mia_size_attacker=150, mia_size_raw=100, mia_size_syn=100)
+    tiny = replace(QUICK, **TINY_ONE_ITERATION)
     records = evaluate(model, train, test, preset=tiny, levels=[1, 3], n_jobs=1, games=("release", "aia")).records
     ward = records[records.attribute == "ward"]
     assert {"advantage", "release_advantage"} <= set(ward["metric"])
