@@ -26,3 +26,29 @@ def _summary_of(rows) -> Summary:
 @pytest.fixture
 def summary_of():
     return _summary_of
+
+
+@pytest.fixture
+def two_levels():
+    """Two levels of the holder with every anchor measured, sensitive column a, scores by hand (default choice:
+    MAB on a, the default utility mix):
+
+    ======  ========  ========  ==============  ==========  =====  ===============  ======
+    level   MAB a     P         TSTR AUC (U)    pair (U)    CI     U                PU(½)
+    ======  ========  ========  ==============  ==========  =====  ===============  ======
+    1       0.1       0.75      0.7 (0.5)       0.1         0.4    1/3              0.5417
+    2       0.3       0.25      0.9 (1.0)       0.8         0.6    0.8              0.525
+    ======  ========  ========  ==============  ==========  =====  ===============  ======
+
+    P = (0.4 - MAB) / (0.4 - 0), the game on the real rows and the release attack on shuffled columns; TSTR
+    (AUC - 0.5) / (0.9 - 0.5); pair structure and CI overlap from 0 (shuffled) to 1. Every interval is its median
+    alone, so the best level wins every resample."""
+    from tvs_core.evaluation.records import HOLDER, RAW, REAL, SHUFFLED
+
+    rows = [(RAW, None, "mab", "a", 0.4), (SHUFFLED, None, "release_mab", "a", 0.0),
+            (REAL, None, "auc_trtr", None, 0.9),
+            (SHUFFLED, None, "pair_structure", None, 0.0), (SHUFFLED, None, "ci_overlap", None, 0.0)]
+    for level, (mab, auc, pair, ci) in {1: (0.1, 0.7, 0.1, 0.4), 2: (0.3, 0.9, 0.8, 0.6)}.items():
+        rows += [(HOLDER, level, "mab", "a", mab), (HOLDER, level, "auc_tstr", None, auc),
+                 (HOLDER, level, "pair_structure", None, pair), (HOLDER, level, "ci_overlap", None, ci)]
+    return _summary_of(rows)
