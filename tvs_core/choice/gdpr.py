@@ -17,6 +17,7 @@ linkability usually reads so); with a risk, the figures are not to be trusted.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -56,7 +57,7 @@ def criterion_verdict(metrics: dict, criterion: str, column: str | None = None) 
     get = lambda part: metrics.get(metric_key(criterion_record(criterion, part), column))  # noqa: E731
     risk, low, high, main, baseline, attacks = (get(p) for p in (Part.RISK, Part.RISK_LOW, Part.RISK_HIGH,
                                                                  Part.MAIN_RATE, Part.BASELINE_RATE, Part.ATTACKS))
-    if risk is None or risk["median"] is None:
+    if risk is None or risk["median"] is None or math.isnan(risk["median"]):  # NaN: no set could be attacked
         return None
     name = NAMES[criterion].format(column=column)
     what = WHAT[criterion].format(column=column)

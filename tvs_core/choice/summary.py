@@ -156,6 +156,8 @@ def why_text(selection: Selection | None, level: int, alpha: float, method: str,
     """Who chose the level and why, as the manifest, the ledger and the report say it."""
     best = None if selection is None else selection.best_level
     if chosen_by_user:
+        if best is None:  # quoted by the manifest and the signed page: never "is None"
+            return "chosen by the user; no level was recommended at these settings"
         return (f"chosen by the user; the recommended level at these settings is {best}"
                 + (" (the same)" if best == level else ""))
     settings = f"α = {alpha:g}, utility mix {mix.text}, privacy measured by {privacy}, {method} normalisation"

@@ -1,0 +1,155 @@
+"""choice/explain.py: a level's recommendation card, on the hand-written two-level summary of conftest.py (level 1:
+P 0.75, pair structure 0.1; level 2: P 0.25, pair structure 0.8; level 1 best at α ½)."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from tvs_core.choice.explain import (
+    MEMBERSHIP_WORDS,
+    NEAR_INDEPENDENT,
+    PRIVACY_WORDS,
+    _anchors,
+    _number,
+    _words,
+    explain_level,
+    verdict_sentences,
+)
+from tvs_core.choice.summary import choose
+from tvs_core.evaluation.anonymity import Part, criterion_record
+from tvs_core.evaluation.preview import LevelPreview
+from tvs_core.evaluation.records import HOLDER, REAL, SHUFFLED
+from tvs_core.evaluation.summary import Summary
+
+
+def with_rows(summary: Summary, summary_of, rows) -> Summary:
+    return Summary(pd.concat([summary.frame, summary_of(rows).frame], ignore_index=True))
+
+
+def test_a_number_is_quoted_with_what_its_interval_is():
+    assert _number((math.nan, math.nan, math.nan), 20) == "not measured"
+    assert _number((0.12345, 0.1, 0.2), 20) == "0.123 (95 % interval 0.100–0.200 (bootstrap over 20 values))"
+    assert _number((0.5, 0.4, 0.6), 3) == "0.500 (spread 0.400–0.600 of only 3 values (too few for a 95 % interval))"
+
+
+def test_the_scale_is_said_in_the_units_of_the_value_it_scales():
+    assert _anchors((0.4, 0.0), "anchored") == " (scores 0 at 0.400, 1 at 0.000)"
+    assert _anchors((0.4, 0.0), "minmax").startswith(" (min-max over the levels")
+    assert _anchors(None, "anchored") == _anchors((0.4, None), "paper") == _anchors((math.nan, 1.0), "anchored") == ""
+
+
+@pytest.mark.parametrize("scale", [PRIVACY_WORDS, MEMBERSHIP_WORDS])
+def test_a_score_is_read_in_the_words_of_its_band(scale):
+    """Each band starts at its floor (inclusive); below the last floor the score is worse than the real data."""
+    for (floor, words), below in zip(scale, [*[w for _, w in scale[1:]], "beyond"], strict=True):
+        assert _words(floor, scale, "beyond") == words
+        assert _words(math.nextafter(floor, -1), scale, "beyond") == below
+    assert _words(1.3, scale, "beyond") == scale[0][1]
+    assert _words(math.nan, scale, "beyond") == "(not measured yet)"
+
+
+def test_the_best_level_is_named_and_another_level_points_to_it(two_levels):
+    selection = choose(two_levels, ["a"])
+    best, other = explain_level(selection, two_levels, 1, ["a"]), explain_level(selection, two_levels, 2, ["a"])
+    assert best.level == 1 and best.headline.endswith("— the best level at these settings")
+    assert "best level" not in other.headline
+    assert other.notes == ["Level 2 is not the best at these settings: level 1 is (best in 100% of resamples; this "
+                           "level in 0%)."]
+    assert best.notes == [] and not any(w.startswith("Fragile") for w in best.warnings)  # it wins every resample
+
+
+def test_a_level_keeping_little_pair_structure_is_warned_about(two_levels):
+    """Level 1 keeps 10 % of the real pair structure (below NEAR_INDEPENDENT), level 2 80 %; min-max scores say
+    nothing about independent columns, so they never warn."""
+    assert NEAR_INDEPENDENT == 0.25
+    selection = choose(two_levels, ["a"])
+    warned = [w for w in explain_level(selection, two_levels, 1, ["a"]).warnings if "pairwise dependence" in w]
+    assert warned == ["Level 1 keeps little more pairwise dependence than independent columns (10 % of the real "
+                      "data's): relations between columns other than those with Y will mostly not be reproduced."]
+    assert not any("pairwise" in w for w in explain_level(selection, two_levels, 2, ["a"]).warnings)
+    minmax = choose(two_levels, ["a"], method="minmax")
+    assert not any("pairwise" in w for w in explain_level(minmax, two_levels, 1, ["a"]).warnings)
+
+
+def test_the_card_prices_each_utility_part_against_its_anchors(two_levels):
+    card = explain_level(choose(two_levels, ["a"]), two_levels, 1, ["a"])
+    assert card.costs[0].startswith("TSTR AUC (synthetic-trained): 0.700 (") and card.costs[0].endswith(
+        "— 50 % of the way from 'nothing kept' to 'as the real data' (scores 0 at 0.500, 1 at 0.900).")
+    assert len(card.costs) == 3  # TSTR, pair structure, CI overlap: the default mix
+    assert card.protects[0].startswith("Attack game MAB for a: 0.100 (") and "privacy score 0.75 (scores 0 at 0.400, " \
+        "1 at 0.000) — 0 is what the attack achieves on the real rows" in card.protects[0]
+
+
+def test_membership_attacks_are_quoted_beside_the_attribute_axis(two_levels, summary_of):
+    summary = with_rows(two_levels, summary_of, [(HOLDER, 1, "mia_auc", None, 0.6, 0.55, 0.65),
+                                                 (REAL, None, "mia_auc", None, 0.9), (SHUFFLED, None, "mia_auc", None,
+                                                                                      0.5)])
+    card = explain_level(choose(summary, ["a"]), summary, 1, ["a"])
+    assert card.protects[1] == ("Membership attacks (strongest of three): AUC 0.600 (95 % interval 0.550–0.650 "
+                                "(bootstrap over 20 values)) — 0.5 learns nothing; the real rows themselves: 0.900; "
+                                "noise floor: 0.500.")
+    assert len(explain_level(choose(two_levels, ["a"]), two_levels, 1, ["a"]).protects) == 1  # not measured: unsaid
+
+
+def test_the_card_warns_of_few_replicates_and_of_values_beyond_the_anchors(two_levels, summary_of):
+    """A MAB above the real rows' own (0.5 > 0.4) scores below 0: clipped for PU, and said; three replicates give
+    a spread, not a 95 % interval."""
+    summary = with_rows(two_levels, summary_of, [(HOLDER, 3, "mab", "a", 0.5, 0.45, 0.55, 3),
+                                                 (HOLDER, 3, "auc_tstr", None, 0.8),
+                                                 (HOLDER, 3, "pair_structure", None, 0.5),
+                                                 (HOLDER, 3, "ci_overlap", None, 0.5)])
+    selection = choose(summary, ["a"])
+    warnings = explain_level(selection, summary, 3, ["a"]).warnings
+    assert "Beyond the anchors (clipped for PU): privacy -0.25: the attack does better than on the real data " \
+           "itself." in warnings
+    assert any(w.startswith("Some intervals rest on only 3 replicates") for w in warnings)
+    assert not any("replicates" in w or "Beyond" in w for w in explain_level(selection, summary, 1, ["a"]).warnings)
+
+
+def test_the_choice_notes_are_the_card_warnings(two_levels):
+    """A part of the utility mix the sweep did not measure is dropped by the choice; the card says so too."""
+    selection = choose(two_levels, ["a"], utility="tstr,pmse_ratio")
+    assert selection.notes and all(n in explain_level(selection, two_levels, 1, ["a"]).warnings
+                                   for n in selection.notes)
+
+
+def test_the_preview_adds_the_associations_a_level_cuts():
+    """Of the three pairs level 1 cuts, one is inside the sensitive block (intended); the two others are costs and
+    are quoted with their real and kept correlation."""
+    from tvs_core.choice.selection import select
+
+    cuts = pd.DataFrame({"level": [1, 1, 1, 2], "a": ["a", "x", "a", "x"], "b": ["k", "y", "x", "y"],
+                         "real": [0.6, 0.5, -0.3, 0.5], "kept": [0.0, 0.1, 0.0, 0.5], "cut": [True, True, True, False]})
+    leaks = pd.DataFrame({"a": ["a"], "b": ["x"], "correlation": [0.3]})
+    preview = LevelPreview(pd.DataFrame(), cuts, leaks, {}, 1, ["a", "k"])
+    table = pd.DataFrame({"level": [1], "u": [0.9], "u_low": [0.9], "u_high": [0.9], "p_pg": [0.5],
+                          "p_pg_low": [0.5], "p_pg_high": [0.5]})
+    selection = select(table, privacy="pg", utility="auc_tstr", draws=10)
+    card = explain_level(selection, Summary(), 1, [], preview=preview)
+    assert card.costs[-1] == ("Expected to cut 3 real associations, 1 of them inside the sensitive block (intended); "
+                              "the others include x – y (+0.50 → +0.10), a – x (-0.30 → +0.00).")
+    assert any(w.startswith("The block assumption of Theorem 2.5 does not hold") for w in card.warnings)
+
+
+def gdpr(level, criterion, low, column=None):
+    values = {Part.RISK: low + 0.1, Part.RISK_LOW: low, Part.RISK_HIGH: low + 0.2, Part.MAIN_RATE: 0.6,
+              Part.BASELINE_RATE: 0.1, Part.ATTACKS: 200}
+    return [(HOLDER, level, criterion_record(criterion, part), column, value) for part, value in values.items()]
+
+
+def test_the_verdicts_say_each_part_and_the_gdpr_criteria_in_words(two_levels, summary_of):
+    summary = with_rows(two_levels, summary_of, gdpr(1, "linkability", 0.0) + gdpr(2, "linkability", 0.0)
+                        + gdpr(2, "singling_out", 0.2))
+    selection = choose(summary, ["a"])
+    one = verdict_sentences(selection, summary, 1, ["a"], response="death")
+    assert one[0].startswith("At level 1, someone who knows every other column predicts the sensitive column a a "
+                             "little better than from the column's average (privacy score 0.75;")
+    assert one[1] == ("Models trained on the synthetic data predict death 50% as well as models trained on the real "
+                      "data (counting what they do better than chance).")
+    assert "keeps 10% of the associations" in one[2] and "of death on the synthetic data" in one[3]
+    assert one[4].endswith("no measurable risk for any.")
+    two = verdict_sentences(selection, summary, 2, ["a"])
+    assert "predict the response 100% as well" in two[1]
+    assert two[4].endswith("a risk for Singling out; no measurable risk for the rest.")
+    assert len(verdict_sentences(choose(two_levels, ["a"]), two_levels, 1, ["a"])) == 4  # no criteria: unsaid

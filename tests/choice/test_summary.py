@@ -1,0 +1,187 @@
+"""choice/summary.py: the level choice on a summary, ``summary.json``'s pieces and the manifest's ``choice``."""
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from tvs_core.choice.axes import Axis
+from tvs_core.choice.mix import UtilityMix
+from tvs_core.choice.summary import (
+    ChoiceSettings,
+    _finite,
+    anchors_json,
+    choice_json,
+    choose,
+    metric_key,
+    metrics_of,
+    summary_json,
+    why_text,
+)
+from tvs_core.errors import DataError
+from tvs_core.evaluation.records import HOLDER, RAW, REAL, SHUFFLED, record, to_frame
+
+
+def test_a_metric_key_is_the_name_or_name_and_column():
+    assert metric_key("pg") == "pg"
+    assert metric_key("mab", "cost") == "mab:cost"
+
+
+def test_only_finite_numbers_are_written():
+    """summary.json is JSON: NaN and infinities are written as null, numpy numbers as plain floats."""
+    assert _finite(None) is None and _finite(math.nan) is None and _finite(np.inf) is None
+    assert _finite(np.float32(0.25)) == 0.25 and type(_finite(np.int64(2))) is float
+
+
+def test_the_choice_scores_the_levels_by_hand(two_levels):
+    selection = choose(two_levels, ["a"])
+    table = selection.table.set_index("level")
+    np.testing.assert_allclose(table["P"], [0.75, 0.25])
+    np.testing.assert_allclose(table["U"], [1 / 3, 0.8])
+    np.testing.assert_allclose(table["PU"], [0.5 * 0.75 + 0.5 / 3, 0.525])
+    assert selection.best_level == 1
+    assert choose(two_levels, ["a"], alpha=0.0).best_level == 2  # utility alone
+    paper = choose(two_levels, ["a"], alpha=0.0, utility="tstr")  # the paper's U_t: TSTR alone
+    np.testing.assert_allclose(paper.table["U"], [0.5, 1.0])
+
+
+def test_there_is_nothing_to_choose_before_a_level_reports(summary_of):
+    assert choose(summary_of([(REAL, None, "auc_trtr", None, 0.9)]), ["a"]) is None
+    assert choose(summary_of([]), ["a"]) is None
+
+
+def test_metrics_of_a_point_are_keyed_by_name_and_column(summary_of):
+    at = summary_of([(HOLDER, 1, "mab", "a", 0.1), (HOLDER, 1, "mab", "z", 0.2),  # z is not sensitive
+                     (HOLDER, 1, "column_distance", "y", 0.3), (HOLDER, 1, "column_distance", "x", 0.4),
+                     (HOLDER, 1, "pg", None, 0.7, 0.6, 0.8, 12), (HOLDER, 1, "not_a_metric", None, 1.0)])
+    found = metrics_of(at, ["a"])
+    assert list(found) == ["mab:a", "pg", "column_distance:x", "column_distance:y"]  # the catalogue's order
+    assert found["pg"] == {"median": 0.7, "ci_low": 0.6, "ci_high": 0.8, "n": 12}
+    assert metrics_of(at, ["a", "b"]).keys() == found.keys()  # a sensitive column without a value is left out
+
+
+def test_several_rows_of_one_metric_are_pooled_by_their_medians(summary_of):
+    """Target kinds (or targets) of one metric: the median of their medians and ends, the fewest replicates."""
+    frame = summary_of([(HOLDER, 1, "mia_auc", None, 0.5, 0.4, 0.6, 20), (HOLDER, 1, "mia_auc", None, 0.6, 0.5, 0.7, 8),
+                        (HOLDER, 1, "mia_auc", None, 0.9, 0.8, 1.0, 30)]).frame
+    frame["target_kind"] = ["random", "outlier", "nearest"]
+    from tvs_core.evaluation.summary import Summary
+
+    assert metrics_of(Summary(frame), [])["mia_auc"] == {"median": 0.6, "ci_low": 0.5, "ci_high": 0.7, "n": 8}
+
+
+def test_a_missing_metric_is_read_from_its_fallback_and_never_overrides_it(summary_of):
+    """Before the attribute game reports, its MAB is the release attack's (the scatter shows that value); once the
+    game reports, its own."""
+    early = summary_of([(HOLDER, 1, "release_mab", "a", 0.2, 0.1, 0.3)])
+    found = metrics_of(early, ["a"])
+    assert found["mab:a"] == found["release_mab:a"] == {"median": 0.2, "ci_low": 0.1, "ci_high": 0.3, "n": 20}
+    late = summary_of([(HOLDER, 1, "release_mab", "a", 0.2), (HOLDER, 1, "mab", "a", 0.05)])
+    assert metrics_of(late, ["a"])["mab:a"]["median"] == 0.05
+
+
+def test_the_anchors_are_written_by_metric_key(two_levels):
+    anchors = anchors_json(choose(two_levels, ["a"]), ["a"])
+    assert anchors == {"auc_tstr": {"worst": 0.5, "ideal": 0.9}, "pair_structure": {"worst": 0.0, "ideal": 1.0},
+                       "ci_overlap": {"worst": 0.0, "ideal": 1.0}, "mab:a": {"worst": 0.4, "ideal": 0.0}}
+    assert anchors_json(None, ["a"]) == {}
+
+
+def test_an_axis_without_columns_and_an_unmeasured_anchor(summary_of):
+    """PG's anchors are the catalogue's constants, keyed by its name; a TSTR without TRTR has no ideal (null)."""
+    summary = summary_of([(HOLDER, 1, "pg", None, 0.5), (HOLDER, 1, "auc_tstr", None, 0.7)])
+    anchors = anchors_json(choose(summary, [], privacy="pg", utility="tstr"), [])
+    assert anchors == {"auc_tstr": {"worst": 0.5, "ideal": None}, "pg": {"worst": 0.0, "ideal": 1.0}}
+
+
+MIX = UtilityMix.parse("tstr")
+
+
+def test_why_says_who_chose_the_level(two_levels):
+    selection = choose(two_levels, ["a"])
+    assert why_text(selection, 1, 0.5, "anchored", "mab_worst", MIX, True) == (
+        "chosen by the user; the recommended level at these settings is 1 (the same)")
+    assert why_text(selection, 2, 0.5, "anchored", "mab_worst", MIX, True).endswith("is 1")
+    recommended = why_text(selection, 1, 0.5, "anchored", "mab_worst", MIX, False)
+    assert recommended.startswith("recommended at α = 0.5, utility mix tstr=1, privacy measured by mab_worst, "
+                                  "anchored normalisation: the best level by PU_t (best in 100% of resamples")
+    assert recommended.endswith("not chosen by the user")
+    assert why_text(selection, 2, 0.5, "anchored", "mab_worst", MIX, False).startswith(
+        "level 2 was released without being chosen; no level was recommended")
+    assert "no level was recommended" in why_text(None, 2, 0.5, "anchored", "mab_worst", MIX, False)
+
+
+
+def test_why_never_quotes_a_missing_recommendation_as_none(two_levels):
+    """The manifest and the signed page quote this sentence: with no level recommended (nothing scored yet, or no
+    level with every metric) it says so in words, not 'is None'."""
+    unranked = choose(two_levels, ["a"])
+    unranked.best_level = None
+    for selection in (None, unranked):
+        why = why_text(selection, 2, 0.5, "anchored", "mab_worst", MIX, True)
+        assert "None" not in why and why == "chosen by the user; no level was recommended at these settings"
+
+
+def test_the_manifest_choice_holds_the_settings_and_the_chosen_level_scores(two_levels):
+    selection = choose(two_levels, ["a"])
+    out = choice_json(selection, np.int64(2), 0.5, "anchored", "mab_worst", "tstr=2,pair_structure=2", ["auc_tstr"],
+                      chosen_by_user=False)
+    assert (out["selected_level"], out["best_level"], out["chosen_by"]) == (2, 1, "recommendation")
+    assert type(out["selected_level"]) is int
+    assert out["utility_mix"] == "tstr=2,pair_structure=2" and out["utility_mix_described"] == (
+        "TSTR AUC (synthetic-trained) 50 %, Pair structure 50 %")
+    row = selection.table.set_index("level").loc[2]
+    assert set(out["scores"]) == {"PU", "U", "P", "P_unclipped", "U_auc_tstr", "U_pair_structure", "U_ci_overlap"}
+    assert out["scores"]["P"] == pytest.approx(0.25) and out["scores"]["PU"] == pytest.approx(row["PU"])
+    assert "scores" not in choice_json(selection, 7, 0.5, "anchored", "mab_worst", "tstr")  # not a level scored
+    assert "scores" not in choice_json(None, 1, 0.5, "anchored", "mab_worst", "tstr")
+
+
+def test_settings_parse_their_text_once_and_refuse_a_misspelt_axis(two_levels):
+    settings = ChoiceSettings(0.0, "anchored", "mab:a", "tstr")
+    assert settings.privacy == Axis.parse("mab:a") and settings.utility == UtilityMix.parse("tstr")
+    assert ChoiceSettings().privacy == Axis.parse("mab_worst")
+    with pytest.raises(DataError, match="'mab_wrost' is not a privacy measure"):
+        ChoiceSettings(privacy="mab_wrost")
+    with pytest.raises(DataError, match="not a utility measure"):
+        ChoiceSettings(utility="tstr,auc")
+    chosen = settings.select(two_levels, ["a"])
+    assert chosen.best_level == 2 and chosen.privacy == settings.privacy  # α 0: utility alone
+    assert settings.to_json(chosen, 2)["chosen_by"] == "user"
+
+
+def test_settings_of_a_project_are_its_own():
+    project = SimpleNamespace(alpha="0.3", normalisation="paper", privacy="pg", utility="pair_structure")
+    assert ChoiceSettings.of(project) == ChoiceSettings(0.3, "paper", Axis.parse("pg"),
+                                                        UtilityMix.parse("pair_structure"))
+
+
+def test_summary_json_lists_the_points_and_leaves_the_references_out():
+    """The holder's levels first, then each baseline; the real-data references are anchors, not points; TRTR, the
+    reference of TSTR, is written beside every point's TSTR."""
+    rows = [record(REAL, None, "auc_trtr", v) for v in (0.88, 0.9, 0.92)]
+    rows += [record(RAW, None, "mab", 0.4, "a"), record(SHUFFLED, None, "release_mab", 0.0, "a")]
+    for level, mab, auc in ((2, 0.3, 0.9), (1, 0.1, 0.7)):
+        rows += [record(HOLDER, level, "mab", mab, "a"), record(HOLDER, level, "auc_tstr", auc)]
+    rows += [record("independent", None, "auc_tstr", 0.6), record("independent", None, "mab", 0.02, "a")]
+    out = summary_json(to_frame(rows), ["a"], alpha=1.0, utility_mix="tstr")
+    assert [(e["model"], e["level"]) for e in out["levels"]] == [(HOLDER, 1), (HOLDER, 2), ("independent", None)]
+    assert out["best_level"] == 1 and out["utility_mix"] == "tstr=1" and out["notes"] == []
+    first = out["levels"][0]
+    assert first["metrics"]["auc_trtr"]["median"] == 0.9 and out["levels"][2]["metrics"]["auc_trtr"]["median"] == 0.9
+    assert first["pu"] == pytest.approx(0.75) and first["metrics"]["pu"]["median"] == first["pu"]
+    assert first["wins"] == 1.0 and first["pareto"] is True and "beyond" not in first
+    assert "pu" not in out["levels"][2]  # a baseline is not scored
+    assert "dp_audit" not in out  # not a sweep run with --audit-dp
+
+
+def test_summary_json_names_a_level_beyond_the_anchors_and_an_empty_sweep():
+    rows = [record(RAW, None, "mab", 0.4, "a"), record(SHUFFLED, None, "release_mab", 0.0, "a"),
+            record(HOLDER, 1, "mab", 0.5, "a"), record(HOLDER, 1, "auc_tstr", 0.7)]
+    out = summary_json(to_frame(rows), ["a"], utility_mix="tstr")
+    assert "the attack does better than on the real data itself" in out["levels"][0]["beyond"]
+    assert out["levels"][0]["scores"]["P_unclipped"] == pytest.approx(-0.25)
+    empty = summary_json(to_frame([record("independent", None, "auc_tstr", 0.6)]), ["a"])
+    assert (empty["best_level"], empty["anchors"], empty["notes"]) == (None, {}, [])
+    assert [e["model"] for e in empty["levels"]] == ["independent"]
