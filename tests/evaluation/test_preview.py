@@ -1,0 +1,213 @@
+"""``tvs_core.evaluation.preview`` function by function, on a three-variable correlation whose Theorem 2.4 answers
+are worked out by hand, plus the invariants of the implied matrix and the preview's words. Theorem 2.5's block
+cases and the fitted model's agreement with the preview are in ``test_attribute.py`` and ``test_evidence.py``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tests.conftest import make_small_table
+from tvs_core import infer_schema
+from tvs_core.evaluation.preview import (
+    RISK_TOLERANCE,
+    LevelPreview,
+    attribute_risk_preview,
+    block_leaks,
+    expected_beta,
+    implied_correlation,
+    level_cuts,
+    normal_scores_correlation,
+    preview_levels,
+    table_dependence,
+    zeroed_up_to,
+)
+from tvs_core.model.ordering import algorithm1
+
+# C-vine order s, x, y (y the root of tree 1): r_sx = 0.7, r_sy = 0.5, r_xy = 0.6 (positive definite: det 0.32)
+ORDER = ["s", "x", "y"]
+R = np.array([[1.0, 0.7, 0.5], [0.7, 1.0, 0.6], [0.5, 0.6, 1.0]])
+CORR = pd.DataFrame(R, index=ORDER, columns=ORDER)
+
+
+def random_correlation(d, seed):
+    a = np.random.default_rng(seed).normal(size=(3 * d, d))
+    c = np.cov(a, rowvar=False)
+    s = np.sqrt(np.diag(c))
+    return c / np.outer(s, s)
+
+
+# --- normal scores and the table's dependence ---------------------------------------------------------------------
+
+def test_normal_scores_correlation_depends_only_on_ranks():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=50)
+    values = pd.DataFrame({"a": x, "b": x + rng.normal(size=50), "c": -x})
+    corr = normal_scores_correlation(values)
+    assert list(corr.index) == list(corr.columns) == ["a", "b", "c"]
+    assert np.allclose(np.diag(corr), 1.0) and np.allclose(corr, corr.T)
+    assert corr.loc["a", "c"] == pytest.approx(-1.0)  # a reversed copy
+    transformed = values.assign(a=np.exp(values["a"]), b=values["b"] ** 3)
+    assert np.allclose(normal_scores_correlation(transformed), corr)
+
+
+def test_table_dependence_gives_both_matrices_on_the_encoded_columns():
+    table = make_small_table(80)
+    association, corr = table_dependence(table, infer_schema(table).with_roles("y", ["age"]))
+    assert list(association.columns) == list(corr.columns) and list(corr.index) == list(corr.columns)
+    assert set(corr.columns) == set(table.columns)
+    assert np.allclose(np.diag(corr), 1.0) and np.allclose(corr, corr.T)
+    assert (association.to_numpy() >= -1).all() and (association.to_numpy() <= 1).all()
+
+
+# --- Theorem 2.4: implied matrix and expected coefficients --------------------------------------------------------
+
+def test_implied_correlation_hand_computed():
+    """Level 1 keeps tree 1 (root y): s and x become independent given y, r_sx = r_sy * r_xy = 0.3."""
+    at_one = implied_correlation(R, 1)
+    assert at_one[0, 1] == at_one[1, 0] == pytest.approx(0.3)
+    assert at_one[0, 2] == 0.5 and at_one[1, 2] == 0.6
+    assert np.array_equal(implied_correlation(R, 0), np.eye(3))  # no tree: every variable independent
+    assert np.array_equal(implied_correlation(R, 2), R) and np.array_equal(implied_correlation(R, 9), R)
+
+
+@pytest.mark.parametrize("level", [0, 1, 2, 3, 4, 5])
+def test_implied_correlation_keeps_the_roots_rows_and_stays_a_correlation_matrix(level):
+    corr = random_correlation(6, level)
+    implied = implied_correlation(corr, level)
+    roots = list(range(5, 5 - min(level, 5), -1))
+    assert np.allclose(implied[roots], corr[roots]) and np.allclose(implied[:, roots], corr[:, roots])
+    assert np.allclose(implied, implied.T) and np.allclose(np.diag(implied), 1.0)
+    assert np.linalg.eigvalsh(implied).min() > -1e-10  # positive semi-definite
+    assert np.array_equal(corr, random_correlation(6, level))  # the input is not changed
+
+
+def test_expected_beta_hand_computed():
+    """Regressing s on (x, y): beta = [[1, .6], [.6, 1]]^-1 (0.7, 0.5) = (0.625, 0.125)."""
+    assert expected_beta(R, 0) == pytest.approx([0.625, 0.125])
+    assert expected_beta(np.array([[1.0, -0.4], [-0.4, 1.0]]), 1) == pytest.approx([-0.4])  # one covariate: r
+    assert expected_beta(np.eye(4), 2) == pytest.approx(np.zeros(3))
+
+
+def test_attribute_risk_preview_hand_computed_per_level():
+    """Level 0: nothing to learn. Level 1: r_sx = 0.3, so beta = (0, 0.5): MAB 0.25, WCAB 0.5, R^2 0.25. Level 2:
+    beta = (0.625, 0.125): MAB 0.375, WCAB 0.625, R^2 = 0.7 * 0.625 + 0.5 * 0.125 = 0.5."""
+    preview = attribute_risk_preview(CORR, ORDER, ["s"]).set_index("level")
+    assert list(preview.index) == [0, 1, 2] and set(preview["attribute"]) == {"s"}
+    assert preview.loc[0, ["mab", "wcab", "r2"]].tolist() == pytest.approx([0.0, 0.0, 0.0])
+    assert preview.loc[1, ["mab", "wcab", "r2"]].tolist() == pytest.approx([0.25, 0.5, 0.25])
+    assert preview.loc[2, ["mab", "wcab", "r2"]].tolist() == pytest.approx([0.375, 0.625, 0.5])
+
+
+def test_attribute_risk_preview_reads_the_order_not_the_matrix_layout():
+    """The same matrix with its rows in another order gives the same preview: columns are found by name."""
+    shuffled = CORR.loc[["y", "s", "x"], ["x", "y", "s"]]
+    pd.testing.assert_frame_equal(attribute_risk_preview(shuffled, ORDER, ["s"]),
+                                  attribute_risk_preview(CORR, ORDER, ["s"]))
+
+
+def test_attribute_risk_preview_has_a_row_per_level_and_attribute_with_wcab_above_mab():
+    names = list("abcdef")
+    corr = pd.DataFrame(random_correlation(6, 7), index=names, columns=names)
+    preview = attribute_risk_preview(corr, names, ["a", "b"], levels=[1, 3, 5])
+    assert len(preview) == 6 and preview.groupby("level").size().tolist() == [2, 2, 2]
+    assert (preview["wcab"] >= preview["mab"]).all() and (preview["mab"] >= 0).all()
+    assert ((preview["r2"] >= -1e-12) & (preview["r2"] <= 1 + 1e-12)).all()
+
+
+# --- what the levels cut, the block check, the zeroed levels ------------------------------------------------------
+
+def test_level_cuts_hand_computed():
+    """Level 0 cuts every pair, most weakened first; level 1 keeps 0.3 of s-x's 0.7 (less than half: cut) and the
+    pairs with the root whole; the full vine cuts nothing."""
+    cuts = level_cuts(CORR, ORDER, [0, 1, 2])
+    at_zero = cuts[cuts["level"] == 0]
+    assert list(zip(at_zero["a"], at_zero["b"], strict=True)) == [("s", "x"), ("x", "y"), ("s", "y")]
+    assert at_zero["cut"].all() and (at_zero["kept"] == 0).all()
+    at_one = cuts[cuts["level"] == 1].set_index(["a", "b"])
+    assert at_one.loc[("s", "x"), "kept"] == pytest.approx(0.3) and at_one.loc[("s", "x"), "cut"]
+    assert not at_one.loc[("s", "y"), "cut"] and not at_one.loc[("x", "y"), "cut"]
+    assert not cuts[cuts["level"] == 2]["cut"].any()
+
+
+def test_level_cuts_leave_weak_associations_out():
+    weak = CORR.copy()
+    weak.loc["s", "x"] = weak.loc["x", "s"] = 0.05
+    cuts = level_cuts(weak, ORDER, [0])
+    assert ("s", "x") not in set(zip(cuts["a"], cuts["b"], strict=True)) and len(cuts) == 2
+    empty = level_cuts(weak, ORDER, [0], strength=0.9)
+    assert empty.empty and list(empty.columns) == ["level", "a", "b", "real", "kept", "cut"]
+
+
+def test_block_leaks_lists_strong_links_strongest_first_whatever_their_sign():
+    names = ["s", "k", "r", "y"]
+    corr = pd.DataFrame(np.eye(4), index=names, columns=names)
+    for a, b, rho in (("s", "r", 0.3), ("k", "y", -0.5), ("s", "y", 0.05)):
+        corr.loc[a, b] = corr.loc[b, a] = rho
+    leaks = block_leaks(corr, ["s", "k"], ["r", "y"])
+    assert leaks.to_dict("records") == [{"a": "k", "b": "y", "correlation": -0.5},
+                                        {"a": "s", "b": "r", "correlation": 0.3}]
+    assert block_leaks(corr, ["s", "k"], ["r", "y"], tolerance=0.4)["b"].tolist() == ["y"]
+    assert list(block_leaks(corr, ["s"], ["y"]).columns) == ["a", "b", "correlation"]
+
+
+def risk_rows(values, attribute="s"):
+    return pd.DataFrame([{"level": level, "attribute": attribute, "mab": v / 2, "wcab": v}
+                         for level, v in enumerate(values)])
+
+
+def test_zeroed_up_to_is_the_level_before_the_first_one_above_tolerance():
+    low, high = RISK_TOLERANCE / 2, RISK_TOLERANCE * 1.5  # mab = wcab / 2: high is below for mab
+    preview = pd.concat([risk_rows([high, 0, low, high, 0], "a"),  # level 0 is ignored; 3 is the first above
+                         risk_rows([0, low, low], "b"),  # never above: every level
+                         risk_rows([0, high, 0], "c")])  # above at level 1: not even there
+    assert zeroed_up_to(preview) == {"a": 2, "b": 2, "c": None}
+    assert zeroed_up_to(preview, measure="mab") == {"a": 4, "b": 2, "c": 2}
+
+
+# --- LevelPreview and preview_levels ------------------------------------------------------------------------------
+
+def level_preview(leaks=None, zeroed=None, mean_zeroed=None):
+    cuts = pd.DataFrame([{"level": 1, "a": a, "b": b, "real": 0.5, "kept": 0.0, "cut": cut}
+                         for a, b, cut in (("s", "k", True), ("s", "r", True), ("r", "y", True), ("k", "y", False))])
+    leaks = pd.DataFrame(columns=["a", "b", "correlation"]) if leaks is None else pd.DataFrame(leaks)
+    risk = pd.DataFrame({"level": [0, 1, 2, 3], "attribute": "s", "mab": 0.0, "wcab": 0.0})
+    return LevelPreview(risk, cuts, leaks, {"s": 3} if zeroed is None else zeroed, 2, ["s", "k"],
+                        {} if mean_zeroed is None else mean_zeroed)
+
+
+def test_cut_at_says_whether_each_cut_is_intended_links_the_block_or_costs_utility():
+    where = level_preview().cut_at(1).set_index(["a", "b"])["where"]
+    assert where.to_dict() == {("s", "k"): "sensitive block (intended)",
+                               ("s", "r"): "links the sensitive block to the rest",
+                               ("r", "y"): "outside the sensitive block (a utility cost)"}  # k-y is not cut
+    assert level_preview().cut_at(2).empty
+
+
+def test_sentences_say_up_to_which_level_the_risk_stays_low():
+    every = " ".join(level_preview(zeroed={"s": 3}).sentences())
+    assert f"stays below {RISK_TOLERANCE} at every level (1 to 3)" in every and "holds" in every
+    assert "τ ≤ 2" in every
+    some = level_preview(zeroed={"s": 1}, mean_zeroed={"s": 2}).sentences()[0]
+    assert "(MAB, the curve) stays below 0.05 up to level 2" in some and "(WCAB) stays below 0.05 up to level 1" in some
+    none = level_preview(zeroed={"s": None}).sentences()[0]
+    assert none.count(f"is at or above {RISK_TOLERANCE} from level 1 on") == 2  # MAB falls back to WCAB's level
+
+
+def test_sentences_name_the_strongest_leak_with_its_sign():
+    text = level_preview(leaks=[{"a": "s", "b": "r", "correlation": -0.42},
+                                {"a": "k", "b": "y", "correlation": 0.2}]).sentences()[-1]
+    assert "fails" in text and "2 pair(s)" in text and "s – r, -0.42" in text and "holds" not in text
+
+
+def test_preview_levels_covers_every_level_and_the_mean_is_zeroed_at_least_as_long():
+    names = ["s", "k", "r1", "r2", "y"]
+    corr = pd.DataFrame(random_correlation(5, 11), index=names, columns=names)
+    order = algorithm1(corr.abs(), "y", ["s"], 0.3, "pearson")
+    preview = preview_levels(corr, order)
+    assert sorted(preview.risk["level"]) == list(range(order.full_level + 1))
+    assert preview.block == [*order.sensitive, *order.K] and preview.tau_block == order.tau_block
+    assert preview.zeroed == zeroed_up_to(preview.risk)
+    assert (preview.mean_zeroed["s"] or 0) >= (preview.zeroed["s"] or 0)  # MAB <= WCAB at every level
+    assert sorted(preview_levels(corr, order, levels=[1, 2]).cuts["level"].unique()) == [1, 2]
