@@ -36,7 +36,9 @@ def metric_boxes(records: pd.DataFrame, metric: str, attribute: str | None, titl
         rows = rows[rows["attribute"] == attribute]
     y_title = metric_label(metric)
     if rows.empty:
-        return _empty(title, f"No records of {y_title.lower()} yet.", LEVEL_AXIS, y_title)
+        # lower the first letter only, and not an acronym's: "(MAB)" and "TSTR" stay as the axis writes them
+        name = y_title[:1].lower() + y_title[1:] if y_title[1:2].islower() else y_title
+        return _empty(title, f"No records of {name} yet.", LEVEL_AXIS, y_title)
     levels = sorted(int(v) for v in rows["level"].unique())
     categories = [str(v) for v in levels]
     fig = go.Figure()
@@ -158,7 +160,8 @@ def pu_curve(table: pd.DataFrame, best_level: int | None, selected_level: int | 
                                          "line": {"width": 3}}, hoverinfo="skip"))
     unranked = table[table["PU"].isna()]
     if len(unranked) and "missing" in table:
-        text = "; ".join(f"{int(r.level)} ({r.missing or 'no score'})" for r in unranked.itertuples())
+        text = "; ".join(f"{int(r.level)} ({r.missing if isinstance(r.missing, str) and r.missing else 'no score'})"
+                         for r in unranked.itertuples())
         fig.add_annotation(text=f"Not ranked (missing metrics): {text}", xref="paper", yref="paper", x=0, y=1,
                            yanchor="bottom", xanchor="left", showarrow=False, font={"size": 11, "color": "#777777"})
     fig.update_layout(title="Privacy–utility score per truncation level", hovermode="closest",

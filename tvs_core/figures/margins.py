@@ -28,9 +28,11 @@ def _is_numeric(column: pd.Series) -> bool:
 
 
 def _as_numbers(column: pd.Series) -> np.ndarray:
-    """Finite values as floats; dates as days since 1970, so densities read 'per day'."""
+    """Finite values as floats; dates as days since 1970 (time-zoned ones in UTC), so densities read 'per day'."""
     if pd.api.types.is_datetime64_any_dtype(column):
         column = column.dropna()
+        if column.dt.tz is not None:  # the encoder keeps a UTC dtype through fit and sample
+            column = column.dt.tz_convert(None)  # the same instants, in UTC, without a zone
         return column.astype("datetime64[ns]").astype("int64").to_numpy(dtype=float) / NS_PER_DAY
     return pd.to_numeric(column, errors="coerce").dropna().to_numpy(dtype=float)
 
