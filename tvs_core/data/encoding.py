@@ -44,8 +44,9 @@ class ColumnCode:
 
 
 def plain_value(value):
-    """A JSON-safe Python scalar for a numpy/pandas value (NaN → None, timestamps → ISO text)."""
-    if value is None or (isinstance(value, float) and np.isnan(value)):
+    """A JSON-safe Python scalar for a numpy/pandas value (NaN, NaT and NA → None, timestamps → ISO text)."""
+    if value is None or value is pd.NaT or value is pd.NA or (isinstance(value, (float, np.floating))
+                                                              and np.isnan(value)):
         return None
     if isinstance(value, pd.Timestamp):
         return value.isoformat()

@@ -73,7 +73,8 @@ def validate(df: pd.DataFrame, schema: Schema, measure: str = "kendall",
             problems.append(DataError(
                 f"Column '{spec.name}' is missing in {col.isna().mean():.0%} of the rows; a model would invent "
                 "nearly all of it.", column=spec.name, fix="Drop the column (role 'dropped')."))
-        cells = _cell_problems(spec.name, col) if spec.modelled else []
+        numbers = spec.type in (ColumnType.CONTINUOUS, ColumnType.INTEGER)  # else text cells are labels, as meant
+        cells = _cell_problems(spec.name, col, expect_numbers=numbers) if spec.modelled else []
         if spec.modelled and spec.type == ColumnType.DATETIME:
             cells += _date_problems(spec.name, col)
         problems += cells
@@ -133,8 +134,9 @@ def _rows(index) -> str:
     return ", ".join(shown) + (f" and {len(index) - 5} more" if len(index) > 5 else "")
 
 
-def _cell_problems(name: str, col: pd.Series) -> list[DataError]:
-    """Infinite numbers, and numbers mixed with a few text cells: both would be released damaged."""
+def _cell_problems(name: str, col: pd.Series, expect_numbers: bool = True) -> list[DataError]:
+    """Infinite numbers, and numbers mixed with a few text cells: both would be released damaged. With
+    ``expect_numbers`` False (a column the user marked categorical) text cells are labels, not typos."""
     if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
         infinite = col.index[np.isinf(col.to_numpy(dtype=float, na_value=np.nan))]
         if len(infinite):
@@ -142,7 +144,8 @@ def _cell_problems(name: str, col: pd.Series) -> list[DataError]:
                               column=name, fix="Replace them by numbers or leave the cells empty (missing).")]
         return []
     values = col.dropna()
-    if values.empty or pd.api.types.is_datetime64_any_dtype(col) or isinstance(col.dtype, pd.CategoricalDtype):
+    if not expect_numbers or values.empty or pd.api.types.is_datetime64_any_dtype(col) or \
+            isinstance(col.dtype, pd.CategoricalDtype):
         return []
     numbers = pd.to_numeric(values.astype(str).str.strip(), errors="coerce")
     text = values.index[numbers.isna().to_numpy()]
