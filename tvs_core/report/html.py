@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -78,9 +79,11 @@ def e(value) -> str:
 
 
 def fmt(value, digits: int = 3) -> str:
-    if value is None or (isinstance(value, float) and pd.isna(value)):
+    """A number with ``digits`` decimals (a numpy float too), an integer or text as it is, a missing value (None,
+    NaN, ``pd.NA``, ``NaT``) as a dash."""
+    if value is None or (pd.api.types.is_scalar(value) and pd.isna(value)):
         return "—"
-    if isinstance(value, float):
+    if isinstance(value, float | np.floating):
         return f"{value:.{digits}f}"
     return str(value)
 
