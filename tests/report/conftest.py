@@ -20,14 +20,16 @@ SHA = "0123456789abcdef" * 4
 
 @pytest.fixture
 def context_of(two_levels):  # noqa: F811
-    """``context_of(level=2, reason=None, exported=True, release={...}, job={...}, **fields)``: a context of the
-    release of ``level`` of the two-level summary; ``release`` and ``job`` override fields of the release and of the
-    sweep's job row, ``fields`` any field of the context."""
+    """``context_of(level=2, reason=None, exported=True, release={...}, job={...}, levels=None, **fields)``: a
+    context of the release of ``level`` of the two-level summary; ``release`` and ``job`` override fields of the
+    release and of the sweep's job row, ``fields`` any field of the context. ``levels``: a selection of these levels
+    and nothing else, and no card (for a hand-written ``summary`` the choice cannot score)."""
 
     def make(level: int = 2, reason: str | None = None, exported: bool = True, release: dict | None = None,
-             job: dict | None = None, **fields) -> ReportContext:
+             job: dict | None = None, levels: list[int] | None = None, **fields) -> ReportContext:
         summary = fields.pop("summary", two_levels)
-        selection = choose(summary, ["a"])
+        selection = (choose(summary, ["a"]) if levels is None else
+                     SimpleNamespace(table=pd.DataFrame({"level": levels}), best_level=levels[0]))
         made = SimpleNamespace(level=level, seed=5, rows=120, file_name="release.csv", sha256=SHA, table_name="ward",
                                choice=lambda: {"why": "chosen by the user"}, override_reason=None, checks=[],
                                pooled=None, view=None, selection=selection)
@@ -35,9 +37,10 @@ def context_of(two_levels):  # noqa: F811
             setattr(made, key, value)
         view = SimpleNamespace(id="job-1", job={"status": "done", "done": 9, "total": 9, **(job or {})},
                                config=SimpleNamespace(sensitive=["a"], response="y", externals=None))
-        context = ReportContext(made, reason, exported, view, summary, selection, ChoiceSettings(),
-                                explain_level(selection, summary, level, ["a"]), pd.DataFrame(columns=["metric"]), [],
-                                {}, [], pd.DataFrame(), pd.DataFrame(), None, "2024-03-03 10:00:00 UTC")
+        card = None if levels else explain_level(selection, summary, level, ["a"])
+        context = ReportContext(made, reason, exported, view, summary, selection, ChoiceSettings(), card,
+                                pd.DataFrame(columns=["metric"]), [], {}, [], pd.DataFrame(), pd.DataFrame(), None,
+                                "2024-03-03 10:00:00 UTC")
         return replace(context, **fields)
 
     return make

@@ -158,7 +158,8 @@ def _summarised(rows: list[dict], levels: list[int]) -> tuple[list[dict], dict[s
         columns = apart[name]
         median, largest = {}, {}
         for level in levels:
-            values = {x["column"]: x["cells"][level][0] for x in columns if level in x["cells"]}
+            values = {x["column"]: x["cells"][level][0] for x in columns  # a column without a value is left out:
+                      if level in x["cells"] and not pd.isna(x["cells"][level][0])}  # NaN would win max()
             if values:
                 median[level] = pd.Series(values).median()
                 worst = max(values, key=values.get)
