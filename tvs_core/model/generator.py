@@ -231,7 +231,10 @@ def _regenerate(info: dict, n: int) -> pd.Series:
     if kind == ColumnType.IDENTIFIER.value:
         if dtype.lower().startswith(("int", "uint")):
             first = info.get("first_id", 1)
-            return pd.Series(np.arange(first, first + n), dtype=dtype)
+            ids = np.arange(first, first + n)
+            if n and ids[-1] > np.iinfo(np.dtype(dtype.lower())).max:  # a narrow type (int8, int16): widen it
+                dtype = "Int64" if dtype[0].isupper() else "int64"
+            return pd.Series(ids, dtype=dtype)
         return pd.Series([f"SYN-{i:06d}" for i in range(1, n + 1)], dtype=object if dtype == "object" else None)
     if kind == ColumnType.CONSTANT.value and info["constant"] is not None:
         series = pd.Series([info["constant"]] * n)

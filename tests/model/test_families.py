@@ -1,0 +1,61 @@
+"""tvs_core.model.families: the pair-copula presets and the fit controls each one gives."""
+
+import numpy as np
+import pytest
+import pyvinecopulib as pv
+
+from tvs_core.errors import DataError
+from tvs_core.model.families import DEFAULT_PRESET, PRESETS, FamilyPreset, get_preset
+
+F = pv.BicopFamily
+
+
+def test_an_unknown_preset_is_refused_with_every_choice_named():
+    with pytest.raises(DataError) as caught:
+        get_preset("gauss")
+    assert "'gauss'" in caught.value.message
+    assert all(name in caught.value.fix for name in PRESETS)
+
+
+def test_each_preset_is_found_under_its_own_name_and_the_default_exists():
+    for name, preset in PRESETS.items():
+        assert isinstance(preset, FamilyPreset) and preset.name == name
+        assert get_preset(name) is preset
+    assert DEFAULT_PRESET in PRESETS
+
+
+def test_every_preset_may_choose_independence():
+    """A pair with no dependence must be fitted as independent, whatever the preset."""
+    assert all(F.indep in preset.families for preset in PRESETS.values())
+
+
+def test_the_paper_set_is_part_of_the_full_parametric_set():
+    assert set(PRESETS["paper"].families) < set(PRESETS["parametric"].families)
+
+
+def test_the_gaussian_preset_is_gaussian_pair_copulas_only():
+    assert set(PRESETS["gaussian"].families) == {F.indep, F.gaussian}
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_controls_carry_the_presets_families_method_and_the_truncation(name):
+    preset = PRESETS[name]
+    controls = preset.controls(trunc_lvl=2, num_threads=1)
+    assert set(controls.family_set) == set(preset.families)
+    assert controls.parametric_method == preset.parametric_method
+    assert controls.trunc_lvl == 2 and controls.selection_criterion == "aic"
+
+
+def test_controls_pass_extra_settings_through():
+    controls = get_preset("fast").controls(trunc_lvl=1, tree_criterion="rho")
+    assert controls.tree_criterion == "rho" and controls.trunc_lvl == 1
+
+
+def test_a_vine_fitted_with_the_gaussian_controls_holds_only_gaussian_and_independence_pairs():
+    rng = np.random.default_rng(11)
+    x = rng.normal(size=(200, 3))
+    x[:, 1] += 2 * x[:, 0]
+    u = np.asfortranarray((np.argsort(np.argsort(x, axis=0), axis=0) + 0.5) / len(x))
+    vine = pv.Vinecop.from_data(u, controls=get_preset("gaussian").controls(trunc_lvl=2))
+    families = {family for tree in vine.families for family in tree}
+    assert families <= {F.indep, F.gaussian} and F.gaussian in families
