@@ -24,8 +24,9 @@ from .tables import table_bytes, table_from_bytes
 
 WORKSPACE_ENV = "TVS_WORKSPACE"
 TOKEN_FILE = "access-token"
-_KEY = re.compile(r"^[0-9a-f]{1,64}$")  # table fingerprints, as the store keeps them
-_RELEASE_KEY = re.compile(r"^[0-9]+-[0-9a-f]{1,64}$")
+# \Z, not $: a name must not end in a newline, which $ lets through
+_KEY = re.compile(r"^[0-9a-f]{1,64}\Z")  # table fingerprints, as the store keeps them
+_RELEASE_KEY = re.compile(r"^[0-9]+-[0-9a-f]{1,64}\Z")
 
 
 def default_workspace() -> Path:
@@ -88,10 +89,16 @@ class Workspace:
         return self._table_path(fingerprint, name).exists()
 
     def save_table(self, fingerprint: str, name: str, table: pd.DataFrame) -> None:
-        """A project's or job's table ('table', 'holdout' or 'external'), kept once, every dtype intact."""
+        """A project's or job's table ('table', 'holdout' or 'external'), kept once, every dtype intact; a kept copy
+        that can no longer be read (damaged or replaced) is replaced by this one."""
         path = self._table_path(fingerprint, name)
-        if not path.exists():
-            private.write_private(path, table_bytes(table))
+        if path.exists():
+            try:
+                self._read_table(path)
+                return
+            except TVSError:
+                pass
+        private.write_private(path, table_bytes(table))
 
     def load_table(self, fingerprint: str, name: str = "table") -> pd.DataFrame:
         return self._read_table(self._table_path(fingerprint, name))
@@ -169,7 +176,7 @@ class Workspace:
             with os.fdopen(handle, "a") as stream:
                 stream.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {where}\n{traceback_without_values()}")
             return log
-        except OSError:
+        except (OSError, TVSError):  # UnsafeWorkspace: logs/ is a link or not a folder, or the log is not ours
             return None
 
     # -- the dashboard's access token -------------------------------------------------------------------------

@@ -1,0 +1,106 @@
+"""tvs_core/launch.py without starting a server: the port chosen, the address printed with the workspace's token,
+and the command and environment Streamlit is started with (``os.execvpe`` is replaced by a recorder). Two accounts'
+dashboards on one machine are tested end to end in tests/test_shared_server.py."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+import pytest
+
+from tvs_core import launch as launching
+from tvs_core.errors import TVSError
+from tvs_core.storage.workspace import WORKSPACE_ENV, Workspace
+
+
+@pytest.fixture
+def listening():
+    """A port of 127.0.0.1 another program holds."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        yield taken.getsockname()[1]
+
+
+@pytest.fixture
+def started(monkeypatch):
+    """What launch would run: the working folder and the exec call, recorded instead of done (every port free)."""
+    calls = {}
+    monkeypatch.setattr(launching, "_free", lambda port: True)
+    monkeypatch.setattr(launching.os, "chdir", lambda folder: calls.__setitem__("cwd", folder))
+    monkeypatch.setattr(launching.os, "execvpe",
+                        lambda file, args, env: calls.update(file=file, args=args, env=env))
+    return calls
+
+
+def test_a_port_another_program_holds_is_not_free(listening):
+    assert not launching._free(listening)
+
+
+def test_a_port_given_and_free_is_the_one_used(monkeypatch):
+    monkeypatch.setattr(launching, "_free", lambda port: port == 9123)
+    assert launching.choose_port(9123) == 9123
+
+
+def test_a_port_given_and_taken_is_refused_without_trying_another(listening):
+    with pytest.raises(TVSError, match=f"Port {listening} is taken .*leave --port out"):
+        launching.choose_port(listening)
+
+
+def test_without_a_port_the_first_free_one_from_8501_is_taken(monkeypatch):
+    tried = []
+    monkeypatch.setattr(launching, "_free", lambda port: tried.append(port) or port >= 8504)
+    assert launching.choose_port(None) == 8504
+    assert tried == [8501, 8502, 8503, 8504]
+
+
+def test_when_every_port_tried_is_taken_the_refusal_names_the_range(monkeypatch):
+    tried = []
+    monkeypatch.setattr(launching, "_free", lambda port: tried.append(port) and False)
+    with pytest.raises(TVSError, match="No free port between 8501 and 8600; give one with --port"):
+        launching.choose_port(None)
+    assert len(tried) == launching.PORTS_TRIED
+
+
+def test_the_address_printed_carries_the_workspaces_token_and_streamlit_serves_127_0_0_1_only(
+        tmp_path, capsys, started):
+    root = tmp_path / "space"
+    launching.launch(workspace=str(root))
+    token = Workspace(root).access_token()
+    out = capsys.readouterr().out
+    assert out.startswith(f"TVineSynth Studio is open for you at http://127.0.0.1:8501/?token={token}\n")
+    assert str(root / "access-token") in out
+    args = started["args"]
+    assert args[1:5] == ["-m", "streamlit", "run", str(launching.APP)]
+    options = dict(zip(args[5::2], args[6::2], strict=True))
+    assert options == {"--server.port": "8501", "--server.address": "127.0.0.1", "--server.headless": "true"}
+    assert started["cwd"] == launching.APP.parent  # where the project's .streamlit/config.toml is read
+
+
+def test_the_dashboard_is_given_the_workspace_it_was_started_with(tmp_path, monkeypatch, started):
+    """The app opens the workspace named in its environment: the one given here, as a real path, whatever the
+    caller's own TVS_WORKSPACE says."""
+    monkeypatch.setenv(WORKSPACE_ENV, str(tmp_path / "other"))
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    launching.launch(port=None, workspace=str(tmp_path / "link"))
+    assert started["env"][WORKSPACE_ENV] == str((tmp_path / "real").resolve())
+    assert started["env"]["PATH"] == os.environ["PATH"]  # the rest of the environment is passed on
+
+
+def test_a_workspace_that_was_open_to_others_is_said_once_on_stderr(tmp_path, capsys, started):
+    root = tmp_path / "space"
+    root.mkdir()
+    (root / "notes.txt").write_text("x")
+    os.chmod(root / "notes.txt", 0o644)
+    launching.launch(workspace=str(root))
+    err = capsys.readouterr().err
+    assert err.startswith("note: The workspace") and "readable by you only" in err
+
+
+def test_without_its_app_file_the_dashboard_is_refused_before_anything_starts(tmp_path, monkeypatch, started):
+    monkeypatch.setattr(launching, "APP", tmp_path / "app.py")
+    with pytest.raises(TVSError, match="app.py is not at"):
+        launching.launch(workspace=str(tmp_path / "space"))
+    assert started == {} and not (tmp_path / "space").exists()
