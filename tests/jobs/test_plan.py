@@ -1,0 +1,164 @@
+"""tvs_core/jobs/plan.py: the tasks of a sweep, their order and stages, known before any fit (``planned_tasks``)."""
+
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+
+from tests.helpers import TINY
+from tvs_core.evaluation.protocol import QUICK
+from tvs_core.evaluation.records import HOLDER
+from tvs_core.jobs import SweepConfig
+from tvs_core.jobs.config import baseline_spec
+from tvs_core.jobs.plan import ATTACKER_PARTS, audited, claimed_epsilons, planned_tasks, release_chunks, scored_earlier
+from tvs_core.jobs.tasks import ATTACKERS, EVALUATIONS, GAMES, LEVELS, TaskKind
+
+Y = "y"
+
+
+def config(**changes):
+    base = dict(response=Y, sensitive=["income"], baselines=["independent"], protocol_overrides=TINY)
+    return SweepConfig(**{**base, **changes})
+
+
+def kinds(tasks):
+    return Counter(task.kind for task in tasks)
+
+
+# -- release_chunks ------------------------------------------------------------------------------------------------
+def test_the_quick_preset_is_one_chunk_of_every_set():
+    assert release_chunks(QUICK) == [(0, 10)]  # max(5 utility, 10 release, 5 distance) sets at once
+
+
+def test_more_sets_than_the_quick_preset_are_a_first_chunk_then_the_rest():
+    """The first chunk has the quick preset's sizes (the first numbers come as fast as a quick sweep's); the second
+    chunk refines them; together they cover every set once."""
+    assert release_chunks(replace(QUICK, release_sets=40, utility_sets=25)) == [(0, 10), (10, 40)]
+
+
+def test_fewer_sets_than_the_distance_metrics_need_still_draw_those():
+    assert release_chunks(replace(QUICK, release_sets=2, utility_sets=1)) == [(0, 5)]  # DISTANCE_SETS = 5
+
+
+# -- plan (through planned_tasks, the plan known before the holder's fit) ------------------------------------------
+def test_every_task_key_is_unique_and_the_holders_fit_is_stage_0():
+    tasks = planned_tasks(config(baselines=["independent", "dp_vine:1"], baseline_games=["aia", "mia"],
+                                 dp_audit_trials=3), [1, 2, 3])
+    names = [task.name for task in tasks]
+    assert len(names) == len(set(names))
+    assert [task.name for task in tasks if task.stage == 0] == ["holder"]
+
+
+def test_the_number_of_each_kind_follows_the_protocol_sizes():
+    """TINY: 2 aia iterations, 2 shadows, 1 membership evaluation; 3 levels; one baseline that plays no game."""
+    tasks = planned_tasks(config(), [1, 2, 3])
+    assert kinds(tasks) == {TaskKind.HOLDER: 1, TaskKind.REFERENCE: 1, TaskKind.RELEASE: 3,
+                            TaskKind.REFERENCE_DETAILS: 1, TaskKind.RELEASE_DETAILS: 3, TaskKind.BASELINE: 1,
+                            TaskKind.AIA: 2, TaskKind.MIA_SHADOW: 2, TaskKind.MIA_ATTACKERS: ATTACKER_PARTS,
+                            TaskKind.MIA_EVAL: 1}
+
+
+def test_stages_never_go_back_and_each_kind_has_its_stage():
+    tasks = planned_tasks(config(baselines=["independent"], baseline_games=["mia"]), [1, 4])
+    stages = [task.stage for task in tasks]
+    assert stages == sorted(stages)  # plan order is streaming order: a stage's tasks after the one before
+    stage_of = {task.kind: task.stage for task in tasks}
+    assert stage_of[TaskKind.REFERENCE] == stage_of[TaskKind.RELEASE] == LEVELS
+    assert stage_of[TaskKind.MIA_ATTACKERS] == ATTACKERS and stage_of[TaskKind.MIA_EVAL] == EVALUATIONS
+    assert {stage_of[k] for k in (TaskKind.AIA, TaskKind.MIA_SHADOW, TaskKind.BASELINE,
+                                  TaskKind.RELEASE_DETAILS)} == {GAMES}
+
+
+def test_the_games_stage_ends_on_the_details_tasks():
+    """The details tasks are short: put last in their stage, neither worker waits long for the other."""
+    games = [task.kind for task in planned_tasks(config(baselines=["independent", "dp_vine:1"]), [1, 2])
+             if task.stage == GAMES]
+    assert games[-3:] == [TaskKind.REFERENCE_DETAILS, TaskKind.RELEASE_DETAILS, TaskKind.RELEASE_DETAILS]
+
+
+def test_a_release_task_carries_its_level_and_its_chunk_of_sets():
+    tasks = planned_tasks(config(protocol_overrides={**TINY, "release_sets": 30}), [2, 7])
+    releases = [(t.name, t.stage, t.params[:3]) for t in tasks if t.kind == TaskKind.RELEASE]
+    assert releases == [("release:2:0-10", LEVELS, (2, 0, 10)), ("release:7:0-10", LEVELS, (7, 0, 10)),
+                        ("release:2:10-30", GAMES, (2, 10, 30)), ("release:7:10-30", GAMES, (7, 10, 30))]
+
+
+def test_without_the_release_game_no_level_is_scored_but_the_reference_is():
+    tasks = planned_tasks(config(games=["aia", "mia"]), [1, 2])
+    assert not {TaskKind.RELEASE, TaskKind.RELEASE_DETAILS, TaskKind.BASELINE} & set(kinds(tasks))
+    assert {TaskKind.REFERENCE, TaskKind.REFERENCE_DETAILS, TaskKind.AIA, TaskKind.MIA_EVAL} <= set(kinds(tasks))
+
+
+def test_release_only_plays_no_game():
+    found = set(kinds(planned_tasks(config(games=["release"]), [1])))
+    assert not found & {TaskKind.AIA, TaskKind.MIA_SHADOW, TaskKind.MIA_ATTACKERS, TaskKind.MIA_EVAL}
+
+
+def test_baselines_play_the_membership_game_with_their_own_shadows_attackers_and_evaluations():
+    tasks = planned_tasks(config(baselines=["independent", "gaussian_copula"], baseline_games=["mia"]), [1])
+    for kind, per_player in ((TaskKind.MIA_SHADOW, TINY["mia_shadows"]), (TaskKind.MIA_ATTACKERS, ATTACKER_PARTS),
+                             (TaskKind.MIA_EVAL, TINY["mia_iterations"])):
+        players = Counter(task.player for task in tasks if task.kind == kind)
+        assert players == {HOLDER: per_player, "independent": per_player, "gaussian_copula": per_player}
+    assert not any(task.kind == TaskKind.BASELINE_AIA for task in tasks)  # only "mia" was asked for
+
+
+def test_baselines_play_the_attribute_game_once_per_iteration():
+    tasks = planned_tasks(config(baselines=["independent"], baseline_games=["aia"]), [1])
+    assert sorted(t.name for t in tasks if t.kind == TaskKind.BASELINE_AIA) == [
+        "baseline_aia:independent:0", "baseline_aia:independent:1"]
+    assert {t.player for t in tasks if t.kind == TaskKind.MIA_SHADOW} == {HOLDER}
+
+
+def test_an_external_set_is_one_task_named_by_its_set():
+    tasks = planned_tasks(config(externals={"mine": "f" * 64}), [1])
+    assert [(t.name, t.stage) for t in tasks if t.kind == TaskKind.EXTERNAL] == [("external:mine", GAMES)]
+
+
+def test_the_dp_audit_fits_each_baseline_that_claims_an_epsilon_once_per_trial():
+    tasks = planned_tasks(config(baselines=["independent", "dp_vine:1", "dp_vine:10"], dp_audit_trials=3), [1])
+    audits = [t for t in tasks if t.kind == TaskKind.DP_AUDIT]
+    assert {t.name for t in audits} == {f"dp_audit:dp_vine:{e}:{t}" for e in (1, 10) for t in range(3)}
+    assert len(audits) == 6
+    assert all(t.params[1] == 3 for t in audits)  # each fit knows how many the audit has
+    no_audit = planned_tasks(config(baselines=["dp_vine:1"]), [1])
+    assert not any(t.kind == TaskKind.DP_AUDIT for t in no_audit)
+
+
+def test_competitors_are_planned_before_the_other_baselines_the_longest_fit_first():
+    """A competitor's fit takes minutes: started last, it would leave one worker idle while it runs."""
+    tasks = planned_tasks(config(baselines=["independent", "privbayes:1", "ctgan:quick", "ctgan"]), [1])
+    baselines = [t.player for t in tasks if t.kind == TaskKind.BASELINE]
+    assert baselines[-1] == "independent"
+    assert baselines[:3] == ["ctgan", "ctgan:quick", "privbayes:1"]  # 300 epochs, a short epoch budget, no epochs
+    first_game = min(i for i, t in enumerate(tasks) if t.kind == TaskKind.AIA)
+    assert max(i for i, t in enumerate(tasks) if t.player == "ctgan") < first_game
+
+
+def test_no_level_gives_a_plan_without_release_tasks_not_an_error():
+    tasks = planned_tasks(config(), [])
+    assert not any(t.kind in (TaskKind.RELEASE, TaskKind.RELEASE_DETAILS) for t in tasks)
+    assert any(t.kind == TaskKind.REFERENCE for t in tasks)
+
+
+# -- audited, claimed_epsilons -------------------------------------------------------------------------------------
+def test_only_the_baselines_that_claim_an_epsilon_are_audited():
+    sweep = config(baselines=["independent", "dp_vine:0.5", "gaussian_copula", "privbayes:2"])
+    specs = [baseline_spec(name, sweep) for name in sweep.baselines]
+    assert [spec.label for spec in audited(specs)] == ["dp_vine:0.5", "privbayes:2"]
+
+
+def test_claimed_epsilons_read_each_dp_baselines_budget_by_name():
+    sweep = config(baselines=["independent", "dp_vine:0.1", "dp_vine:10", "mst:2.5"])
+    assert claimed_epsilons(sweep) == {"dp_vine:0.1": 0.1, "dp_vine:10": 10.0, "mst:2.5": 2.5}
+    assert claimed_epsilons(config(baselines=[])) == {}
+
+
+# -- scored_earlier ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ["aia", "baseline", "release_details"])
+def test_only_a_release_or_reference_result_can_have_scored_the_details_earlier(kind):
+    """A game's or a baseline's records holding a details metric's name are no release task's details."""
+    result = {"task": f"{kind}:1" if kind != "baseline" else "baseline:independent", "kind": kind,
+              "records": [{"metric": "singling_out_risk"}]}
+    assert scored_earlier([result]) == set()
+    assert scored_earlier([{**result, "task": "reference", "kind": "reference"}]) == {"reference_details"}  # control

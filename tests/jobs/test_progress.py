@@ -1,0 +1,306 @@
+"""tvs_core/jobs/progress.py: how far a stored job is and how long it will take, on stores written by hand (no worker,
+no sweep). The estimate against recorded sweeps is in test_progress_estimate.py."""
+
+import json
+
+import pytest
+
+from tvs_core.evaluation.records import FIRST_LOOK_ROWS
+from tvs_core.evaluation.sizes import BASELINE_ROWS
+from tvs_core.jobs import SweepConfig
+from tvs_core.jobs.progress import (
+    PRIOR_SHAPE,
+    STARTUP_SECONDS,
+    _size,
+    audit_seconds,
+    competitor_fits,
+    duration_text,
+    estimate,
+    first_look_tasks,
+    fit_seconds_by_baseline,
+    kind_costs,
+    planned_targets,
+    progress,
+    progress_text,
+    seconds_left,
+    task_total,
+)
+from tvs_core.jobs.tasks import GAMES, LEVELS, Growth, Task, TaskKey, TaskKind, plan_from_json
+from tvs_core.storage import Store
+
+ROWS, COLUMNS, TARGETS = PRIOR_SHAPE
+
+
+def config(**changes):
+    return SweepConfig(**{"response": "y", "sensitive": ["income"], "baselines": ["independent"], **changes})
+
+
+def shaped(rows=ROWS, columns=COLUMNS, targets=TARGETS, job_id=None):
+    return {"id": job_id, "details": {"n_train": rows, "n_columns": columns, "n_targets": targets}}
+
+
+def stored_job(store, job_id="job", status="queued", plan=None, details=None, **fields):
+    store.create_job(job_id, "fingerprint", config().to_dict())
+    store.update_job(job_id, status=status, plan=None if plan is None else json.dumps(plan),
+                     details=json.dumps(details if details is not None else shaped()["details"]), **fields)
+    return job_id
+
+
+def task(key, stage):
+    return Task(TaskKey.parse(key), (), stage)
+
+
+# -- what a task's cost grows with -----------------------------------------------------------------------------------
+def test_each_growth_rescales_by_its_own_measure_of_the_table():
+    shape = (100.0, 10.0, 4.0)
+    assert TaskKind.RELEASE.growth == Growth.DATA and _size("release", shape) == 1000.0  # rows x columns
+    assert TaskKind.AIA.growth == Growth.GAMES and _size("aia", shape) == 500.0  # (1 + targets) x columns²
+    assert TaskKind.FIRST_LOOK.growth == Growth.COLUMNS and _size("first_look", shape) == 100.0  # columns²
+
+
+def test_a_kind_this_version_no_longer_plans_is_costed_by_columns_not_refused():
+    assert _size("a_kind_of_an_older_version", (100.0, 10.0, 4.0)) == 100.0
+
+
+def test_planned_targets_count_outliers_and_random_rows_per_sensitive_column():
+    assert planned_targets(config(sensitive=["income", "age"])) == 2 * (2 + 2)  # quick: 2 quantiles, 2 random rows
+    assert planned_targets(config(sensitive=[])) == 0
+
+
+# -- kind_costs ------------------------------------------------------------------------------------------------------
+def test_on_a_first_sweep_the_costs_are_the_measured_priors_on_the_priors_own_table(tmp_path):
+    costs, source = kind_costs(Store(tmp_path), shaped())
+    assert source == "the costs measured in bench/sweep.md"
+    for kind in TaskKind:
+        if kind.prior_seconds is None:
+            assert kind.value not in costs  # an external set: no prior, no made-up number
+        else:
+            assert costs[kind.value] == pytest.approx(kind.prior_seconds)
+
+
+def test_twice_the_rows_doubles_the_data_tasks_only(tmp_path):
+    store = Store(tmp_path)
+    base, _ = kind_costs(store, shaped())
+    doubled, _ = kind_costs(store, shaped(rows=2 * ROWS))
+    assert doubled["release"] == pytest.approx(2 * base["release"])
+    assert doubled["aia"] == pytest.approx(base["aia"])  # the games refit on fixed-size subsets
+    assert doubled["first_look"] == pytest.approx(base["first_look"])
+
+
+def test_a_sweeps_own_measured_tasks_calibrate_the_kinds_it_has_not_run(tmp_path):
+    """Release tasks that took twice their prior on this machine: the games not run yet are expected to take twice
+    theirs; the holder's fit (alone, before the plan) does not calibrate, and keeps its own measured time."""
+    store = Store(tmp_path)
+    job_id = stored_job(store)
+    for level, seconds in ((1, 3.0), (2, 5.0)):  # the mean, 4 s, is twice the release prior of 2 s
+        store.add_result(job_id, f"release:{level}:0-10", "release", [], seconds)
+    store.add_result(job_id, "holder", "holder", [], 70.0)  # a hundred times its prior
+    costs, source = kind_costs(store, store.job(job_id))
+    assert source == "this sweep's measured tasks and the costs measured in bench/sweep.md"
+    assert costs["release"] == pytest.approx(4.0)
+    assert costs["holder"] == pytest.approx(70.0)
+    assert costs["aia"] == pytest.approx(2 * TaskKind.AIA.prior_seconds)
+    assert costs["mia_eval"] == pytest.approx(2 * TaskKind.MIA_EVAL.prior_seconds)
+
+
+def test_earlier_finished_sweeps_are_rescaled_to_this_tables_shape(tmp_path):
+    """A finished sweep on a table of twice the rows: its data tasks take half as long on this one. A failed
+    sweep's times are not learnt from."""
+    store = Store(tmp_path)
+    done = stored_job(store, "earlier", status="done", details=shaped(rows=2 * ROWS)["details"])
+    store.add_result(done, "reference", "reference", [], 10.0)
+    failed = stored_job(store, "failed", status="failed")
+    store.add_result(failed, "reference", "reference", [], 1000.0)
+    costs, source = kind_costs(store, shaped(job_id="new"))
+    assert source == "earlier sweeps in this workspace"
+    assert costs["reference"] == pytest.approx(5.0)
+
+
+# -- competitors' fits -----------------------------------------------------------------------------------------------
+def test_only_a_competitors_fit_is_costed_by_its_task_key():
+    fits = competitor_fits(config(baselines=["independent", "dp_vine:1", "ctgan:quick", "privbayes:1"]), 700, 27)
+    assert set(fits) == {"baseline:ctgan:quick", "baseline:privbayes:1"}
+    assert all(seconds > 0 for seconds in fits.values())
+
+
+def test_a_competitors_fit_cost_stops_growing_at_the_baseline_row_cap():
+    def seconds(rows):
+        return competitor_fits(config(baselines=["ctgan:quick"]), rows, 27)["baseline:ctgan:quick"]
+
+    assert seconds(BASELINE_ROWS // 2) < seconds(BASELINE_ROWS) == pytest.approx(seconds(10 * BASELINE_ROWS))
+
+
+def test_a_baseline_name_this_version_does_not_know_gives_no_estimate_not_an_error():
+    """A sweep stored by another version may name a baseline this one lacks: its page still opens."""
+    assert competitor_fits(config(baselines=["no_such_generator", "ctgan:quick"]), 700, 27).keys() == {
+        "baseline:ctgan:quick"}
+
+
+def test_each_dp_audit_fit_of_a_competitor_is_costed_once_per_trial():
+    fits = competitor_fits(config(baselines=["privbayes:1"], dp_audit_trials=3), 700, 27)
+    assert {key for key in fits if key.startswith("dp_audit")} == {f"dp_audit:privbayes:1:{t}" for t in range(3)}
+
+
+def test_fit_seconds_are_named_by_the_baseline_even_when_its_name_holds_a_colon():
+    fits = fit_seconds_by_baseline(config(baselines=["ctgan:quick", "privbayes:1", "independent"],
+                                          dp_audit_trials=2), 700, 27)
+    assert set(fits) == {"ctgan:quick", "privbayes:1"}  # the audit's fits are not the baseline's own
+
+
+# -- seconds_left ----------------------------------------------------------------------------------------------------
+def test_the_holders_stage_runs_its_tasks_one_after_the_other():
+    plan = [task("holder", 0), task("first_look:1", 0)]
+    assert seconds_left(plan, set(), {"holder": 3.0, "first_look": 1.0}, workers=4) == pytest.approx(4.0)
+
+
+def test_a_stage_on_two_workers_lasts_half_its_work_or_its_longest_task():
+    plan = [task("release:1:0-10", LEVELS), task("release:2:0-10", LEVELS), task("aia:0", GAMES)]
+    costs = {"release": 2.0, "aia": 6.0}
+    assert seconds_left(plan, set(), costs, workers=2) == pytest.approx(2.0 + 6.0)
+    assert seconds_left(plan, set(), costs, workers=1) == pytest.approx(4.0 + 6.0)
+    assert seconds_left(plan, set(), costs, workers=0) == seconds_left(plan, set(), costs, workers=1)
+
+
+def test_a_kind_without_a_cost_takes_the_median_cost_and_extra_seconds_are_added_to_their_task():
+    plan = [task("holder", 0), task("external:mine", GAMES), task("baseline:ctgan", GAMES)]
+    costs = {"holder": 1.0, "baseline": 3.0, "aia": 10.0}  # no cost for an external set: the median, 3 s
+    assert seconds_left(plan, {"holder"}, costs, workers=1) == pytest.approx(6.0)
+    assert seconds_left(plan, {"holder"}, costs, workers=1, extra={"baseline:ctgan": 100.0}) == pytest.approx(106.0)
+
+
+def test_time_already_spent_shortens_only_the_current_stage_and_never_below_zero():
+    plan = [task("release:1:0-10", LEVELS), task("aia:0", GAMES)]
+    costs = {"release": 2.0, "aia": 6.0}
+    assert seconds_left(plan, set(), costs, 2, running_for=5.0) == pytest.approx(6.0)  # stage 1 done by now
+    assert seconds_left(plan, {"release:1:0-10"}, costs, 2, running_for=5.0) == pytest.approx(1.0)
+
+
+# -- first look's tasks ----------------------------------------------------------------------------------------------
+def plan_with_levels(levels=6):
+    keys = [{"key": f"release:{lv}:0-10", "stage": LEVELS} for lv in range(1, levels + 1)]
+    keys += [{"key": "release:1:10-30", "stage": GAMES}, {"key": "aia:0", "stage": GAMES}]
+    return plan_from_json(keys)
+
+
+@pytest.mark.parametrize(("rows", "looks"), [(FIRST_LOOK_ROWS, 0), (2 * FIRST_LOOK_ROWS, 1),
+                                             (2 * FIRST_LOOK_ROWS + 1, 6)])
+def test_the_first_look_runs_a_task_per_level_shown_on_top_of_the_plan(rows, looks):
+    """Six levels (a level's refining chunk is not a level): none, the lowest, or all of them (first_look.py)."""
+    plan = plan_with_levels(6)
+    assert first_look_tasks(plan, rows) == looks
+    assert task_total(plan, rows) == len(plan) + looks
+
+
+# -- estimate before Start, and the DP audit's cost --------------------------------------------------------------------
+def test_an_estimate_is_at_least_the_workers_start_and_more_workers_never_take_longer(tmp_path):
+    store, plan = Store(tmp_path), plan_with_levels(3)
+    times = [estimate(store, plan, 700, 27, workers)[0] for workers in (1, 2, 4)]
+    assert times == sorted(times, reverse=True)
+    assert times[-1] > STARTUP_SECONDS
+    assert estimate(store, [], 700, 27)[0] == pytest.approx(STARTUP_SECONDS)
+
+
+def test_an_estimate_with_competitors_adds_their_fits_and_says_so(tmp_path):
+    store = Store(tmp_path)
+    sweep = config(baselines=["ctgan:quick"])
+    plan = [task("baseline:ctgan:quick", GAMES)]
+    without, _ = estimate(store, plan, 700, 27, 2)
+    with_fits, source = estimate(store, plan, 700, 27, 2, sweep)
+    fit = competitor_fits(sweep, 700, 27)["baseline:ctgan:quick"]
+    assert with_fits == pytest.approx(without + fit)
+    assert source.endswith("and the competitors' measured fit costs")
+
+
+def test_the_dp_audit_costs_nothing_without_trials_or_a_baseline_that_claims_an_epsilon(tmp_path):
+    store = Store(tmp_path)
+    assert audit_seconds(store, config(baselines=["dp_vine:1"]), 700, 27) == 0.0
+    assert audit_seconds(store, config(baselines=["independent"], dp_audit_trials=10), 700, 27) == 0.0
+
+
+def test_the_dp_audit_costs_more_with_more_trials_and_more_for_a_competitor(tmp_path):
+    store = Store(tmp_path)
+
+    def seconds(baselines, trials):
+        return audit_seconds(store, config(baselines=baselines, dp_audit_trials=trials), 700, 27)
+
+    assert 0 < seconds(["dp_vine:1"], 4) < seconds(["dp_vine:1"], 40)
+    assert seconds(["dp_vine:1"], 4) < seconds(["privbayes:1"], 4)  # plus the competitor's measured fit
+
+
+# -- progress of a stored job ------------------------------------------------------------------------------------------
+def test_a_job_not_planned_yet_counts_its_first_looks(tmp_path):
+    store = Store(tmp_path)
+    job_id = stored_job(store, status="running", details={"first_look_levels": 4})
+    for level in (1, 2):
+        store.add_result(job_id, f"first_look:{level}", "first_look", [], 0.5)
+    info = progress(store, job_id)
+    assert (info["phase"], info["done"], info["total"], info["fraction"]) == ("first look", 2, 4, 0.5)
+    assert info["eta_seconds"] is None
+    assert info["text"] == "running — first look: level 2 of 4"
+
+
+def test_a_first_look_count_never_falls_below_the_looks_done(tmp_path):
+    store = Store(tmp_path)
+    job_id = stored_job(store, status="running", details={})  # the count not written yet
+    store.add_result(job_id, "first_look:1", "first_look", [], 0.5)
+    info = progress(store, job_id)
+    assert (info["done"], info["total"], info["fraction"]) == (1, 1, 1.0)
+
+
+def test_a_planned_job_counts_its_planned_tasks_only(tmp_path):
+    """The holder's fit is stored as a result but is no task of the plan: 'k of n' counts the plan's tasks."""
+    store = Store(tmp_path)
+    plan = [{"key": "release:1:0-10", "stage": LEVELS}, {"key": "release:2:0-10", "stage": LEVELS},
+            {"key": "aia:0", "stage": GAMES}, {"key": "aia:1", "stage": GAMES}]
+    job_id = stored_job(store, status="interrupted", plan=plan, total=4, workers=2)
+    store.add_result(job_id, "holder", "holder", [], 1.0)
+    store.add_result(job_id, "release:1:0-10", "release", [], 2.0)
+    info = progress(store, job_id)
+    assert (info["phase"], info["done"], info["total"], info["fraction"]) == ("sweep", 1, 4, 0.25)
+    # what is left: release 2 s (measured), then two aia tasks of 6.2 s each on 2 workers (calibrated by 1)
+    assert info["eta_seconds"] == pytest.approx(2.0 + TaskKind.AIA.prior_seconds)
+    assert info["text"] == "interrupted — 1 of 4 tasks"  # no time left shown for a job nobody runs
+
+
+def test_a_finished_job_has_nothing_left(tmp_path):
+    store = Store(tmp_path)
+    job_id = stored_job(store, status="done", plan=[{"key": "aia:0", "stage": GAMES}], total=1, workers=2)
+    store.add_result(job_id, "aia:0", "aia", [], 3.0)
+    info = progress(store, job_id)
+    assert (info["fraction"], info["eta_seconds"], info["text"]) == (1.0, 0.0, "done — 1 of 1 tasks")
+
+
+def test_a_running_jobs_time_left_is_kept_so_the_next_read_counts_down(tmp_path):
+    store = Store(tmp_path)
+    plan = [{"key": "aia:0", "stage": GAMES}, {"key": "aia:1", "stage": GAMES}]
+    job_id = stored_job(store, status="running", plan=plan, total=2, workers=1)
+    first = progress(store, job_id)["eta_seconds"]
+    shown, _ = json.loads(store.meta(f"eta:{job_id}"))
+    assert shown == pytest.approx(first)
+    assert progress(store, job_id)["eta_seconds"] <= first
+
+
+# -- the line every view shows -----------------------------------------------------------------------------------------
+def info(status, phase="sweep", done=0, total=0, eta=None):
+    return {"status": status, "phase": phase, "done": done, "total": total, "eta_seconds": eta}
+
+
+@pytest.mark.parametrize(("given", "text"), [
+    (info("queued", "first look"), "queued — starting (fitting on a sample for a first look)"),
+    (info("running", "first look"), "running — starting (fitting on a sample for a first look)"),
+    (info("failed", "first look"), "failed — nothing finished yet"),
+    (info("running", "first look", 3, 6), "running — first look: level 3 of 6"),
+    (info("running", "first look", 2, 0), "running — first look: level 2"),
+    (info("running", "sweep", 12, 35, 40.0), "running — 12 of 35 tasks, about 40 s left"),
+    (info("running", "sweep", 12, 35, 600.0), "running — 12 of 35 tasks, about 10 min left"),
+    (info("running", "sweep", 12, 35), "running — 12 of 35 tasks"),
+    (info("cancelled", "sweep", 12, 35, 40.0), "cancelled — 12 of 35 tasks"),
+])
+def test_the_progress_line_in_each_phase_and_status(given, text):
+    assert progress_text(given) == text
+    assert "of 0" not in progress_text(given)
+
+
+def test_durations_are_seconds_below_a_minute_and_a_half_then_minutes():
+    assert [duration_text(s) for s in (0.0, 42.4, 89.0, 90.0, 600.0, 3600.0)] == [
+        "0 s", "42 s", "89 s", "2 min", "10 min", "60 min"]

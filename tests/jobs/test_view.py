@@ -1,0 +1,198 @@
+"""tvs_core/jobs/view.py: a stored job as the pages and the command line read it, over jobs submitted to a store in
+tmp_path (no worker started), their results and holder written by hand."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from tvs_core.data.fingerprint import fingerprint_table
+from tvs_core.errors import TVSError
+from tvs_core.evaluation.records import FIRST_LOOK, HOLDER, record
+from tvs_core.jobs import JobView, SweepConfig, submit
+from tvs_core.jobs.context import fit_holder
+from tvs_core.jobs.progress import progress
+from tvs_core.model.ordering import default_levels
+from tvs_core.storage import Store
+
+RECORD_COLUMNS = ["age", "income", "sex", "color", "y"]
+
+
+def config(**changes):
+    return SweepConfig(**{"response": "y", "sensitive": ["income"], "baselines": ["independent"], **changes})
+
+
+@pytest.fixture
+def view(tmp_path, small_table):
+    store = Store(tmp_path)
+    return JobView(store, submit(store, small_table, config(levels=[3, 1])))
+
+
+@pytest.fixture(scope="module")
+def fitted(tmp_path_factory):
+    """A submitted job (every level Algorithm 1 advises) whose holder was fitted and stored by hand."""
+    from tests.conftest import make_small_table
+
+    store = Store(tmp_path_factory.mktemp("fitted"))
+    view = JobView(store, submit(store, make_small_table(), config()))
+    holder = fit_holder(view.config, view.tables()[0])
+    store.save_model(view.id, HOLDER, holder.to_json())
+    return view
+
+
+def test_a_job_the_store_does_not_hold_is_refused_by_its_id(tmp_path):
+    with pytest.raises(TVSError, match="No job 'nope'"):
+        JobView(Store(tmp_path), "nope")
+
+
+def test_the_settings_read_back_are_those_submitted(view):
+    assert view.config == config(levels=[3, 1])
+    assert view.progress() == progress(view.store, view.id)
+
+
+def test_a_job_is_active_while_queued_or_running_only(view):
+    assert view.active  # submitted: queued
+    for status, active in (("running", True), ("interrupted", False), ("failed", False), ("done", False)):
+        view.store.update_job(view.id, status=status)
+        assert view.active is active
+
+
+# -- levels and caps -----------------------------------------------------------------------------------------------
+def test_before_it_is_planned_a_jobs_levels_are_its_settings_sorted(view):
+    assert view.levels == [1, 3]
+    assert view.caps == []
+
+
+def test_once_planned_the_levels_and_caps_are_those_stored_with_the_plan(view):
+    caps = [{"field": "aia_size_raw", "wanted": 500, "used": 70}]
+    view.store.update_job(view.id, details=json.dumps({"levels": [1, None, 2, 5], "caps": caps}))
+    assert view.levels == [1, 2, 5]  # every level planned (a missing one skipped), whatever the settings say
+    assert view.caps == caps
+
+
+def test_without_levels_set_or_a_holder_a_job_has_no_level_yet(tmp_path, small_table):
+    store = Store(tmp_path)
+    assert JobView(store, submit(store, small_table, config())).levels == []
+
+
+def test_without_levels_set_the_holders_fit_gives_the_default_levels(fitted):
+    holder = fitted.holder()
+    assert holder is not None and fitted.levels == default_levels(holder.fitted_level_)
+    assert fitted.levels[0] == 1
+
+
+# -- the data -----------------------------------------------------------------------------------------------------
+def test_the_split_gives_back_every_row_of_the_table_once(view, small_table):
+    train, test = view.tables()
+    assert len(train) + len(test) == len(small_table)
+    assert len(test) == 20  # a 20 % hold-out
+    both = pd.concat([train, test]).sort_values(RECORD_COLUMNS).reset_index(drop=True)
+    assert both.equals(small_table.sort_values(RECORD_COLUMNS).reset_index(drop=True))
+    again = view.tables()
+    assert again[0].equals(train) and again[1].equals(test)  # the same split every time it is read
+
+
+def test_the_table_fingerprint_is_the_tables_alone_the_ledgers_key(view, small_table):
+    assert view.table_fingerprint == fingerprint_table(small_table)
+    assert view.fingerprint != view.table_fingerprint  # the job's covers a hold-out file too (here: none)
+
+
+def test_the_settings_record_names_a_random_split(view):
+    record = view.settings_record()
+    assert not view.holdout_file
+    assert record["holdout"] == "a random, stratified 20% of the table"
+    assert record["holdout_fraction"] == 0.2
+
+
+def test_with_a_hold_out_file_the_split_is_the_file_and_the_record_says_so(tmp_path, small_table):
+    from tests.conftest import make_small_table
+
+    store = Store(tmp_path)
+    holdout = make_small_table(n=30, seed=5)
+    view = JobView(store, submit(store, small_table, config(), holdout=holdout))
+    train, test = view.tables()
+    assert view.holdout_file
+    assert len(train) == len(small_table) and test.reset_index(drop=True).equals(holdout)
+    record = view.settings_record()
+    assert "holdout_fraction" not in record  # a fraction the sweep never used is not recorded
+    assert record["holdout"] == "the user's own hold-out file (30 rows); no random split"
+    assert view.table_fingerprint == fingerprint_table(small_table)
+
+
+# -- records and notes ---------------------------------------------------------------------------------------------
+def add(view, task, records):
+    view.store.add_result(view.id, task, task.split(":")[0], records, 1.0)
+
+
+def test_records_of_every_result_in_one_canonical_frame(view):
+    add(view, "release:3:0-10", [record(HOLDER, 3, "release_mab", 0.4)])
+    add(view, "release:1:0-10", [record(HOLDER, 1, "release_mab", 0.2), record(HOLDER, 1, "auc_tstr", 0.7)])
+    records = view.records()
+    assert len(records) == 3
+    assert list(records["level"]) == [1, 1, 3]  # sorted, not in the order the results were stored
+    assert str(records["level"].dtype) == "Int64"
+
+
+def test_the_first_look_stands_in_only_on_the_live_scatter_until_its_level_reports(view):
+    add(view, "first_look:1", [record(HOLDER, 1, "release_mab", 0.9, role=FIRST_LOOK)])
+    add(view, "first_look:3", [record(HOLDER, 3, "release_mab", 0.8, role=FIRST_LOOK)])
+    add(view, "release:1:0-10", [record(HOLDER, 1, "release_mab", 0.2)])
+    assert FIRST_LOOK not in set(view.records()["role"])  # never for a summary, a choice or an export
+    live = view.records(first_look=True)
+    assert set(zip(live["level"], live["role"], strict=True)) == {(1, "release"), (3, FIRST_LOOK)}
+    assert view.summary().frame["n"].sum() == 1
+    assert view.summary(first_look=True).frame["n"].sum() == 2
+
+
+def test_a_job_without_results_has_empty_records_and_summary(view):
+    assert view.records().empty
+    assert view.summary().frame.empty
+
+
+def test_the_notes_are_the_workers_lines_for_the_user_only(view):
+    view.store.log(view.id, "start", "worker 1 started")
+    view.store.log(view.id, "memory", "stage 2 ran on 1 worker to fit in memory")
+    assert view.notes() == ["stage 2 ran on 1 worker to fit in memory"]
+
+
+# -- the holder and what is computed from it -----------------------------------------------------------------------
+def test_before_the_holders_fit_nothing_is_computed_from_it(view):
+    assert view.holder() is None
+    assert view.evaluation_data() is None
+    assert view.preview() is None
+    assert view.exposure(1) is None
+
+
+def test_the_evaluation_data_are_the_training_and_hold_out_rows_encoded(fitted):
+    data = fitted.evaluation_data()
+    train, test = fitted.tables()
+    assert data.train.shape == (len(train), len(RECORD_COLUMNS))
+    assert data.test.shape == (len(test), len(RECORD_COLUMNS))
+
+
+def test_the_preview_is_of_the_holders_order(fitted):
+    preview, order = fitted.preview(), fitted.holder().order_
+    assert preview.block[0] == "income"  # the sensitive column heads the block
+    assert set(preview.risk["level"]) == set(range(order.full_level + 1))  # every level of that order
+
+
+def test_each_exposed_record_is_shown_as_the_training_row_it_names(fitted):
+    """A steward recognises a record by its values: those shown must be the values of the training row named."""
+    exposed = fitted.exposure(1, top=4)
+    assert len(exposed) == 4
+    assert list(exposed["rank"]) == [1, 2, 3, 4]
+    train = fitted.tables()[0]
+    shown = exposed[RECORD_COLUMNS].reset_index(drop=True)
+    expected = train.loc[exposed["row"], RECORD_COLUMNS].reset_index(drop=True)
+    pd.testing.assert_frame_equal(shown, expected, check_dtype=False)
+
+
+def test_a_column_named_like_an_exposure_field_is_shown_as_the_record_s(tmp_path, small_table):
+    store = Store(tmp_path)
+    table = small_table.rename(columns={"age": "score"})
+    view = JobView(store, submit(store, table, config()))
+    store.save_model(view.id, HOLDER, fit_holder(view.config, view.tables()[0]).to_json())
+    exposed = view.exposure(1, top=2)
+    train = view.tables()[0]
+    assert list(exposed["score (record)"]) == list(train.loc[exposed["row"], "score"])
+    assert list(exposed["score"]) != list(exposed["score (record)"])  # the exposure's own score beside it
