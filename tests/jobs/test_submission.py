@@ -129,6 +129,21 @@ def test_every_problem_of_a_hold_out_file_is_named_at_once(small_table, holdout)
     assert all(str(problem).startswith("In the hold-out file: ") for problem in raised.value.problems)
 
 
+def test_a_hold_out_category_the_data_lacks_is_refused_naming_it_and_its_rows(small_table, holdout):
+    """The models and the utility tests know only the data's categories: the sweep would stop later on a bare
+    error (found by a module test of jobs.submission), so Start refuses it now."""
+    unseen = holdout.copy()
+    unseen.loc[[0, 3], "color"] = "purple"
+    with pytest.raises(DataError) as raised:
+        check_data(small_table, config(), unseen)
+    assert raised.value.column == "color"
+    assert "'purple'" in str(raised.value) and "rows 2, 5" in str(raised.value)
+    assert "'blue', 'green', 'red'" in str(raised.value)  # the categories to use
+    with_gaps = holdout.copy()
+    with_gaps.loc[[1, 2], "color"] = None
+    check_data(small_table, config(), with_gaps)  # the data's own categories and missing cells pass
+
+
 # -- external sets -------------------------------------------------------------------------------------------------
 def test_without_external_sets_the_settings_are_unchanged(small_table):
     assert with_externals(config(), small_table, None, None) == (config(), {})

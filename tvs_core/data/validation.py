@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, DataErrors
-from .schema import DATE_FIX, MOSTLY_MISSING, STRAY_TEXT, ColumnType, Role, Schema, not_dates
+from .schema import CATEGORICAL_TYPES, DATE_FIX, MOSTLY_MISSING, STRAY_TEXT, ColumnType, Role, Schema, not_dates
 
 MIN_ROWS = 50
 # Sensitive columns are attacked by regression (numeric) or by a classifier (categorical).
@@ -126,6 +126,25 @@ def check(df: pd.DataFrame, schema: Schema, measure: str = "kendall", min_rows: 
         raise problems[0]
     if problems:
         raise DataErrors(problems)
+
+
+def unseen_labels(holdout: pd.DataFrame, table: pd.DataFrame, schema: Schema) -> list[DataError]:
+    """A hold-out file's categories that the table lacks: the models and the utility tests know only the table's
+    categories, so such a row could not be scored (the sweep would stop with a bare error later)."""
+    problems = []
+    for spec in schema.columns:
+        if not spec.modelled or spec.type not in CATEGORICAL_TYPES or spec.name not in holdout:
+            continue
+        known = table[spec.name].dropna().unique()
+        values = holdout[spec.name]
+        unseen = values.index[values.notna().to_numpy() & ~values.isin(known).to_numpy()]
+        if len(unseen):
+            labels = ", ".join(repr(v) for v in sorted(map(str, known))[:10])
+            problems.append(DataError(
+                f"Column '{spec.name}' has the category {str(values[unseen[0]])!r}, which the data does not have "
+                f"(rows {_rows(unseen)}).", column=spec.name,
+                fix=f"Use only the data's categories ({labels}), or drop those rows from the hold-out file."))
+    return problems
 
 
 def _rows(index) -> str:

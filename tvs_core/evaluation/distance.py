@@ -73,7 +73,12 @@ def _smallest(block: np.ndarray, k: int) -> np.ndarray:
         return block.argmin(axis=1)[:, None]
     if k >= block.shape[1]:
         return np.argsort(block, axis=1, kind="stable")
-    part = np.argpartition(block, k - 1, axis=1)[:, :k]
+    # argpartition finds the k-th smallest value, but which of the entries tied at it it keeps depends on its
+    # selection kernel (numpy picks one by CPU): the tie is settled here by index, the same on every machine
+    kth = np.take_along_axis(block, np.argpartition(block, k - 1, axis=1)[:, k - 1:k], axis=1)
+    tied = block == kth
+    keep = (block < kth) | (tied & (np.cumsum(tied, axis=1) <= k - (block < kth).sum(axis=1, keepdims=True)))
+    part = np.nonzero(keep)[1].reshape(len(block), k)
     return np.take_along_axis(part, np.lexsort((part, np.take_along_axis(block, part, axis=1))), axis=1)
 
 

@@ -11,7 +11,7 @@ import pandas as pd
 from ..data.external import conform_external
 from ..data.fingerprint import fingerprint_table
 from ..data.split import MIN_HOLDOUT_ROWS, explicit_holdout
-from ..data.validation import check, validate
+from ..data.validation import check, unseen_labels, validate
 from ..errors import DataError, DataErrors
 from ..storage.store import Store
 from .config import SweepConfig, check_external_name, job_id_for
@@ -57,8 +57,9 @@ def check_data(table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame |
     check(table, schema, measure=config.measure)
     if holdout is not None:
         explicit_holdout(table, holdout, config.response)
+        found = validate(holdout, schema, measure=config.measure, min_rows=MIN_HOLDOUT_ROWS)
         problems = [DataError(f"In the hold-out file: {p}", column=p.column)
-                    for p in validate(holdout, schema, measure=config.measure, min_rows=MIN_HOLDOUT_ROWS)]
+                    for p in found + unseen_labels(holdout, table, schema)]
         if problems:
             raise problems[0] if len(problems) == 1 else DataErrors(problems)
 
