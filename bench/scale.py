@@ -142,13 +142,13 @@ def report(entries: list[dict]) -> str:
         pairs = [(a, b) for a, b in zip(sorted(done), sorted(done)[1:], strict=False) if a >= 5_000]
         growth += [f"{columns} columns, {a:,} → {b:,} rows ({b / a:.0f}× the rows): "
                    f"{done[b]['wall_s'] / done[a]['wall_s']:.2f}× the time{_mixed(done[a], done[b])}" for a, b in pairs]
-    per_kind = ["| rows | columns | kind | tasks | total s | mean s | peak MB (one task) |",
-                "|---:|---:|---|---:|---:|---:|---:|"]
+    per_kind = ["| rows | columns | backend | kind | tasks | total s | mean s | peak MB (one task) |",
+                "|---:|---:|---|---|---:|---:|---:|---:|"]
     for e in entries:
         for kind, k in sorted(e["kinds"].items(), key=lambda kv: -kv[1]["seconds"]):
             peak = f"{k['peak_mb']:.0f}" if k["peak_mb"] else "— (worker's main process)"
-            per_kind.append(f"| {e['rows']:,} | {e['columns']} | {kind} | {k['tasks']} | {k['seconds']:.1f} | "
-                            f"{k['seconds'] / k['tasks']:.2f} | {peak} |")
+            per_kind.append(f"| {e['rows']:,} | {e['columns']} | {e.get('backend', 'loky')} | {kind} | {k['tasks']} | "
+                            f"{k['seconds']:.1f} | {k['seconds'] / k['tasks']:.2f} | {peak} |")
     return f"""# Scale: the default quick sweep from 1 000 to 1 000 000 rows
 
 Reproduce: `python bench/scale.py [--rows 1000,5000,20000,100000] [--columns 10,30,60] [--backend loky|dask]
@@ -183,6 +183,17 @@ def _mixed(a: dict, b: dict) -> str:
     return "" if code_a == code_b else f" (different code: {code_a} / {code_b})"
 
 
+HAND_WRITTEN = "<!-- Below: written by hand (the readings of the runs); bench/scale.py keeps it. -->"
+
+
+def _write_report(entries: list[dict]) -> None:
+    """scale.md from scale.json, keeping the hand-written part after ``HAND_WRITTEN``."""
+    path = ROOT / "bench" / "scale.md"
+    old = path.read_text() if path.exists() else ""
+    kept = old[old.index(HAND_WRITTEN):] if HAND_WRITTEN in old else ""
+    path.write_text(report(entries) + ("\n" + kept if kept else ""))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", default="1000,5000,20000,100000")
@@ -193,7 +204,7 @@ def main() -> None:
     args = parser.parse_args()
     entries = json.loads(RESULTS.read_text()) if RESULTS.exists() else []
     if args.report_only:
-        (ROOT / "bench" / "scale.md").write_text(report(entries))
+        _write_report(entries)
         return
     for columns in map(int, args.columns.split(",")):
         for rows in map(int, args.rows.split(",")):
@@ -203,7 +214,7 @@ def main() -> None:
             entries = [e for e in entries if (e["rows"], e["columns"], e.get("backend", "loky"))
                        != (rows, columns, args.backend)] + [entry]
             RESULTS.write_text(json.dumps(entries, indent=1))
-            (ROOT / "bench" / "scale.md").write_text(report(entries))
+            _write_report(entries)
 
 
 if __name__ == "__main__":
