@@ -31,6 +31,20 @@ RAY_RISK = ("Warning: Ray's cluster listens on every network address of this com
 RESULT_ORDER = {"loky": "generator_unordered", "dask": "generator_unordered", "ray": "list"}
 
 
+def _sized_for_dask() -> None:
+    """A job's context counted by its arrays for Dask. joblib's Dask backend sends an argument to the workers once per
+    stage (scattered) only when Dask's ``sizeof`` finds it larger than 1 kB; a JobContext counted as its object's
+    shell was pickled with every task instead (a million rows: 4.5 GB per task, bench/scale.md)."""
+    from dask.sizeof import sizeof
+
+    from .context import JobContext
+
+    @sizeof.register(JobContext)
+    def _context_bytes(context: JobContext) -> int:
+        data = context.data
+        return int(sizeof([data.train, data.test, context.attacker_rows, context.externals, data.shared]))
+
+
 @contextmanager
 def backend_context(backend: str = "loky", address: str | None = None, n_jobs: int = 2):
     """joblib's backend for the tasks. Dask and Ray are optional and imported only when chosen."""
@@ -64,6 +78,7 @@ def backend_context(backend: str = "loky", address: str | None = None, n_jobs: i
             if cluster is not None:
                 cluster.close()
             raise
+        _sized_for_dask()
         try:
             with parallel_config(backend="dask", n_jobs=-1):
                 yield n_jobs
