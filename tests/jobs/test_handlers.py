@@ -2,16 +2,17 @@
 hands the right rows, levels and payloads on. The computations behind them (release metrics, games, forests) are
 replaced by recorders here; their numbers are tested in tests/evaluation/ and by the sweeps in this folder."""
 
-import pickle
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from tests.helpers import TINY
+from tvs_core.evaluation.forests import RandomForestClassifier
 from tvs_core.evaluation.records import HOLDER, RAW
 from tvs_core.evaluation.release import DETAILS, DISTANCE_SETS, SCATTER
 from tvs_core.jobs import SweepConfig, handlers
+from tvs_core.jobs.payloads import attackers_from_payload, attackers_payload, shadows_from_payload, shadows_payload
 from tvs_core.jobs.plan import planned_tasks
 from tvs_core.jobs.tasks import Task, TaskKey, TaskKind, run_task
 
@@ -42,14 +43,22 @@ def calls(monkeypatch):
     for name in ("reference_records", "release_records", "published_records", "trial_records", "aia_iteration"):
         monkeypatch.setattr(handlers, name, recorder(name))
     monkeypatch.setattr(handlers, "fit_baseline", lambda spec, data, seed: f"fitted {spec.label}")
-    monkeypatch.setattr(handlers.membership, "mia_shadow_task",
+    monkeypatch.setattr(handlers.membership, "mia_shadow_task",  # features that say which shadow made them
                         lambda spec, data, targets, levels, protocol, seed, shadow, *rest: {
-                            (row, level): shadow for row in ROWS for level in levels})
+                            (row, level): (np.full((2, 3), float(shadow)), np.array([0, 1]))
+                            for row in ROWS for level in levels})
     monkeypatch.setattr(handlers.membership, "train_attackers",  # a forest per (row, level) of the shadows given
-                        lambda shadows, seed: {key: "forest" for shadow in shadows for key in shadow})
+                        lambda shadows, seed: {key: forest(key[0]) for shadow in shadows for key in shadow})
     monkeypatch.setattr(handlers.membership, "mia_evaluation_task",
                         lambda *args: seen.append(("mia_evaluation_task", args, {})) or [])
     return seen
+
+
+def forest(seed):
+    """A small fitted forest; its seed tells it apart."""
+    rng = np.random.default_rng(seed)
+    return RandomForestClassifier(n_estimators=2, n_jobs=1, random_state=seed).fit(rng.random((6, 4)),
+                                                                                   np.r_[[0] * 3, [1] * 3])
 
 
 def task(key, *params):
@@ -114,13 +123,15 @@ def test_the_raw_reference_of_the_attribute_game_comes_with_the_holders_task_onl
 def test_a_shadow_task_stores_no_record_and_its_shadows_as_payload(calls):
     records, payload = handlers.mia_shadow(task("mia_shadow:dp_vine:1:3", 3), fake_context(), [])
     assert records == []
-    assert pickle.loads(payload) == {(row, None): 3 for row in ROWS}  # a baseline's shadows, without a level
+    shadows = shadows_from_payload(payload)
+    assert list(shadows) == [(row, None) for row in ROWS]  # a baseline's shadows, without a level
+    assert all((features == 3).all() for features, _ in shadows.values())
 
 
 def shadows(seed):
     rng = np.random.default_rng(seed)
     labels = np.r_[np.zeros(3, int), np.ones(3, int)]
-    return pickle.dumps({(row, level): (rng.random((6, 4)), labels) for row in ROWS for level in (1, 2)})
+    return shadows_payload({(row, level): (rng.random((6, 4)), labels) for row in ROWS for level in (1, 2)})
 
 
 @pytest.mark.parametrize(("part", "parts", "rows"), [(0, 2, {3, 11}), (1, 2, {7}), (0, 1, {3, 7, 11})])
@@ -128,20 +139,25 @@ def test_an_attackers_part_trains_every_parts_th_target_row_in_row_order(calls, 
     """Rows sorted, then every ``parts``-th: the parts share out the target rows, each exactly once."""
     _, payload = handlers.mia_attackers(task(f"mia_attackers:{part}", part, parts), fake_context(),
                                         [shadows(0), shadows(1)])
-    assert {row for row, _ in pickle.loads(payload)} == rows
+    assert {row for row, _ in attackers_from_payload(payload)} == rows
 
 
 def test_attackers_planned_without_parts_are_trained_in_one_task(calls):
     _, payload = handlers.mia_attackers(task("mia_attackers:0"), fake_context(), [shadows(0)])
-    assert {row for row, _ in pickle.loads(payload)} == set(ROWS)
+    assert {row for row, _ in attackers_from_payload(payload)} == set(ROWS)
 
 
 def test_an_evaluation_reads_every_attackers_part_merged(calls):
-    parts = [pickle.dumps({(3, 1): "a"}), pickle.dumps({(7, 1): "b", (11, 1): "c"})]
+    forests = {key: forest(key[0]) for key in ((3, 1), (7, 1), (11, 1))}
+    parts = [attackers_payload({(3, 1): forests[3, 1]}), attackers_payload({(7, 1): forests[7, 1],
+                                                                            (11, 1): forests[11, 1]})]
     handlers.mia_eval(task("mia_eval:0", 0), fake_context(), parts)
     (_, args, _), = calls
     assert args[2] is not None and args[4] == "protocol" and args[6] == 0
-    assert args[7] == {(3, 1): "a", (7, 1): "b", (11, 1): "c"}
+    assert list(args[7]) == [(3, 1), (7, 1), (11, 1)]
+    x_new = np.random.default_rng(0).random((5, 4))
+    for key, read in args[7].items():
+        np.testing.assert_array_equal(read.predict_proba(x_new), forests[key].predict_proba(x_new))
 
 
 def test_every_planned_task_is_read_by_its_handler(calls):

@@ -1,6 +1,8 @@
 """The sweep engine: resume after a kill, cancel, concurrency, the store, backends."""
 
 import os
+import pickle
+import shutil
 import signal
 import time
 
@@ -108,6 +110,42 @@ def test_worker_killed_mid_job_resumes_to_the_same_numbers(table, reference, tmp
     assert store.job(job_id)["status"] == "done", store.job(job_id)["error"]
     tasks = [r["task"] for r in store.results(job_id)]
     assert len(tasks) == len(set(tasks)) == store.job(job_id)["total"]
+    pd.testing.assert_frame_equal(sorted_records(store, job_id), expected)
+
+
+class _Planted:
+    """A pickle that acts when read: what an earlier version kept (harmlessly), or what an attacker could plant."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return open, (self.marker, "w")
+
+
+def test_a_job_begun_by_an_earlier_version_resumes_without_reading_its_pickles(reference, tmp_path):
+    """An earlier version kept the membership shadows and attackers as pickles. Resuming such a job runs those tasks
+    again instead of reading them (no pickle is read from disk), and ends with the numbers an unbroken sweep
+    gives."""
+    expected, done_store, job_id = reference
+    shutil.copytree(done_store.workspace, tmp_path / "ws")
+    store = Store(tmp_path / "ws")
+    marker = tmp_path / "pickle ran"
+    kept = store.payload_heads(job_id, 4)
+    assert kept and {head for head in kept.values()} == {b"PK\x03\x04"}  # this version's shadows and attackers
+    with store.transaction() as db:
+        db.execute("UPDATE results SET payload = ? WHERE job_id = ? AND payload IS NOT NULL",
+                   (pickle.dumps(_Planted(marker)), job_id))
+    evaluations = [r["task"] for r in store.results(job_id) if r["kind"] == "mia_eval"]
+    store.forget_results(job_id, evaluations)  # stopped before the membership evaluations
+    store.update_job(job_id, status="interrupted")
+    assert store.job(job_id)["done"] == store.job(job_id)["total"] - len(evaluations)
+    assert run_job(store, job_id, n_jobs=2) == "done", store.job(job_id)["error"]
+    assert not marker.exists()
+    assert set(store.payload_heads(job_id, 4)) == set(kept) and set(store.payload_heads(job_id, 4).values()) == {
+        b"PK\x03\x04"}
+    assert store.job(job_id)["done"] == store.job(job_id)["total"]
+    assert any("never reads" in event["message"] for event in store.events(job_id))
     pd.testing.assert_frame_equal(sorted_records(store, job_id), expected)
 
 

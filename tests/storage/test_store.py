@@ -74,3 +74,20 @@ def test_projects_saved_from_many_threads_at_once_keep_the_last_value(tmp_path):
     assert not errors, errors[:3]
     assert projects.load(project.id).rho_star in {0.01 * k for k in range(30)}
     store.close()
+
+
+def test_forgotten_results_run_again_and_the_progress_counts_what_is_left(tmp_path):
+    """``forget_results`` is how a resumed job redoes tasks whose payload this version does not read: their rows
+    go, the progress is recounted, and the heads of the payloads left tell their format without reading them."""
+    store = Store(tmp_path)
+    job_id = "job1"
+    with store.transaction() as db:
+        db.execute("INSERT INTO jobs (id, config, fingerprint, status, created, done, total) "
+                   "VALUES (?, '{}', 'f', 'interrupted', 0, 0, 3)", (job_id,))
+    store.add_result(job_id, "a", "mia_shadow", [], 1.0, payload=b"PK\x03\x04rest")
+    store.add_result(job_id, "b", "mia_shadow", [], 1.0, payload=b"\x80\x04old")
+    store.add_result(job_id, "c", "release", [{"metric": "x"}], 1.0)
+    assert store.payload_heads(job_id, 4) == {"a": b"PK\x03\x04", "b": b"\x80\x04ol"}
+    store.forget_results(job_id, ["b"])
+    assert store.done_tasks(job_id) == {"a", "c"} and store.job(job_id)["done"] == 2
+    assert store.add_result(job_id, "b", "mia_shadow", [], 1.0, payload=b"PK\x03\x04new") is True

@@ -5,7 +5,6 @@ backend compute the same numbers."""
 
 from __future__ import annotations
 
-import pickle
 from typing import Protocol
 
 from ..evaluation import membership
@@ -19,6 +18,7 @@ from ..evaluation.timing import timed
 from ..model.generator import SyntheticGenerator
 from ..seeding import subsample, task_rng, task_seed
 from .context import JobContext
+from .payloads import attackers_from_payload, attackers_payload, shadows_from_payload, shadows_payload
 
 
 class Task(Protocol):
@@ -100,7 +100,7 @@ def mia_shadow(task: Task, context: JobContext, payloads: list[bytes]) -> Result
     spec, levels = _player(task, context)
     result = membership.mia_shadow_task(spec, context.data, context.targets, levels, context.protocol,
                                         context.seed, task.params[0], context.attacker_rows, context.feature_set)
-    return [], pickle.dumps(result)
+    return [], shadows_payload(result)
 
 
 def mia_attackers(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
@@ -108,16 +108,16 @@ def mia_attackers(task: Task, context: JobContext, payloads: list[bytes]) -> Res
     on its key only, so the parts together are the forests one task would train."""
     part, parts = task.params if task.params else (0, 1)
     rows = sorted({t.row for t in context.targets})[part::parts]
-    shadows = [{key: value for key, value in pickle.loads(result).items() if key[0] in rows}
+    shadows = [{key: value for key, value in shadows_from_payload(result).items() if key[0] in rows}
                for result in payloads]
     attackers = membership.train_attackers(shadows, task_seed(context.seed, "mia", "attackers"))
-    return [], pickle.dumps(attackers)
+    return [], attackers_payload(attackers)
 
 
 def mia_eval(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
     spec, levels = _player(task, context)
     attackers: dict = {}
     for part in payloads:  # every part merged, in plan order
-        attackers.update(pickle.loads(part))
+        attackers.update(attackers_from_payload(part))
     return membership.mia_evaluation_task(spec, context.data, context.targets, levels, context.protocol,
                                           context.seed, task.params[0], attackers, context.feature_set), None

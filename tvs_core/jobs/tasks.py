@@ -144,9 +144,8 @@ def run_task(task: Task, context, payloads: list[bytes] | None = None) -> tuple[
 
 def stage_payloads(tasks: list[Task], todo: list[Task], payload: Callable[[str], bytes | None]) -> dict:
     """What the tasks ``todo`` read from earlier stages, by (kind read, player), in plan order (never arrival order:
-    the attackers' forests depend on the order of their training rows). They stay the stored bytes: the task
-    unpickles them in its worker (unpickled here and pickled again for each task, the 56 attacker forests left
-    2-4 s between stage 3 and 4)."""
+    the attackers' forests depend on the order of their training rows). They stay the stored bytes: each task
+    reads them in its worker (``payloads.py``), so the forests are not rebuilt here and sent again with every task."""
     wanted = {(task.kind.reads, task.player) for task in todo if task.kind.reads}
     found: dict[tuple[TaskKind, str], list[bytes]] = {}
     for task in tasks:

@@ -21,6 +21,7 @@ from .config import SweepConfig
 from .context import context_for_job, fit_holder, split_tables
 from .engine import TaskResult, execute
 from .first_look import first_look
+from .payloads import HEAD, current
 from .plan import plan, scored_earlier
 from .process import Terminated, process_start_time, worker_alive
 from .submission import job_externals, job_tables
@@ -155,6 +156,7 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
     scored = scored_earlier(store.results(job_id)) if stored is not None else set()  # resumed: see scored_earlier
     tasks = [Task(key, (), 0) for key in looks] + [t for t in plan(context) if t.name not in scored]
     store.update_job(job_id, total=len(tasks), plan=plan_json(tasks), details=json.dumps(context.details()))
+    _forget_unreadable_payloads(store, job_id)
     holder_key = str(TaskKey(TaskKind.HOLDER))
     if holder_key not in sink.done():
         store.add_result(job_id, holder_key, TaskKind.HOLDER.value, [], seconds)
@@ -162,6 +164,16 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
     if sink.cancelled():
         return "cancelled"
     return execute(context, tasks, sink, n_jobs=n_jobs, backend=backend, address=address)
+
+
+def _forget_unreadable_payloads(store: Store, job_id: str) -> None:
+    """A job begun by an earlier version kept its membership shadows and attackers as pickles, which are never read
+    (they could run code): those tasks run again. They hold no record, so no finished number is lost."""
+    stale = sorted(task for task, head in store.payload_heads(job_id, len(HEAD)).items() if not current(head))
+    if stale:
+        store.forget_results(job_id, stale)
+        store.log(job_id, "payloads", f"{len(stale)} membership-game tasks run again: an earlier version kept their "
+                                      "results as pickles, which this version never reads")
 
 
 def _keys(names: set[str]) -> list[TaskKey]:

@@ -228,6 +228,20 @@ class Store:
         row = self.db.execute("SELECT payload FROM results WHERE job_id = ? AND task = ?", (job_id, task)).fetchone()
         return None if row is None else row["payload"]
 
+    def payload_heads(self, job_id: str, size: int) -> dict[str, bytes]:
+        """The first ``size`` bytes of each stored payload of the job, by task: enough to tell its format without
+        reading it."""
+        rows = self.db.execute("SELECT task, substr(payload, 1, ?) AS head FROM results WHERE job_id = ? AND "
+                               "payload IS NOT NULL", (size, job_id)).fetchall()
+        return {r["task"]: bytes(r["head"]) for r in rows}
+
+    def forget_results(self, job_id: str, tasks: list[str]) -> None:
+        """Finished tasks removed, so that the job runs them again (its progress recounted)."""
+        with self.transaction() as db:
+            db.executemany("DELETE FROM results WHERE job_id = ? AND task = ?", [(job_id, t) for t in tasks])
+            done = db.execute("SELECT COUNT(*) FROM results WHERE job_id = ?", (job_id,)).fetchone()[0]
+            db.execute("UPDATE jobs SET done = ? WHERE id = ?", (done, job_id))
+
     def last_result_time(self, job_id: str) -> float | None:
         row = self.db.execute("SELECT MAX(created) AS last FROM results WHERE job_id = ?", (job_id,)).fetchone()
         return None if row is None or row["last"] is None else float(row["last"])
