@@ -116,6 +116,11 @@ class _TreesWithoutClone:
             self.estimators_.append(tree)
         return tree
 
+    @property
+    def _sums_itself(self) -> bool:
+        """Whether the trees are summed here: one output and no parallel trees (otherwise sklearn's own path)."""
+        return self.n_outputs_ == 1 and self.n_jobs in (None, 1)
+
     def _summed_trees(self, x: np.ndarray, width: int) -> np.ndarray:
         """The trees' outputs summed in the forest's order, then averaged (sklearn's accumulation with
         ``n_jobs=1``), with the input checked once for the forest instead of once per tree."""
@@ -131,9 +136,7 @@ class RandomForestClassifier(_TreesWithoutClone, ensemble.RandomForestClassifier
 
     def predict_proba(self, X) -> np.ndarray:
         x = self._validate_X_predict(X)
-        if self.n_outputs_ != 1 or self.n_jobs not in (None, 1):
-            return super().predict_proba(x)
-        return self._summed_trees(x, self.n_classes_)
+        return self._summed_trees(x, self.n_classes_) if self._sums_itself else super().predict_proba(x)
 
 
 class RandomForestRegressor(_TreesWithoutClone, ensemble.RandomForestRegressor):
@@ -141,6 +144,4 @@ class RandomForestRegressor(_TreesWithoutClone, ensemble.RandomForestRegressor):
 
     def predict(self, X) -> np.ndarray:
         x = self._validate_X_predict(X)
-        if self.n_outputs_ != 1 or self.n_jobs not in (None, 1):
-            return super().predict(x)
-        return self._summed_trees(x, 1)[:, 0]
+        return self._summed_trees(x, 1)[:, 0] if self._sums_itself else super().predict(x)

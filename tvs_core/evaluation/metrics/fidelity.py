@@ -7,35 +7,37 @@ from __future__ import annotations
 from .. import set_metrics
 from .base import Direction, Group, Metric, PerColumn, Source
 
+
+def _fidelity(name: str, label: str, short: str, unit: str, better: Direction, value_range: tuple, explanation: str,
+              **more) -> Metric:
+    """Every fidelity metric is computed on one published set by ``set_metrics.fidelity``, for the release."""
+    return Metric(name, label, short, unit, better, value_range, Group.FIDELITY, Source.RELEASE, explanation,
+                  compute=set_metrics.fidelity, **more)
+
+
 FIDELITY: tuple[Metric, ...] = (
-    Metric("alpha_precision", "α-precision (fidelity)", "α-precision (fidelity)", "share", Direction.HIGHER, (0.0, 1.0),
-           Group.FIDELITY, Source.RELEASE,
-           "Whether synthetic rows are as typical as real rows: the regions that hold a given share of the most "
-           "typical real rows (the α-supports) should hold the same share of synthetic rows, at every size. 1 "
-           "means they do; lower means synthetic rows crowd the centre or stray outside (integrated α-precision, "
-           "Alaa et al. 2022).",
-           compute=set_metrics.fidelity),
-    Metric("beta_recall", "β-recall (diversity)", "β-recall (diversity)", "share", Direction.HIGHER, (0.0, 1.0),
-           Group.FIDELITY, Source.RELEASE,
-           "Whether the synthetic data covers the real rows as it should: the regions that hold a given share of "
-           "the most typical synthetic rows (the β-supports) should hold the same share of real rows, at every "
-           "size. 1 means they do; lower means the release misses or crowds some kinds of records (integrated "
-           "β-recall, Alaa et al. 2022).",
-           compute=set_metrics.fidelity),
-    Metric("authenticity", "Authenticity (share of non-copied rows)", "Authenticity", "share", Direction.HIGHER,
-           (0.0, 1.0), Group.FIDELITY, Source.RELEASE,
-           "The share of synthetic rows that are new rather than near-copies: not closer to a training row than that "
-           "row's own nearest real neighbour (Alaa et al. 2022).",
-           compute=set_metrics.fidelity),
-    Metric("spearman_difference", "Mean |Spearman difference| real vs synthetic", "Spearman matrix difference",
-           "|ρ difference|", Direction.LOWER, (0.0, 2.0), Group.FIDELITY, Source.RELEASE,
-           "How much the rank correlations (Spearman) between pairs of columns differ, on average, between the "
-           "real and the synthetic data: 0 means the same.",
-           compute=set_metrics.fidelity),
-    Metric("column_distance", "Distance between real and synthetic column distributions", "Column distance (KS / TV)",
-           "KS or TV distance", Direction.LOWER, (0.0, 1.0), Group.FIDELITY, Source.RELEASE,
-           "How different each column's distribution of values is in the synthetic data, from 0 (the same) to 1 "
-           "(no overlap): Kolmogorov-Smirnov distance for numbers, total variation for categories.",
-           per_column=PerColumn.ANY,
-           compute=set_metrics.fidelity),
+    _fidelity("alpha_precision", "α-precision (fidelity)", "α-precision (fidelity)", "share", Direction.HIGHER,
+              (0.0, 1.0),
+              "Whether synthetic rows are as typical as real rows: the regions that hold a given share of the most "
+              "typical real rows (the α-supports) should hold the same share of synthetic rows, at every size. 1 "
+              "means they do; lower means synthetic rows crowd the centre or stray outside (integrated "
+              "α-precision, Alaa et al. 2022)."),
+    _fidelity("beta_recall", "β-recall (diversity)", "β-recall (diversity)", "share", Direction.HIGHER, (0.0, 1.0),
+              "Whether the synthetic data covers the real rows as it should: the regions that hold a given share of "
+              "the most typical synthetic rows (the β-supports) should hold the same share of real rows, at every "
+              "size. 1 means they do; lower means the release misses or crowds some kinds of records (integrated "
+              "β-recall, Alaa et al. 2022)."),
+    _fidelity("authenticity", "Authenticity (share of non-copied rows)", "Authenticity", "share", Direction.HIGHER,
+              (0.0, 1.0),
+              "The share of synthetic rows that are new rather than near-copies: not closer to a training row than "
+              "that row's own nearest real neighbour (Alaa et al. 2022)."),
+    _fidelity("spearman_difference", "Mean |Spearman difference| real vs synthetic", "Spearman matrix difference",
+              "|ρ difference|", Direction.LOWER, (0.0, 2.0),
+              "How much the rank correlations (Spearman) between pairs of columns differ, on average, between the "
+              "real and the synthetic data: 0 means the same."),
+    _fidelity("column_distance", "Distance between real and synthetic column distributions",
+              "Column distance (KS / TV)", "KS or TV distance", Direction.LOWER, (0.0, 1.0),
+              "How different each column's distribution of values is in the synthetic data, from 0 (the same) to 1 "
+              "(no overlap): Kolmogorov-Smirnov distance for numbers, total variation for categories.",
+              per_column=PerColumn.ANY),
 )

@@ -21,25 +21,26 @@ GDPR_CRITERIA = (
     ("inference", "Inference risk",
      "the sensitive column guessed from the nearest synthetic row on every other column (a number within 5 %)"),
 )
-# the parts recorded for each criterion: name suffix, label suffix, unit, better, range, explanation
+SHARE = ("share", Direction.LOWER, (0.0, 1.0))  # how a risk and a success rate read: unit, better, range
+# the parts recorded for each criterion: label suffix, unit, better, range, explanation
 GDPR_PARTS: dict[Part, tuple] = {
-    Part.RISK: ("", "share", Direction.LOWER, (0.0, 1.0),
+    Part.RISK: ("", *SHARE,
      "How much more often the attack succeeds on the people in the training rows than on hold-out people the "
      "generator never saw, from 0 (nothing beyond what the data tell about anyone) to 1 (the attack succeeds on "
      "the training people only, as on a verbatim copy). The residual risk (main − control) / (1 − control), "
      "clipped to [0, 1]."),
-    Part.RISK_LOW: (": 95 % interval, lower end", "share", Direction.LOWER, (0.0, 1.0),
+    Part.RISK_LOW: (": 95 % interval, lower end", *SHARE,
      "The lower end of one set's 95 % interval of the residual risk, from the uncertainty of both success rates "
      "(Wilson intervals, propagated), clipped to [0, 1]."),
-    Part.RISK_HIGH: (": 95 % interval, upper end", "share", Direction.LOWER, (0.0, 1.0),
+    Part.RISK_HIGH: (": 95 % interval, upper end", *SHARE,
      "The upper end of one set's 95 % interval of the residual risk, clipped to [0, 1]."),
-    Part.MAIN_RATE: (": main attack's success rate", "share", Direction.LOWER, (0.0, 1.0),
+    Part.MAIN_RATE: (": main attack's success rate", *SHARE,
      "The share of attacks on the people in the training rows that succeed (a Wilson estimate, steady even for "
      "few attacks)."),
-    Part.CONTROL_RATE: (": control attack's success rate", "share", Direction.LOWER, (0.0, 1.0),
+    Part.CONTROL_RATE: (": control attack's success rate", *SHARE,
      "The share of the same attacks that succeed on hold-out people, whom the generator never saw: what the data "
      "reveal about anyone (Wilson estimate)."),
-    Part.BASELINE_RATE: (": naive baseline's success rate", "share", Direction.LOWER, (0.0, 1.0),
+    Part.BASELINE_RATE: (": naive baseline's success rate", *SHARE,
      "The share of attacks that succeed by guessing blindly, without the synthetic rows (Wilson estimate): the "
      "main attack must beat it for the figures to mean anything."),
     Part.ATTACKS: (": number of attacks", "attacks", Direction.HIGHER, (0.0, None),

@@ -10,30 +10,37 @@ from ..records import SHUFFLED
 from ..sizes import PMSE_ROWS
 from .base import AxisKind, Direction, Group, Metric, Reference, Source
 
+
+def _scaled_to_shuffled(name: str, label: str, short: str, unit: str, better: Direction, value_range: tuple,
+                        explanation: str, question: str, **more) -> Metric:
+    """A structure metric is a utility axis computed on one published set by ``set_metrics.structure``, scored from
+    the real rows shuffled column by column (0: the relations between columns gone) to 1."""
+    return Metric(name, label, short, unit, better, value_range, Group.UTILITY, Source.RELEASE, explanation,
+                  axis=AxisKind.UTILITY, worst=Reference(name, SHUFFLED), ideal=1.0, question=question,
+                  compute=set_metrics.structure, **more)
+
+
 STRUCTURE: tuple[Metric, ...] = (
-    Metric("pair_structure", "Pairwise dependence kept (1 − mean |Spearman difference|)", "Pair structure",
-           "1 − mean |Δρ|", Direction.HIGHER, (-1.0, 1.0), Group.UTILITY, Source.RELEASE,
-           "How much of the relations between every pair of columns the synthetic set keeps, whether or not they "
-           "involve Y: 1 minus the average gap between each pair's real and synthetic rank correlation "
-           "(Spearman). Scaled from independent columns (the real rows shuffled column by column: 0) to the real "
-           "relations (1).",
-           axis=AxisKind.UTILITY, worst=Reference("pair_structure", SHUFFLED), ideal=1.0,
-           question="How much of the relations between columns the synthetic data keep (higher is more useful)",
-           compute=set_metrics.structure),
-    Metric("ci_overlap", "Confidence-interval overlap of the analysis (Karr et al. 2006)", "CI overlap",
-           "share", Direction.HIGHER, (-1.0, 1.0), Group.UTILITY, Source.RELEASE,
-           "Whether an analyst would reach the same conclusions: the regression of Y on the covariates (logistic "
-           "for a class response, linear otherwise) is fitted on the real training rows and on the synthetic set, "
-           "and each coefficient's 95 % confidence intervals are compared; 1 means they coincide. Scaled from "
-           "independent columns (0) to identical intervals (1).",
-           axis=AxisKind.UTILITY, worst=Reference("ci_overlap", SHUFFLED), ideal=1.0, compute=set_metrics.structure,
-           question="How far an analysis of Y on the synthetic data reaches the real data's conclusions (higher is "
-                    "more useful)"),
-    Metric("pmse_ratio", "Propensity-score MSE ratio (pMSE ratio, synthpop)", "pMSE ratio", "ratio", Direction.LOWER,
-           (0.0, None), Group.UTILITY, Source.RELEASE,
-           "How easily a model tells synthetic rows from real ones, relative to what chance alone gives: about 1 "
-           "means they cannot be told apart, larger means they can (propensity-score mean squared error, Snoke et "
-           "al. 2018).",
-           axis=AxisKind.UTILITY, worst=Reference("pmse_ratio", SHUFFLED), ideal=1.0, compute=set_metrics.structure,
-           rows=PMSE_ROWS, question="How easily synthetic rows are told apart from real ones (lower is more useful)"),
+    _scaled_to_shuffled(
+        "pair_structure", "Pairwise dependence kept (1 − mean |Spearman difference|)", "Pair structure",
+        "1 − mean |Δρ|", Direction.HIGHER, (-1.0, 1.0),
+        "How much of the relations between every pair of columns the synthetic set keeps, whether or not they "
+        "involve Y: 1 minus the average gap between each pair's real and synthetic rank correlation (Spearman). "
+        "Scaled from independent columns (the real rows shuffled column by column: 0) to the real relations (1).",
+        "How much of the relations between columns the synthetic data keep (higher is more useful)"),
+    _scaled_to_shuffled(
+        "ci_overlap", "Confidence-interval overlap of the analysis (Karr et al. 2006)", "CI overlap", "share",
+        Direction.HIGHER, (-1.0, 1.0),
+        "Whether an analyst would reach the same conclusions: the regression of Y on the covariates (logistic for a "
+        "class response, linear otherwise) is fitted on the real training rows and on the synthetic set, and each "
+        "coefficient's 95 % confidence intervals are compared; 1 means they coincide. Scaled from independent "
+        "columns (0) to identical intervals (1).",
+        "How far an analysis of Y on the synthetic data reaches the real data's conclusions (higher is more useful)"),
+    _scaled_to_shuffled(
+        "pmse_ratio", "Propensity-score MSE ratio (pMSE ratio, synthpop)", "pMSE ratio", "ratio", Direction.LOWER,
+        (0.0, None),
+        "How easily a model tells synthetic rows from real ones, relative to what chance alone gives: about 1 means "
+        "they cannot be told apart, larger means they can (propensity-score mean squared error, Snoke et al. "
+        "2018).",
+        "How easily synthetic rows are told apart from real ones (lower is more useful)", rows=PMSE_ROWS),
 )
