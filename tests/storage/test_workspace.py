@@ -288,6 +288,25 @@ def test_the_access_token_is_made_once_long_and_owner_only(space, loose_umask):
     assert space.token_path == space.root / TOKEN_FILE and mode(space.token_path) == 0o600
 
 
+def test_a_token_file_left_empty_by_a_crash_is_replaced_by_a_new_token(space, loose_umask):
+    """An earlier version wrote the token in place; stopped between creating the file and writing it, it left an
+    empty token that nobody could sign in with, and that was never replaced."""
+    space.token_path.write_text("")
+    token = space.access_token()
+    assert len(token) >= 40 and token == space.access_token() and mode(space.token_path) == 0o600
+
+
+def test_the_token_is_written_whole_before_it_appears_and_a_token_there_is_kept(space):
+    """Written beside it and linked into place: a dashboard starting at the same moment reads the whole token or
+    none, and never replaces one that is there."""
+    from tvs_core.storage import private
+
+    assert private.create_private_with(space.token_path, b"first") is True
+    assert private.create_private_with(space.token_path, b"second") is False
+    assert space.access_token() == "first"
+    assert [p.name for p in space.root.iterdir() if p.name.startswith(f".{TOKEN_FILE}.")] == []  # no part left
+
+
 def test_each_workspace_has_a_token_of_its_own(tmp_path):
     assert Workspace(tmp_path / "a").access_token() != Workspace(tmp_path / "b").access_token()
 

@@ -93,6 +93,24 @@ def write_private(path: Path, data: bytes) -> Path:
     return path
 
 
+def create_private_with(path: Path, data: bytes) -> bool:
+    """``data`` at ``path``, 0600, unless a file is there already (False then): written whole beside it, then
+    linked into place, so a reader never sees half of it and of two processes the first one's file stands."""
+    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)  # made 0600
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        try:
+            os.link(name, path)  # fails on anything at path, a link included, and never follows one
+        except FileExistsError:
+            return False
+        return True
+    finally:
+        Path(name).unlink(missing_ok=True)
+
+
 def append_private(path: Path) -> int:
     """A file descriptor appending to a workspace log: created 0600, never through a link."""
     handle = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, FILE_MODE)

@@ -187,16 +187,13 @@ class Workspace:
     def access_token(self) -> str:
         """The workspace's dashboard token (made once, kept 0600): whoever holds it can open the dashboard."""
         path = self.token_path
-        if not path.exists():
-            try:
-                handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                                 private.FILE_MODE)
-            except FileExistsError:  # another process made it meanwhile
-                pass
-            else:
-                with os.fdopen(handle, "w") as stream:
-                    stream.write(secrets.token_urlsafe(32))
-        return private.read_private(path).decode().strip()
+        if not path.is_symlink() and not path.exists():
+            private.create_private_with(path, secrets.token_urlsafe(32).encode())  # or another process's stands
+        token = private.read_private(path).decode().strip()
+        if not token:  # an empty file: an earlier version wrote it in place and stopped before the token
+            private.write_private(path, secrets.token_urlsafe(32).encode())
+            token = private.read_private(path).decode().strip()
+        return token
 
     def token_matches(self, given: str | None) -> bool:
         """Compared in constant time, so the answer's timing tells nothing about the token."""
