@@ -291,3 +291,14 @@ def test_mcmia_plain_count_is_the_share_of_synthetic_rows_inside_the_radius():
 def test_mcmia_refuses_a_negative_radius():
     with pytest.raises(ValueError, match="non-negative"):
         mcmia(points(5, 2, 0), points(5, 2, 1), points(5, 2, 2), radius=-0.1)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_verbatim_copy_scores_1_on_balanced_sets_and_about_three_quarters_when_train_is_halved(seed):
+    """The balancing subsamples the train rows to the hold-out's size, so only the copies of kept rows find their
+    match: with twice as many train rows, half the copies do, and the rest fall either side at random."""
+    train, holdout = points(800, 3, seed), points(400, 3, seed + 10)
+    assert dcr(train[:400], train[:400], holdout, seed=seed)["closer_to_train_share"] == 1.0
+    halved = dcr(train, train, holdout, seed=seed)
+    assert halved["n_train_used"] == 400 and halved["exact_copies"] == 800
+    assert halved["closer_to_train_share"] == pytest.approx(0.75, abs=0.06)  # sd of the random half: 0.0125

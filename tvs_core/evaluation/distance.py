@@ -140,11 +140,14 @@ def dcr(synthetic: np.ndarray, train: np.ndarray, holdout: np.ndarray, balance: 
     """Distance to closest record: is each synthetic row nearer to the train rows than to hold-out rows?
 
     A generator that learned only the distribution is as close to unseen hold-out rows as to train
-    rows, so ``closer_to_train_share`` is ~0.5; memorisation pushes it to 1. That reading needs
+    rows, so ``closer_to_train_share`` is ~0.5; memorisation pushes it up. That reading needs
     equally many train and hold-out rows (with 4x more train rows even fresh draws are closer to
     train ~80% of the time), so with ``balance`` the larger set is subsampled (seeded) to the size
-    of the smaller for the distance part. Ties count half. ``exact_copies`` always uses all train
-    rows. Columns are z-scored by the (full) train mean/sd."""
+    of the smaller for the distance part. A verbatim copy therefore scores 1 only when the two sets
+    are the same size: with the train rows subsampled, only the copies of the kept rows find their
+    match, and a copy scores about 1/2 + 1/2 x (hold-out rows / train rows) (80 train and 40
+    hold-out rows: ~0.75). ``exact_copies``, which always uses all train rows, sees every copy.
+    Ties count half. Columns are z-scored by the (full) train mean/sd."""
     syn = as_matrix(synthetic, "synthetic")
     tr = as_matrix(train, "train")
     ho = as_matrix(holdout, "holdout")
