@@ -26,6 +26,7 @@ from tvs_core.evaluation.records import HOLDER
 from tvs_core.evaluation.summary import Summary, readable
 from tvs_core.jobs import JobView
 from tvs_core.model.generator import SyntheticGenerator
+from tvs_core.text import percent
 
 common.under_navigation()
 
@@ -134,7 +135,8 @@ unfinished = view.active or view.job["status"] != "done"
 st.plotly_chart(figures.pu_curve(selection.table, selection.best_level, selected), width="stretch", key="pu_curve")
 if selection.best_level is not None:
     wins = float(selection.table.set_index("level").loc[selection.best_level, "wins"])
-    st.markdown(f"**Recommended level: {selection.best_level}** — best in {wins:.0%} of resamples within the intervals"
+    st.markdown(f"**Recommended level: {selection.best_level}** — best in {percent(wins)} of resamples within the "
+                "intervals"
                 + (" (a fragile choice: look at the neighbours)" if wins < FRAGILE else "."))
     if unfinished:
         st.warning(f"The sweep has not finished ({view.job['done']} of {view.job['total']} tasks): the attack games "

@@ -1,10 +1,11 @@
 """User text shown back (tvs_core/text.py): no control character from a column or file name reaches the screen, and
 a whole number is read as typed or refused in words, never rounded, read in part or clipped."""
 
+import numpy as np
 import pytest
 
 from tvs_core.errors import DataError
-from tvs_core.text import one_line, printable, whole_number
+from tvs_core.text import one_line, percent, printable, whole_number
 
 ESCAPES = "\x1b[31mred\x1b[0m \x9b2J \rback\x07\x00"  # colour, a one-byte CSI, a carriage return, a bell, a NUL
 
@@ -50,3 +51,8 @@ def test_a_number_of_thousands_of_digits_is_refused_in_words():
     """int() refuses past 4 300 digits with a bare ValueError, which neither the CLI nor the pages would catch."""
     with pytest.raises(DataError, match="out of range"):
         whole_number("9" * 5000, 0, 2**32 - 1, "the seed")
+
+
+def test_a_share_is_written_one_way_with_a_space_before_the_percent_sign():
+    """The card's verdicts and its costs once wrote "50%" and "50 %" side by side."""
+    assert [percent(x) for x in (0.5, 0.0, 1.0, 0.126, np.float32(0.25))] == ["50 %", "0 %", "100 %", "13 %", "25 %"]

@@ -15,6 +15,12 @@ def printable(text: object) -> str:
     return _CONTROL.sub("", str(text))
 
 
+def percent(share: float) -> str:
+    """A share as every screen, card and manifest writes it: "50 %", with the space the SI and ISO 80000 put
+    before the sign (one way, so that the card's verdicts and its costs do not disagree)."""
+    return f"{100 * float(share):.0f} %"
+
+
 def one_line(text: object) -> str:
     """``text`` without any control character, tab and newline included (a name on one line)."""
     return _ANY_CONTROL.sub("", str(text))

@@ -54,8 +54,8 @@ def test_the_best_level_is_named_and_another_level_points_to_it(two_levels):
     best, other = explain_level(selection, two_levels, 1, ["a"]), explain_level(selection, two_levels, 2, ["a"])
     assert best.level == 1 and best.headline.endswith("— the best level at these settings")
     assert "best level" not in other.headline
-    assert other.notes == ["Level 2 is not the best at these settings: level 1 is (best in 100% of resamples; this "
-                           "level in 0%)."]
+    assert other.notes == ["Level 2 is not the best at these settings: level 1 is (best in 100 % of resamples; this "
+                           "level in 0 %)."]
     assert best.notes == [] and not any(w.startswith("Fragile") for w in best.warnings)  # it wins every resample
 
 
@@ -145,11 +145,11 @@ def test_the_verdicts_say_each_part_and_the_gdpr_criteria_in_words(two_levels, s
     one = verdict_sentences(selection, summary, 1, ["a"], response="death")
     assert one[0].startswith("At level 1, someone who knows every other column predicts the sensitive column a a "
                              "little better than from the column's average (privacy score 0.75;")
-    assert one[1] == ("Models trained on the synthetic data predict death 50% as well as models trained on the real "
+    assert one[1] == ("Models trained on the synthetic data predict death 50 % as well as models trained on the real "
                       "data (counting what they do better than chance).")
-    assert "keeps 10% of the associations" in one[2] and "of death on the synthetic data" in one[3]
+    assert "keeps 10 % of the associations" in one[2] and "of death on the synthetic data" in one[3]
     assert one[4].endswith("no measurable risk for any.")
     two = verdict_sentences(selection, summary, 2, ["a"])
-    assert "predict the response 100% as well" in two[1]
+    assert "predict the response 100 % as well" in two[1]
     assert two[4].endswith("a risk for Singling out; no measurable risk for the rest.")
     assert len(verdict_sentences(choose(two_levels, ["a"]), two_levels, 1, ["a"])) == 4  # no criteria: unsaid

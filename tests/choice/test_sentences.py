@@ -28,6 +28,7 @@ from tvs_core.jobs.progress import progress_text
 from tvs_core.model.ordering import algorithm1
 from tvs_core.release.ledger import Budget
 from tvs_core.release.pooled import PooledCheck, raised, raised_sentences, verdict
+from tvs_core.text import percent
 
 Y = "in_hospital_death"
 SENSITIVE = ["total_cost_eur", "lactate_mmol_l"]
@@ -115,7 +116,7 @@ def test_the_card_quotes_the_numbers_its_scores_come_from(evaluated):
                 assert f"the sensitive column {row['P_column']} " in lead
             for part in [level_column(Column.SCALED, name) for name in level_column_names(table.columns, Column.SCALED)
                          if not math.isnan(row[level_column(Column.SCALED, name)])]:
-                assert any(f"{row[part]:.0%}" in v for v in card.verdicts[1:]), (part, card.verdicts)
+                assert any(percent(row[part]) in v for v in card.verdicts[1:]), (part, card.verdicts)
             # when the attack game and the GDPR inference criterion on the deciding column disagree (a poor privacy
             # score and no measurable risk, or the other way round), one sentence says why; otherwise none does
             column = row.get("P_column") or axis.column

@@ -105,7 +105,7 @@ def test_why_says_who_chose_the_level(two_levels):
     assert why_text(selection, 2, 0.5, "anchored", "mab_worst", MIX, True).endswith("is 1")
     recommended = why_text(selection, 1, 0.5, "anchored", "mab_worst", MIX, False)
     assert recommended.startswith("recommended at α = 0.5, utility mix tstr=1, privacy measured by mab_worst, "
-                                  "anchored normalisation: the best level by PU_t (best in 100% of resamples")
+                                  "anchored normalisation: the best level by PU_t (best in 100 % of resamples")
     assert recommended.endswith("not chosen by the user")
     assert why_text(selection, 2, 0.5, "anchored", "mab_worst", MIX, False).startswith(
         "level 2 was released without being chosen; no level was recommended")

@@ -105,7 +105,7 @@ def test_a_mostly_missing_column_is_dropped_whatever_its_few_cells_look_like():
     table = pd.DataFrame({"rare": [1.0, 2.0] + [np.nan] * 48, "x": np.arange(50) / 2})
     column = infer_schema(table)["rare"]
     assert column.type == ColumnType.BINARY and column.role == Role.DROPPED
-    assert column.drop_reason.startswith("missing in 96% of the rows") and column.n_missing == 48
+    assert column.drop_reason.startswith("missing in 96 % of the rows") and column.n_missing == 48
 
 
 def test_every_unmodelled_type_is_dropped_with_its_own_reason():

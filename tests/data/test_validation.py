@@ -86,7 +86,7 @@ def test_a_modelled_column_missing_in_more_than_90_percent_of_rows_is_refused_wi
     table = small_table.assign(lab=np.r_[np.linspace(1, 2, 9), [np.nan] * 91])
     schema = schema_for(table).override("lab", role="covariate")
     problems = validate(table, schema)
-    assert [p.column for p in problems] == ["lab"] and "91%" in problems[0].message
+    assert [p.column for p in problems] == ["lab"] and "91 %" in problems[0].message
     assert "role 'dropped'" in problems[0].fix
 
 

@@ -100,7 +100,7 @@ def test_the_table_fingerprint_is_the_tables_alone_the_ledgers_key(view, small_t
 def test_the_settings_record_names_a_random_split(view):
     record = view.settings_record()
     assert not view.holdout_file
-    assert record["holdout"] == "a random, stratified 20% of the table"
+    assert record["holdout"] == "a random, stratified 20 % of the table"
     assert record["holdout_fraction"] == 0.2
 
 

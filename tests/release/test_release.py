@@ -209,7 +209,7 @@ def test_a_mostly_missing_column_given_a_role_is_refused():
     table = pd.DataFrame({"a": rng.normal(size=n), "y": rng.integers(0, 2, n), "bmi": np.nan})
     table.loc[:1, "bmi"] = [24.5, 24.5]
     schema = infer_schema(table).override("bmi", type="continuous", role="covariate")
-    with pytest.raises(DataError, match="missing in 99%"):
+    with pytest.raises(DataError, match="missing in 99 %"):
         TVineSynth(response="y", sensitive=["a"]).fit(table, schema)
 
 

@@ -13,6 +13,7 @@ from ..evaluation.catalogue import CATALOGUE, TSTR_METRICS, Group, PerColumn
 from ..evaluation.intervals import SMALL_N, interval_words
 from ..evaluation.records import REAL, SHUFFLED
 from ..evaluation.summary import Summary
+from ..text import percent
 from .axes import Axis
 from .selection import Column, Selection, level_column, level_column_names
 
@@ -108,13 +109,13 @@ def verdict_sentences(selection: Selection, summary: Summary, level: int, sensit
             continue
         if name in TSTR_METRICS:
             y = response or "the response"
-            out.append(f"Models trained on the synthetic data predict {y} {part:.0%} as well as models trained on the "
-                       "real data (counting what they do better than chance).")
+            out.append(f"Models trained on the synthetic data predict {y} {percent(part)} as well as models trained "
+                       "on the real data (counting what they do better than chance).")
         elif name == "pair_structure":
-            out.append(f"It keeps {part:.0%} of the associations between pairs of columns that the real data has.")
+            out.append(f"It keeps {percent(part)} of the associations between pairs of columns that the real data has.")
         elif name == "ci_overlap":
             out.append(f"A regression of {response or 'the response'} on the synthetic data gives confidence "
-                       f"intervals that overlap those of the real data by {part:.0%}.")
+                       f"intervals that overlap those of the real data by {percent(part)}.")
     verdicts = point_verdicts(summary, sensitive, level=level)
     if verdicts:
         risky = [v.name for v in verdicts if v.verdict != "none"]
@@ -176,14 +177,14 @@ def explain_level(selection: Selection, summary: Summary, level: int, sensitive:
         anchor = selection.anchors.get("utility", {})
         anchor = anchor.get(name) if isinstance(anchor, dict) else anchor
         if selection.method == "minmax":
-            scale = f"{100 * part:.0f} % of the way from the worst of these levels to the best (min-max scaling)"
+            scale = f"{percent(part)} of the way from the worst of these levels to the best (min-max scaling)"
         else:
-            scale = (f"{100 * part:.0f} % of the way from 'nothing kept' to 'as the real data'"
+            scale = (f"{percent(part)} of the way from 'nothing kept' to 'as the real data'"
                      f"{_anchors(anchor, selection.method)}")
         card.costs.append(f"{metric.short}: {_number(value, _n(at, name))} — {scale}.")
         if name == "pair_structure" and part < NEAR_INDEPENDENT and selection.method != "minmax":
             card.warnings.append(f"Level {level} keeps little more pairwise dependence than independent columns "
-                                 f"({100 * part:.0f} % of the real data's): relations between columns other than "
+                                 f"({percent(part)} of the real data's): relations between columns other than "
                                  "those with Y will mostly not be reproduced.")
     if preview is not None:
         cut = preview.cut_at(level)
@@ -199,12 +200,12 @@ def explain_level(selection: Selection, summary: Summary, level: int, sensitive:
     if row["beyond"]:
         card.warnings.append(f"Beyond the anchors (clipped for PU): {row['beyond']}.")
     if level == selection.best_level and float(row["wins"]) < FRAGILE:
-        card.warnings.append(f"Fragile: level {level} is best in only {float(row['wins']):.0%} of resamples within "
+        card.warnings.append(f"Fragile: level {level} is best in only {percent(row['wins'])} of resamples within "
                              "the intervals; look at its neighbours.")
     elif level != selection.best_level and selection.best_level is not None:
         card.notes.append(f"Level {level} is not the best at these settings: level {selection.best_level} is "
-                          f"(best in {float(table.loc[selection.best_level, 'wins']):.0%} of resamples; this level in "
-                          f"{float(row['wins']):.0%}).")
+                          f"(best in {percent(table.loc[selection.best_level, 'wins'])} of resamples; this level in "
+                          f"{percent(row['wins'])}).")
     small = sorted({int(n) for n in at.frame["n"] if n < SMALL_N})
     if small:
         card.warnings.append(f"Some intervals rest on only {', '.join(map(str, small))} replicates: they show a "

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ..errors import DataError
 from ..evaluation.catalogue import CATALOGUE, DEFAULT_UTILITY, TSTR_METRICS, AxisKind
+from ..text import percent
 from .axes import Axis, axis_choices
 
 TSTR = "tstr"
@@ -83,5 +84,5 @@ class UtilityMix:
 
     def describe(self, metric_names=()) -> str:
         """'TSTR AUC 33 %, pair structure 33 %, CI overlap 33 %' — as Choose and the manifest say it."""
-        return ", ".join(f"{axis.metric.short} {100 * weight:.0f} %" for axis, weight in self.axes(metric_names))
+        return ", ".join(f"{axis.metric.short} {percent(weight)}" for axis, weight in self.axes(metric_names))
 

@@ -23,6 +23,7 @@ from ..evaluation.dp_audit import AuditResult
 from ..evaluation.intervals import interval_words
 from ..evaluation.records import REAL
 from ..evaluation.summary import Summary
+from ..text import percent
 from .axes import Axis
 from .gdpr import point_verdicts
 
@@ -72,7 +73,7 @@ def attribute_line(summary: Summary, sensitive: list[str], level: int) -> Office
     elif share <= 0:
         verdict, kind = f"an attacker learns as much about {column}{least} as from the real rows, or more", "warn"
     else:
-        verdict, kind = (f"the release removes {100 * share:.0f} % of what the real rows let an attacker learn about "
+        verdict, kind = (f"the release removes {percent(share)} of what the real rows let an attacker learn about "
                          f"{column}{least}"), "info"
     return OfficerLine(topic, f"{topic} ({what}): {verdict} ({numbers}; {anchors}).", kind)
 

@@ -11,6 +11,7 @@ from ..evaluation.catalogue import CATALOGUE, DEFAULT_PRIVACY_AXIS, PerColumn
 from ..evaluation.dp_audit import audits_from_records
 from ..evaluation.records import HOLDER, REFERENCE_MODELS
 from ..evaluation.summary import Summary, summarise
+from ..text import percent
 from .axes import Axis
 from .mix import DEFAULT_UTILITY, UtilityMix
 from .selection import HIGH, LOW, Column, Selection, level_column, level_column_names, level_table, select
@@ -164,7 +165,7 @@ def why_text(selection: Selection | None, level: int, alpha: float, method: str,
     if best is None or best != level:
         return f"level {level} was released without being chosen; no level was recommended at {settings}"
     wins = float(selection.table.set_index("level").loc[best, "wins"])
-    return (f"recommended at {settings}: the best level by PU_t (best in {wins:.0%} of resamples within the "
+    return (f"recommended at {settings}: the best level by PU_t (best in {percent(wins)} of resamples within the "
             "intervals); not chosen by the user")
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
+from ..text import percent
 
 
 class ColumnType(StrEnum):
@@ -295,8 +296,8 @@ def infer_schema(df: pd.DataFrame, response: str | None = None,
         role, drop_reason = Role.COVARIATE, None
         if mostly_missing(col) and col.notna().any():  # whatever its few present cells look like (one value, two)
             role = Role.DROPPED
-            drop_reason = (f"missing in {col.isna().mean():.0%} of the rows: a model would invent nearly all of it; "
-                           "the release leaves it empty")
+            drop_reason = (f"missing in {percent(col.isna().mean())} of the rows: a model would invent nearly all of "
+                           "it; the release leaves it empty")
         elif ctype in UNMODELLED_TYPES:
             role = Role.DROPPED
             drop_reason = {

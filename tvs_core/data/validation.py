@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, DataErrors
+from ..text import percent
 from .schema import CATEGORICAL_TYPES, DATE_FIX, MOSTLY_MISSING, STRAY_TEXT, ColumnType, Role, Schema, not_dates
 
 MIN_ROWS = 50
@@ -71,7 +72,7 @@ def validate(df: pd.DataFrame, schema: Schema, measure: str = "kendall",
                                       column=spec.name, fix="Drop the column or fill it in."))
         elif spec.modelled and n and col.isna().mean() > MOSTLY_MISSING:
             problems.append(DataError(
-                f"Column '{spec.name}' is missing in {col.isna().mean():.0%} of the rows; a model would invent "
+                f"Column '{spec.name}' is missing in {percent(col.isna().mean())} of the rows; a model would invent "
                 "nearly all of it.", column=spec.name, fix="Drop the column (role 'dropped')."))
         numbers = spec.type in (ColumnType.CONTINUOUS, ColumnType.INTEGER)  # else text cells are labels, as meant
         cells = _cell_problems(spec.name, col, expect_numbers=numbers) if spec.modelled else []

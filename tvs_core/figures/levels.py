@@ -10,6 +10,7 @@ from plotly.subplots import make_subplots
 
 from ..choice.selection import HIGH, LOW, Column, level_column
 from ..evaluation.records import holder_rows
+from ..text import percent
 from .style import (
     BEST_COLOUR,
     CORRELATION_SCALE,
@@ -151,7 +152,7 @@ def pu_curve(table: pd.DataFrame, best_level: int | None, selected_level: int | 
                                  marker={"symbol": "star", "size": 20, "color": BEST_COLOUR,
                                          "line": {"color": "#444444", "width": 1}}, hoverinfo="skip"))
         fig.add_annotation(x=int(best_level), y=float(row["PU"]), ax=0, ay=-40, showarrow=True, arrowhead=2,
-                           text=f"best: {int(best_level)} (wins {100 * float(row['wins']):.0f} % of resamples)")
+                           text=f"best: {int(best_level)} (wins {percent(row['wins'])} of resamples)")
     chosen = ranked[ranked["level"] == selected_level] if selected_level is not None else ranked.iloc[0:0]
     if len(chosen):
         fig.add_trace(go.Scatter(x=[int(selected_level)], y=[float(chosen["PU"].iloc[0])], mode="markers",

@@ -12,6 +12,7 @@ from ..evaluation.summary import Summary, summarise
 from ..model.generator import SyntheticGenerator
 from ..model.ordering import default_levels
 from ..storage.store import ACTIVE, Store
+from ..text import percent
 from .config import SweepConfig
 from .context import split_tables
 from .first_look import without_first_look
@@ -52,7 +53,7 @@ class JobView:
             record.pop("holdout_fraction", None)
             record["holdout"] = f"the user's own hold-out file ({len(self.tables()[1])} rows); no random split"
         else:
-            record["holdout"] = f"a random, stratified {record['holdout_fraction']:.0%} of the table"
+            record["holdout"] = f"a random, stratified {percent(record['holdout_fraction'])} of the table"
         return record
 
     @property

@@ -15,6 +15,7 @@ from ..evaluation.anonymity import Part
 from ..evaluation.catalogue import CATALOGUE, GDPR_CRITERIA, GDPR_PARTS, GDPR_RECORDS, GROUPS, SOURCES, Group, Source
 from ..evaluation.intervals import SMALL_N, interval_name
 from ..evaluation.summary import readable
+from ..text import percent
 from .context import ReportContext
 from .html import HALF, e, figure, figure_row, fmt, items, side_by_side, table
 
@@ -51,7 +52,7 @@ def _pu_table(c: ReportContext) -> pd.DataFrame:
     out["PU"] = t["PU"]
     out["PU range over redraws"] = [f"{fmt(lo, 2)}–{fmt(hi, 2)}" for lo, hi in zip(
         t[level_column(Column.PU, end=LOW)], t[level_column(Column.PU, end=HIGH)], strict=True)]
-    out["best in (share of redraws)"] = [f"{100 * w:.0f} %" for w in t["wins"]]
+    out["best in (share of redraws)"] = [percent(w) for w in t["wins"]]
     out["Pareto-optimal"] = ["yes" if p else "" for p in t["pareto"]]
     return out.round(3)
 
