@@ -70,9 +70,9 @@ def test_drop_rows_reports_rows_dropped(holey_table, schema):
     assert list(out.columns) == schema.modelled and "notes" not in out.columns
     assert out_schema.names == schema.modelled
     assert f"dropped {len(expected)} of {N} rows" in report.summary()
-    # the surviving rows are the complete ones, in their original order
+    # the surviving rows are the complete ones, in their original order, under their labels in the table given
     kept = [i for i in range(N) if i not in expected]
-    pd.testing.assert_series_equal(out["bp"], holey_table["bp"].iloc[kept].reset_index(drop=True))
+    pd.testing.assert_series_equal(out["bp"], holey_table["bp"].iloc[kept])
 
 
 def test_missing_values_in_dropped_columns_do_not_drop_rows(holey_table, schema):
@@ -115,7 +115,8 @@ def test_impute_adds_indicators_matching_the_missing_cells(holey_table, schema):
 
 def test_impute_fill_values(holey_table, schema):
     out, _, report = apply_missing_policy(holey_table, schema, "impute")
-    kept = holey_table.drop(index=RESPONSE_MISSING).reset_index(drop=True)
+    kept = holey_table.drop(index=RESPONSE_MISSING)
+    assert out.index.equals(kept.index)  # the rows kept, under their labels in the table given
     assert report.fill_values["age"] == pytest.approx(kept["age"].median())
     assert report.fill_values["group"] == kept["group"].mode().iloc[0]
     assert isinstance(report.fill_values["visits"], int)

@@ -74,10 +74,6 @@ def test_a_hold_out_row_with_a_missing_cell_is_dropped_under_drop_rows(data, tab
     assert np.array_equal(encoded, np.delete(data.test, 7, axis=0))
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "bug: encode_rows runs the missing-value policy on the hold-out alone, so a column complete in the hold-out gets "
-    "no '__missing' indicator and the reindex to the training encoder's names fills that column with NaN (TRTR then "
-    "fails: 'Input X contains NaN')"))
 def test_under_impute_a_complete_hold_out_row_is_encoded_as_not_missing(tables, schema):
     train, test = tables[0].copy(), tables[1]
     train.loc[3, "age"] = np.nan
@@ -99,9 +95,6 @@ def test_every_training_row_keeps_its_label_when_none_is_dropped(data):
     assert list(data.train_labels) == list(range(100))
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "bug: the missing-value policy resets the index, so after a row is dropped train_labels are positions, not "
-    "'each encoded training row's label in the training table' (jobs/view.py exposure() then names the wrong row)"))
 def test_a_dropped_training_row_leaves_the_others_their_own_labels(tables, schema):
     train = tables[0].copy()
     train.loc[3, "age"] = np.nan

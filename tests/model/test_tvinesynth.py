@@ -139,10 +139,7 @@ def test_a_level_above_the_fitted_one_is_refused_naming_the_levels_to_choose_fro
     assert "from 0 to 5" in caught.value.fix
 
 
-@pytest.mark.parametrize("level", [-1, pytest.param(-2, marks=pytest.mark.xfail(
-    strict=True, raises=ValueError,
-    reason="bug: sample() seeds its stream with level + 1 before the level is checked, so any level below -1 "
-           "fails in numpy's SeedSequence ('expected non-negative integer') instead of the DataError of -1"))])
+@pytest.mark.parametrize("level", [-1, -2, -50])  # below -1 the stream's seed (level + 1) was numpy's error
 def test_a_negative_level_is_refused_with_the_lowest_level_named(model, level):
     with pytest.raises(DataError, match=f"Truncation level {level} is negative") as caught:
         model.sample(10, truncation_level=level)

@@ -47,7 +47,8 @@ def apply_missing_policy(df: pd.DataFrame, schema: Schema,
     ``impute`` fills each cell with the column's median (numbers, dates) or mode (categories) and adds
     a binary ``<col>__missing`` column that the vine models like any covariate, so the pattern of
     missingness is reproduced when the synthetic data are decoded (see ``reapply_missingness``).
-    Rows with a missing response are always dropped: a response cannot be imputed honestly.
+    Rows with a missing response are always dropped: a response cannot be imputed honestly. The rows kept keep
+    their labels in ``df``, so that a row can be named as the user's table names it.
     """
     if policy not in ("drop_rows", "impute"):
         from ..errors import DataError
@@ -59,13 +60,13 @@ def apply_missing_policy(df: pd.DataFrame, schema: Schema,
     response = schema.response
     if policy == "drop_rows":
         keep = table.notna().all(axis=1)
-        out = table.loc[keep].reset_index(drop=True)
+        out = table.loc[keep]
         report = MissingReport(policy, n_before, len(out), int((~keep).sum()),
                                int(table[response].isna().sum()) if response else 0)
         return out, Schema(tuple(schema[c] for c in modelled)), report
 
     keep = table[response].notna() if response else pd.Series(True, index=table.index)
-    out = table.loc[keep].reset_index(drop=True).copy()
+    out = table.loc[keep].copy()
     specs = [schema[c] for c in modelled]
     cells, fills, indicators = {}, {}, {}
     for spec in list(specs):

@@ -18,6 +18,7 @@ class PreparedTable:
     report: MissingReport
     encoder: TableEncoder
     values: pd.DataFrame  # numeric view, one column per modelled column
+    labels: pd.Index  # each modelled row's label in the table given (rows the policy dropped are absent)
 
 
 def prepare_table(table: pd.DataFrame, schema: Schema, missing: str = "drop_rows") -> PreparedTable:
@@ -27,6 +28,8 @@ def prepare_table(table: pd.DataFrame, schema: Schema, missing: str = "drop_rows
                 and not pd.api.types.is_datetime64_any_dtype(table[spec.name]):
             check_dates(table[spec.name])
     modelled, model_schema, report = apply_missing_policy(table, schema, missing)
+    labels = modelled.index
+    modelled = modelled.reset_index(drop=True)
     encoder = TableEncoder(model_schema).fit(modelled)
     values = pd.DataFrame(encoder.transform(modelled), columns=encoder.names)
-    return PreparedTable(modelled, model_schema, report, encoder, values)
+    return PreparedTable(modelled, model_schema, report, encoder, values, labels)

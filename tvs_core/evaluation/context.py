@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.encoding import TableEncoder
+from ..data.missing import INDICATOR_SUFFIX
 from ..data.prepare import prepare_table
 from ..data.schema import CATEGORICAL_TYPES, Schema
 from ..errors import DataError
@@ -82,8 +83,12 @@ class FittedModels:
 
 
 def encode_rows(encoder: TableEncoder, table: pd.DataFrame, schema: Schema, missing: str = "drop_rows") -> np.ndarray:
-    """Rows of another table (the hold-out rows, a release) in an encoding fitted on the training rows."""
-    return encoder.transform(prepare_table(table, schema, missing).modelled.reindex(columns=encoder.names))
+    """Rows of another table (the hold-out rows, a release) in an encoding fitted on the training rows. Under
+    ``impute`` a column with no gap in these rows gets no missingness indicator of its own: its training indicator
+    reads 0 (nothing missing) here."""
+    modelled = prepare_table(table, schema, missing).modelled
+    complete = {name: 0 for name in encoder.names if name.endswith(INDICATOR_SUFFIX) and name not in modelled}
+    return encoder.transform(modelled.assign(**complete).reindex(columns=encoder.names))
 
 
 @dataclass
@@ -121,7 +126,7 @@ class EvaluationData:
         prepared = prepare_table(train, schema, missing)
         return cls(prepared.encoder, prepared.schema, prepared.values.to_numpy(),
                    encode_rows(prepared.encoder, test, schema, missing), list(prepared.encoder.names),
-                   train_labels=prepared.modelled.index)
+                   train_labels=prepared.labels)
 
     @classmethod
     def from_model(cls, model: SyntheticGenerator, train: pd.DataFrame, test: pd.DataFrame) -> EvaluationData:

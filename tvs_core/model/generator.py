@@ -26,6 +26,12 @@ MODEL_FORMAT = "tvinesynth-studio-model"
 MODEL_FORMAT_VERSION = 1
 
 
+def refuse_negative_level(truncation_level: int | None) -> None:
+    """A level is 0 (every column on its own) or more, and the error says so in the library's words."""
+    if truncation_level is not None and int(truncation_level) < 0:
+        raise DataError(f"Truncation level {int(truncation_level)} is negative.", fix="Use 0 (independence) or more.")
+
+
 class SyntheticGenerator:
     """Base generator. Configure in ``__init__``, ``fit(table)``, then ``sample(n, ...)``.
 
@@ -117,6 +123,7 @@ class SyntheticGenerator:
     def sample_values(self, n: int, truncation_level: int | None = None, seed: int | None = None) -> np.ndarray:
         """Synthetic rows in the encoder's numeric coding (what the metrics consume)."""
         self._check_fitted()
+        refuse_negative_level(truncation_level)  # before the level seeds the stream
         return self._sample_values(int(n), truncation_level, self._rng(seed, truncation_level))
 
     def _fit_margins(self, values: np.ndarray):

@@ -9,7 +9,7 @@ from scipy.special import ndtr, ndtri
 from ..errors import DataError
 from .exact_linalg import exact_product
 from .families import DEFAULT_PRESET, get_preset
-from .generator import SyntheticGenerator
+from .generator import SyntheticGenerator, refuse_negative_level
 
 LINEAR_FAMILIES = {pv.BicopFamily.indep, pv.BicopFamily.gaussian}
 LINEAR_TOLERANCE = 1e-9  # largest difference in u from pyvinecopulib's own inverse Rosenblatt we accept
@@ -93,8 +93,7 @@ class VineGenerator(SyntheticGenerator):
                     f"with t_max >= {truncation_level}.")
             return self.vine_
         level = int(truncation_level)
-        if level < 0:
-            raise DataError(f"Truncation level {level} is negative.", fix="Use 0 (independence) or more.")
+        refuse_negative_level(level)
         if level not in self._truncated:
             # the first ``level`` trees of pair copulas on the truncated structure: the same vine as a JSON copy
             # truncated in place (same pair copulas, same samples: tested), 5x cheaper (the games truncate every
