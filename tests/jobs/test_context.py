@@ -153,6 +153,8 @@ def test_baselines_are_named_as_the_sweep_names_them(table, holder):
     assert [b.label for b in context.baselines] == ["independent", "dp_vine:1"]
     assert context.baseline("dp_vine:1").config["epsilon"] == 1.0
     assert context.baseline("independent").name == "independent"
+    with pytest.raises(KeyError, match="no baseline 'rvine' in this job; its baselines: independent, dp_vine:1"):
+        context.baseline("rvine")
 
 
 def test_an_unknown_baseline_is_refused_with_the_names_to_choose_from(table, holder):

@@ -49,7 +49,13 @@ class JobContext:
     dp_audit_trials: int = 0  # fits of the DP audit of every baseline that claims an ε (0: no audit)
 
     def baseline(self, label: str) -> GeneratorSpec:
-        return next(b for b in self.baselines if b.label == label)
+        """The recipe of the job's baseline ``label``; KeyError naming the job's baselines for any other (a
+        StopIteration would end whatever generator happened to ask)."""
+        for spec in self.baselines:
+            if spec.label == label:
+                return spec
+        raise KeyError(f"no baseline '{label}' in this job; its baselines: "
+                       f"{', '.join(b.label for b in self.baselines) or 'none'}")
 
     def details(self) -> dict:
         """What a job view needs without rebuilding the context (stored with the job)."""

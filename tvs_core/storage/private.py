@@ -80,12 +80,8 @@ def read_private(path: Path) -> bytes:
 def write_private(path: Path, data: bytes) -> Path:
     """``data`` at ``path``, 0600, whole or not at all: a temporary file beside it, renamed over it (a link planted
     at ``path`` is replaced, never followed)."""
-    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)  # made 0600
+    name = _written_beside(path, data)
     try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
         os.replace(name, path)
     except BaseException:
         Path(name).unlink(missing_ok=True)
@@ -93,22 +89,31 @@ def write_private(path: Path, data: bytes) -> Path:
     return path
 
 
-def create_private_with(path: Path, data: bytes) -> bool:
-    """``data`` at ``path``, 0600, unless a file is there already (False then): written whole beside it, then
-    linked into place, so a reader never sees half of it and of two processes the first one's file stands."""
+def _written_beside(path: Path, data: bytes) -> str:
+    """A temporary file of ours (0600) beside ``path`` holding ``data``, on disk; its name."""
     handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part", dir=path.parent)  # made 0600
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
-        try:
-            os.link(name, path)  # fails on anything at path, a link included, and never follows one
-        except FileExistsError:
-            return False
-        return True
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    return name
+
+
+def create_private_with(path: Path, data: bytes) -> bool:
+    """``data`` at ``path``, 0600, unless a file is there already (False then): written whole beside it, then
+    linked into place, so a reader never sees half of it and of two processes the first one's file stands."""
+    name = _written_beside(path, data)
+    try:
+        os.link(name, path)  # fails on anything at path, a link included, and never follows one
+    except FileExistsError:
+        return False
     finally:
         Path(name).unlink(missing_ok=True)
+    return True
 
 
 def append_private(path: Path) -> int:
