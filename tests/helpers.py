@@ -91,3 +91,21 @@ def shown(markdown: str) -> str:
     import re
 
     return re.sub(r"\\(.)", r"\1", markdown)
+
+
+class PlantedPickle:
+    """A pickle that makes the file ``marker`` when it is read: what another account could plant, or what an earlier
+    version kept. Whatever reads the store must leave ``marker`` absent."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return open, (self.marker, "w")
+
+
+def stored_job(store, job_id: str = "job", status: str = "queued", config: dict | None = None, **fields) -> str:
+    """A job's row in ``store`` with this status and these fields, for a test that runs nothing."""
+    store.create_job(job_id, "fingerprint", {"response": "y"} if config is None else config)
+    store.update_job(job_id, status=status, **fields)
+    return job_id

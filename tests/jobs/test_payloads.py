@@ -9,6 +9,7 @@ import zipfile
 import numpy as np
 import pytest
 
+from tests.helpers import PlantedPickle
 from tvs_core.errors import TVSError
 from tvs_core.evaluation.forests import RandomForestClassifier
 from tvs_core.jobs.payloads import (
@@ -53,20 +54,10 @@ def test_no_shadow_and_no_attacker_make_valid_payloads():
     assert attackers_from_payload(attackers_payload({})) == {}
 
 
-class _Planted:
-    """What an attacker (or an earlier version) could leave in the store: a pickle that acts when read."""
-
-    def __init__(self, marker):
-        self.marker = str(marker)
-
-    def __reduce__(self):
-        return open, (self.marker, "w")
-
-
 @pytest.mark.parametrize("read", [shadows_from_payload, attackers_from_payload])
 def test_a_pickle_in_the_store_is_refused_and_never_run(tmp_path, read):
     marker = tmp_path / "ran"
-    planted = pickle.dumps(_Planted(marker))
+    planted = pickle.dumps(PlantedPickle(marker))
     assert not current(planted)
     with pytest.raises(TVSError, match="earlier version.*Start the sweep again"):
         read(planted)
@@ -78,7 +69,7 @@ def test_a_pickle_inside_the_archive_is_refused_and_never_run(tmp_path):
     marker = tmp_path / "ran"
     buffer = io.BytesIO()
     np.savez(buffer, format=np.array([1]), kind=np.array(["shadows"]), keys=np.zeros((1, 2), np.int64),
-             features=np.array([_Planted(marker)], dtype=object), labels=np.zeros(1), lengths=np.ones(1, np.int64))
+             features=np.array([PlantedPickle(marker)], dtype=object), labels=np.zeros(1), lengths=np.ones(1, np.int64))
     with pytest.raises(TVSError, match="damaged"):
         shadows_from_payload(buffer.getvalue())
     assert not marker.exists()

@@ -17,6 +17,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from tests.helpers import stored_job
 from tvs_core.jobs import process
 from tvs_core.jobs.process import (
     Terminated,
@@ -37,17 +38,6 @@ def dead_pid() -> int:
 
 def this_process() -> dict:
     return {"pid": os.getpid(), "pid_started": process_start_time(os.getpid())}
-
-
-@pytest.fixture
-def store(tmp_path):
-    return Store(tmp_path)
-
-
-def job(store: Store, job_id: str, status: str, **fields) -> str:
-    store.create_job(job_id, "fingerprint", {"response": "y"})
-    store.update_job(job_id, status=status, **fields)
-    return job_id
 
 
 @pytest.fixture
@@ -131,7 +121,7 @@ def test_a_worker_that_exited_but_was_not_reaped_is_gone():
 
 # -- cancel_job ----------------------------------------------------------------------------------------------------
 def test_a_cancel_sets_the_jobs_flag_and_a_job_without_a_worker_is_cancelled_at_once(store, no_kill):
-    job_id = job(store, "a", "running", pid=dead_pid(), pid_started=1.0)
+    job_id = stored_job(store, "a", "running", pid=dead_pid(), pid_started=1.0)
     cancel_job(store, job_id, grace_seconds=0)
     row = store.job(job_id)
     assert store.cancel_requested(job_id) and row["status"] == "cancelled" and row["finished"] is not None
@@ -141,7 +131,7 @@ def test_a_cancel_sets_the_jobs_flag_and_a_job_without_a_worker_is_cancelled_at_
 
 def test_a_cancel_never_kills_the_process_that_reused_a_dead_workers_pid(store, no_kill):
     row = this_process()
-    job_id = job(store, "a", "running", pid=row["pid"], pid_started=row["pid_started"] + 1)
+    job_id = stored_job(store, "a", "running", pid=row["pid"], pid_started=row["pid_started"] + 1)
     cancel_job(store, job_id, grace_seconds=0)
     assert no_kill == [] and store.job(job_id)["status"] == "cancelled"
     assert "killed" not in {e["kind"] for e in store.events(job_id)}
@@ -150,7 +140,7 @@ def test_a_cancel_never_kills_the_process_that_reused_a_dead_workers_pid(store, 
 def test_a_worker_that_does_not_stop_within_the_grace_is_killed_as_a_group(store, no_kill):
     """The worker here is this process, recorded with its true start time: the kill is recorded, not sent."""
     row = this_process()
-    job_id = job(store, "a", "queued", **row)
+    job_id = stored_job(store, "a", "queued", **row)
     cancel_job(store, job_id, grace_seconds=0)
     assert no_kill == [(row["pid"], signal.SIGKILL)]
     assert store.job(job_id)["status"] == "cancelled"
@@ -161,7 +151,7 @@ def test_a_worker_that_does_not_stop_within_the_grace_is_killed_as_a_group(store
 def test_a_worker_that_stops_within_the_grace_is_not_killed(store, no_kill):
     """The worker ends (here: its row says another process now holds its pid) while the cancel waits."""
     row = this_process()
-    job_id = job(store, "a", "running", **row)
+    job_id = stored_job(store, "a", "running", **row)
     timer = threading.Timer(0.3, lambda: Store(store.workspace).update_job(job_id, pid_started=-1.0))
     timer.start()
     try:
@@ -173,7 +163,7 @@ def test_a_worker_that_stops_within_the_grace_is_not_killed(store, no_kill):
 
 @pytest.mark.parametrize("status", ["done", "failed", "interrupted"])
 def test_a_cancel_leaves_an_ended_jobs_status_as_it_was(store, no_kill, status):
-    job_id = job(store, "a", status, pid=None)
+    job_id = stored_job(store, "a", status, pid=None)
     cancel_job(store, job_id, grace_seconds=0)
     assert store.job(job_id)["status"] == status and no_kill == []
 
@@ -183,13 +173,13 @@ def test_only_running_jobs_whose_worker_is_gone_are_resumed(store, monkeypatch):
     started = []
     monkeypatch.setattr(process, "start_worker", lambda store, job_id, n_jobs=2: started.append((job_id, n_jobs)))
     alive = this_process()
-    job(store, "crashed", "running", pid=dead_pid(), pid_started=1.0)
-    job(store, "reused", "running", pid=alive["pid"], pid_started=alive["pid_started"] + 1)
-    job(store, "never-recorded", "running", pid=None)
-    job(store, "live", "running", **alive)
-    job(store, "interrupted", "interrupted", pid=dead_pid(), pid_started=1.0)
-    job(store, "done", "done", pid=dead_pid(), pid_started=1.0)
-    job(store, "failed", "failed", pid=None)
+    stored_job(store, "crashed", "running", pid=dead_pid(), pid_started=1.0)
+    stored_job(store, "reused", "running", pid=alive["pid"], pid_started=alive["pid_started"] + 1)
+    stored_job(store, "never-recorded", "running", pid=None)
+    stored_job(store, "live", "running", **alive)
+    stored_job(store, "interrupted", "interrupted", pid=dead_pid(), pid_started=1.0)
+    stored_job(store, "done", "done", pid=dead_pid(), pid_started=1.0)
+    stored_job(store, "failed", "failed", pid=None)
     resumed = resume_orphans(store, n_jobs=3)
     assert sorted(resumed) == ["crashed", "never-recorded", "reused"]
     assert sorted(started) == [(name, 3) for name in sorted(resumed)]
@@ -213,7 +203,7 @@ def test_a_worker_starts_in_a_session_of_its_own_and_the_job_records_it(store, m
         return SimpleNamespace(pid=os.getpid())
 
     monkeypatch.setattr(process.subprocess, "Popen", popen)
-    job_id = job(store, "a", "interrupted", cancel=1)
+    job_id = stored_job(store, "a", "interrupted", cancel=1)
     assert start_worker(store, job_id, n_jobs=3, backend="dask", address=address) == os.getpid()
     command = seen["command"]
     assert command[:5] == [sys.executable, "-m", "tvs_core", "worker", job_id]

@@ -23,16 +23,10 @@ from tvs_core.jobs.submission import (
     submit,
     with_externals,
 )
-from tvs_core.storage import Store
 
 
 def config(**changes):
     return SweepConfig(**{"response": "y", "sensitive": ["income"], "baselines": ["independent"], **changes})
-
-
-@pytest.fixture
-def store(tmp_path):
-    return Store(tmp_path)
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import time
 import pandas as pd
 import pytest
 
-from tests.helpers import TINY
+from tests.helpers import TINY, PlantedPickle
 from tvs_core import load_demo
 from tvs_core.choice.summary import summary_json
 from tvs_core.jobs import JobView, SweepConfig, submit
@@ -113,16 +113,6 @@ def test_worker_killed_mid_job_resumes_to_the_same_numbers(table, reference, tmp
     pd.testing.assert_frame_equal(sorted_records(store, job_id), expected)
 
 
-class _Planted:
-    """A pickle that acts when read: what an earlier version kept (harmlessly), or what an attacker could plant."""
-
-    def __init__(self, marker):
-        self.marker = str(marker)
-
-    def __reduce__(self):
-        return open, (self.marker, "w")
-
-
 def test_a_job_begun_by_an_earlier_version_resumes_without_reading_its_pickles(reference, tmp_path):
     """An earlier version kept the membership shadows and attackers as pickles. Resuming such a job runs those tasks
     again instead of reading them (no pickle is read from disk), and ends with the numbers an unbroken sweep
@@ -135,7 +125,7 @@ def test_a_job_begun_by_an_earlier_version_resumes_without_reading_its_pickles(r
     assert kept and {head for head in kept.values()} == {b"PK\x03\x04"}  # this version's shadows and attackers
     with store.transaction() as db:
         db.execute("UPDATE results SET payload = ? WHERE job_id = ? AND payload IS NOT NULL",
-                   (pickle.dumps(_Planted(marker)), job_id))
+                   (pickle.dumps(PlantedPickle(marker)), job_id))
     evaluations = [r["task"] for r in store.results(job_id) if r["kind"] == "mia_eval"]
     store.forget_results(job_id, evaluations)  # stopped before the membership evaluations
     store.update_job(job_id, status="interrupted")

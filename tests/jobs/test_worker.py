@@ -12,6 +12,7 @@ import pickle
 
 import pytest
 
+from tests.helpers import PlantedPickle, stored_job
 from tvs_core.errors import DataError, DataErrors, TVSError
 from tvs_core.jobs import worker
 from tvs_core.jobs.engine import TaskResult
@@ -22,17 +23,6 @@ from tvs_core.storage.store import Store
 
 JOB = "abc123"
 SECRET = "patient 4711 earns 98765"  # what an exception's message may quote of the data
-
-
-@pytest.fixture
-def store(tmp_path):
-    return Store(tmp_path)
-
-
-def stored_job(store: Store, status: str = "queued", **fields) -> str:
-    store.create_job(JOB, "fingerprint", {"response": "y"})
-    store.update_job(JOB, status=status, **fields)
-    return JOB
 
 
 @pytest.fixture
@@ -80,7 +70,7 @@ def test_a_bug_is_named_by_its_type_and_the_log_never_quoting_its_message(tmp_pa
 
 # -- StoreSink -----------------------------------------------------------------------------------------------------
 def test_every_result_is_committed_as_it_arrives_and_progress_sees_it_stored(store):
-    stored_job(store, "running")
+    stored_job(store, JOB, "running")
     seen = []
     sink = StoreSink(store, JOB, progress=lambda job: seen.append((job["done"], sorted(sink.done()))))
     records = [{"model": "tvinesynth", "metric": "mab", "value": 0.5}]
@@ -96,13 +86,13 @@ def test_every_result_is_committed_as_it_arrives_and_progress_sees_it_stored(sto
 
 
 def test_a_sink_without_progress_stores_all_the_same(store):
-    stored_job(store, "running")
+    stored_job(store, JOB, "running")
     StoreSink(store, JOB).add(TaskResult("reference", "reference", [], None, {}))
     assert store.done_tasks(JOB) == {"reference"} and store.results(JOB)[0]["seconds"] == 0.0
 
 
 def test_the_sink_reads_the_cancel_flag_from_the_store_and_notes_go_to_the_jobs_events(store):
-    stored_job(store, "running")
+    stored_job(store, JOB, "running")
     sink = StoreSink(store, JOB)
     assert sink.cancelled() is False
     Store(store.workspace).request_cancel(JOB)  # another process: the dashboard's Cancel
@@ -122,7 +112,7 @@ def test_an_unknown_job_is_refused(store, sweep):
 
 def test_a_finished_job_is_answered_without_running_or_touching_it(store, sweep):
     ran = sweep("failed")
-    stored_job(store, "done", pid=None, finished=123.0)
+    stored_job(store, JOB, "done", pid=None, finished=123.0)
     assert run_job(store, JOB) == "done"
     assert ran == [] and store.job(JOB)["finished"] == 123.0 and kinds(store) == ["created"]
 
@@ -132,7 +122,7 @@ def test_a_job_another_live_worker_runs_is_refused_and_left_to_it(store, sweep, 
     """The other worker is this test's parent process, recorded with its true start time."""
     ran = sweep("done")
     other = os.getppid()
-    stored_job(store, status, pid=other, pid_started=process_start_time(other), heartbeat=5.0)
+    stored_job(store, JOB, status, pid=other, pid_started=process_start_time(other), heartbeat=5.0)
     with pytest.raises(TVSError, match=f"already running in process {other}; one worker per job"):
         run_job(store, JOB)
     row = store.job(JOB)
@@ -146,21 +136,21 @@ def test_a_job_another_live_worker_runs_is_refused_and_left_to_it(store, sweep, 
 ])
 def test_a_job_whose_worker_died_is_taken_over(store, sweep, worker_row):
     ran = sweep("done")
-    stored_job(store, "running", **worker_row)
+    stored_job(store, JOB, "running", **worker_row)
     assert run_job(store, JOB) == "done" and len(ran) == 1
 
 
 def test_a_job_left_failed_by_a_live_process_is_run_again(store, sweep):
     """Only a queued or running job has a worker: a failed job's recorded process is no worker of it."""
     ran = sweep("done")
-    stored_job(store, "failed", pid=os.getppid(), pid_started=process_start_time(os.getppid()))
+    stored_job(store, JOB, "failed", pid=os.getppid(), pid_started=process_start_time(os.getppid()))
     assert run_job(store, JOB) == "done" and len(ran) == 1
 
 
 # -- run_job: how a run ends ---------------------------------------------------------------------------------------
 def test_a_run_records_its_worker_and_ends_with_the_sweeps_status(store, sweep):
     ran = sweep("cancelled")
-    stored_job(store, "interrupted", error="an earlier failure", cancel=1)
+    stored_job(store, JOB, "interrupted", error="an earlier failure", cancel=1)
     assert run_job(store, JOB, n_jobs=3, backend="dask", address="tcp://host:1") == "cancelled"
     assert ran == [(JOB, 3, "dask", "tcp://host:1", "running")]  # running while the sweep runs
     row = store.job(JOB)
@@ -172,7 +162,7 @@ def test_a_run_records_its_worker_and_ends_with_the_sweeps_status(store, sweep):
 
 def test_a_bug_fails_the_job_with_one_sentence_and_a_log_that_does_not_quote_the_data(store, sweep):
     sweep(ValueError(SECRET))
-    stored_job(store)
+    stored_job(store, JOB)
     assert run_job(store, JOB) == "failed"
     row = store.job(JOB)
     assert row["status"] == "failed" and row["finished"] is not None
@@ -184,14 +174,14 @@ def test_a_bug_fails_the_job_with_one_sentence_and_a_log_that_does_not_quote_the
 
 def test_a_problem_of_the_data_fails_the_job_asking_for_new_settings(store, sweep):
     sweep(DataError("The response has one class."))
-    stored_job(store)
+    stored_job(store, JOB)
     assert run_job(store, JOB) == "failed"
     assert store.job(JOB)["error"] == "The response has one class. Change the data or the settings, then press Start."
 
 
 def test_ctrl_c_leaves_the_job_interrupted_ready_to_resume_and_is_passed_on(store, sweep):
     sweep(KeyboardInterrupt())
-    stored_job(store)
+    stored_job(store, JOB)
     with pytest.raises(KeyboardInterrupt):
         run_job(store, JOB)
     assert store.job(JOB)["status"] == "interrupted" and kinds(store)[-1] == "interrupted"
@@ -204,7 +194,7 @@ def test_ctrl_c_leaves_the_job_interrupted_ready_to_resume_and_is_passed_on(stor
 def test_sigterm_leaves_the_job_to_the_dashboards_next_start_only_when_asked(store, sweep, resume_on_restart, status,
                                                                              event):
     sweep(Terminated())
-    stored_job(store)
+    stored_job(store, JOB)
     with pytest.raises(Terminated):
         run_job(store, JOB, resume_on_restart=resume_on_restart)
     assert store.job(JOB)["status"] == status and kinds(store)[-1] == event
@@ -212,29 +202,19 @@ def test_sigterm_leaves_the_job_to_the_dashboards_next_start_only_when_asked(sto
 
 def test_ctrl_c_is_not_taken_for_a_shutdown_even_when_resuming_on_restart(store, sweep):
     sweep(KeyboardInterrupt())
-    stored_job(store)
+    stored_job(store, JOB)
     with pytest.raises(KeyboardInterrupt):
         run_job(store, JOB, resume_on_restart=True)
     assert store.job(JOB)["status"] == "interrupted"
 
 
 # -- _forget_unreadable_payloads -----------------------------------------------------------------------------------
-class _Planted:
-    """A pickle that would act if read: it must never be."""
-
-    def __init__(self, marker):
-        self.marker = str(marker)
-
-    def __reduce__(self):
-        return open, (self.marker, "w")
-
-
 def test_tasks_whose_payload_an_earlier_version_pickled_are_forgotten_and_the_rest_kept(store, tmp_path):
-    stored_job(store, "interrupted")
+    stored_job(store, JOB, "interrupted")
     marker = tmp_path / "pickle ran"
     current = shadows_payload({})
     store.add_result(JOB, "reference", "reference", [{"metric": "mab", "value": 0.1}], 1.0)
-    store.add_result(JOB, "mia_shadow:0", "mia_shadow", [], 1.0, payload=pickle.dumps(_Planted(marker)))
+    store.add_result(JOB, "mia_shadow:0", "mia_shadow", [], 1.0, payload=pickle.dumps(PlantedPickle(marker)))
     store.add_result(JOB, "mia_shadow:1", "mia_shadow", [], 1.0, payload=current)
     store.add_result(JOB, "mia_attackers:0", "mia_attackers", [], 1.0, payload=pickle.dumps({(3, 1): "forest"}))
     _forget_unreadable_payloads(store, JOB)
@@ -245,7 +225,7 @@ def test_tasks_whose_payload_an_earlier_version_pickled_are_forgotten_and_the_re
 
 
 def test_a_job_whose_payloads_are_all_readable_loses_nothing_and_logs_nothing(store):
-    stored_job(store, "interrupted")
+    stored_job(store, JOB, "interrupted")
     store.add_result(JOB, "reference", "reference", [{"metric": "mab", "value": 0.1}], 1.0)
     store.add_result(JOB, "mia_shadow:0", "mia_shadow", [], 1.0, payload=shadows_payload({}))
     _forget_unreadable_payloads(store, JOB)
@@ -253,7 +233,7 @@ def test_a_job_whose_payloads_are_all_readable_loses_nothing_and_logs_nothing(st
 
 
 def test_only_the_jobs_own_stale_payloads_are_forgotten(store):
-    stored_job(store, "interrupted")
+    stored_job(store, JOB, "interrupted")
     store.create_job("def456", "fingerprint", {"response": "y"})
     for job_id in (JOB, "def456"):
         store.add_result(job_id, "mia_shadow:0", "mia_shadow", [], 1.0, payload=pickle.dumps([1, 2]))
