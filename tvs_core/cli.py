@@ -594,8 +594,9 @@ def build_parser() -> argparse.ArgumentParser:
     sweep = sub.add_parser("sweep", help="evaluate every truncation level (resumable; stored in the workspace)")
     data_args(sweep, roles=True)
     model_args(sweep)
-    sweep.add_argument("--levels", type=level_list, help="comma-separated levels, 1 or more "
-                                                         "(default: every 5th, 1 and t_max)")
+    sweep.add_argument("--levels", type=level_list, help="comma-separated levels, 1 or more (default: every 5th, 1 "
+                                                         "and t_max; above 10 such levels, 10 placed where the "
+                                                         "instant preview changes, as on the Sweep page)")
     sweep.add_argument("--preset", choices=list(PROTOCOL_PRESETS), default="quick")
     sweep.add_argument("--holdout", help="hold-out CSV/Parquet to use instead of a 20 %% split")
     sweep.add_argument("--baselines", type=names,
