@@ -81,6 +81,20 @@ def _levels_done_s(store: Store, job: dict, start_wall: float) -> float | None:
     return max(created[key] for key in wanted) - start_wall
 
 
+def _shown_s(store: Store, job: dict, start_wall: float) -> float | None:
+    """Seconds from submit until every level of the sweep had numbers on the scatter: its first look or its own
+    release task, whichever came first; None while a level had neither."""
+    levels = [lv for lv in (job.get("details") or {}).get("levels") or () if lv is not None]
+    first: dict[int, float] = {}
+    for result in store.results(job["id"]):
+        key = result["task"].split(":")
+        if key[0] in ("first_look", "release") and len(key) > 1 and key[1].isdigit():
+            first[int(key[1])] = min(first.get(int(key[1]), float("inf")), result["created"])
+    if not levels or any(level not in first for level in levels):
+        return None
+    return max(first[level] for level in levels) - start_wall
+
+
 def measure(rows: int, columns: int, workspace: Path, backend: str = "loky", timeout: float = TIMEOUT,
             label: str = "") -> dict:
     table = wide_table(rows, columns)
@@ -118,7 +132,8 @@ def measure(rows: int, columns: int, workspace: Path, backend: str = "loky", tim
     return {"rows": rows, "columns": columns, "backend": backend, "status": status, "error": job["error"],
             "wall_s": wall,
             "first_s": first, "first_kind": first_kind, "peak_rss_mb": peak, "kinds": kinds, "label": label,
-            "levels_s": _levels_done_s(store, job, start_wall), "tasks_done": len(store.done_tasks(job_id)),
+            "levels_s": _levels_done_s(store, job, start_wall), "shown_s": _shown_s(store, job, start_wall),
+            "tasks_done": len(store.done_tasks(job_id)),
             "tasks_total": job.get("total"),
             "levels": (job.get("details") or {}).get("levels"), "date": datetime.date.today().isoformat(),
             "code": _commit(), "load": [load_before, os.getloadavg()[0]]}
@@ -144,19 +159,22 @@ def _load(entry: dict) -> str:
 def report(entries: list[dict]) -> str:
     entries = sorted(entries, key=lambda e: (e["columns"], e["rows"], e.get("label", "")))
     lines = ["| rows | columns | backend | run | levels | status | wall | peak RSS | first result "
-             "| every level's quick numbers | share of task time (top 4) | code | load avg before/after |",
-             "|---:|---:|---|---|---:|---|---:|---:|---:|---:|---|---|---|"]
+             "| every level shown | every level's own quick numbers | share of task time (top 4) | code "
+             "| load avg before/after |",
+             "|---:|---:|---|---|---:|---|---:|---:|---:|---:|---:|---|---|---|"]
     for e in entries:
         total = sum(k["seconds"] for k in e["kinds"].values()) or 1.0
         shares = sorted(e["kinds"].items(), key=lambda kv: -kv[1]["seconds"])[:4]
         share = ", ".join(f"{kind} {100 * k['seconds'] / total:.0f} %" for kind, k in shares)
         first = "—" if e["first_s"] is None else f"{e['first_s']:.1f} s ({e['first_kind']})"
         levels = "—" if e.get("levels_s") is None else f"{e['levels_s']:.0f} s"
+        shown = "—" if e.get("shown_s") is None else f"{e['shown_s']:.0f} s"
         status = e["status"] + (f" ({e['tasks_done']} of {e['tasks_total']} tasks)"
                                 if e["status"] != "done" and e.get("tasks_total") else "")
         lines.append(f"| {e['rows']:,} | {e['columns']} | {e.get('backend', 'loky')} | {e.get('label') or '—'} | "
                      f"{len(e['levels'] or [])} | {status} | "
-                     f"{e['wall_s']:.0f} s | {e['peak_rss_mb'] / 1024:.2f} GB | {first} | {levels} | {share} | "
+                     f"{e['wall_s']:.0f} s | {e['peak_rss_mb'] / 1024:.2f} GB | {first} | {shown} | {levels} | "
+                     f"{share} | "
                      f"{e.get('code', UNRECORDED_CODE)} | {_load(e)} |")
     growth = []
     for columns in sorted({e["columns"] for e in entries}):
