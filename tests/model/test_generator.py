@@ -186,3 +186,11 @@ def test_a_count_setting_below_its_minimum_is_refused_with_its_default_as_the_wa
             Counted(epochs=bad, response="y").fit(make_small_table(60))
         assert "leave it at its default (40)" in refused.value.fix
     assert Counted(epochs=2.0, response="y").fit(make_small_table(60)).n_train_ == 60
+
+
+def test_a_generator_without_margins_of_its_own_is_saved_and_samples_the_same_after_loading():
+    """A registered generator may model the encoded values directly (the copy generator): saving it needs no margins."""
+    model = CopyRows(response="y").fit(make_small_table(60))
+    loaded = SyntheticGenerator.from_json(model.to_json())
+    assert type(loaded) is CopyRows and not hasattr(loaded, "margins_")
+    pd.testing.assert_frame_equal(loaded.sample(30, seed=2), model.sample(30, seed=2), check_exact=True)

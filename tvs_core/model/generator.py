@@ -232,7 +232,9 @@ class SyntheticGenerator:
             "format": MODEL_FORMAT, "version": MODEL_FORMAT_VERSION, "generator": self.name,
             "config": self.get_config(), "schema": self.schema_.to_dict(),
             "model_schema": self.model_schema_.to_dict(), "missing": self.missing_report_.to_dict(),
-            "encoder": self.encoder_.to_dict(), "margins": self.margins_.to_dict(),
+            "encoder": self.encoder_.to_dict(),
+            # a generator may model the encoded values without margins of its own (the test's copy generator)
+            "margins": self.margins_.to_dict() if hasattr(self, "margins_") else None,
             "input_columns": self.input_columns_, "dropped": self.dropped_, "n_train": self.n_train_,
             "state": self._state(),
         }
@@ -257,7 +259,8 @@ class SyntheticGenerator:
         model.model_schema_ = Schema.from_dict(payload["model_schema"])
         model.missing_report_ = MissingReport(**payload["missing"])
         model.encoder_ = TableEncoder.from_dict(payload["encoder"], model.model_schema_)
-        model.margins_ = margins_from_dict(payload["margins"])
+        if payload["margins"] is not None:
+            model.margins_ = margins_from_dict(payload["margins"])
         model.input_columns_ = payload["input_columns"]
         model.dropped_ = payload["dropped"]
         model.n_train_ = payload["n_train"]
