@@ -2,8 +2,9 @@
 checks cover every estimator): the function computes exactly the metrics declared with it, each inside its declared
 range and in its declared shape (one value per column for a per-column metric), and the same seed gives the same
 values again. Checked on a class response and on a continuous one: the function must not depend on one kind.
-Every other metric names the function that writes its records (``produced_by``), and that function, played at tiny
-sizes, writes exactly the metrics declared with it."""
+Every other metric names the function that writes its records (``produced_by``: a game, an attack, TSTR, TRTR, the DP
+audit), and that function, played twice at tiny sizes with the same seeds, writes exactly the metrics declared with
+it, each inside its declared range, and the same values again."""
 
 from __future__ import annotations
 
