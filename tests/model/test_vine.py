@@ -98,6 +98,18 @@ def test_an_unknown_family_preset_is_refused_at_fit():
         RVine(response="y", families="nope").fit(make_small_table())
 
 
+@pytest.mark.parametrize("setting, value, named", [
+    ("parametric_method", "ml", "Unknown estimation method 'ml'"), ("t_max", -1, "'t_max' must be a whole number"),
+    ("t_max", 2.5, "'t_max' must be a whole number"), ("families", "nope", "Unknown family preset 'nope'")])
+def test_a_vine_setting_no_fit_can_use_is_refused_in_words_before_any_work(setting, value, named):
+    """Not pyvinecopulib's RuntimeError or TypeError from inside the fit: the setting and its choices."""
+    model = RVine(response="y", **{setting: value})
+    with pytest.raises(DataError, match=named):
+        model.fit(make_small_table())
+    assert not hasattr(model, "encoder_")
+    assert RVine(response="y", t_max=0, families="gaussian").fit(make_small_table()).fitted_level_ == 0
+
+
 def test_a_parametric_method_given_overrides_the_presets():
     assert RVine(families="gaussian")._controls(2).parametric_method == "mle"
     assert RVine(families="gaussian", parametric_method="itau")._controls(2).parametric_method == "itau"

@@ -12,6 +12,7 @@ from .families import DEFAULT_PRESET, get_preset
 from .generator import SyntheticGenerator, refuse_negative_level
 
 LINEAR_FAMILIES = {pv.BicopFamily.indep, pv.BicopFamily.gaussian}
+PARAMETRIC_METHODS = ("mle", "itau")  # pyvinecopulib's estimators of a parametric pair copula
 LINEAR_TOLERANCE = 1e-9  # largest difference in u from pyvinecopulib's own inverse Rosenblatt we accept
 MIN_BLOCK_ROWS = 2_000  # rows below which a thread of its own costs more than it saves
 
@@ -67,6 +68,15 @@ class VineGenerator(SyntheticGenerator):
         # a fitted vine (pyvinecopulib JSON) whose structure and pair-copula families are kept, only their
         # parameters estimated: the games' opt-in "reuse the holder's family selection"
         self.fixed_vine = fixed_vine
+
+    def _check_settings(self) -> None:
+        super()._check_settings()
+        get_preset(self.families)  # an unknown preset is refused with the choices
+        if self.parametric_method not in (None, *PARAMETRIC_METHODS):
+            raise DataError(f"Unknown estimation method '{self.parametric_method}' for {self.name}.",
+                            fix=f"Choose one of: {', '.join(PARAMETRIC_METHODS)}, or leave it to the family preset.")
+        if self.t_max is not None:
+            self._require_counts("t_max", minimum=0)
 
     def _controls(self, trunc_lvl: int, **kwargs) -> pv.FitControlsVinecop:
         preset = get_preset(self.families)
