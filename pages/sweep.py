@@ -13,6 +13,7 @@ from tvs_core.data.io import read_table
 from tvs_core.data.margins import MARGINS
 from tvs_core.evaluation.dp_audit import DEFAULT_TRIALS
 from tvs_core.evaluation.fidelity import kendall_real_and_synthetic
+from tvs_core.evaluation.preview import preview_levels, suggested_levels
 from tvs_core.evaluation.protocol import PRESETS as PROTOCOL_PRESETS
 from tvs_core.evaluation.summary import Summary, summarise
 from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView
@@ -120,10 +121,16 @@ if order is None:
 view = common.job()
 running = view is not None and view.active
 full = list(range(1, order.full_level + 1))
+suggested = suggested_levels(preview_levels(common.associations()[1], order), order.t_max)
 if project.sweep.levels is None or any(level not in full for level in project.sweep.levels):  # empty stays empty
-    common.update_sweep(levels=default_levels(order.t_max))
+    common.update_sweep(levels=suggested)
+default_rule = (f"1, every 5th and the recommended top level t_max = {order.t_max}" if suggested == default_levels(
+    order.t_max) else f"{len(suggested)} levels placed where the instant preview on the Sensitive features page "
+    f"changes (dense where the expected risk or the associations kept change, sparse where they are flat), up to "
+    f"{max(suggested)}, above which the preview sees no change: {', '.join(map(str, suggested))}")
 setting("Truncation levels", "sweep.levels", st.multiselect, options=full,
-        help=f"Default: 1, every 5th and the recommended top level t_max = {order.t_max}.")
+        help=f"Default: {default_rule}. Every level is a full evaluation. To add a level, type its number in the "
+             f"box and pick it (any level from 1 to {order.full_level}); to remove one, click its ×.")
 a, b, c = st.columns(3)
 with a:
     setting("Protocol", "sweep.preset", st.selectbox, options=list(PROTOCOL_PRESETS),

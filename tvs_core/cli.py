@@ -35,6 +35,7 @@ from .evaluation.protocol import PRESETS as PROTOCOL_PRESETS
 from .jobs.backends import BACKENDS, risk
 from .jobs.config import COMPETITORS, DEFAULT_BASELINES
 from .model.families import DEFAULT_PRESET, PRESETS
+from .model.generator import all_cores
 from .model.ordering import MEASURES, algorithm1, table_associations
 from .model.tvinesynth import TVineSynth
 from .seeding import MAX_SEED
@@ -561,7 +562,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="rows to generate, 2 or more (default: as many as the input, or the sweep's training "
                               "split)")
     release.add_argument("--missing", choices=MISSING_POLICIES, default="drop_rows")
-    release.add_argument("--threads", type=count, default=1)
+    release.add_argument("--threads", type=count, default=all_cores(),
+                         help="threads of the fit and the draw (default: every core; the same file at any number)")
     release.add_argument("--out", required=True, type=file_name,
                          help="output CSV path: a new file or a regular file, never one of the inputs; the manifest "
                               "goes next to it as NAME.manifest.json")
@@ -594,8 +596,9 @@ def build_parser() -> argparse.ArgumentParser:
     sweep = sub.add_parser("sweep", help="evaluate every truncation level (resumable; stored in the workspace)")
     data_args(sweep, roles=True)
     model_args(sweep)
-    sweep.add_argument("--levels", type=level_list, help="comma-separated levels, 1 or more "
-                                                         "(default: every 5th, 1 and t_max)")
+    sweep.add_argument("--levels", type=level_list, help="comma-separated levels, 1 or more (default: every 5th, 1 "
+                                                         "and t_max; above 10 such levels, 10 placed where the "
+                                                         "instant preview changes, as on the Sweep page)")
     sweep.add_argument("--preset", choices=list(PROTOCOL_PRESETS), default="quick")
     sweep.add_argument("--holdout", help="hold-out CSV/Parquet to use instead of a 20 %% split")
     sweep.add_argument("--baselines", type=names,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +26,12 @@ from .ordering import MEASURES
 
 MODEL_FORMAT = "tvinesynth-studio-model"
 MODEL_FORMAT_VERSION = 1
+
+
+def all_cores() -> int:
+    """The processors this process may run on: the threads of a fit or a release that runs alone (the holder's
+    fit, the Export page's release, the command line's), never of a sweep's tasks, which share the cores."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def refuse_negative_level(truncation_level: int | None) -> None:

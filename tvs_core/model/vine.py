@@ -14,6 +14,7 @@ from .generator import SyntheticGenerator, refuse_negative_level
 LINEAR_FAMILIES = {pv.BicopFamily.indep, pv.BicopFamily.gaussian}
 PARAMETRIC_METHODS = ("mle", "itau")  # pyvinecopulib's estimators of a parametric pair copula
 LINEAR_TOLERANCE = 1e-9  # largest difference in u from pyvinecopulib's own inverse Rosenblatt we accept
+MIN_BLOCK_ROWS = 2_000  # rows below which a thread of its own costs more than it saves
 
 
 def normal_score_map(vine: pv.Vinecop) -> np.ndarray | None:
@@ -33,6 +34,19 @@ def normal_score_map(vine: pv.Vinecop) -> np.ndarray | None:
     if not np.all(np.isfinite(linear)) or np.abs(ndtr(ndtri(check) @ linear.T) - expected).max() > LINEAR_TOLERANCE:
         return None
     return linear
+
+
+def by_row_blocks(transform, rows: np.ndarray, threads: int) -> np.ndarray:
+    """``transform(rows)``, on ``threads`` blocks of rows at once (numpy releases the GIL in its loops). Each row's
+    numbers are computed by the same operations in the same order whatever the blocks, so the result is the same
+    bytes at any thread count."""
+    threads = max(1, min(int(threads), len(rows) // MIN_BLOCK_ROWS))
+    if threads == 1:
+        return transform(rows)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(threads) as pool:
+        return np.vstack(list(pool.map(transform, np.array_split(rows, threads))))
 
 
 def unit_data(upper: np.ndarray, lower: np.ndarray, discrete: list[bool]) -> np.ndarray:
@@ -117,7 +131,8 @@ class VineGenerator(SyntheticGenerator):
     def _sample_unit(self, n: int, level: int | None, rng: np.random.Generator) -> np.ndarray:
         """Uniforms come from numpy so that the result does not depend on the thread count. A Gaussian vine
         maps them through its normal-score matrix (same numbers as pyvinecopulib's to ~1e-13), in a fixed order
-        of operations rather than BLAS, so that a release is the same bytes on every CPU."""
+        of operations rather than BLAS, so that a release is the same bytes on every CPU, in ``threads`` blocks of
+        rows; other families through pyvinecopulib's inverse Rosenblatt transform, in one thread."""
         vine = self.vine_at(level)
         w = rng.random((n, vine.dim))
         key = None if level is None or level >= self.fitted_level_ else int(level)
@@ -125,9 +140,12 @@ class VineGenerator(SyntheticGenerator):
             self._linear[key] = normal_score_map(vine)
         linear = self._linear[key]
         if linear is not None:
-            u_vine = ndtr(exact_product(ndtri(np.maximum(w, np.finfo(float).tiny)), linear.T))
+            u_vine = by_row_blocks(lambda part: ndtr(exact_product(ndtri(np.maximum(part, np.finfo(float).tiny)),
+                                                                   linear.T)), w, self.threads)
         else:
-            u_vine = vine.inverse_rosenblatt(np.asfortranarray(w), num_threads=self.threads)
+            # one thread: pyvinecopulib's inverse of a batch depends in its last bits on how the batch is cut (in
+            # threads or blocks of rows: tested), and a release must be the same bytes at any thread count
+            u_vine = vine.inverse_rosenblatt(np.asfortranarray(w), num_threads=1)
         u = np.empty_like(u_vine)
         u[:, self.column_order_] = u_vine
         return u

@@ -17,7 +17,7 @@ import pandas as pd
 from ..choice.selection import Selection
 from ..choice.summary import ChoiceSettings
 from ..errors import DataError
-from ..model.generator import SyntheticGenerator
+from ..model.generator import SyntheticGenerator, all_cores
 from ..storage.store import Store
 from .export import release_table, to_csv_bytes, write_file
 from .guardrails import Guardrail, blocked, guardrails
@@ -62,6 +62,7 @@ class Release:
             raise DataError(f"Level {level} was not evaluated by sweep {view.id}.",
                             fix=f"Choose one of: {', '.join(map(str, view.levels))}.")
         train, _ = view.tables()
+        model.threads = all_cores()  # a release runs alone: its draw uses every core (the same bytes at any count)
         settings = settings or ChoiceSettings()
         summary = view.summary()
         at_level = summary.point(level) if len(summary) else None
