@@ -8,11 +8,22 @@ last seconds of a sweep, so points with less than 10 % of the sweep (and under 5
 apart. Also: the estimate shown before Start against the real duration.
 
 Usage (from the repo root): ``python bench/eta.py``; writes bench/eta.md.
+
+Recorded schedules (issue 45): ``python bench/eta.py record NAME [--busy 2]`` runs the tester's competitor sweep
+(the clinical demo, quick preset, default levels, the default baselines without the DP vines plus CTGAN and TVAE at
+quick epochs, PrivBayes ε = 1, MST and PrivPGD) in a worker process beside ``--busy`` CPU-bound processes (``nice
+-n 19 python -c "while True: pass"``), polls the time left every second, and adds to
+tests/jobs/recorded_schedules.json every task's key, kind, seconds and end, the plan, the load average and what the
+progress line showed. ``python bench/eta.py dump WORKSPACE JOB NAME`` adds a finished job of a workspace the same
+way (without the polls). ``python bench/eta.py replay`` prints, per recording, the time left the estimator gives at
+every finished task and every 5 s against the truth (the tests replay the same: tests/jobs/test_progress_estimate.py).
 """
 
 from __future__ import annotations
 
 import datetime
+import json
+import os
 import platform
 import statistics
 import sys
@@ -65,6 +76,92 @@ def run(store: Store, table, config: SweepConfig, levels: list[int]) -> dict:
             "end": end}
 
 
+SCHEDULES = ROOT / "tests" / "jobs" / "recorded_schedules.json"
+TESTER = ["rvine", "rvine_star1", "gaussian_copula", "independent", "ctgan:quick", "tvae:quick", "privbayes:1",
+          "mst:2.5", "privpgd:2.5"]  # the baselines of issue 45's competitor sweep
+
+
+def schedule_of(store: Store, job_id: str) -> dict:
+    """A finished job's schedule, times in seconds from the worker's start: plan, tasks, shape, settings."""
+    job = store.job(job_id)
+    config = SweepConfig.from_dict(job["config"])
+    origin = job["started"]
+    times = sorted(store.task_times(job_id), key=lambda r: r["created"])
+    details = job["details"] or {}
+
+    plan = job["plan"] if isinstance(job["plan"], list) else json.loads(job["plan"])
+    return {"response": config.response, "sensitive": list(config.sensitive), "baselines": list(config.baselines),
+            "preset": config.preset, "levels": details.get("levels"), "workers": job["workers"],
+            "n_train": details.get("n_train"), "n_columns": details.get("n_columns"),
+            "n_targets": details.get("n_targets") or len({t["row"] for t in details.get("targets") or ()}),
+            "cores": os.cpu_count(), "end": round(job["finished"] - origin, 3),
+            "plan": [[entry["key"], entry["stage"]] for entry in plan],
+            "tasks": [[r["task"], r["kind"], round(r["seconds"], 3), round(r["created"] - origin, 3)] for r in times]}
+
+
+def _save(name: str, record: dict) -> None:
+
+    saved = json.loads(SCHEDULES.read_text()) if SCHEDULES.exists() else {}
+    saved[name] = record
+    SCHEDULES.write_text(json.dumps(saved, indent=None, separators=(",", ":")).replace("],[", "],\n["))
+
+
+def record(name: str, busy: int) -> None:
+    """The tester's competitor sweep in a worker process beside ``busy`` CPU-bound processes."""
+    import subprocess
+
+    table = load_demo("clinical")
+    config = SweepConfig(response=DEMOS["clinical"].response, sensitive=list(DEMOS["clinical"].sensitive),
+                         baselines=TESTER, preset="quick")
+    loops = [subprocess.Popen(["nice", "-n", "19", sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
+    try:
+        if busy:
+            time.sleep(65)  # the one-minute load average sees them
+        with tempfile.TemporaryDirectory() as folder:
+            store = Store(folder)
+            from tvs_core import infer_schema
+            from tvs_core.jobs.progress import before_start
+
+            schema = infer_schema(table).with_roles(config.response, config.sensitive)
+            n_train = int(round(len(table) * (1 - config.holdout_fraction)))
+            planned = planned_tasks(config, default_levels(len(schema.modelled) - 1))
+            said = before_start(store, planned, n_train, len(schema.modelled), 2, config)
+            job_id = submit(store, table, config)
+            start_worker(store, job_id, n_jobs=2)
+            shown, loads = [], []
+            while True:
+                info = progress(store, job_id)
+                job = store.job(job_id)
+                loads.append(os.getloadavg()[0])
+                if job["started"]:
+                    eta = info["eta_seconds"]
+                    shown.append([round(time.time() - job["started"], 1), info["done"],
+                                  None if eta is None else round(eta, 1), round(loads[-1], 2)])
+                if info["status"] in ("done", "failed", "cancelled"):
+                    break
+                time.sleep(1.0)
+            if info["status"] != "done":
+                raise SystemExit(f"the sweep ended {info['status']}: {info['error']}")
+            out = schedule_of(store, job_id)
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+    out |= {"busy_loops": busy, "load_before": round(said.load or 0.0, 2), "load": [round(min(loads), 2),
+                                                                                     round(max(loads), 2)],
+            "before_start": round(said.seconds, 1), "date": str(datetime.date.today()), "cpu": cpu_model(),
+            "shown": shown}
+    _save(name, out)
+    print(f"{name}: {out['end']:.0f} s, estimated {said.seconds:.0f} s before Start (load {said.load:.1f}), "
+          f"{len(out['tasks'])} tasks")
+
+
+def dump(workspace: str, job_id: str, name: str, load: str) -> None:
+    low, high = (float(v) for v in load.split(","))
+    _save(name, schedule_of(Store(workspace), job_id) | {"busy_loops": 0, "load": [low, high],
+                                                           "date": str(datetime.date.today()), "cpu": cpu_model()})
+
+
 def main() -> None:
     cases = [("clinical demo (1250 x 21)", load_demo("clinical"), DEMOS["clinical"].response,
               list(DEMOS["clinical"].sensitive), default_levels(17)),
@@ -98,4 +195,9 @@ Reproduce: `python bench/eta.py` (from the repo root).
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 1 and sys.argv[1] == "record":
+        record(sys.argv[2], int(sys.argv[sys.argv.index("--busy") + 1]) if "--busy" in sys.argv else 0)
+    elif len(sys.argv) > 1 and sys.argv[1] == "dump":
+        dump(*sys.argv[2:6])
+    else:
+        main()

@@ -16,8 +16,8 @@ from tvs_core.choice import (
     utility_names,
 )
 from tvs_core.choice.explain import FRAGILE
-from tvs_core.choice.verdicts import Severity, Topic
 from tvs_core.choice.gdpr import gdpr_table, point_verdicts
+from tvs_core.choice.verdicts import Severity, Topic
 from tvs_core.errors import DataError
 from tvs_core.evaluation.catalogue import TSTR_METRICS, AxisKind
 from tvs_core.evaluation.dp_audit import audits_from_records

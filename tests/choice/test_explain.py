@@ -5,12 +5,10 @@ are ``choice/verdicts.py``'s (tests/choice/test_verdicts.py)."""
 import math
 
 import pandas as pd
-import pytest
 
 from tvs_core.choice.explain import NEAR_INDEPENDENT, _anchors, _number, explain_level
-from tvs_core.choice.verdicts import Topic, level_verdicts
 from tvs_core.choice.summary import choose
-from tvs_core.evaluation.anonymity import Part, criterion_record
+from tvs_core.choice.verdicts import Topic, level_verdicts
 from tvs_core.evaluation.preview import LevelPreview
 from tvs_core.evaluation.records import HOLDER, REAL, SHUFFLED
 from tvs_core.evaluation.summary import Summary

@@ -259,7 +259,6 @@ def test_a_progress_line_never_counts_against_nothing(status):
 def test_the_officer_lines_quote_each_verdict_and_attack_at_its_level(evaluated):
     """The report's page 1: each line's numbers are the summary's and the selection's, each interval named for what
     it is (a spread of a few values is never called a 95 % interval)."""
-    from tvs_core.choice.gdpr import HIGH, point_verdicts
     from tvs_core.choice.officer import (
         CHANCE_AUC,
         SHORT,
@@ -269,6 +268,8 @@ def test_the_officer_lines_quote_each_verdict_and_attack_at_its_level(evaluated)
         membership_line,
         officer_lines,
     )
+
+    from tvs_core.choice.gdpr import HIGH, point_verdicts
     from tvs_core.evaluation.dp_audit import AuditResult
     from tvs_core.evaluation.intervals import interval_words
 

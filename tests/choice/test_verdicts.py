@@ -171,7 +171,8 @@ def test_the_criteria_verdict_is_marked_as_its_worst_criterion(summary_of):
                          + criterion(2, "linkability", 0.0, 0.0, 0.1) + criterion(2, "singling_out", 0.2, 0.1, 0.3)
                          + criterion(3, "linkability", 0.7, 0.6, 0.8) + criterion(3, "singling_out", 0.2, 0.1, 0.3))
     assert [criteria_at(summary, level).severity for level in (1, 2, 3)] == ["ok", "warn", "block"]
-    assert criteria_at(summary, 1).sentence.endswith("no measurable risk for any.") and not criteria_at(summary, 1).action
+    one = criteria_at(summary, 1)
+    assert one.sentence.endswith("no measurable risk for any.") and not one.action
     three = criteria_at(summary, 3)
     assert three.sentence.endswith("a measurable risk for singling out; a HIGH risk for linkability.")
     assert "Linkability: a HIGH risk (residual risk 0.70, 95 % interval 0.60–0.80 (Wilson, 200 trials)" in three.detail

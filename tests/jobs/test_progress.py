@@ -11,13 +11,18 @@ from tvs_core.jobs import SweepConfig
 from tvs_core.jobs.progress import (
     PRIOR_SHAPE,
     STARTUP_SECONDS,
+    Finished,
     _size,
     audit_seconds,
+    before_start,
+    busy_factor,
+    calibrated,
     competitor_fits,
     duration_text,
     estimate,
     first_look_tasks,
     fit_seconds_by_baseline,
+    in_flight,
     kind_costs,
     planned_targets,
     progress,
@@ -168,11 +173,72 @@ def test_a_kind_without_a_cost_takes_the_median_cost_and_extra_seconds_are_added
     assert seconds_left(plan, {"holder"}, costs, workers=1, extra={"baseline:ctgan": 100.0}) == pytest.approx(106.0)
 
 
-def test_time_already_spent_shortens_only_the_current_stage_and_never_below_zero():
+def test_a_running_task_keeps_its_worker_for_what_is_left_of_its_cost_and_never_less_than_nothing():
     plan = [task("release:1:0-10", LEVELS), task("aia:0", GAMES)]
     costs = {"release": 2.0, "aia": 6.0}
-    assert seconds_left(plan, set(), costs, 2, running_for=5.0) == pytest.approx(6.0)  # stage 1 done by now
-    assert seconds_left(plan, {"release:1:0-10"}, costs, 2, running_for=5.0) == pytest.approx(1.0)
+    assert seconds_left(plan, set(), costs, 2, spent={"release:1:0-10": 1.5}) == pytest.approx(0.5 + 6.0)
+    assert seconds_left(plan, set(), costs, 2, spent={"release:1:0-10": 5.0}) == pytest.approx(6.0)  # overran
+    assert seconds_left(plan, {"release:1:0-10"}, costs, 2, spent={"aia:0": 4.0}) == pytest.approx(2.0)
+
+
+def test_a_long_fit_half_done_holds_one_worker_while_the_other_runs_the_rest():
+    """A competitor's 180 s fit has run 90 s: the other worker runs the six 10 s tasks meanwhile; the stage ends
+    with the fit, 90 s from now — not (90 + 60) / 2, nor 180."""
+    plan = [task("baseline:privpgd:2.5", GAMES)] + [task(f"aia:{i}", GAMES) for i in range(6)]
+    costs = {"baseline": 0.0, "aia": 10.0}
+    fit = {"baseline:privpgd:2.5": 180.0}
+    left = seconds_left(plan, set(), costs, 2, extra=fit, spent={"baseline:privpgd:2.5": 90.0, "aia:0": 0.0})
+    assert left == pytest.approx(90.0)
+
+
+def finished(key, seconds, at):
+    return Finished(key, TaskKey.parse(key).kind.value, seconds, at)
+
+
+def test_the_running_tasks_and_their_work_are_read_from_the_finished_ones():
+    """Two workers from t = 100: aia:0 (a long one) and aia:1 start; aia:1 ends at 110, aia:2 starts; aia:2 ends at
+    125, aia:3 starts. At 130 aia:0 has worked 30 s, aia:3 5 s."""
+    plan = [task("release:1:0-10", LEVELS)] + [task(f"aia:{i}", GAMES) for i in range(5)]
+    done = {"release:1:0-10": finished("release:1:0-10", 2.0, 100.0), "aia:1": finished("aia:1", 10.0, 110.0),
+            "aia:2": finished("aia:2", 15.0, 125.0)}
+    assert in_flight(plan, done, 2, 130.0, 90.0) == {"aia:0": pytest.approx(30.0), "aia:3": pytest.approx(5.0)}
+    one = {"release:1:0-10": done["release:1:0-10"], "aia:0": finished("aia:0", 10.0, 110.0),
+           "aia:1": finished("aia:1", 15.0, 125.0)}
+    assert in_flight(plan, one, 1, 130.0, 100.0) == {"aia:2": pytest.approx(5.0)}  # one worker: one task at a time
+    everything = done | {f"aia:{i}": finished(f"aia:{i}", 1.0, 140.0) for i in (0, 3, 4)}
+    assert in_flight(plan, everything, 2, 150.0, 90.0) == {}
+
+
+def test_a_competitors_fit_is_kept_out_of_its_kinds_mean_and_calibrates_its_fellows():
+    """A CTGAN task that took 296 s does not make the independent baseline cost 150 s; its fit took 3 times its
+    measured quiet cost (294 s of 98, the baseline task's own 2 s aside), so PrivPGD's is expected to take 3 times
+    its own."""
+    priors = {"baseline": 2.0, "release": 2.0}
+    fits = {"baseline:ctgan": 98.0, "baseline:privpgd:2.5": 50.0}
+    done = [finished("baseline:independent", 2.0, 10.0), finished("baseline:ctgan", 296.0, 310.0),
+            finished("release:1:0-10", 4.0, 5.0)]
+    costs = calibrated(priors, done, fits)
+    assert costs.kinds["baseline"] == pytest.approx(2.0)
+    assert costs.fits["baseline:privpgd:2.5"] == pytest.approx(50.0 * 3.0)
+    assert costs.speed == pytest.approx(1.5)  # the median of baseline's 1 and release's 2
+    assert calibrated(priors, done[:1], fits).fits["baseline:ctgan"] == pytest.approx(98.0)  # speed 1: as measured
+    assert calibrated(priors, [], fits, unmeasured_speed=3.0).kinds["release"] == pytest.approx(6.0)  # a busy machine
+
+
+# -- a busy machine ------------------------------------------------------------------------------------------------
+def test_a_busy_machine_shares_its_cores_and_the_estimate_says_so(tmp_path):
+    assert busy_factor(None, 2, 2) == busy_factor(0.0, 2, 2) == 1.0
+    assert busy_factor(2.0, 2, 2) == pytest.approx(2.0)  # two CPU-bound processes beside two workers: half a core
+    assert busy_factor(33.0, 2, 2) == pytest.approx(17.5)
+    store, plan = Store(tmp_path), plan_with_levels(3)
+    quiet = before_start(store, plan, 700, 27, 2, load=(0.3, 2))
+    busy = before_start(store, plan, 700, 27, 2, load=(4.0, 2))
+    assert busy.seconds == pytest.approx(3.0 * estimate(store, plan, 700, 27, 2)[0])
+    assert "The machine is busy (load average 4.0 on 2 cores): the estimate assumes it stays so" in busy.sentence
+    assert "busy" not in quiet.sentence and "load average 0.3 on 2 cores" in quiet.sentence
+    for said in (quiet, busy):
+        assert said.sentence.startswith(f"Start runs {task_total(plan, 700)} tasks on 2 worker processes; estimated "
+                                        f"duration about {duration_text(said.seconds)}, each task costed from ")
 
 
 # -- first look's tasks ----------------------------------------------------------------------------------------------
@@ -270,14 +336,18 @@ def test_a_finished_job_has_nothing_left(tmp_path):
     assert (info["fraction"], info["eta_seconds"], info["text"]) == (1.0, 0.0, "done — 1 of 1 tasks")
 
 
-def test_a_running_jobs_time_left_is_kept_so_the_next_read_counts_down(tmp_path):
+def test_a_running_jobs_time_left_counts_down_while_its_tasks_run(tmp_path, monkeypatch):
+    """Between two finished tasks the time left falls as the clock runs: the running tasks' work is counted."""
+    from tvs_core.jobs import progress as module
+
     store = Store(tmp_path)
     plan = [{"key": "aia:0", "stage": GAMES}, {"key": "aia:1", "stage": GAMES}]
-    job_id = stored_job(store, status="running", plan=plan, total=2, workers=1)
+    job_id = stored_job(store, status="running", plan=plan, total=2, workers=1, started=1000.0)
+    monkeypatch.setattr(module, "machine_load", lambda: (0.0, 2))
+    monkeypatch.setattr(module.time, "time", lambda: 1002.0)
     first = progress(store, job_id)["eta_seconds"]
-    shown, _ = json.loads(store.meta(f"eta:{job_id}"))
-    assert shown == pytest.approx(first)
-    assert progress(store, job_id)["eta_seconds"] <= first
+    monkeypatch.setattr(module.time, "time", lambda: 1004.0)
+    assert progress(store, job_id)["eta_seconds"] == pytest.approx(first - 2.0)
 
 
 # -- the line every view shows -----------------------------------------------------------------------------------------

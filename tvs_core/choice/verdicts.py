@@ -381,8 +381,8 @@ def _usefulness(selection: Selection, summary: Summary, level: int, response: st
             how = {Reading.IDEAL: "about as fully as the real data's own",
                    Reading.WORST: "no more than independent columns would",
                    Reading.BEYOND: "less than independent columns would"}.get(reading, f"by {percent(share)}")
-            sentence = (f"A regression of {y} on the synthetic data gives confidence intervals that overlap those of the "
-                        f"real data {how}.")
+            sentence = (f"A regression of {y} on the synthetic data gives confidence intervals that overlap those of "
+                        f"the real data {how}.")
         else:
             sentence = f"{metric.short}: {percent(share)} of the way from 'nothing kept' to 'as the real data'."
         value = standing.value

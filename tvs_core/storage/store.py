@@ -249,6 +249,12 @@ class Store:
         row = self.db.execute("SELECT MAX(created) AS last FROM results WHERE job_id = ?", (job_id,)).fetchone()
         return None if row is None or row["last"] is None else float(row["last"])
 
+    def task_times(self, job_id: str) -> list[dict]:
+        """Each finished task of a job, oldest first: its key, kind, seconds of work and when it was stored (what the
+        time left is computed from; the records are not read)."""
+        return [dict(r) for r in self.db.execute("SELECT task, kind, seconds, created FROM results WHERE job_id = ? "
+                                                 "ORDER BY created", (job_id,))]
+
     def task_seconds(self, job_id: str) -> dict[str, list[float]]:
         out: dict[str, list[float]] = {}
         for r in self.db.execute("SELECT kind, seconds FROM results WHERE job_id = ?", (job_id,)):
