@@ -229,7 +229,9 @@ if why_not is not None and not running:
 def start() -> None:
     """Start (or open) the sweep of the settings on screen."""
     try:
-        started = start_or_follow(common.store(), table, config, holdout=holdout, externals=externals)
+        origin = {"file": project.holdout_name, "sha256": project.holdout_sha256} if holdout is not None else None
+        started = start_or_follow(common.store(), table, config, holdout=holdout, externals=externals,
+                                  holdout_origin=origin)
     except DataError as exc:
         st.error(common.md(exc))
         st.stop()

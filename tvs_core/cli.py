@@ -8,6 +8,7 @@ traceback reaches the user. An unexpected error is written with its traceback to
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -416,7 +417,7 @@ def cmd_sweep(args) -> dict:
     if args.audit_dp:
         _announce_audit(store, config, table, schema, args.n_jobs)
     started = (Started(_finished_job(store, table, config, holdout, externals), Next.NOTHING) if store.read_only
-               else start_or_follow(store, table, config, holdout, externals))
+               else start_or_follow(store, table, config, holdout, externals, _origin(holdout_path)))
     job_id = started.job_id
     show = _progress_bar(store, job_id)
     if started.next == Next.NOTHING:
@@ -470,6 +471,14 @@ def verdict_lines(verdicts: list[dict]) -> list[str]:
     """A level's verdicts as the command line prints them: one line each, its severity first."""
     return [f"  [{v['severity']}] {v['axis']}: {v['sentence']}" + (f" {v['action']}" if v["action"] else "")
             for v in verdicts]
+
+
+def _origin(path: str | None) -> dict | None:
+    """A hold-out file's origin as the manifest and the report name it: its name and the SHA-256 of its bytes."""
+    if not path:
+        return None
+    with open(path, "rb") as file:
+        return {"file": Path(path).name, "sha256": hashlib.file_digest(file, "sha256").hexdigest()}
 
 
 def _announce_audit(store, config, table, schema, workers: int) -> None:

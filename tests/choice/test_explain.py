@@ -8,7 +8,7 @@ import pandas as pd
 
 from tvs_core.choice.explain import NEAR_INDEPENDENT, _anchors, _number, explain_level
 from tvs_core.choice.summary import choose
-from tvs_core.choice.verdicts import Topic, level_verdicts
+from tvs_core.evaluation.anonymity import Part, criterion_record
 from tvs_core.evaluation.preview import LevelPreview
 from tvs_core.evaluation.records import HOLDER, REAL, SHUFFLED
 from tvs_core.evaluation.summary import Summary
@@ -117,6 +117,8 @@ def test_the_preview_adds_the_associations_a_level_cuts():
 def test_the_card_leads_with_the_levels_verdicts_warnings_last(two_levels):
     """The card's verdicts are ``level_verdicts`` of the same arguments, the warnings among them last; a set handed
     in (the release's) is the one shown."""
+    from tvs_core.choice.verdicts import Topic, level_verdicts
+
     selection = choose(two_levels, ["a"])
     card = explain_level(selection, two_levels, 1, ["a"])
     assert card.verdicts == level_verdicts(selection, two_levels, 1, ["a"])
@@ -124,3 +126,19 @@ def test_the_card_leads_with_the_levels_verdicts_warnings_last(two_levels):
     assert list(card.verdicts[len(card.lead):]) == list(card.verdicts.of(Topic.WARNING))
     given = level_verdicts(selection, two_levels, 2, ["a"])
     assert explain_level(selection, two_levels, 1, ["a"], verdicts=given).verdicts is given
+
+
+def gdpr(level, criterion, low, column=None):
+    values = {Part.RISK: low + 0.1, Part.RISK_LOW: low, Part.RISK_HIGH: low + 0.2, Part.MAIN_RATE: 0.6,
+              Part.BASELINE_RATE: 0.1, Part.ATTACKS: 200}
+    return [(HOLDER, level, criterion_record(criterion, part), column, value) for part, value in values.items()]
+
+
+def test_why_the_two_answers_differ_is_beside_them_at_level_1_too(two_levels, summary_of):
+    """Finding 6 (issue 45): level 1's card said "predicts a a little better than from the column's average" next
+    to a GDPR inference verdict of no measurable risk, without the sentence level 10's card had: why both hold."""
+    summary = with_rows(two_levels, summary_of, gdpr(1, "inference", 0.0, "a") + gdpr(2, "inference", 0.0, "a"))
+    selection = choose(summary, ["a"])
+    for level in (1, 2):  # a small risk (P 0.75) and a large one (P 0.25), neither measurable by the GDPR criterion
+        said = [getattr(v, "text", v) for v in explain_level(selection, summary, level, ["a"]).verdicts]
+        assert any(t.startswith("Why the two answers differ") for t in said), (level, said)

@@ -209,20 +209,25 @@ def test_the_running_tasks_and_their_work_are_read_from_the_finished_ones():
     assert in_flight(plan, everything, 2, 150.0, 90.0) == {}
 
 
-def test_a_competitors_fit_is_kept_out_of_its_kinds_mean_and_calibrates_its_fellows():
-    """A CTGAN task that took 296 s does not make the independent baseline cost 150 s; its fit took 3 times its
-    measured quiet cost (294 s of 98, the baseline task's own 2 s aside), so PrivPGD's is expected to take 3 times
-    its own."""
-    priors = {"baseline": 2.0, "release": 2.0}
-    fits = {"baseline:ctgan": 98.0, "baseline:privpgd:2.5": 50.0}
+def test_a_competitors_fit_is_kept_out_of_its_kinds_mean_and_scaled_by_the_machines_load():
+    """A CTGAN task that took 296 s does not make the independent baseline cost 150 s. A competitor's fit is one
+    process among the machine's: its measured quiet cost times the load's share of the cores (the machine's speed
+    where the load is unknown) — not times another competitor's overrun, which says little of its own; a DP audit's
+    trials of the same generator do learn from each other."""
+    priors = {"baseline": 2.0, "release": 2.0, "dp_audit": 1.0}
+    fits = {"baseline:ctgan": 98.0, "baseline:privpgd:2.5": 50.0, "dp_audit:privbayes:1:0": 1.0,
+            "dp_audit:privbayes:1:1": 1.0}
     done = [finished("baseline:independent", 2.0, 10.0), finished("baseline:ctgan", 296.0, 310.0),
-            finished("release:1:0-10", 4.0, 5.0)]
-    costs = calibrated(priors, done, fits)
+            finished("release:1:0-10", 4.0, 5.0), finished("dp_audit:privbayes:1:0", 4.0, 320.0)]
+    costs = calibrated(priors, done, fits, share=5.0)
     assert costs.kinds["baseline"] == pytest.approx(2.0)
-    assert costs.fits["baseline:privpgd:2.5"] == pytest.approx(50.0 * 3.0)
     assert costs.speed == pytest.approx(1.5)  # the median of baseline's 1 and release's 2
-    assert calibrated(priors, done[:1], fits).fits["baseline:ctgan"] == pytest.approx(98.0)  # speed 1: as measured
+    assert costs.fits["baseline:privpgd:2.5"] == pytest.approx(50.0 * 5.0)  # the load's share, not CTGAN's 3
+    assert costs.fits["dp_audit:privbayes:1:1"] == pytest.approx(2.5)  # its first trial: (4 - the kind's 1.5) / 1
+    assert calibrated(priors, done[:1], fits).fits["baseline:ctgan"] == pytest.approx(98.0)  # load unknown: speed 1
     assert calibrated(priors, [], fits, unmeasured_speed=3.0).kinds["release"] == pytest.approx(6.0)  # a busy machine
+    assert calibrated({"aia": 1.0, "release": 1.0}, [finished("release:1:0-10", 13.0, 20.0)], share=7.0).kinds[
+        "aia"] == pytest.approx(7.0)  # a kind not measured yet: no slower than its fair share of the cores
 
 
 # -- a busy machine ------------------------------------------------------------------------------------------------
@@ -343,7 +348,6 @@ def test_a_running_jobs_time_left_counts_down_while_its_tasks_run(tmp_path, monk
     store = Store(tmp_path)
     plan = [{"key": "aia:0", "stage": GAMES}, {"key": "aia:1", "stage": GAMES}]
     job_id = stored_job(store, status="running", plan=plan, total=2, workers=1, started=1000.0)
-    monkeypatch.setattr(module, "machine_load", lambda: (0.0, 2))
     monkeypatch.setattr(module.time, "time", lambda: 1002.0)
     first = progress(store, job_id)["eta_seconds"]
     monkeypatch.setattr(module.time, "time", lambda: 1004.0)

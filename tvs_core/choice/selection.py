@@ -54,6 +54,7 @@ class Column(StrEnum):
 
 
 LOW, HIGH = "low", "high"  # the ends of a value's interval
+REDRAWS = 2000  # every metric redrawn within its interval this many times: PU's range and each level's wins
 
 
 def level_column(kind: Column, name: str | None = None, end: str | None = None) -> str:
@@ -174,7 +175,7 @@ def _utility_parts(levels: pd.DataFrame, utility, anchors: dict
 
 def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored",
            privacy: str | Axis = DEFAULT_PRIVACY_AXIS, anchors: dict | None = None,
-           utility: str | Axis | UtilityMix | None = None, draws: int = 2000, seed: int = 0) -> Selection:
+           utility: str | Axis | UtilityMix | None = None, draws: int = REDRAWS, seed: int = 0) -> Selection:
     """Score candidate levels. ``levels`` has one row per level with the utility columns ``u``, ``u_low``,
     ``u_high`` (one utility metric) or ``u_<metric>``, ``..._low``, ``..._high`` per part of a
     ``UtilityMix``; and per privacy column ``p_<name>``, ``p_<name>_low``, ``p_<name>_high`` (one name per
