@@ -162,6 +162,48 @@ def dump(workspace: str, job_id: str, name: str, load: str) -> None:
                                                            "date": str(datetime.date.today()), "cpu": cpu_model()})
 
 
+def replay() -> None:
+    """Every recorded schedule replayed as the page reads it (tests/jobs/test_progress_estimate.polls): the time
+    left against the truth once the plan's first tasks (one per worker) have measured the machine, while more than a
+    minute remains; the largest rise when tasks finish; appended to bench/eta.md."""
+    sys.path.insert(0, str(ROOT))
+    from tests.jobs.test_progress_estimate import polls
+
+    cases = json.loads(SCHEDULES.read_text())
+    rows = []
+    for name, case in cases.items():
+        errors, shown, rise = [], None, 0.0
+        with tempfile.TemporaryDirectory() as folder:
+            for _, left, truth, finished, _ in polls(case, Path(folder)):
+                measured = sum(stage > 0 and key in finished for key, stage in case["plan"]) >= case["workers"]
+                if measured and truth > 60:
+                    errors.append(left / truth)
+                if shown is not None:
+                    rise = max(rise, left - shown)
+                shown = left
+        before = case.get("before_start")
+        said = f"{before:.0f} ({(before - case['end']) / case['end']:+.0%})" if before else "—"
+        load = f"{case['load'][0]:.1f}–{case['load'][1]:.1f}"
+        rows.append(f"| {name} | {case['busy_loops']} | {load} | {case['end']:.0f} | {said} | "
+                    f"{statistics.median(errors):.2f} | {min(errors):.2f}–{max(errors):.2f} | "
+                    f"{sum(1 / 1.5 <= e <= 1.5 for e in errors) / len(errors):.0%} | {rise:.0f} |")
+        print(rows[-1], flush=True)
+    text = """
+## Recorded schedules replayed (issue 45)
+
+`python bench/eta.py replay` (the schedules: `python bench/eta.py record NAME [--busy 2]`, `dump`), on the shared
+2-core AMD EPYC machine of """ + str(datetime.date.today()) + """. Ratio = time left shown / time truly left, once
+the plan's first tasks (one per worker) have reported and while more than a minute remains; rise = the largest jump
+up of the time left, always at a task's end (never between two: the replay test checks it).
+
+| recording | busy loops | load average | duration s | before Start s (error) | median ratio | ratio range | \
+within 1.5x | largest rise s |
+|---|---:|---|---:|---:|---:|---|---:|---:|
+""" + "\n".join(rows) + "\n"
+    with open(ROOT / "bench" / "eta.md", "a") as out:
+        out.write(text)
+
+
 def main() -> None:
     cases = [("clinical demo (1250 x 21)", load_demo("clinical"), DEMOS["clinical"].response,
               list(DEMOS["clinical"].sensitive), default_levels(17)),
@@ -199,5 +241,7 @@ if __name__ == "__main__":
         record(sys.argv[2], int(sys.argv[sys.argv.index("--busy") + 1]) if "--busy" in sys.argv else 0)
     elif len(sys.argv) > 1 and sys.argv[1] == "dump":
         dump(*sys.argv[2:6])
+    elif len(sys.argv) > 1 and sys.argv[1] == "replay":
+        replay()
     else:
         main()

@@ -22,14 +22,16 @@ from tvs_core.jobs import JobView, SweepConfig, submit
 from tvs_core.jobs.worker import run_job
 from tvs_core.storage.store import Store
 
+ROWS = 400  # of each table: every game played, in seconds
+
 
 def _support():
     tables = bench_tables()
-    return tables.support_like(), tables.RESPONSE, list(tables.SENSITIVE), ["independent", "privbayes:1"]
+    return tables.support_like().head(ROWS), tables.RESPONSE, list(tables.SENSITIVE), ["independent", "privbayes:1"]
 
 
 def _demo(name, baselines):
-    return load_demo(name), DEMOS[name].response, list(DEMOS[name].sensitive), baselines
+    return load_demo(name).head(ROWS), DEMOS[name].response, list(DEMOS[name].sensitive), baselines
 
 
 SWEEPS = {"support_like": _support, "clinical": lambda: _demo("clinical", ["independent"]),
@@ -68,19 +70,6 @@ def page_one(view, level: int) -> list[str]:
 
 
 @pytest.mark.parametrize("level", LEVELS)
-def test_the_card_leads_with_the_membership_verdict_page_1_signs(swept, level):
-    """Finding 1: at the SUPPORT2-like table's level 1 page 1 said "Membership …: a measurable risk" while the
-    card's lead sentences said nothing of membership."""
-    view, summary, selection = swept
-    config = view.config
-    card = explain_level(selection, summary, level, config.sensitive, view.preview(), response=config.response)
-    signed = [t for t in page_one(view, level) if "in the training data" in t and "ttack" in t and "membership" in
-              t.lower() or t.startswith("At level") and "was in the training data" in t]
-    assert signed, page_one(view, level)
-    assert all(t in texts(card.verdicts) for t in signed), (signed, texts(card.verdicts))
-
-
-@pytest.mark.parametrize("level", LEVELS)
 def test_card_page_1_manifest_ledger_and_command_line_say_the_same_verdicts(swept, level, tmp_path, capsys):
     from tvs_core import cli
     from tvs_core.choice.standing import overlaps
@@ -91,6 +80,13 @@ def test_card_page_1_manifest_ledger_and_command_line_say_the_same_verdicts(swep
 
     view, summary, selection = swept
     config = view.config
+    page = page_one(view, level)
+    # finding 1: at the SUPPORT2-like table's level 1 page 1 said "Membership …: a measurable risk" while the card's
+    # lead sentences said nothing of membership
+    card = explain_level(selection, summary, level, config.sensitive, view.preview(), response=config.response)
+    signed = [t for t in page if "in the training data" in t and "ttack" in t and "membership" in t.lower()
+              or t.startswith("At level") and "was in the training data" in t]
+    assert signed and all(t in texts(card.verdicts) for t in signed), (signed, texts(card.verdicts))
     verdicts = level_verdicts(selection, summary, level, config.sensitive, preview=view.preview(),
                               response=config.response, claims=view.claims(),
                               audits=audits_from_records(view.records()))
@@ -99,7 +95,7 @@ def test_card_page_1_manifest_ledger_and_command_line_say_the_same_verdicts(swep
                          claims=view.claims(), audits=audits_from_records(view.records()))
     assert texts(card.verdicts) == said
     assert texts(card.lead) + card.warnings == said  # the card: its lead, then its warnings
-    assert page_one(view, level) == said
+    assert page == said
     release = Release.from_sweep(view, level, settings=ChoiceSettings(), chosen_by_user=True)
     assert [f"{v['sentence']} {v['action']}".strip() for v in release.manifest()["verdicts"]] == said
     entry = release.record(Store(tmp_path / "ledger"), note="checked")

@@ -129,7 +129,7 @@ def _replicates(standing: Standing) -> str:
         return (f"Only {n} replicate{'s' if n != 1 else ''}, too few for a 95 % interval: more (the paper preset) "
                 "could change this reading.")
     if not standing.settled:
-        return "Its 95 % interval reaches another reading: more replicates (the paper preset) could change it."
+        return "Its interval reaches another reading: more replicates (the paper preset) could change it."
     return "More replicates would not change this reading."
 
 
@@ -200,9 +200,8 @@ def _attribute(selection: Selection, summary: Summary, level: int, sensitive: li
         sentence += "."
     actions = {Reading.IDEAL: "",
                Reading.SMALL: f"Usually acceptable; if {target} must not be predictable at all, choose a lower level.",
-               Reading.MODERATE: f"Usually: choose a lower level (the preview on the Sensitive page shows where the "
-                                 f"risk drops) or drop the column most linked to {target}; ask the officer before "
-                                 "keeping this level."}
+               Reading.MODERATE: f"Usually: choose a lower level or drop the column most linked to {target}; ask "
+                                 "the officer before keeping this level."}
     action = actions.get(reading, f"Usually: choose a lower level, drop the columns most linked to {target}, or "
                                   "publish from a differentially private generator; do not release without the "
                                   "officer's agreement.")
