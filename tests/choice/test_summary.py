@@ -116,8 +116,8 @@ def test_why_says_who_chose_the_level(two_levels):
 def test_why_names_the_settings_in_plain_words_never_their_codes(two_levels):
     """Finding 4: page 1 said "utility mix tstr=1,pair_structure=1,ci_overlap=1, privacy measured by mab_worst"."""
     selection = choose(two_levels, ["a"])
-    why = why_text(selection, 1, 0.5, "anchored", "mab_worst", UtilityMix.parse(None), False,
-                   ["auc_tstr", "pair_structure", "ci_overlap"])
+    why = choice_json(selection, 1, 0.5, "anchored", "mab_worst", UtilityMix.parse(None),
+                      ["auc_tstr", "pair_structure", "ci_overlap"], chosen_by_user=False)["why"]
     for code in ("tstr=", "pair_structure", "ci_overlap", "mab_worst"):
         assert code not in why
     assert "utility TSTR AUC (synthetic-trained) 33 %, Pair structure 33 %, CI overlap 33 %" in why

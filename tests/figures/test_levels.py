@@ -138,13 +138,13 @@ def test_the_pu_band_runs_along_the_upper_ends_and_back_along_the_lower(table):
 def test_the_pu_band_and_hover_name_their_range_through_the_one_wording_function(table):
     """Finding 10 (issue 45): the legend said "PU resampling band (95 %)", outside ``interval_words``; PU's range is
     the middle 95 % of its redraws, no confidence interval, and every screen says so in the same words."""
+    fig = L.pu_curve(table, None, None)
+    band = next(t for t in fig.data if getattr(t, "fill", None) == "toself")
+    assert band.name == "PU middle 95 % of 2000 redraws within each metric's range"
     from tvs_core.choice.selection import REDRAWS
     from tvs_core.evaluation.intervals import interval_name, interval_words
 
-    fig = L.pu_curve(table, None, None)
-    band = next(t for t in fig.data if getattr(t, "fill", None) == "toself")
     assert band.name == f"PU {interval_name(REDRAWS, kind='redraws')}"
-    assert band.name == "PU middle 95 % of 2000 redraws within each metric's range"
     curve = next(t for t in fig.data if t.name == "Privacy–utility score PU")
     assert f"PU: 0.500, {interval_words(0.45, 0.55, REDRAWS, 3, 'redraws')}" in curve.hovertext[0]
     assert not any("95 %" in (t.name or "") and t is not band for t in fig.data)

@@ -378,3 +378,15 @@ def test_the_progress_line_in_each_phase_and_status(given, text):
 def test_durations_are_seconds_below_a_minute_and_a_half_then_minutes():
     assert [duration_text(s) for s in (0.0, 42.4, 89.0, 90.0, 600.0, 3600.0)] == [
         "0 s", "42 s", "89 s", "2 min", "10 min", "60 min"]
+
+
+def test_a_task_on_the_training_rows_stops_growing_at_its_kinds_row_cap():
+    """At 100 000 rows and more the release and baseline tasks work on capped rows (evaluation/sizes.py): rows x
+    columns had them 3 to 30 times too long (bench/scale.json). The holder's fit takes every row."""
+    from tvs_core.evaluation.sizes import BASELINE_ROWS, RELEASE_ROWS
+
+    big, capped = (1_000_000.0, 27.0, 8.0), (float(RELEASE_ROWS), 27.0, 8.0)
+    assert _size("release", big) == _size("release", capped) == RELEASE_ROWS * 27
+    assert _size("baseline", big) == BASELINE_ROWS * 27
+    assert _size("holder", big) == 1_000_000 * 27
+    assert _size("release", (1000.0, 27.0, 8.0)) == 1000 * 27  # below the cap: rows x columns as before

@@ -22,7 +22,7 @@ from statistics import median
 
 from ..errors import DataError
 from ..evaluation.dp_audit import AUDIT_ROWS
-from ..evaluation.sizes import BASELINE_ROWS
+from ..evaluation.sizes import BASELINE_ROWS, RELEASE_ROWS
 from ..model.competitors import fit_cost
 from ..storage.store import Store
 from .config import SweepConfig, baseline_spec
@@ -54,14 +54,24 @@ def planned_targets(config: SweepConfig) -> int:
     return len(config.sensitive) * (len(protocol.outlier_quantiles) + protocol.random_targets)
 
 
+# the rows a task on the training rows works on at the most (evaluation/sizes.py): a release's sets and the references
+# are drawn at RELEASE_ROWS, a baseline is fitted on BASELINE_ROWS; the holder's fit and the others take every row
+ROW_CAPS = {TaskKind.RELEASE: RELEASE_ROWS, TaskKind.REFERENCE: RELEASE_ROWS, TaskKind.RELEASE_DETAILS: RELEASE_ROWS,
+            TaskKind.REFERENCE_DETAILS: RELEASE_ROWS, TaskKind.EXTERNAL: RELEASE_ROWS, TaskKind.BASELINE: BASELINE_ROWS}
+
+
 def _size(kind: str, shape: tuple[float, float, float]) -> float:
+    """What a task's cost grows with on a table of ``shape`` (training rows, columns, attack targets). A task on the
+    training rows stops growing at its kind's row cap: at 100 000 rows and more the release and baseline tasks took a
+    third to a thirtieth of what rows x columns said (bench/scale.json)."""
     rows, columns, targets = shape
     try:
         growth = TaskKind(kind).growth
     except ValueError:  # a kind this version no longer plans
         growth = Growth.COLUMNS
     if growth == Growth.DATA:
-        return rows * columns
+        cap = ROW_CAPS.get(kind)
+        return (rows if cap is None else min(rows, cap)) * columns
     return (1 + targets) * columns ** 2 if growth == Growth.GAMES else columns ** 2
 
 
