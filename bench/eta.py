@@ -133,7 +133,7 @@ def record(name: str, busy: int) -> None:
                 info = progress(store, job_id)
                 job = store.job(job_id)
                 loads.append(os.getloadavg()[0])
-                if job["started"]:
+                if job["started"] and (not shown or time.time() - job["started"] - shown[-1][0] >= 10):  # small
                     eta = info["eta_seconds"]
                     shown.append([round(time.time() - job["started"], 1), info["done"],
                                   None if eta is None else round(eta, 1), round(loads[-1], 2)])
@@ -165,7 +165,7 @@ def dump(workspace: str, job_id: str, name: str, load: str) -> None:
 def replay() -> None:
     """Every recorded schedule replayed as the page reads it (tests/jobs/test_progress_estimate.polls): the time
     left against the truth once the plan's first tasks (one per worker) have measured the machine, while more than a
-    minute remains; the largest rise when tasks finish; appended to bench/eta.md."""
+    minute remains; the largest rise when tasks finish; its section of bench/eta.md written anew."""
     sys.path.insert(0, str(ROOT))
     from tests.jobs.test_progress_estimate import polls
 
@@ -199,9 +199,21 @@ up of the time left, always at a task's end (never between two: the replay test 
 | recording | busy loops | load average | duration s | before Start s (error) | median ratio | ratio range | \
 within 1.5x | largest rise s |
 |---|---:|---|---:|---:|---:|---|---:|---:|
-""" + "\n".join(rows) + "\n"
-    with open(ROOT / "bench" / "eta.md", "a") as out:
-        out.write(text)
+""" + "\n".join(rows) + """
+
+Before (main at c938078, the steady countdown): the first recording's own progress line, on the same run, read
+"about 352 min left" at 2 of 32 tasks (28 min were left) and "about 11 s left" at 30 of 32, then "about 3 min left"
+at 31 — the countdown ran out and the next estimate took over. Now the time left only falls between two tasks; it
+rises when a task ends that overran what was expected of it, by at most that overrun (the recording's largest rise,
+943 s, is its first task measuring a machine 20 times slower than the priors; the dump has no load average, which
+the live line uses before any task is measured). What is still off: on these loaded machines kinds slow down
+unequally (the first stage's release and reference tasks 13x their priors, the games 4x; CTGAN 40x its quiet fit,
+PrivPGD 4-11x, our own tasks 5x), so a kind or competitor not measured yet is costed 0.4-2.8x off: the 1.5x of
+issue 45 holds on quiet recordings (tests/jobs/test_progress_estimate.py), not throughout these.
+"""
+    path = ROOT / "bench" / "eta.md"
+    kept = path.read_text().split("\n## Recorded schedules replayed (issue 45)")[0]  # the section, written anew
+    path.write_text(kept.rstrip("\n") + "\n" + text)
 
 
 def main() -> None:

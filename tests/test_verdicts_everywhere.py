@@ -72,8 +72,6 @@ def page_one(view, level: int) -> list[str]:
 @pytest.mark.parametrize("level", LEVELS)
 def test_card_page_1_manifest_ledger_and_command_line_say_the_same_verdicts(swept, level, tmp_path, capsys):
     from tvs_core import cli
-    from tvs_core.choice.standing import overlaps
-    from tvs_core.choice.verdicts import Topic, level_verdicts
     from tvs_core.evaluation.records import REAL, SHUFFLED
     from tvs_core.release.ledger import releases
     from tvs_core.release.release import Release
@@ -87,6 +85,9 @@ def test_card_page_1_manifest_ledger_and_command_line_say_the_same_verdicts(swep
     signed = [t for t in page if "in the training data" in t and "ttack" in t and "membership" in t.lower()
               or t.startswith("At level") and "was in the training data" in t]
     assert signed and all(t in texts(card.verdicts) for t in signed), (signed, texts(card.verdicts))
+    from tvs_core.choice.standing import overlaps
+    from tvs_core.choice.verdicts import Topic, level_verdicts
+
     verdicts = level_verdicts(selection, summary, level, config.sensitive, preview=view.preview(),
                               response=config.response, claims=view.claims(),
                               audits=audits_from_records(view.records()))
