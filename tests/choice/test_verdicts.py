@@ -209,8 +209,8 @@ def test_why_the_two_answers_differ_sits_beside_them_at_every_level_they_could_l
         if explained:
             axes = [v.axis for v in verdicts]
             assert axes.index(Topic.WHY) == axes.index(Topic.GDPR) + 1  # right beside the criteria
-            assert why[0].sentence.startswith("Why the two answers differ: the attack game measures how well the "
-                                              "release lets anyone predict a")
+            assert why[0].sentence.startswith("Why the two answers differ: the attack game measures how well anyone "
+                                              "predicts a from the other columns")
 
 
 def audit(model, claimed, empirical):

@@ -284,14 +284,13 @@ def _criteria(criteria: list[CriterionVerdict], level: int) -> Verdict:
     action = ""
     if risky:
         action = ("Usually: choose a lower level, or drop the columns that single people out (identifiers, rare "
-                  "values); a measurable risk means the release is not anonymous in the sense of Opinion 05/2014 — ask "
-                  "the officer.")
+                  "values); with a measurable risk the release is not anonymous under Opinion 05/2014 — ask the "
+                  "officer.")
         if any(not v.beats_baseline for v in risky):
             action += " Where an attack did no better than guessing blindly, its figure is not to be trusted."
         sets = min(v.sets for v in risky)
         if sets < SMALL_N:
-            action += (f" Each figure is a median over only {sets} published sets: run the paper preset for intervals "
-                       "before relying on it.")
+            action += f" Each figure is a median over only {sets} published sets: the paper preset draws more."
     return Verdict(topic, GDPR_SEVERITY[worst], asked + said, action, detail)
 
 
@@ -304,12 +303,11 @@ def _why(column: str | None, reading: Reading, criteria: list[CriterionVerdict])
         return None
     learns, risk = reading is not Reading.IDEAL, said.verdict != "none"
     if learns and not risk:
-        sentence = (f"the attack game measures how well the release lets anyone predict {column} from the other "
-                    "columns, for everybody; the GDPR inference criterion asks whether it does so better for the "
-                    "people in the training data than for others. The release reproduces the link between "
-                    f"{column} and the other columns, which reveals something about every person like them, but it "
-                    "does not single out the people it was trained on. (The criterion's “guessing blindly” is its own "
-                    "baseline attack, not the column's average.)")
+        sentence = (f"the attack game measures how well anyone predicts {column} from the other columns; the GDPR "
+                    "inference criterion, whether the release does so better for the people it was trained on than "
+                    f"for others. The release reproduces the link between {column} and the other columns — it reveals "
+                    "something about everyone like them — without singling out the people it was trained on. (The "
+                    "criterion's “guessing blindly” is its own baseline attack, not the column's average.)")
     elif risk and not learns:
         sentence = (f"the release does not let anyone predict {column} well in general, but for the people in the "
                     "training data it does better than for others — a sign that it repeats some of their records.")
