@@ -21,7 +21,7 @@ from tvs_core.jobs.backends import OWNER_ONLY
 from tvs_core.jobs.config import OTHER_COMPETITORS, setting_differences
 from tvs_core.jobs.plan import claimed_epsilons, planned_tasks
 from tvs_core.jobs.process import cancel_job, start_worker
-from tvs_core.jobs.progress import audit_seconds, duration_text, estimate, fit_seconds_by_baseline, task_total
+from tvs_core.jobs.progress import audit_seconds, before_start, duration_text, fit_seconds_by_baseline
 from tvs_core.jobs.submission import Next, data_fingerprint, start_or_follow
 from tvs_core.jobs.worker import run_job
 from tvs_core.model.families import PRESETS
@@ -210,9 +210,7 @@ why_not = ("The sweep above is running: wait for it to finish, or cancel it firs
            if blocking else None)
 if why_not is None and not same_as_shown:  # what Start would run: its estimate (the shown sweep has its own line)
     planned = planned_tasks(config, levels)
-    seconds, source = estimate(common.store(), planned, n_train, n_columns, workers=2, config=config)
-    st.caption(f"Start runs {task_total(planned, n_train)} tasks; estimated duration about {duration_text(seconds)} "
-               f"on this machine (from {common.md(source)}; refined from the sweep's own tasks once it runs).")
+    st.caption(common.md(before_start(common.store(), planned, n_train, n_columns, workers=2, config=config).sentence))
     if config.dp_audit_trials:
         claims = claimed_epsilons(config)
         st.caption(f"Of which the DP audit of {', '.join(figures.model_label(name) for name in claims)}: about "
@@ -238,7 +236,9 @@ if why_not is not None and not running:
 def start() -> None:
     """Start (or open) the sweep of the settings on screen."""
     try:
-        started = start_or_follow(common.store(), table, config, holdout=holdout, externals=externals)
+        origin = {"file": project.holdout_name, "sha256": project.holdout_sha256} if holdout is not None else None
+        started = start_or_follow(common.store(), table, config, holdout=holdout, externals=externals,
+                                  holdout_origin=origin)
     except DataError as exc:
         st.error(common.md(exc))
         st.stop()

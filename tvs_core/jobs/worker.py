@@ -25,6 +25,7 @@ from .first_look import first_look
 from .payloads import HEAD, current
 from .plan import plan, scored_earlier
 from .process import Terminated, process_start_time, worker_alive
+from .progress import machine_load
 from .submission import job_externals, job_tables
 from .tasks import Task, TaskKey, TaskKind, plan_json
 
@@ -168,7 +169,9 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
     looks = sorted((key for key in _keys(sink.done()) if key.kind == TaskKind.FIRST_LOOK), key=lambda k: k.index)
     scored = scored_earlier(store.results(job_id)) if stored is not None else set()  # resumed: see scored_earlier
     tasks = [Task(key, (), 0) for key in looks] + [t for t in plan(context) if t.name not in scored]
-    store.update_job(job_id, total=len(tasks), plan=plan_json(tasks), details=json.dumps(context.details()))
+    load, _ = machine_load()  # the time left's speed until a task is measured (jobs/progress.py)
+    store.update_job(job_id, total=len(tasks), plan=plan_json(tasks),
+                     details=json.dumps(context.details() | {"load_at_plan": load}))
     _forget_unreadable_payloads(store, job_id)
     holder_key = str(TaskKey(TaskKind.HOLDER))
     if holder_key not in sink.done():
