@@ -523,7 +523,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     def limit_arg(p):
         p.add_argument("--limit", type=limit, action="append", metavar="NAME=VALUE",
-                       help="raise a limit checked before a file is read (repeatable; default: $TVS_MAX_NAME, else "
+                       help="raise a limit checked before or while a file is read (repeatable; default: "
+                            "$TVS_MAX_NAME, else "
                             + ", ".join(f"{name}={getattr(Limits(), name)}" for name in ENV) + ")")
 
     def data_args(p, roles: bool):
