@@ -124,3 +124,38 @@ def test_a_job_on_ray_leaves_no_process_and_no_folder_when_it_ends(short_tmp, mo
     left = processes.survivors(owner, grace=0)
     assert left == {}, processes.describe(left)
     assert list(short_tmp.glob("tvs-ray-*")) == []
+
+
+def test_a_sigterm_while_ray_starts_reaches_the_jobs_own_handler(short_tmp, monkeypatch):
+    """``ray.init`` puts in a SIGTERM handler that exits at once (the review's "Aborted", its processes left): a
+    SIGTERM that lands while Ray starts reaches the job's own handler, and the cluster still ends whole."""
+    ray = pytest.importorskip("ray")
+    import tempfile
+
+    from tvs_core.jobs.backends import backend_context
+
+    class Stopped(Exception):
+        pass
+
+    def ours(signum, frame):
+        raise Stopped
+
+    real = ray.init
+
+    def started_then_terminated(*args, **kwargs):
+        answer = real(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGTERM)  # Ray's handler is the one in place now
+        return answer
+
+    monkeypatch.setattr(tempfile, "tempdir", str(short_tmp))
+    monkeypatch.setattr(ray, "init", started_then_terminated)
+    previous = signal.signal(signal.SIGTERM, ours)
+    try:
+        with pytest.raises(Stopped), backend_context("ray", n_jobs=1):
+            pytest.fail("the job went on after its SIGTERM")
+        assert signal.getsignal(signal.SIGTERM) is ours
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    left = processes.survivors(os.environ[processes.OWNER], grace=0)
+    assert left == {}, processes.describe(left)
+    assert list(short_tmp.glob("tvs-ray-*")) == []

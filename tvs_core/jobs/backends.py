@@ -127,19 +127,22 @@ def backend_context(backend: str = "loky", address: str | None = None, n_jobs: i
 
 @contextmanager
 def _sigterm_kept():
-    """``ray.init`` puts its own SIGTERM handler in (it exits at once, as "Aborted"); ours ends the cluster first.
-    A SIGTERM that arrives meanwhile waits, blocked, and reaches ours once it is back (threads Ray starts inside
-    keep it blocked, so the main thread takes it)."""
+    """``ray.init`` puts its own SIGTERM handler in, which exits at once (``sys.exit(15)``, the review's "Aborted"):
+    ours, which ends the cluster first and says how to resume, is put back after it, and a SIGTERM that came
+    meanwhile (Ray's SystemExit) is handed to ours."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     keep = signal.getsignal(signal.SIGTERM)
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
     try:
         yield
+    except SystemExit as exc:
+        if exc.code != signal.SIGTERM or not callable(keep):
+            raise
+        keep(signal.SIGTERM, None)  # ours raises (jobs.process.Terminated)
+        raise
     finally:
         signal.signal(signal.SIGTERM, keep)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
 
 
 def extras_needed(name: str) -> str:
