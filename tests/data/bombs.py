@@ -147,15 +147,19 @@ def wide_csv(folder: Path, columns: int = 1_000_000) -> Path:
     return path
 
 
+def _written(path: Path, head: bytes, block: bytes, times: int, tail: bytes = b"") -> Path:
+    """``head``, ``block`` ``times`` over, ``tail``: a large file written a block at a time."""
+    with path.open("wb") as handle:
+        handle.write(head)
+        for _ in range(times):
+            handle.write(block)
+        handle.write(tail)
+    return path
+
+
 def long_line(folder: Path, megabytes: int = 50) -> Path:
     """The review's 50 MB single-field line, after a one-column header."""
-    path = folder / "long_line.csv"
-    with path.open("wb") as handle:
-        handle.write(b"note\n")
-        for _ in range(megabytes):
-            handle.write(b"x" * (1 << 20))
-        handle.write(b"\n")
-    return path
+    return _written(folder / "long_line.csv", b"note\n", b"x" * (1 << 20), megabytes, b"\n")
 
 
 def tall_parquet(folder: Path, millions: int = 150) -> Path:
@@ -228,23 +232,12 @@ def parquet_one_long_string(folder: Path, millions: int = 2) -> Path:
 
 def short_lines(folder: Path, millions: int = 50) -> Path:
     """The review's 100 MB CSV of 50 M short lines (one column: 50 M cells, under the cells limit)."""
-    path = folder / "short_lines.csv"
-    with path.open("wb") as handle:
-        handle.write(b"x\n")
-        for _ in range(millions):
-            handle.write(b"1\n" * 1_000_000)
-    return path
+    return _written(folder / "short_lines.csv", b"x\n", b"1\n" * 1_000_000, millions)
 
 
 def quoted_field(folder: Path, megabytes: int = 50) -> Path:
     """The review's 50 MB CSV of one quoted field across lines of 1 KB (each line far under the line limit)."""
-    path = folder / "quoted_field.csv"
-    with path.open("wb") as handle:
-        handle.write(b'note\n"')
-        for _ in range(megabytes):
-            handle.write((b"x" * 1023 + b"\n") * 1024)
-        handle.write(b'"\n')
-    return path
+    return _written(folder / "quoted_field.csv", b'note\n"', (b"x" * 1023 + b"\n") * 1024, megabytes, b'"\n')
 
 
 def categorical_parquet(folder: Path) -> Path:

@@ -19,7 +19,7 @@ import pandas as pd
 from ..errors import DataError
 from .decoded import check_csv_decoded, check_parquet_decoded, check_xlsx_decoded
 from .limits import MB, Limits, check_csv, check_parquet, check_size, check_xlsx, long_field
-from .reader import read_at_most, read_in_child
+from .reader import read_at_most, read_in_child, resolve_source
 from .validation import header_problems
 
 _PARQUET_MAGIC = b"PAR1"
@@ -130,24 +130,13 @@ def _read_excel(raw: bytes, name: str, limits: Limits) -> tuple[pd.DataFrame, li
     return df, []
 
 
-def _read_bytes(source, name, limits: Limits):
+def _read_bytes(source, name, limits: Limits) -> tuple[bytes, str]:
     """The file's bytes, its size checked first (a path's before it is read; a stream's at one byte over)."""
-    if isinstance(source, (str, Path)):
-        path = Path(source)
-        if not path.exists():
-            raise DataError(f"File '{path}' does not exist.", fix="Check the path.")
-        if path.is_dir():
-            raise DataError(f"'{path}' is a folder, not a file.", fix="Give the table's file.")
-        name = name or path.name
-        check_size(path.stat().st_size, name, limits)
-        with path.open("rb") as handle:
+    path, data, name = resolve_source(source, name, limits)
+    if path is not None:
+        with open(path, "rb") as handle:
             data = read_at_most(handle, int(limits.file_mb * MB))
-    elif isinstance(source, bytes):
-        data, name = source, name or "upload"
-    else:
-        name = name or getattr(source, "name", "upload")
-        data = read_at_most(source, int(limits.file_mb * MB))
-    check_size(len(data), name, limits)
+        check_size(len(data), name, limits)
     return data, name
 
 

@@ -49,7 +49,7 @@ _CHILD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THRE
 
 def read_in_child(source: str | Path | bytes | BinaryIO, name: str | None, limits: Limits) -> pd.DataFrame:
     """The table in ``source`` (a path, bytes, or a binary stream), parsed by ``PARSER`` in a capped child."""
-    path, data, name = _source(source, name, limits)
+    path, data, name = resolve_source(source, name, limits)
     cap, ours = memory_cap(limits)
     request = json.dumps({"path": path, "name": name, "limits": asdict(limits), "parser": PARSER})
     process = subprocess.Popen([sys.executable, "-c", _BOOT, str(ROOT), str(cap)], stdin=subprocess.PIPE,
@@ -88,7 +88,7 @@ def too_slow(name: str, limits: Limits) -> DataError:
                          f"the environment (on the command line, --limit read_seconds={doubled}).")
 
 
-def _source(source, name: str | None, limits: Limits) -> tuple[str | None, bytes | None, str]:
+def resolve_source(source, name: str | None, limits: Limits) -> tuple[str | None, bytes | None, str]:
     """(a path for the child to open, or the bytes to hand it; the name for messages). A path's size is checked
     here, before a process starts; a stream is read to one byte over the limit, no further."""
     if isinstance(source, (str, Path)):
