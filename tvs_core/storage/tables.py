@@ -30,7 +30,7 @@ def table_bytes(table: pd.DataFrame, metadata: dict[str, str] | None = None) -> 
         frame = table.copy()
         for column in mixed:
             frame[column] = pd.array([_tag(value, column) for value in table[column]], dtype="string")
-    arrow = pa.Table.from_pandas(frame)
+    arrow = pa.Table.from_pandas(frame, nthreads=1)
     extra = {key.encode(): value.encode() for key, value in (metadata or {}).items()}
     if mixed:
         extra[_MIXED_KEY] = json.dumps([str(c) for c in mixed]).encode()
@@ -48,9 +48,12 @@ def table_metadata(data: bytes) -> dict[str, str]:
 
 
 def table_from_bytes(data: bytes) -> pd.DataFrame:
-    arrow = pq.read_table(io.BytesIO(data))
+    # no thread pool (neither the CPU one nor pre-buffering's IO one): Arrow's pools can abort the process at exit
+    # ("terminate called without an active exception", apache/arrow#34314), seen after the command line read a
+    # table its child handed back
+    arrow = pq.read_table(io.BytesIO(data), use_threads=False, pre_buffer=False)
     mixed = json.loads((arrow.schema.metadata or {}).get(_MIXED_KEY, b"[]"))
-    table = arrow.to_pandas()
+    table = arrow.to_pandas(use_threads=False)
     for column in table.columns:
         if str(column) in mixed:
             table[column] = pd.Series([_untag(text) for text in table[column]], index=table.index, dtype=object)
