@@ -436,7 +436,7 @@ def _recommended(job_id: str, done: int, alpha: float, method: str, privacy: str
     from tvs_core.choice import ChoiceSettings
 
     view = JobView(store(), job_id)
-    selection = ChoiceSettings(alpha, method, privacy, utility).select(view.summary(), view.config.sensitive)
+    selection = ChoiceSettings.parse(alpha, method, privacy, utility).select(view.summary(), view.config.sensitive)
     return None if selection is None else selection.best_level
 
 

@@ -27,6 +27,7 @@ from tvs_core.jobs.worker import run_job
 from tvs_core.model.families import PRESETS
 from tvs_core.model.ordering import default_levels
 from tvs_core.seeding import MAX_SEED
+from tvs_core.storage import JobStatus
 
 common.under_navigation()
 
@@ -54,9 +55,10 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
         return
     config, levels = view.config, view.levels
     project = common.project()
-    figure = figures.privacy_utility_scatter(summary, project.privacy, config.sensitive, project.selected_level,
+    settings = ChoiceSettings.of(project)
+    figure = figures.privacy_utility_scatter(summary, settings.privacy, config.sensitive, project.selected_level,
                                              levels, externals=list(config.externals or {}),
-                                             selection=ChoiceSettings.of(project).select(summary, config.sensitive))
+                                             selection=settings.select(summary, config.sensitive))
     st.plotly_chart(figure, width="stretch", key="pu_scatter", on_select=lambda: common.select_level_from("pu_scatter"),
                     selection_mode="points")
     st.caption("Click a level's point to select it (kept for the Choose and Export pages).")
@@ -270,14 +272,14 @@ if differences:
             project.adopt(view.config)
             common.update()
             st.rerun()
-elif view.job["status"] == "done" and view.job.get("started") and view.job.get("finished"):
+elif view.job["status"] == JobStatus.DONE and view.job.get("started") and view.job.get("finished"):
     took = duration_text(view.job["finished"] - view.job["started"])
     st.caption(f"This sweep ran {view.job['total']} tasks in {took} (the last run, if it was resumed).")
 stop, resume = st.columns(2)
 if stop.button("Cancel", disabled=not view.active):
     cancel_job(common.store(), view.id)
     st.rerun()
-if resume.button("Resume", disabled=view.active or view.job["status"] == "done"):
+if resume.button("Resume", disabled=view.active or view.job["status"] == JobStatus.DONE):
     if st.session_state.get(common.INLINE_WORKER):
         run_job(common.store(), view.id, n_jobs=1)
     else:

@@ -14,7 +14,7 @@ import pytest
 
 from tests.helpers import TINY as SHARED_TINY
 from tvs_core import TVineSynth, evaluate, holdout_split, load_demo
-from tvs_core.choice import Axis, axis_choices, choose, explain_level
+from tvs_core.choice import Axis, Normalisation, UtilityMix, axis_choices, choose, explain_level
 from tvs_core.choice.explain import FRAGILE
 from tvs_core.choice.gdpr import point_verdicts, risk_key
 from tvs_core.choice.selection import METHODS, Column, level_column, level_column_names
@@ -67,7 +67,8 @@ def test_the_card_quotes_the_numbers_its_scores_come_from(evaluated):
         summary = perturbed(evaluated, rng)
         privacy = str(rng.choice(axis_choices("privacy", SENSITIVE)))
         method, alpha, mix = str(rng.choice(METHODS)), float(rng.choice([0, 0.25, 0.5, 0.8, 1])), str(rng.choice(mixes))
-        selection = choose(summary, SENSITIVE, alpha, method, privacy, utility=mix)
+        selection = choose(summary, SENSITIVE, alpha, Normalisation(method), Axis.parse(privacy, sensitive=SENSITIVE),
+                           utility=UtilityMix.parse(mix))
         if selection is None or selection.best_level is None:
             continue
         table = selection.table.set_index("level")

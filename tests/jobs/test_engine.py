@@ -7,6 +7,7 @@ import pytest
 from tests.golden import cases
 from tests.helpers import TINY
 from tvs_core import TVineSynth, evaluate, load_demo
+from tvs_core.choice import Axis
 from tvs_core.evaluation.catalogue import CATALOGUE
 from tvs_core.evaluation.records import HOLDER, REFERENCE_MODELS, to_frame
 from tvs_core.jobs import JobView, SweepConfig, submit
@@ -149,7 +150,7 @@ def test_a_new_release_metric_is_one_declaration_and_one_function(table, monkeyp
     result = evaluate(model, train, table.tail(100), levels=[1], preset=TINY_PRESET, n_jobs=1, games=("release",))
     values = result.records.loc[result.records["metric"] == "rows_in_set", "value"]
     assert len(values) and (values == len(train)).all()
-    summary = summary_json(result.records, ["total_cost_eur"], privacy="rows_in_set")
+    summary = summary_json(result.records, ["total_cost_eur"], privacy=Axis.parse("rows_in_set"))
     level = next(e for e in summary["levels"] if e["model"] == HOLDER and e["level"] == 1)
     assert level["metrics"]["rows_in_set"]["median"] == len(train)
     assert summary["best_level"] == 1 and label("rows_in_set") == "Rows in a published set"

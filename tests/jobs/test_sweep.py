@@ -11,6 +11,7 @@ import pytest
 
 from tests.helpers import TINY, PlantedPickle
 from tvs_core import load_demo
+from tvs_core.choice import UtilityMix
 from tvs_core.choice.summary import summary_json
 from tvs_core.jobs import JobView, SweepConfig, submit
 from tvs_core.jobs.process import cancel_job, resume_orphans, start_worker, worker_alive
@@ -202,7 +203,7 @@ def test_summary_json_has_the_documented_shape(reference):
     assert {"auc_tstr", "pair_structure", "ci_overlap", "mab:total_cost_eur"} <= set(summary["anchors"])
     assert summary["anchors"]["mab:total_cost_eur"]["ideal"] > 0  # the measured floor, not 0
     assert {"U", "P", "U_pair_structure", "U_ci_overlap"} <= set(holder[0]["scores"])
-    paper = summary_json(records, config().sensitive, alpha=0.5, utility_mix="tstr")
+    paper = summary_json(records, config().sensitive, alpha=0.5, utility_mix=UtilityMix.parse("tstr"))
     assert paper["utility_mix"] == "tstr=1" and set(paper["levels"][0]["scores"]) == {"U", "P", "P_unclipped",
                                                                                       "U_auc_tstr"}
 
