@@ -183,15 +183,12 @@ with e:
                  "Ray is not offered: other users of a shared server could reach its cluster.")
 
 config = project.sweep_config(rho_star=dict(order.rho_star))
-if st.session_state.get(common.PROTOCOL_OVERRIDES):  # tests: smaller games
-    config.protocol_overrides = {**(config.protocol_overrides or {}), **st.session_state[common.PROTOCOL_OVERRIDES]}
 levels = sorted(project.sweep.levels or [])
 holdout = common.holdout_table()
 n_train = len(table) if holdout is not None else int(round(len(table) * (1 - project.sweep.holdout_fraction)))
 n_columns = len(common.schema().modelled)  # about the encoded columns (missingness indicators aside)
 shown = common.job()
-ignored = ("externals",) + (("protocol_overrides",) if st.session_state.get(common.PROTOCOL_OVERRIDES) else ())
-differences = [] if shown is None else setting_differences(shown.config, config, ignored)
+differences = [] if shown is None else setting_differences(shown.config, config, ("externals",))
 if shown is not None and shown.fingerprint != data_fingerprint(project.fingerprint, project.holdout):
     differences.append("the data: the table or the hold-out file is not the sweep's")
 same_as_shown = shown is not None and not differences

@@ -47,8 +47,11 @@ class JobView:
 
     def settings_record(self) -> dict:
         """The sweep's settings as the manifest and the report record them: with a hold-out file, the split fraction
-        the sweep never used is left out and the file is named instead."""
+        the sweep never used is left out and the file is named instead; ``protocol`` holds the game sizes the sweep
+        ran with (its preset's, overridden and capped), as its worker recorded them."""
         record = self.config.to_dict()
+        if "protocol" in self.details:
+            record["protocol"] = self.details["protocol"]
         if self.holdout_file:
             record.pop("holdout_fraction", None)
             record["holdout"] = f"the user's own hold-out file ({len(self.tables()[1])} rows); no random split"
