@@ -17,6 +17,8 @@ import pytest
 from tests.accounts import readable_by, require_root, second_account, shared_parent
 from tests.helpers import run
 
+pytestmark = pytest.mark.slow  # servers, a second account, Chromium
+
 
 @pytest.fixture
 def debian_umask():
@@ -77,28 +79,28 @@ def _other_browser(account, port: int) -> subprocess.Popen:
 
 def test_another_account_cannot_open_the_dashboard_without_its_token(other, tmp_path):
     require_root()
-    from tests.browser import free_port, playwright, running_server
+    from tests.browser import free_port, playwright, running_server, settled
 
     parent = shared_parent()
     port = free_port()
     browser_process = _other_browser(other, port)
     try:
         with running_server(parent / "workspace") as server, playwright.sync_playwright() as p:
-            deadline = time.time() + 60
+            deadline = time.monotonic() + 300  # a ceiling: Chromium starting on a loaded machine
             while True:
                 try:
                     browser = p.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
                     break
                 except Exception:
-                    if time.time() > deadline:
+                    if time.monotonic() > deadline:
                         raise
                     time.sleep(0.5)
             page = browser.contexts[0].new_page()
             for path, token in (("", ""), ("choose", ""), ("export", ""), ("", "not-the-token"),
                                 ("projects", server.token[:-1])):
                 page.goto(server.link(path, token=token))
-                page.get_by_text("opens only with its access token").first.wait_for(timeout=90_000)
-                page.wait_for_timeout(2500)  # anything the app would draw after the sign-in box
+                page.get_by_text("opens only with its access token").first.wait_for(timeout=180_000)
+                settled(page)  # anything the app would draw after the sign-in box is drawn by now
                 body = page.locator("body").inner_text()
                 assert "1250 rows" not in body and "Simulated" not in body, body[:400]
                 assert page.locator('[data-testid="stFileUploaderDropzoneInput"]').count() == 0
@@ -112,9 +114,9 @@ def test_another_account_cannot_open_the_dashboard_without_its_token(other, tmp_
             page.goto(server.link("", token=""))
             page.get_by_label("Access token").fill(server.token[::-1])
             page.get_by_role("button", name="Open the dashboard").click()
-            page.get_by_text("That token is not right").first.wait_for(timeout=60_000)
+            page.get_by_text("That token is not right").first.wait_for(timeout=120_000)
             page.goto(server.url)  # the owner's address, copied: the token is all that opens it
-            page.get_by_text("1250 rows").first.wait_for(timeout=90_000)
+            page.get_by_text("1250 rows").first.wait_for(timeout=180_000)
             browser.close()
     finally:
         os.killpg(browser_process.pid, signal.SIGKILL)
@@ -149,7 +151,8 @@ def test_a_second_dashboard_never_lands_on_a_taken_port(tmp_path):
         assert line.startswith("TVineSynth Studio is open for you at http://127.0.0.1:") and f"?token={token}" in line
         settings = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
         assert settings["browser"]["gatherUsageStats"] is False  # nothing leaves the machine
-        for _ in range(100):  # Streamlit reads .streamlit/config.toml from the folder the server runs in
+        deadline = time.monotonic() + 300  # Streamlit reads .streamlit/config.toml from the folder the server runs in
+        while time.monotonic() < deadline:
             if Path(f"/proc/{process.pid}/cmdline").read_bytes().split(b"\0")[1:3] == [b"-m", b"streamlit"]:
                 break
             time.sleep(0.1)
