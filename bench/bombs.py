@@ -43,7 +43,7 @@ def cell(outcome: Outcome) -> str:
     if outcome.status == "REFUSED":
         verdict = "refused" if "above the limit of" in outcome.message else f"error “{outcome.message[:72]}…”"
     else:
-        verdict = {"READ": "read", "TIMEOUT": f"still running at {HANG_GUARD} s",
+        verdict = {"READ": "read", "TIMEOUT": f"still running after {HANG_GUARD} s of CPU",
                    "CRASHED": f"crashed ({outcome.message[:60]})"}[outcome.status]
     return f"{verdict} | {outcome.seconds:.2f} | {outcome.peak_mb:.0f}"
 
@@ -81,7 +81,7 @@ built by `tests/data/bombs.py`, as `tests/data/test_bombs.py` reads them).
 - Date: {datetime.date.today()}; machine: {os.cpu_count()} cores shared with other engineers' jobs, CPU: {cpu_model()};
   Python {platform.python_version()}.
 - Each file is read by `read_table` in a fresh process with the default limits, under RLIMIT_AS = \
-{MEMORY_CAP // MB} MB; a read still running after {HANG_GUARD} s is stopped. Seconds: the read's own (imports \
+{MEMORY_CAP // MB} MB; a read still running after {HANG_GUARD} s of CPU is stopped. Seconds: the read's own (imports \
 excluded). Peak MB: the process's maximum resident size, imports included (the control row is that floor).
 
 {head}

@@ -19,7 +19,10 @@ from typing import BinaryIO
 ROOT = Path(__file__).resolve().parents[2]
 MB = 2**20
 MEMORY_CAP = 1 << 30  # RLIMIT_AS of the reading process
-HANG_GUARD = 60  # seconds: a read still running then has not been refused before parsing
+# a read that has used this many seconds of CPU has not been refused before parsing (CPU time, not the clock's: a busy
+# machine slows a read down, it does not make it use more CPU)
+HANG_GUARD = 60
+STUCK_CEILING = 900  # seconds of the clock: a reading process stuck without using CPU is killed then
 
 _CONTENT_TYPES = (
     '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
@@ -209,8 +212,8 @@ def report(status, text):
     os._exit(0)
 
 
-signal.signal(signal.SIGALRM, lambda *_: report("TIMEOUT", ""))
-signal.alarm({timeout})
+signal.signal(signal.SIGPROF, lambda *_: report("TIMEOUT", ""))
+signal.setitimer(signal.ITIMER_PROF, {timeout})  # CPU seconds of the read
 start = time.perf_counter()
 try:
     table = read_table(sys.argv[1])
@@ -232,14 +235,15 @@ class Outcome:
 
 def read_capped(path: Path, root: Path = ROOT, cap: int = MEMORY_CAP, timeout: int = HANG_GUARD) -> Outcome:
     """``read_table(path)`` in a fresh process under an address-space cap, with ``root``'s tvs_core and the
-    default limits; the process reports its own time and peak memory, also when the hang guard rings."""
+    default limits; the process reports its own time and peak memory, also when the hang guard rings (after
+    ``timeout`` CPU seconds of the read; a process stuck without using CPU is killed after ``STUCK_CEILING``)."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("TVS_MAX_")}
     env["PYTHONPATH"] = str(root)
     try:
         process = subprocess.run([sys.executable, "-c", _READER.format(cap=cap, timeout=timeout),
                                   str(Path(path).resolve())],
-                                 cwd=root, env=env, text=True, capture_output=True, timeout=timeout + 30)
-    except subprocess.TimeoutExpired:  # stuck where the alarm cannot ring (inside C code): killed
+                                 cwd=root, env=env, text=True, capture_output=True, timeout=STUCK_CEILING)
+    except subprocess.TimeoutExpired:  # stuck where the guard cannot ring (inside C code, or waiting): killed
         return Outcome("TIMEOUT", math.nan, math.nan, "")
     fields = process.stdout.rstrip("\n").split("\t", 3)  # the message may be empty
     if len(fields) != 4:

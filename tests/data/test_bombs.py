@@ -8,6 +8,8 @@ import pytest
 
 from tests.data.bombs import BOMBS, MB, honest_xlsx, read_capped
 
+pytestmark = pytest.mark.slow  # a fresh, capped Python process per file
+
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory):
@@ -24,7 +26,7 @@ def test_the_hand_written_workbook_reads_in_the_capped_process(folder):
 def test_a_bomb_is_refused_before_parsing_under_a_memory_cap(bomb, folder):
     path = bomb.build(folder)
     assert path.stat().st_size <= bomb.disk_mb * MB, f"{bomb.name} is {path.stat().st_size / MB:.2f} MB on disk"
-    outcome = read_capped(path)  # a read still running after 60 s is stopped: a hang guard, not a speed assertion
+    outcome = read_capped(path)  # a read that used 60 s of CPU is stopped: a hang guard, not a speed assertion
     assert outcome.status == "REFUSED", outcome
     assert path.name in outcome.message and bomb.refused_by in outcome.message, outcome.message
     assert "above the limit of" in outcome.message and "--limit " in outcome.message
