@@ -537,6 +537,7 @@ def test_every_competitor_is_in_the_legend_and_no_label_of_a_point_off_the_axes_
 TEXTS = ".annotation-text-g, .legend .traces text, .legendtitletext, .g-xtitle, .g-ytitle, .g-gtitle"
 
 
+@pytest.mark.slow
 def test_the_scatter_in_a_browser_shows_every_legend_entry_and_no_text_overlaps(competitors, tmp_path):
     """The same figure drawn by plotly.js in headless Chromium: every trace has a legend entry inside the figure
     (no scrolled, cut legend) and no two texts of the figure (annotations, legend entries, titles) overlap."""

@@ -100,6 +100,7 @@ def answers_http(port: int) -> bool:
         connection.close()
 
 
+@pytest.mark.slow
 def test_the_local_dask_cluster_runs_no_code_for_another_account(tmp_path):
     with second_account() as other:
         marker = tmp_path / "ran"  # written by a submitted function, as the cluster's account
@@ -126,6 +127,7 @@ def test_the_local_dask_cluster_runs_no_code_for_another_account(tmp_path):
         assert (tmp_path / "owner").exists()
 
 
+@pytest.mark.slow
 def test_the_local_dask_cluster_keeps_its_scratch_files_private(tmp_path):
     """A worker's scratch folder is on its import path and holds what it spills: not under a /tmp folder any
     account may have made first, and unreadable by others."""

@@ -55,6 +55,7 @@ def data_file(tmp_path_factory):
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ending", ["done", "SIGTERM", "Ctrl-C"])
 def test_a_command_line_sweep_leaves_no_process_behind(ending, data_file, tmp_path):
     workspace = tmp_path / "ws"
@@ -89,6 +90,7 @@ def test_a_command_line_sweep_leaves_no_process_behind(ending, data_file, tmp_pa
         assert job["status"] == "interrupted" and 0 < job["done"] < job["total"]  # finished work kept
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ending, cancel_at", [("failed", None), ("cancelled", 4), ("cancelled", 1)])
 def test_an_in_process_job_leaves_no_process_behind(ending, cancel_at, data_file, tmp_path):
     """``cancel_at=1``: cancelled once the holder is stored, before any stage has run."""
@@ -125,6 +127,7 @@ def _interrupt_handling() -> str:
     return "ignored" if signal.getsignal(signal.SIGINT) == signal.SIG_IGN else "raised"
 
 
+@pytest.mark.slow
 def test_a_workers_ctrl_c_is_left_to_the_sweep_that_started_it():
     """A terminal's Ctrl-C reaches the workers too; one hit between two tasks, in loky's own loop, printed
     "Process LokyProcess-1: Traceback … KeyboardInterrupt" under the sweep's own line. The sweep ends its workers

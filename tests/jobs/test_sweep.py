@@ -56,6 +56,7 @@ def wait_for(predicate, timeout=120.0, every=0.1):
     return False
 
 
+@pytest.mark.slow
 def test_identical_request_is_answered_from_the_store(table, reference):
     records, store, job_id = reference
     assert submit(store, table, config()) == job_id
@@ -65,6 +66,7 @@ def test_identical_request_is_answered_from_the_store(table, reference):
     assert submit(store, table, config(seed=1)) != job_id  # a different configuration is a different job
 
 
+@pytest.mark.slow
 def test_start_answers_a_finished_sweep_follows_a_running_one_and_runs_or_resumes_the_rest(table, reference,
                                                                                            tmp_path):
     """The one decision behind the CLI's sweep and the Sweep page's Start: never a second worker for a job."""
@@ -95,6 +97,7 @@ def test_every_task_is_stored_once_with_progress_and_plan(reference):
     assert store.add_result(job_id, tasks[1], "x", [], 0.0) is False  # a second copy is refused
 
 
+@pytest.mark.slow
 def test_worker_killed_mid_job_resumes_to_the_same_numbers(table, reference, tmp_path):
     expected = reference[0]
     store = Store(tmp_path)
@@ -113,6 +116,7 @@ def test_worker_killed_mid_job_resumes_to_the_same_numbers(table, reference, tmp
     pd.testing.assert_frame_equal(sorted_records(store, job_id), expected)
 
 
+@pytest.mark.slow
 def test_a_job_begun_by_an_earlier_version_resumes_without_reading_its_pickles(reference, tmp_path):
     """An earlier version kept the membership shadows and attackers as pickles. Resuming such a job runs those tasks
     again instead of reading them (no pickle is read from disk), and ends with the numbers an unbroken sweep
@@ -139,6 +143,7 @@ def test_a_job_begun_by_an_earlier_version_resumes_without_reading_its_pickles(r
     pd.testing.assert_frame_equal(sorted_records(store, job_id), expected)
 
 
+@pytest.mark.slow
 def test_cancel_stops_within_one_task(table, tmp_path):
     store = Store(tmp_path)
     job_id = submit(store, table, config(levels=[1, 2, 3, 4]))
@@ -153,6 +158,7 @@ def test_cancel_stops_within_one_task(table, tmp_path):
     assert run_job(store, job_id, n_jobs=2) == "done"  # and it resumes from there
 
 
+@pytest.mark.slow
 def test_two_jobs_at_once_share_the_store(table, tmp_path):
     store = Store(tmp_path)
     first = submit(store, table, config(seed=11))
@@ -167,6 +173,7 @@ def test_two_jobs_at_once_share_the_store(table, tmp_path):
         assert "locked" not in log
 
 
+@pytest.mark.slow
 def test_dask_backend_gives_the_same_numbers_as_loky(table, reference, tmp_path):
     pytest.importorskip("dask.distributed")
     store = Store(tmp_path)
@@ -175,6 +182,7 @@ def test_dask_backend_gives_the_same_numbers_as_loky(table, reference, tmp_path)
     pd.testing.assert_frame_equal(sorted_records(store, job_id), reference[0])
 
 
+@pytest.mark.slow
 def test_ray_backend_gives_the_same_numbers_as_loky(table, reference, tmp_path):
     pytest.importorskip("ray")
     store = Store(tmp_path)
@@ -207,6 +215,7 @@ def test_summary_json_has_the_documented_shape(reference):
                                                                                       "U_auc_tstr"}
 
 
+@pytest.mark.slow
 def test_ctrl_c_leaves_a_resumable_job_and_the_same_command_resumes(table, tmp_path):
     import subprocess
     import sys
@@ -238,6 +247,7 @@ def test_ctrl_c_leaves_a_resumable_job_and_the_same_command_resumes(table, tmp_p
     assert store.job(job["id"])["status"] == "done"
 
 
+@pytest.mark.slow
 def test_baselines_can_play_the_attribute_game_for_one_mab_estimator(table, reference, tmp_path):
     """With baseline_games, a baseline's scatter MAB is the game's (independent margins: ≈ 0), the
     holder's numbers are unchanged, and the real-data reference is stored once per iteration."""
@@ -259,6 +269,7 @@ def test_baselines_can_play_the_attribute_game_for_one_mab_estimator(table, refe
     assert entry["metrics"]["mab:total_cost_eur"]["median"] < 0.1
 
 
+@pytest.mark.slow
 def test_baselines_can_play_the_membership_game(table, reference, tmp_path):
     """A baseline's PG comes from its own shadows and attackers; the holder's game is unchanged."""
     store = Store(tmp_path)
