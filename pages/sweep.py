@@ -22,7 +22,6 @@ from tvs_core.jobs.plan import claimed_epsilons, planned_tasks
 from tvs_core.jobs.process import cancel_job, start_worker
 from tvs_core.jobs.progress import audit_seconds, duration_text, estimate, fit_seconds_by_baseline, task_total
 from tvs_core.jobs.submission import Next, data_fingerprint, start_or_follow
-from tvs_core.jobs.worker import run_job
 from tvs_core.model.families import PRESETS
 from tvs_core.model.ordering import default_levels
 from tvs_core.seeding import MAX_SEED
@@ -236,8 +235,6 @@ def start() -> None:
     common.update(job_id=job_id, jobs=[*[j for j in project.jobs if j != job_id], job_id], selected_level=None)
     if started.next == Next.NOTHING:
         st.success("This exact sweep was run before: its results come from the store.")
-    elif started.next == Next.RUN and st.session_state.get(common.INLINE_WORKER):  # tests: run in this process
-        run_job(common.store(), job_id, n_jobs=1)
     elif started.next == Next.RUN:
         start_worker(common.store(), job_id, backend=project.backend)
     st.rerun()  # redraw the sidebar (and start polling)
@@ -268,10 +265,7 @@ if stop.button("Cancel", disabled=not view.active):
     cancel_job(common.store(), view.id)
     st.rerun()
 if resume.button("Resume", disabled=view.active or view.job["status"] == "done"):
-    if st.session_state.get(common.INLINE_WORKER):
-        run_job(common.store(), view.id, n_jobs=1)
-    else:
-        start_worker(common.store(), view.id, backend=project.backend)
+    start_worker(common.store(), view.id, backend=project.backend)
     st.rerun()
 
 active = view.active

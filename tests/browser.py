@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import wait_until
 from tests.processes import OWNER
 from tvs_core.evaluation.protocol import TEST_PROTOCOL_ENV
 
@@ -26,7 +27,12 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is in requirements-extras.txt")
 if not os.path.exists(CHROMIUM):
     pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
-START_SECONDS = 300.0  # ceiling for a server to listen: an import of Streamlit and pandas on a loaded machine
+# Ceilings, never budgets: how long a wait on the app may take before the test fails. A page's first run, a click's
+# rerun, a chart's drawing take a second or two on an idle machine, and minutes on one loaded many times over (a
+# page that never comes still fails, later). Every Playwright wait of the pages here uses CEILING unless it says less.
+CEILING = 600_000  # ms
+SWEEP_CEILING = 1_800_000  # ms: for a whole sweep of a demo on the tiny protocol, in its worker
+START_SECONDS = 600.0  # for a server to listen: an import of Streamlit and pandas on a loaded machine
 LAUNCH = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
           "--disable-component-update", "--disable-sync"]
 
@@ -136,9 +142,9 @@ def held_sweep(workspace: Path):
 
     store = Store(workspace)
     try:
-        job_id = wait_until(lambda: Projects(store).current().job_id, "a sweep was started")
+        job_id = wait_until(lambda: Projects(store).current().job_id, "a sweep was started", CEILING / 1000)
         job = wait_until(lambda: (found := store.job(job_id))["status"] == "running" and found["pid"] and found,
-                         "the sweep's worker runs", timeout=300)
+                         "the sweep's worker runs", CEILING / 1000)
         group = job["pid"]  # started in a session of its own: its process group
         for _attempt in range(200):
             os.killpg(group, signal.SIGSTOP)
@@ -157,18 +163,14 @@ def held_sweep(workspace: Path):
         store.close()
 
 
-ACTION_CEILING = 120_000  # ms: Playwright's ceiling for a click, a fill, a locator's wait (its default: 30 s)
-NAVIGATION_CEILING = 180_000  # ms: for a page load or a reload (Streamlit's first run of a page on a loaded machine)
-
-
 @contextmanager
 def browser_page():
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH, timeout=NAVIGATION_CEILING)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH, timeout=CEILING)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-            page.set_default_timeout(ACTION_CEILING)
-            page.set_default_navigation_timeout(NAVIGATION_CEILING)
+            page.set_default_timeout(CEILING)  # Playwright's own default is 30 s
+            page.set_default_navigation_timeout(CEILING)
             yield page
         finally:
             browser.close()
@@ -187,7 +189,7 @@ SCRIPT_STATE = "document.querySelector('[data-testid=\"stApp\"]')?.getAttribute(
 QUIET_CHECKS = 3
 
 
-def settled(page, timeout: float = 180_000) -> None:
+def settled(page, timeout: float = CEILING) -> None:
     """Wait until the app has finished the runs the last actions set off: no script run, and no rerun asked for,
     at a few checks in a row (a sweep's page refreshes itself every two seconds, so a quiet moment comes between two
     refreshes). A slider sends its value 200 ms after the last key: what must follow from it is waited for as a
@@ -200,16 +202,20 @@ def settled(page, timeout: float = 180_000) -> None:
     }}""", polling=100, timeout=timeout)
 
 
-def wait_until(condition, what: str, timeout: float = 180.0, every: float = 0.2):
-    """Poll ``condition()`` until it returns something true (returned), at most ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = condition()
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not so after {timeout:.0f} s")
-        time.sleep(every)
+def project_keeps(workspace: Path, what: str, check) -> None:
+    """Wait until the open project, as the workspace stores it, passes ``check``: a choice is kept once it is
+    saved, whatever the screen shows meanwhile."""
+    from tvs_core.jobs.projects import Projects
+    from tvs_core.storage import Store
+
+    def saved():
+        store = Store(workspace)
+        try:
+            return check(Projects(store).current())
+        finally:
+            store.close()
+
+    wait_until(saved, f"the project keeps {what}", CEILING / 1000, every=0.5)
 
 
 def go_to(page, title: str) -> None:
@@ -217,7 +223,7 @@ def go_to(page, title: str) -> None:
     for attempt in range(3):
         page.get_by_role("link", name=title).click()
         try:  # a click that lands while the page reruns (a sweep's last refresh) can be dropped: click again,
-            heading.wait_for(timeout=60_000)  # as a person would; a page that never comes still fails below
+            heading.wait_for(timeout=CEILING / 3)  # as a person would; a page that never comes still fails below
             break
         except playwright.TimeoutError:
             if attempt == 2:
@@ -238,10 +244,10 @@ def shot(page, name: str) -> None:
 
 def upload(page, path: Path) -> None:
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(path))  # the table's
-    page.get_by_text(f"{path.name} — ").first.wait_for(timeout=120_000)
+    page.get_by_text(f"{path.name} — ").first.wait_for()
 
 
-def wait_for_text(page, where, text: str, timeout: float = 180_000) -> None:
+def wait_for_text(page, where, text: str, timeout: float = CEILING) -> None:
     deadline = time.monotonic() + timeout / 1000
     while time.monotonic() < deadline:
         if text in where():
@@ -254,7 +260,7 @@ def keep_only(page, label: str, kept: int) -> None:
     """Remove all but the first ``kept`` choices of the multi-select labelled ``label`` by their crosses, as a
     user does; each removal reruns the page, so the chips are counted again every time."""
     box = page.get_by_test_id("stMultiSelect").filter(has_text=label).first
-    box.wait_for(timeout=60_000)
+    box.wait_for()
     chips = box.locator("[data-tag]")
     for _ in range(50):
         before = chips.count()
@@ -262,7 +268,7 @@ def keep_only(page, label: str, kept: int) -> None:
             return
         name = chips.nth(kept).get_attribute("aria-label")
         chips.nth(kept).get_by_role("button", name=f"Remove {name}", exact=True).click()
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + CEILING / 1000
         while chips.count() >= before and time.monotonic() < deadline:
             page.wait_for_timeout(200)  # between two looks
     raise AssertionError(f"'{label}' still has more than {kept} choices")
@@ -275,7 +281,7 @@ def small_sweep(page) -> None:
     keep_only(page, "Truncation levels", 2)
     keep_only(page, "Baselines (reference points)", 0)
     start = page.get_by_role("button", name="Start sweep")
-    deadline = time.monotonic() + 180
+    deadline = time.monotonic() + CEILING / 1000
     while not start.is_enabled():  # the page's last rerun has not arrived yet, or it says why not
         if time.monotonic() > deadline:
             levels = page.get_by_test_id("stMultiSelect").filter(has_text="Truncation levels").first

@@ -180,7 +180,7 @@ def pytest_sessionfinish(session, exitstatus):
     """By now every shared fixture was torn down: none of their processes may be left."""
     alive = {}
     for owner in SHARED_OWNERS:
-        alive |= processes.survivors(owner, grace=5.0)
+        alive |= processes.survivors(owner)
     if alive:
         sys.stderr.write(f"\nprocesses started by shared fixtures outlived the session (killed now): "
                          f"{processes.describe(alive)}\n")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -85,7 +86,21 @@ def make_small_table_for_store():
     return pd.DataFrame({"a": rng.normal(size=60), "y": rng.integers(0, 2, 60)})
 
 
-APP_RUN_CEILING = 900.0  # seconds one AppTest run may take: a sweep run inline, on a machine loaded several times over
+APP_RUN_CEILING = 900.0  # seconds one AppTest run may take, on a machine loaded several times over
+SWEEP_SECONDS = 1800.0  # seconds a sweep of a demo on the tiny protocol may take in its worker, there
+
+
+def wait_until(condition, what: str, timeout: float = 600.0, every: float = 0.2):
+    """Poll ``condition()`` until it returns something true (returned); fail after ``timeout`` seconds, a ceiling
+    for a loaded machine, never a budget."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = condition()
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not so after {timeout:.0f} s")
+        time.sleep(every)
 
 
 def dashboard(timeout: float = APP_RUN_CEILING):

@@ -79,7 +79,7 @@ def _other_browser(account, port: int) -> subprocess.Popen:
 
 def test_another_account_cannot_open_the_dashboard_without_its_token(other, tmp_path):
     require_root()
-    from tests.browser import free_port, playwright, running_server, settled
+    from tests.browser import CEILING, free_port, playwright, running_server, settled
 
     parent = shared_parent()
     port = free_port()
@@ -96,10 +96,12 @@ def test_another_account_cannot_open_the_dashboard_without_its_token(other, tmp_
                         raise
                     time.sleep(0.5)
             page = browser.contexts[0].new_page()
+            page.set_default_timeout(CEILING)
+            page.set_default_navigation_timeout(CEILING)
             for path, token in (("", ""), ("choose", ""), ("export", ""), ("", "not-the-token"),
                                 ("projects", server.token[:-1])):
                 page.goto(server.link(path, token=token))
-                page.get_by_text("opens only with its access token").first.wait_for(timeout=180_000)
+                page.get_by_text("opens only with its access token").first.wait_for()
                 settled(page)  # anything the app would draw after the sign-in box is drawn by now
                 body = page.locator("body").inner_text()
                 assert "1250 rows" not in body and "Simulated" not in body, body[:400]
@@ -114,9 +116,9 @@ def test_another_account_cannot_open_the_dashboard_without_its_token(other, tmp_
             page.goto(server.link("", token=""))
             page.get_by_label("Access token").fill(server.token[::-1])
             page.get_by_role("button", name="Open the dashboard").click()
-            page.get_by_text("That token is not right").first.wait_for(timeout=120_000)
+            page.get_by_text("That token is not right").first.wait_for()
             page.goto(server.url)  # the owner's address, copied: the token is all that opens it
-            page.get_by_text("1250 rows").first.wait_for(timeout=180_000)
+            page.get_by_text("1250 rows").first.wait_for()
             browser.close()
     finally:
         os.killpg(browser_process.pid, signal.SIGKILL)

@@ -44,8 +44,8 @@ def page_workspace(tmp_path, monkeypatch):
 @pytest.fixture(scope="session")
 def swept(tmp_path_factory):
     """A workspace whose open project is the clinical demo with a finished sweep (``SWEPT_LEVELS``, the independent
-    baseline), started on the Sweep page and run inline on the tiny protocol: built once for every test that only
-    reads it. Tests that use it are marked ``xdist_group(SWEPT_GROUP)``, so one worker builds it once."""
+    baseline), started on the Sweep page and run by its worker on the tiny protocol: built once for every test that
+    only reads it. Tests that use it are marked ``xdist_group(SWEPT_GROUP)``, so one worker builds it once."""
     from pages import common
     from tests.dashboard.test_app import app, run_sweep
 
@@ -64,10 +64,7 @@ def swept(tmp_path_factory):
 @pytest.fixture
 def after_sweep(swept, page_workspace):
     """The app on a copy of the swept workspace: its project open, its sweep done, nothing chosen."""
-    from pages import common
     from tests.dashboard.test_app import app
 
     shutil.copytree(swept, page_workspace)
-    at = app().run()
-    at.session_state[common.INLINE_WORKER] = True
-    return at
+    return app().run()

@@ -1,5 +1,5 @@
 """Each page's flows through Streamlit's AppTest (no browser): data, sensitive features, sweep,
-choose, export. The sweep's worker runs inline (AppTest does not run timers)."""
+choose, export. Start begins the sweep in its worker process, as for every user; the test waits for it to end."""
 
 import hashlib
 import json
@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.dashboard.conftest import SWEPT_GROUP
-from tests.helpers import dashboard, shown
+from tests.helpers import SWEEP_SECONDS, dashboard, shown, wait_until
 from tvs_core import load_demo
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
@@ -142,21 +142,36 @@ def test_a_column_threshold_edit_overrides_and_the_others_follow_the_slider():
     assert project(at).rho_overrides == {}
 
 
-def run_sweep(at: AppTest, levels=(1, 10, 20), baselines=("independent",)) -> AppTest:
-    """A finished sweep through the Sweep page, run inline (AppTest runs no timers, so it could not follow a
-    background worker), on the protocol the workspace fixture sets: the tiny one. Tests that only read a finished
-    sweep use the shared one (``after_sweep``)."""
+def finish_sweep(at: AppTest) -> AppTest:
+    """Wait until the sweep Start began has ended in its worker process — started by the page as for every user —
+    and that process is gone, then run the page again (AppTest runs no timers: this run is the page's own refresh)."""
     from pages import common
+    from tvs_core.jobs.process import worker_alive
+    from tvs_core.storage.store import ACTIVE
 
+    job_id = project(at).job_id
+
+    def ended() -> bool:
+        job = common.store().job(job_id)
+        return job["status"] not in ACTIVE and not worker_alive(job)
+
+    wait_until(ended, f"sweep {job_id} ended and its worker is gone", SWEEP_SECONDS, 0.5)
+    at.run()
+    no_errors(at)
+    return at
+
+
+def run_sweep(at: AppTest, levels=(1, 10, 20), baselines=("independent",)) -> AppTest:
+    """A finished sweep through the Sweep page, on the protocol the workspace fixture sets: the tiny one. Tests
+    that only read a finished sweep use the shared one (``after_sweep``)."""
     at.switch_page("pages/sensitive.py").run()
-    at.session_state[common.INLINE_WORKER] = True
     at.switch_page("pages/sweep.py").run()
     no_errors(at)
     at.multiselect(key="w.sweep.levels").set_value(list(levels)).run()
     at.multiselect(key="w.sweep.baselines").set_value(list(baselines)).run()
     next(b for b in at.button if b.label == "Start sweep").click().run()
     no_errors(at)
-    return at
+    return finish_sweep(at)
 
 
 @pytest.mark.slow
@@ -324,11 +339,10 @@ def test_a_csv_with_missing_responses_can_be_swept():
     assert any("3 rows have no value of the response" in c.value for c in at.caption)
     at.switch_page("pages/sensitive.py").run()
     at.multiselect(key="w.sensitive").set_value(["total_cost_eur"]).run()
-    at.session_state[common.INLINE_WORKER] = True
     at.switch_page("pages/sweep.py").run()
     at.multiselect(key="w.sweep.baselines").set_value(["independent"]).run()
     next(b for b in at.button if b.label == "Start sweep").click().run()
-    no_errors(at)
+    finish_sweep(at)
     assert common.store().job(project(at).job_id)["status"] == "done"
 
 

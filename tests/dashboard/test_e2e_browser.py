@@ -8,6 +8,7 @@ without them it is skipped with the reason, never silently passed."""
 import pytest
 
 from tests.browser import (
+    CEILING,
     browser_page,
     go_to,
     no_streamlit_errors,
@@ -31,16 +32,16 @@ def test_demo_flow_in_chromium(server, tmp_path):
     url, _ = server
     with browser_page() as page:
         page.goto(url)
-        page.get_by_test_id("stDataFrame").first.wait_for(timeout=180_000)
-        page.get_by_text("1250 rows").first.wait_for(timeout=60_000)
+        page.get_by_test_id("stDataFrame").first.wait_for()
+        page.get_by_text("1250 rows").first.wait_for()
         no_streamlit_errors(page)
         shot(page, "1-data")
 
         go_to(page, "2 · Sensitive features")
-        page.locator(".js-plotly-plot").nth(2).wait_for(timeout=120_000)
+        page.locator(".js-plotly-plot").nth(2).wait_for()
         # pick the sensitive columns: drop lactate, keep total cost and creatinine
         page.get_by_role("button", name="Remove lactate_mmol_l").click()
-        page.get_by_text("S = total_cost_eur, creatinine_mg_dl").wait_for(timeout=120_000)
+        page.get_by_text("S = total_cost_eur, creatinine_mg_dl").wait_for()
         settled(page)
         no_streamlit_errors(page)
         shot(page, "2-sensitive")
@@ -48,9 +49,9 @@ def test_demo_flow_in_chromium(server, tmp_path):
         go_to(page, "3 · Sweep")
         page.get_by_role("button", name="Start sweep").click()
         points = page.locator(".js-plotly-plot .scatterlayer .trace .points path")
-        points.first.wait_for(timeout=600_000)
+        points.first.wait_for()
         page.wait_for_function("document.querySelectorAll('.js-plotly-plot .scatterlayer .points path').length >= 3",
-                               timeout=600_000)
+                               timeout=CEILING)
         no_streamlit_errors(page)
         shot(page, "3-sweep")
         # click a TVineSynth level's marker: the trace whose customdata holds level numbers. The chart is
@@ -82,7 +83,7 @@ def test_demo_flow_in_chromium(server, tmp_path):
         assert "your choice" in selected.first.inner_text()
 
         go_to(page, "4 · Choose")
-        page.get_by_text("Recommended level").first.wait_for(timeout=120_000)
+        page.get_by_text("Recommended level").first.wait_for()
         no_streamlit_errors(page)
         shot(page, "4-choose")
 
@@ -90,17 +91,17 @@ def test_demo_flow_in_chromium(server, tmp_path):
         rows = page.get_by_test_id("stTextInput").filter(has_text="Rows").locator("input")
         rows.fill("1")  # a release needs two rows: refused in words under the field, and Generate is blocked
         rows.press("Enter")
-        page.get_by_text("1 is out of range for the number of rows").first.wait_for(timeout=120_000)
+        page.get_by_text("1 is out of range for the number of rows").first.wait_for()
         generate = page.get_by_role("button", name="Generate release")
-        playwright.expect(generate).to_be_disabled(timeout=120_000)
+        playwright.expect(generate).to_be_disabled(timeout=CEILING)
         assert rows.input_value() == "1"  # what was typed stays as typed
         rows.fill("300")
         rows.press("Enter")
-        playwright.expect(generate).to_be_enabled(timeout=120_000)
+        playwright.expect(generate).to_be_enabled(timeout=CEILING)
         settled(page)
         generate.click()
-        page.get_by_role("heading", name="Guardrails").wait_for(timeout=180_000)
-        with page.expect_download(timeout=120_000) as download:
+        page.get_by_role("heading", name="Guardrails").wait_for()
+        with page.expect_download() as download:
             page.get_by_role("button", name="Download synthetic CSV").click()
         path = tmp_path / "release.csv"
         download.value.save_as(path)
@@ -108,11 +109,11 @@ def test_demo_flow_in_chromium(server, tmp_path):
         assert header.startswith("total_cost_eur,ward_cost_eur") and header.endswith("in_hospital_death")
         no_streamlit_errors(page)
         settled(page)  # the download's record in the ledger reran the page
-        with page.expect_download(timeout=120_000) as download:
+        with page.expect_download() as download:
             page.get_by_role("button", name="Download manifest (JSON)").click()
         assert download.value.suggested_filename.endswith(".manifest.json")
         settled(page)
-        with page.expect_download(timeout=120_000) as download:  # the first click gives the file
+        with page.expect_download() as download:  # the first click gives the file
             page.get_by_role("button", name="Download report (HTML)").click()
         report = tmp_path / "report.html"
         download.value.save_as(report)

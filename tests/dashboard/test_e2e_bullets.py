@@ -31,7 +31,7 @@ def test_a_deep_link_after_a_restart_opens_the_page_not_a_list_of_files(server):
         server.start()  # a restart: the first request the new server sees is the deep link
         with browser_page() as page:
             page.goto(server.link(path))
-            page.get_by_role("heading", name=heading).first.wait_for(timeout=180_000)
+            page.get_by_role("heading", name=heading).first.wait_for()
             settled(page)
             assert "Dataset:" in sidebar(page)  # our sidebar: app.py ran
             assert page.get_by_role("link", name="common").count() == 0  # not Streamlit's list of pages/
@@ -41,7 +41,7 @@ def test_a_deep_link_after_a_restart_opens_the_page_not_a_list_of_files(server):
 def test_a_burst_of_arrow_keys_on_the_threshold_keeps_every_threshold_in_step(server):
     with browser_page() as page:
         page.goto(server.url)
-        page.get_by_test_id("stDataFrame").first.wait_for(timeout=180_000)
+        page.get_by_test_id("stDataFrame").first.wait_for()
         go_to(page, "2 · Sensitive features")
         thumb = page.get_by_test_id("stSlider").filter(has_text="Association threshold").first.get_by_role("slider")
         thumb.focus()
@@ -73,9 +73,9 @@ def test_a_five_row_table_is_refused_on_the_data_page_and_start_says_why(server,
         .to_csv(tiny, index=False)
     with browser_page() as page:
         page.goto(server.url)
-        page.get_by_test_id("stDataFrame").first.wait_for(timeout=180_000)
+        page.get_by_test_id("stDataFrame").first.wait_for()
         upload(page, tiny)
-        page.get_by_text("at least 50 are needed").first.wait_for(timeout=120_000)
+        page.get_by_text("at least 50 are needed").first.wait_for()
         no_exception_box(page)
         go_to(page, "2 · Sensitive features")
         if page.get_by_text("Choose the response").count():
@@ -85,7 +85,7 @@ def test_a_five_row_table_is_refused_on_the_data_page_and_start_says_why(server,
         page.get_by_test_id("stMultiSelect").first.click()
         page.get_by_role("option", name="total_cost_eur").click()
         page.keyboard.press("Escape")
-        page.get_by_text("The table cannot be modelled yet").first.wait_for(timeout=120_000)
+        page.get_by_text("The table cannot be modelled yet").first.wait_for()
         no_exception_box(page)
         go_to(page, "3 · Sweep")
         no_exception_box(page)
@@ -99,10 +99,10 @@ def test_a_five_row_table_is_refused_on_the_data_page_and_start_says_why(server,
 def test_the_first_seconds_after_start_show_real_counts_and_no_error(server):
     with browser_page() as page:
         page.goto(server.url)
-        page.get_by_test_id("stDataFrame").first.wait_for(timeout=180_000)
+        page.get_by_test_id("stDataFrame").first.wait_for()
         page.get_by_test_id("stSelectbox").filter(has_text="Open a demo table").first.click()
         page.get_by_role("option", name="Simulated ICU cohort").first.click()
-        page.get_by_text("1250 rows").first.wait_for(timeout=120_000)
+        page.get_by_text("1250 rows").first.wait_for()
         go_to(page, "3 · Sweep")
         page.get_by_role("button", name="Start sweep").click()
         seen, deadline = set(), time.monotonic() + 600
@@ -125,13 +125,13 @@ def test_the_first_seconds_after_start_show_real_counts_and_no_error(server):
 def test_a_response_that_was_sensitive_is_said_and_the_sidebar_agrees(server):
     with browser_page() as page:
         page.goto(server.url)
-        page.get_by_test_id("stDataFrame").first.wait_for(timeout=180_000)
+        page.get_by_test_id("stDataFrame").first.wait_for()
         go_to(page, "2 · Sensitive features")
         sensitive_before = next(s for s in sidebar(page).splitlines() if "sensitive:" in s)
         assert "total_cost_eur" in sensitive_before
         page.get_by_test_id("stSelectbox").filter(has_text="Response Y").first.click()
         page.get_by_role("option", name="total_cost_eur").click()
-        page.get_by_text("is now the response Y, so it is no longer a sensitive column").wait_for(timeout=120_000)
+        page.get_by_text("is now the response Y, so it is no longer a sensitive column").wait_for()
         roles = next(s for s in sidebar(page).splitlines() if "Y =" in s)
         assert "Y = total_cost_eur" in roles and "total_cost_eur" not in roles.split("sensitive:")[-1]
         no_exception_box(page)

@@ -178,7 +178,7 @@ def test_random_plausible_use_never_meets_an_exception_box(seed, tmp_path):
     workspace = tmp_path / "workspace"
     with running_server(workspace) as server, browser_page() as page:
         page.goto(server.url)
-        page.get_by_test_id("stDataFrame").first.wait_for(timeout=180_000)
+        page.get_by_test_id("stDataFrame").first.wait_for()
         monkey = Monkey(page, seed, upload_file, workspace / "logs" / "errors.log")
         monkey.run(STEPS)
         # it did act: a good share of the actions found what they looked for (others found nothing of their kind on

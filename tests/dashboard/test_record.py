@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.dashboard.conftest import SWEPT_GROUP
-from tests.dashboard.test_app import app, no_errors, project, run_sweep
+from tests.dashboard.test_app import app, finish_sweep, no_errors, project, run_sweep
 from tests.helpers import shown
 from tvs_core import load_demo
 
@@ -111,12 +111,12 @@ def test_start_says_how_many_tasks_the_progress_will_count():
     at.file_uploader[0].set_value(("cohort.csv", cohort, "text/csv")).run()
     project(at).sweep.sensitive = ["total_cost_eur", "lactate_mmol_l"]
     at.switch_page("pages/sensitive.py").run()
-    at.session_state[common.INLINE_WORKER] = True
     at.switch_page("pages/sweep.py").run()
     at.multiselect(key="w.sweep.levels").set_value([1, 10]).run()
     at.multiselect(key="w.sweep.baselines").set_value(["independent"]).run()
     said = next(c.value for c in at.caption if c.value.startswith("Start runs"))
     next(b for b in at.button if b.label == "Start sweep").click().run()
+    finish_sweep(at)
     info = common.job().progress()
     assert said.startswith(f"Start runs {info['total']} tasks") and info["done"] == info["total"], (said, info)
 

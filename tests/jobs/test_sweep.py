@@ -47,9 +47,10 @@ def reference(table, tmp_path_factory):
     return sorted_records(store, job_id), store, job_id
 
 
-def wait_for(predicate, timeout=120.0, every=0.1):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
+def wait_for(predicate, timeout=900.0, every=0.1):
+    """Whether ``predicate()`` came true within ``timeout`` seconds: a ceiling for a loaded machine, never a budget."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
         if predicate():
             return True
         time.sleep(every)
@@ -105,11 +106,11 @@ def test_worker_killed_mid_job_resumes_to_the_same_numbers(table, reference, tmp
     pid = start_worker(store, job_id, n_jobs=1)
     assert wait_for(lambda: store.job(job_id)["done"] >= 3)
     os.killpg(pid, signal.SIGKILL)
-    assert wait_for(lambda: not worker_alive(store.job(job_id)), timeout=10)
+    assert wait_for(lambda: not worker_alive(store.job(job_id)), timeout=120)
     partial = store.job(job_id)["done"]
     assert store.job(job_id)["status"] == "running" and partial < store.job(job_id)["total"]
     assert resume_orphans(store, n_jobs=2) == [job_id]
-    assert wait_for(lambda: store.job(job_id)["status"] in ("done", "failed"), timeout=180)
+    assert wait_for(lambda: store.job(job_id)["status"] in ("done", "failed"))
     assert store.job(job_id)["status"] == "done", store.job(job_id)["error"]
     tasks = [r["task"] for r in store.results(job_id)]
     assert len(tasks) == len(set(tasks)) == store.job(job_id)["total"]
@@ -165,7 +166,7 @@ def test_two_jobs_at_once_share_the_store(table, tmp_path):
     second = submit(store, table, config(seed=12))
     start_worker(store, first, n_jobs=1)
     start_worker(store, second, n_jobs=1)
-    assert wait_for(lambda: all(store.job(j)["status"] in ("done", "failed") for j in (first, second)), 240)
+    assert wait_for(lambda: all(store.job(j)["status"] in ("done", "failed") for j in (first, second)))
     for job_id in (first, second):
         job = store.job(job_id)
         assert job["status"] == "done", job["error"]
@@ -232,15 +233,15 @@ def test_ctrl_c_leaves_a_resumable_job_and_the_same_command_resumes(table, tmp_p
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     store = Store(workspace)
-    assert wait_for(lambda: any(j["done"] >= 2 for j in store.jobs()), timeout=120)
+    assert wait_for(lambda: any(j["done"] >= 2 for j in store.jobs()))
     process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=60)
+    _, stderr = process.communicate(timeout=600)
     assert process.returncode == 130, stderr
     assert "run the same command again to resume" in stderr
     job = store.jobs()[0]
     assert job["status"] == "interrupted" and 0 < job["done"] < job["total"]
     assert "interrupted" in [event["kind"] for event in store.events(job["id"])]
-    finished = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    finished = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1800)
     assert finished.returncode == 0, finished.stderr
     assert "resuming" in finished.stderr
     assert (out / "summary.json").exists() and (out / "results.csv").exists()
