@@ -1,5 +1,7 @@
 """Data: open a demo or upload a table; check and fix how each column was read."""
 
+import hashlib
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -185,13 +187,14 @@ with right:
         except DataError as exc:
             st.error(f"{common.md(given.name)} cannot be the hold-out: {common.md(exc)}")
         else:
-            common.update(holdout=common.projects().keep_holdout(frame), holdout_name=given.name)
+            common.update(holdout=common.projects().keep_holdout(frame), holdout_name=given.name,
+                          holdout_sha256=hashlib.sha256(given.getvalue()).hexdigest())
             st.rerun()
     if project.holdout is not None:
         st.caption(f"Hold-out: your file **{common.md(project.holdout_name)}** ({len(common.holdout_table())} rows), "
                    "instead of a random split; every model is tested on it and none is fitted on it.")
         if st.button("Use a random split instead"):
-            common.update(holdout=None, holdout_name=None)
+            common.update(holdout=None, holdout_name=None, holdout_sha256=None)
             st.session_state.pop("opened_holdout", None)
             st.rerun()
 
