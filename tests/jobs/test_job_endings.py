@@ -120,7 +120,7 @@ def test_an_in_process_job_leaves_no_process_behind(ending, cancel_at, data_file
     if ending == "failed":  # the baseline is registered in this process only: its task fails in a worker process
         assert "failing_fit_test" in store.job(job_id)["error"]
     owner = os.environ[processes.OWNER]
-    left = gone_within(ENDED_WITHIN, lambda: processes._owned(owner))
+    left = gone_within(ENDED_WITHIN, lambda: processes.owned(owner))
     assert not left, f"still running {ENDED_WITHIN} s after the job ended ({ending}): {processes.describe(left)}"
     assert max(seen) > 0  # work was done (and kept) before the ending
 

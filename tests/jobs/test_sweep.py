@@ -9,6 +9,7 @@ import time
 import pandas as pd
 import pytest
 
+from tests import processes
 from tests.helpers import TINY, PlantedPickle
 from tvs_core import load_demo
 from tvs_core.choice.summary import summary_json
@@ -189,6 +190,11 @@ def test_ray_backend_gives_the_same_numbers_as_loky(table, reference, tmp_path):
     store = Store(tmp_path)
     job_id = submit(store, table, config())
     assert run_job(store, job_id, n_jobs=2, backend="ray") == "done", store.job(job_id)["error"]
+    # the job's end is its pool's end: the raylet's workers (``ray::PoolActor``) and agents are gone when it returns,
+    # not some seconds later (on a loaded machine they outlived the test)
+    left = {pid: command for pid, command in processes.owned(os.environ[processes.OWNER]).items()
+            if command.startswith("ray::")}
+    assert not left, processes.describe(left)
     pd.testing.assert_frame_equal(sorted_records(store, job_id), reference[0])
 
 

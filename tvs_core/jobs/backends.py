@@ -106,7 +106,9 @@ def backend_context(backend: str = "loky", address: str | None = None, n_jobs: i
                     yield n_jobs
             finally:
                 if started_here:
+                    started = _ray_node_processes()
                     ray.shutdown()
+                    _end_processes(started)
                 stop_local_workers()
     else:
         raise TVSError(f"Unknown backend '{backend}'; choose one of {', '.join(BACKENDS)}.")
@@ -173,6 +175,60 @@ def leave_interrupts_to_parent() -> None:
     (loky's own loop, outside any handler) printed a traceback; the parent ends its workers itself, so they ignore
     it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _ray_node_processes() -> dict[int, float | None]:
+    """pid -> start time of every process the raylet this process started has started (its workers, the
+    ``ray::PoolActor`` of joblib's pool among them, and its agents). ``ray.shutdown`` ends the raylet and waits for
+    it, not for these: each worker leaves once it notices, which on a loaded machine is many seconds later."""
+    from .process import process_start_time
+
+    parents = {}
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat") as stat:
+                    parents[int(entry.name)] = int(stat.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):  # gone meanwhile
+                continue
+    found = set()
+    for pid, parent in parents.items():
+        if parent == os.getpid():
+            try:
+                with open(f"/proc/{pid}/comm") as comm:
+                    if comm.read().strip() == "raylet":
+                        found.add(pid)
+            except OSError:
+                continue
+    raylets, grown = set(found), True
+    while grown:
+        more = {pid for pid, parent in parents.items() if parent in found} - found
+        found |= more
+        grown = bool(more)
+    return {pid: process_start_time(pid) for pid in found - raylets}
+
+
+def _end_processes(started: dict[int, float | None], ceiling: float = 600.0) -> None:
+    """End these processes (by their process group where they lead one, as Ray's workers do) and wait until they are
+    gone; a pid reused meanwhile is left alone. ``ceiling``: a process in uninterruptible sleep is not waited for
+    forever."""
+    import time
+
+    from .process import worker_alive
+
+    rows = [{"pid": pid, "pid_started": start} for pid, start in started.items()]
+    for row in rows:
+        if worker_alive(row):
+            try:
+                if os.getpgid(row["pid"]) == row["pid"]:
+                    os.killpg(row["pid"], signal.SIGKILL)
+                else:
+                    os.kill(row["pid"], signal.SIGKILL)
+            except OSError:  # gone meanwhile
+                pass
+    deadline = time.monotonic() + ceiling
+    while any(worker_alive(row) for row in rows) and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def stop_local_workers(trackers: bool = True) -> None:
