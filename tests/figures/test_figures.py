@@ -167,7 +167,7 @@ def test_preview_curve_has_a_line_per_attribute_and_the_theorem_level():
                             for t in range(0, 5) for a in ("cost", "lactate")])
     fig = F.preview_curve(preview, 3)
     assert [t.name for t in fig.data] == ["cost", "lactate"]
-    assert list(fig.data[0].x) == [0, 1, 2, 3, 4]
+    assert list(fig.data[0].x) == [1, 2, 3, 4]  # level 0 keeps no tree: no level a sweep offers, not drawn
     assert fig.data[0].line.color != fig.data[1].line.color
     (line,) = fig.layout.shapes
     assert line.x0 == line.x1 == 3 and line.line.dash == "dash"
@@ -312,7 +312,8 @@ def pu_table() -> pd.DataFrame:
 def test_pu_curve_marks_best_and_selected_and_shows_wins(pu_table):
     fig = F.pu_curve(pu_table, 3, 5)
     by_name = {t.name: t for t in fig.data}
-    assert set(by_name) == {"Share of resamples won", "PU resampling band (95 %)", "Privacy score P",
+    assert set(by_name) == {"Share of resamples won",
+                            "PU middle 95 % of 2000 redraws within each metric's range", "Privacy score P",
                             "Utility score U", "Privacy–utility score PU", "Best level", "Selected: level 5"}
     bars = by_name["Share of resamples won"]
     assert bars.type == "bar" and bars.yaxis == "y2" and list(bars.y) == [0.0, 0.6, 0.4, 0.0]

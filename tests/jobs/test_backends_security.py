@@ -175,6 +175,7 @@ def test_the_command_line_warns_before_a_ray_cluster_starts(backend, tmp_path, m
         assert not any(line.startswith("Warning") for line in lines), lines
 
 
+@pytest.mark.slow
 def test_the_ray_token_is_the_owners_alone(tmp_path, monkeypatch):
     """Ray stays available from the command line: its token file is written 0600 in a folder of the owner's (Ray
     on its own writes ~/.ray/auth_token 0644, which another account copied and then connected with)."""
