@@ -42,9 +42,9 @@ with upload_col:
                               help="The file stays on this computer, in the local workspace.")
     if upload is not None and st.session_state.get(common.OPENED_UPLOAD) != (upload.name, upload.size):
         st.session_state[common.OPENED_UPLOAD] = (upload.name, upload.size)
-        try:
+        try:  # read in a process of its own, within the memory and time a read may take; kept as Parquet
             uploaded = read_table(upload.getvalue(), name=upload.name)
-            common.store().space.save_upload(upload.name, upload.getvalue())
+            common.store().space.save_upload(upload.name, uploaded, upload.getvalue())
         except DataError as exc:
             st.error(f"Could not open {common.md(upload.name)}: {common.md(exc)}")
         else:

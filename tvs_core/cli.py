@@ -33,7 +33,7 @@ from .errors import DataError, DataErrors, TVSError
 from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY, AxisKind
 from .evaluation.dp_audit import DEFAULT_TRIALS
 from .evaluation.protocol import PRESETS as PROTOCOL_PRESETS
-from .jobs.backends import BACKENDS, risk
+from .jobs.backends import BACKENDS, RAY_REFUSAL, risk
 from .jobs.config import COMPETITORS, DEFAULT_BASELINES
 from .model.families import DEFAULT_PRESET, PRESETS
 from .model.generator import all_cores
@@ -379,6 +379,7 @@ def cmd_sweep(args) -> dict:
     from .jobs.worker import run_job
     from .release.export import refuse_overwriting_inputs, write_csv, write_file
 
+    refuse_open_ports(args)
     out = Path(args.out)
     refuse_inside_workspace(out, args.workspace)
     if out.exists() and not out.is_dir():
@@ -527,11 +528,18 @@ def _finished_job(store, table, config, holdout, externals=None) -> str:
     return job_id
 
 
+def refuse_open_ports(args) -> None:
+    """Ray starts only when the user has said, with the flag that names it, that its open ports are acceptable."""
+    if args.backend == "ray" and not args.accept_open_ports:
+        raise TVSError(RAY_REFUSAL)
+
+
 def cmd_worker(args) -> dict:
     from .jobs.process import Terminated
     from .jobs.worker import run_job
     from .storage.store import Store
 
+    refuse_open_ports(args)
     try:
         status = run_job(Store(args.workspace), args.job_id, n_jobs=args.n_jobs, backend=args.backend,
                          address=args.address, resume_on_restart=True)
@@ -547,7 +555,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     def limit_arg(p):
         p.add_argument("--limit", type=limit, action="append", metavar="NAME=VALUE",
-                       help="raise a limit checked before a file is read (repeatable; default: $TVS_MAX_NAME, else "
+                       help="raise a limit checked before or while a file is read (repeatable; default: "
+                            "$TVS_MAX_NAME, else "
                             + ", ".join(f"{name}={getattr(Limits(), name)}" for name in ENV) + ")")
 
     def data_args(p, roles: bool):
@@ -658,8 +667,11 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--backend", choices=list(BACKENDS), default="loky",
                        help="where the tasks run: loky (default), processes of this account on this computer; dask, "
                             "a Dask cluster (one started here accepts only your account: encrypted, with a key of "
-                            "its own); ray, a Ray cluster (on a shared server other users may reach it: a warning "
-                            "is printed)")
+                            "its own); ray, a Ray cluster (its servers listen on every network address, so on a "
+                            "shared server other users may reach it: it starts only with --accept-open-ports)")
+    sweep.add_argument("--accept-open-ports", action="store_true",
+                       help="start Ray (--backend ray) although its servers listen on every network address of this "
+                            "computer")
     sweep.add_argument("--address",
                        help="your own Dask or Ray cluster instead of one started here, which you must secure: for "
                             "Dask a tls:// address, with the cluster's certificates in Dask's configuration "
@@ -682,6 +694,7 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_argument("--n-jobs", type=count, default=2)
     worker.add_argument("--backend", default="loky")
     worker.add_argument("--address")
+    worker.add_argument("--accept-open-ports", action="store_true")
     return parser
 
 
