@@ -41,7 +41,7 @@ def printed(path: Path) -> tuple[int, dict]:
     """The report printed to PDF by Chromium as a browser's "Save as PDF" does (the page's own A4 size and margins):
     the number of pages (its /Type /Page objects: no PDF library needed), and page 1 as laid out for print at the
     printable width — its height and whether a page break follows it."""
-    from tests.browser import CHROMIUM, LAUNCH, playwright
+    from tests.browser import CEILING, CHROMIUM, LAUNCH, playwright
 
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", *LAUNCH])
@@ -49,7 +49,7 @@ def printed(path: Path) -> tuple[int, dict]:
             page = browser.new_page(viewport={"width": PRINT_WIDTH, "height": PAGE_HEIGHT})
             page.goto(path.as_uri(), wait_until="load")
             page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length > 5",
-                                   timeout=60_000)
+                                   timeout=CEILING)
             page.emulate_media(media="print")
             first = page.locator("section#summary").evaluate(
                 "e => ({height: e.getBoundingClientRect().height, after: getComputedStyle(e).breakAfter, "

@@ -124,7 +124,7 @@ class Monkey:
 
     def reload(self):
         self.trail.append("reload")
-        self.page.reload(timeout=30_000)
+        self.page.reload()  # the page's default ceiling (tests.browser.CEILING)
 
     def upload(self):
         field = self.page.locator('[data-testid="stFileUploaderDropzoneInput"]')
