@@ -27,8 +27,6 @@ LEVEL_DRAWN = "level_drawn"  # the level the scatter's highlight was last drawn 
 RELEASE = "release"  # the generated release (large: kept for the session only)
 RECORDED = "recorded_release"  # (SHA-256, ledger id) of the release last recorded by a download
 OPENED_UPLOAD, UPLOAD_NOTE = "opened_upload", "upload_note"  # the file in the uploader, and what reading it said
-PROTOCOL_OVERRIDES = "protocol_overrides"  # tests: smaller games
-INLINE_WORKER = "inline_worker"  # tests: run the sweep in the page's process
 WIDGET = "w."  # prefix of the widget keys bound to project fields
 
 

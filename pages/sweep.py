@@ -23,7 +23,6 @@ from tvs_core.jobs.plan import claimed_epsilons, planned_tasks
 from tvs_core.jobs.process import cancel_job, start_worker
 from tvs_core.jobs.progress import audit_seconds, before_start, duration_text, fit_seconds_by_baseline
 from tvs_core.jobs.submission import Next, data_fingerprint, start_or_follow
-from tvs_core.jobs.worker import run_job
 from tvs_core.model.families import PRESETS
 from tvs_core.model.ordering import default_levels
 from tvs_core.seeding import MAX_SEED
@@ -192,15 +191,12 @@ with e:
                  "Ray is not offered: other users of a shared server could reach its cluster.")
 
 config = project.sweep_config(rho_star=dict(order.rho_star))
-if st.session_state.get(common.PROTOCOL_OVERRIDES):  # tests: smaller games
-    config.protocol_overrides = {**(config.protocol_overrides or {}), **st.session_state[common.PROTOCOL_OVERRIDES]}
 levels = sorted(project.sweep.levels or [])
 holdout = common.holdout_table()
 n_train = len(table) if holdout is not None else int(round(len(table) * (1 - project.sweep.holdout_fraction)))
 n_columns = len(common.schema().modelled)  # about the encoded columns (missingness indicators aside)
 shown = common.job()
-ignored = ("externals",) + (("protocol_overrides",) if st.session_state.get(common.PROTOCOL_OVERRIDES) else ())
-differences = [] if shown is None else setting_differences(shown.config, config, ignored)
+differences = [] if shown is None else setting_differences(shown.config, config, ("externals",))
 if shown is not None and shown.fingerprint != data_fingerprint(project.fingerprint, project.holdout):
     differences.append("the data: the table or the hold-out file is not the sweep's")
 same_as_shown = shown is not None and not differences
@@ -248,8 +244,6 @@ def start() -> None:
     common.update(job_id=job_id, jobs=[*[j for j in project.jobs if j != job_id], job_id], selected_level=None)
     if started.next == Next.NOTHING:
         st.success("This exact sweep was run before: its results come from the store.")
-    elif started.next == Next.RUN and st.session_state.get(common.INLINE_WORKER):  # tests: run in this process
-        run_job(common.store(), job_id, n_jobs=1)
     elif started.next == Next.RUN:
         start_worker(common.store(), job_id, backend=project.backend)
     st.rerun()  # redraw the sidebar (and start polling)
@@ -280,10 +274,7 @@ if stop.button("Cancel", disabled=not view.active):
     cancel_job(common.store(), view.id)
     st.rerun()
 if resume.button("Resume", disabled=view.active or view.job["status"] == JobStatus.DONE):
-    if st.session_state.get(common.INLINE_WORKER):
-        run_job(common.store(), view.id, n_jobs=1)
-    else:
-        start_worker(common.store(), view.id, backend=project.backend)
+    start_worker(common.store(), view.id, backend=project.backend)
     st.rerun()
 
 active = view.active

@@ -59,6 +59,7 @@ def perturbed(summary: Summary, rng: np.random.Generator) -> Summary:
     return Summary(out)
 
 
+@pytest.mark.slow
 def test_the_card_quotes_the_numbers_its_scores_come_from(evaluated):
     rng = np.random.default_rng(0)
     mixes = ["tstr", "tstr=1,pair_structure=1,ci_overlap=1", "pair_structure", "tstr=2,ci_overlap=1"]
@@ -271,6 +272,7 @@ def test_a_progress_line_never_counts_against_nothing(status):
                 assert f"level {done}" in text
 
 
+@pytest.mark.slow
 def test_the_verdicts_quote_each_criterion_and_attack_at_their_level(evaluated):
     """Page 1's verdicts (``choice.verdicts``): each number is the summary's and the selection's, each interval named
     for what it is (a spread of a few values is never called a 95 % interval)."""

@@ -168,7 +168,7 @@ def test_preview_curve_has_a_line_per_attribute_and_the_theorem_level():
                             for t in range(0, 5) for a in ("cost", "lactate")])
     fig = F.preview_curve(preview, 3)
     assert [t.name for t in fig.data] == ["cost", "lactate"]
-    assert list(fig.data[0].x) == [1, 2, 3, 4]  # level 0, the margins alone, is not a level a user can choose
+    assert list(fig.data[0].x) == [1, 2, 3, 4]  # level 0 keeps no tree: no level a sweep offers, not drawn
     assert fig.data[0].line.color != fig.data[1].line.color
     (line,) = fig.layout.shapes
     assert line.x0 == line.x1 == 3 and line.line.dash == "dash"
@@ -315,8 +315,8 @@ def pu_table() -> pd.DataFrame:
 def test_pu_curve_marks_best_and_selected_and_shows_wins(pu_table):
     fig = F.pu_curve(pu_table, 3, 5)
     by_name = {t.name: t for t in fig.data}
-    assert set(by_name) == {"Share of resamples won", "PU middle 95 % of 2000 redraws within each metric's range",
-                            "Privacy score P",
+    assert set(by_name) == {"Share of resamples won",
+                            "PU middle 95 % of 2000 redraws within each metric's range", "Privacy score P",
                             "Utility score U", "Privacy–utility score PU", "Best level", "Selected: level 5"}
     bars = by_name["Share of resamples won"]
     assert bars.type == "bar" and bars.yaxis == "y2" and list(bars.y) == [0.0, 0.6, 0.4, 0.0]
@@ -541,6 +541,7 @@ def test_every_competitor_is_in_the_legend_and_no_label_of_a_point_off_the_axes_
 TEXTS = ".annotation-text-g, .legend .traces text, .legendtitletext, .g-xtitle, .g-ytitle, .g-gtitle"
 
 
+@pytest.mark.slow
 def test_the_scatter_in_a_browser_shows_every_legend_entry_and_no_text_overlaps(competitors, tmp_path):
     """The same figure drawn by plotly.js in headless Chromium: every trace has a legend entry inside the figure
     (no scrolled, cut legend) and no two texts of the figure (annotations, legend entries, titles) overlap."""
