@@ -67,7 +67,7 @@ def set_mix() -> None:
     weights = [(name, float(st.session_state[f"{common.WIDGET}mix.{name}"])) for name in MIX_PARTS
                if st.session_state[f"{common.WIDGET}mix.{name}"] > 0]
     try:
-        common.update(utility=UtilityMix.of(weights).text)
+        common.update(utility=UtilityMix.of(weights))
     except DataError:
         st.session_state["mix_refused"] = True
 
@@ -97,8 +97,8 @@ if not summary.has_levels():
 
 project = common.project()
 choices = axis_choices(AxisKind.PRIVACY, config.sensitive)
-if project.privacy not in choices:
-    common.update(privacy=choices[0])
+if project.privacy.text not in choices:
+    common.update(privacy=Axis.parse(choices[0]))
 a, b, c = st.columns(3)
 alpha = a.slider("Weight on privacy α", 0.0, 1.0, step=0.05, key=common.bound("alpha"), on_change=common.keep,
                  args=("alpha",), help="PU_t = α·P_t + (1 − α)·U_t (paper, Appendix D)")
@@ -108,7 +108,7 @@ method = b.radio("Normalisation", METHODS, horizontal=True, key=common.bound("no
                                         "paper": "Paper (real data ↔ 0)", "minmax": "Min-max over levels"}[m])
 privacy = c.selectbox("Privacy measured by", choices, key=common.bound("privacy"), on_change=common.keep,
                       args=("privacy",), format_func=lambda p: Axis.parse(p, sensitive=config.sensitive).title)
-settings = ChoiceSettings.of(project)  # the project's text, parsed once here
+settings = ChoiceSettings.of(common.project())  # as the widgets above left it
 mix = settings.utility
 st.caption(f"Utility U_t = {common.md(mix.describe(summary.metrics()))}")
 with st.expander("Change the utility mix"):  # one label: a label that changed with the mix closed the panel

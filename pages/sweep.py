@@ -17,7 +17,7 @@ from tvs_core.evaluation.preview import preview_levels, suggested_levels
 from tvs_core.evaluation.protocol import PRESETS as PROTOCOL_PRESETS
 from tvs_core.evaluation.summary import Summary, summarise
 from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView
-from tvs_core.jobs.backends import OWNER_ONLY
+from tvs_core.jobs.backends import OWNER_ONLY, Backend
 from tvs_core.jobs.config import OTHER_COMPETITORS, setting_differences
 from tvs_core.jobs.plan import claimed_epsilons, planned_tasks
 from tvs_core.jobs.process import cancel_job, start_worker
@@ -184,7 +184,7 @@ with d:
                                                 "data and settings give the same numbers on any machine.")
 with e:
     if project.backend not in OWNER_ONLY:  # a project saved when Ray was offered: never started from here
-        common.update(backend="loky")
+        common.update(backend=Backend.LOKY)
     setting("Backend", "backend", st.selectbox, options=list(OWNER_ONLY),
             help="Where the sweep runs on this computer; the numbers do not depend on it. loky: processes of your "
                  "account. dask: a Dask cluster that only your account can use (it needs the optional packages). "

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from tvs_core.choice import DEFAULT_MIX, DEFAULT_PRIVACY
+from tvs_core.choice import DEFAULT_MIX, DEFAULT_PRIVACY, Normalisation
 from tvs_core.choice.axes import Axis
 from tvs_core.choice.mix import UtilityMix
 from tvs_core.choice.summary import (
@@ -167,7 +167,8 @@ def test_settings_parse_their_text_once_and_refuse_a_misspelt_axis(two_levels):
 
 
 def test_settings_of_a_project_are_its_own():
-    project = SimpleNamespace(alpha="0.3", normalisation="paper", privacy="pg", utility="pair_structure")
+    project = SimpleNamespace(alpha=0.3, normalisation=Normalisation.PAPER, privacy=Axis.parse("pg"),
+                              utility=UtilityMix.parse("pair_structure"))
     assert ChoiceSettings.of(project) == ChoiceSettings(0.3, "paper", Axis.parse("pg"),
                                                         UtilityMix.parse("pair_structure"))
 

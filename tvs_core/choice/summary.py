@@ -201,9 +201,8 @@ class ChoiceSettings:
 
     @classmethod
     def of(cls, project) -> ChoiceSettings:
-        """A project's (``jobs.projects.Project``: its α, normalisation, privacy axis and utility mix, kept as the text
-        the screen and the workspace show), parsed here."""
-        return cls.parse(project.alpha, project.normalisation, project.privacy, project.utility)
+        """A project's (``jobs.projects.Project``: its α, normalisation, privacy axis and utility mix)."""
+        return cls(float(project.alpha), project.normalisation, project.privacy, project.utility)
 
     def select(self, summary: Summary, sensitive: list[str]) -> Selection | None:
         return choose(summary, sensitive, self.alpha, self.method, self.privacy, utility=self.utility)
