@@ -130,8 +130,9 @@ default_rule = (f"1, every 5th and the recommended top level t_max = {order.t_ma
     f"changes (dense where the expected risk or the associations kept change, sparse where they are flat), up to "
     f"{max(suggested)}, above which the preview sees no change: {', '.join(map(str, suggested))}")
 setting("Truncation levels", "sweep.levels", st.multiselect, options=full,
-        help=f"Default: {default_rule}. Every level is a full evaluation. To add a level, type its number in the "
-             f"box and pick it (any level from 1 to {order.full_level}); to remove one, click its ×.")
+        help=f"Default: {default_rule}. Every level is a full evaluation.")
+st.caption(f"To add a level, type its number in the box and pick it (any level from 1 to {order.full_level}); to "
+           "remove one, click its ×. Each level you add is one more full evaluation.")
 a, b, c = st.columns(3)
 with a:
     setting("Protocol", "sweep.preset", st.selectbox, options=list(PROTOCOL_PRESETS),
