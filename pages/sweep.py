@@ -141,7 +141,7 @@ with b:
     setting("Pair-copula families", "sweep.families", st.selectbox, options=list(PRESETS),
             format_func=lambda p: f"{p} — {PRESETS[p].description}")
 with c:
-    setting("Margins", "sweep.margins", st.selectbox, options=list(MARGINS))
+    setting("Margins", "sweep.margins", st.selectbox, options=common.texts(MARGINS))
 setting("Baselines (reference points)", "sweep.baselines", st.multiselect,
         options=list(dict.fromkeys([*DEFAULT_BASELINES, *COMPETITORS, *OTHER_COMPETITORS, "ctgan:quick",
                                     "tvae:quick"])),
