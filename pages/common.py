@@ -15,8 +15,10 @@ import pandas as pd
 import streamlit as st
 
 from tvs_core import Schema, load_demo
+from tvs_core.choice import Axis, Normalisation, UtilityMix
 from tvs_core.data.demo import DEFAULT_DEMO, DEMOS
 from tvs_core.jobs import JobView
+from tvs_core.jobs.backends import Backend
 from tvs_core.jobs.projects import Project, Projects
 from tvs_core.storage import Store, default_workspace
 from tvs_core.text import one_line
@@ -27,8 +29,6 @@ LEVEL_DRAWN = "level_drawn"  # the level the scatter's highlight was last drawn 
 RELEASE = "release"  # the generated release (large: kept for the session only)
 RECORDED = "recorded_release"  # (SHA-256, ledger id) of the release last recorded by a download
 OPENED_UPLOAD, UPLOAD_NOTE = "opened_upload", "upload_note"  # the file in the uploader, and what reading it said
-PROTOCOL_OVERRIDES = "protocol_overrides"  # tests: smaller games
-INLINE_WORKER = "inline_worker"  # tests: run the sweep in the page's process
 WIDGET = "w."  # prefix of the widget keys bound to project fields
 
 
@@ -357,7 +357,8 @@ def bound(name: str) -> str:
     """The widget key of project setting ``name`` (a project field, or ``sweep.FIELD``), holding the project's value
     before the widget is drawn."""
     key = WIDGET + name
-    show(key, getattr(_owner(name), name.removeprefix("sweep.")))
+    value = getattr(_owner(name), name.removeprefix("sweep."))
+    show(key, value.text if isinstance(value, (Axis, UtilityMix)) else value)  # a widget holds what it shows
     return key
 
 
@@ -369,10 +370,16 @@ def show(key: str, value) -> None:
         st.session_state[key] = value
 
 
+# the project settings a widget shows as text, read back typed here, at the edge
+PARSED = {"privacy": Axis.parse, "normalisation": Normalisation, "backend": Backend}
+
+
 @callback
 def keep(name: str) -> None:
     """on_change: the widget's new value goes into the project (and the workspace)."""
     value = st.session_state[WIDGET + name]
+    if name in PARSED:
+        value = PARSED[name](value)
     if name.startswith("sweep."):
         update_sweep(**{name.removeprefix("sweep."): value})
         return
@@ -436,7 +443,7 @@ def _recommended(job_id: str, done: int, alpha: float, method: str, privacy: str
     from tvs_core.choice import ChoiceSettings
 
     view = JobView(store(), job_id)
-    selection = ChoiceSettings(alpha, method, privacy, utility).select(view.summary(), view.config.sensitive)
+    selection = ChoiceSettings.parse(alpha, method, privacy, utility).select(view.summary(), view.config.sensitive)
     return None if selection is None else selection.best_level
 
 
@@ -447,7 +454,7 @@ def recommended_level() -> int | None:
     if view is None:
         return None
     return _recommended(view.id, int(view.job["done"]), float(current.alpha), current.normalisation,
-                        current.privacy, current.utility)
+                        current.privacy.text, current.utility.text)
 
 
 def job() -> JobView | None:

@@ -14,6 +14,7 @@ from tvs_core.release.pooled import display_table, verdict
 from tvs_core.release.release import Release, manifest_path_for
 from tvs_core.report import build_report
 from tvs_core.seeding import MAX_SEED
+from tvs_core.storage import JobStatus
 
 common.under_navigation()
 
@@ -36,7 +37,7 @@ train, _ = view.tables()  # the data the sweep ran on, kept in the workspace
 st.markdown(f"Release of **level {level}** from sweep {common.md(view.id)} — "
             + ("your choice." if chosen_by_user else "the recommended level: you have not chosen one on the Choose "
                "page, so the manifest and the ledger will say it is the recommendation, not your choice."))
-if job["status"] != "done":
+if job["status"] != JobStatus.DONE:
     st.warning(f"The sweep is {job['status']} ({job['done']} of {job['total']} tasks): the attack games may not "
                "have reported for this level yet, so its privacy numbers are provisional.")
 a, b = st.columns(2)

@@ -17,16 +17,16 @@ from tvs_core.evaluation.preview import preview_levels, suggested_levels
 from tvs_core.evaluation.protocol import PRESETS as PROTOCOL_PRESETS
 from tvs_core.evaluation.summary import Summary, summarise
 from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView
-from tvs_core.jobs.backends import OWNER_ONLY
+from tvs_core.jobs.backends import OWNER_ONLY, Backend
 from tvs_core.jobs.config import OTHER_COMPETITORS, setting_differences
 from tvs_core.jobs.plan import claimed_epsilons, planned_tasks
 from tvs_core.jobs.process import cancel_job, start_worker
 from tvs_core.jobs.progress import audit_seconds, before_start, duration_text, fit_seconds_by_baseline
 from tvs_core.jobs.submission import Next, data_fingerprint, start_or_follow
-from tvs_core.jobs.worker import run_job
 from tvs_core.model.families import PRESETS
 from tvs_core.model.ordering import default_levels
 from tvs_core.seeding import MAX_SEED
+from tvs_core.storage import JobStatus
 
 common.under_navigation()
 
@@ -54,9 +54,10 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
         return
     config, levels = view.config, view.levels
     project = common.project()
-    figure = figures.privacy_utility_scatter(summary, project.privacy, config.sensitive, project.selected_level,
+    settings = ChoiceSettings.of(project)
+    figure = figures.privacy_utility_scatter(summary, settings.privacy, config.sensitive, project.selected_level,
                                              levels, externals=list(config.externals or {}),
-                                             selection=ChoiceSettings.of(project).select(summary, config.sensitive))
+                                             selection=settings.select(summary, config.sensitive))
     st.plotly_chart(figure, width="stretch", key="pu_scatter", on_select=lambda: common.select_level_from("pu_scatter"),
                     selection_mode="points")
     st.caption("Click a level's point to select it (kept for the Choose and Export pages).")
@@ -129,8 +130,9 @@ default_rule = (f"1, every 5th and the recommended top level t_max = {order.t_ma
     f"changes (dense where the expected risk or the associations kept change, sparse where they are flat), up to "
     f"{max(suggested)}, above which the preview sees no change: {', '.join(map(str, suggested))}")
 setting("Truncation levels", "sweep.levels", st.multiselect, options=full,
-        help=f"Default: {default_rule}. Every level is a full evaluation. To add a level, type its number in the "
-             f"box and pick it (any level from 1 to {order.full_level}); to remove one, click its ×.")
+        help=f"Default: {default_rule}. Every level is a full evaluation.")
+st.caption(f"To add a level, type its number in the box and pick it (any level from 1 to {order.full_level}); to "
+           "remove one, click its ×. Each level you add is one more full evaluation.")
 a, b, c = st.columns(3)
 with a:
     setting("Protocol", "sweep.preset", st.selectbox, options=list(PROTOCOL_PRESETS),
@@ -183,22 +185,19 @@ with d:
                                                 "data and settings give the same numbers on any machine.")
 with e:
     if project.backend not in OWNER_ONLY:  # a project saved when Ray was offered: never started from here
-        common.update(backend="loky")
+        common.update(backend=Backend.LOKY)
     setting("Backend", "backend", st.selectbox, options=list(OWNER_ONLY),
             help="Where the sweep runs on this computer; the numbers do not depend on it. loky: processes of your "
                  "account. dask: a Dask cluster that only your account can use (it needs the optional packages). "
                  "Ray is not offered: other users of a shared server could reach its cluster.")
 
 config = project.sweep_config(rho_star=dict(order.rho_star))
-if st.session_state.get(common.PROTOCOL_OVERRIDES):  # tests: smaller games
-    config.protocol_overrides = {**(config.protocol_overrides or {}), **st.session_state[common.PROTOCOL_OVERRIDES]}
 levels = sorted(project.sweep.levels or [])
 holdout = common.holdout_table()
 n_train = len(table) if holdout is not None else int(round(len(table) * (1 - project.sweep.holdout_fraction)))
 n_columns = len(common.schema().modelled)  # about the encoded columns (missingness indicators aside)
 shown = common.job()
-ignored = ("externals",) + (("protocol_overrides",) if st.session_state.get(common.PROTOCOL_OVERRIDES) else ())
-differences = [] if shown is None else setting_differences(shown.config, config, ignored)
+differences = [] if shown is None else setting_differences(shown.config, config, ("externals",))
 if shown is not None and shown.fingerprint != data_fingerprint(project.fingerprint, project.holdout):
     differences.append("the data: the table or the hold-out file is not the sweep's")
 same_as_shown = shown is not None and not differences
@@ -246,8 +245,6 @@ def start() -> None:
     common.update(job_id=job_id, jobs=[*[j for j in project.jobs if j != job_id], job_id], selected_level=None)
     if started.next == Next.NOTHING:
         st.success("This exact sweep was run before: its results come from the store.")
-    elif started.next == Next.RUN and st.session_state.get(common.INLINE_WORKER):  # tests: run in this process
-        run_job(common.store(), job_id, n_jobs=1)
     elif started.next == Next.RUN:
         start_worker(common.store(), job_id, backend=project.backend)
     st.rerun()  # redraw the sidebar (and start polling)
@@ -270,18 +267,15 @@ if differences:
             project.adopt(view.config)
             common.update()
             st.rerun()
-elif view.job["status"] == "done" and view.job.get("started") and view.job.get("finished"):
+elif view.job["status"] == JobStatus.DONE and view.job.get("started") and view.job.get("finished"):
     took = duration_text(view.job["finished"] - view.job["started"])
     st.caption(f"This sweep ran {view.job['total']} tasks in {took} (the last run, if it was resumed).")
 stop, resume = st.columns(2)
 if stop.button("Cancel", disabled=not view.active):
     cancel_job(common.store(), view.id)
     st.rerun()
-if resume.button("Resume", disabled=view.active or view.job["status"] == "done"):
-    if st.session_state.get(common.INLINE_WORKER):
-        run_job(common.store(), view.id, n_jobs=1)
-    else:
-        start_worker(common.store(), view.id, backend=project.backend)
+if resume.button("Resume", disabled=view.active or view.job["status"] == JobStatus.DONE):
+    start_worker(common.store(), view.id, backend=project.backend)
     st.rerun()
 
 active = view.active

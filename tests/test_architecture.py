@@ -149,3 +149,40 @@ def test_bench_scripts_run_as_a_package_and_use_only_public_names():
     assert (BENCH / "__init__.py").exists()
     found = [shortcut for path in sorted(BENCH.glob("*.py")) for shortcut in bench_shortcuts(path)]
     assert not found, "\n".join(found)
+
+
+def _slow(decorators: list[ast.expr]) -> bool:
+    return any("mark.slow" in ast.unparse(d) for d in decorators)
+
+
+def fast_tests(path: Path) -> list[str]:
+    """The tests of a file that ``pytest -m "not slow"`` runs (by their marks as written: a module's ``pytestmark``,
+    a class's or a function's decorators)."""
+    tree = ast.parse(path.read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "pytestmark" for t in node.targets) \
+                and "mark.slow" in ast.unparse(node.value):
+            return []
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test") and not _slow(node.decorator_list):
+            found.append(node.name)
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test") and not _slow(node.decorator_list):
+            found += [f"{node.name}.{f.name}" for f in node.body if isinstance(f, ast.FunctionDef)
+                      and f.name.startswith("test") and not _slow(f.decorator_list)]
+    return found
+
+
+def test_the_fast_tier_runs_every_modules_own_tests():
+    """``pytest -m "not slow"`` (docs/contributing.md) covers every module: each module's own test file
+    (``tests/<package>/test_<module>.py``) keeps tests outside the ``slow`` mark."""
+    tests = Path(__file__).resolve().parent
+    own = {}
+    for name in modules():
+        parts = name.split(".")[1:]
+        if parts and not ROOT.joinpath(*parts).is_dir():  # a module, not a package
+            path = tests.joinpath(*parts[:-1], f"test_{parts[-1]}.py")
+            if path.exists():
+                own[name] = path
+    assert len(own) > 90  # the mapping found the test files (102 of 112 modules have one)
+    assert [f"{name}: {path.relative_to(tests)}" for name, path in sorted(own.items()) if not fast_tests(path)] == []

@@ -12,7 +12,7 @@ def workspace(page_workspace):
 
 
 def glossary_page():
-    at = dashboard(120).run()
+    at = dashboard().run()
     at.switch_page("pages/glossary.py").run()
     assert not at.exception, [e.value for e in at.exception]
     return at

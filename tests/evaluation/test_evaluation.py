@@ -79,6 +79,7 @@ def test_independent_margins_look_safe_and_useless(split):
     assert release_mab < 0.5 * real_mab and release_mab < 0.06
 
 
+@pytest.mark.slow
 @pytest.mark.kernels
 def test_full_cvine_tstr_is_close_to_trtr():
     train, test = holdout_split(load_demo("clinical"), Y, seed=0)
@@ -93,6 +94,7 @@ def test_full_cvine_tstr_is_close_to_trtr():
     assert (tstr - 0.5) >= 0.8 * (trtr["median"].iloc[0] - 0.5)
 
 
+@pytest.mark.slow
 def test_fit_once_truncate_many_equals_refit_per_level(split):
     train, test = split
     model = TVineSynth(response=Y, sensitive=SENSITIVE, seed=4).fit(train)
@@ -103,6 +105,7 @@ def test_fit_once_truncate_many_equals_refit_per_level(split):
     assert {"pg", "mab", "release_mab", "auc_tstr", "mcmia"} <= set(fast["metric"])
 
 
+@pytest.mark.slow
 def test_same_seed_same_records_and_every_record_is_tidy(split):
     train, test = split
     model = TVineSynth(response=Y, sensitive=SENSITIVE, seed=4).fit(train)
@@ -126,6 +129,7 @@ def test_default_levels_are_every_fifth_plus_one_and_t_max():
     assert default_levels(26) == [1, 5, 10, 15, 20, 25, 26]
 
 
+@pytest.mark.slow
 def test_kendall_matrices_per_level_approach_the_real_one(split):
     train, test = split
     model = TVineSynth(response=Y, sensitive=SENSITIVE, seed=4).fit(train)
@@ -152,6 +156,7 @@ class ReversedParallel:
         return reversed([fn(*args, **kwargs) for fn, args, kwargs in calls])
 
 
+@pytest.mark.slow
 def test_records_do_not_depend_on_the_order_results_arrive_in(split, monkeypatch):
     """Workers finish in any order under load; the attackers and records must not notice."""
     import tvs_core.jobs.engine as engine

@@ -60,6 +60,7 @@ def test_each_competitor_round_trips_the_schema(mixed, name, settings):
     pd.testing.assert_frame_equal(out, again)  # seeded from the master seed: the same numbers twice
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["tvae", "ctgan"])
 def test_a_deep_competitor_fits_the_same_inside_a_worker_as_alone(name):
     # inside a sweep's worker process joblib's nested Parallel means threads: ctgan's per-column transform of 500+
@@ -267,6 +268,7 @@ def test_an_external_set_with_a_wrong_column_type_or_label_is_refused_by_name(cl
     assert not Store(tmp_path).jobs()  # nothing stored
 
 
+@pytest.mark.slow
 @pytest.mark.kernels
 def test_an_external_copy_of_the_training_rows_is_flagged_and_plays_no_game(clinical, tmp_path):
     config = SweepConfig(response=Y, sensitive=["total_cost_eur"], levels=[1], baselines=["privbayes:1"],
@@ -306,6 +308,7 @@ def test_an_external_copy_of_the_training_rows_is_flagged_and_plays_no_game(clin
     assert "games not played" not in baseline.hovertext[0]  # it played the attribute game
 
 
+@pytest.mark.slow
 def test_cli_refuses_an_external_file_naming_the_column(clinical, tmp_path):
     data, mine = tmp_path / "data.csv", tmp_path / "mine.csv"
     clinical.to_csv(data, index=False)
@@ -323,7 +326,7 @@ def test_sweep_page_shows_each_competitors_expected_fit_cost(tmp_path, monkeypat
 
     monkeypatch.setenv("TVS_WORKSPACE", str(tmp_path / "workspace"))
     common.store.clear()
-    at = dashboard(120).run()
+    at = dashboard().run()
     at.switch_page("pages/sensitive.py").run()
     at.switch_page("pages/sweep.py").run()
     chosen = ["ctgan", "tvae:quick", "privbayes:1", "mst:2.5", "privpgd:2.5"]

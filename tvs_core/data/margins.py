@@ -8,6 +8,8 @@ Discrete columns get a second, left-limit column (F(x-)) appended, as pyvinecopu
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 import numpy as np
 import pyvinecopulib as pv
 
@@ -172,7 +174,12 @@ def _closest_index(support: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.searchsorted(support, _closest(support, x))
 
 
-MARGINS = {"empirical": EmpiricalMargins, "kde": KdeMargins}
+class MarginKind(StrEnum):
+    EMPIRICAL = "empirical"
+    KDE = "kde"
+
+
+MARGINS = {MarginKind.EMPIRICAL: EmpiricalMargins, MarginKind.KDE: KdeMargins}
 
 
 def make_margins(kind: str):

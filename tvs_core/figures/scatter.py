@@ -329,7 +329,7 @@ def _lay_out(fig: go.Figure, x_title: str, y_title: str, notes: list[str]) -> No
                       margin={"t": TOP, "b": bottom})
 
 
-def privacy_utility_scatter(summary: Summary, privacy: str | Axis, sensitive: list[str],
+def privacy_utility_scatter(summary: Summary, privacy: Axis, sensitive: list[str],
                             selected_level: int | None, levels: list[int], utility: Axis | None = None,
                             externals: Collection[str] = (), selection: Selection | None = None) -> go.Figure:
     """Each TVineSynth level and each baseline as a point (privacy, utility) with intervals: the
@@ -341,7 +341,7 @@ def privacy_utility_scatter(summary: Summary, privacy: str | Axis, sensitive: li
     ``selection`` (the level choice at hand, on the same privacy axis): on a worst-column axis each level
     shows the column that decides its P, as the card does; without one the columns are scaled by the same
     anchors (``choice.selection.PrivacyPoints``), so the figure never names another column than the card."""
-    axis = privacy if isinstance(privacy, Axis) else Axis.parse(privacy, sensitive=sensitive)
+    axis = privacy.among(sensitive)
     utility = utility or Axis.utility(summary.metrics())
     x_title, y_title = _title(axis.question, axis.title, "x"), _title(utility.question, utility.metric.label, "y")
     if summary.empty:

@@ -15,12 +15,22 @@ import signal
 import threading
 import traceback
 from contextlib import contextmanager
+from enum import StrEnum
 
 from joblib import parallel_config
 
 from ..errors import TVSError
 
-BACKENDS = ("loky", "dask", "ray")
+
+class Backend(StrEnum):
+    """Where a sweep's tasks run (the numbers do not depend on it)."""
+
+    LOKY = "loky"
+    DASK = "dask"
+    RAY = "ray"
+
+
+BACKENDS = tuple(Backend)
 # The backends whose cluster on this machine accepts only the account that started it (the dashboard offers no
 # other): loky's workers are this process's children; Dask's local cluster is TLS with a key of its own
 # (dask_cluster). Ray's is not: its servers listen on every network address (Ray 2.60 has no setting for it).

@@ -14,7 +14,7 @@ from ..data.fingerprint import fingerprint_table
 from ..data.split import MIN_HOLDOUT_ROWS, explicit_holdout
 from ..data.validation import check, unseen_labels, validate
 from ..errors import DataError, DataErrors
-from ..storage.store import Store
+from ..storage.store import ACTIVE, JobStatus, Store
 from .config import SweepConfig, check_external_name, job_id_for
 from .context import schema_for, split_tables
 from .process import worker_alive
@@ -113,9 +113,9 @@ def start_or_follow(store: Store, table: pd.DataFrame, config: SweepConfig, hold
     the same settings and data being the same job), then answered, followed or run."""
     job_id = submit(store, table, config, holdout, externals, holdout_origin)
     job = store.job(job_id)
-    if job["status"] == "done":
+    if job["status"] == JobStatus.DONE:
         return Started(job_id, Next.NOTHING)
-    if job["status"] in ("queued", "running") and worker_alive(job):
+    if job["status"] in ACTIVE and worker_alive(job):
         return Started(job_id, Next.FOLLOW)
     return Started(job_id, Next.RUN, resuming=bool(store.done_tasks(job_id)))
 
