@@ -102,8 +102,8 @@ if project.privacy.text not in choices:
 a, b, c = st.columns(3)
 alpha = a.slider("Weight on privacy α", 0.0, 1.0, step=0.05, key=common.bound("alpha"), on_change=common.keep,
                  args=("alpha",), help="PU_t = α·P_t + (1 − α)·U_t (paper, Appendix D)")
-method = b.radio("Normalisation", METHODS, horizontal=True, key=common.bound("normalisation"), on_change=common.keep,
-                 args=("normalisation",),
+method = b.radio("Normalisation", common.texts(METHODS), horizontal=True, key=common.bound("normalisation"),
+                 on_change=common.keep, args=("normalisation",),
                  format_func=lambda m: {"anchored": "Anchored (real data ↔ nothing learnt)",
                                         "paper": "Paper (real data ↔ 0)", "minmax": "Min-max over levels"}[m])
 privacy = c.selectbox("Privacy measured by", choices, key=common.bound("privacy"), on_change=common.keep,

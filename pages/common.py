@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import re
 import threading
+from enum import Enum
 
 import pandas as pd
 import streamlit as st
@@ -17,9 +18,12 @@ import streamlit as st
 from tvs_core import Schema, load_demo
 from tvs_core.choice import Axis, Normalisation, UtilityMix
 from tvs_core.data.demo import DEFAULT_DEMO, DEMOS
+from tvs_core.data.margins import MarginKind
+from tvs_core.data.missing import MissingPolicy
 from tvs_core.jobs import JobView
 from tvs_core.jobs.backends import Backend
 from tvs_core.jobs.projects import Project, Projects
+from tvs_core.model.ordering import Measure
 from tvs_core.storage import Store, default_workspace
 from tvs_core.text import one_line
 
@@ -358,7 +362,7 @@ def bound(name: str) -> str:
     before the widget is drawn."""
     key = WIDGET + name
     value = getattr(_owner(name), name.removeprefix("sweep."))
-    show(key, value.text if isinstance(value, (Axis, UtilityMix)) else value)  # a widget holds what it shows
+    show(key, value.text if isinstance(value, (Axis, UtilityMix)) else shown(value))  # a widget holds what it shows
     return key
 
 
@@ -370,8 +374,18 @@ def show(key: str, value) -> None:
         st.session_state[key] = value
 
 
+def texts(choices) -> list:
+    """A widget's options as plain text: Streamlit refuses an Enum member it did not offer (its enum coercion)."""
+    return [shown(choice) for choice in choices]
+
+
+def shown(value):
+    return value.value if isinstance(value, Enum) else value
+
+
 # the project settings a widget shows as text, read back typed here, at the edge
-PARSED = {"privacy": Axis.parse, "normalisation": Normalisation, "backend": Backend}
+PARSED = {"privacy": Axis.parse, "normalisation": Normalisation, "backend": Backend, "sweep.measure": Measure,
+          "sweep.margins": MarginKind, "sweep.missing": MissingPolicy}
 
 
 @callback

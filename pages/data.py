@@ -161,7 +161,7 @@ if not problems:
 
 left, right = st.columns(2)
 with left:
-    st.radio("Missing values", MISSING_POLICIES, key=common.bound("sweep.missing"), horizontal=True,
+    st.radio("Missing values", common.texts(MISSING_POLICIES), key=common.bound("sweep.missing"), horizontal=True,
              on_change=common.keep, args=("sweep.missing",),
              format_func=lambda v: {"drop_rows": "Drop rows with a missing value (paper)",
                                     "impute": "Impute and model a missingness indicator"}[v])

@@ -5,7 +5,7 @@ import streamlit as st
 from pages import common
 from tvs_core import DataError, figures
 from tvs_core.evaluation.preview import preview_levels
-from tvs_core.model.ordering import MEASURES, default_rho_star
+from tvs_core.model.ordering import MEASURES, Measure, default_rho_star
 
 common.under_navigation()
 
@@ -14,7 +14,7 @@ common.under_navigation()
 def set_measure() -> None:
     """A threshold means something else in another measure: back to the paper's value in the new one."""
     common.project().rho_star, common.project().rho_overrides = None, {}
-    common.update_sweep(measure=st.session_state[common.WIDGET + "sweep.measure"])
+    common.update_sweep(measure=Measure(st.session_state[common.WIDGET + "sweep.measure"]))
 
 
 def threshold_key(column: str | None, shown: float | None = None) -> str:
@@ -64,7 +64,8 @@ with right:
                    on_change=set_sensitive)
 response, sensitive = project.sweep.response, [s for s in project.sweep.sensitive if s in options]
 
-st.radio("Association measure", MEASURES, horizontal=True, key=common.bound("sweep.measure"), on_change=set_measure,
+st.radio("Association measure", common.texts(MEASURES), horizontal=True, key=common.bound("sweep.measure"),
+         on_change=set_measure,
          format_func=lambda m: {"kendall": "Kendall's τ", "spearman": "Spearman's ρ",
                                 "pearson": "Pearson correlation"}[m])
 default = default_rho_star(project.sweep.measure)

@@ -20,9 +20,9 @@ from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView
 from tvs_core.jobs.backends import OWNER_ONLY, Backend
 from tvs_core.jobs.config import OTHER_COMPETITORS, setting_differences
 from tvs_core.jobs.plan import claimed_epsilons, planned_tasks
-from tvs_core.jobs.process import cancel_job, start_worker
+from tvs_core.jobs.process import cancel_job
 from tvs_core.jobs.progress import audit_seconds, before_start, duration_text, fit_seconds_by_baseline
-from tvs_core.jobs.submission import Next, data_fingerprint, start_or_follow
+from tvs_core.jobs.submission import Next, background_worker, data_fingerprint, resume_sweep, run_sweep
 from tvs_core.model.families import PRESETS
 from tvs_core.model.ordering import default_levels
 from tvs_core.seeding import MAX_SEED
@@ -141,7 +141,7 @@ with b:
     setting("Pair-copula families", "sweep.families", st.selectbox, options=list(PRESETS),
             format_func=lambda p: f"{p} — {PRESETS[p].description}")
 with c:
-    setting("Margins", "sweep.margins", st.selectbox, options=list(MARGINS))
+    setting("Margins", "sweep.margins", st.selectbox, options=common.texts(MARGINS))
 setting("Baselines (reference points)", "sweep.baselines", st.multiselect,
         options=list(dict.fromkeys([*DEFAULT_BASELINES, *COMPETITORS, *OTHER_COMPETITORS, "ctgan:quick",
                                     "tvae:quick"])),
@@ -236,8 +236,8 @@ def start() -> None:
     """Start (or open) the sweep of the settings on screen."""
     try:
         origin = {"file": project.holdout_name, "sha256": project.holdout_sha256} if holdout is not None else None
-        started = start_or_follow(common.store(), table, config, holdout=holdout, externals=externals,
-                                  holdout_origin=origin)
+        started, _ = run_sweep(common.store(), table, config, background_worker(project.backend), holdout=holdout,
+                               externals=externals, holdout_origin=origin)
     except DataError as exc:
         st.error(common.md(exc))
         st.stop()
@@ -245,8 +245,6 @@ def start() -> None:
     common.update(job_id=job_id, jobs=[*[j for j in project.jobs if j != job_id], job_id], selected_level=None)
     if started.next == Next.NOTHING:
         st.success("This exact sweep was run before: its results come from the store.")
-    elif started.next == Next.RUN:
-        start_worker(common.store(), job_id, backend=project.backend)
     st.rerun()  # redraw the sidebar (and start polling)
 
 
@@ -275,8 +273,11 @@ if stop.button("Cancel", disabled=not view.active):
     cancel_job(common.store(), view.id)
     st.rerun()
 if resume.button("Resume", disabled=view.active or view.job["status"] == JobStatus.DONE):
-    start_worker(common.store(), view.id, backend=project.backend)
-    st.rerun()
+    try:
+        resume_sweep(common.store(), view.id, background_worker(project.backend))
+        st.rerun()
+    except DataError as exc:  # finished or taken up elsewhere since the page was drawn
+        st.error(common.md(exc))
 
 active = view.active
 st.fragment(lambda: scatter_and_panels(view.id, active), run_every=2.0 if active else None)()

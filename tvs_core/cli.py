@@ -371,13 +371,34 @@ def _attach(store, job_id: str, show) -> str:
         time.sleep(1.0)
 
 
+def _in_this_process(args):
+    """The command line's runner (``jobs.submission.Runner``): the job runs here, its progress on stderr, and Ctrl-C or
+    SIGTERM stop it with what is finished kept."""
+    from .jobs.process import Terminated
+    from .jobs.worker import run_job
+
+    def run_here(store, job_id: str):
+        _say(f"job {job_id}: {'resuming' if store.done_tasks(job_id) else 'running'} in {store.workspace}")
+        if warning := risk(args.backend, args.address):
+            _say(warning)
+        try:
+            status = run_job(store, job_id, n_jobs=args.n_jobs, backend=args.backend, address=args.address,
+                             progress=_progress_bar(store, job_id))
+        except KeyboardInterrupt as exc:
+            sys.stderr.write(f"\ninterrupted: finished tasks are stored; run the same command again to resume "
+                             f"job {job_id}\n")
+            raise SystemExit(143 if isinstance(exc, Terminated) else 130) from None
+        sys.stderr.write("\n")
+        return status
+
+    return run_here
+
+
 def cmd_sweep(args) -> dict:
     from .choice.summary import summary_json
     from .jobs import JobView, SweepConfig, baseline_spec
     from .jobs.plan import audited
-    from .jobs.process import Terminated
-    from .jobs.submission import Next, Started, start_or_follow
-    from .jobs.worker import run_job
+    from .jobs.submission import Next, Started, run_sweep
     from .release.export import refuse_overwriting_inputs, write_csv, write_file
 
     refuse_open_ports(args)
@@ -418,30 +439,17 @@ def cmd_sweep(args) -> dict:
     store = _store(args)
     if args.audit_dp:
         _announce_audit(store, config, table, schema, args.n_jobs)
-    started = (Started(_finished_job(store, table, config, holdout, externals), Next.NOTHING) if store.read_only
-               else start_or_follow(store, table, config, holdout, externals, _origin(holdout_path)))
+    started, status = ((Started(_finished_job(store, table, config, holdout, externals), Next.NOTHING), None)
+                       if store.read_only else
+                       run_sweep(store, table, config, _in_this_process(args), holdout, externals,
+                                 _origin(holdout_path)))
     job_id = started.job_id
-    show = _progress_bar(store, job_id)
     if started.next == Next.NOTHING:
         _say(f"job {job_id}: answered from the store ({store.workspace})")
     elif started.next == Next.FOLLOW:
-        status = _attach(store, job_id, show)
-        if status != JobStatus.DONE:
-            raise TVSError(f"job {job_id} {status}: {store.job(job_id)['error'] or ''}".strip())
-    else:
-        _say(f"job {job_id}: {'resuming' if started.resuming else 'running'} in {store.workspace}")
-        if warning := risk(args.backend, args.address):
-            _say(warning)
-        try:
-            status = run_job(store, job_id, n_jobs=args.n_jobs, backend=args.backend, address=args.address,
-                             progress=show)
-        except KeyboardInterrupt as exc:
-            sys.stderr.write(f"\ninterrupted: finished tasks are stored; run the same command again to resume "
-                             f"job {job_id}\n")
-            raise SystemExit(143 if isinstance(exc, Terminated) else 130) from None
-        sys.stderr.write("\n")
-        if status != JobStatus.DONE:
-            raise TVSError(f"job {job_id} {status}: {store.job(job_id)['error'] or ''}".strip())
+        status = _attach(store, job_id, _progress_bar(store, job_id))
+    if started.next != Next.NOTHING and status != JobStatus.DONE:
+        raise TVSError(f"job {job_id} {status}: {store.job(job_id)['error'] or ''}".strip())
     view = JobView(store, job_id)
     records = view.records()
     summary = summary_json(records, config.sensitive, alpha=choice.alpha, method=choice.method,

@@ -208,7 +208,7 @@ def test_sweep_choose_and_export_flow(after_sweep):
     at.slider(key="w.mix.pair_structure").set_value(0.0).run()
     at.slider(key="w.mix.ci_overlap").set_value(0.0).run()
     no_errors(at)
-    assert project(at).utility == "tstr=1"
+    assert project(at).utility.text == "tstr=1"
     at.switch_page("pages/export.py").run()
     no_errors(at)
     at.button[0].click().run()
