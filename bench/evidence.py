@@ -8,7 +8,7 @@ best level at alpha = 0.25 / 0.5 / 0.75 under the paper's choice (TSTR, game MAB
 defaults (utility mix; MAB with its measured floor; or the strongest membership attack), and what
 the recommended level cuts (the instant preview).
 
-Usage (from the repo root): ``python bench/evidence.py [clinical breast_cancer support]``; writes
+Usage (from the repo root): ``python -m bench.evidence [clinical breast_cancer support]``; writes
 bench/evidence.md.
 """
 
@@ -21,14 +21,11 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
 import pandas as pd
-from machine import cpu_model
-from tables import RESPONSE, SENSITIVE, support_like
 
+from bench.common import exit_with_usage_if_asked
+from bench.machine import cpu_model
+from bench.tables import RESPONSE, SENSITIVE, support_like
 from tvs_core import load_demo
 from tvs_core.choice import choose
 from tvs_core.choice.axes import Axis
@@ -41,6 +38,8 @@ from tvs_core.evaluation.summary import Summary
 from tvs_core.jobs import JobView, SweepConfig, submit
 from tvs_core.jobs.worker import run_job
 from tvs_core.storage.store import Store
+
+ROOT = Path(__file__).resolve().parents[1]
 
 TABLES = {
     "clinical": lambda: (load_demo("clinical"), DEMOS["clinical"].response, list(DEMOS["clinical"].sensitive)),
@@ -120,7 +119,7 @@ def report(name: str, workspace: Path) -> list[str]:
 def main(names: list[str]) -> None:
     out = ["# Evidence per level (issue 11)", "",
            f"Machine: {cpu_model()}, {os.cpu_count()} cores; {datetime.date.today()}; "
-           f"command: `python bench/evidence.py {' '.join(names)}`.",
+           f"command: `python -m bench.evidence {' '.join(names)}`.",
            "Cells: median [95 % bootstrap interval of the median] over the quick preset's replicates (5 synthetic "
            "sets for the release metrics: a spread, not a confidence interval; see the card's wording).", ""]
     with tempfile.TemporaryDirectory() as folder:
@@ -131,4 +130,5 @@ def main(names: list[str]) -> None:
 
 
 if __name__ == "__main__":
+    exit_with_usage_if_asked(__doc__)
     main(sys.argv[1:] or list(TABLES))

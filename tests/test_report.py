@@ -3,12 +3,12 @@
 
 import functools
 import html
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
 
+from bench import tables
 from tests.conftest import TINY_PROTOCOL
 from tests.helpers import run
 from tvs_core.choice import ChoiceSettings
@@ -26,14 +26,6 @@ NOTE = "Agreed with the DPO on 3 March: <b>level</b> & its costs."  # escaped on
 ROOT = Path(__file__).resolve().parents[1]
 # A4 less the report's 12 mm margins, in CSS pixels (96 to the inch): what one printed page holds
 PRINT_WIDTH, PAGE_HEIGHT = round(186 / 25.4 * 96), round(273 / 25.4 * 96)
-
-
-def bench_tables():
-    """bench/tables.py, the benches' SUPPORT2-shaped tables (bench/ is no package)."""
-    spec = importlib.util.spec_from_file_location("bench_tables", ROOT / "bench" / "tables.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @functools.cache
@@ -93,7 +85,6 @@ def wide_report(tmp_path_factory):
     from tvs_core.jobs import SweepConfig, submit
     from tvs_core.jobs.worker import run_job
 
-    tables = bench_tables()
     store = Store(tmp_path_factory.mktemp("wide-sweep"))
     config = SweepConfig(response=tables.RESPONSE, sensitive=list(tables.SENSITIVE), preset="quick",
                          families="gaussian", protocol_overrides=TINY_PROTOCOL)

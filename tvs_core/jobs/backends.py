@@ -46,7 +46,7 @@ RAY_REFUSAL = ("Ray's cluster listens on every network address of this computer 
 RESULT_ORDER = {"loky": "generator_unordered", "dask": "generator_unordered", "ray": "list"}
 
 
-def _sized_for_dask() -> None:
+def register_context_size_for_dask() -> None:
     """A job's context counted by its arrays for Dask. joblib's Dask backend sends an argument to the workers once per
     stage (scattered) only when Dask's ``sizeof`` finds it larger than 1 kB; a JobContext counted as its object's
     shell was pickled with every task instead (a million rows: 4.5 GB per task, bench/scale.md)."""
@@ -92,7 +92,7 @@ def backend_context(backend: str = "loky", address: str | None = None, n_jobs: i
             if cluster is not None:
                 cluster.close()
             raise
-        _sized_for_dask()
+        register_context_size_for_dask()
         try:
             with parallel_config(backend="dask", n_jobs=-1):
                 yield n_jobs
