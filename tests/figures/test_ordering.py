@@ -98,16 +98,16 @@ def test_a_larger_matrix_has_smaller_labels_and_a_taller_figure():
 
 def bench_names() -> list[str]:
     """The 27 columns of bench/tables.py's SUPPORT2-shaped table (whose labels were cut: "otmcst", "harges")."""
-    from tests.test_report import bench_tables
+    from bench import tables
 
-    return list(bench_tables().COLUMNS)
+    return list(tables.COLUMNS)
 
 
 def wide_names() -> list[str]:
-    """The 120 columns of the wide demo (the registry extract)."""
-    from tvs_core.data.wide_demo import BLOCKS, RESPONSE
+    """The 120 columns of bench/tables.py's registry-shaped table (SUPPORT2's columns in blocks, the response last)."""
+    from bench import tables
 
-    return [name for block in BLOCKS.values() for name, *_ in block] + [RESPONSE]
+    return list(tables.wide_table(20, 120).columns)
 
 
 def random_association(names: list[str], seed: int = 0) -> pd.DataFrame:
