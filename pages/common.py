@@ -305,23 +305,10 @@ def order():
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _problems(fingerprint: str, schema_dict: dict, measure: str, holdout: str | None) -> list[str]:
-    from tvs_core.data.validation import validate
-    from tvs_core.errors import DataError, DataErrors
-    from tvs_core.jobs.config import SweepConfig
-    from tvs_core.jobs.submission import check_data
+    from tvs_core.jobs.submission import start_problems
 
-    table, schema = projects().table(fingerprint), Schema.from_dict(schema_dict)
-    found = [str(p) for p in validate(table, schema, measure=measure)]
-    if holdout is not None and not found:
-        config = SweepConfig(response=schema.response, sensitive=list(schema.sensitive), measure=measure,
-                             schema=schema_dict)
-        try:
-            check_data(table, config, projects().table(holdout, "holdout"))
-        except DataErrors as exc:
-            found += [str(p) for p in exc.problems]
-        except DataError as exc:
-            found.append(str(exc))
-    return found
+    return start_problems(projects().table(fingerprint), Schema.from_dict(schema_dict), measure,
+                          None if holdout is None else projects().table(holdout, "holdout"))
 
 
 def problems() -> list[str]:

@@ -22,6 +22,7 @@ from tvs_core.jobs.submission import (
     resume_sweep,
     run_sweep,
     start_or_follow,
+    start_problems,
     submit,
     with_externals,
 )
@@ -225,3 +226,13 @@ def test_resume_hands_a_stopped_sweep_to_the_runner(store, small_table):
     ran = []
     resume_sweep(store, job_id, lambda s, j: ran.append(j))
     assert ran == [job_id]
+
+
+# -- start_problems: what the pages say before Start is offered ---------------------------------------------------
+def test_a_table_that_can_be_modelled_has_no_problems_and_a_bad_hold_out_file_is_named(small_table):
+    from tvs_core.data.schema import infer_schema
+
+    schema = infer_schema(small_table).with_roles("y", ["income"])
+    assert start_problems(small_table, schema) == []
+    problems = start_problems(small_table, schema, holdout=small_table.drop(columns="income").head(60))
+    assert problems and any("income" in p for p in problems)

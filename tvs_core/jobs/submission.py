@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..data.external import conform_external
 from ..data.fingerprint import fingerprint_table
+from ..data.schema import Schema
 from ..data.split import MIN_HOLDOUT_ROWS, explicit_holdout
 from ..data.validation import check, unseen_labels, validate
 from ..errors import DataError, DataErrors
@@ -50,6 +51,24 @@ def job_id_of(table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame | 
               externals: dict[str, pd.DataFrame] | None = None) -> str:
     """The id a sweep of this data and configuration has (or will have) in any workspace."""
     return job_id_for(_fingerprint(table, holdout), with_externals(config, table, holdout, externals)[0])
+
+
+def start_problems(table: pd.DataFrame, schema: Schema, measure: str = "kendall",
+                   holdout: pd.DataFrame | None = None) -> list[str]:
+    """What stops a table (and a hold-out file the holder gave) from being modelled with the schema's roles, as the
+    sentences the pages show before Start is offered: the later pages refuse to compute on such a table and say why,
+    instead of failing inside the numbers."""
+    found = [str(p) for p in validate(table, schema, measure=measure)]
+    if holdout is not None and not found:
+        config = SweepConfig(response=schema.response, sensitive=list(schema.sensitive), measure=measure,
+                             schema=schema.to_dict())
+        try:
+            check_data(table, config, holdout)
+        except DataErrors as exc:
+            found += [str(p) for p in exc.problems]
+        except DataError as exc:
+            found.append(str(exc))
+    return found
 
 
 def check_data(table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame | None = None) -> None:
