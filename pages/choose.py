@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from pages import common
+from pages import common, plain
 from tvs_core import figures
 from tvs_core.choice import (
     METHODS,
@@ -110,7 +110,7 @@ privacy = c.selectbox("Privacy measured by", choices, key=common.bound("privacy"
                       args=("privacy",), format_func=lambda p: Axis.parse(p, sensitive=config.sensitive).title)
 settings = ChoiceSettings.of(common.project())  # as the widgets above left it
 mix = settings.utility
-st.caption(f"Utility U_t = {common.md(mix.describe(summary.metrics()))}")
+st.caption(f"Utility U_t = {plain.md(mix.describe(summary.metrics()))}")
 with st.expander("Change the utility mix"):  # one label: a label that changed with the mix closed the panel
     st.caption("U_t weighs what the synthetic data must keep: prediction of Y (TSTR, the paper's only utility), "
                "the pairwise dependence between all columns, and the results of the regression of Y on the "
@@ -151,7 +151,7 @@ if selection.best_level is not None:
     else:
         st.success(f"Your choice: level {chosen_level} (recorded as chosen by you).")
 for note in selection.notes:
-    st.info(common.md(note))
+    st.info(plain.md(note))
 st.caption("Click a level's point in the scatter (or pick it below) to select it.")
 parts = {axis.metric.name: axis for axis, _ in mix.axes(summary.metrics())}
 if project.scatter_utility not in parts:
@@ -181,16 +181,16 @@ if selected in levels:
     with st.container(border=True):
         whose = "your choice" if chosen_level is not None else "the recommended level, not chosen yet"
         st.markdown(f"**Level {selected} — {whose}** (what the report's first page says, in the same words)")
-        st.markdown("".join(f"\n- {MARK[v.severity]} {common.md(v.text)}" for v in card.lead))
+        st.markdown("".join(f"\n- {MARK[v.severity]} {plain.md(v.text)}" for v in card.lead))
         for warning in card.verdicts.of(Topic.WARNING):
-            st.warning(common.md(warning.text))
+            st.warning(plain.md(warning.text))
         with st.expander("The numbers and the method behind these sentences"):
-            st.markdown(f"**{common.md(card.headline)}**")
-            st.markdown("".join(f"\n- **{v.axis}**: {common.md(v.detail)}" for v in card.lead if v.detail))
-            st.markdown("**What it protects**\n" + "".join(f"\n- {common.md(line)}" for line in card.protects))
-            st.markdown("**What it costs**\n" + "".join(f"\n- {common.md(line)}" for line in card.costs))
+            st.markdown(f"**{plain.md(card.headline)}**")
+            st.markdown("".join(f"\n- **{v.axis}**: {plain.md(v.detail)}" for v in card.lead if v.detail))
+            st.markdown("**What it protects**\n" + "".join(f"\n- {plain.md(line)}" for line in card.protects))
+            st.markdown("**What it costs**\n" + "".join(f"\n- {plain.md(line)}" for line in card.costs))
             for note in card.notes:
-                st.markdown(common.md(note))
+                st.markdown(plain.md(note))
     verdicts = point_verdicts(summary, config.sensitive, HOLDER, int(selected))
     if verdicts or audits:
         with st.container(border=True):
@@ -199,7 +199,7 @@ if selected in levels:
                         "against the same attack on hold-out rows, Giomi et al. 2023)")
             say = {"none": st.success, "measurable": st.warning, "high": st.error}
             for verdict in verdicts:
-                say[verdict.verdict](common.md(verdict.sentence))
+                say[verdict.verdict](plain.md(verdict.sentence))
             if not verdicts:
                 st.caption("Not measured in this sweep (it was run by an earlier version).")
             else:
@@ -207,7 +207,7 @@ if selected in levels:
                     st.dataframe(gdpr_table(summary, config.sensitive, levels, figures.model_label),
                                  hide_index=True, width="stretch")
             for audit in audits:
-                (st.error if audit.flagged else st.caption)("DP audit — " + common.md(audit.sentence()))
+                (st.error if audit.flagged else st.caption)("DP audit — " + plain.md(audit.sentence()))
 
 st.subheader(f"Level {selected}: every metric, with its interval")
 st.caption("Median over the replicates (synthetic sets, game iterations or targets) and a 95 % percentile bootstrap "

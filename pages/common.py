@@ -3,18 +3,19 @@
 Pages are thin views: they read the project, call tvs_core, and draw. A widget never owns a choice:
 its value is restored from the project before it is drawn (``bound``) and written back to the
 project, which is saved in the workspace, when the user changes it (``keep``). So nothing is reset by
-changing page, reloading or restarting the server. Session keys live here, once."""
+changing page, reloading or restarting the server. Session keys live here, once (the sign-in's in ``signin``).
+Signing in is ``signin``'s concern, user text as literal markdown ``plain``'s."""
 
 from __future__ import annotations
 
 import functools
-import re
 import threading
 from enum import Enum
 
 import pandas as pd
 import streamlit as st
 
+from pages import plain
 from tvs_core import Schema, load_demo
 from tvs_core.choice import Axis, Normalisation, UtilityMix
 from tvs_core.data.demo import DEFAULT_DEMO, DEMOS
@@ -25,7 +26,6 @@ from tvs_core.jobs.backends import Backend
 from tvs_core.jobs.projects import Project, Projects
 from tvs_core.model.ordering import Measure
 from tvs_core.storage import Store, default_workspace
-from tvs_core.text import one_line
 
 # session-state keys, one place
 PROJECT = "project"  # the open Project
@@ -52,76 +52,6 @@ def under_navigation() -> None:
         st.stop()
 
 
-# -- who may open the dashboard ---------------------------------------------------------------------------------
-TOKEN = "access_token"  # the token this session signed in with
-
-
-def signed_in() -> bool:
-    """Whether this session holds the workspace's access token. Served by app.py's ``st.App``, the server's token
-    gate let no request through without it: its cookie came with this session's connection. Run otherwise (as
-    AppTest runs the script) the token comes from the address (``?token=…``) or the sign-in box below, a second
-    lock."""
-    from tvs_core.gate import cookie_name, cookie_value, same
-
-    space = store().space
-    if same(st.context.cookies.get(cookie_name(st.get_option("server.port"))), cookie_value(space.access_token())):
-        return True
-    given = st.session_state.get(TOKEN) or st.query_params.get("token")
-    if not space.token_matches(given):
-        return False
-    st.session_state[TOKEN] = given
-    if st.query_params.get("token") != given:
-        st.query_params["token"] = given
-    return True
-
-
-def sign_in() -> None:
-    """All a visitor without the token sees: whose dashboard this is, and where its token is."""
-    import getpass
-
-    space = store().space
-    st.title("TVineSynth Studio")
-    st.markdown(f"This dashboard belongs to the account **{md(getpass.getuser())}** on this computer and opens "
-                "only with its access token, so that no other account can see or change its data.")
-    st.markdown(f"The token is printed in the console where the dashboard was started, and kept in the file "
-                f"`{space.token_path}`, which only that account can read. If this is not your dashboard, yours is at "
-                "the address your own console printed.")
-    with st.form("sign_in"):
-        typed = st.text_input("Access token", type="password")
-        if st.form_submit_button("Open the dashboard"):
-            if space.token_matches(typed.strip()):
-                st.session_state[TOKEN] = typed.strip()
-                st.query_params["token"] = typed.strip()
-                st.rerun()
-            st.error("That token is not right. Copy it again from the console or the token file.")
-    if st.query_params.get("token") and TOKEN not in st.session_state:
-        st.error("The token in the address is not right. Copy the address again from the console.")
-
-
-@st.cache_resource
-def _told() -> set:
-    return set()
-
-
-def workspace_notice() -> None:
-    """What opening the workspace closed to other accounts, said once per server start."""
-    notice = store().space.notice
-    if notice and notice not in _told():
-        _told().add(notice)
-        st.info(md(notice))
-
-
-def md(text: object) -> str:
-    """User text (a file, column or project name, a note) as literal text in markdown, so a name such as
-    ``![x](http://…)`` is shown, never drawn or fetched; on one line."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", one_line(text))
-
-
-# what makes markup in Streamlit's markdown: links and images ([ ]), HTML and autolinks (< >), code, emphasis,
-# headings, tables, strike-through, LaTeX ($) and the backslash itself; each is escaped with a backslash
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~$])")
-
-
 def unexpected_error() -> None:
     """What a page shows for a bug: one sentence, nothing lost, the traceback in the workspace's errors.log."""
     import sys
@@ -130,8 +60,8 @@ def unexpected_error() -> None:
     log = store().space.log_unexpected("the dashboard")
     where = f"where it happened is in {log}" if log else "where it happened could not be written to the workspace"
     st.error(f"Something unexpected went wrong ({kind.__name__}; its message is not shown, as it may quote your "
-             f"data). Everything you chose is saved; {md(where)}. Reload the page to go on, and send that file to the "
-             "team if it happens again.")
+             f"data). Everything you chose is saved; {plain.md(where)}. Reload the page to go on, and send that file "
+             "to the team if it happens again.")
 
 
 @st.cache_resource
@@ -409,7 +339,7 @@ def whole_number_field(label: str, name: str, low: int, high: int | None, what: 
     try:
         return whole_number(st.session_state[key], low, high, what)
     except DataError as exc:
-        where.error(md(exc))
+        where.error(plain.md(exc))
         return None
 
 

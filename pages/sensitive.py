@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from pages import common
+from pages import common, plain
 from tvs_core import DataError, figures
 from tvs_core.evaluation.preview import preview_levels
 from tvs_core.model.ordering import MEASURES, Measure, default_rho_star
@@ -77,7 +77,7 @@ st.slider("Association threshold ρ*", 0.0, 1.0, step=0.01, key=threshold_key(No
 with st.expander("Per-column thresholds", expanded=bool(project.rho_overrides)):
     for column in sensitive:
         shown = float(project.rho_overrides.get(column, rho))
-        st.number_input(f"ρ* for {common.md(column)}", 0.0, 1.0, value=shown, step=0.01,
+        st.number_input(f"ρ* for {plain.md(column)}", 0.0, 1.0, value=shown, step=0.01,
                         key=threshold_key(column, shown), on_change=set_threshold, args=(column, shown))
 
 if response is None or not sensitive:
@@ -86,7 +86,7 @@ if response is None or not sensitive:
 blocking = common.problems()
 if blocking:
     more = f" (and {len(blocking) - 1} more problem(s))" if len(blocking) > 1 else ""
-    st.error(f"The table cannot be modelled yet: {common.md(blocking[0])}{more} — see the Data page, which lists them "
+    st.error(f"The table cannot be modelled yet: {plain.md(blocking[0])}{more} — see the Data page, which lists them "
              "by column.")
     st.stop()
 
@@ -94,12 +94,12 @@ try:
     assoc, normal_corr = common.associations()
     order = common.order()
 except DataError as exc:
-    st.error(common.md(exc))
+    st.error(plain.md(exc))
     st.stop()
 
 st.markdown(f"**Order** (enters the C-vine left to right; Y is the root of tree 1): S = "
-            f"{', '.join(map(common.md, order.sensitive))} | K = {', '.join(map(common.md, order.K)) or '∅'} | "
-            f"{len(order.rest)} other covariates | Y = {common.md(order.response)}")
+            f"{', '.join(map(plain.md, order.sensitive))} | K = {', '.join(map(plain.md, order.K)) or '∅'} | "
+            f"{len(order.rest)} other covariates | Y = {plain.md(order.response)}")
 st.markdown(f"**|K| = {len(order.K)}**; Theorem 2.5 level τ_block = {order.tau_block} (zeroes every attacker "
             f"coefficient only under a block structure, checked below). Recommended top level t_max = {order.t_max} "
             f"({order.t_max_reason}).")
@@ -120,7 +120,7 @@ st.caption("Theorem 2.4 on the normal-scores correlation: the attacker's expecte
 st.plotly_chart(figures.preview_curve(preview.risk, order.tau_block), width="stretch", key="preview_curve")
 for sentence in preview.sentences():
     (st.warning if sentence.startswith("The block assumption of Theorem 2.5 fails") else st.markdown)(
-        common.md(sentence))
+        plain.md(sentence))
 
 st.subheader("What a level cuts")
 st.caption("Real associations (|normal-scores correlation| ≥ 0.1) that the truncated vine keeps at less than half "

@@ -5,7 +5,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from pages import common
+from pages import common, plain
 from tvs_core import DataError, figures
 from tvs_core.choice import Axis, ChoiceSettings
 from tvs_core.choice.axes import attribute_game_metrics, membership_metrics
@@ -46,9 +46,9 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
     records, summary = results(job_id, f"{info['phase']}:{info['done']}")
     st.progress(info["fraction"], text=info["text"])
     if info["error"]:
-        st.error(f"The sweep failed: {common.md(info['error'])}")
+        st.error(f"The sweep failed: {plain.md(info['error'])}")
     for note in view.notes()[-1:]:
-        st.info(common.md(note))
+        st.info(plain.md(note))
     if not summary.has_levels():
         st.info("Waiting for the first results…")
         return
@@ -114,7 +114,7 @@ try:
     order = common.order()
 except DataError as exc:
     order = None
-    st.error(f"The chosen roles cannot be ordered: {common.md(exc)}")
+    st.error(f"The chosen roles cannot be ordered: {plain.md(exc)}")
 if order is None:
     st.warning("Choose the response and the sensitive columns on the Sensitive features page first.")
     st.stop()
@@ -209,7 +209,7 @@ why_not = ("The sweep above is running: wait for it to finish, or cancel it firs
            if blocking else None)
 if why_not is None and not same_as_shown:  # what Start would run: its estimate (the shown sweep has its own line)
     planned = planned_tasks(config, levels)
-    st.caption(common.md(before_start(common.store(), planned, n_train, n_columns, workers=2, config=config).sentence))
+    st.caption(plain.md(before_start(common.store(), planned, n_train, n_columns, workers=2, config=config).sentence))
     if config.dp_audit_trials:
         claims = claimed_epsilons(config)
         st.caption(f"Of which the DP audit of {', '.join(figures.model_label(name) for name in claims)}: about "
@@ -227,9 +227,9 @@ for upload in uploads or []:
     try:
         externals[Path(upload.name).stem] = read_table(upload.getvalue(), upload.name)
     except DataError as exc:
-        st.error(f"{common.md(upload.name)}: {common.md(exc)}")
+        st.error(f"{plain.md(upload.name)}: {plain.md(exc)}")
 if why_not is not None and not running:
-    st.info(common.md(why_not))
+    st.info(plain.md(why_not))
 
 
 def start() -> None:
@@ -239,7 +239,7 @@ def start() -> None:
         started, _ = run_sweep(common.store(), table, config, background_worker(project.backend), holdout=holdout,
                                externals=externals, holdout_origin=origin)
     except DataError as exc:
-        st.error(common.md(exc))
+        st.error(plain.md(exc))
         st.stop()
     job_id = started.job_id
     common.update(job_id=job_id, jobs=[*[j for j in project.jobs if j != job_id], job_id], selected_level=None)
@@ -257,7 +257,7 @@ if view is None:
 if differences:
     with st.container(border=True):
         st.warning("Your settings now differ from this sweep's (it is shown below, with the settings it ran with):\n"
-                   + "".join(f"\n- {common.md(d)}" for d in differences))
+                   + "".join(f"\n- {plain.md(d)}" for d in differences))
         new, back = st.columns(2)
         if new.button("Start a new sweep", disabled=why_not is not None, help=why_not, key="start_new"):
             start()
@@ -277,7 +277,7 @@ if resume.button("Resume", disabled=view.active or view.job["status"] == JobStat
         resume_sweep(common.store(), view.id, background_worker(project.backend))
         st.rerun()
     except DataError as exc:  # finished or taken up elsewhere since the page was drawn
-        st.error(common.md(exc))
+        st.error(plain.md(exc))
 
 active = view.active
 st.fragment(lambda: scatter_and_panels(view.id, active), run_every=2.0 if active else None)()

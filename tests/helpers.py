@@ -116,7 +116,7 @@ def dashboard(timeout: float = APP_RUN_CEILING):
 
 
 def shown(markdown: str) -> str:
-    """What a reader sees of markdown whose user text the pages escaped (``common.md``)."""
+    """What a reader sees of markdown whose user text the pages escaped (``plain.md``)."""
     import re
 
     return re.sub(r"\\(.)", r"\1", markdown)
