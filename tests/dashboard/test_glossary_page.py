@@ -25,7 +25,7 @@ def shown(at) -> str:
 def test_the_page_shows_every_entry_and_the_guide():
     at = glossary_page()
     assert at.title[0].value == "What the words mean"
-    from pages.common import md
+    from pages.plain import md
 
     text = shown(at)
     for term in glossary.entries():
