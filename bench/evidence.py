@@ -29,7 +29,7 @@ from bench.tables import RESPONSE, SENSITIVE, support_like
 from tvs_core import load_demo
 from tvs_core.choice import choose
 from tvs_core.choice.axes import Axis
-from tvs_core.choice.mix import DEFAULT_UTILITY
+from tvs_core.choice.mix import DEFAULT_MIX, UtilityMix
 from tvs_core.choice.selection import PrivacyPoints
 from tvs_core.data.demo import DEMOS
 from tvs_core.evaluation.catalogue import CATALOGUE, tstr_metric
@@ -47,9 +47,9 @@ TABLES = {
                               list(DEMOS["breast_cancer"].sensitive)),
     "support": lambda: (support_like(), RESPONSE, list(SENSITIVE)),
 }
-CHOICES = [("paper: TSTR, game MAB", "tstr", "mab_worst"),
-           ("mix, game MAB (floor measured)", None, "mab_worst"),
-           ("mix, membership attack AUC", None, "mia_auc")]
+CHOICES = [("paper: TSTR, game MAB", UtilityMix.parse("tstr"), Axis.parse("mab_worst")),
+           ("mix, game MAB (floor measured)", None, Axis.parse("mab_worst")),
+           ("mix, membership attack AUC", None, Axis.parse("mia_auc"))]
 ALPHAS = (0.25, 0.5, 0.75)
 
 
@@ -98,7 +98,7 @@ def report(name: str, workspace: Path) -> list[str]:
     for label, utility, privacy in CHOICES:
         picks = []
         for alpha in ALPHAS:
-            selection = choose(summary, sensitive, alpha, "anchored", privacy, utility=utility or DEFAULT_UTILITY)
+            selection = choose(summary, sensitive, alpha, "anchored", privacy, utility=utility or DEFAULT_MIX)
             best = selection.best_level
             wins = float(selection.table.set_index("level").loc[best, "wins"])
             picks.append(f"{best} ({wins:.0%})")

@@ -183,6 +183,7 @@ def test_intervals_do_not_depend_on_the_order_replicates_are_stored_in():
 
 def test_continuous_response_is_scored_and_named_as_r2(split):
     """A statistician reading the records must not find R² values under an AUC name."""
+    from tvs_core.choice.mix import UtilityMix
     from tvs_core.choice.summary import choose
     from tvs_core.evaluation.summary import summarise
 
@@ -194,7 +195,7 @@ def test_continuous_response_is_scored_and_named_as_r2(split):
     utility = {m for m in records["metric"] if m.startswith(("auc_", "r2_"))}
     assert utility == {"r2_tstr", "r2_tstr_linear", "r2_trtr", "r2_trtr_linear"}
     summary = summarise(records)
-    selection = choose(summary, sensitive, alpha=0.0, utility="tstr")  # the paper's U_t: TSTR alone
+    selection = choose(summary, sensitive, alpha=0.0, utility=UtilityMix.parse("tstr"))  # the paper's U_t: TSTR alone
     table = selection.table.set_index("level")
     tstr = summary.holder().metric("r2_tstr").frame.set_index("level")["median"]
     trtr = summary.metric("r2_trtr").frame["median"].iloc[0]

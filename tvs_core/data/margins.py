@@ -184,7 +184,7 @@ MARGINS = {MarginKind.EMPIRICAL: EmpiricalMargins, MarginKind.KDE: KdeMargins}
 
 def make_margins(kind: str):
     if kind not in MARGINS:
-        raise ValueError(f"unknown margins {kind!r}; choose one of {sorted(MARGINS)}")
+        raise ValueError(f"unknown margins {kind!r}; choose one of {sorted(kind.value for kind in MARGINS)}")
     return MARGINS[kind]()
 
 
