@@ -53,7 +53,7 @@ def test_ray_does_not_start_without_the_flag_that_names_its_open_ports(tmp_path,
 
 
 def _ray_processes(owner: str) -> dict[int, str]:
-    return {pid: command for pid, command in processes._owned(owner).items()
+    return {pid: command for pid, command in processes.owned(owner).items()
             if command.startswith("ray::") or "ray/" in command or "raylet" in command or "gcs_server" in command}
 
 
@@ -126,36 +126,46 @@ def test_a_job_on_ray_leaves_no_process_and_no_folder_when_it_ends(short_tmp, mo
     assert list(short_tmp.glob("tvs-ray-*")) == []
 
 
-def test_a_sigterm_while_ray_starts_reaches_the_jobs_own_handler(short_tmp, monkeypatch):
+# run in a process of its own: a driver that took a signal while ``ray.init`` ran keeps Ray threads that abort the
+# process later (it took an xdist worker down with it, tests later), so the test's process must not be pytest's
+SIGTERM_DURING_INIT = """
+import os, signal, sys, tempfile
+import ray
+from tvs_core.jobs.backends import backend_context
+
+class Stopped(Exception):
+    pass
+
+def ours(signum, frame):
+    raise Stopped
+
+real = ray.init
+
+def started_then_terminated(*args, **kwargs):
+    answer = real(*args, **kwargs)
+    os.kill(os.getpid(), signal.SIGTERM)  # Ray's handler is the one in place now
+    return answer
+
+tempfile.tempdir = sys.argv[1]
+ray.init = started_then_terminated
+signal.signal(signal.SIGTERM, ours)
+try:
+    with backend_context("ray", n_jobs=1):
+        print("the job went on after its SIGTERM", flush=True)
+except Stopped:
+    print("stopped by the job's own handler" if signal.getsignal(signal.SIGTERM) is ours else "handler replaced",
+          flush=True)
+os._exit(0)
+"""
+
+
+def test_a_sigterm_while_ray_starts_reaches_the_jobs_own_handler(short_tmp):
     """``ray.init`` puts in a SIGTERM handler that exits at once (the review's "Aborted", its processes left): a
     SIGTERM that lands while Ray starts reaches the job's own handler, and the cluster still ends whole."""
-    ray = pytest.importorskip("ray")
-    import tempfile
-
-    from tvs_core.jobs.backends import backend_context
-
-    class Stopped(Exception):
-        pass
-
-    def ours(signum, frame):
-        raise Stopped
-
-    real = ray.init
-
-    def started_then_terminated(*args, **kwargs):
-        answer = real(*args, **kwargs)
-        os.kill(os.getpid(), signal.SIGTERM)  # Ray's handler is the one in place now
-        return answer
-
-    monkeypatch.setattr(tempfile, "tempdir", str(short_tmp))
-    monkeypatch.setattr(ray, "init", started_then_terminated)
-    previous = signal.signal(signal.SIGTERM, ours)
-    try:
-        with pytest.raises(Stopped), backend_context("ray", n_jobs=1):
-            pytest.fail("the job went on after its SIGTERM")
-        assert signal.getsignal(signal.SIGTERM) is ours
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    pytest.importorskip("ray")
+    done = subprocess.run([sys.executable, "-c", SIGTERM_DURING_INIT, str(short_tmp)], capture_output=True,
+                          text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=900)
+    assert done.stdout.strip().splitlines()[-1:] == ["stopped by the job's own handler"], done.stdout + done.stderr
     left = processes.survivors(os.environ[processes.OWNER], grace=0)
     assert left == {}, processes.describe(left)
     assert list(short_tmp.glob("tvs-ray-*")) == []
