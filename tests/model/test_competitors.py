@@ -14,6 +14,7 @@ import pytest
 from tests.conftest import make_mixed_table
 from tests.helpers import SMALLEST as TINY
 from tvs_core import load_demo
+from tvs_core.choice import DEFAULT_PRIVACY
 from tvs_core.errors import DataError
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.evaluation.set_metrics import SyntheticSet, membership_attacks
@@ -300,7 +301,7 @@ def test_an_external_copy_of_the_training_rows_is_flagged_and_plays_no_game(clin
     assert [t.name for t in planned_tasks(JobView(store, job_id).config, [1]) if t.kind == "external"] == \
         ["external:copy"]
     # the stored job names its external sets: the scatter marks them
-    figure = privacy_utility_scatter(view.summary(), "mab_worst", config.sensitive, None, view.levels,
+    figure = privacy_utility_scatter(view.summary(), DEFAULT_PRIVACY, config.sensitive, None, view.levels,
                                      externals=list(view.config.externals))
     (point,) = [t for t in figure.data if t.name == "copy"]
     assert "games not played (external file: no generator to refit)" in point.hovertext[0]
