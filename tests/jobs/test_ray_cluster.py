@@ -68,6 +68,20 @@ def short_tmp():
     shutil.rmtree(folder, ignore_errors=True)
 
 
+RAN_ON_RAY = 4  # the first look and the holder run in the command line's process before Ray is joined
+
+
+def _tasks_done(workspace: Path) -> int:
+    """Tasks the sweep in ``workspace`` has stored so far (0 while its store does not exist yet)."""
+    import sqlite3
+
+    try:
+        with sqlite3.connect(f"file:{workspace / 'studio.sqlite'}?mode=ro", uri=True, timeout=1) as db:
+            return int(db.execute("SELECT COALESCE(MAX(done), 0) FROM jobs").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
 @pytest.mark.parametrize(("ending", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "Ctrl-C"])
 def test_nothing_of_a_ray_cluster_outlives_a_sigterm_or_ctrl_c_of_the_command_line(tmp_path, short_tmp, ending, code):
     """A sweep on Ray, terminated (or interrupted from its terminal: Ctrl-C reaches its whole process group) while
@@ -83,10 +97,13 @@ def test_nothing_of_a_ray_cluster_outlives_a_sigterm_or_ctrl_c_of_the_command_li
                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     try:
         deadline = time.monotonic() + 900
-        while not any(command.startswith("ray::") for command in _ray_processes(owner).values()):
+        # while its workers run tasks: Ray's workers are up and two tasks have ended on them (a signal that lands
+        # while ray.init and the pool start is another case: test_a_sigterm_while_ray_starts_…)
+        while not (any(command.startswith("ray::") for command in _ray_processes(owner).values())
+                   and _tasks_done(tmp_path / "ws") >= RAN_ON_RAY):
             assert sweep.poll() is None, sweep.stderr.read().decode()
             assert time.monotonic() < deadline, "no Ray worker started"
-            time.sleep(0.5)
+            time.sleep(0.2)
         assert list(temporary.glob("tvs-ray-*"))
         if ending == signal.SIGINT:  # a terminal sends Ctrl-C to the foreground group: the command line's own
             os.killpg(sweep.pid, ending)
