@@ -71,6 +71,12 @@ def short_tmp():
 RAN_ON_RAY = 4  # the first look and the holder run in the command line's process before Ray is joined
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    """An xdist worker ignores SIGINT, and a child inherits that (Python then installs no KeyboardInterrupt
+    handler): the command line is started as a terminal starts it, with Ctrl-C's default."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _tasks_done(workspace: Path) -> int:
     """Tasks the sweep in ``workspace`` has stored so far (0 while its store does not exist yet)."""
     import sqlite3
@@ -94,7 +100,8 @@ def test_nothing_of_a_ray_cluster_outlives_a_sigterm_or_ctrl_c_of_the_command_li
     sweep = subprocess.Popen([sys.executable, "-m", "tvs_core", "sweep", "--demo", "clinical", "--levels", "1,2",
                               "--baselines", "none", "--backend", "ray", "--accept-open-ports", "--n-jobs", "2",
                               "--workspace", str(tmp_path / "ws"), "--out", str(tmp_path / "out")],
-                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+                             preexec_fn=_ctrl_c_as_in_a_terminal)
     try:
         deadline = time.monotonic() + 900
         # while its workers run tasks: Ray's workers are up and two tasks have ended on them (a signal that lands
