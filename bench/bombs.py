@@ -88,7 +88,9 @@ def main() -> None:
     if args.before:
         head += f" before ({args.before}) | s | peak MB |"
         rule += "---|---:|---:|"
-    command = "nice -n 19 python -m bench.bombs" + (f" --before {args.before}" if args.before else "")
+    niceness = os.nice(0)  # the command as it was run: niced on a shared machine, or not
+    command = (f"nice -n {niceness} " if niceness else "") + "python -m bench.bombs" + (
+        f" --before {args.before}" if args.before else "")
     text = f"""# Hostile files: refused before they are parsed, or within the memory a read may use
 
 Reproduce: `{command}` (from the repo root; the bombs are built by `tests/data/bombs.py`, as

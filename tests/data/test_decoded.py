@@ -14,7 +14,7 @@ import pytest
 
 from tests.data.bombs import shared_strings
 from tvs_core.data import decoded
-from tvs_core.data.decoded import TEXT, VALUE, check_decoded
+from tvs_core.data.decoded import SHARED_STRING, VALUE, check_decoded
 from tvs_core.data.io import parse_table
 from tvs_core.data.limits import MB, Limits
 from tvs_core.errors import DataError
@@ -55,8 +55,29 @@ def test_the_shared_strings_of_a_workbook_are_counted_in_its_part(tmp_path):
     with zipfile.ZipFile(path) as archive:
         assert archive.read("xl/sharedStrings.xml").count(b"<si>") == strings
     with pytest.raises(DataError, match=f"The {strings:,} shared strings of 'shared_strings.xlsx' decode to"):
-        decoded.check_xlsx_decoded(path.read_bytes(), "shared_strings.xlsx", Limits(read_mb=strings * TEXT / MB * 0.99))
-    decoded.check_xlsx_decoded(path.read_bytes(), "shared_strings.xlsx", Limits(read_mb=strings * TEXT / MB * 1.01))
+        decoded.check_xlsx_decoded(path.read_bytes(), "shared_strings.xlsx",
+                                   Limits(read_mb=strings * SHARED_STRING / MB * 0.99))
+    decoded.check_xlsx_decoded(path.read_bytes(), "shared_strings.xlsx",
+                               Limits(read_mb=strings * SHARED_STRING / MB * 1.01))
+
+
+def test_what_a_shared_string_is_counted_is_no_more_than_openpyxl_really_takes(tmp_path):
+    """The count must stay a least, or a workbook that fits would be refused: openpyxl's own reading of the strings
+    (the pinned version) holds at least ``SHARED_STRING`` bytes per string at its peak."""
+    import tracemalloc
+
+    from openpyxl.reader.strings import read_string_table
+
+    path = shared_strings(tmp_path, megabytes=2)
+    with zipfile.ZipFile(path) as archive, archive.open("xl/sharedStrings.xml") as part:
+        tracemalloc.start()
+        try:
+            strings = read_string_table(part)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert len(strings) > 50_000
+    assert peak / len(strings) >= SHARED_STRING
 
 
 def test_a_csvs_cells_are_weighed_twice_as_pandas_joins_its_chunks():
