@@ -88,6 +88,7 @@ def _tasks_done(workspace: Path) -> int:
         return 0
 
 
+@pytest.mark.slow  # a sweep on a Ray cluster in a command line of its own: 14-17 s each
 @pytest.mark.parametrize(("ending", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "Ctrl-C"])
 def test_nothing_of_a_ray_cluster_outlives_a_sigterm_or_ctrl_c_of_the_command_line(tmp_path, short_tmp, ending, code):
     """A sweep on Ray, terminated (or interrupted from its terminal: Ctrl-C reaches its whole process group) while
