@@ -32,10 +32,10 @@ from .data.validation import check
 from .errors import DataError, DataErrors, TVSError
 from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY, AxisKind
 from .evaluation.dp_audit import DEFAULT_TRIALS
-from .evaluation.protocol import PRESETS as PROTOCOL_PRESETS
+from .evaluation.protocol import PROTOCOLS
 from .jobs.backends import BACKENDS, RAY_REFUSAL, risk
 from .jobs.config import COMPETITORS, DEFAULT_BASELINES
-from .model.families import DEFAULT_PRESET, PRESETS
+from .model.families import DEFAULT_FAMILY_SET, FAMILY_SETS
 from .model.generator import all_cores
 from .model.ordering import MEASURES, algorithm1, table_associations
 from .model.tvinesynth import TVineSynth
@@ -593,7 +593,7 @@ def build_parser() -> argparse.ArgumentParser:
     def model_args(p):
         p.add_argument("--order", type=names, help="explicit comma-separated covariate order (response is appended)")
         p.add_argument("--seed", type=seed, default=0, help=f"master seed, 0 to {MAX_SEED}")
-        p.add_argument("--families", choices=sorted(PRESETS), default=DEFAULT_PRESET)
+        p.add_argument("--families", choices=sorted(FAMILY_SETS), default=DEFAULT_FAMILY_SET)
         p.add_argument("--margins", choices=list(MARGINS), default="empirical")
 
     data_args(sub.add_parser("inspect", help="print the inferred schema as JSON"), roles=False)
@@ -647,7 +647,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--levels", type=level_list, help="comma-separated levels, 1 or more (default: every 5th, 1 "
                                                          "and t_max; above 10 such levels, 10 placed where the "
                                                          "instant preview changes, as on the Sweep page)")
-    sweep.add_argument("--preset", choices=list(PROTOCOL_PRESETS), default="quick")
+    sweep.add_argument("--preset", choices=list(PROTOCOLS), default="quick")
     sweep.add_argument("--holdout", help="hold-out CSV/Parquet to use instead of a 20 %% split")
     sweep.add_argument("--baselines", type=names,
                        help="comma-separated baselines, or 'none' (default: " + ", ".join(DEFAULT_BASELINES)

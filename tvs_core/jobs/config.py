@@ -17,9 +17,8 @@ from ..evaluation.context import GeneratorSpec
 from ..evaluation.dp_audit import DEFAULT_TRIALS
 from ..evaluation.protocol import ProtocolPreset, get_protocol
 from ..evaluation.records import HOLDER, RAW, REAL, SHUFFLED
-from ..model.competitors import PRESETS as EPOCH_BUDGETS
-from ..model.families import DEFAULT_PRESET
-from ..model.families import PRESETS as FAMILY_SETS
+from ..model.competitors import EPOCH_BUDGETS
+from ..model.families import DEFAULT_FAMILY_SET, FAMILY_SETS
 from ..model.ordering import Measure
 from ..model.registry import EPSILON_GENERATORS, BaselineName, generator_class, generator_names
 
@@ -45,7 +44,7 @@ class SweepConfig:
     order: list[str] | None = None
     levels: list[int] | None = None  # None: every 5th plus 1 and t_max
     preset: str = "quick"
-    families: str = DEFAULT_PRESET
+    families: str = DEFAULT_FAMILY_SET
     margins: MarginKind = MarginKind.EMPIRICAL
     missing: MissingPolicy = MissingPolicy.DROP_ROWS
     t_max: int | None = None

@@ -28,7 +28,7 @@ class FamilyPreset:
                                      **kwargs)
 
 
-PRESETS: dict[str, FamilyPreset] = {p.name: p for p in [
+FAMILY_SETS: dict[str, FamilyPreset] = {p.name: p for p in [
     FamilyPreset("paper", (F.indep, F.gaussian, F.student, F.clayton, F.gumbel, F.frank, F.joe,
                            F.bb1, F.bb6, F.bb7, F.bb8), "mle",
                  "the paper's set (pyvinecopulib 0.6 parametric families), MLE, AIC"),
@@ -41,12 +41,12 @@ PRESETS: dict[str, FamilyPreset] = {p.name: p for p in [
                  "Gaussian pair copulas only (a Gaussian copula; matches the analytic preview exactly)"),
 ]}
 
-DEFAULT_PRESET = "gaussian"  # chosen by the rule in bench/family_presets.md (both demos agree)
+DEFAULT_FAMILY_SET = "gaussian"  # chosen by the rule in bench/family_presets.md (both demos agree)
 
 
 def get_preset(name: str) -> FamilyPreset:
     from ..errors import DataError
 
-    if name not in PRESETS:
-        raise DataError(f"Unknown family preset '{name}'.", fix=f"Choose one of: {', '.join(PRESETS)}.")
-    return PRESETS[name]
+    if name not in FAMILY_SETS:
+        raise DataError(f"Unknown family preset '{name}'.", fix=f"Choose one of: {', '.join(FAMILY_SETS)}.")
+    return FAMILY_SETS[name]
