@@ -21,9 +21,11 @@ from tvs_core.choice import Axis, Normalisation, UtilityMix
 from tvs_core.data.demo import DEFAULT_DEMO, DEMOS
 from tvs_core.data.margins import MarginKind
 from tvs_core.data.missing import MissingPolicy
+from tvs_core.evaluation.protocol import ProtocolName
 from tvs_core.jobs import JobView
 from tvs_core.jobs.backends import Backend
 from tvs_core.jobs.projects import Project, Projects
+from tvs_core.model.families import FamilySet
 from tvs_core.model.ordering import Measure
 from tvs_core.storage import Store, default_workspace
 
@@ -302,7 +304,8 @@ def shown(value):
 
 # the project settings a widget shows as text, read back typed here, at the edge
 PARSED = {"privacy": Axis.parse, "normalisation": Normalisation, "backend": Backend, "sweep.measure": Measure,
-          "sweep.margins": MarginKind, "sweep.missing": MissingPolicy}
+          "sweep.margins": MarginKind, "sweep.missing": MissingPolicy, "sweep.preset": ProtocolName,
+          "sweep.families": FamilySet}
 
 
 @callback

@@ -135,10 +135,10 @@ st.caption(f"To add a level, type its number in the box and pick it (any level f
            "remove one, click its ×. Each level you add is one more full evaluation.")
 a, b, c = st.columns(3)
 with a:
-    setting("Protocol", "sweep.preset", st.selectbox, options=list(PROTOCOLS),
+    setting("Protocol", "sweep.preset", st.selectbox, options=common.texts(PROTOCOLS),
             help="quick: seconds per level; paper: Appendix J sizes")
 with b:
-    setting("Pair-copula families", "sweep.families", st.selectbox, options=list(FAMILY_SETS),
+    setting("Pair-copula families", "sweep.families", st.selectbox, options=common.texts(FAMILY_SETS),
             format_func=lambda p: f"{p} — {FAMILY_SETS[p].description}")
 with c:
     setting("Margins", "sweep.margins", st.selectbox, options=common.texts(MARGINS))

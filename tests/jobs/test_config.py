@@ -62,8 +62,9 @@ def test_the_protocol_is_the_presets_with_only_the_overrides_changed():
 
 
 def test_an_unknown_preset_is_refused_with_the_presets_to_choose_from():
-    with pytest.raises(DataError, match="Unknown protocol preset 'fast'.*Choose one of: .*paper"):
-        sweep(preset="fast").protocol()
+    """'fast' is a family set, not a protocol: refused when the sweep is made, before anything runs."""
+    with pytest.raises(DataError, match="'protocol' is 'fast': not one of quick, paper"):
+        sweep(preset="fast")
 
 
 @pytest.mark.parametrize("name", ["real", "tvinesynth", "shuffled", "independent", "my set", "", "a/b"])
@@ -129,15 +130,32 @@ def test_a_stored_sweep_reads_back_typed_and_with_the_same_id():
     """Settings stored as text by this version (and every earlier one) come back as the enums the library takes."""
     from tvs_core.data.margins import MarginKind
     from tvs_core.data.missing import MissingPolicy
+    from tvs_core.evaluation.protocol import ProtocolName
+    from tvs_core.model.families import FamilySet
     from tvs_core.model.ordering import Measure
 
     config = SweepConfig(response="y", sensitive=["a"], measure="pearson", margins="kde", missing="impute",
-                         levels=[1, 5])
+                         levels=[1, 5], preset="paper", families="tll")
     stored = json.loads(json.dumps(config.to_dict()))
+    assert (stored["preset"], stored["families"]) == ("paper", "tll")  # stored as their text, as before
     again = SweepConfig.from_dict(stored)
     assert (again.measure, again.margins, again.missing) == (Measure.PEARSON, MarginKind.KDE, MissingPolicy.IMPUTE)
-    assert type(again.measure) is Measure and again == config
-    assert job_id_for("f", again) == job_id_for("f", config)
+    assert (again.preset, again.families) == (ProtocolName.PAPER, FamilySet.TLL)
+    assert type(again.measure) is Measure and type(again.preset) is ProtocolName and type(again.families) is FamilySet
+    assert again == config and job_id_for("f", again) == job_id_for("f", config)
+
+
+# a sweep's settings as an earlier version stored them, every setting text; its id as that version computed it
+OLD_STORED = {"response": "y", "sensitive": ["s"], "measure": "spearman", "preset": "paper", "families": "tll",
+              "margins": "kde", "missing": "impute", "levels": [1, 3], "seed": 5,
+              "baselines": ["independent", "dp_vine:1", "ctgan:quick", "retired_gen:2"]}
+OLD_ID, DEFAULT_ID = "05f332e99edc3a00", "437499c77c703087"  # job_id_for("f" * 16, ...) before the settings were typed
+
+
+def test_a_sweep_stored_as_text_by_an_earlier_version_keeps_its_job_id():
+    """The id finds a finished sweep again: typing the settings must not change it, or Start would run it anew."""
+    assert job_id_for("f" * 16, SweepConfig.from_dict(OLD_STORED)) == OLD_ID
+    assert job_id_for("f" * 16, SweepConfig(response="y", sensitive=["s"])) == DEFAULT_ID
 
 
 @pytest.mark.parametrize("setting, value, words", [
@@ -146,7 +164,9 @@ def test_a_stored_sweep_reads_back_typed_and_with_the_same_id():
     ("levels", ["3"], "'truncation levels' is ['3']: not a whole number from 0"),
     ("holdout_fraction", 1.5, "'hold-out fraction' is 1.5: not a number between 0 and 1"),
     ("games", ["aia", "poker"], "'attack games' is ['aia', 'poker']: not among release, aia, mia"),
-    ("preset", "thorough", "'protocol' is 'thorough': Unknown protocol preset 'thorough'"),
+    ("preset", "thorough", "'protocol' is 'thorough': not one of quick, paper"),
+    ("preset", 2, "'protocol' is 2: not one of quick, paper"),
+    ("families", "gauss", "'pair-copula families' is 'gauss': not one of paper, parametric, fast, tll, gaussian"),
 ])
 def test_a_bad_stored_setting_is_refused_in_one_sentence_naming_it(setting, value, words):
     stored = {**SweepConfig(response="y", sensitive=["a"]).to_dict(), setting: value}

@@ -91,7 +91,9 @@ def test_a_project_and_its_job_stored_by_this_version_read_back_typed(tmp_path):
 
     from tvs_core.choice import Axis, Normalisation, UtilityMix
     from tvs_core.data.missing import MissingPolicy
+    from tvs_core.evaluation.protocol import ProtocolName
     from tvs_core.jobs.backends import Backend
+    from tvs_core.model.families import FamilySet
     from tvs_core.model.ordering import Measure
     from tvs_core.storage.store import JobStatus
 
@@ -101,6 +103,7 @@ def test_a_project_and_its_job_stored_by_this_version_read_back_typed(tmp_path):
     project.privacy, project.utility = Axis.parse("mab:a"), UtilityMix.parse("tstr=2,ci_overlap=1")
     project.normalisation, project.backend = Normalisation.PAPER, Backend.DASK
     project.sweep.measure, project.sweep.missing = "pearson", "impute"  # as a widget leaves them
+    project.sweep.preset, project.sweep.families = "paper", "fast"
     Projects(store).save(project)
     store.create_job("j", project.fingerprint, project.sweep_config().to_dict())
 
@@ -108,6 +111,8 @@ def test_a_project_and_its_job_stored_by_this_version_read_back_typed(tmp_path):
     assert again.privacy == Axis.parse("mab:a") and again.utility == UtilityMix.parse("tstr=2,ci_overlap=1")
     assert type(again.normalisation) is Normalisation and type(again.backend) is Backend
     assert type(again.sweep.measure) is Measure and again.sweep.missing is MissingPolicy.IMPUTE
+    assert again.sweep.preset is ProtocolName.PAPER and again.sweep.families is FamilySet.FAST
     job = Store(tmp_path / "ws").job("j")
     config = SweepConfig.from_dict(job["config"])
     assert job["status"] is JobStatus.QUEUED and config.measure is Measure.PEARSON and config.sensitive == ["a"]
+    assert config.preset is ProtocolName.PAPER and config.families is FamilySet.FAST

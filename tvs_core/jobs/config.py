@@ -15,10 +15,10 @@ from ..data.missing import MissingPolicy
 from ..errors import DataError
 from ..evaluation.context import GeneratorSpec
 from ..evaluation.dp_audit import DEFAULT_TRIALS
-from ..evaluation.protocol import ProtocolPreset, get_protocol
+from ..evaluation.protocol import ProtocolName, ProtocolPreset, get_protocol
 from ..evaluation.records import HOLDER, RAW, REAL, SHUFFLED
 from ..model.competitors import EPOCH_BUDGETS
-from ..model.families import DEFAULT_FAMILY_SET, FAMILY_SETS
+from ..model.families import DEFAULT_FAMILY_SET, FamilySet
 from ..model.ordering import Measure
 from ..model.registry import EPSILON_GENERATORS, BaselineName, generator_class, generator_names
 
@@ -43,8 +43,8 @@ class SweepConfig:
     measure: Measure = Measure.KENDALL
     order: list[str] | None = None
     levels: list[int] | None = None  # None: every 5th plus 1 and t_max
-    preset: str = "quick"
-    families: str = DEFAULT_FAMILY_SET
+    preset: ProtocolName = ProtocolName.QUICK
+    families: FamilySet = DEFAULT_FAMILY_SET
     margins: MarginKind = MarginKind.EMPIRICAL
     missing: MissingPolicy = MissingPolicy.DROP_ROWS
     t_max: int | None = None
@@ -169,13 +169,6 @@ def _fraction(value):
     return float(value)
 
 
-def _preset(value):
-    if not isinstance(value, str):
-        raise ValueError("not a protocol's name")
-    get_protocol(value)  # refuses an unknown one in words
-    return value
-
-
 def _levels(value):
     if not isinstance(value, (list, tuple)):
         raise ValueError("not a list of levels")
@@ -194,7 +187,7 @@ def _seed(value):
 CONSTRAINTS: dict[str, Callable] = {
     "response": _optional(_of_type(str)), "sensitive": _texts(), "rho_star": _optional(_of_type(float, int, dict)),
     "measure": _one_of(Measure), "order": _optional(_texts()), "levels": _optional(_levels),
-    "preset": _preset, "families": _one_of(tuple(FAMILY_SETS)), "margins": _one_of(MarginKind),
+    "preset": _one_of(ProtocolName), "families": _one_of(FamilySet), "margins": _one_of(MarginKind),
     "missing": _one_of(MissingPolicy), "t_max": _optional(_whole(1)), "seed": _seed, "holdout_fraction": _fraction,
     "baselines": _texts(),  # each known or not: an old sweep naming one this version lacks still opens
     "feature_set": _of_type(str), "games": _texts(GAMES),
