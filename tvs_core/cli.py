@@ -38,6 +38,7 @@ from .jobs.config import COMPETITORS, DEFAULT_BASELINES
 from .model.families import DEFAULT_FAMILY_SET, FAMILY_SETS
 from .model.generator import all_cores
 from .model.ordering import MEASURES, algorithm1, table_associations
+from .model.registry import BaselineName
 from .model.tvinesynth import TVineSynth
 from .seeding import MAX_SEED
 from .storage.store import ACTIVE, JobStatus
@@ -428,10 +429,11 @@ def cmd_sweep(args) -> dict:
     holdout = read_table(holdout_path, limits=_limits(args)) if holdout_path else None
     externals = {name: read_table(path, limits=_limits(args))  # read once, copied on submit
                  for name, path in external_paths.items()}
-    baselines = DEFAULT_BASELINES if args.baselines is None else [b for b in args.baselines if b != "none"]
+    baselines = [BaselineName.parse(name) for name in (DEFAULT_BASELINES if args.baselines is None else args.baselines)
+                 if name != "none"]
     config = SweepConfig(response=schema.response, sensitive=schema.sensitive, rho_star=args.rho,
                          measure=args.measure, order=args.order, levels=args.levels, preset=args.preset,
-                         families=args.families, margins=args.margins, seed=args.seed, baselines=list(baselines),
+                         families=args.families, margins=args.margins, seed=args.seed, baselines=baselines,
                          baseline_games=["aia", "mia"] if args.baseline_games else [], schema=schema.to_dict(),
                          analysis=args.analysis, reuse_families=args.reuse_families,
                          dp_audit_trials=args.audit_dp or 0)
