@@ -27,6 +27,7 @@ from tvs_core.evaluation.context import EvaluationData
 from tvs_core.evaluation.dp_audit import AUDIT_ROWS, DEFAULT_TRIALS, audit_base, run_audit
 from tvs_core.jobs.config import SweepConfig, baseline_spec
 from tvs_core.model.competitors import fit_cost
+from tvs_core.model.registry import BaselineName
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -51,7 +52,7 @@ def main() -> None:
         config = SweepConfig(response=spec.response, sensitive=list(spec.sensitive))
         for name in names:
             started = time.perf_counter()
-            result = run_audit(baseline_spec(name, config), data, 0, DEFAULT_TRIALS)
+            result = run_audit(baseline_spec(BaselineName.parse(name), config), data, 0, DEFAULT_TRIALS)
             seconds = time.perf_counter() - started
             verdict = "**REFUTED**" if result.flagged else "not refuted"
             lines.append(f"| {demo} | {name} | {result.claimed_epsilon:g} | {result.delta:g} | "
@@ -61,7 +62,8 @@ def main() -> None:
         rows = min(len(data.train), AUDIT_ROWS)
         estimate = fit_cost("mst", None, rows, len(data.names)) * DEFAULT_TRIALS
         started = time.perf_counter()
-        baseline_spec("mst:2.5", config).build(0).fit_encoded(audit_base(data, 0), data.encoder, data.schema)
+        mst = baseline_spec(BaselineName.parse("mst:2.5"), config).build(0)
+        mst.fit_encoded(audit_base(data, 0), data.encoder, data.schema)
         one = time.perf_counter() - started
         lines.append(f"| {demo} | mst:2.5 | 2.5 | 1e-05 | not run | — | — | — | — | — | one fit {one:.0f} s: "
                      f"{one * DEFAULT_TRIALS / 60:.0f} min for {DEFAULT_TRIALS} (the estimate's prior: "

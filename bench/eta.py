@@ -88,7 +88,8 @@ def schedule_of(store: Store, job_id: str) -> dict:
     details = job["details"] or {}
 
     plan = job["plan"] if isinstance(job["plan"], list) else json.loads(job["plan"])
-    return {"response": config.response, "sensitive": list(config.sensitive), "baselines": list(config.baselines),
+    return {"response": config.response, "sensitive": list(config.sensitive),
+            "baselines": list(map(str, config.baselines)),
             "preset": config.preset, "levels": details.get("levels"), "workers": job["workers"],
             "n_train": details.get("n_train"), "n_columns": details.get("n_columns"),
             "n_targets": details.get("n_targets") or len({t["row"] for t in details.get("targets") or ()}),

@@ -65,7 +65,7 @@ from tvs_core.evaluation.protocol import PAPER
 from tvs_core.evaluation.release import DISTANCE_SETS
 from tvs_core.evaluation.timing import run_timed
 from tvs_core.jobs import engine
-from tvs_core.model.families import DEFAULT_PRESET
+from tvs_core.model.families import DEFAULT_FAMILY_SET
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -92,13 +92,14 @@ class Run:
 
 
 RUNS = {
-    "quick": Run(DEFAULT_PRESET, "quick", ALL_GAMES, False, 3, "quick preset"),
-    "reduced/fit-once": Run(DEFAULT_PRESET, REDUCED, ALL_GAMES, False, 2, "reduced protocol, fit once + truncate"),
-    "reduced/naive": Run(DEFAULT_PRESET, REDUCED, ALL_GAMES, True, 2, "reduced protocol, one fit per level"),
-    "reduced-aia/fit-once": Run(DEFAULT_PRESET, REDUCED_AIA, ("aia",), False, 3, "AIA-only reduced protocol, fit once"),
-    "reduced-aia/naive": Run(DEFAULT_PRESET, REDUCED_AIA, ("aia",), True, 3,
+    "quick": Run(DEFAULT_FAMILY_SET, "quick", ALL_GAMES, False, 3, "quick preset"),
+    "reduced/fit-once": Run(DEFAULT_FAMILY_SET, REDUCED, ALL_GAMES, False, 2, "reduced protocol, fit once + truncate"),
+    "reduced/naive": Run(DEFAULT_FAMILY_SET, REDUCED, ALL_GAMES, True, 2, "reduced protocol, one fit per level"),
+    "reduced-aia/fit-once": Run(DEFAULT_FAMILY_SET, REDUCED_AIA, ("aia",), False, 3,
+                                "AIA-only reduced protocol, fit once"),
+    "reduced-aia/naive": Run(DEFAULT_FAMILY_SET, REDUCED_AIA, ("aia",), True, 3,
                              "AIA-only reduced protocol, one fit per level"),
-    "paper": Run(DEFAULT_PRESET, "paper", ALL_GAMES, False, 1, "paper preset"),
+    "paper": Run(DEFAULT_FAMILY_SET, "paper", ALL_GAMES, False, 1, "paper preset"),
     "paper-families/reduced-aia/fit-once": Run("paper", REDUCED_AIA, ("aia",), False, 1,
                                                "paper families, AIA-only reduced protocol, fit once"),
     "paper-families/reduced-aia/naive": Run("paper", REDUCED_AIA, ("aia",), True, 1,
@@ -385,7 +386,7 @@ def render(results: dict, info: dict) -> str:
         (f"- Data: `bench.tables.support_like(n=884, seed=0)` (26 covariates + binary `{RESPONSE}`), "
          f"`holdout_split(fraction=0.2, seed=0)` -> {info['n_train']} train / {info['n_test']} test rows"),
         (f"- Holder: `TVineSynth(response='{RESPONSE}', sensitive={list(SENSITIVE)}, seed=0)` with the default "
-         f"families (`{DEFAULT_PRESET}`), fitted in {info['holder_fit_s'][DEFAULT_PRESET]:.2f} s"
+         f"families (`{DEFAULT_FAMILY_SET}`), fitted in {info['holder_fit_s'][DEFAULT_FAMILY_SET]:.2f} s"
          + (f"; with `families='paper'` in {info['holder_fit_s']['paper']:.1f} s" if "paper" in info['holder_fit_s']
             else "") + f"; t_max = {info['t_max']}"),
         f"- Levels: {info['levels']}; `evaluate(..., seed=0, n_jobs={N_JOBS})` in one process, runs in sequence",
@@ -644,7 +645,7 @@ def main() -> None:
         holders[families], fit_s[families] = fit_holder(families, train)
         print(f"holder ({families}): fitted in {fit_s[families]:.2f} s, level {holders[families].fitted_level_}",
               flush=True)
-    default = holders.get(DEFAULT_PRESET) or next(iter(holders.values()))
+    default = holders.get(DEFAULT_FAMILY_SET) or next(iter(holders.values()))
     t_max = default.fitted_level_
     levels = pick_levels(t_max)
     for holder in holders.values():

@@ -1,7 +1,7 @@
 """Benchmark the pair-copula family presets on the clinical demo: fit time, sampling speed, TSTR AUC.
 
-Why it exists: ``tvs_core.model.families.DEFAULT_PRESET`` must be chosen by a stated, reproducible rule
-rather than by taste. This script measures every preset in ``PRESETS`` under one seeded protocol,
+Why it exists: ``tvs_core.model.families.DEFAULT_FAMILY_SET`` must be chosen by a stated, reproducible rule
+rather than by taste. This script measures every preset in ``FAMILY_SETS`` under one seeded protocol,
 applies the rule below and writes ``bench/family_presets.md``.
 
 Rule: default = the preset with the smallest cost (fit seconds + seconds to sample 10 sets of |train|
@@ -27,7 +27,7 @@ import tvs_core
 from bench.machine import cpu_model
 from tvs_core import holdout_split
 from tvs_core.evaluation import utility_score
-from tvs_core.model.families import PRESETS
+from tvs_core.model.families import FAMILY_SETS
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -85,7 +85,7 @@ def render(results: list[dict], trtr: float, chosen: dict, strict: dict, n_sets:
         "|---|---|---:|---:|---:|---:|---|---:|",
     ]
     for r in results:
-        lines.append(f"| {r['name']} | {PRESETS[r['name']].description} | {r['level']} | {r['fit_s']:.2f} | "
+        lines.append(f"| {r['name']} | {FAMILY_SETS[r['name']].description} | {r['level']} | {r['fit_s']:.2f} | "
                      f"{r['rows_per_s']:,.0f} | {r['cost']:.2f} | {r['median']:.3f} "
                      f"[{min(r['aucs']):.3f}, {max(r['aucs']):.3f}] | {trtr:.3f} |")
     lines += [
@@ -112,7 +112,7 @@ def main() -> None:
     t0 = time.perf_counter()
     train, test = holdout_split(tvs_core.load_demo(DEMO.name), DEMO.response, fraction=0.2, seed=0)
     results = []
-    for name in PRESETS:
+    for name in FAMILY_SETS:
         r = bench_preset(name, train, test, n_sets)
         print(f"{name:>10}: level {r['level']}, fit {r['fit_s']:.2f} s, {r['rows_per_s']:,.0f} rows/s, "
               f"cost {r['cost']:.2f} s, TSTR median {r['median']:.3f} "

@@ -88,7 +88,7 @@ def pair(name, table, response, sensitive, families, protocol, games, levels=Non
 
 def part_support() -> list[dict]:
     return [pair("support_like 884 x 27, paper protocol, default families", support_like(n=884, seed=SEED),
-                 RESPONSE, SENSITIVE, tvs_core.model.families.DEFAULT_PRESET, "paper", GAMES)]
+                 RESPONSE, SENSITIVE, tvs_core.model.families.DEFAULT_FAMILY_SET, "paper", GAMES)]
 
 
 def part_demos() -> list[dict]:
@@ -97,7 +97,7 @@ def part_demos() -> list[dict]:
         spec = tvs_core.DEMOS[demo]
         table = tvs_core.load_demo(demo)
         runs.append(pair(f"{demo}, quick protocol, default families", table, spec.response, spec.sensitive,
-                         tvs_core.model.families.DEFAULT_PRESET, "quick", GAMES))
+                         tvs_core.model.families.DEFAULT_FAMILY_SET, "quick", GAMES))
         runs.append(pair(f"{demo}, AIA-only reduced protocol, paper families", table, spec.response, spec.sensitive,
                          "paper", REDUCED_AIA, ("aia",)))
     return runs

@@ -21,10 +21,13 @@ from tvs_core.choice import Axis, Normalisation, UtilityMix
 from tvs_core.data.demo import DEFAULT_DEMO, DEMOS
 from tvs_core.data.margins import MarginKind
 from tvs_core.data.missing import MissingPolicy
+from tvs_core.evaluation.protocol import ProtocolName
 from tvs_core.jobs import JobView
 from tvs_core.jobs.backends import Backend
 from tvs_core.jobs.projects import Project, Projects
+from tvs_core.model.families import FamilySet
 from tvs_core.model.ordering import Measure
+from tvs_core.model.registry import BaselineName
 from tvs_core.storage import Store, default_workspace
 
 # session-state keys, one place
@@ -297,12 +300,18 @@ def texts(choices) -> list:
 
 
 def shown(value):
+    """A setting as its widget holds it: an Enum member or a baseline's name as its text, a list of them as texts."""
+    if isinstance(value, list):
+        return [shown(item) for item in value]
+    if isinstance(value, BaselineName):
+        return str(value)
     return value.value if isinstance(value, Enum) else value
 
 
 # the project settings a widget shows as text, read back typed here, at the edge
 PARSED = {"privacy": Axis.parse, "normalisation": Normalisation, "backend": Backend, "sweep.measure": Measure,
-          "sweep.margins": MarginKind, "sweep.missing": MissingPolicy}
+          "sweep.margins": MarginKind, "sweep.missing": MissingPolicy, "sweep.preset": ProtocolName,
+          "sweep.families": FamilySet, "sweep.baselines": lambda names: [BaselineName.parse(name) for name in names]}
 
 
 @callback

@@ -14,7 +14,7 @@ from tvs_core.data.margins import MARGINS
 from tvs_core.evaluation.dp_audit import DEFAULT_TRIALS
 from tvs_core.evaluation.fidelity import kendall_real_and_synthetic
 from tvs_core.evaluation.preview import preview_levels, suggested_levels
-from tvs_core.evaluation.protocol import PRESETS as PROTOCOL_PRESETS
+from tvs_core.evaluation.protocol import PROTOCOLS
 from tvs_core.evaluation.summary import Summary, summarise
 from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView
 from tvs_core.jobs.backends import OWNER_ONLY, Backend
@@ -23,7 +23,7 @@ from tvs_core.jobs.plan import claimed_epsilons, planned_tasks
 from tvs_core.jobs.process import cancel_job
 from tvs_core.jobs.progress import audit_seconds, before_start, duration_text, fit_seconds_by_baseline
 from tvs_core.jobs.submission import Next, background_worker, data_fingerprint, resume_sweep, run_sweep
-from tvs_core.model.families import PRESETS
+from tvs_core.model.families import FAMILY_SETS
 from tvs_core.model.ordering import default_levels
 from tvs_core.seeding import MAX_SEED
 from tvs_core.storage import JobStatus
@@ -135,11 +135,11 @@ st.caption(f"To add a level, type its number in the box and pick it (any level f
            "remove one, click its ×. Each level you add is one more full evaluation.")
 a, b, c = st.columns(3)
 with a:
-    setting("Protocol", "sweep.preset", st.selectbox, options=list(PROTOCOL_PRESETS),
+    setting("Protocol", "sweep.preset", st.selectbox, options=common.texts(PROTOCOLS),
             help="quick: seconds per level; paper: Appendix J sizes")
 with b:
-    setting("Pair-copula families", "sweep.families", st.selectbox, options=list(PRESETS),
-            format_func=lambda p: f"{p} — {PRESETS[p].description}")
+    setting("Pair-copula families", "sweep.families", st.selectbox, options=common.texts(FAMILY_SETS),
+            format_func=lambda p: f"{p} — {FAMILY_SETS[p].description}")
 with c:
     setting("Margins", "sweep.margins", st.selectbox, options=common.texts(MARGINS))
 setting("Baselines (reference points)", "sweep.baselines", st.multiselect,

@@ -32,12 +32,13 @@ from .data.validation import check
 from .errors import DataError, DataErrors, TVSError
 from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY, AxisKind
 from .evaluation.dp_audit import DEFAULT_TRIALS
-from .evaluation.protocol import PRESETS as PROTOCOL_PRESETS
+from .evaluation.protocol import PROTOCOLS
 from .jobs.backends import BACKENDS, RAY_REFUSAL, risk
 from .jobs.config import COMPETITORS, DEFAULT_BASELINES
-from .model.families import DEFAULT_PRESET, PRESETS
+from .model.families import DEFAULT_FAMILY_SET, FAMILY_SETS
 from .model.generator import all_cores
 from .model.ordering import MEASURES, algorithm1, table_associations
+from .model.registry import BaselineName
 from .model.tvinesynth import TVineSynth
 from .seeding import MAX_SEED
 from .storage.store import ACTIVE, JobStatus
@@ -62,6 +63,12 @@ class Parser(argparse.ArgumentParser):
 
 
 # -- option types: each refuses by naming the value and the range -------------------------------------
+def options(choices) -> list[str]:
+    """An option's choices as the text typed on the command line: argparse names a refused value's choices by their
+    repr, which for an Enum member is ``<FamilySet.FAST: 'fast'>``; the settings read the text back typed."""
+    return [str(choice) for choice in choices]
+
+
 def _integer(text: str, low: int, high: int | None = None) -> int:
     try:
         return whole_number(text, low, high)
@@ -422,10 +429,11 @@ def cmd_sweep(args) -> dict:
     holdout = read_table(holdout_path, limits=_limits(args)) if holdout_path else None
     externals = {name: read_table(path, limits=_limits(args))  # read once, copied on submit
                  for name, path in external_paths.items()}
-    baselines = DEFAULT_BASELINES if args.baselines is None else [b for b in args.baselines if b != "none"]
+    baselines = [BaselineName.parse(name) for name in (DEFAULT_BASELINES if args.baselines is None else args.baselines)
+                 if name != "none"]
     config = SweepConfig(response=schema.response, sensitive=schema.sensitive, rho_star=args.rho,
                          measure=args.measure, order=args.order, levels=args.levels, preset=args.preset,
-                         families=args.families, margins=args.margins, seed=args.seed, baselines=list(baselines),
+                         families=args.families, margins=args.margins, seed=args.seed, baselines=baselines,
                          baseline_games=["aia", "mia"] if args.baseline_games else [], schema=schema.to_dict(),
                          analysis=args.analysis, reuse_families=args.reuse_families,
                          dp_audit_trials=args.audit_dp or 0)
@@ -576,12 +584,12 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--sensitive", type=names, help="comma-separated sensitive columns")
             p.add_argument("--rho", type=unit_interval, default=None,
                            help="association threshold rho* from 0 to 1 (default: Pearson 0.6 in the chosen measure)")
-            p.add_argument("--measure", choices=MEASURES, default="kendall")
+            p.add_argument("--measure", choices=options(MEASURES), default="kendall")
 
     def choice_args(p, what: str = ""):
         """How a level is weighed (PU_t): the same four options wherever a choice is made or recorded."""
         p.add_argument("--alpha", type=unit_interval, default=0.5, help=f"{what}privacy weight in PU_t, from 0 to 1")
-        p.add_argument("--normalisation", choices=METHODS, default="anchored",
+        p.add_argument("--normalisation", choices=options(METHODS), default="anchored",
                        help="anchored: privacy from the attack on the real rows (0) to the same attack on shuffled "
                             "columns (1); paper: to 0 instead (P = 1 - MAB/MAB_real); minmax: over the levels")
         p.add_argument("--privacy", default=DEFAULT_PRIVACY_AXIS,
@@ -593,8 +601,8 @@ def build_parser() -> argparse.ArgumentParser:
     def model_args(p):
         p.add_argument("--order", type=names, help="explicit comma-separated covariate order (response is appended)")
         p.add_argument("--seed", type=seed, default=0, help=f"master seed, 0 to {MAX_SEED}")
-        p.add_argument("--families", choices=sorted(PRESETS), default=DEFAULT_PRESET)
-        p.add_argument("--margins", choices=list(MARGINS), default="empirical")
+        p.add_argument("--families", choices=options(sorted(FAMILY_SETS)), default=str(DEFAULT_FAMILY_SET))
+        p.add_argument("--margins", choices=options(MARGINS), default="empirical")
 
     data_args(sub.add_parser("inspect", help="print the inferred schema as JSON"), roles=False)
     data_args(sub.add_parser("order", help="print Algorithm 1's order, K and tau as JSON"), roles=True)
@@ -609,7 +617,7 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("--rows", type=release_rows,
                          help="rows to generate, 2 or more (default: as many as the input, or the sweep's training "
                               "split)")
-    release.add_argument("--missing", choices=MISSING_POLICIES, default="drop_rows")
+    release.add_argument("--missing", choices=options(MISSING_POLICIES), default="drop_rows")
     release.add_argument("--threads", type=count, default=all_cores(),
                          help="threads of the fit and the draw (default: every core; the same file at any number)")
     release.add_argument("--out", required=True, type=file_name,
@@ -647,7 +655,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--levels", type=level_list, help="comma-separated levels, 1 or more (default: every 5th, 1 "
                                                          "and t_max; above 10 such levels, 10 placed where the "
                                                          "instant preview changes, as on the Sweep page)")
-    sweep.add_argument("--preset", choices=list(PROTOCOL_PRESETS), default="quick")
+    sweep.add_argument("--preset", choices=options(PROTOCOLS), default="quick")
     sweep.add_argument("--holdout", help="hold-out CSV/Parquet to use instead of a 20 %% split")
     sweep.add_argument("--baselines", type=names,
                        help="comma-separated baselines, or 'none' (default: " + ", ".join(DEFAULT_BASELINES)
@@ -672,7 +680,7 @@ def build_parser() -> argparse.ArgumentParser:
                             f"{DEFAULT_TRIALS}, a multiple of 4) with and without planted worst-case records, a "
                             "membership test on each release, and the ε the releases demonstrably spend (Clopper-"
                             "Pearson, 95 %%) next to the claimed ε; its duration is printed before the sweep starts")
-    sweep.add_argument("--backend", choices=list(BACKENDS), default="loky",
+    sweep.add_argument("--backend", choices=options(BACKENDS), default="loky",
                        help="where the tasks run: loky (default), processes of this account on this computer; dask, "
                             "a Dask cluster (one started here accepts only your account: encrypted, with a key of "
                             "its own); ray, a Ray cluster (its servers listen on every network address, so on a "

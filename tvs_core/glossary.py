@@ -88,8 +88,8 @@ TERMS: tuple[Term, ...] = (
          "The single score per level that the recommendation maximises: a weighted average of the level's privacy "
          "and utility scores. The weight α is yours: 0.5 weighs both equally, 0.75 favours privacy, 0.25 "
          "usefulness.",
-         ("PU_t", "PU", "α", "alpha", "weight on privacy", "Weight on privacy α", "Appendix D", "Appendices D and E"),
-         "PU_t = α·P_t + (1 − α)·U_t (paper, Appendices D and E), each part clipped to [0, 1]. Ties go to the more "
+         ("PU_t", "PU", "α", "alpha", "weight on privacy", "Weight on privacy α", "Appendix D"),
+         "PU_t = α·P_t + (1 − α)·U_t (paper, Appendix D), each part clipped to [0, 1]. Ties go to the more "
          "private, then the lower level."),
     Term("Normalisation", "Choosing a level",
          "How raw numbers are turned into the 0-to-1 privacy and utility scores. Anchored (default) scales each "

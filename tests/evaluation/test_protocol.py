@@ -10,13 +10,13 @@ from dataclasses import fields, replace
 import pytest
 
 from tvs_core.errors import DataError
-from tvs_core.evaluation.protocol import PAPER, PRESETS, QUICK, ProtocolPreset, capped, get_protocol
+from tvs_core.evaluation.protocol import PAPER, PROTOCOLS, QUICK, ProtocolPreset, capped, get_protocol
 
 REFERENCE_SIZES = ("aia_size_raw", "aia_bootstrap_size", "mia_size_attacker", "mia_size_raw")
 
 
 def test_presets_are_offered_quick_first_and_found_by_name():
-    assert list(PRESETS) == ["quick", "paper"]
+    assert list(PROTOCOLS) == ["quick", "paper"]
     assert get_protocol("quick") is QUICK and get_protocol("paper") is PAPER
 
 
@@ -80,7 +80,7 @@ def test_capped_never_raises_a_size_and_records_every_change(preset, pool):
         assert cap["reason"]
     assert all(getattr(used, name) <= pool for name in REFERENCE_SIZES)
     assert used.mia_size_raw <= 0.8 * used.mia_size_attacker
-    assert preset == PRESETS[preset.name]  # the shared preset is left as it was
+    assert preset == PROTOCOLS[preset.name]  # the shared preset is left as it was
 
 
 def test_the_test_suites_setting_gives_the_quick_preset_the_tiny_sizes_and_says_so(monkeypatch):

@@ -15,6 +15,7 @@ from tvs_core.jobs.config import (
     job_id_for,
     setting_differences,
 )
+from tvs_core.model.registry import BaselineName
 
 
 def sweep(**settings) -> SweepConfig:
@@ -24,12 +25,13 @@ def sweep(**settings) -> SweepConfig:
 def test_defaults_are_the_quick_preset_with_every_switch_off_and_no_list_shared():
     """Two new sweeps start alike, and changing one's baselines must not change the other's."""
     first, second = sweep(), sweep()
-    assert first.baselines == list(DEFAULT_BASELINES) and first.games == ["release", "aia", "mia"]
-    assert first.protocol() == get_protocol("quick")
+    assert first.baselines == list(map(BaselineName.parse, DEFAULT_BASELINES))
+    assert first.games == ["release", "aia", "mia"] and first.protocol() == get_protocol("quick")
     assert not (first.baselines_play_games or first.per_target_shadows or first.audits_dp or first.reuse_families)
-    first.baselines.append("ctgan")
+    first.baselines.append(BaselineName("ctgan"))
     first.games.remove("mia")
-    assert second.baselines == list(DEFAULT_BASELINES) and second.games == ["release", "aia", "mia"]
+    assert second.baselines == list(map(BaselineName.parse, DEFAULT_BASELINES))
+    assert second.games == ["release", "aia", "mia"]
 
 
 def test_the_stored_form_survives_json_and_gives_back_the_same_sweep_and_id():
@@ -62,8 +64,9 @@ def test_the_protocol_is_the_presets_with_only_the_overrides_changed():
 
 
 def test_an_unknown_preset_is_refused_with_the_presets_to_choose_from():
-    with pytest.raises(DataError, match="Unknown protocol preset 'fast'.*Choose one of: .*paper"):
-        sweep(preset="fast").protocol()
+    """'fast' is a family set, not a protocol: refused when the sweep is made, before anything runs."""
+    with pytest.raises(DataError, match="'protocol' is 'fast': not one of quick, paper"):
+        sweep(preset="fast")
 
 
 @pytest.mark.parametrize("name", ["real", "tvinesynth", "shuffled", "independent", "my set", "", "a/b"])
@@ -84,14 +87,14 @@ def test_an_external_set_may_be_named_with_letters_digits_dashes_and_underscores
 ])
 def test_a_baseline_name_that_cannot_be_run_is_refused_in_words(name, words):
     with pytest.raises(DataError, match=words):
-        baseline_spec(name, sweep())
+        baseline_spec(BaselineName.parse(name), sweep())
 
 
 def test_the_sweeps_pair_copula_families_reach_the_vine_baselines_only():
     config = sweep(families="gaussian")
-    assert baseline_spec("dp_vine:1", config).config["families"] == "gaussian"
-    assert baseline_spec("rvine", config).config["families"] == "gaussian"
-    assert "families" not in baseline_spec("independent", config).config
+    assert baseline_spec(BaselineName.parse("dp_vine:1"), config).config["families"] == "gaussian"
+    assert baseline_spec(BaselineName.parse("rvine"), config).config["families"] == "gaussian"
+    assert "families" not in baseline_spec(BaselineName.parse("independent"), config).config
 
 
 def test_the_same_settings_differ_in_nothing():
@@ -129,15 +132,47 @@ def test_a_stored_sweep_reads_back_typed_and_with_the_same_id():
     """Settings stored as text by this version (and every earlier one) come back as the enums the library takes."""
     from tvs_core.data.margins import MarginKind
     from tvs_core.data.missing import MissingPolicy
+    from tvs_core.evaluation.protocol import ProtocolName
+    from tvs_core.model.families import FamilySet
     from tvs_core.model.ordering import Measure
 
     config = SweepConfig(response="y", sensitive=["a"], measure="pearson", margins="kde", missing="impute",
-                         levels=[1, 5])
+                         levels=[1, 5], preset="paper", families="tll")
     stored = json.loads(json.dumps(config.to_dict()))
+    assert (stored["preset"], stored["families"]) == ("paper", "tll")  # stored as their text, as before
     again = SweepConfig.from_dict(stored)
     assert (again.measure, again.margins, again.missing) == (Measure.PEARSON, MarginKind.KDE, MissingPolicy.IMPUTE)
-    assert type(again.measure) is Measure and again == config
-    assert job_id_for("f", again) == job_id_for("f", config)
+    assert (again.preset, again.families) == (ProtocolName.PAPER, FamilySet.TLL)
+    assert type(again.measure) is Measure and type(again.preset) is ProtocolName and type(again.families) is FamilySet
+    assert again == config and job_id_for("f", again) == job_id_for("f", config)
+
+
+# a sweep's settings as an earlier version stored them, every setting text; its id as that version computed it
+OLD_STORED = {"response": "y", "sensitive": ["s"], "measure": "spearman", "preset": "paper", "families": "tll",
+              "margins": "kde", "missing": "impute", "levels": [1, 3], "seed": 5,
+              "baselines": ["independent", "dp_vine:1", "ctgan:quick", "retired_gen:2"]}
+OLD_ID, DEFAULT_ID = "05f332e99edc3a00", "437499c77c703087"  # job_id_for("f" * 16, ...) before the settings were typed
+
+
+def test_a_sweep_stored_as_text_by_an_earlier_version_keeps_its_job_id():
+    """The id finds a finished sweep again: typing the settings must not change it, or Start would run it anew."""
+    assert job_id_for("f" * 16, SweepConfig.from_dict(OLD_STORED)) == OLD_ID
+    assert job_id_for("f" * 16, SweepConfig(response="y", sensitive=["s"])) == DEFAULT_ID
+
+
+def test_baselines_are_typed_names_stored_as_the_text_the_command_line_takes():
+    config = SweepConfig.from_dict(OLD_STORED)
+    assert config.baselines == [BaselineName("independent"), BaselineName("dp_vine", "1"),
+                                BaselineName("ctgan", "quick"), BaselineName("retired_gen", "2")]
+    stored = json.loads(json.dumps(config.to_dict()))
+    assert stored["baselines"] == OLD_STORED["baselines"] and SweepConfig.from_dict(stored) == config
+    assert baseline_spec(config.baselines[1], config).label == "dp_vine:1"  # the records' model label, unchanged
+
+
+def test_an_old_sweep_naming_a_baseline_this_version_lacks_still_opens_and_refuses_only_to_run_it():
+    config = SweepConfig.from_dict(OLD_STORED)  # no error: its finished numbers stay readable
+    with pytest.raises(DataError, match="Unknown baseline 'retired_gen:2'.*Choose from: .*independent"):
+        baseline_spec(config.baselines[-1], config)
 
 
 @pytest.mark.parametrize("setting, value, words", [
@@ -146,7 +181,12 @@ def test_a_stored_sweep_reads_back_typed_and_with_the_same_id():
     ("levels", ["3"], "'truncation levels' is ['3']: not a whole number from 0"),
     ("holdout_fraction", 1.5, "'hold-out fraction' is 1.5: not a number between 0 and 1"),
     ("games", ["aia", "poker"], "'attack games' is ['aia', 'poker']: not among release, aia, mia"),
-    ("preset", "thorough", "'protocol' is 'thorough': Unknown protocol preset 'thorough'"),
+    ("preset", "thorough", "'protocol' is 'thorough': not one of quick, paper"),
+    ("preset", 2, "'protocol' is 2: not one of quick, paper"),
+    ("families", "gauss", "'pair-copula families' is 'gauss': not one of paper, parametric, fast, tll, gaussian"),
+    ("baselines", "independent", "'baselines' is 'independent': not a list of baseline names"),
+    ("baselines", ["independent", 3], "'baselines' is ['independent', 3]: not a list of baseline names"),
+    ("baselines", ["ctgan:"], "'baselines' is ['ctgan:']: 'ctgan:' is not written GENERATOR or GENERATOR:PARAMETER"),
 ])
 def test_a_bad_stored_setting_is_refused_in_one_sentence_naming_it(setting, value, words):
     stored = {**SweepConfig(response="y", sensitive=["a"]).to_dict(), setting: value}

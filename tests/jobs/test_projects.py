@@ -6,6 +6,7 @@ from dataclasses import fields
 from tvs_core.evaluation.dp_audit import DEFAULT_TRIALS
 from tvs_core.jobs.config import SweepConfig, job_id_for
 from tvs_core.jobs.projects import Project, Projects
+from tvs_core.model.registry import BaselineName
 from tvs_core.storage.store import Store
 
 # a project as the dashboard saved it before issue 24: every sweep setting a field of its own
@@ -36,7 +37,7 @@ def test_a_project_saved_before_the_change_opens_with_the_same_settings_and_the_
     assert (sweep.response, sweep.sensitive, sweep.missing, sweep.holdout_fraction, sweep.measure) == (
         "y", ["s1", "s2"], "impute", 0.3, "pearson")
     assert (sweep.levels, sweep.preset, sweep.families, sweep.margins, sweep.baselines, sweep.seed) == (
-        [10, 1, 5], "paper", "paper", "kde", ["independent"], 7)
+        [10, 1, 5], "paper", "paper", "kde", [BaselineName("independent")], 7)
     assert sweep.baselines_play_games and sweep.per_target_shadows and sweep.audits_dp and sweep.reuse_families
     assert (project.rho_star, project.rho_overrides, project.alpha, project.selected_level, project.job_id) == (
         0.5, {"s2": 0.7}, 0.8, 5, "j1")
@@ -91,7 +92,9 @@ def test_a_project_and_its_job_stored_by_this_version_read_back_typed(tmp_path):
 
     from tvs_core.choice import Axis, Normalisation, UtilityMix
     from tvs_core.data.missing import MissingPolicy
+    from tvs_core.evaluation.protocol import ProtocolName
     from tvs_core.jobs.backends import Backend
+    from tvs_core.model.families import FamilySet
     from tvs_core.model.ordering import Measure
     from tvs_core.storage.store import JobStatus
 
@@ -101,6 +104,7 @@ def test_a_project_and_its_job_stored_by_this_version_read_back_typed(tmp_path):
     project.privacy, project.utility = Axis.parse("mab:a"), UtilityMix.parse("tstr=2,ci_overlap=1")
     project.normalisation, project.backend = Normalisation.PAPER, Backend.DASK
     project.sweep.measure, project.sweep.missing = "pearson", "impute"  # as a widget leaves them
+    project.sweep.preset, project.sweep.families = "paper", "fast"
     Projects(store).save(project)
     store.create_job("j", project.fingerprint, project.sweep_config().to_dict())
 
@@ -108,6 +112,10 @@ def test_a_project_and_its_job_stored_by_this_version_read_back_typed(tmp_path):
     assert again.privacy == Axis.parse("mab:a") and again.utility == UtilityMix.parse("tstr=2,ci_overlap=1")
     assert type(again.normalisation) is Normalisation and type(again.backend) is Backend
     assert type(again.sweep.measure) is Measure and again.sweep.missing is MissingPolicy.IMPUTE
+    assert again.sweep.preset is ProtocolName.PAPER and again.sweep.families is FamilySet.FAST
+    assert all(type(name) is BaselineName for name in again.sweep.baselines) and again.sweep.baselines
     job = Store(tmp_path / "ws").job("j")
     config = SweepConfig.from_dict(job["config"])
     assert job["status"] is JobStatus.QUEUED and config.measure is Measure.PEARSON and config.sensitive == ["a"]
+    assert config.preset is ProtocolName.PAPER and config.families is FamilySet.FAST
+    assert config.baselines == again.sweep.baselines and type(config.baselines[0]) is BaselineName

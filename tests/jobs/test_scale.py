@@ -311,11 +311,12 @@ def test_the_games_reuse_the_holders_families_only_when_asked(clinical):
 def test_a_baseline_is_fitted_on_at_most_baseline_rows_the_same_rows_every_time(clinical, monkeypatch):
     from tvs_core.jobs import handlers
     from tvs_core.jobs.config import baseline_spec
+    from tvs_core.model.registry import BaselineName
 
     train, test = clinical.iloc[:300], clinical.iloc[300:400]
     holder = TVineSynth(response=Y, sensitive=["total_cost_eur"], seed=0).fit(train)
     data = EvaluationData.from_model(holder, train, test)
-    spec = baseline_spec("gaussian_copula", sweep_config())
+    spec = baseline_spec(BaselineName.parse("gaussian_copula"), sweep_config())
     assert handlers.fit_baseline(spec, data, 0).n_train_ == 300  # below the cap: every row
     monkeypatch.setattr(handlers, "BASELINE_ROWS", 120)
     one, two = handlers.fit_baseline(spec, data, 0), handlers.fit_baseline(spec, data, 0)

@@ -27,7 +27,7 @@ from tvs_core.jobs.progress import estimate
 from tvs_core.jobs.worker import run_job
 from tvs_core.model.competitors import PrivBayes, discretise, fit_cost, mutual_information_sensitivity
 from tvs_core.model.mst import MST, TreeModel, cdp_rho, compress_cells, marginal_counts
-from tvs_core.model.registry import generator_class
+from tvs_core.model.registry import BaselineName, generator_class
 from tvs_core.storage import Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -220,18 +220,18 @@ def test_mst_selects_the_strong_pair_and_keeps_it_at_large_epsilon_and_survives_
 
 def test_competitor_names_carry_their_settings():
     config = SweepConfig(response=Y, sensitive=["total_cost_eur"])
-    assert baseline_spec("privbayes:0.1", config).config["epsilon"] == 0.1
-    assert baseline_spec("ctgan", config).config["epochs"] == 400  # Appendix J, SUPPORT2
-    tvae = baseline_spec("tvae", config).config
+    assert baseline_spec(BaselineName.parse("privbayes:0.1"), config).config["epsilon"] == 0.1
+    assert baseline_spec(BaselineName.parse("ctgan"), config).config["epochs"] == 400  # Appendix J, SUPPORT2
+    tvae = baseline_spec(BaselineName.parse("tvae"), config).config
     assert (tvae["epochs"], tvae["batch_size"], tvae["embedding_dim"]) == (800, 100, 4)
-    assert baseline_spec("ctgan:quick", config).config["epochs"] < 400
-    assert baseline_spec("tvae:7", config).config["epochs"] == 7
-    mst = baseline_spec("mst:2.5", config)
+    assert baseline_spec(BaselineName.parse("ctgan:quick"), config).config["epochs"] < 400
+    assert baseline_spec(BaselineName.parse("tvae:7"), config).config["epochs"] == 7
+    mst = baseline_spec(BaselineName.parse("mst:2.5"), config)
     assert mst.config["epsilon"] == 2.5 and mst.build(0).delta == 1e-5  # the paper's δ for PrivPGD
     assert model_label("mst:2.5") == "MST (ε = 2.5)" and fit_cost("mst", None, 1000, 21) > 0
     for bad in ("privbayes", "privbayes:-1", "ctgan:fast", "tvae:0", "mst", "mst:0"):
         with pytest.raises(DataError, match=bad.partition(":")[0]):
-            baseline_spec(bad, config)
+            baseline_spec(BaselineName.parse(bad), config)
 
 
 def test_the_estimate_before_start_includes_each_competitors_fit_and_an_epoch_budget_is_not_all_the_cost(tmp_path):

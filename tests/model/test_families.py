@@ -5,7 +5,7 @@ import pytest
 import pyvinecopulib as pv
 
 from tvs_core.errors import DataError
-from tvs_core.model.families import DEFAULT_PRESET, PRESETS, FamilyPreset, get_preset
+from tvs_core.model.families import DEFAULT_FAMILY_SET, FAMILY_SETS, FamilyPreset, get_preset
 
 F = pv.BicopFamily
 
@@ -14,32 +14,32 @@ def test_an_unknown_preset_is_refused_with_every_choice_named():
     with pytest.raises(DataError) as caught:
         get_preset("gauss")
     assert "'gauss'" in caught.value.message
-    assert all(name in caught.value.fix for name in PRESETS)
+    assert all(name in caught.value.fix for name in FAMILY_SETS)
 
 
 def test_each_preset_is_found_under_its_own_name_and_the_default_exists():
-    for name, preset in PRESETS.items():
+    for name, preset in FAMILY_SETS.items():
         assert isinstance(preset, FamilyPreset) and preset.name == name
         assert get_preset(name) is preset
-    assert DEFAULT_PRESET in PRESETS
+    assert DEFAULT_FAMILY_SET in FAMILY_SETS
 
 
 def test_every_preset_may_choose_independence():
     """A pair with no dependence must be fitted as independent, whatever the preset."""
-    assert all(F.indep in preset.families for preset in PRESETS.values())
+    assert all(F.indep in preset.families for preset in FAMILY_SETS.values())
 
 
 def test_the_paper_set_is_part_of_the_full_parametric_set():
-    assert set(PRESETS["paper"].families) < set(PRESETS["parametric"].families)
+    assert set(FAMILY_SETS["paper"].families) < set(FAMILY_SETS["parametric"].families)
 
 
 def test_the_gaussian_preset_is_gaussian_pair_copulas_only():
-    assert set(PRESETS["gaussian"].families) == {F.indep, F.gaussian}
+    assert set(FAMILY_SETS["gaussian"].families) == {F.indep, F.gaussian}
 
 
-@pytest.mark.parametrize("name", list(PRESETS))
+@pytest.mark.parametrize("name", list(FAMILY_SETS))
 def test_controls_carry_the_presets_families_method_and_the_truncation(name):
-    preset = PRESETS[name]
+    preset = FAMILY_SETS[name]
     controls = preset.controls(trunc_lvl=2, num_threads=1)
     assert set(controls.family_set) == set(preset.families)
     assert controls.parametric_method == preset.parametric_method

@@ -25,6 +25,7 @@ from tvs_core.model import registry
 from tvs_core.model.competitors import EXTRA_FIX, discretise, fit_cost, grid_sizes
 from tvs_core.model.mst import marginal_counts
 from tvs_core.model.privpgd import REFERENCE_SETTINGS, PrivPGD, measure_pairs, rdp_gaussian_sigma
+from tvs_core.model.registry import BaselineName
 from tvs_core.release.ledger import epsilon_of
 from tvs_core.storage import Store
 
@@ -154,14 +155,14 @@ def test_bad_settings_and_a_missing_torch_are_one_sentence(monkeypatch):
 def test_privpgd_is_the_papers_competitor_by_name_with_a_cost_before_start():
     config = SweepConfig(response=Y, sensitive=["total_cost_eur"])
     assert "privpgd:2.5" in COMPETITORS and "mst:2.5" not in COMPETITORS
-    spec = baseline_spec("privpgd:2.5", config)
+    spec = baseline_spec(BaselineName.parse("privpgd:2.5"), config)
     model = spec.build(0)
     assert isinstance(model, PrivPGD) and (model.epsilon, model.delta) == (2.5, 1e-5)
-    assert baseline_spec("mst:2.5", config).build(0).name == "mst"  # MST stays an option
+    assert baseline_spec(BaselineName.parse("mst:2.5"), config).build(0).name == "mst"  # MST stays an option
     assert model_label("privpgd:2.5") == "PrivPGD (ε = 2.5)"
     for bad in ("privpgd", "privpgd:0", "privpgd:x"):
         with pytest.raises(DataError, match="privpgd"):
-            baseline_spec(bad, config)
+            baseline_spec(BaselineName.parse(bad), config)
     # its cost grows with the number of two-way marginals, not with the rows
     assert fit_cost("privpgd", None, 1000, 31) > 2 * fit_cost("privpgd", None, 1000, 21) > 0
     assert fit_cost("privpgd", None, 10_000, 21) == fit_cost("privpgd", None, 1000, 21)

@@ -5,7 +5,7 @@ NAME is a utility metric of the catalogue or ``tstr`` (train-synthetic-test-real
 forest: AUC for a class response, R² for a continuous one). Weights are relative; they need not sum
 to 1. The default weighs prediction (TSTR), pairwise dependence (pair structure) and an analysis'
 results (confidence-interval overlap) equally, so that a level which keeps only the star around Y
-no longer looks free; ``tstr`` alone is the paper's U_t (Appendix E).
+no longer looks free; ``tstr`` alone is the paper's U_t (Sections 2.2 and 2.4).
 """
 
 from __future__ import annotations

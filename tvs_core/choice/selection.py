@@ -1,4 +1,4 @@
-"""Choosing the truncation level (paper Appendix D/E): PU_t = alpha * P_t + (1 - alpha) * U_t,
+"""Choosing the truncation level (paper, Appendix D): PU_t = alpha * P_t + (1 - alpha) * U_t,
 U_t being the user's utility mix (``choice/mix.py``: the weighted mean of the scaled parts).
 
 P_t (privacy) and U_t (utility) are scaled to [0, 1], higher is better, in one of two documented ways:
@@ -13,7 +13,8 @@ P_t (privacy) and U_t (utility) are scaled to [0, 1], higher is better, in one o
   PG runs from 0 to 1 (1: the attacker learns nothing); MC-MIA from 1 to 0.5. Values beyond the anchors
   are kept in ``P_unclipped`` / ``U_<part>`` and named in ``beyond``; PU uses them clipped to [0, 1].
 * ``paper`` — anchored, with privacy's ideal end at the catalogue's constant instead of the measured
-  floor: the paper's P = 1 - MAB / MAB_real (Appendix E), kept reachable.
+  floor: P = 1 - MAB / MAB_real, kept reachable (Appendix D asks only that P_t and U_t be normalised to [0, 1],
+  higher better, without a formula: this scale is our reading of it for the MAB).
 * ``minmax`` — relative to the candidates: the best level scores 1, the worst 0 (all equal: 1).
 
 Ties in PU are broken towards more privacy, then the lower level. Levels missing a metric are

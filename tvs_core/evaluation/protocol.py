@@ -8,8 +8,16 @@ from __future__ import annotations
 
 import os
 from dataclasses import asdict, dataclass, replace
+from enum import StrEnum
 
 OUTLIER_QUANTILES = (0.01, 0.025, 0.975, 0.99)
+
+
+class ProtocolName(StrEnum):
+    """A sweep's game and release sizes by name, in the order offered: the quick look first."""
+
+    QUICK = "quick"
+    PAPER = "paper"
 
 
 @dataclass(frozen=True)
@@ -47,7 +55,7 @@ QUICK = ProtocolPreset("quick", utility_sets=5, release_sets=10, aia_iterations=
                        aia_size_syn=500, aia_sets=10, aia_bootstrap_size=500, mia_iterations=2,
                        mia_size_attacker=500, mia_shadows=4, mia_shadow_sets=5, mia_size_raw=400,
                        mia_size_syn=400, mia_sets=10, outlier_quantiles=(0.01, 0.99), random_targets=2)
-PRESETS = {p.name: p for p in (QUICK, PAPER)}  # the order offered: the quick look first
+PROTOCOLS: dict[ProtocolName, ProtocolPreset] = {ProtocolName.QUICK: QUICK, ProtocolName.PAPER: PAPER}
 
 # The test suite's sizes: every game played, in seconds (tests/helpers.py's ``TINY``). ``TVS_TEST_PROTOCOL=tiny`` in
 # the environment gives the quick preset these sizes in every process that inherits it — the dashboard's pages, the
@@ -82,17 +90,17 @@ def capped(preset: ProtocolPreset, pool_rows: int) -> tuple[ProtocolPreset, list
     return replace(preset, **changes), caps
 
 
-def get_protocol(name: str) -> ProtocolPreset:
+def get_protocol(name: ProtocolName) -> ProtocolPreset:
     """The preset ``name``: the one place a sweep's sizes come from (the quick one at the test suite's sizes under
     ``TVS_TEST_PROTOCOL=tiny``)."""
     from ..errors import DataError
 
-    if name not in PRESETS:
-        raise DataError(f"Unknown protocol preset '{name}'.", fix=f"Choose one of: {', '.join(PRESETS)}.")
+    if name not in PROTOCOLS:
+        raise DataError(f"Unknown protocol preset '{name}'.", fix=f"Choose one of: {', '.join(PROTOCOLS)}.")
     sizes = os.environ.get(TEST_PROTOCOL_ENV, "")
     if sizes not in ("", "tiny"):
         raise DataError(f"{TEST_PROTOCOL_ENV} is '{sizes}', which is not a size the tests know.",
                         fix=f"Leave {TEST_PROTOCOL_ENV} unset (it is for the test suite), or set it to 'tiny'.")
     if sizes and name == QUICK.name:
         return replace(QUICK, name=TINY_QUICK_NAME, **TINY_SIZES)
-    return PRESETS[name]
+    return PROTOCOLS[name]

@@ -15,14 +15,14 @@ from ..data.missing import MissingPolicy
 from ..errors import DataError
 from ..evaluation.context import GeneratorSpec
 from ..evaluation.dp_audit import DEFAULT_TRIALS
-from ..evaluation.protocol import ProtocolPreset, get_protocol
+from ..evaluation.protocol import ProtocolName, ProtocolPreset, get_protocol
 from ..evaluation.records import HOLDER, RAW, REAL, SHUFFLED
-from ..model.competitors import PRESETS as EPOCH_BUDGETS
-from ..model.families import DEFAULT_PRESET
-from ..model.families import PRESETS as FAMILY_SETS
+from ..model.competitors import EPOCH_BUDGETS
+from ..model.families import DEFAULT_FAMILY_SET, FamilySet
 from ..model.ordering import Measure
 from ..model.registry import EPSILON_GENERATORS, BaselineName, generator_class, generator_names
 
+# the baselines by name, as the command line and the Sweep page offer them
 DEFAULT_BASELINES = ("rvine", "rvine_star1", "gaussian_copula", "independent", "dp_vine:0.1", "dp_vine:1",
                      "dp_vine:10")
 # the paper's competitors at its settings (Figure 2, Appendix J); CTGAN, TVAE and PrivPGD need
@@ -44,14 +44,14 @@ class SweepConfig:
     measure: Measure = Measure.KENDALL
     order: list[str] | None = None
     levels: list[int] | None = None  # None: every 5th plus 1 and t_max
-    preset: str = "quick"
-    families: str = DEFAULT_PRESET
+    preset: ProtocolName = ProtocolName.QUICK
+    families: FamilySet = DEFAULT_FAMILY_SET
     margins: MarginKind = MarginKind.EMPIRICAL
     missing: MissingPolicy = MissingPolicy.DROP_ROWS
     t_max: int | None = None
     seed: int = 0
     holdout_fraction: float = 0.2
-    baselines: list[str] = field(default_factory=lambda: list(DEFAULT_BASELINES))
+    baselines: list[BaselineName] = field(default_factory=lambda: list(map(BaselineName.parse, DEFAULT_BASELINES)))
     feature_set: str = "correlations"
     games: list[str] = field(default_factory=lambda: ["release", "aia", "mia"])
     # the attack games the baselines play too ("aia", "mia"): game MAB and PG for every model
@@ -74,6 +74,7 @@ class SweepConfig:
 
     def to_dict(self) -> dict:
         d = asdict(self)
+        d["baselines"] = [str(name) for name in self.baselines]  # as typed on the command line (asdict splits them)
         # settings added after the first sweeps were stored: left out when unset, so earlier sweeps keep their ids
         for added in ("analysis", "externals", "reuse_families", "dp_audit_trials"):
             if not d[added]:
@@ -156,6 +157,18 @@ def _texts(choices=None) -> Callable:
     return check
 
 
+def _baselines(value):
+    """Names that read back as written; known to this version or not: an old sweep naming a generator this version
+    lacks still opens (running it is refused in words, by ``baseline_spec``)."""
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, (str, BaselineName)) for v in value):
+        raise ValueError("not a list of baseline names")
+    names = [BaselineName.parse(v) if isinstance(v, str) else v for v in value]
+    for text, name in zip(value, names, strict=True):
+        if str(name) != str(text):  # "ctgan:" would be stored as "ctgan": another sweep, under another id
+            raise ValueError(f"{str(text)!r} is not written GENERATOR or GENERATOR:PARAMETER (e.g. dp_vine:1)")
+    return names
+
+
 def _of_type(*types) -> Callable:
     def check(value):
         if not isinstance(value, types) or isinstance(value, bool) and bool not in types:
@@ -168,13 +181,6 @@ def _fraction(value):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
         raise ValueError("not a number between 0 and 1")
     return float(value)
-
-
-def _preset(value):
-    if not isinstance(value, str):
-        raise ValueError("not a protocol's name")
-    get_protocol(value)  # refuses an unknown one in words
-    return value
 
 
 def _levels(value):
@@ -195,9 +201,9 @@ def _seed(value):
 CONSTRAINTS: dict[str, Callable] = {
     "response": _optional(_of_type(str)), "sensitive": _texts(), "rho_star": _optional(_of_type(float, int, dict)),
     "measure": _one_of(Measure), "order": _optional(_texts()), "levels": _optional(_levels),
-    "preset": _preset, "families": _one_of(tuple(FAMILY_SETS)), "margins": _one_of(MarginKind),
+    "preset": _one_of(ProtocolName), "families": _one_of(FamilySet), "margins": _one_of(MarginKind),
     "missing": _one_of(MissingPolicy), "t_max": _optional(_whole(1)), "seed": _seed, "holdout_fraction": _fraction,
-    "baselines": _texts(),  # each known or not: an old sweep naming one this version lacks still opens
+    "baselines": _baselines,
     "feature_set": _of_type(str), "games": _texts(GAMES),
     "baseline_games": _texts(("aia", "mia")), "protocol_overrides": _optional(_of_type(dict)),
     "schema": _optional(_of_type(dict)), "analysis": _optional(_texts()), "externals": _optional(_of_type(dict)),
@@ -223,20 +229,21 @@ def job_id_for(fingerprint: str, config: SweepConfig) -> str:
 
 def check_external_name(name: str, config: SweepConfig) -> None:
     """An external set's name labels its records: it must not be taken by a model or a reference row."""
-    taken = {HOLDER, REAL, SHUFFLED, RAW, *generator_names(), *config.baselines}
+    taken = {HOLDER, REAL, SHUFFLED, RAW, *generator_names(), *map(str, config.baselines)}
     plain = name.replace("_", "").replace("-", "").isalnum()
     if not plain or name in taken:
         raise DataError(f"'{name}' cannot name an external set: it is empty, not letters/digits/-/_, or taken "
                         "by a model.", fix="Give another name, e.g. --external mine=FILE.csv.")
 
 
-def baseline_spec(name: str, config: SweepConfig) -> GeneratorSpec:
+def baseline_spec(name: BaselineName, config: SweepConfig) -> GeneratorSpec:
     """A baseline by its CLI name with the sweep's shared settings. ``dp_vine:EPS``, ``privbayes:EPS``,
     ``mst:EPS`` and ``privpgd:EPS`` (δ = 1e-5 for both) carry their ε; ``ctgan`` and ``tvae`` are Appendix J's
     settings, ``:quick`` our short epoch budget, ``:N`` N epochs (the name, shown on the scatter, says which)."""
     base = {"response": config.response, "sensitive": config.sensitive, "margins": config.margins,
             "missing": config.missing, "measure": config.measure}
-    generator, parameter = astuple(known_baseline(name))
+    known_baseline(name)
+    generator, parameter = astuple(name)
     if generator in EPSILON_GENERATORS:
         try:
             epsilon = float(parameter)
@@ -246,27 +253,26 @@ def baseline_spec(name: str, config: SweepConfig) -> GeneratorSpec:
             raise DataError(f"Baseline '{name}' needs a positive number after '{generator}:' (its privacy budget ε).",
                             fix=f"Write e.g. {generator}:1.")
         settings = {"families": config.families} if generator == "dp_vine" else {}
-        return GeneratorSpec(generator, {**base, "epsilon": epsilon, **settings}, name)
+        return GeneratorSpec(generator, {**base, "epsilon": epsilon, **settings}, str(name))
     if generator in EPOCH_BUDGETS:
-        return GeneratorSpec(generator, {**base, **epoch_budget(name, generator, parameter)}, name)
+        return GeneratorSpec(generator, {**base, **epoch_budget(name)}, str(name))
     if parameter:
         raise DataError(f"Baseline '{name}' takes no parameter.", fix=f"Write {generator}.")
     if generator_class(generator).has_levels:
         base["families"] = config.families
-    return GeneratorSpec(generator, base, name)
+    return GeneratorSpec(generator, base, str(name))
 
 
-def known_baseline(name: str) -> BaselineName:
-    """``name`` split, or refused with the names to choose from when no generator of this version has it."""
-    found = BaselineName.parse(name)
-    if found.generator == HOLDER or found.generator not in generator_names():
+def known_baseline(name: BaselineName) -> None:
+    """Refuses ``name``, with the names to choose from, when no generator of this version has it."""
+    if name.generator == HOLDER or name.generator not in generator_names():
         raise DataError(f"Unknown baseline '{name}'.",
                         fix=f"Choose from: {', '.join(DEFAULT_BASELINES + COMPETITORS + OTHER_COMPETITORS)}.")
-    return found
 
 
-def epoch_budget(name: str, generator: str, parameter: str) -> dict:
+def epoch_budget(name: BaselineName) -> dict:
     """The settings behind ``ctgan``, ``ctgan:paper``, ``ctgan:quick`` or ``ctgan:EPOCHS`` (same for tvae)."""
+    generator, parameter = astuple(name)
     presets = EPOCH_BUDGETS[generator]
     if parameter in ("", "paper", "quick"):
         return dict(presets[parameter or "paper"])

@@ -20,7 +20,7 @@ from ..evaluation.attribute import Target, choose_targets
 from ..evaluation.context import EvaluationData, GeneratorSpec, encode_rows
 from ..evaluation.membership import attacker_reference_rows
 from ..evaluation.preview import normal_scores_correlation, preview_levels, suggested_levels, table_dependence
-from ..evaluation.protocol import ProtocolPreset, capped, get_protocol
+from ..evaluation.protocol import ProtocolName, ProtocolPreset, capped, get_protocol
 from ..model.generator import SyntheticGenerator
 from ..model.ordering import algorithm1, default_levels, explicit_order
 from ..model.tvinesynth import TVineSynth
@@ -66,8 +66,9 @@ class JobContext:
 
 
 def context_for_model(model: SyntheticGenerator, train: pd.DataFrame, test: pd.DataFrame, *,
-                      levels: list[int] | None = None, preset: str | ProtocolPreset = "quick", seed: int = 0,
-                      games=GAMES, baselines: list[GeneratorSpec] = (), baseline_games=(),
+                      levels: list[int] | None = None,
+                      preset: ProtocolName | ProtocolPreset = ProtocolName.QUICK, seed: int = 0, games=GAMES,
+                      baselines: list[GeneratorSpec] = (), baseline_games=(),
                       targets: dict[str, list[int]] | None = None, feature_set: str = "correlations",
                       sensitive: list[str] | None = None, refit_per_level: bool = False,
                       analysis: list[str] | None = None,

@@ -118,7 +118,7 @@ def audited(baselines: list) -> list:
 
 def claimed_epsilons(config: SweepConfig) -> dict[str, float]:
     """Each baseline of a sweep that claims an ε, by name, with that ε (what the report says was claimed)."""
-    claims = {name: claimed_privacy(baseline_spec(name, config)) for name in config.baselines}
+    claims = {str(name): claimed_privacy(baseline_spec(name, config)) for name in config.baselines}
     return {name: claim[0] for name, claim in claims.items() if claim is not None}
 
 

@@ -177,9 +177,9 @@ def competitor_fits(config: SweepConfig, n_train: int, n_columns: int) -> dict[s
             continue
         seconds = fit_cost(spec.name, spec.config.get("epochs"), rows, n_columns)
         if seconds is not None:
-            fits[str(TaskKey(TaskKind.BASELINE, name))] = seconds
+            fits[str(TaskKey(TaskKind.BASELINE, spec.label))] = seconds
             audit = fit_cost(spec.name, spec.config.get("epochs"), min(n_train, AUDIT_ROWS), n_columns)
-            fits |= {str(TaskKey(TaskKind.DP_AUDIT, name, (t,))): audit for t in range(config.dp_audit_trials)}
+            fits |= {str(TaskKey(TaskKind.DP_AUDIT, spec.label, (t,))): audit for t in range(config.dp_audit_trials)}
     return fits
 
 

@@ -21,7 +21,7 @@ from .generator import SyntheticGenerator
 EXTRA_FIX = "Install the competitors' extra: pip install -r requirements-competitors.txt."
 
 # Appendix J, SUPPORT2 (Section 3.1); "quick" is our epoch budget for interactive sweeps (the label says so)
-PRESETS: dict[str, dict[str, dict]] = {
+EPOCH_BUDGETS: dict[str, dict[str, dict]] = {
     "ctgan": {"paper": {"epochs": 400, "batch_size": 100}, "quick": {"epochs": 20, "batch_size": 100}},
     "tvae": {"paper": {"epochs": 800, "batch_size": 100, "embedding_dim": 4},
              "quick": {"epochs": 40, "batch_size": 100, "embedding_dim": 4}},

@@ -9,15 +9,26 @@ dependence; the paper's set stays one click away for users who want it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 import pyvinecopulib as pv
 
 F = pv.BicopFamily
 
 
+class FamilySet(StrEnum):
+    """Which pair-copula families the vine may choose, and how they are estimated, by name."""
+
+    PAPER = "paper"
+    PARAMETRIC = "parametric"
+    FAST = "fast"
+    TLL = "tll"
+    GAUSSIAN = "gaussian"
+
+
 @dataclass(frozen=True)
 class FamilyPreset:
-    name: str
+    name: FamilySet
     families: tuple
     parametric_method: str
     description: str
@@ -28,25 +39,25 @@ class FamilyPreset:
                                      **kwargs)
 
 
-PRESETS: dict[str, FamilyPreset] = {p.name: p for p in [
-    FamilyPreset("paper", (F.indep, F.gaussian, F.student, F.clayton, F.gumbel, F.frank, F.joe,
-                           F.bb1, F.bb6, F.bb7, F.bb8), "mle",
+FAMILY_SETS: dict[FamilySet, FamilyPreset] = {p.name: p for p in [
+    FamilyPreset(FamilySet.PAPER, (F.indep, F.gaussian, F.student, F.clayton, F.gumbel, F.frank, F.joe,
+                                      F.bb1, F.bb6, F.bb7, F.bb8), "mle",
                  "the paper's set (pyvinecopulib 0.6 parametric families), MLE, AIC"),
-    FamilyPreset("parametric", tuple(pv.families.parametric), "mle",
+    FamilyPreset(FamilySet.PARAMETRIC, tuple(pv.families.parametric), "mle",
                  "pyvinecopulib 1.0.1's full parametric set (paper's + Tawn), MLE, AIC"),
-    FamilyPreset("fast", (F.indep, F.gaussian, F.student, F.clayton, F.gumbel, F.joe), "itau",
+    FamilyPreset(FamilySet.FAST, (F.indep, F.gaussian, F.student, F.clayton, F.gumbel, F.joe), "itau",
                  "families with closed-form h-inverses (plus Student t), inversion of Kendall's tau"),
-    FamilyPreset("tll", (F.indep, F.tll), "mle", "nonparametric transformation local-likelihood copulas"),
-    FamilyPreset("gaussian", (F.indep, F.gaussian), "mle",
+    FamilyPreset(FamilySet.TLL, (F.indep, F.tll), "mle", "nonparametric transformation local-likelihood copulas"),
+    FamilyPreset(FamilySet.GAUSSIAN, (F.indep, F.gaussian), "mle",
                  "Gaussian pair copulas only (a Gaussian copula; matches the analytic preview exactly)"),
 ]}
 
-DEFAULT_PRESET = "gaussian"  # chosen by the rule in bench/family_presets.md (both demos agree)
+DEFAULT_FAMILY_SET = FamilySet.GAUSSIAN  # chosen by the rule in bench/family_presets.md (both demos agree)
 
 
 def get_preset(name: str) -> FamilyPreset:
     from ..errors import DataError
 
-    if name not in PRESETS:
-        raise DataError(f"Unknown family preset '{name}'.", fix=f"Choose one of: {', '.join(PRESETS)}.")
-    return PRESETS[name]
+    if name not in FAMILY_SETS:
+        raise DataError(f"Unknown family preset '{name}'.", fix=f"Choose one of: {', '.join(FAMILY_SETS)}.")
+    return FAMILY_SETS[name]

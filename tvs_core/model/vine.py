@@ -8,7 +8,7 @@ from scipy.special import ndtr, ndtri
 
 from ..errors import DataError
 from .exact_linalg import exact_product
-from .families import DEFAULT_PRESET, get_preset
+from .families import DEFAULT_FAMILY_SET, get_preset
 from .generator import SyntheticGenerator, refuse_negative_level
 
 LINEAR_FAMILIES = {pv.BicopFamily.indep, pv.BicopFamily.gaussian}
@@ -59,7 +59,7 @@ class VineGenerator(SyntheticGenerator):
 
     has_levels = True
 
-    def __init__(self, *, families: str = DEFAULT_PRESET, parametric_method: str | None = None,
+    def __init__(self, *, families: str = DEFAULT_FAMILY_SET, parametric_method: str | None = None,
                  t_max: int | None = None, fixed_vine: str | None = None, **kwargs):
         super().__init__(**kwargs)
         self.families = families
