@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests import processes
-from tests.helpers import ROOT, run
+from tests.helpers import ROOT, run, wait_until
 from tvs_core.jobs.backends import RAY_REFUSAL
 from tvs_core.jobs.ray_cluster import end_session, session_processes
 
@@ -104,14 +104,14 @@ def test_nothing_of_a_ray_cluster_outlives_a_sigterm_or_ctrl_c_of_the_command_li
                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
                              preexec_fn=_ctrl_c_as_in_a_terminal)
     try:
-        deadline = time.monotonic() + 900
-        # while its workers run tasks: Ray's workers are up and two tasks have ended on them (a signal that lands
-        # while ray.init and the pool start is another case: test_a_sigterm_while_ray_starts_…)
-        while not (any(command.startswith("ray::") for command in _ray_processes(owner).values())
-                   and _tasks_done(tmp_path / "ws") >= RAN_ON_RAY):
+        def running_tasks_on_ray() -> bool:
+            # while its workers run tasks: Ray's workers are up and two tasks have ended on them (a signal that
+            # lands while ray.init and the pool start is another case: test_a_sigterm_while_ray_starts_…)
             assert sweep.poll() is None, sweep.stderr.read().decode()
-            assert time.monotonic() < deadline, "no Ray worker started"
-            time.sleep(0.2)
+            return (any(command.startswith("ray::") for command in _ray_processes(owner).values())
+                    and _tasks_done(tmp_path / "ws") >= RAN_ON_RAY)
+
+        wait_until(running_tasks_on_ray, "the sweep's tasks running on Ray workers", timeout=900)
         assert list(temporary.glob("tvs-ray-*"))
         if ending == signal.SIGINT:  # a terminal sends Ctrl-C to the foreground group: the command line's own
             os.killpg(sweep.pid, ending)
