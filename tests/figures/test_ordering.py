@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from tvs_core.figures import ordering as O
-from tvs_core.figures.style import ATTRIBUTE_COLOURS
+from tvs_core.figures.style import ATTRIBUTE_COLOURS, label_width
 from tvs_core.model.ordering import OrderResult
 
 NAMES = ["s", "k", "r", "y"]
@@ -89,9 +89,134 @@ def test_a_larger_matrix_has_smaller_labels_and_a_taller_figure():
         names = [f"c{i}" for i in range(n)]
         return O.association_heatmap(association(names), None, "kendall").layout
 
-    small, medium, large = drawn(4), drawn(25), drawn(40)
+    small, medium, large = drawn(4), drawn(25), drawn(120)
     assert small.xaxis.tickfont.size > medium.xaxis.tickfont.size > large.xaxis.tickfont.size
     assert small.height == 500 < medium.height < large.height  # at least 500 px, then a row's height per column
+
+
+# -- whole labels at 27 and 120 columns (issues 45 and 47) --------------------------------------------------------
+
+def bench_names() -> list[str]:
+    """The 27 columns of bench/tables.py's SUPPORT2-shaped table (whose labels were cut: "otmcst", "harges")."""
+    from tests.test_report import bench_tables
+
+    return list(bench_tables().COLUMNS)
+
+
+def wide_names() -> list[str]:
+    """The 120 columns of the wide demo (the registry extract)."""
+    from tvs_core.data.wide_demo import BLOCKS, RESPONSE
+
+    return [name for block in BLOCKS.values() for name, *_ in block] + [RESPONSE]
+
+
+def random_association(names: list[str], seed: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    values = rng.uniform(-1, 1, size=(len(names), len(names)))
+    values = (values + values.T) / 2
+    np.fill_diagonal(values, 1.0)
+    return pd.DataFrame(values, index=names, columns=names)
+
+
+def order_over(names: list[str], sensitive: int = 2, k: int = 5) -> OrderResult:
+    *covariates, response = names
+    return order_of(sensitive=covariates[:sensitive], k=covariates[sensitive:sensitive + k],
+                    rest=covariates[sensitive + k:], response=response)
+
+
+@pytest.mark.parametrize("names", [bench_names(), wide_names()], ids=["27 columns", "120 columns"])
+def test_every_label_is_whole_and_the_margins_hold_the_longest(names):
+    """Every column is named in full (on the rows always; on the columns at 27, and at 120 as plotly's category
+    axis draws them: whole names, thinned where they would overlap), and the margins beside and below the matrix
+    hold the longest name at the labels' font — by the Verdana bound the figure uses, and by a plain average
+    character width of 0.6 em that any of plotly's fonts exceeds only for runs of m's and w's."""
+    assert len(names) in (27, 120)
+    fig = O.association_heatmap(random_association(names), order_over(names), "kendall")
+    layout, heat = fig.layout, fig.data[0]
+    assert list(heat.x) == names == list(heat.y)
+    assert list(layout.yaxis.ticktext) == names == list(layout.yaxis.tickvals)
+    if len(names) <= O.SQUARE_UP_TO:
+        assert list(layout.xaxis.ticktext) == names
+    else:
+        assert layout.xaxis.tickmode == "auto" and layout.xaxis.ticktext is None  # plotly's whole, thinned labels
+    size = layout.yaxis.tickfont.size
+    assert size == layout.xaxis.tickfont.size >= 9
+    longest = max(names, key=len)
+    for side in ("l", "b"):
+        room = getattr(layout.margin, side)
+        assert room >= label_width(longest, size) + O.AXIS_TITLE_PX, (side, room)
+        assert room >= 0.6 * size * len(longest) + O.AXIS_TITLE_PX, (side, room)
+    assert [s.name for s in layout.shapes] == ["S", "K", "rest", "Y"]  # the sensitive block outlined
+
+
+def test_a_wide_matrix_grows_downwards_a_readable_row_per_column():
+    names = wide_names()
+    layout = O.association_heatmap(random_association(names), order_over(names), "kendall").layout
+    assert layout.height == layout.margin.t + O.ROW_PX * len(names) + layout.margin.b
+    assert O.ROW_PX >= layout.yaxis.tickfont.size + 3  # a row holds its label
+    assert layout.yaxis.scaleanchor is None  # not squeezed into a square the width of the page
+
+
+def test_a_label_needs_more_room_for_wide_letters_than_for_narrow_ones():
+    assert label_width("mmmm", 10) > label_width("abcd", 10) > label_width("ilj.", 10) > 0
+    assert label_width("", 10) == 0 and label_width("abcd", 20) == 2 * label_width("abcd", 10)
+
+
+def test_the_focus_view_shows_s_k_the_closest_other_columns_and_y_in_order():
+    names = wide_names()
+    assoc = random_association(names, seed=4)
+    order = order_over(names, sensitive=3, k=6)
+    block = [*order.sensitive, *order.K]
+    fig = O.association_heatmap(assoc, order, "kendall", focus=5)
+    strongest = assoc.loc[order.rest, block].abs().max(axis=1).nlargest(5).index
+    shown = list(fig.data[0].x)
+    assert shown == [c for c in order.order if c in block or c in strongest or c == order.response]
+    assert len(shown) == 3 + 6 + 5 + 1 and shown[-1] == order.response
+    assert [s.name for s in fig.layout.shapes] == ["S", "K", "rest", "Y"]
+    spans = {s.name: (s.x0, s.x1) for s in fig.layout.shapes}
+    assert spans == {"S": (-0.5, 2.5), "K": (2.5, 8.5), "rest": (8.5, 13.5), "Y": (13.5, 14.5)}
+    hover = {a.text: a.hovertext for a in fig.layout.annotations}
+    assert hover["<b>rest</b>"] == f"rest: the 5 other covariates most associated with S and K, of {len(order.rest)}"
+    assert "(of 120 columns)" in fig.layout.title.text
+    with pytest.raises(ValueError, match="needs the order"):
+        O.association_heatmap(assoc, None, "kendall", focus=5)
+
+
+@pytest.mark.parametrize("names", [bench_names(), wide_names()], ids=["27 columns", "120 columns"])
+def test_every_drawn_label_is_whole_and_inside_the_figure_in_chromium(names, tmp_path):
+    """Drawn by plotly.js in headless Chromium at the width of the Sensitive page's column: every tick label is
+    a whole column name and lies inside the figure (the cut "otmcst" of issue 45 started outside it); at 27 columns
+    every column is labelled on both axes, at 120 every row."""
+    from tests.browser import CHROMIUM, LAUNCH, playwright
+
+    fig = O.association_heatmap(random_association(names), order_over(names), "kendall")
+    path = tmp_path / "heatmap.html"
+    path.write_text(fig.to_html(include_plotlyjs=True, full_html=True, default_width="1100px"))
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", *LAUNCH])
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            page.goto(path.as_uri(), wait_until="load")
+            page.wait_for_function("document.querySelectorAll('.ytick text').length > 0", timeout=60_000)
+            found = page.evaluate("""() => {
+                const svg = document.querySelector('.main-svg').getBoundingClientRect();
+                const box = e => { const r = e.getBoundingClientRect();
+                                   return [r.left - svg.left, r.top - svg.top,
+                                           r.right - svg.left, r.bottom - svg.top]; };
+                const labels = sel => [...document.querySelectorAll(sel)].map(e => [e.textContent, box(e)]);
+                return {width: svg.width, height: svg.height, x: labels('.xtick text'), y: labels('.ytick text')};
+            }""")
+        finally:
+            browser.close()
+    for axis in ("x", "y"):
+        for text, (left, top, right, bottom) in found[axis]:
+            assert text in names, (axis, text)  # whole, never cut
+            assert left >= 0 and top >= 0 and right <= found["width"] and bottom <= found["height"], (axis, text)
+    assert [text for text, _ in found["y"]] == names
+    if len(names) <= O.SQUARE_UP_TO:
+        assert [text for text, _ in found["x"]] == names
+    else:
+        assert len(found["x"]) >= len(names) // 3  # thinned, not dropped: zoom in to read them all
 
 
 # -- preview_curve -------------------------------------------------------------------------------------------------

@@ -121,6 +121,18 @@ def level_colour(level: int, levels: list[int]) -> str:
     return pcolors.sample_colorscale(LEVEL_SCALE, [position * LEVEL_SCALE_END])[0]
 
 
+# advance widths in em of Verdana, the widest font in plotly's default list ("Open Sans", verdana, arial, sans-serif):
+# a margin sized by them holds a label whichever of those fonts the browser has (other characters: 0.8 em)
+_NARROW = {**dict.fromkeys("ijl.,:;!|' ", 0.36), **dict.fromkeys("frt()[]-", 0.45)}
+_WIDE = {**dict.fromkeys("mw", 1.0), **dict.fromkeys("MW", 1.05), **dict.fromkeys("%&@", 1.1)}
+_EM = {**dict.fromkeys("abcdeghknopqsuvxyz0123456789_", 0.64), **_NARROW, **_WIDE}
+
+
+def label_width(text: str, size: float) -> int:
+    """The width in pixels that ``text`` needs at font ``size`` (an upper bound: see ``_EM``)."""
+    return math.ceil(size * sum(_EM.get(ch, 0.8) for ch in str(text)))
+
+
 def _attribute_colour(index: int) -> str:
     return ATTRIBUTE_COLOURS[index % len(ATTRIBUTE_COLOURS)]
 
