@@ -185,8 +185,8 @@ def test_the_focus_view_shows_s_k_the_closest_other_columns_and_y_in_order():
 @pytest.mark.parametrize("names", [bench_names(), wide_names()], ids=["27 columns", "120 columns"])
 def test_every_drawn_label_is_whole_and_inside_the_figure_in_chromium(names, tmp_path):
     """Drawn by plotly.js in headless Chromium at the width of the Sensitive page's column: every tick label is
-    a whole column name and lies inside the figure (the cut "otmcst" of issue 45 started outside it); at 27 columns
-    every column is labelled on both axes, at 120 every row."""
+    a whole column name, lies inside the figure (the cut "otmcst" of issue 45 started outside it) and overlaps no
+    other; at 27 columns every column is labelled on both axes, at 120 every row."""
     from tests.browser import CHROMIUM, LAUNCH, playwright
 
     fig = O.association_heatmap(random_association(names), order_over(names), "kendall")
@@ -212,6 +212,9 @@ def test_every_drawn_label_is_whole_and_inside_the_figure_in_chromium(names, tmp
         for text, (left, top, right, bottom) in found[axis]:
             assert text in names, (axis, text)  # whole, never cut
             assert left >= 0 and top >= 0 and right <= found["width"] and bottom <= found["height"], (axis, text)
+        spans = sorted((box[0], box[2]) if axis == "x" else (box[1], box[3]) for _, box in found[axis])
+        overlaps = [(a, b) for a, b in zip(spans, spans[1:], strict=False) if b[0] < a[1] - 0.5]
+        assert not overlaps, (axis, overlaps[:3])  # side by side, not on top of each other: each can be read
     assert [text for text, _ in found["y"]] == names
     if len(names) <= O.SQUARE_UP_TO:
         assert [text for text, _ in found["x"]] == names

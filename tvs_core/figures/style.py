@@ -124,7 +124,7 @@ def level_colour(level: int, levels: list[int]) -> str:
 # advance widths in em of Verdana, the widest font in plotly's default list ("Open Sans", verdana, arial, sans-serif):
 # a margin sized by them holds a label whichever of those fonts the browser has (other characters: 0.8 em)
 _NARROW = {**dict.fromkeys("ijl.,:;!|' ", 0.36), **dict.fromkeys("frt()[]-", 0.45)}
-_WIDE = {**dict.fromkeys("mw", 1.0), **dict.fromkeys("MW", 1.05), **dict.fromkeys("%&@", 1.1)}
+_WIDE = {**dict.fromkeys("mw", 1.0), "M": 1.05, "W": 1.05, **dict.fromkeys("%&@", 1.1)}
 _EM = {**dict.fromkeys("abcdeghknopqsuvxyz0123456789_", 0.64), **_NARROW, **_WIDE}
 
 
