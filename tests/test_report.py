@@ -234,3 +234,41 @@ def test_no_spread_of_a_few_values_is_called_a_95_percent_interval(no_level, wid
             if not wilson and not (boot and int(boot.group(1)) >= SMALL_N):
                 bad.append(text[max(0, found.start() - 80):found.end() + 60])
         assert not bad, bad
+
+
+@pytest.fixture(scope="module")
+def registry_report(tmp_path_factory):
+    """The report of the wide demo's default sweep (a registry extract of 120 columns), as the command line makes it
+    without --level: the default levels, baselines and preset, the games at tiny sizes. What sets its length — the
+    columns, the levels, the reference points — is the demo's; its first 400 rows keep the sweep to minutes."""
+    from tvs_core import load_demo
+    from tvs_core.data.demo import DEMOS
+    from tvs_core.jobs import SweepConfig, submit
+    from tvs_core.jobs.worker import run_job
+
+    demo = DEMOS["registry"]
+    store = Store(tmp_path_factory.mktemp("registry-sweep"))
+    config = SweepConfig(response=demo.response, sensitive=list(demo.sensitive), preset="quick",
+                         protocol_overrides=TINY_PROTOCOL)
+    job_id = submit(store, load_demo("registry").head(400), config)
+    assert run_job(store, job_id, n_jobs=2) == "done"
+    view = JobView(store, job_id)
+    best = ChoiceSettings().select(view.summary(), view.config.sensitive).best_level
+    made = Release.from_sweep(view, best, table_name="registry, 400 x 120", chosen_by_user=False)
+    path = tmp_path_factory.mktemp("registry-report") / "report.html"
+    write_report(build_report(made, reason=NOTE, exported=False), path)
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("registry_report")  # its fixture is built once, on one worker
+def test_the_default_report_of_the_wide_demo_prints_on_at_most_15_a4_pages_and_lists_every_column(registry_report):
+    pages, first = printed(registry_report)
+    assert 1 < pages <= MAX_PAGES, f"{pages} A4 pages"
+    assert first["after"] == "page" and first["height"] <= PAGE_HEIGHT, first["height"]  # page 1 is one page
+    text = registry_report.read_text()
+    appendix = words(text[text.index('<section id="appendix">'):])
+    from tvs_core import load_demo
+
+    for column in load_demo("registry").columns:  # summarised above, every column listed in the appendix
+        assert f" {column} " in appendix, column

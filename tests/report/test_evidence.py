@@ -16,8 +16,9 @@ from tests.choice.conftest import _summary_of
 from tvs_core.evaluation.catalogue import CATALOGUE
 from tvs_core.evaluation.dp_audit import AuditResult
 from tvs_core.evaluation.records import HOLDER
+from tvs_core.evaluation.summary import MANY_COLUMNS
 from tvs_core.report import evidence
-from tvs_core.report.evidence import SUMMARISED, _cell, _ns, _num, _summarised
+from tvs_core.report.evidence import _cell, _ns, _num, _summarised
 
 HOSTILE = "<script>x</script> & co"
 
@@ -63,26 +64,26 @@ def many_columns(count: int, at: dict | None = None) -> list[dict]:
 
 
 def test_a_metric_of_few_columns_keeps_a_row_per_column():
-    rows = [row("pair_structure", "", {1: (0.5, 0.4, 0.6, 20)}, "utility"), *many_columns(SUMMARISED)]
+    rows = [row("pair_structure", "", {1: (0.5, 0.4, 0.6, 20)}, "utility"), *many_columns(MANY_COLUMNS)]
     kept, apart = _summarised(rows, [1, 2])
     assert kept == rows and apart == {}
 
 
 def test_a_metric_of_many_columns_becomes_one_row_of_their_median_and_their_largest():
-    rows = [row("pair_structure", "", {1: (0.5, 0.4, 0.6, 20)}, "utility"), *many_columns(SUMMARISED + 1)]
+    rows = [row("pair_structure", "", {1: (0.5, 0.4, 0.6, 20)}, "utility"), *many_columns(MANY_COLUMNS + 1)]
     kept, apart = _summarised(rows, [1, 2])
     assert len(kept) == 2 and kept[0] is rows[0]
     summary = kept[1]
     assert summary["name"] == "column_distance" and summary["column"] == ""
     count, median, largest = summary["summary"]
-    assert count == SUMMARISED + 1 == len(apart["column_distance"])  # every column listed apart
+    assert count == MANY_COLUMNS + 1 == len(apart["column_distance"])  # every column listed apart
     assert median == pytest.approx({1: 0.4, 2: 0.04})  # of 0, 0.1, ..., 0.8 and of 0, 0.01, ..., 0.08
     assert largest[1] == pytest.approx((0.8, "c8")) and largest[2][1] == "c8"
     assert all("summary" not in r for r in apart["column_distance"])  # the columns' own rows are left as they were
 
 
 def test_a_level_without_the_metric_has_no_median_and_no_largest():
-    rows = many_columns(SUMMARISED + 1)
+    rows = many_columns(MANY_COLUMNS + 1)
     _, median, largest = _summarised(rows, [1, 2, 3])[0][0]["summary"]
     assert set(median) == set(largest) == {1, 2}
 
@@ -90,18 +91,18 @@ def test_a_level_without_the_metric_has_no_median_and_no_largest():
 def test_the_largest_column_is_found_past_a_column_without_a_value():
     """A column whose median is missing (every replicate NaN) must not stand for the largest: NaN compares false,
     so taking the maximum with it first kept the NaN and named its column."""
-    rows = many_columns(SUMMARISED + 1, at={0: {1: math.nan}})
+    rows = many_columns(MANY_COLUMNS + 1, at={0: {1: math.nan}})
     _, median, largest = _summarised(rows, [1, 2])[0][0]["summary"]
     assert largest[1] == pytest.approx((0.8, "c8"))
     assert median[1] == pytest.approx(0.45)  # of 0.1, ..., 0.8: the missing one left out
 
 
 def test_the_table_of_every_metric_summarises_many_columns_and_names_the_largest(context_of):
-    columns = [f"col_{i}" for i in range(SUMMARISED + 1)]
+    columns = [f"col_{i}" for i in range(MANY_COLUMNS + 1)]
     summary = _summary_of([(HOLDER, level, "column_distance", col, (i + 1) / (10 * level), None, None, 5)
                           for level in (1, 2) for i, col in enumerate(columns)])
     shown = evidence.metrics(context_of(summary=summary, levels=[1, 2]))
-    assert f"the median, then the largest, of its {SUMMARISED + 1} columns" in shown
+    assert f"the median, then the worst (largest), of its {MANY_COLUMNS + 1} columns" in shown
     assert "<td>0.500<br>0.900 col_8</td>" in shown and '<td class="cell">0.250<br>0.450 col_8</td>' in shown
     assert "col_3" not in shown  # a column that is not the largest is left to the list beside the margins
 

@@ -14,16 +14,11 @@ from ..choice.selection import HIGH, LOW, Column, level_column, level_column_nam
 from ..evaluation.anonymity import Part
 from ..evaluation.catalogue import CATALOGUE, GDPR_CRITERIA, GDPR_PARTS, GDPR_RECORDS, GROUPS, SOURCES, Group, Source
 from ..evaluation.intervals import SMALL_N, interval_name
-from ..evaluation.summary import readable
+from ..evaluation.summary import MANY_COLUMNS, column_spread, readable
 from ..text import percent
 from .context import ReportContext
-from .html import HALF, e, figure, figure_row, fmt, items, side_by_side, table
+from .html import HALF, e, figure, figure_row, fmt, items, table
 
-# a per-column metric with more columns than this (the distance of every column's margin) is summarised per level
-# in the table of every metric — median and largest over its columns —, its columns listed at the released level
-# with the margins they describe: a margin does not depend on the truncation level, so the other levels' columns
-# would repeat the same numbers with other noise
-SUMMARISED = 8
 # the ends of each set's interval of a GDPR criterion's risk: the brackets of the criteria table, not rows of their own
 INTERVAL_ENDS = (Part.RISK_LOW, Part.RISK_HIGH)
 LEVELS_PER_TABLE = 7  # more levels than fit the printed width: the table continues below
@@ -135,13 +130,15 @@ def _rows(c: ReportContext) -> list[dict]:
 
 
 def _summarised(rows: list[dict], levels: list[int]) -> tuple[list[dict], dict[str, list[dict]]]:
-    """Rows of a metric with more than ``SUMMARISED`` columns become two: the median and the largest of its columns'
-    medians per level (the column named); its rows are returned apart, for the released level's list."""
+    """Rows of a metric with more than ``MANY_COLUMNS`` columns (the distance of every column's margin) become one:
+    per level the median and the worst of its columns' medians (``column_spread``, as the Choose page's table), the
+    column named; its rows are returned apart, for the released level's list with the margins (a margin does not
+    depend on the level, so the other levels' columns would repeat the same numbers with other noise)."""
     counts: dict[str, int] = {}
     for r in rows:
         if r["column"]:
             counts[r["name"]] = counts.get(r["name"], 0) + 1
-    many = {name for name, count in counts.items() if count > SUMMARISED}
+    many = {name for name, count in counts.items() if count > MANY_COLUMNS}
     out, apart = [], {}
     for r in rows:
         if r["name"] not in many:
@@ -157,15 +154,13 @@ def _summarised(rows: list[dict], levels: list[int]) -> tuple[list[dict], dict[s
         if name is None:
             continue
         columns = apart[name]
-        median, largest = {}, {}
+        median, worst = {}, {}
         for level in levels:
-            values = {x["column"]: x["cells"][level][0] for x in columns  # a column without a value is left out:
-                      if level in x["cells"] and not pd.isna(x["cells"][level][0])}  # NaN would win max()
-            if values:
-                median[level] = pd.Series(values).median()
-                worst = max(values, key=values.get)
-                largest[level] = (values[worst], worst)
-        r["summary"] = (len(columns), median, largest)
+            spread = column_spread({x["column"]: x["cells"][level][0] for x in columns if level in x["cells"]},
+                                   r["better"] == "lower")
+            if spread is not None:
+                median[level], worst[level] = spread.median, (spread.worst, spread.worst_column)
+        r["summary"] = (len(columns), median, worst)
     return out, apart
 
 
@@ -201,12 +196,13 @@ def _metric_html(rows: list[dict], levels: list[int], shown: int) -> str:
             where = e(", ".join(x for x in (r["part"], r["column"], r["targets"].removesuffix(" targets")) if x))
             lead = head_cell if i == 0 else ""
             if "summary" in r:
-                count, median, largest = r["summary"]
+                count, median, worst = r["summary"]
                 cells = "".join(f"<td{cls(v)}>{_num(median.get(v))}<br>"
-                                f"{_num(largest[v][0]) + ' ' + e(largest[v][1]) if v in largest else '—'}</td>"
+                                f"{_num(worst[v][0]) + ' ' + e(worst[v][1]) if v in worst else '—'}</td>"
                                 for v in levels)
-                body.append(f"<tr>{lead}<td>no range: the median, then the largest, of its {count} columns "
-                            f"(each column at level {shown}: with the margins)</td>{cells}</tr>")
+                end = "largest" if r["better"] == "lower" else "smallest"
+                body.append(f"<tr>{lead}<td>no range: the median, then the worst ({end}), of its {count} columns "
+                            f"(each column at level {shown}: in the appendix)</td>{cells}</tr>")
                 continue
             ns = _ns(r)
             if len(ns) == 1:
@@ -303,36 +299,64 @@ def attacks(c: ReportContext) -> str:
 
 
 # -- real against synthetic ---------------------------------------------------------------------------------------
-def fidelity(c: ReportContext) -> str:
-    """Each margin and the correlations, real training rows against the report's rows; the distance of every
-    column's margin at this level."""
+MARGINS_IN_BODY = 24  # a table of more modelled columns shows MARGINS_PICKED margins here, every one in the appendix
+MARGINS_PICKED = 12  # one figure: the sensitive columns, Y, and the margins that differ most
+
+
+def margin_figures(c: ReportContext, columns: list[str]) -> str:
+    """Real against synthetic margins of ``columns``, twelve small panels to a figure beyond nine columns."""
     train, synthetic = c.release.train, c.release.table
-    modelled = [col for col in c.release.model.schema_.modelled if col in train.columns and col in synthetic.columns]
-    small = len(modelled) > 9  # six small panels to a row, two rows to a figure, so the figures fill the pages
-    chunk = 12 if small else len(modelled)
-    margins = []
-    for start in range(0, len(modelled), chunk):
-        fig = figures.marginal_histograms(train, synthetic, modelled[start:start + chunk], per_row=6 if small else 3,
+    small = len(columns) > 9  # six small panels to a row, two rows to a figure, so the figures fill the pages
+    chunk = 12 if small else len(columns)
+    out = []
+    for start in range(0, len(columns), chunk):
+        fig = figures.marginal_histograms(train, synthetic, columns[start:start + chunk], per_row=6 if small else 3,
                                           panel_height=110 if small else 180)
         if start:
             fig.update_layout(title=None, showlegend=False)
-        margins.append(figure(fig, int(fig.layout.height) - (40 if start else 0),
-                              margin={"t": 10 if start else 50, "b": 20, "l": 30, "r": 10}))
-    distance = readable(c.summary.point(c.level).metric("column_distance"), raw=True)
-    listed = ""
-    if len(distance):
-        ns = sorted(set(distance["n"]))
-        named = interval_name(ns[0]) if len(ns) == 1 else "see each row"
-        shown = pd.DataFrame({"column": distance["column"], "median": distance["median"].round(3),
-                              "range": [f"{lo:.3f}–{hi:.3f}" for lo, hi in zip(distance["low"], distance["high"],
-                                                                               strict=True)]})
-        if len(ns) > 1:
-            shown["the range is"] = [interval_name(n) for n in distance["n"]]
-        listed = (f"<h3>{e(CATALOGUE['column_distance'].short)} of each column at level {c.level}</h3>"
-                  f"<p class=\"muted\">{e(CATALOGUE['column_distance'].explanation)} The median over the sets and "
-                  f"its range: {e(named)}.</p>" + side_by_side(shown, 3 if len(shown) > 8 else 1))
-    return (f"<p>The training rows against {e(c.drawn)}.</p>"
-            + "".join(margins)
-            + listed
+        out.append(figure(fig, int(fig.layout.height) - (40 if start else 0),
+                          margin={"t": 10 if start else 50, "b": 20, "l": 30, "r": 10}))
+    return "".join(out)
+
+
+def modelled_columns(c: ReportContext) -> list[str]:
+    train, synthetic = c.release.train, c.release.table
+    return [col for col in c.release.model.schema_.modelled if col in train.columns and col in synthetic.columns]
+
+
+def column_distances(c: ReportContext) -> pd.DataFrame:
+    """The distance of each column's margin at the released level (``readable`` rows, raw)."""
+    return readable(c.summary.point(c.level).metric("column_distance"), raw=True)
+
+
+def margins_in_body(c: ReportContext) -> list[str]:
+    """Every modelled column up to ``MARGINS_IN_BODY``; beyond, the sensitive columns, Y, and the columns whose
+    margins differ most at this level (by their distance), in the table's order."""
+    modelled = modelled_columns(c)
+    if len(modelled) <= MARGINS_IN_BODY:
+        return modelled
+    first = [col for col in (*c.sensitive, c.config.response) if col in modelled]
+    distance = column_distances(c)
+    worst = distance.sort_values("median", ascending=False, kind="stable")["column"].tolist()
+    picked = [col for col in worst if col in modelled and col not in first][:MARGINS_PICKED - len(first)]
+    kept = set(first) | set(picked)
+    return [col for col in modelled if col in kept]
+
+
+def fidelity(c: ReportContext) -> str:
+    """Each margin and the correlations, real training rows against the report's rows (beyond ``MARGINS_IN_BODY``
+    columns, the margins that matter most; each column's distance and margin in the appendix)."""
+    train, synthetic = c.release.train, c.release.table
+    modelled, shown = modelled_columns(c), margins_in_body(c)
+    distance = column_distances(c)
+    spread = column_spread(dict(zip(distance["column"], distance["median"], strict=True)), lower_is_better=True)
+    summary = ("" if spread is None else
+               f"<p>{e(CATALOGUE['column_distance'].short)} at level {c.level}: median {_num(spread.median)} over "
+               f"the {spread.count} columns, the largest {_num(spread.worst)} ({e(spread.worst_column)}); each "
+               "column's is in the appendix.</p>")
+    which = ("" if len(shown) == len(modelled) else
+             f"<p>The margins of {len(shown)} of the {len(modelled)} columns: the sensitive ones, Y, and those whose "
+             "margins differ most at this level; every column's is in the appendix.</p>")
+    return (f"<p>The training rows against {e(c.drawn)}.</p>" + summary + which + margin_figures(c, shown)
             + figure(figures.correlation_pair(train[modelled], synthetic[modelled]), 360,
-                   margin={"t": 50, "b": 90, "l": 90, "r": 10}))
+                     margin={"t": 50, "b": 90, "l": 90, "r": 10}))

@@ -1,0 +1,85 @@
+"""The report's appendix: every column's type, role and why, each column's margin distance at the released level,
+and the margins the fidelity section leaves out — what the sections above summarise, listed whole."""
+
+import html
+import re
+from dataclasses import replace
+
+import pytest
+
+from tests.conftest import SWEEP_COLUMNS
+from tvs_core.jobs import JobView
+from tvs_core.release.release import Release
+from tvs_core.report import appendix, evidence, provenance
+from tvs_core.report.context import ReportContext
+
+
+@pytest.fixture(scope="module")
+def context(stored_sweep):
+    store, job_id, _ = stored_sweep
+    return ReportContext.of(Release.from_sweep(JobView(store, job_id), 2, rows=120, seed=5, table_name="ward"))
+
+
+def test_every_column_is_listed_with_its_type_and_role(context):
+    shown = appendix.render(context)
+    for column in SWEEP_COLUMNS:
+        assert f"<td>{html.escape(column)}</td>" in shown
+    schema = context.release.model.schema_
+    for spec in schema.columns:
+        assert re.search(rf"<td>{re.escape(spec.name)}</td>\s*<td>{spec.type.value}</td>\s*<td>{spec.role.value}</td>",
+                         shown), spec.name
+
+
+def test_each_columns_distance_is_listed_once_with_what_its_range_is(context):
+    shown = appendix.render(context)
+    part_b = shown[shown.index("<h3>B. "):]
+    distance = evidence.column_distances(context)
+    assert len(distance) == len(context.release.model.schema_.modelled)
+    for column, median in zip(distance["column"], distance["median"].round(3), strict=True):
+        assert part_b.count(f"<td>{html.escape(column)}</td>") == 1, column
+        assert re.search(rf"<td>{re.escape(column)}</td>\s*<td>{median:.4g}</td>", part_b), column
+    assert "The median over the sets and its range:" in shown
+
+
+def test_a_narrow_table_has_every_margin_in_the_body_and_none_in_the_appendix(context):
+    assert evidence.margins_in_body(context) == evidence.modelled_columns(context)
+    assert "The margins of the other" not in appendix.render(context)
+
+
+def test_a_wide_table_shows_the_sensitive_columns_y_and_the_least_faithful_in_the_body(context, monkeypatch):
+    """Beyond MARGINS_IN_BODY columns the fidelity section keeps MARGINS_PICKED margins: the sensitive columns, Y
+    and the largest distances; the appendix draws every other one, so each column's margin is drawn exactly once."""
+    monkeypatch.setattr(evidence, "MARGINS_IN_BODY", 3)
+    monkeypatch.setattr(evidence, "MARGINS_PICKED", 3)
+    modelled = evidence.modelled_columns(context)
+    shown = evidence.margins_in_body(context)
+    first = [*context.sensitive, context.config.response]
+    distance = evidence.column_distances(context).set_index("column")["median"]
+    others = distance.drop(index=[c for c in first if c in distance.index]).sort_values(ascending=False)
+    assert set(shown) == set(first) | set(others.index[:3 - len(first)]) and len(shown) == 3 < len(modelled)
+    assert shown == [c for c in modelled if c in shown]  # in the table's order
+    rest = [c for c in modelled if c not in shown]
+    assert f"The margins of the other {len(rest)} columns" in appendix.render(context)
+    assert f"The margins of {len(shown)} of the {len(modelled)} columns" in evidence.fidelity(context)
+
+
+def test_the_data_section_and_the_appendix_agree_on_the_dropped_columns(context):
+    schema = context.release.model.schema_
+    dropped = schema.override(SWEEP_COLUMNS[0], role="dropped")
+    model = context.release.model
+    changed = replace(context, release=replace_model(context.release, model, dropped))
+    words = provenance.data(changed)
+    assert "Dropped, not modelled (1):" in words and html.escape(SWEEP_COLUMNS[0]) in words
+    listed = appendix.render(changed)
+    assert "why dropped" in listed and "dropped by user" in listed and "dropped by user" in words
+
+
+def replace_model(release, model, schema):
+    """The release with its model's schema replaced (a copy: the shared sweep's model is left as it is)."""
+    import copy
+
+    model = copy.copy(model)
+    model.schema_ = schema
+    release = copy.copy(release)
+    release.model = model
+    return release
