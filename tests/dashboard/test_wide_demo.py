@@ -49,13 +49,15 @@ def test_the_columns_table_of_a_wide_table_is_filtered_by_typing_and_an_edit_lan
 
 @pytest.mark.slow
 def test_the_wide_demo_goes_through_every_page_without_an_exception():
-    at = open_wide_demo(timeout=900)
+    at = open_wide_demo(timeout=1800)  # the sweep runs inside one script run: minutes on a busy machine
 
     at.switch_page("pages/sensitive.py").run()
     no_errors(at)
     assert any("S = total_cost_eur, creatinine_mg_dl, hba1c_pct" in shown(m.value) for m in at.markdown)
     assert len(at.get("plotly_chart")) == 4  # the block up close, every column twice, the risk preview
     assert "Type part of a column's name" in at.multiselect(key="w.sensitive").help
+    at.select_slider(key="w.preview_level").set_value(2).run()  # a low level cuts hundreds of associations
+    no_errors(at)
     listed = next(shown(c.value) for c in at.caption if "most important of" in shown(c.value))
     assert "links to Y and to the sensitive block first" in listed and " more." in listed
     assert any(e.label.startswith("All ") and "associations level" in e.label for e in at.expander)
@@ -65,7 +67,7 @@ def test_the_wide_demo_goes_through_every_page_without_an_exception():
     at.switch_page("pages/sweep.py").run()
     no_errors(at)
     at.multiselect(key="w.sweep.levels").set_value([1, 2]).run()
-    at.multiselect(key="w.sweep.baselines").set_value(["independent"]).run()
+    at.multiselect(key="w.sweep.baselines").set_value([]).run()  # the levels only: a baseline's set costs minutes
     next(b for b in at.button if b.label == "Start sweep").click().run()
     no_errors(at)
     from pages import common

@@ -20,25 +20,35 @@ def context(stored_sweep):
     return ReportContext.of(Release.from_sweep(JobView(store, job_id), 2, rows=120, seed=5, table_name="ward"))
 
 
-def test_every_column_is_listed_with_its_type_and_role(context):
+def test_every_column_is_listed_once_with_its_type_role_and_distance(context):
     shown = appendix.render(context)
-    for column in SWEEP_COLUMNS:
-        assert f"<td>{html.escape(column)}</td>" in shown
-    schema = context.release.model.schema_
-    for spec in schema.columns:
-        assert re.search(rf"<td>{re.escape(spec.name)}</td>\s*<td>{spec.type.value}</td>\s*<td>{spec.role.value}</td>",
-                         shown), spec.name
+    part_a = shown[shown.index("<h3>A. "):shown.index("<h3>B. ")]
+    distance = evidence.column_distances(context).set_index("column")
+    for spec in context.release.model.schema_.columns:
+        assert part_a.count(f"<td>{html.escape(spec.name)}</td>") == 1, spec.name
+        found = re.search(rf"<td>{re.escape(spec.name)}</td>\s*<td>{spec.type.value}</td>\s*<td>{spec.role.value}</td>"
+                          r"\s*<td>([^<]*)</td>", part_a)
+        assert found, spec.name
+        if spec.name in distance.index:
+            row = distance.loc[spec.name]
+            assert found.group(1) == (f"{evidence._num(row['median'])} ({evidence._num(row['low'])}–"
+                                      f"{evidence._num(row['high'])})"), spec.name
+    assert set(distance.index) == set(context.release.model.schema_.modelled)
+    assert "in brackets its range (spread of only" in part_a  # what the range is, named once
 
 
-def test_each_columns_distance_is_listed_once_with_what_its_range_is(context):
+def test_what_the_table_of_every_level_leaves_out_is_listed_at_the_released_level(context):
+    """Each column of a summarised metric (but the distance of every column's margin: A lists it) and each GDPR
+    criterion's attack rates: one row each, with the released level's median and range."""
     shown = appendix.render(context)
     part_b = shown[shown.index("<h3>B. "):]
-    distance = evidence.column_distances(context)
-    assert len(distance) == len(context.release.model.schema_.modelled)
-    for column, median in zip(distance["column"], distance["median"].round(3), strict=True):
-        assert part_b.count(f"<td>{html.escape(column)}</td>") == 1, column
-        assert re.search(rf"<td>{re.escape(column)}</td>\s*<td>{median:.4g}</td>", part_b), column
-    assert "The median over the sets and its range:" in shown
+    _, left = evidence.table_rows(context)
+    left = [r for r in left if r["name"] != "column_distance"]  # listed in A with their ranges
+    assert left and part_b.count("<tr>") == len(left)  # a row each (the headers are "<tr style=...>")
+    listed = appendix.released_values(left, context.level)
+    assert "Singling-out (multivariate predicates)" in set(listed["metric"])
+    for r, median in zip(left, listed["median"], strict=True):
+        assert median == evidence._num(r["cells"][context.level][0])
 
 
 def test_a_narrow_table_has_every_margin_in_the_body_and_none_in_the_appendix(context):
@@ -71,7 +81,7 @@ def test_the_data_section_and_the_appendix_agree_on_the_dropped_columns(context)
     words = provenance.data(changed)
     assert "Dropped, not modelled (1):" in words and html.escape(SWEEP_COLUMNS[0]) in words
     listed = appendix.render(changed)
-    assert "why dropped" in listed and "dropped by user" in listed and "dropped by user" in words
+    assert f"Dropped, and why: {SWEEP_COLUMNS[0]}: dropped by user." in listed and "dropped by user" in words
 
 
 def replace_model(release, model, schema):

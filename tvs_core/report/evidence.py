@@ -5,6 +5,8 @@ Each renderer lays out what the summary, the selection and the figures already h
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from .. import figures
@@ -21,7 +23,8 @@ from .html import HALF, e, figure, figure_row, fmt, items, table
 
 # the ends of each set's interval of a GDPR criterion's risk: the brackets of the criteria table, not rows of their own
 INTERVAL_ENDS = (Part.RISK_LOW, Part.RISK_HIGH)
-LEVELS_PER_TABLE = 7  # more levels than fit the printed width: the table continues below
+LEVELS_PER_TABLE = 7  # more levels than fit the printed width (a range on one line): the table continues below
+BEYOND_LISTED = 5  # more levels beyond the anchors than this are counted here, each listed in the appendix
 # a GDPR criterion's records (its risk, the three attacks' success rates, the number of attacks) as one metric whose
 # rows are its parts: record name -> (the criterion's name, the part's)
 _CRITERIA = {prefix: label.replace(" risk", "") for prefix, label, _ in GDPR_CRITERIA}
@@ -52,10 +55,22 @@ def _pu_table(c: ReportContext) -> pd.DataFrame:
     return out.round(3)
 
 
-def _beyond(c: ReportContext) -> list[str]:
+def beyond(c: ReportContext) -> list[str]:
+    """Each level beyond the anchors (the released level's: in the card)."""
     t = c.selection.table
-    return [f"Level {int(level)} beyond the anchors (clipped for PU): {text}."  # the released level's: in the card
+    return [f"Level {int(level)} beyond the anchors (clipped for PU): {text}."
             for level, text in zip(t["level"], t.get("beyond", []), strict=False) if text and level != c.level]
+
+
+def _beyond(c: ReportContext) -> list[str]:
+    """The levels beyond the anchors, each with why; beyond ``BEYOND_LISTED`` of them, counted (each in the
+    appendix)."""
+    found = beyond(c)
+    if len(found) <= BEYOND_LISTED:
+        return found
+    levels = [line.split(" ", 2)[1] for line in found]
+    return [f"{len(found)} levels are beyond the anchors (clipped for PU): {', '.join(levels)}; why, level by level: "
+            "in the appendix."]
 
 
 def choice(c: ReportContext) -> str:
@@ -129,31 +144,32 @@ def _rows(c: ReportContext) -> list[dict]:
                                                 r["column"], r["targets"]))
 
 
-def _summarised(rows: list[dict], levels: list[int]) -> tuple[list[dict], dict[str, list[dict]]]:
-    """Rows of a metric with more than ``MANY_COLUMNS`` columns (the distance of every column's margin) become one:
-    per level the median and the worst of its columns' medians (``column_spread``, as the Choose page's table), the
-    column named; its rows are returned apart, for the released level's list with the margins (a margin does not
-    depend on the level, so the other levels' columns would repeat the same numbers with other noise)."""
-    counts: dict[str, int] = {}
+def _summarised(rows: list[dict], levels: list[int]) -> tuple[list[dict], dict[tuple, list[dict]]]:
+    """Rows of a metric with more than ``MANY_COLUMNS`` columns (the distance of every column's margin, an attack's
+    numbers for three sensitive columns) become one per target kind: per level the median and the worst of its
+    columns' medians (``column_spread``, as the Choose page's table), the column named; its rows are returned apart,
+    keyed by (metric, target kind), for the appendix's list at the released level."""
+    counts: dict[tuple, int] = {}
     for r in rows:
         if r["column"]:
-            counts[r["name"]] = counts.get(r["name"], 0) + 1
-    many = {name for name, count in counts.items() if count > MANY_COLUMNS}
+            counts[r["name"], r["targets"]] = counts.get((r["name"], r["targets"]), 0) + 1
+    many = {key for key, count in counts.items() if count > MANY_COLUMNS}
     out, apart = [], {}
     for r in rows:
-        if r["name"] not in many:
+        key = (r["name"], r["targets"])
+        if key not in many:
             out.append(r)
             continue
-        if r["name"] in apart:
-            apart[r["name"]].append(r)
+        if key in apart:
+            apart[key].append(r)
             continue
-        apart[r["name"]] = [r]
-        out.append({**r, "column": "", "summary": r["name"]})  # stands for the metric's columns; filled below
+        apart[key] = [r]
+        out.append({**r, "column": "", "summary": key})  # stands for the metric's columns; filled below
     for r in out:
-        name = r.pop("summary", None)
-        if name is None:
+        key = r.pop("summary", None)
+        if key is None:
             continue
-        columns = apart[name]
+        columns = apart[key]
         median, worst = {}, {}
         for level in levels:
             spread = column_spread({x["column"]: x["cells"][level][0] for x in columns if level in x["cells"]},
@@ -164,15 +180,36 @@ def _summarised(rows: list[dict], levels: list[int]) -> tuple[list[dict], dict[s
     return out, apart
 
 
+def table_rows(c: ReportContext) -> tuple[list[dict], list[dict]]:
+    """The rows of the table of every level, and those it leaves to the appendix, listed there at the released
+    level only: each column of a metric summarised (``_summarised``), and a GDPR criterion's attack rates and
+    numbers of attacks (its residual risk stays: the attack section's table gives it per level with its interval)."""
+    rows = _rows(c)
+    kept = [r for r in rows if r["part"] is None or _part(r["name"]) is Part.RISK]
+    shown, apart = _summarised(kept, c.levels)
+    left = {id(r) for columns in apart.values() for r in columns} | {id(r) for r in rows if r not in kept}
+    return shown, [r for r in rows if id(r) in left]
+
+
+def table_blocks(levels: list[int]) -> list[list[int]]:
+    """The levels split into as few tables as the printed width allows, of sizes as even as they can be."""
+    count = -(-len(levels) // LEVELS_PER_TABLE)
+    sizes = [len(levels) // count + (i < len(levels) % count) for i in range(count)]
+    return [levels[sum(sizes[:i]):sum(sizes[:i + 1])] for i in range(count)]
+
+
 def _ns(row: dict) -> set[int]:
     return {cell[3] for cell in row["cells"].values()}
 
 
-def _metric_html(rows: list[dict], levels: list[int], shown: int) -> str:
+def metric_table(rows: list[dict], levels: list[int], shown: int) -> str:
     """One row per value, the metric's name, unit, direction and what its ranges are once beside its rows."""
     head = "".join(f'<th class="shown">level {v} (released)</th>' if v == shown else f"<th>level {v}</th>"
                    for v in levels)
     cls = lambda v: ' class="cell"' if v == shown else ""  # noqa: E731
+    every = set().union(*(_ns(r) for r in rows if "summary" not in r))  # one kind of range in the whole table: said
+    said = interval_name(next(iter(every))) if len(every) == 1 else ""  # once, above it, not beside each metric
+    marks: dict[str, str] = {}  # else each kind of range a letter, named once above the table, beside each metric
     body, group = [], None
     metrics: list[list[dict]] = []
     for r in rows:  # consecutive rows of one metric (its columns, target kinds) share its first cell
@@ -186,12 +223,12 @@ def _metric_html(rows: list[dict], levels: list[int], shown: int) -> str:
             group = first["group"]
             body.append(f'<tr class="group"><td colspan="{len(levels) + 2}">{e(str(group).capitalize())}</td></tr>')
         common = set.union(*(_ns(r) for r in part)) if "summary" not in first else set()
-        named = interval_name(next(iter(common))) if len(common) == 1 else ""
+        named = interval_name(next(iter(common))) if len(common) == 1 and not said else ""
+        mark = f"({marks.setdefault(named, 'abcdefghij'[len(marks)])})" if named else ""
         criterion = first["part"] is not None  # its parts name their own meaning (rates, number of attacks)
         head_cell = (f'<td rowspan="{len(part)}">{e(first["family"] if criterion else first["label"])}<br>'
                      f'<span class="muted">{"" if criterion else e(first["unit"]) + ", " + e(first["better"])}'
-                     f'{"" if criterion else " is better"}{"; " if named and not criterion else ""}'
-                     f'{"the range: " + e(named) if named else ""}</span></td>')
+                     f'{"" if criterion else " is better"} {mark}</span></td>')
         for i, r in enumerate(part):
             where = e(", ".join(x for x in (r["part"], r["column"], r["targets"].removesuffix(" targets")) if x))
             lead = head_cell if i == 0 else ""
@@ -201,12 +238,12 @@ def _metric_html(rows: list[dict], levels: list[int], shown: int) -> str:
                                 f"{_num(worst[v][0]) + ' ' + e(worst[v][1]) if v in worst else '—'}</td>"
                                 for v in levels)
                 end = "largest" if r["better"] == "lower" else "smallest"
-                body.append(f"<tr>{lead}<td>no range: the median, then the worst ({end}), of its {count} columns "
-                            f"(each column at level {shown}: in the appendix)</td>{cells}</tr>")
+                body.append(f"<tr>{lead}<td>{where + ': ' if where else ''}worst ({end}) of {count} columns</td>"
+                            f"{cells}</tr>")
                 continue
             ns = _ns(r)
             if len(ns) == 1:
-                if not named:
+                if not named and not said:
                     where += f'<br><span class="muted">{e(interval_name(next(iter(ns))))}</span>'
                 cells = "".join(f"<td{cls(v)}>{_cell(*r['cells'][v][:3])}</td>" if v in r["cells"] else
                                 f"<td{cls(v)}>—</td>" for v in levels)
@@ -215,25 +252,29 @@ def _metric_html(rows: list[dict], levels: list[int], shown: int) -> str:
                                 f'<span class="muted">{e(interval_name(r["cells"][v][3]))}</span></td>'
                                 if v in r["cells"] else f"<td{cls(v)}>—</td>" for v in levels)
             body.append(f"<tr>{lead}<td>{where}</td>{cells}</tr>")
-    columns = ('<colgroup><col style="width:19%"><col style="width:13%">'
-               + f'<col style="width:{68 / len(levels):.2f}%">' * len(levels) + "</colgroup>")
-    return (f'<table class="dense fixed levels">{columns}<thead><tr><th>metric</th><th>column, targets</th>'
+    columns = ('<colgroup><col style="width:23%"><col style="width:13%">'
+               + f'<col style="width:{64 / len(levels):.2f}%">' * len(levels) + "</colgroup>")
+    legend = "; ".join(f"({mark}) {e(name)}" for name, mark in marks.items())
+    return ((f'<p class="muted">Every range in this table: {e(said)}.</p>' if said else
+             f'<p class="muted">The ranges: {legend}.</p>' if legend else "")
+            + f'<table class="dense fixed levels">{columns}<thead><tr><th>metric</th><th>column, targets</th>'
             f"{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
 
 
 def metrics(c: ReportContext) -> str:
     """Every metric of the holder at every level in one table: median, its range, and what that range is."""
-    rows, _ = _summarised(_rows(c), c.levels)
+    rows, _ = table_rows(c)
     if not rows:
         return '<p class="muted">No level has reported a metric yet.</p>'
-    levels = c.levels
-    blocks = [levels[i:i + LEVELS_PER_TABLE] for i in range(0, len(levels), LEVELS_PER_TABLE)]
+    blocks = table_blocks(c.levels)
     return (f"<p>Each cell: the median over the replicates (synthetic sets, game iterations or targets), below it "
-            f"its range; beside each metric, what that range is: a 95 % interval (bootstrap over at least {SMALL_N} "
+            f"its range; above each table, what those ranges are: a 95 % interval (bootstrap over at least {SMALL_N} "
             "values) where there are that many replicates, else only the spread of those few values, which is not a "
             "95 % interval. Labels, units and directions are the metric catalogue's; the released level is "
-            "shaded.</p>"
-            + "".join(_metric_html(rows, block, c.level) for block in blocks))
+            f"shaded. A metric of more than {MANY_COLUMNS} columns shows, without a range, its columns' median and "
+            "below it the worst of them, named; a GDPR criterion its residual risk. Each column, and each criterion's "
+            "attacks, at the released level: in the appendix.</p>"
+            + "".join(metric_table(rows, block, c.level) for block in blocks))
 
 
 # -- the attack games ---------------------------------------------------------------------------------------------
@@ -247,8 +288,8 @@ def _gdpr(c: ReportContext) -> str:
             "<p>Each attack's success on the training rows against the same attack on hold-out rows it never saw: "
             "residual risk = (main − control)/(1 − control) (Giomi et al. 2023); in brackets each published set's "
             "95 % interval (Wilson, over that set's attacks), both as medians over the sets; the success rates and "
-            "numbers of attacks are in the table of every metric, each criterion's verdict at the released level on "
-            "page 1 and its attack under \"What each attack metric is\".</p>" + table(found, dense=True))
+            "numbers of attacks at the released level are in the appendix, each criterion's verdict at that level on "
+            "page 1 and its attack under \"What each attack metric is\".</p>" + table(found, dense=True, nowrap=True))
 
 
 def _audit(c: ReportContext) -> str:
@@ -263,6 +304,11 @@ def _audit(c: ReportContext) -> str:
                    "without them, a membership test on its releases; the empirical lower bound on ε at 95 % "
                    "confidence (Clopper-Pearson) against the claim.</p>"
                    + "".join(items([a.sentence()], "block" if a.flagged else "ok") for a in c.audits))
+
+
+def first_sentence(text: str) -> str:
+    """An explanation's plain first sentence (the glossary has them whole): a stop followed by a capital."""
+    return re.split(r"(?<=[.!?])\s+(?=[A-Z(])", text.strip(), maxsplit=1)[0]
 
 
 def attacks(c: ReportContext) -> str:
@@ -284,7 +330,7 @@ def attacks(c: ReportContext) -> str:
         game = metric.source is Source.GAME
         boxes.append(box(metric, None, metric.short, reference=metric.ideal if game else None, by_target_kind=game))
     explained = pd.DataFrame([{"metric": m.short, "from": SOURCE_WORDS[m.source], "better": m.better,
-                               "what it is": m.explanation} for m in CATALOGUE.values()
+                               "what it is": first_sentence(m.explanation)} for m in CATALOGUE.values()
                               if (m.group in (Group.ATTRIBUTE_RISK, Group.MEMBERSHIP_RISK)
                                   or _part(m.name) is Part.RISK)
                               and (c.records["metric"] == m.name).any()])
@@ -292,7 +338,8 @@ def attacks(c: ReportContext) -> str:
             "shadow-model game; AUC and TPR: today's shadow-free attacks): every replicate per level, so the noise of "
             "the evaluation can be told from a difference between levels.</p>"
             + '<div class="figures">' + "".join(boxes) + "</div>" + _gdpr(c) + _audit(c)
-            + "<h3>What each attack metric is</h3><p class=\"muted\">From: "
+            + "<h3>What each attack metric is</h3><p class=\"muted\">In a sentence (the page \"What the words mean\" "
+              "says more). From: "
             + e("; ".join(f"{SOURCE_WORDS[k]} = {v}" for k, v in SOURCES.items() if k is not Source.REFERENCE))
             + ".</p>"
             + table(explained, dense=True))

@@ -66,7 +66,7 @@ def _schema_counts(schema: pd.DataFrame) -> str:
     named = items([f"{name}: {why}" for name, why in zip(dropped["column"], dropped["why dropped"], strict=True)])
     return (table(counts, dense=True) + (f"<p>Dropped, not modelled ({len(dropped)}):</p>{named}" if len(dropped)
                                          else "<p>No column was dropped: every one is modelled.</p>")
-            + '<p class="muted">Each column\'s type, role, missing values and why: appendix A.</p>')
+            + '<p class="muted">Each column\'s type and role: appendix A.</p>')
 
 
 def model(c: ReportContext) -> str:
@@ -82,8 +82,9 @@ def model(c: ReportContext) -> str:
                 ("Association measure", order.measure), ("ρ* per sensitive column", rho),
                 ("K (linked to S above ρ*)", ", ".join(order.K) or "none"),
                 ("τ_block (Theorem 2.5)", order.tau_block), ("t_max (Appendix B)", order.t_max),
-                ("Why t_max", order.t_max_reason),
-                ("C-vine order (the response last, the root of tree 1)", " → ".join(order.order))])
+                ("Why t_max", order.t_max_reason)])
+            + f'<p class="order"><b>C-vine order</b> (the response last, the root of tree 1): '
+              f'{e(" → ".join(order.order))}</p>'
             + (_heatmap(association, order) if association is not None else
                '<p class="muted">The associations are not stored with this sweep\'s model (it was fitted by an '
                "earlier version, or from an explicit order).</p>"))
