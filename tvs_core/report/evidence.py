@@ -23,7 +23,7 @@ from .html import HALF, e, figure, figure_row, fmt, items, table
 
 # the ends of each set's interval of a GDPR criterion's risk: the brackets of the criteria table, not rows of their own
 INTERVAL_ENDS = (Part.RISK_LOW, Part.RISK_HIGH)
-LEVELS_PER_TABLE = 7  # more levels than fit the printed width (a range on one line): the table continues below
+LEVELS_PER_TABLE = 10  # more levels than fit the printed width: the table continues below
 BEYOND_LISTED = 5  # more levels beyond the anchors than this are counted here, each listed in the appendix
 # a GDPR criterion's records (its risk, the three attacks' success rates, the number of attacks) as one metric whose
 # rows are its parts: record name -> (the criterion's name, the part's)
@@ -182,10 +182,10 @@ def _summarised(rows: list[dict], levels: list[int]) -> tuple[list[dict], dict[t
 
 def table_rows(c: ReportContext) -> tuple[list[dict], list[dict]]:
     """The rows of the table of every level, and those it leaves to the appendix, listed there at the released
-    level only: each column of a metric summarised (``_summarised``), and a GDPR criterion's attack rates and
-    numbers of attacks (its residual risk stays: the attack section's table gives it per level with its interval)."""
+    level only: each column of a metric summarised (``_summarised``), and the GDPR criteria's records (the attack
+    section's table gives each criterion's residual risk at every level and reference, with its interval)."""
     rows = _rows(c)
-    kept = [r for r in rows if r["part"] is None or _part(r["name"]) is Part.RISK]
+    kept = [r for r in rows if r["part"] is None]
     shown, apart = _summarised(kept, c.levels)
     left = {id(r) for columns in apart.values() for r in columns} | {id(r) for r in rows if r not in kept}
     return shown, [r for r in rows if id(r) in left]
@@ -237,9 +237,7 @@ def metric_table(rows: list[dict], levels: list[int], shown: int) -> str:
                 cells = "".join(f"<td{cls(v)}>{_num(median.get(v))}<br>"
                                 f"{_num(worst[v][0]) + ' ' + e(worst[v][1]) if v in worst else '—'}</td>"
                                 for v in levels)
-                end = "largest" if r["better"] == "lower" else "smallest"
-                body.append(f"<tr>{lead}<td>{where + ': ' if where else ''}worst ({end}) of {count} columns</td>"
-                            f"{cells}</tr>")
+                body.append(f"<tr>{lead}<td>{where + ': ' if where else ''}worst of {count} columns</td>{cells}</tr>")
                 continue
             ns = _ns(r)
             if len(ns) == 1:
@@ -252,8 +250,9 @@ def metric_table(rows: list[dict], levels: list[int], shown: int) -> str:
                                 f'<span class="muted">{e(interval_name(r["cells"][v][3]))}</span></td>'
                                 if v in r["cells"] else f"<td{cls(v)}>—</td>" for v in levels)
             body.append(f"<tr>{lead}<td>{where}</td>{cells}</tr>")
-    columns = ('<colgroup><col style="width:23%"><col style="width:13%">'
-               + f'<col style="width:{64 / len(levels):.2f}%">' * len(levels) + "</colgroup>")
+    label = 23 if len(levels) <= 7 else 18  # the metric's name: narrower where the levels need the room
+    columns = (f'<colgroup><col style="width:{label}%"><col style="width:{label - 10}%">'
+               + f'<col style="width:{(110 - 2 * label) / len(levels):.2f}%">' * len(levels) + "</colgroup>")
     legend = "; ".join(f"({mark}) {e(name)}" for name, mark in marks.items())
     return ((f'<p class="muted">Every range in this table: {e(said)}.</p>' if said else
              f'<p class="muted">The ranges: {legend}.</p>' if legend else "")
@@ -272,8 +271,9 @@ def metrics(c: ReportContext) -> str:
             "values) where there are that many replicates, else only the spread of those few values, which is not a "
             "95 % interval. Labels, units and directions are the metric catalogue's; the released level is "
             f"shaded. A metric of more than {MANY_COLUMNS} columns shows, without a range, its columns' median and "
-            "below it the worst of them, named; a GDPR criterion its residual risk. Each column, and each criterion's "
-            "attacks, at the released level: in the appendix.</p>"
+            "below it the worst of them (the largest where lower is better, else the smallest), named. Each column, "
+            "and the GDPR criteria's attacks, at the released level: in the appendix (each criterion's residual risk "
+            "at every level: in the next section).</p>"
             + "".join(metric_table(rows, block, c.level) for block in blocks))
 
 
@@ -321,7 +321,7 @@ def attacks(c: ReportContext) -> str:
         fig.update_yaxes(title_text=metric.unit, title_font={"size": 9})  # the title names the metric
         game = kwargs.get("by_target_kind", False)
         layout = BOX | ({"margin": BOX["margin"] | {"b": 75}} if game else {})  # room for the targets' legend
-        return figure(fig, 250 if game else 210, HALF, **layout)
+        return figure(fig, 230 if game else 190, HALF, **layout)
 
     for column in c.sensitive:
         for metric in attribute_game_metrics(c.summary.holder()):
