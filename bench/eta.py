@@ -8,11 +8,22 @@ last seconds of a sweep, so points with less than 10 % of the sweep (and under 5
 apart. Also: the estimate shown before Start against the real duration.
 
 Usage (from the repo root): ``python bench/eta.py``; writes bench/eta.md.
+
+Recorded schedules (issue 45): ``python bench/eta.py record NAME [--busy 2]`` runs the tester's competitor sweep
+(the clinical demo, quick preset, default levels, the default baselines without the DP vines plus CTGAN and TVAE at
+quick epochs, PrivBayes ε = 1, MST and PrivPGD) in a worker process beside ``--busy`` CPU-bound processes (``nice
+-n 19 python -c "while True: pass"``), polls the time left every second, and adds to
+tests/jobs/recorded_schedules.json every task's key, kind, seconds and end, the plan, the load average and what the
+progress line showed. ``python bench/eta.py dump WORKSPACE JOB NAME`` adds a finished job of a workspace the same
+way (without the polls). ``python bench/eta.py replay`` prints, per recording, the time left the estimator gives at
+every finished task and every 5 s against the truth (the tests replay the same: tests/jobs/test_progress_estimate.py).
 """
 
 from __future__ import annotations
 
 import datetime
+import json
+import os
 import platform
 import statistics
 import sys
@@ -65,6 +76,146 @@ def run(store: Store, table, config: SweepConfig, levels: list[int]) -> dict:
             "end": end}
 
 
+SCHEDULES = ROOT / "tests" / "jobs" / "recorded_schedules.json"
+TESTER = ["rvine", "rvine_star1", "gaussian_copula", "independent", "ctgan:quick", "tvae:quick", "privbayes:1",
+          "mst:2.5", "privpgd:2.5"]  # the baselines of issue 45's competitor sweep
+
+
+def schedule_of(store: Store, job_id: str) -> dict:
+    """A finished job's schedule, times in seconds from the worker's start: plan, tasks, shape, settings."""
+    job = store.job(job_id)
+    config = SweepConfig.from_dict(job["config"])
+    origin = job["started"]
+    times = sorted(store.task_times(job_id), key=lambda r: r["created"])
+    details = job["details"] or {}
+
+    plan = job["plan"] if isinstance(job["plan"], list) else json.loads(job["plan"])
+    return {"response": config.response, "sensitive": list(config.sensitive), "baselines": list(config.baselines),
+            "preset": config.preset, "levels": details.get("levels"), "workers": job["workers"],
+            "n_train": details.get("n_train"), "n_columns": details.get("n_columns"),
+            "n_targets": details.get("n_targets") or len({t["row"] for t in details.get("targets") or ()}),
+            "cores": os.cpu_count(), "end": round(job["finished"] - origin, 3),
+            "plan": [[entry["key"], entry["stage"]] for entry in plan],
+            "tasks": [[r["task"], r["kind"], round(r["seconds"], 3), round(r["created"] - origin, 3)] for r in times]}
+
+
+def _save(name: str, record: dict) -> None:
+
+    saved = json.loads(SCHEDULES.read_text()) if SCHEDULES.exists() else {}
+    saved[name] = record
+    SCHEDULES.write_text(json.dumps(saved, indent=None, separators=(",", ":")).replace("],[", "],\n["))
+
+
+def record(name: str, busy: int) -> None:
+    """The tester's competitor sweep in a worker process beside ``busy`` CPU-bound processes."""
+    import subprocess
+
+    table = load_demo("clinical")
+    config = SweepConfig(response=DEMOS["clinical"].response, sensitive=list(DEMOS["clinical"].sensitive),
+                         baselines=TESTER, preset="quick")
+    loops = [subprocess.Popen(["nice", "-n", "19", sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
+    try:
+        if busy:
+            time.sleep(65)  # the one-minute load average sees them
+        with tempfile.TemporaryDirectory() as folder:
+            store = Store(folder)
+            from tvs_core import infer_schema
+            from tvs_core.jobs.progress import before_start
+
+            schema = infer_schema(table).with_roles(config.response, config.sensitive)
+            n_train = int(round(len(table) * (1 - config.holdout_fraction)))
+            planned = planned_tasks(config, default_levels(len(schema.modelled) - 1))
+            said = before_start(store, planned, n_train, len(schema.modelled), 2, config)
+            job_id = submit(store, table, config)
+            start_worker(store, job_id, n_jobs=2)
+            shown, loads = [], []
+            while True:
+                info = progress(store, job_id)
+                job = store.job(job_id)
+                loads.append(os.getloadavg()[0])
+                if job["started"] and (not shown or time.time() - job["started"] - shown[-1][0] >= 10):  # small
+                    eta = info["eta_seconds"]
+                    shown.append([round(time.time() - job["started"], 1), info["done"],
+                                  None if eta is None else round(eta, 1), round(loads[-1], 2)])
+                if info["status"] in ("done", "failed", "cancelled"):
+                    break
+                time.sleep(1.0)
+            if info["status"] != "done":
+                raise SystemExit(f"the sweep ended {info['status']}: {info['error']}")
+            out = schedule_of(store, job_id)
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+    out |= {"busy_loops": busy, "load_before": round(said.load or 0.0, 2), "load": [round(min(loads), 2),
+                                                                                     round(max(loads), 2)],
+            "before_start": round(said.seconds, 1), "date": str(datetime.date.today()), "cpu": cpu_model(),
+            "shown": shown}
+    _save(name, out)
+    print(f"{name}: {out['end']:.0f} s, estimated {said.seconds:.0f} s before Start (load {said.load:.1f}), "
+          f"{len(out['tasks'])} tasks")
+
+
+def dump(workspace: str, job_id: str, name: str, load: str) -> None:
+    low, high = (float(v) for v in load.split(","))
+    _save(name, schedule_of(Store(workspace), job_id) | {"busy_loops": 0, "load": [low, high],
+                                                           "date": str(datetime.date.today()), "cpu": cpu_model()})
+
+
+def replay() -> None:
+    """Every recorded schedule replayed as the page reads it (tests/jobs/test_progress_estimate.polls): the time
+    left against the truth once the plan's first tasks (one per worker) have measured the machine, while more than a
+    minute remains; the largest rise when tasks finish; its section of bench/eta.md written anew."""
+    sys.path.insert(0, str(ROOT))
+    from tests.jobs.test_progress_estimate import polls
+
+    cases = json.loads(SCHEDULES.read_text())
+    rows = []
+    for name, case in cases.items():
+        errors, shown, rise = [], None, 0.0
+        with tempfile.TemporaryDirectory() as folder:
+            for _, left, truth, finished, _ in polls(case, Path(folder)):
+                measured = sum(stage > 0 and key in finished for key, stage in case["plan"]) >= case["workers"]
+                if measured and truth > 60:
+                    errors.append(left / truth)
+                if shown is not None:
+                    rise = max(rise, left - shown)
+                shown = left
+        before = case.get("before_start")
+        said = f"{before:.0f} ({(before - case['end']) / case['end']:+.0%})" if before else "—"
+        load = f"{case['load'][0]:.1f}–{case['load'][1]:.1f}"
+        rows.append(f"| {name} | {case['busy_loops']} | {load} | {case['end']:.0f} | {said} | "
+                    f"{statistics.median(errors):.2f} | {min(errors):.2f}–{max(errors):.2f} | "
+                    f"{sum(1 / 1.5 <= e <= 1.5 for e in errors) / len(errors):.0%} | {rise:.0f} |")
+        print(rows[-1], flush=True)
+    text = """
+## Recorded schedules replayed (issue 45)
+
+`python bench/eta.py replay` (the schedules: `python bench/eta.py record NAME [--busy 2]`, `dump`), on the shared
+2-core AMD EPYC machine of """ + str(datetime.date.today()) + """. Ratio = time left shown / time truly left, once
+the plan's first tasks (one per worker) have reported and while more than a minute remains; rise = the largest jump
+up of the time left, always at a task's end (never between two: the replay test checks it).
+
+| recording | busy loops | load average | duration s | before Start s (error) | median ratio | ratio range | \
+within 1.5x | largest rise s |
+|---|---:|---|---:|---:|---:|---|---:|---:|
+""" + "\n".join(rows) + """
+
+Before (main at c938078, the steady countdown): the first recording's own progress line, on the same run, read
+"about 352 min left" at 2 of 32 tasks (28 min were left) and "about 11 s left" at 30 of 32, then "about 3 min left"
+at 31 — the countdown ran out and the next estimate took over. Now the time left only falls between two tasks; it
+rises when a task ends that overran what was expected of it, by at most that overrun (the recording's largest rise,
+943 s, is its first task measuring a machine 20 times slower than the priors; the dump has no load average, which
+the live line uses before any task is measured). What is still off: on these loaded machines kinds slow down
+unequally (the first stage's release and reference tasks 13x their priors, the games 4x; CTGAN 40x its quiet fit,
+PrivPGD 4-11x, our own tasks 5x), so a kind or competitor not measured yet is costed 0.4-2.8x off: the 1.5x of
+issue 45 holds on quiet recordings (tests/jobs/test_progress_estimate.py), not throughout these.
+"""
+    path = ROOT / "bench" / "eta.md"
+    kept = path.read_text().split("\n## Recorded schedules replayed (issue 45)")[0]  # the section, written anew
+    path.write_text(kept.rstrip("\n") + "\n" + text)
+
+
 def main() -> None:
     cases = [("clinical demo (1250 x 21)", load_demo("clinical"), DEMOS["clinical"].response,
               list(DEMOS["clinical"].sensitive), default_levels(17)),
@@ -98,4 +249,11 @@ Reproduce: `python bench/eta.py` (from the repo root).
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 1 and sys.argv[1] == "record":
+        record(sys.argv[2], int(sys.argv[sys.argv.index("--busy") + 1]) if "--busy" in sys.argv else 0)
+    elif len(sys.argv) > 1 and sys.argv[1] == "dump":
+        dump(*sys.argv[2:6])
+    elif len(sys.argv) > 1 and sys.argv[1] == "replay":
+        replay()
+    else:
+        main()

@@ -35,6 +35,7 @@ from tables import RESPONSE, SENSITIVE, wide_table
 
 from tvs_core.jobs import SweepConfig, submit
 from tvs_core.jobs.process import start_worker
+from tvs_core.jobs.tasks import LEVELS
 from tvs_core.storage.store import Store
 
 RESULTS = ROOT / "bench" / "scale.json"
@@ -69,12 +70,38 @@ def tree_rss_mb(pid: int) -> float:
     return total
 
 
-def measure(rows: int, columns: int, workspace: Path, backend: str = "loky", timeout: float = TIMEOUT) -> dict:
+def _levels_done_s(store: Store, job: dict, start_wall: float) -> float | None:
+    """Seconds from submit until every task of the plan's first stage (every level's quick numbers and the
+    reference anchors) was stored; None while one is missing."""
+    plan = job.get("plan") or []
+    wanted = {entry["key"] for entry in plan if isinstance(entry, dict) and entry.get("stage") == LEVELS}
+    created = {r["task"]: r["created"] for r in store.results(job["id"])}
+    if not wanted or not wanted <= set(created):
+        return None
+    return max(created[key] for key in wanted) - start_wall
+
+
+def _shown_s(store: Store, job: dict, start_wall: float) -> float | None:
+    """Seconds from submit until every level of the sweep had numbers on the scatter: its first look or its own
+    release task, whichever came first; None while a level had neither."""
+    levels = [lv for lv in (job.get("details") or {}).get("levels") or () if lv is not None]
+    first: dict[int, float] = {}
+    for result in store.results(job["id"]):
+        key = result["task"].split(":")
+        if key[0] in ("first_look", "release") and len(key) > 1 and key[1].isdigit():
+            first[int(key[1])] = min(first.get(int(key[1]), float("inf")), result["created"])
+    if not levels or any(level not in first for level in levels):
+        return None
+    return max(first[level] for level in levels) - start_wall
+
+
+def measure(rows: int, columns: int, workspace: Path, backend: str = "loky", timeout: float = TIMEOUT,
+            label: str = "") -> dict:
     table = wide_table(rows, columns)
     load_before = os.getloadavg()[0]
     store = Store(workspace)
     config = SweepConfig(response=RESPONSE, sensitive=list(SENSITIVE), preset="quick")
-    start = time.perf_counter()
+    start, start_wall = time.perf_counter(), time.time()
     job_id = submit(store, table, config)
     process = start_worker(store, job_id, n_jobs=2, backend=backend)
     first, peak = None, 0.0
@@ -100,10 +127,14 @@ def measure(rows: int, columns: int, workspace: Path, backend: str = "loky", tim
         entry["seconds"] += result["seconds"]
         entry["peak_mb"] = max(entry["peak_mb"], result.get("peak_mb") or 0.0)
     first_kind = min(store.results(job_id), key=lambda r: r["created"])["kind"] if kinds else None
+    job = store.job(job_id)
     status = job["status"] if job["status"] in ("done", "failed", "cancelled") else f"stopped at {timeout / 60:.0f} min"
     return {"rows": rows, "columns": columns, "backend": backend, "status": status, "error": job["error"],
             "wall_s": wall,
-            "first_s": first, "first_kind": first_kind, "peak_rss_mb": peak, "kinds": kinds,
+            "first_s": first, "first_kind": first_kind, "peak_rss_mb": peak, "kinds": kinds, "label": label,
+            "levels_s": _levels_done_s(store, job, start_wall), "shown_s": _shown_s(store, job, start_wall),
+            "tasks_done": len(store.done_tasks(job_id)),
+            "tasks_total": job.get("total"),
             "levels": (job.get("details") or {}).get("levels"), "date": datetime.date.today().isoformat(),
             "code": _commit(), "load": [load_before, os.getloadavg()[0]]}
 
@@ -116,24 +147,34 @@ def _commit() -> str:
     return git("rev-parse", "--short", "HEAD") + ("+" if git("status", "--porcelain", "--untracked-files=no") else "")
 
 
+def _key(entry: dict) -> tuple:
+    return entry["rows"], entry["columns"], entry.get("backend", "loky"), entry.get("label", "")
+
+
 def _load(entry: dict) -> str:
     load = entry.get("load")
     return "—" if not load else f"{load[0]:.1f} / {load[1]:.1f}"
 
 
 def report(entries: list[dict]) -> str:
-    entries = sorted(entries, key=lambda e: (e["columns"], e["rows"]))
-    lines = ["| rows | columns | backend | levels | status | wall | peak RSS | first result "
-             "| share of task time (top 4) | code | load avg before/after |",
-             "|---:|---:|---|---:|---|---:|---:|---:|---|---|---|"]
+    entries = sorted(entries, key=lambda e: (e["columns"], e["rows"], e.get("label", "")))
+    lines = ["| rows | columns | backend | run | levels | status | wall | peak RSS | first result "
+             "| every level shown | every level's own quick numbers | share of task time (top 4) | code "
+             "| load avg before/after |",
+             "|---:|---:|---|---|---:|---|---:|---:|---:|---:|---:|---|---|---|"]
     for e in entries:
         total = sum(k["seconds"] for k in e["kinds"].values()) or 1.0
         shares = sorted(e["kinds"].items(), key=lambda kv: -kv[1]["seconds"])[:4]
         share = ", ".join(f"{kind} {100 * k['seconds'] / total:.0f} %" for kind, k in shares)
         first = "—" if e["first_s"] is None else f"{e['first_s']:.1f} s ({e['first_kind']})"
-        lines.append(f"| {e['rows']:,} | {e['columns']} | {e.get('backend', 'loky')} | {len(e['levels'] or [])} | "
-                     f"{e['status']} | "
-                     f"{e['wall_s']:.0f} s | {e['peak_rss_mb'] / 1024:.2f} GB | {first} | {share} | "
+        levels = "—" if e.get("levels_s") is None else f"{e['levels_s']:.0f} s"
+        shown = "—" if e.get("shown_s") is None else f"{e['shown_s']:.0f} s"
+        status = e["status"] + (f" ({e['tasks_done']} of {e['tasks_total']} tasks)"
+                                if e["status"] != "done" and e.get("tasks_total") else "")
+        lines.append(f"| {e['rows']:,} | {e['columns']} | {e.get('backend', 'loky')} | {e.get('label') or '—'} | "
+                     f"{len(e['levels'] or [])} | {status} | "
+                     f"{e['wall_s']:.0f} s | {e['peak_rss_mb'] / 1024:.2f} GB | {first} | {shown} | {levels} | "
+                     f"{share} | "
                      f"{e.get('code', UNRECORDED_CODE)} | {_load(e)} |")
     growth = []
     for columns in sorted({e["columns"] for e in entries}):
@@ -201,6 +242,7 @@ def main() -> None:
     parser.add_argument("--report-only", action="store_true", help="rewrite scale.md from scale.json")
     parser.add_argument("--backend", default="loky", choices=["loky", "dask"])
     parser.add_argument("--timeout-min", type=float, default=TIMEOUT / 60, help="stop a size after this long")
+    parser.add_argument("--label", default="", help="kept beside the size's other runs, e.g. 'before' / 'after'")
     args = parser.parse_args()
     entries = json.loads(RESULTS.read_text()) if RESULTS.exists() else []
     if args.report_only:
@@ -209,10 +251,9 @@ def main() -> None:
     for columns in map(int, args.columns.split(",")):
         for rows in map(int, args.rows.split(",")):
             with tempfile.TemporaryDirectory() as tmp:
-                entry = measure(rows, columns, Path(tmp), args.backend, args.timeout_min * 60)
+                entry = measure(rows, columns, Path(tmp), args.backend, args.timeout_min * 60, args.label)
             print(json.dumps({k: v for k, v in entry.items() if k != "kinds"}), flush=True)
-            entries = [e for e in entries if (e["rows"], e["columns"], e.get("backend", "loky"))
-                       != (rows, columns, args.backend)] + [entry]
+            entries = [e for e in entries if _key(e) != _key(entry)] + [entry]
             RESULTS.write_text(json.dumps(entries, indent=1))
             _write_report(entries)
 

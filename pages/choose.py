@@ -17,6 +17,7 @@ from tvs_core.choice import (
 )
 from tvs_core.choice.explain import FRAGILE
 from tvs_core.choice.gdpr import gdpr_table, point_verdicts
+from tvs_core.choice.verdicts import Severity, Topic
 from tvs_core.errors import DataError
 from tvs_core.evaluation.catalogue import TSTR_METRICS, AxisKind
 from tvs_core.evaluation.dp_audit import audits_from_records
@@ -56,6 +57,7 @@ def exposure(job_id: str, level: int) -> pd.DataFrame | None:
     return JobView(common.store(), job_id).exposure(level)
 
 
+MARK = {Severity.OK: "✅", Severity.INFO: "ℹ️", Severity.WARN: "⚠️", Severity.BLOCK: "⛔"}  # a verdict's severity
 MIX_PARTS = [name for name in utility_names() if name not in TSTR_METRICS]  # tstr: AUC or R², as the table needs
 
 
@@ -172,22 +174,23 @@ if chosen_level is not None and st.button("Clear my choice (use the recommendati
     st.rerun()
 
 if selected in levels:
+    audits = audits_of(view.id, view.job["done"])
     card = explain_level(selection, summary, int(selected), config.sensitive, level_preview(view.id),
-                         response=config.response)
+                         response=config.response, claims=view.claims(), audits=audits)
     with st.container(border=True):
         whose = "your choice" if chosen_level is not None else "the recommended level, not chosen yet"
-        st.markdown(f"**Level {selected} — {whose}**")
-        st.markdown("".join(f"\n- {common.md(line)}" for line in card.verdicts))
-        for warning in card.warnings:
-            st.warning(common.md(warning))
+        st.markdown(f"**Level {selected} — {whose}** (what the report's first page says, in the same words)")
+        st.markdown("".join(f"\n- {MARK[v.severity]} {common.md(v.text)}" for v in card.lead))
+        for warning in card.verdicts.of(Topic.WARNING):
+            st.warning(common.md(warning.text))
         with st.expander("The numbers and the method behind these sentences"):
             st.markdown(f"**{common.md(card.headline)}**")
+            st.markdown("".join(f"\n- **{v.axis}**: {common.md(v.detail)}" for v in card.lead if v.detail))
             st.markdown("**What it protects**\n" + "".join(f"\n- {common.md(line)}" for line in card.protects))
             st.markdown("**What it costs**\n" + "".join(f"\n- {common.md(line)}" for line in card.costs))
             for note in card.notes:
                 st.markdown(common.md(note))
     verdicts = point_verdicts(summary, config.sensitive, HOLDER, int(selected))
-    audits = audits_of(view.id, view.job["done"])
     if verdicts or audits:
         with st.container(border=True):
             st.markdown(f"**GDPR criteria at level {selected}** — can an attacker holding the release single out, "

@@ -44,7 +44,7 @@ def under_navigation() -> None:
 
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False
-        runpy.run_path(str(Path(__file__).resolve().parent.parent / "app.py"))
+        runpy.run_path(str(Path(__file__).resolve().parent.parent / "app.py"), run_name="__main__")
         st.stop()
 
 
@@ -53,10 +53,15 @@ TOKEN = "access_token"  # the token this session signed in with
 
 
 def signed_in() -> bool:
-    """Whether this session holds the workspace's access token: from the address (``?token=…``, kept there so that
-    a reload or a deep link stays signed in) or typed into the sign-in box. Every account on the computer can reach
-    the dashboard's address; only the one that can read the token file gets past this."""
+    """Whether this session holds the workspace's access token. Served by app.py's ``st.App``, the server's token
+    gate let no request through without it: its cookie came with this session's connection. Run otherwise (as
+    AppTest runs the script) the token comes from the address (``?token=…``) or the sign-in box below, a second
+    lock."""
+    from tvs_core.gate import cookie_name, cookie_value, same
+
     space = store().space
+    if same(st.context.cookies.get(cookie_name(st.get_option("server.port"))), cookie_value(space.access_token())):
+        return True
     given = st.session_state.get(TOKEN) or st.query_params.get("token")
     if not space.token_matches(given):
         return False
@@ -87,14 +92,6 @@ def sign_in() -> None:
             st.error("That token is not right. Copy it again from the console or the token file.")
     if st.query_params.get("token") and TOKEN not in st.session_state:
         st.error("The token in the address is not right. Copy the address again from the console.")
-
-
-@st.cache_resource
-def announce(port: int) -> str:
-    """Once per server: the address with the token, in the console of the account that started the server."""
-    url = f"http://127.0.0.1:{port}/?token={store().space.access_token()}"
-    print(f"TVineSynth Studio is open for you at {url}", flush=True)
-    return url
 
 
 @st.cache_resource

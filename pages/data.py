@@ -1,5 +1,7 @@
 """Data: open a demo or upload a table; check and fix how each column was read."""
 
+import hashlib
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -42,9 +44,9 @@ with upload_col:
                               help="The file stays on this computer, in the local workspace.")
     if upload is not None and st.session_state.get(common.OPENED_UPLOAD) != (upload.name, upload.size):
         st.session_state[common.OPENED_UPLOAD] = (upload.name, upload.size)
-        try:
+        try:  # read in a process of its own, within the memory and time a read may take; kept as Parquet
             uploaded = read_table(upload.getvalue(), name=upload.name)
-            common.store().space.save_upload(upload.name, upload.getvalue())
+            common.store().space.save_upload(upload.name, uploaded, upload.getvalue())
         except DataError as exc:
             st.error(f"Could not open {common.md(upload.name)}: {common.md(exc)}")
         else:
@@ -197,13 +199,14 @@ with right:
         except DataError as exc:
             st.error(f"{common.md(given.name)} cannot be the hold-out: {common.md(exc)}")
         else:
-            common.update(holdout=common.projects().keep_holdout(frame), holdout_name=given.name)
+            common.update(holdout=common.projects().keep_holdout(frame), holdout_name=given.name,
+                          holdout_sha256=hashlib.sha256(given.getvalue()).hexdigest())
             st.rerun()
     if project.holdout is not None:
         st.caption(f"Hold-out: your file **{common.md(project.holdout_name)}** ({len(common.holdout_table())} rows), "
                    "instead of a random split; every model is tested on it and none is fitted on it.")
         if st.button("Use a random split instead"):
-            common.update(holdout=None, holdout_name=None)
+            common.update(holdout=None, holdout_name=None, holdout_sha256=None)
             st.session_state.pop("opened_holdout", None)
             st.rerun()
 

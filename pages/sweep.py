@@ -13,6 +13,7 @@ from tvs_core.data.io import read_table
 from tvs_core.data.margins import MARGINS
 from tvs_core.evaluation.dp_audit import DEFAULT_TRIALS
 from tvs_core.evaluation.fidelity import kendall_real_and_synthetic
+from tvs_core.evaluation.preview import preview_levels, suggested_levels
 from tvs_core.evaluation.protocol import PRESETS as PROTOCOL_PRESETS
 from tvs_core.evaluation.summary import Summary, summarise
 from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView
@@ -20,7 +21,7 @@ from tvs_core.jobs.backends import OWNER_ONLY
 from tvs_core.jobs.config import OTHER_COMPETITORS, setting_differences
 from tvs_core.jobs.plan import claimed_epsilons, planned_tasks
 from tvs_core.jobs.process import cancel_job, start_worker
-from tvs_core.jobs.progress import audit_seconds, duration_text, estimate, fit_seconds_by_baseline, task_total
+from tvs_core.jobs.progress import audit_seconds, before_start, duration_text, fit_seconds_by_baseline
 from tvs_core.jobs.submission import Next, data_fingerprint, start_or_follow
 from tvs_core.jobs.worker import run_job
 from tvs_core.model.families import PRESETS
@@ -120,10 +121,16 @@ if order is None:
 view = common.job()
 running = view is not None and view.active
 full = list(range(1, order.full_level + 1))
+suggested = suggested_levels(preview_levels(common.associations()[1], order), order.t_max)
 if project.sweep.levels is None or any(level not in full for level in project.sweep.levels):  # empty stays empty
-    common.update_sweep(levels=default_levels(order.t_max))
+    common.update_sweep(levels=suggested)
+default_rule = (f"1, every 5th and the recommended top level t_max = {order.t_max}" if suggested == default_levels(
+    order.t_max) else f"{len(suggested)} levels placed where the instant preview on the Sensitive features page "
+    f"changes (dense where the expected risk or the associations kept change, sparse where they are flat), up to "
+    f"{max(suggested)}, above which the preview sees no change: {', '.join(map(str, suggested))}")
 setting("Truncation levels", "sweep.levels", st.multiselect, options=full,
-        help=f"Default: 1, every 5th and the recommended top level t_max = {order.t_max}.")
+        help=f"Default: {default_rule}. Every level is a full evaluation. To add a level, type its number in the "
+             f"box and pick it (any level from 1 to {order.full_level}); to remove one, click its ×.")
 a, b, c = st.columns(3)
 with a:
     setting("Protocol", "sweep.preset", st.selectbox, options=list(PROTOCOL_PRESETS),
@@ -204,9 +211,7 @@ why_not = ("The sweep above is running: wait for it to finish, or cancel it firs
            if blocking else None)
 if why_not is None and not same_as_shown:  # what Start would run: its estimate (the shown sweep has its own line)
     planned = planned_tasks(config, levels)
-    seconds, source = estimate(common.store(), planned, n_train, n_columns, workers=2, config=config)
-    st.caption(f"Start runs {task_total(planned, n_train)} tasks; estimated duration about {duration_text(seconds)} "
-               f"on this machine (from {common.md(source)}; refined from the sweep's own tasks once it runs).")
+    st.caption(common.md(before_start(common.store(), planned, n_train, n_columns, workers=2, config=config).sentence))
     if config.dp_audit_trials:
         claims = claimed_epsilons(config)
         st.caption(f"Of which the DP audit of {', '.join(figures.model_label(name) for name in claims)}: about "
@@ -232,7 +237,9 @@ if why_not is not None and not running:
 def start() -> None:
     """Start (or open) the sweep of the settings on screen."""
     try:
-        started = start_or_follow(common.store(), table, config, holdout=holdout, externals=externals)
+        origin = {"file": project.holdout_name, "sha256": project.holdout_sha256} if holdout is not None else None
+        started = start_or_follow(common.store(), table, config, holdout=holdout, externals=externals,
+                                  holdout_origin=origin)
     except DataError as exc:
         st.error(common.md(exc))
         st.stop()

@@ -1,11 +1,14 @@
-"""tvs_core/launch.py without starting a server: the port chosen, the address printed with the workspace's token,
-and the command and environment Streamlit is started with (``os.execvpe`` is replaced by a recorder). Two accounts'
+"""tvs_core/launch.py without starting Streamlit: the port chosen, the command and environment Streamlit is started
+with (``os.execvpe`` is replaced by a recorder), and the address said once the server answers. Two accounts'
 dashboards on one machine are tested end to end in tests/test_shared_server.py."""
 
 from __future__ import annotations
 
+import http.server
+import io
 import os
 import socket
+import threading
 
 import pytest
 
@@ -63,19 +66,57 @@ def test_when_every_port_tried_is_taken_the_refusal_names_the_range(monkeypatch)
     assert len(tried) == launching.PORTS_TRIED
 
 
-def test_the_address_printed_carries_the_workspaces_token_and_streamlit_serves_127_0_0_1_only(
+def test_streamlit_serves_127_0_0_1_only_from_the_project_folder_and_nothing_is_printed_before_it_answers(
         tmp_path, capsys, started):
     root = tmp_path / "space"
     launching.launch(workspace=str(root))
-    token = Workspace(root).access_token()
-    out = capsys.readouterr().out
-    assert out.startswith(f"TVineSynth Studio is open for you at http://127.0.0.1:8501/?token={token}\n")
-    assert str(root / "access-token") in out
+    assert capsys.readouterr().out == ""  # the address comes from the server, once it answers
+    assert (root / "access-token").exists()
     args = started["args"]
     assert args[1:5] == ["-m", "streamlit", "run", str(launching.APP)]
     options = dict(zip(args[5::2], args[6::2], strict=True))
     assert options == {"--server.port": "8501", "--server.address": "127.0.0.1", "--server.headless": "true"}
     assert started["cwd"] == launching.APP.parent  # where the project's .streamlit/config.toml is read
+
+
+class Health(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):  # noqa: N802 (http.server's name)
+        self.send_response(200 if self.path == "/_stcore/health" else 404)
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    def log_message(self, *args):
+        pass
+
+
+def test_the_address_with_the_token_is_said_once_and_only_when_the_server_answers(tmp_path):
+    space = Workspace(tmp_path / "space")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    said = io.StringIO()
+    waiting = launching.announce_when_answering(space, port, out=said)
+    assert waiting.is_alive() and said.getvalue() == ""  # nothing listens on the port yet
+    server = http.server.HTTPServer(("127.0.0.1", port), Health)
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving.start()
+    try:
+        waiting.join(timeout=600)
+        assert not waiting.is_alive()
+    finally:
+        server.shutdown()
+        server.server_close()
+    lines = said.getvalue().splitlines()
+    assert lines[0] == f"TVineSynth Studio is open for you at http://127.0.0.1:{port}/?token={space.access_token()}"
+    assert str(space.token_path) in lines[1] and len(lines) == 2
+
+
+def test_the_upload_cap_is_the_tools_own_file_size_limit(monkeypatch):
+    from tvs_core.data.limits import Limits
+
+    assert launching.upload_limit_mb() == int(Limits().file_mb)
+    monkeypatch.setenv("TVS_MAX_FILE_MB", "300.5")
+    assert launching.upload_limit_mb() == 300
 
 
 def test_the_dashboard_is_given_the_workspace_it_was_started_with(tmp_path, monkeypatch, started):

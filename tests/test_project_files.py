@@ -4,6 +4,8 @@ import hashlib
 import re
 from pathlib import Path
 
+import pytest
+
 REPOSITORY = Path(__file__).resolve().parents[1]
 
 
@@ -154,12 +156,47 @@ def test_the_readme_is_one_screen_with_the_guide_and_the_security_section():
         assert size <= SCREENSHOT_LIMIT, f"{shot} is {size} bytes"
 
 
-def test_every_relative_link_of_the_documentation_leads_to_a_file():
+LINK = r"\]\(([^)\s]+)\)"  # a markdown link's target
+
+
+def _slugs(page: Path) -> set[str]:
+    """The anchors of a page's headings, as GitHub writes them (lower case, punctuation dropped, spaces to hyphens)."""
+    headings = re.findall(r"^#+ (.+)$", page.read_text(), re.M)
+    return {re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-") for heading in headings}
+
+
+def test_every_relative_link_of_the_documentation_leads_to_a_file_and_its_heading():
     for page in markdown_files():
-        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text()):
-            if re.match(r"[a-z]+://|#|mailto:", target):
-                continue
-            path = (page.parent / target.split("#", 1)[0]).resolve()
+        for target in re.findall(LINK, page.read_text()):
+            if re.match(r"[a-z]+:", target):
+                continue  # refused by the test below
+            file, _, anchor = target.partition("#")
+            path = (page.parent / file).resolve() if file else page
             if path.relative_to(REPOSITORY.resolve()).as_posix() in PENDING:
                 continue
             assert path.exists(), f"{page.relative_to(REPOSITORY)} links to {target}, which does not exist"
+            if anchor and path.suffix == ".md":
+                assert anchor in _slugs(path), f"{page.relative_to(REPOSITORY)} links to {target}: no such heading"
+
+
+def test_the_documentation_points_only_inside_the_repository():
+    """A clone can follow every reference: no web address, no link or quoted path leaving the repository (the
+    protocols' exact definitions were once in a file beside it, which a clone cannot open)."""
+    root = REPOSITORY.resolve()
+    for page in markdown_files():
+        text = page.read_text()
+        for target in re.findall(LINK, text):
+            assert not re.match(r"[a-z]+:", target), f"{page.relative_to(REPOSITORY)} links outside: {target}"
+            assert (page.parent / target.split("#", 1)[0]).resolve().is_relative_to(root), \
+                f"{page.relative_to(REPOSITORY)} links outside the repository: {target}"
+        for quoted in re.findall(r"`(\.\./[^`\s]*)`", text):
+            path = (page.parent / quoted).resolve()
+            assert path.is_relative_to(root) and path.exists(), \
+                f"{page.relative_to(REPOSITORY)} names {quoted}, which is not a file of the repository"
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/ARCHITECTURE.md", "docs/reference/evaluation.md"])
+def test_the_protocols_page_is_linked_from_the_readme_the_architecture_and_the_evaluation_page(page):
+    path = REPOSITORY / page
+    targets = {(path.parent / target.split("#", 1)[0]).resolve() for target in re.findall(LINK, path.read_text())}
+    assert (REPOSITORY / "docs" / "reference" / "protocols.md").resolve() in targets

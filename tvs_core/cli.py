@@ -8,6 +8,7 @@ traceback reaches the user. An unexpected error is written with its traceback to
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -32,9 +33,10 @@ from .errors import DataError, DataErrors, TVSError
 from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY, AxisKind
 from .evaluation.dp_audit import DEFAULT_TRIALS
 from .evaluation.protocol import PRESETS as PROTOCOL_PRESETS
-from .jobs.backends import BACKENDS, risk
+from .jobs.backends import BACKENDS, RAY_REFUSAL, risk
 from .jobs.config import COMPETITORS, DEFAULT_BASELINES
 from .model.families import DEFAULT_PRESET, PRESETS
+from .model.generator import all_cores
 from .model.ordering import MEASURES, algorithm1, table_associations
 from .model.tvinesynth import TVineSynth
 from .seeding import MAX_SEED
@@ -266,7 +268,8 @@ def cmd_release(args) -> dict:
         made = Release.from_model(model, table, args.level, rows, seed, fingerprint_table(table), name, store)
     if args.override_reason:
         made = made.overridden(args.override_reason)
-    lines = [f"guardrail ({check.severity}): {check.message}" for check in made.checks]
+    lines = ([f"verdicts at level {made.level}:", *verdict_lines(made.verdicts.to_json())] if made.verdicts else [])
+    lines += [f"guardrail ({check.severity}): {check.message}" for check in made.checks]
     if made.pooled is not None:
         from .release.pooled import verdict
 
@@ -376,6 +379,7 @@ def cmd_sweep(args) -> dict:
     from .jobs.worker import run_job
     from .release.export import refuse_overwriting_inputs, write_csv, write_file
 
+    refuse_open_ports(args)
     out = Path(args.out)
     refuse_inside_workspace(out, args.workspace)
     if out.exists() and not out.is_dir():
@@ -415,7 +419,7 @@ def cmd_sweep(args) -> dict:
     if args.audit_dp:
         _announce_audit(store, config, table, schema, args.n_jobs)
     started = (Started(_finished_job(store, table, config, holdout, externals), Next.NOTHING) if store.read_only
-               else start_or_follow(store, table, config, holdout, externals))
+               else start_or_follow(store, table, config, holdout, externals, _origin(holdout_path)))
     job_id = started.job_id
     show = _progress_bar(store, job_id)
     if started.next == Next.NOTHING:
@@ -438,16 +442,45 @@ def cmd_sweep(args) -> dict:
         sys.stderr.write("\n")
         if status != "done":
             raise TVSError(f"job {job_id} {status}: {store.job(job_id)['error'] or ''}".strip())
-    records = JobView(store, job_id).records()
+    view = JobView(store, job_id)
+    records = view.records()
     summary = summary_json(records, config.sensitive, alpha=args.alpha, method=args.normalisation,
                            privacy=args.privacy, utility_mix=args.utility)
     summary["job_id"] = job_id
+    summary["verdicts"] = _verdicts(view, summary["best_level"], _choice(args), records).to_json()
     inputs = (args.data, args.holdout, *external_paths.values())
     out.mkdir(parents=True, exist_ok=True)
     write_csv(records, out / "results.csv", inputs)  # column names reach the records' attribute cells
     write_file(json.dumps(summary, indent=2, allow_nan=False, default=str).encode(), out / "summary.json", inputs)
     return {"job_id": job_id, "out": str(out), "best_level": summary["best_level"], "records": len(records),
-            "dp_audit": summary.get("dp_audit", {})}
+            "dp_audit": summary.get("dp_audit", {}), "verdicts": summary["verdicts"]}
+
+
+def _verdicts(view, level: int | None, settings, records):
+    """The verdicts of ``level`` of a stored sweep, as the card and the report's first page say them (none without
+    a level)."""
+    from .choice.verdicts import Verdicts, sweep_verdicts
+    from .evaluation.summary import summarise
+
+    summary = summarise(records)
+    selection = settings.select(summary, view.config.sensitive)
+    if level is None or selection is None:
+        return Verdicts()
+    return sweep_verdicts(view, level, selection, records, summary)
+
+
+def verdict_lines(verdicts: list[dict]) -> list[str]:
+    """A level's verdicts as the command line prints them: one line each, its severity first."""
+    return [f"  [{v['severity']}] {v['axis']}: {v['sentence']}" + (f" {v['action']}" if v["action"] else "")
+            for v in verdicts]
+
+
+def _origin(path: str | None) -> dict | None:
+    """A hold-out file's origin as the manifest and the report name it: its name and the SHA-256 of its bytes."""
+    if not path:
+        return None
+    with open(path, "rb") as file:
+        return {"file": Path(path).name, "sha256": hashlib.file_digest(file, "sha256").hexdigest()}
 
 
 def _announce_audit(store, config, table, schema, workers: int) -> None:
@@ -495,11 +528,18 @@ def _finished_job(store, table, config, holdout, externals=None) -> str:
     return job_id
 
 
+def refuse_open_ports(args) -> None:
+    """Ray starts only when the user has said, with the flag that names it, that its open ports are acceptable."""
+    if args.backend == "ray" and not args.accept_open_ports:
+        raise TVSError(RAY_REFUSAL)
+
+
 def cmd_worker(args) -> dict:
     from .jobs.process import Terminated
     from .jobs.worker import run_job
     from .storage.store import Store
 
+    refuse_open_ports(args)
     try:
         status = run_job(Store(args.workspace), args.job_id, n_jobs=args.n_jobs, backend=args.backend,
                          address=args.address, resume_on_restart=True)
@@ -515,7 +555,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     def limit_arg(p):
         p.add_argument("--limit", type=limit, action="append", metavar="NAME=VALUE",
-                       help="raise a limit checked before a file is read (repeatable; default: $TVS_MAX_NAME, else "
+                       help="raise a limit checked before or while a file is read (repeatable; default: "
+                            "$TVS_MAX_NAME, else "
                             + ", ".join(f"{name}={getattr(Limits(), name)}" for name in ENV) + ")")
 
     def data_args(p, roles: bool):
@@ -561,7 +602,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="rows to generate, 2 or more (default: as many as the input, or the sweep's training "
                               "split)")
     release.add_argument("--missing", choices=MISSING_POLICIES, default="drop_rows")
-    release.add_argument("--threads", type=count, default=1)
+    release.add_argument("--threads", type=count, default=all_cores(),
+                         help="threads of the fit and the draw (default: every core; the same file at any number)")
     release.add_argument("--out", required=True, type=file_name,
                          help="output CSV path: a new file or a regular file, never one of the inputs; the manifest "
                               "goes next to it as NAME.manifest.json")
@@ -594,8 +636,9 @@ def build_parser() -> argparse.ArgumentParser:
     sweep = sub.add_parser("sweep", help="evaluate every truncation level (resumable; stored in the workspace)")
     data_args(sweep, roles=True)
     model_args(sweep)
-    sweep.add_argument("--levels", type=level_list, help="comma-separated levels, 1 or more "
-                                                         "(default: every 5th, 1 and t_max)")
+    sweep.add_argument("--levels", type=level_list, help="comma-separated levels, 1 or more (default: every 5th, 1 "
+                                                         "and t_max; above 10 such levels, 10 placed where the "
+                                                         "instant preview changes, as on the Sweep page)")
     sweep.add_argument("--preset", choices=list(PROTOCOL_PRESETS), default="quick")
     sweep.add_argument("--holdout", help="hold-out CSV/Parquet to use instead of a 20 %% split")
     sweep.add_argument("--baselines", type=names,
@@ -624,8 +667,11 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--backend", choices=list(BACKENDS), default="loky",
                        help="where the tasks run: loky (default), processes of this account on this computer; dask, "
                             "a Dask cluster (one started here accepts only your account: encrypted, with a key of "
-                            "its own); ray, a Ray cluster (on a shared server other users may reach it: a warning "
-                            "is printed)")
+                            "its own); ray, a Ray cluster (its servers listen on every network address, so on a "
+                            "shared server other users may reach it: it starts only with --accept-open-ports)")
+    sweep.add_argument("--accept-open-ports", action="store_true",
+                       help="start Ray (--backend ray) although its servers listen on every network address of this "
+                            "computer")
     sweep.add_argument("--address",
                        help="your own Dask or Ray cluster instead of one started here, which you must secure: for "
                             "Dask a tls:// address, with the cluster's certificates in Dask's configuration "
@@ -648,6 +694,7 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_argument("--n-jobs", type=count, default=2)
     worker.add_argument("--backend", default="loky")
     worker.add_argument("--address")
+    worker.add_argument("--accept-open-ports", action="store_true")
     return parser
 
 
@@ -720,6 +767,10 @@ def main(argv: list[str] | None = None) -> int:
              f"to {result['manifest']}{recorded}")
     elif args.command == "sweep":
         _say(f"wrote {result['out']}/results.csv and summary.json; best level: {result['best_level']}")
+        if result["verdicts"]:
+            _say(f"verdicts at level {result['best_level']} (the recommended level):")
+            for line in verdict_lines(result["verdicts"]):
+                _say(line)
         for audit in result["dp_audit"].values():  # a violated claim is the loudest line of the run
             _say(("WARNING, DP CLAIM REFUTED: " if audit["flagged"] else "DP audit: ") + audit["verdict"])
     elif args.command == "report":

@@ -162,7 +162,8 @@ TERMS: tuple[Term, ...] = (
          "arranged in layers called trees. In a C-vine each tree has one central column linked to all the others; "
          "the first tree's centre is the response Y, so each column's link to Y is modelled first.",
          ("C-vine", "vine", "vine copula", "copula"),
-         "A canonical vine with the order of Algorithm 1 (PROTOCOLS.md, 'Column order and model')."),
+         "A canonical vine with the order of Algorithm 1 (docs/reference/protocols.md, 'Column order and the "
+         "model')."),
     Term("Tree and root", "The model",
          "A tree is one layer of the vine. Tree 1 links every column to Y (a star around Y); tree 2 links every "
          "remaining column to the next central column (its root), taking Y into account; and so on, each tree "
@@ -354,8 +355,8 @@ TERMS: tuple[Term, ...] = (
          "without each target person, to measure what the release teaches about them.",
          ("attribute inference", "attribute-inference", "attribute risk", "AIA", "attack game", "attack games",
           "games", "game", "Attack games"),
-         "PROTOCOLS.md, 'Attribute-inference game': a linear regression of the standardised sensitive column on "
-         "all other columns, per synthetic set."),
+         "docs/reference/protocols.md, 'Attribute-inference game': a linear regression of the standardised "
+         "sensitive column on all other columns, per synthetic set."),
     Term("Release attack", "Privacy: the attacks",
          "The same attacker run directly on sets drawn from the holder's model — the data actually published. It "
          "is cheap, so it is shown at every level first; the attack game refines it.",

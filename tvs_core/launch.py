@@ -1,20 +1,31 @@
-"""``python -m tvs_core dashboard``: the dashboard on a free port of 127.0.0.1, its address with the access token
-printed before it starts. Every account on a shared server can reach 127.0.0.1, so the address alone opens only a
-sign-in box; and a second steward's dashboard never answers on the first one's port."""
+"""``python -m tvs_core dashboard``: the dashboard on a free port of 127.0.0.1, behind its access token. Every account
+on a shared server can reach 127.0.0.1, so every route of the server asks for the token (``gate``), and a second
+steward's dashboard never answers on the first one's port.
+
+The server says its one address, with the token, once it answers (``announce_when_answering``, started by app.py's
+``st.App``); Streamlit's own "URL: …" lines are switched off in .streamlit/config.toml, as they lack the token."""
 
 from __future__ import annotations
 
+import math
 import os
 import socket
 import sys
+import threading
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
+from .data.limits import Limits
 from .errors import TVSError
+from .gate import HEALTH
 from .storage.workspace import WORKSPACE_ENV, Workspace
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 FIRST_PORT = 8501
 PORTS_TRIED = 100
+ANSWER_CEILING = 600.0  # seconds a server may take to answer on a loaded machine before it is said not to
 
 
 def _free(port: int) -> bool:
@@ -40,18 +51,60 @@ def choose_port(port: int | None) -> int:
 
 
 def launch(port: int | None = None, workspace: str | None = None) -> None:
-    """Replace this process with Streamlit serving app.py; prints the address first."""
+    """Replace this process with Streamlit serving app.py (through its token gate); the server prints the address
+    once it answers."""
     if not APP.exists():
         raise TVSError(f"The dashboard's app.py is not at {APP}; run this from the project's folder.")
     space = Workspace(workspace)
     port = choose_port(port)
     if space.notice:
-        print(f"note: {space.notice}", file=sys.stderr)
-    print(f"TVineSynth Studio is open for you at http://127.0.0.1:{port}/?token={space.access_token()}\n"
-          f"(the token is kept in {space.token_path}; Ctrl-C stops the dashboard)", flush=True)
+        print(f"note: {space.notice}", file=sys.stderr, flush=True)
+    space.access_token()  # made now, so that a failure to write it is said here
     env = {**os.environ, WORKSPACE_ENV: str(space.root)}
     # Streamlit reads .streamlit/config.toml from the folder it starts in: the project's own settings (no usage
-    # statistics, 127.0.0.1 only, no file watcher) hold wherever the command was typed
+    # statistics, 127.0.0.1 only, no file watcher, no address printed without the token) hold wherever the command
+    # was typed
     os.chdir(APP.parent)
     os.execvpe(sys.executable, [sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(port),
                                 "--server.address", "127.0.0.1", "--server.headless", "true"], env)
+
+
+def address(port: int, token: str) -> str:
+    return f"http://127.0.0.1:{port}/?token={token}"
+
+
+def upload_limit_mb(limits: Limits | None = None) -> int:
+    """Streamlit's upload cap (whole MB): the tool's own file-size limit (``TVS_MAX_FILE_MB``), so that a file the
+    reader would refuse is refused by the server before it is kept in memory."""
+    limits = Limits.from_env() if limits is None else limits
+    return max(1, math.floor(limits.file_mb))
+
+
+def answers(port: int, timeout: float = 5.0) -> bool:
+    """Whether the server on ``port`` answers its health route ("ok", which the gate lets through)."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{HEALTH}", timeout=timeout) as response:
+            return response.status == 200
+    except (OSError, urllib.error.URLError):
+        return False
+
+
+def announce_when_answering(space: Workspace, port: int, out=None, ceiling: float = ANSWER_CEILING) -> threading.Thread:
+    """In a thread of the server: once the server answers, print the one address to open (with the token) in the
+    console of the account that started it."""
+    out = sys.stdout if out is None else out
+
+    def wait_and_say() -> None:
+        deadline = time.monotonic() + ceiling
+        while not answers(port):
+            if time.monotonic() > deadline:
+                print(f"TVineSynth Studio did not answer on port {port} within {ceiling:.0f} s; see the messages "
+                      "above.", file=out, flush=True)
+                return
+            time.sleep(0.2)
+        print(f"TVineSynth Studio is open for you at {address(port, space.access_token())}\n"
+              f"(the token is kept in {space.token_path}; Ctrl-C stops the dashboard)", file=out, flush=True)
+
+    thread = threading.Thread(target=wait_and_say, name="tvs-announce", daemon=True)
+    thread.start()
+    return thread

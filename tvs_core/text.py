@@ -21,6 +21,12 @@ def percent(share: float) -> str:
     return f"{100 * float(share):.0f} %"
 
 
+def decimal(value: float, digits: int = 2) -> str:
+    """``value`` to ``digits`` decimals, never "-0.00": a value that rounds to zero is written as zero."""
+    text = f"{float(value):.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
 def one_line(text: object) -> str:
     """``text`` without any control character, tab and newline included (a name on one line)."""
     return _ANY_CONTROL.sub("", str(text))

@@ -1,21 +1,12 @@
 """choice/explain.py: a level's recommendation card, on the hand-written two-level summary of conftest.py (level 1:
-P 0.75, pair structure 0.1; level 2: P 0.25, pair structure 0.8; level 1 best at α ½)."""
+P 0.75, pair structure 0.1; level 2: P 0.25, pair structure 0.8; level 1 best at α ½). The verdicts it leads with
+are ``choice/verdicts.py``'s (tests/choice/test_verdicts.py)."""
 
 import math
 
 import pandas as pd
-import pytest
 
-from tvs_core.choice.explain import (
-    MEMBERSHIP_WORDS,
-    NEAR_INDEPENDENT,
-    PRIVACY_WORDS,
-    _anchors,
-    _number,
-    _words,
-    explain_level,
-    verdict_sentences,
-)
+from tvs_core.choice.explain import NEAR_INDEPENDENT, _anchors, _number, explain_level
 from tvs_core.choice.summary import choose
 from tvs_core.evaluation.anonymity import Part, criterion_record
 from tvs_core.evaluation.preview import LevelPreview
@@ -39,16 +30,6 @@ def test_the_scale_is_said_in_the_units_of_the_value_it_scales():
     assert _anchors(None, "anchored") == _anchors((0.4, None), "paper") == _anchors((math.nan, 1.0), "anchored") == ""
 
 
-@pytest.mark.parametrize("scale", [PRIVACY_WORDS, MEMBERSHIP_WORDS])
-def test_a_score_is_read_in_the_words_of_its_band(scale):
-    """Each band starts at its floor (inclusive); below the last floor the score is worse than the real data."""
-    for (floor, words), below in zip(scale, [*[w for _, w in scale[1:]], "beyond"], strict=True):
-        assert _words(floor, scale, "beyond") == words
-        assert _words(math.nextafter(floor, -1), scale, "beyond") == below
-    assert _words(1.3, scale, "beyond") == scale[0][1]
-    assert _words(math.nan, scale, "beyond") == "(not measured yet)"
-
-
 def test_the_best_level_is_named_and_another_level_points_to_it(two_levels):
     selection = choose(two_levels, ["a"])
     best, other = explain_level(selection, two_levels, 1, ["a"]), explain_level(selection, two_levels, 2, ["a"])
@@ -66,7 +47,8 @@ def test_a_level_keeping_little_pair_structure_is_warned_about(two_levels):
     selection = choose(two_levels, ["a"])
     warned = [w for w in explain_level(selection, two_levels, 1, ["a"]).warnings if "pairwise dependence" in w]
     assert warned == ["Level 1 keeps little more pairwise dependence than independent columns (10 % of the real "
-                      "data's): relations between columns other than those with Y will mostly not be reproduced."]
+                      "data's): relations between columns other than those with Y will mostly not be reproduced. If "
+                      "your users study such relations, choose a higher level."]
     assert not any("pairwise" in w for w in explain_level(selection, two_levels, 2, ["a"]).warnings)
     minmax = choose(two_levels, ["a"], method="minmax")
     assert not any("pairwise" in w for w in explain_level(minmax, two_levels, 1, ["a"]).warnings)
@@ -132,24 +114,31 @@ def test_the_preview_adds_the_associations_a_level_cuts():
     assert any(w.startswith("The block assumption of Theorem 2.5 does not hold") for w in card.warnings)
 
 
+def test_the_card_leads_with_the_levels_verdicts_warnings_last(two_levels):
+    """The card's verdicts are ``level_verdicts`` of the same arguments, the warnings among them last; a set handed
+    in (the release's) is the one shown."""
+    from tvs_core.choice.verdicts import Topic, level_verdicts
+
+    selection = choose(two_levels, ["a"])
+    card = explain_level(selection, two_levels, 1, ["a"])
+    assert card.verdicts == level_verdicts(selection, two_levels, 1, ["a"])
+    assert card.warnings == [v.text for v in card.verdicts if v.axis is Topic.WARNING]
+    assert list(card.verdicts[len(card.lead):]) == list(card.verdicts.of(Topic.WARNING))
+    given = level_verdicts(selection, two_levels, 2, ["a"])
+    assert explain_level(selection, two_levels, 1, ["a"], verdicts=given).verdicts is given
+
+
 def gdpr(level, criterion, low, column=None):
     values = {Part.RISK: low + 0.1, Part.RISK_LOW: low, Part.RISK_HIGH: low + 0.2, Part.MAIN_RATE: 0.6,
               Part.BASELINE_RATE: 0.1, Part.ATTACKS: 200}
     return [(HOLDER, level, criterion_record(criterion, part), column, value) for part, value in values.items()]
 
 
-def test_the_verdicts_say_each_part_and_the_gdpr_criteria_in_words(two_levels, summary_of):
-    summary = with_rows(two_levels, summary_of, gdpr(1, "linkability", 0.0) + gdpr(2, "linkability", 0.0)
-                        + gdpr(2, "singling_out", 0.2))
+def test_why_the_two_answers_differ_is_beside_them_at_level_1_too(two_levels, summary_of):
+    """Finding 6 (issue 45): level 1's card said "predicts a a little better than from the column's average" next
+    to a GDPR inference verdict of no measurable risk, without the sentence level 10's card had: why both hold."""
+    summary = with_rows(two_levels, summary_of, gdpr(1, "inference", 0.0, "a") + gdpr(2, "inference", 0.0, "a"))
     selection = choose(summary, ["a"])
-    one = verdict_sentences(selection, summary, 1, ["a"], response="death")
-    assert one[0].startswith("At level 1, someone who knows every other column predicts the sensitive column a a "
-                             "little better than from the column's average (privacy score 0.75;")
-    assert one[1] == ("Models trained on the synthetic data predict death 50 % as well as models trained on the real "
-                      "data (counting what they do better than chance).")
-    assert "keeps 10 % of the associations" in one[2] and "of death on the synthetic data" in one[3]
-    assert one[4].endswith("no measurable risk for any.")
-    two = verdict_sentences(selection, summary, 2, ["a"])
-    assert "predict the response 100 % as well" in two[1]
-    assert two[4].endswith("a risk for Singling out; no measurable risk for the rest.")
-    assert len(verdict_sentences(choose(two_levels, ["a"]), two_levels, 1, ["a"])) == 4  # no criteria: unsaid
+    for level in (1, 2):  # a small risk (P 0.75) and a large one (P 0.25), neither measurable by the GDPR criterion
+        said = [getattr(v, "text", v) for v in explain_level(selection, summary, level, ["a"]).verdicts]
+        assert any(t.startswith("Why the two answers differ") for t in said), (level, said)

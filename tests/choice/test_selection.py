@@ -133,3 +133,18 @@ def test_bad_parameters_are_refused():
         select(levels([0.8], [0.1]), alpha=1.5)
     with pytest.raises(ValueError):
         select(levels([0.8], [0.1]), method="zscore")
+
+
+def test_a_value_within_the_spread_of_an_anchor_is_not_beyond_it(summary_of):
+    """Finding 5 (issue 45): "Level 25 beyond the anchors … privacy -0.00: the attack does better than on the real
+    data itself" — a MAB a hair above the real rows', within their spread, is the real rows' risk, not beyond it;
+    one clearly above it is still said."""
+    from tvs_core.choice.summary import choose
+    from tvs_core.evaluation.records import HOLDER, RAW, SHUFFLED
+
+    rows = [(RAW, None, "mab", "a", 0.4, 0.38, 0.42), (SHUFFLED, None, "release_mab", "a", 0.0),
+            (HOLDER, 1, "mab", "a", 0.401, 0.39, 0.41), (HOLDER, 2, "mab", "a", 0.5, 0.48, 0.52)]
+    rows += [(HOLDER, level, "auc_tstr", None, 0.8) for level in (1, 2)]
+    beyond = choose(summary_of(rows), ["a"], utility="tstr").table.set_index("level")["beyond"]
+    assert beyond[1] == ""
+    assert beyond[2] == "privacy -0.25: the attack does better than on the real data itself"

@@ -15,14 +15,15 @@ import pytest
 from tests.helpers import TINY as SHARED_TINY
 from tvs_core import TVineSynth, evaluate, holdout_split, load_demo
 from tvs_core.choice import Axis, axis_choices, choose, explain_level
-from tvs_core.choice.explain import FRAGILE, MEMBERSHIP_WORDS, PRIVACY_WORDS
+from tvs_core.choice.explain import FRAGILE
 from tvs_core.choice.gdpr import point_verdicts, risk_key
 from tvs_core.choice.selection import METHODS, Column, level_column, level_column_names
+from tvs_core.choice.verdicts import Topic
 from tvs_core.evaluation.catalogue import CATALOGUE, AxisKind, Group, PerColumn, Source, axis_metrics
 from tvs_core.evaluation.membership_attacks import record_exposure
 from tvs_core.evaluation.preview import RISK_TOLERANCE, preview_levels
 from tvs_core.evaluation.protocol import QUICK
-from tvs_core.evaluation.records import HOLDER
+from tvs_core.evaluation.records import HOLDER, SHUFFLED
 from tvs_core.evaluation.summary import Summary
 from tvs_core.jobs.progress import progress_text
 from tvs_core.model.ordering import algorithm1
@@ -105,26 +106,39 @@ def test_the_card_quotes_the_numbers_its_scores_come_from(evaluated):
                 assert len(found) == 1
                 assert f"{100 * row[part]:.0f} % of the way" in found[0]
                 assert ("min-max" in found[0]) == (method == "minmax")
-            # the plain verdicts lead, and say what the numbers say: the privacy score, its band in words, the
-            # deciding column, each utility part's percentage
-            lead = card.verdicts[0]
-            assert f"privacy score {row['P_unclipped']:.2f}" in lead
-            words = PRIVACY_WORDS if axis.metric.group is Group.ATTRIBUTE_RISK else MEMBERSHIP_WORDS
-            band = next((w for floor, w in words if row["P_unclipped"] >= floor), None)
-            assert (band in lead) if band else ("better than" in lead and "real data itself" in lead)
-            if axis.metric.per_column is PerColumn.SENSITIVE and axis.metric.group is Group.ATTRIBUTE_RISK:
-                assert f"the sensitive column {row['P_column']} " in lead
-            for part in [level_column(Column.SCALED, name) for name in level_column_names(table.columns, Column.SCALED)
-                         if not math.isnan(row[level_column(Column.SCALED, name)])]:
-                assert any(percent(row[part]) in v for v in card.verdicts[1:]), (part, card.verdicts)
-            # when the attack game and the GDPR inference criterion on the deciding column disagree (a poor privacy
-            # score and no measurable risk, or the other way round), one sentence says why; otherwise none does
-            column = row.get("P_column") or axis.column
+            # the verdicts lead, and say what the numbers say: on the choice's attribute axis (else the paper's MAB)
+            # the deciding column and, between the anchors, the share of what the real rows reveal that is removed;
+            # each utility part's percentage; membership a risk exactly when its attack's interval clears the floor's
+            verdicts = card.verdicts
+            attribute = verdicts.of(Topic.ATTRIBUTE)[0]
+            if axis.metric.group is Group.ATTRIBUTE_RISK:
+                if axis.metric.per_column is PerColumn.SENSITIVE:
+                    assert f"their {row['P_column']}" in attribute.sentence
+                if method == "anchored":
+                    assert f"scaled between them: {row['P_unclipped']:.2f}" in attribute.detail
+                    if "removes" in attribute.sentence:
+                        assert f"removes {percent(row['P_unclipped'])} of what" in attribute.sentence
+                        assert 0 < row["P_unclipped"] < 1
+            useful = [v.sentence for v in verdicts.of(Topic.USEFULNESS)]
+            shares = {percent(row[level_column(Column.SCALED, name)]) for name in
+                      level_column_names(table.columns, Column.SCALED)}
+            for sentence in useful:  # a percentage quoted is a part's scaled score; else it reads as an anchor
+                if method == "anchored" and "%" in sentence:
+                    assert any(share in sentence for share in shares), (sentence, shares)
+            auc = summary.point(int(level)).metric("mia_auc").interval()
+            floor = summary.model(SHUFFLED).metric("mia_auc").interval()
+            membership = verdicts.of(Topic.MEMBERSHIP)[0]
+            if auc is not None and floor is not None and auc.median > floor.median:
+                beats = auc.low > floor.high
+                assert ("noise floor (the same attacks" not in membership.sentence) == beats, membership.sentence
+            # when the attack game finds something to learn about the column it names and the GDPR inference
+            # criterion finds no risk for it (or the other way round), one sentence says why; otherwise none does
+            column = next((c for c in SENSITIVE if f"their {c}" in attribute.sentence), None)
             gdpr = {v.key: v for v in point_verdicts(summary, SENSITIVE, level=int(level))}
             said = gdpr.get(risk_key("inference", column)) if column else None
-            differ = (said is not None and axis.metric.group is Group.ATTRIBUTE_RISK
-                      and (said.verdict == "none") == (row["P_unclipped"] < 0.6))
-            assert any(v.startswith("Why the two answers differ") for v in card.verdicts) == differ, card.verdicts
+            learns = "no better than from shuffled columns" not in attribute.sentence
+            differ = said is not None and learns == (said.verdict == "none")
+            assert bool(verdicts.of(Topic.WHY)) == differ, verdicts.lines()
             # fragility is said of the best level only
             fragile = any(w.startswith("Fragile") for w in card.warnings)
             assert fragile == (level == selection.best_level and row["wins"] < FRAGILE)
@@ -256,19 +270,11 @@ def test_a_progress_line_never_counts_against_nothing(status):
                 assert f"level {done}" in text
 
 
-def test_the_officer_lines_quote_each_verdict_and_attack_at_its_level(evaluated):
-    """The report's page 1: each line's numbers are the summary's and the selection's, each interval named for what
-    it is (a spread of a few values is never called a 95 % interval)."""
-    from tvs_core.choice.gdpr import HIGH, point_verdicts
-    from tvs_core.choice.officer import (
-        CHANCE_AUC,
-        SHORT,
-        attribute_line,
-        criteria_line,
-        dp_line,
-        membership_line,
-        officer_lines,
-    )
+def test_the_verdicts_quote_each_criterion_and_attack_at_their_level(evaluated):
+    """Page 1's verdicts (``choice.verdicts``): each number is the summary's and the selection's, each interval named
+    for what it is (a spread of a few values is never called a 95 % interval)."""
+    from tvs_core.choice.gdpr import HIGH
+    from tvs_core.choice.verdicts import SHORT, _dp, level_verdicts
     from tvs_core.evaluation.dp_audit import AuditResult
     from tvs_core.evaluation.intervals import interval_words
 
@@ -277,40 +283,41 @@ def test_the_officer_lines_quote_each_verdict_and_attack_at_its_level(evaluated)
     for _ in range(20):
         summary = perturbed(evaluated, rng)
         level = int(rng.choice([1, 2, 3, 4]))
-        verdicts = point_verdicts(summary, SENSITIVE, HOLDER, level)
-        assert verdicts, "the quick evaluation measures the three criteria"
-        criteria = criteria_line(summary, SENSITIVE, level).sentence
-        for v in verdicts:
+        criteria = point_verdicts(summary, SENSITIVE, HOLDER, level)
+        assert criteria, "the quick evaluation measures the three criteria"
+        selection = choose(summary, SENSITIVE)
+        verdicts = level_verdicts(selection, summary, level, SENSITIVE)
+        detail = verdicts.of(Topic.GDPR)[0].detail
+        for v in criteria:
             expected = "none" if v.low <= 0 else "high" if v.risk >= HIGH else "measurable"
             assert v.verdict == expected
-            quoted = (f"{v.name[0].lower() + v.name[1:]} — {SHORT[v.verdict]} (residual risk {v.risk:.2f}, "
-                      f"95 % interval {v.low:.2f}–{v.high:.2f} (Wilson, {round(v.attacks)} trials))")
-            assert quoted in criteria
+            quoted = (f"{v.name}: {SHORT[v.verdict]} (residual risk {v.risk:.2f}, 95 % interval {v.low:.2f}–"
+                      f"{v.high:.2f} (Wilson, {round(v.attacks)} trials), median over {v.sets} published sets)")
+            assert quoted in detail
         at = summary.point(level)
         auc = at.metric("mia_auc").interval()  # targets and target kinds pooled by their medians, as the axes do
-        members = membership_line(summary, level)
-        assert f"AUC {auc.median:.2f}, {interval_words(auc.low, auc.high, auc.n)}" in members.sentence
-        assert ("no measurable risk" in members.sentence) == (auc.low <= CHANCE_AUC)
+        members = verdicts.of(Topic.MEMBERSHIP)[0].detail
+        assert f"AUC {auc.median:.3f} ({interval_words(auc.low, auc.high, auc.n, 3)})" in members
         pg = at.metric("pg").interval()
         if pg is not None:
-            assert f"privacy gain PG is {pg.median:.2f} ({interval_words(pg.low, pg.high, pg.n)}" in members.sentence
+            assert f"privacy gain PG {pg.median:.2f} ({interval_words(pg.low, pg.high, pg.n)}" in members
         # attribute inference: the share of the way from the real rows to nothing to learn is the privacy score P
         # of the default choice (the game's MAB on the least protected column, anchored)
-        row = choose(summary, SENSITIVE).table.set_index("level").loc[level]
-        attribute = attribute_line(summary, SENSITIVE, level).sentence
-        if 0 < row["P_unclipped"] < 1:
+        row = selection.table.set_index("level").loc[level]
+        attribute = verdicts.of(Topic.ATTRIBUTE)[0]
+        assert f"scaled between them: {row['P_unclipped']:.2f}" in attribute.detail
+        if "removes" in attribute.sentence:
             shares += 1
-            assert f"removes {100 * row['P_unclipped']:.0f} % of what the real rows let an attacker learn about " \
-                   f"{row['P_column']}" in attribute
-        lines = officer_lines(summary, SENSITIVE, level, {}, [])
-        assert [line.topic for line in lines] == ["Attribute inference", "Membership", "GDPR criteria",
-                                                  "Differential privacy"]
+            assert f"removes {percent(row['P_unclipped'])} of what the real rows let an attacker learn" in \
+                attribute.sentence and f"their {row['P_column']}" in attribute.sentence
+        order = list(Topic)
+        assert [order.index(v.axis) for v in verdicts] == sorted(order.index(v.axis) for v in verdicts)
     assert shares, "no level's privacy score lay between the anchors"
     claims = {"privbayes:1": 1.0, "dp_vine:1": 1.0}
-    assert "not audited" in dp_line(claims, []).sentence
+    assert "not audited" in _dp(claims, []).sentence
     refuted = AuditResult("privbayes:1", 1.0, 0.0, 1.3, "outside/margins", 0.9, 0.0, 80, 1.41)
     fine = AuditResult("dp_vine:1", 1.0, 0.0, 0.2, "corner/margins", 0.5, 0.2, 80, 1.41)
-    line = dp_line(claims, [refuted, fine])
+    line = _dp(claims, [refuted, fine])
     assert "REFUTES privbayes:1 (its releases spend at least ε = 1.30)" in line.sentence
-    assert "dp_vine:1 (" not in line.sentence and line.kind == "block"
-    assert "consistent" in dp_line(claims, [fine, replace(refuted, empirical_epsilon=0.5)]).sentence
+    assert "dp_vine:1 (" not in line.sentence and line.severity == "block"
+    assert "consistent" in _dp(claims, [fine, replace(refuted, empirical_epsilon=0.5)]).sentence

@@ -103,13 +103,24 @@ def test_why_says_who_chose_the_level(two_levels):
     assert why_text(selection, 1, 0.5, "anchored", "mab_worst", MIX, True) == (
         "chosen by the user; the recommended level at these settings is 1 (the same)")
     assert why_text(selection, 2, 0.5, "anchored", "mab_worst", MIX, True).endswith("is 1")
-    recommended = why_text(selection, 1, 0.5, "anchored", "mab_worst", MIX, False)
-    assert recommended.startswith("recommended at α = 0.5, utility mix tstr=1, privacy measured by mab_worst, "
-                                  "anchored normalisation: the best level by PU_t (best in 100 % of resamples")
+    recommended = why_text(selection, 1, 0.5, "anchored", "mab_worst", MIX, False, ["auc_tstr"])
+    assert recommended.startswith("recommended at α = 0.5, utility TSTR AUC (synthetic-trained) 100 %, privacy "
+                                  "measured by Mean absolute attacker coefficient (MAB), least protected sensitive "
+                                  "column, anchored normalisation: the best level by PU_t (best in 100 % of resamples")
     assert recommended.endswith("not chosen by the user")
     assert why_text(selection, 2, 0.5, "anchored", "mab_worst", MIX, False).startswith(
         "level 2 was released without being chosen; no level was recommended")
     assert "no level was recommended" in why_text(None, 2, 0.5, "anchored", "mab_worst", MIX, False)
+
+
+def test_why_names_the_settings_in_plain_words_never_their_codes(two_levels):
+    """Finding 4: page 1 said "utility mix tstr=1,pair_structure=1,ci_overlap=1, privacy measured by mab_worst"."""
+    selection = choose(two_levels, ["a"])
+    why = choice_json(selection, 1, 0.5, "anchored", "mab_worst", UtilityMix.parse(None),
+                      ["auc_tstr", "pair_structure", "ci_overlap"], chosen_by_user=False)["why"]
+    for code in ("tstr=", "pair_structure", "ci_overlap", "mab_worst"):
+        assert code not in why
+    assert "utility TSTR AUC (synthetic-trained) 33 %, Pair structure 33 %, CI overlap 33 %" in why
 
 
 

@@ -19,7 +19,8 @@ from typing import BinaryIO
 ROOT = Path(__file__).resolve().parents[2]
 MB = 2**20
 MEMORY_CAP = 1 << 30  # RLIMIT_AS of the reading process
-HANG_GUARD = 60  # seconds: a read still running then has not been refused before parsing
+HANG_GUARD = 60  # seconds: a read still running then has not been refused before parsing (the bench's guard)
+TEST_GUARD = 900  # the tests' guard: a hang, not a speed limit (a loaded machine takes minutes to start Python)
 
 _CONTENT_TYPES = (
     '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
@@ -146,15 +147,19 @@ def wide_csv(folder: Path, columns: int = 1_000_000) -> Path:
     return path
 
 
+def _written(path: Path, head: bytes, block: bytes, times: int, tail: bytes = b"") -> Path:
+    """``head``, ``block`` ``times`` over, ``tail``: a large file written a block at a time."""
+    with path.open("wb") as handle:
+        handle.write(head)
+        for _ in range(times):
+            handle.write(block)
+        handle.write(tail)
+    return path
+
+
 def long_line(folder: Path, megabytes: int = 50) -> Path:
     """The review's 50 MB single-field line, after a one-column header."""
-    path = folder / "long_line.csv"
-    with path.open("wb") as handle:
-        handle.write(b"note\n")
-        for _ in range(megabytes):
-            handle.write(b"x" * (1 << 20))
-        handle.write(b"\n")
-    return path
+    return _written(folder / "long_line.csv", b"note\n", b"x" * (1 << 20), megabytes, b"\n")
 
 
 def tall_parquet(folder: Path, millions: int = 150) -> Path:
@@ -168,6 +173,111 @@ def tall_parquet(folder: Path, millions: int = 150) -> Path:
         for _ in range(millions):
             writer.write_table(chunk)
     return path
+
+
+_SHARED_STRINGS_TYPE = ('<Override PartName="/xl/sharedStrings.xml" '
+                        'ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/>')
+_SHARED_STRINGS_REL = ('<Relationship Id="rId2" Target="sharedStrings.xml" '
+                       'Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings"/>')
+
+
+def shared_strings(folder: Path, megabytes: int = 255) -> Path:
+    """The review's 24 MB workbook: one cell, and 255 MB of shared strings (numbered, so they deflate about 10 to
+    1), which openpyxl keeps every one of (as Python strings) before it reads the cell."""
+    path = folder / "shared_strings.xlsx"
+    entry = len("<si><t>s000000000</t></si>")
+    count = (megabytes << 20) // entry
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
+        archive.writestr("[Content_Types].xml", _CONTENT_TYPES.replace("</Types>", _SHARED_STRINGS_TYPE + "</Types>"))
+        archive.writestr("_rels/.rels", _ROOT_RELS)
+        archive.writestr("xl/workbook.xml", _WORKBOOK)
+        archive.writestr("xl/_rels/workbook.xml.rels",
+                         _WORKBOOK_RELS.replace("</Relationships>", _SHARED_STRINGS_REL + "</Relationships>"))
+        archive.writestr("xl/worksheets/sheet1.xml", sheet('<row r="1"><c r="A1" t="s"><v>0</v></c></row>', "A1"))
+        with archive.open("xl/sharedStrings.xml", "w", force_zip64=True) as part:
+            part.write(f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><sst xmlns="http://schemas.'
+                       f'openxmlformats.org/spreadsheetml/2006/main" count="{count}" uniqueCount="{count}">'.encode())
+            for begin in range(0, count, 100_000):
+                part.write("".join(f"<si><t>s{i:09d}</t></si>" for i in range(begin, min(begin + 100_000, count)))
+                           .encode())
+            part.write(b"</sst>")
+    return path
+
+
+def parquet_long_numbers(folder: Path, millions: int = 50) -> Path:
+    """The review's 0.45 MB Parquet file of 2 columns × 50 M rows (exactly the cells limit): 800 MB of numbers."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = folder / "long_numbers.parquet"
+    chunk = pa.table({"a": pa.array([0] * 1_000_000, pa.int64()), "b": pa.array([0.0] * 1_000_000)})
+    with pq.ParquetWriter(path, chunk.schema) as writer:
+        for _ in range(millions):
+            writer.write_table(chunk)
+    return path
+
+
+def parquet_one_long_string(folder: Path, millions: int = 2) -> Path:
+    """The review's 12 KB Parquet file: 2 M rows of one 1 MB string, kept once in the column's dictionary (2 TB
+    once decoded). No Arrow schema is stored, so a reader decodes the column, as one written elsewhere."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = folder / "one_long_string.parquet"
+    column = pa.DictionaryArray.from_arrays(pa.array(np.zeros(millions * 1_000_000, np.int32)), pa.array(["x" * MB]))
+    pq.write_table(pa.table({"note": column}), path, compression="zstd", store_schema=False)
+    return path
+
+
+def short_lines(folder: Path, millions: int = 50) -> Path:
+    """The review's 100 MB CSV of 50 M short lines (one column: 50 M cells, under the cells limit)."""
+    return _written(folder / "short_lines.csv", b"x\n", b"1\n" * 1_000_000, millions)
+
+
+def quoted_field(folder: Path, megabytes: int = 50) -> Path:
+    """The review's 50 MB CSV of one quoted field across lines of 1 KB (each line far under the line limit)."""
+    return _written(folder / "quoted_field.csv", b'note\n"', (b"x" * 1023 + b"\n") * 1024, megabytes, b'"\n')
+
+
+def categorical_parquet(folder: Path) -> Path:
+    """The review's small Parquet file with a categorical column (pandas keeps its categories), here of one
+    category: not a bomb, but it gave "unexpected TypeError"; it reads."""
+    import pandas as pd
+
+    path = folder / "categorical.parquet"
+    pd.DataFrame({"ward": pd.Categorical(["A"] * 120), "age": list(range(120))}).to_parquet(path)
+    return path
+
+
+# -- what a parser may meet that no check foresaw, as parsers for tvs_core/data/reader.py's child ----------------
+
+def parse_by_allocating(source, name, limits):
+    """Asks for more memory than any cap gives (as pandas does for a column it cannot hold)."""
+    import numpy as np
+
+    return np.ones(1 << 40)
+
+
+def parse_by_dying(source, name, limits):
+    """Killed by a signal (as by the kernel's out-of-memory killer, or a failed allocation in C that aborts)."""
+    import signal
+
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def parse_by_reporting_the_cap(source, name, limits):
+    """A table of one cell: the address-space cap the parse runs under."""
+    import resource
+
+    import pandas as pd
+
+    return pd.DataFrame({"cap": [resource.getrlimit(resource.RLIMIT_AS)[0]]})
+
+
+def parse_by_type_error(source, name, limits):
+    """A reader's own bug (the second review's categorical Parquet gave "unexpected TypeError")."""
+    raise TypeError("Cannot setitem on a Categorical with a new category")
 
 
 @dataclass(frozen=True)
@@ -193,6 +303,16 @@ BOMBS = [
     Bomb("csv_wide", "10 MB CSV of 10^6 columns", wide_csv, "TVS_MAX_COLUMNS", 10),
     Bomb("csv_long_line", "50 MB single-field line", long_line, "TVS_MAX_LINE_MB", 51),
     Bomb("parquet_tall", "Parquet of 150 M rows, one all-null column", tall_parquet, "TVS_MAX_CELLS", 1),
+    # the second review, within the limits above: refused by what they decode to (the reading process's memory)
+    Bomb("xlsx_shared_strings", "24 MB .xlsx, one cell and 255 MB of shared strings", shared_strings,
+         "TVS_MAX_READ_MB", 30),
+    Bomb("parquet_long_numbers", "Parquet of 2 columns × 50 M rows (800 MB of numbers)", parquet_long_numbers,
+         "TVS_MAX_READ_MB", 1),
+    Bomb("parquet_one_long_string", "Parquet of 2 M rows of one 1 MB dictionary string", parquet_one_long_string,
+         "TVS_MAX_READ_MB", 0.05),
+    Bomb("csv_short_lines", "100 MB CSV of 50 M short lines", short_lines, "TVS_MAX_READ_MB", 101),
+    Bomb("csv_quoted_field", "50 MB CSV of one quoted field across lines of 1 KB", quoted_field, "TVS_MAX_LINE_MB",
+         51),
 ]
 
 _READER = """
@@ -203,7 +323,7 @@ from tvs_core.errors import DataError
 
 
 def report(status, text):
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024
     print(status, f"{{time.perf_counter() - start:.3f}}", f"{{peak:.0f}}", " ".join(str(text).split()), sep="\\t",
           flush=True)
     os._exit(0)
@@ -213,7 +333,10 @@ signal.signal(signal.SIGALRM, lambda *_: report("TIMEOUT", ""))
 signal.alarm({timeout})
 start = time.perf_counter()
 try:
-    table = read_table(sys.argv[1])
+    if sys.argv[2] == "upload":  # as the dashboard reads an upload: its bytes, and its name
+        table = read_table(open(sys.argv[1], "rb").read(), name=os.path.basename(sys.argv[1]))
+    else:  # as the command line reads a file
+        table = read_table(sys.argv[1])
 except DataError as exc:
     report("REFUSED", exc)
 except BaseException as exc:  # no DataError: a bug, or the cap reached outside the reader's own handling
@@ -226,18 +349,21 @@ report("READ", table.shape)
 class Outcome:
     status: str  # REFUSED, READ, TIMEOUT (the hang guard rang) or CRASHED (another exception, or killed)
     seconds: float  # the read's own time, measured in the reading process
-    peak_mb: float  # the reading process's peak resident memory (its own getrusage, imports included)
+    peak_mb: float  # peak resident memory of the reading process or its child that parses (getrusage; imports in)
     message: str
 
 
-def read_capped(path: Path, root: Path = ROOT, cap: int = MEMORY_CAP, timeout: int = HANG_GUARD) -> Outcome:
-    """``read_table(path)`` in a fresh process under an address-space cap, with ``root``'s tvs_core and the
-    default limits; the process reports its own time and peak memory, also when the hang guard rings."""
+def read_capped(path: Path, root: Path = ROOT, cap: int = MEMORY_CAP, timeout: int = HANG_GUARD,
+                upload: bool = False) -> Outcome:
+    """``read_table(path)`` (or, ``upload``, of the file's bytes, as the dashboard reads an upload) in a fresh
+    process under an address-space cap, with ``root``'s tvs_core and the default limits but the read's memory
+    limit at the cap (``TVS_MAX_READ_MB``) and its time limit within the hang guard; the process reports its own
+    time and peak memory (its child's, where the parse runs), also when the hang guard rings."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("TVS_MAX_")}
-    env["PYTHONPATH"] = str(root)
+    env.update(PYTHONPATH=str(root), TVS_MAX_READ_MB=str(cap // MB), TVS_MAX_READ_SECONDS=str(max(timeout - 10, 1)))
     try:
         process = subprocess.run([sys.executable, "-c", _READER.format(cap=cap, timeout=timeout),
-                                  str(Path(path).resolve())],
+                                  str(Path(path).resolve()), "upload" if upload else "path"],
                                  cwd=root, env=env, text=True, capture_output=True, timeout=timeout + 30)
     except subprocess.TimeoutExpired:  # stuck where the alarm cannot ring (inside C code): killed
         return Outcome("TIMEOUT", math.nan, math.nan, "")

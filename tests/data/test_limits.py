@@ -15,7 +15,7 @@ import pytest
 from tests.data.bombs import SHEET_START, honest_xlsx, minimal_xlsx, sheet
 from tvs_core.cli import main
 from tvs_core.data.demo import DEMOS, load_demo
-from tvs_core.data.io import read_table
+from tvs_core.data.io import parse_table
 from tvs_core.data.limits import ENV, MB, Limits
 from tvs_core.errors import DataError
 
@@ -28,37 +28,37 @@ def _csv(rows: int = 10, columns: int = 3) -> bytes:
 
 def test_the_column_limit_names_the_columns_found_and_its_variable(monkeypatch):
     with pytest.raises(DataError) as info:
-        read_table(_csv(), "t.csv", limits=Limits(columns=2))
+        parse_table(_csv(), "t.csv", limits=Limits(columns=2))
     assert "3 columns, above the limit of 2 columns" in str(info.value)
     assert "TVS_MAX_COLUMNS=3" in str(info.value) and "--limit columns=3" in str(info.value)
     monkeypatch.setenv("TVS_MAX_COLUMNS", "2")
     with pytest.raises(DataError, match="TVS_MAX_COLUMNS"):
-        read_table(_csv(), "t.csv")
+        parse_table(_csv(), "t.csv")
     monkeypatch.setenv("TVS_MAX_COLUMNS", "3")
-    assert read_table(_csv(), "t.csv").shape == (10, 3)
+    assert parse_table(_csv(), "t.csv").shape == (10, 3)
 
 
 def test_a_csv_is_refused_by_lines_times_columns_and_read_at_the_limit():
     with pytest.raises(DataError, match="10 lines of 3 fields = 30 cells, above the limit of 29 cells"):
-        read_table(_csv(), "t.csv", limits=Limits(cells=29))
-    assert read_table(_csv(), "t.csv", limits=Limits(cells=30)).shape == (10, 3)
+        parse_table(_csv(), "t.csv", limits=Limits(cells=29))
+    assert parse_table(_csv(), "t.csv", limits=Limits(cells=30)).shape == (10, 3)
 
 
 def test_a_row_longer_than_the_header_counts_its_fields():
     """A header of 2 fields, then one line of 3 000: lines × header fields is 2, the delimiters tell 3 000."""
     with pytest.raises(DataError, match="holds, by its delimiters, 3,000 cells, above the limit of 1,000 cells"):
-        read_table(("x,y\n" + ",".join(["1"] * 3000) + "\n").encode(), "t.csv", limits=Limits(cells=1000))
+        parse_table(("x,y\n" + ",".join(["1"] * 3000) + "\n").encode(), "t.csv", limits=Limits(cells=1000))
 
 
 def test_the_longest_line_is_named_by_its_number_and_length():
     data = _csv() + b"x" * 3000 + b"\n" + _csv()
     with pytest.raises(DataError) as info:
-        read_table(data, "t.csv", limits=Limits(line_mb=2000 / MB))
+        parse_table(data, "t.csv", limits=Limits(line_mb=2000 / MB))
     assert "Line 12 of 't.csv'" in str(info.value) and "TVS_MAX_LINE_MB" in str(info.value)
     with pytest.raises(DataError, match="Line 2 of 't.csv'"):  # UTF-16: measured in its own units
-        read_table(("a\n" + "y" * 3000 + "\n").encode("utf-16"), "t.csv", limits=Limits(line_mb=4000 / MB))
+        parse_table(("a\n" + "y" * 3000 + "\n").encode("utf-16"), "t.csv", limits=Limits(line_mb=4000 / MB))
     with pytest.raises(DataError, match="Line 3 of 't.csv'"):  # old Mac line ends
-        read_table(b"a\r1\r" + b"z" * 3000 + b"\r", "t.csv", limits=Limits(line_mb=2000 / MB))
+        parse_table(b"a\r1\r" + b"z" * 3000 + b"\r", "t.csv", limits=Limits(line_mb=2000 / MB))
 
 
 @pytest.mark.parametrize("how", ["path", "bytes", "stream"])
@@ -68,53 +68,54 @@ def test_the_file_size_is_checked_before_the_file_is_read(tmp_path, how):
     path.write_bytes(data)
     source = {"path": path, "bytes": data, "stream": io.BytesIO(data)}[how]
     with pytest.raises(DataError, match="TVS_MAX_FILE_MB") as info:
-        read_table(source, "t.csv", limits=Limits(file_mb=1000 / MB))
+        parse_table(source, "t.csv", limits=Limits(file_mb=1000 / MB))
     assert "above the limit of 0.0 MB" in str(info.value)
-    assert read_table(path, limits=Limits(file_mb=len(data) / MB)).shape == (400, 3)
+    assert parse_table(path, limits=Limits(file_mb=len(data) / MB)).shape == (400, 3)
 
 
 def test_a_parquet_file_is_judged_by_its_footer(tmp_path):
     path = tmp_path / "t.parquet"
     pd.DataFrame({"a": np.arange(100), "b": np.arange(100.0)}).to_parquet(path)
     with pytest.raises(DataError, match="100 rows × 2 columns, holding 200 cells, above the limit of 199 cells"):
-        read_table(path, limits=Limits(cells=199))
+        parse_table(path, limits=Limits(cells=199))
     with pytest.raises(DataError, match="2 columns, above the limit of 1 column"):
-        read_table(path, limits=Limits(columns=1))
-    assert read_table(path, limits=Limits(cells=200)).shape == (100, 2)
+        parse_table(path, limits=Limits(columns=1))
+    assert parse_table(path, limits=Limits(cells=200)).shape == (100, 2)
 
 
 def test_a_nested_parquet_column_counts_its_values_not_its_rows(tmp_path):
     path = tmp_path / "t.parquet"
     pd.DataFrame({"tags": [list(range(100))] * 3}).to_parquet(path)
     with pytest.raises(DataError, match="3 rows × 1 column, holding 300 cells"):
-        read_table(path, limits=Limits(cells=299))
+        parse_table(path, limits=Limits(cells=299))
 
 
 def test_an_unpacked_workbook_too_large_or_too_compressed_or_of_too_many_parts(tmp_path):
     book = honest_xlsx(tmp_path)
     with pytest.raises(DataError, match="unpacks to .* MB, above the limit of .* TVS_MAX_XLSX_MB"):
-        read_table(book, limits=Limits(xlsx_mb=1000 / MB))
+        parse_table(book, limits=Limits(xlsx_mb=1000 / MB))
     with zipfile.ZipFile(book, "a") as archive:
         for i in range(30):
             archive.writestr(f"docProps/custom{i}.xml", "<x/>")
     with pytest.raises(DataError, match="is a zip of 35 parts, above the limit of 20 parts"):
-        read_table(book, limits=Limits(xlsx_parts=20))
+        parse_table(book, limits=Limits(xlsx_parts=20))
     data = bytearray(book.read_bytes())  # the end record says 1 entry; zipfile would still read all 35
     end = data.rfind(b"PK\x05\x06")
     data[end + 8:end + 12] = struct.pack("<HH", 1, 1)
     with pytest.raises(DataError, match="has a zip directory with room for [0-9]+ parts, above the limit of 20"):
-        read_table(bytes(data), "lying.xlsx", limits=Limits(xlsx_parts=20))
+        parse_table(bytes(data), "lying.xlsx", limits=Limits(xlsx_parts=20))
     flat = minimal_xlsx(tmp_path / "flat.xlsx", sheet('<row r="1"><c r="A1"><v>1</v></c></row>' * 100_000))
     with pytest.raises(DataError, match="Part xl/worksheets/sheet1.xml .* a ratio of .* TVS_MAX_XLSX_RATIO"):
-        read_table(flat, limits=Limits(xlsx_ratio=10))
+        parse_table(flat, limits=Limits(xlsx_ratio=10))
 
 
 def test_an_invalid_limit_in_the_environment_is_named(monkeypatch):
     monkeypatch.setenv("TVS_MAX_CELLS", "lots")
     with pytest.raises(DataError, match="TVS_MAX_CELLS=lots is not a positive number"):
-        read_table(_csv(), "t.csv")
+        parse_table(_csv(), "t.csv")
     assert set(ENV.values()) == {"TVS_MAX_FILE_MB", "TVS_MAX_COLUMNS", "TVS_MAX_CELLS", "TVS_MAX_LINE_MB",
-                                 "TVS_MAX_XLSX_MB", "TVS_MAX_XLSX_RATIO", "TVS_MAX_XLSX_PARTS"}
+                                 "TVS_MAX_XLSX_MB", "TVS_MAX_XLSX_RATIO", "TVS_MAX_XLSX_PARTS", "TVS_MAX_READ_MB",
+                                 "TVS_MAX_READ_SECONDS"}
 
 
 def test_the_command_line_option_sets_a_limit_over_the_environment(tmp_path, monkeypatch, capsys):
@@ -129,15 +130,16 @@ def test_the_command_line_option_sets_a_limit_over_the_environment(tmp_path, mon
     assert "NAME one of file_mb" in capsys.readouterr().err
 
 
-def test_a_broken_workbook_is_named_even_when_its_exception_has_no_message(tmp_path, monkeypatch):
-    """The review's "Could not read …: ." came from a MemoryError, which has no message: its type is named."""
+def test_a_workbooks_reader_running_out_of_memory_is_left_to_the_reading_process(tmp_path, monkeypatch):
+    """The first review's "Could not read …: ." came from a MemoryError, which has no message; the second's
+    "unexpected" too. The parse lets it through, and the process that reads the file (tvs_core/data/reader.py)
+    says which limit it reached (tests/data/test_reader.py)."""
     def out_of_memory(*args, **kwargs):
         raise MemoryError()
 
     monkeypatch.setattr(pd, "ExcelFile", out_of_memory)
-    with pytest.raises(DataError) as info:
-        read_table(honest_xlsx(tmp_path))
-    assert "as an Excel workbook: MemoryError." in str(info.value)
+    with pytest.raises(MemoryError):
+        parse_table(honest_xlsx(tmp_path))
 
 
 # -- the xlsx count is openpyxl's, however the sheet is written ------------------------------------------------
@@ -171,7 +173,7 @@ FAR = {  # one cell at column XFD (16 384), written as no spreadsheet program wo
 def test_a_far_cell_is_found_however_it_is_written(case, tmp_path):
     assert _openpyxl_extent(FAR[case]) == (1, 16_384)  # the case is real
     with pytest.raises(DataError, match="reaches (at least )?[0-9,]+ columns, above the limit of 2,000 columns"):
-        read_table(minimal_xlsx(tmp_path / "far.xlsx", FAR[case]), limits=Limits(xlsx_ratio=1e6))
+        parse_table(minimal_xlsx(tmp_path / "far.xlsx", FAR[case]), limits=Limits(xlsx_ratio=1e6))
 
 
 DEEP = {  # 3 columns and a last row 10 000: 30 000 cells by openpyxl's count
@@ -186,21 +188,21 @@ def test_rows_are_counted_as_openpyxl_counts_them(case, tmp_path):
     assert _openpyxl_extent(DEEP[case])[0] == 10_000
     book = minimal_xlsx(tmp_path / "deep.xlsx", DEEP[case])
     with pytest.raises(DataError, match="reaches 10,000 rows × 3 columns = 30,000 cells"):
-        read_table(book, limits=Limits(cells=29_999))
+        parse_table(book, limits=Limits(cells=29_999))
 
 
 def test_the_declared_dimension_refuses_before_any_cell_is_read(tmp_path):
     book = minimal_xlsx(tmp_path / "declared.xlsx", sheet('<row r="1"><c r="A1"><v>1</v></c></row>',
                                                           "A1:C1048576"))
     with pytest.raises(DataError, match="declares, in its <dimension>, 1,048,576 rows × 3 columns = 3,145,728"):
-        read_table(book, limits=Limits(cells=3_000_000))
+        parse_table(book, limits=Limits(cells=3_000_000))
 
 
 def test_a_sheet_is_read_at_exactly_its_cells(tmp_path):
     book = honest_xlsx(tmp_path)  # 11 rows (a header and ten numbers) × 1 column, declared A1:A11
-    assert read_table(book, limits=Limits(cells=11, columns=1)).shape == (10, 1)
+    assert parse_table(book, limits=Limits(cells=11, columns=1)).shape == (10, 1)
     with pytest.raises(DataError, match="11 rows × 1 column = 11 cells"):
-        read_table(book, limits=Limits(cells=10))
+        parse_table(book, limits=Limits(cells=10))
 
 
 def test_a_utf16_sheet_is_refused_since_the_count_reads_utf8(tmp_path):
@@ -213,14 +215,14 @@ def test_a_utf16_sheet_is_refused_since_the_count_reads_utf8(tmp_path):
         for name, data in parts.items():
             archive.writestr(name, data)
     with pytest.raises(DataError, match="is not UTF-8 XML"):
-        read_table(book)
+        parse_table(book)
 
 
 def test_a_sheet_streamed_in_chunks_counts_rows_across_them(tmp_path):
     rows = "".join(f'<row r="{i}"><c r="A{i}"><v>{i}</v></c><c r="B{i}"><v>1</v></c></row>' for i in range(1, 60_001))
     book = minimal_xlsx(tmp_path / "long.xlsx", SHEET_START + "<sheetData>" + rows + "</sheetData></worksheet>")
     with pytest.raises(DataError, match="reaches 60,000 rows × 2 columns = 120,000 cells"):
-        read_table(book, limits=Limits(cells=119_999))
+        parse_table(book, limits=Limits(cells=119_999))
 
 
 # -- every real table: the demos are far below every default limit ----------------------------------------------
@@ -236,4 +238,4 @@ def test_the_demos_read_within_a_tenth_of_every_default_limit(demo, kind, tmp_pa
     path = tmp_path / f"{demo}.{kind}"
     {"csv": lambda: table.to_csv(path, index=False), "parquet": lambda: table.to_parquet(path, index=False),
      "xlsx": lambda: table.to_excel(path, index=False)}[kind]()
-    assert read_table(path, limits=TENTH).shape == table.shape
+    assert parse_table(path, limits=TENTH).shape == table.shape

@@ -18,7 +18,7 @@ from tvs_core.data.demo import DEMOS
 from tvs_core.data.schema import infer_schema
 from tvs_core.data.split import holdout_split
 from tvs_core.evaluation import anonymity
-from tvs_core.evaluation.anonymity import Part, criterion_record
+from tvs_core.evaluation.anonymity import Part, criterion_record, univariate_predicates
 from tvs_core.evaluation.catalogue import CATALOGUE, GDPR_CRITERIA, PerColumn
 from tvs_core.evaluation.context import EvaluationData, encode_rows
 from tvs_core.evaluation.distance import gower_space, nearest
@@ -203,3 +203,19 @@ def test_summary_json_carries_the_criteria_per_level_and_baseline():
                 *(f"inference_{part}:{column}" for column in data.schema.sensitive for part in ("risk", "attacks"))]
         for key in keys:
             assert set(metrics[key]) == {"median", "ci_low", "ci_high", "n"} and metrics[key]["n"] == 2
+
+
+def test_univariate_predicates_each_isolate_one_synthetic_row_as_counted_row_by_row():
+    """The predicates' match counts come from each column's value counts, not from comparing every predicate with
+    every row: they must be the predicates the row-by-row count picks, ties, categories and extremes included."""
+    rng = np.random.default_rng(3)
+    synthetic = np.column_stack([np.round(rng.normal(size=300), 1), rng.integers(0, 4, 300), rng.normal(size=300),
+                                 np.r_[np.zeros(150), np.ones(150)]])
+    categorical = np.array([False, True, False, False])
+    found = univariate_predicates(synthetic, categorical, np.random.default_rng(0), n=10_000)
+    assert len(found) and (found.counts(synthetic) == 1).all()
+    # every isolating predicate is found: values seen once, and the extremes that occur once
+    singles = sum(int((np.unique(synthetic[:, j], return_counts=True)[1] == 1).sum()) for j in range(4))
+    extremes = sum(int(c[0] == 1) + int(c[-1] == 1) for j in (0, 2, 3)
+                   for c in [np.unique(synthetic[:, j], return_counts=True)[1]])
+    assert len(found) == singles + extremes

@@ -2,8 +2,9 @@
 checks cover every estimator): the function computes exactly the metrics declared with it, each inside its declared
 range and in its declared shape (one value per column for a per-column metric), and the same seed gives the same
 values again. Checked on a class response and on a continuous one: the function must not depend on one kind.
-Every other metric names the function that writes its records (``produced_by``), and that function, played at tiny
-sizes, writes exactly the metrics declared with it."""
+Every other metric names the function that writes its records (``produced_by``: a game, an attack, TSTR, TRTR, the DP
+audit), and that function, played twice at tiny sizes with the same seeds, writes exactly the metrics declared with
+it, each inside its declared range, and the same values again."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pkgutil
 from dataclasses import replace
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from tests.helpers import TINY, CopyRows
@@ -178,22 +180,47 @@ def _records_by_producer(response: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def produced() -> dict:
+def played() -> dict:
+    """Each response -> (every producer's records, the same played again with the same seeds)."""
+    return {response: (_records_by_producer(response), _records_by_producer(response))
+            for response in RESPONSES.values()}
+
+
+@pytest.fixture(scope="module")
+def produced(played) -> dict:
     """Each producer -> the metric names it wrote for a class response and for a continuous one."""
     names: dict = {}
-    for response in RESPONSES.values():
-        for producer, records in _records_by_producer(response).items():
+    for first, _ in played.values():
+        for producer, records in first.items():
             names.setdefault(producer, set()).update(r["metric"] for r in records)
     return names
 
 
-@pytest.mark.parametrize("producer", list(dict.fromkeys(m.produced_by for m in CATALOGUE.values() if m.produced_by)),
-                         ids=lambda producer: producer.__name__)
+PRODUCERS = list(dict.fromkeys(m.produced_by for m in CATALOGUE.values() if m.produced_by))
+
+
+@pytest.mark.parametrize("producer", PRODUCERS, ids=lambda producer: producer.__name__)
 def test_every_metric_without_a_compute_is_written_by_the_function_it_names(producer, produced):
     """A new producer fails here until it is played above; a declaration naming the wrong function fails too."""
     declared = {m.name for m in CATALOGUE.values() if m.produced_by is producer}
     assert producer in produced, f"{producer.__name__} is not played by _records_by_producer"
     assert produced[producer] == declared, produced[producer] ^ declared
+
+
+@pytest.mark.parametrize("producer", PRODUCERS, ids=lambda producer: producer.__name__)
+def test_every_metric_a_game_or_an_attack_writes_is_in_its_range_and_the_same_seed_writes_it_again(producer, played):
+    """The common check of the ``compute`` functions, for the records of games, attacks, TSTR, TRTR and the DP audit:
+    each value inside its declared range, and the same seeds give the same records, value for value."""
+    for response, (first, again) in played.items():
+        records = first[producer]
+        assert records, f"{producer.__name__} wrote nothing for a {response} response"
+        for r in records:
+            low, high = CATALOGUE[r["metric"]].range
+            value = r["value"]
+            assert math.isnan(value) or (low <= value and (high is None or value <= high)), \
+                (r["metric"], r["attribute"], value, (low, high))
+        pd.testing.assert_frame_equal(pd.DataFrame(records), pd.DataFrame(again[producer]), check_exact=True,
+                                      obj=f"{producer.__name__}'s records played again with the same seed")
 
 
 def test_every_family_module_says_what_it_measures_and_is_gathered_by_the_catalogue():

@@ -14,6 +14,7 @@ from tvs_core.evaluation.preview import (
     CUT_ORDER,
     INTENDED,
     LINKS_BLOCK,
+    MOST_LEVELS,
     OUTSIDE,
     RISK_TOLERANCE,
     LevelPreview,
@@ -21,13 +22,15 @@ from tvs_core.evaluation.preview import (
     block_leaks,
     expected_beta,
     implied_correlation,
+    implied_correlations,
     level_cuts,
     normal_scores_correlation,
     preview_levels,
+    suggested_levels,
     table_dependence,
     zeroed_up_to,
 )
-from tvs_core.model.ordering import algorithm1
+from tvs_core.model.ordering import algorithm1, default_levels
 
 # C-vine order s, x, y (y the root of tree 1): r_sx = 0.7, r_sy = 0.5, r_xy = 0.6 (positive definite: det 0.32)
 ORDER = ["s", "x", "y"]
@@ -272,3 +275,93 @@ def test_preview_levels_covers_every_level_and_the_mean_is_zeroed_at_least_as_lo
     assert preview.zeroed == zeroed_up_to(preview.risk)
     assert (preview.mean_zeroed["s"] or 0) >= (preview.zeroed["s"] or 0)  # MAB <= WCAB at every level
     assert sorted(preview_levels(corr, order, levels=[1, 2]).cuts["level"].unique()) == [1, 2]
+
+
+# -- implied_correlations and suggested_levels -----------------------------------------------------------------------
+@pytest.mark.parametrize("d, seed", [(3, 0), (12, 1), (40, 2)])
+def test_every_levels_implied_matrix_from_one_factor_is_the_level_by_level_solve(d, seed):
+    """The Cholesky route must give Theorem 2.4's matrix at every level, level 0 (all independent) and the full
+    vine (the data's own correlation) included, in any order of the levels asked for."""
+    r = random_correlation(d, seed)
+    levels = list(dict.fromkeys([d - 1, 0, 1, d // 2, d + 3]))
+    found = dict(implied_correlations(r, levels))
+    assert sorted(found) == sorted(levels)
+    for level in levels:
+        assert np.allclose(found[level], implied_correlation(r, level), atol=1e-12)
+    assert np.allclose(found[d - 1], r, atol=1e-12) and np.allclose(found[0], np.eye(d))
+
+
+def test_a_matrix_that_is_no_correlation_matrix_falls_back_to_the_level_by_level_solve():
+    """Pairwise-complete estimates can be indefinite; the factor does not exist then, the solve still does."""
+    r = np.array([[1.0, 0.9, -0.9], [0.9, 1.0, 0.9], [-0.9, 0.9, 1.0]])
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.cholesky(r[::-1, ::-1])
+    found = dict(implied_correlations(r, [1, 0]))
+    assert sorted(found) == [0, 1] and np.array_equal(found[1], implied_correlation(r, 1))
+
+
+def test_a_repeated_column_keeps_every_level_finite():
+    r = np.array([[1.0, 1.0, 0.3], [1.0, 1.0, 0.3], [0.3, 0.3, 1.0]])  # singular: the first column twice
+    found = dict(implied_correlations(r, [0, 1, 2]))
+    assert all(np.isfinite(m).all() for m in found.values()) and np.allclose(found[2], r)
+
+
+def curves_preview(risk: dict[int, float], cuts: dict[int, int], top: int) -> LevelPreview:
+    """A preview whose two curves are given level by level (levels absent: the value of the level below)."""
+    rows, cut_rows, value, count = [], [], 0.0, 0
+    for level in range(0, top + 1):
+        value, count = risk.get(level, value), cuts.get(level, count)
+        rows.append({"level": level, "attribute": "s", "mab": value, "wcab": value, "r2": 0.0})
+        cut_rows += [{"level": level, "a": "a", "b": f"b{k}", "real": 0.5, "kept": 0.0, "cut": True}
+                     for k in range(count)]
+    return LevelPreview(pd.DataFrame(rows), pd.DataFrame(cut_rows, columns=["level", "a", "b", "real", "kept", "cut"]),
+                        pd.DataFrame(columns=["a", "b", "correlation"]), {}, top, ["s"])
+
+
+@pytest.mark.parametrize("top", [1, 4, 26, 45])
+def test_up_to_ten_levels_the_default_is_the_papers_every_fifth_level(top):
+    """Every table of up to 46 columns keeps the levels it always had (the golden cases depend on them)."""
+    preview = curves_preview({1: 0.5, top: 0.1}, {1: 30, top: 0}, top)
+    assert suggested_levels(preview, top) == default_levels(top)
+
+
+def test_a_wide_tables_levels_are_dense_where_the_preview_changes_and_stop_where_it_stops():
+    """119 levels; the risk falls only between levels 80 and 90, the associations cut fall between 1 and 10 and
+    nothing changes above 90: at most ten levels, 1 first, none above 90, most of them where the curves move."""
+    top = 119
+    risk = {level: 0.4 - 0.03 * (level - 80) for level in range(80, 91)}
+    cuts = {level: 100 - 10 * level for level in range(1, 11)}
+    levels = suggested_levels(curves_preview({0: 0.4, **risk}, cuts, top), top)
+    assert levels == sorted(set(levels)) and len(levels) <= MOST_LEVELS
+    assert levels[0] == 1 and levels[-1] == 90  # the lowest level from which neither curve changes
+    assert sum(1 <= level <= 10 or 80 <= level <= 90 for level in levels) >= len(levels) - 2
+
+
+def test_flat_curves_give_few_levels_and_the_top_stays_the_advised_one():
+    """A preview that sees no change at all cannot say where to look: the paper's top stays, with level 1 and a
+    look at the middle of the range (twice: the middle, then the middle of the longer half)."""
+    top = 80
+    assert suggested_levels(curves_preview({0: 0.2}, {0: 5}, top), top) == [1, 40, 60, top]
+
+
+def test_the_levels_a_sweep_suggests_are_those_of_its_own_preview_and_the_holder_is_fitted_only_up_to_them():
+    """A 60-column table whose sensitive column is independent of the rest and whose only associations sit in a
+    block at the end of the order (the roots of the first trees): the preview stops changing well below t_max, so
+    the default levels stop there and the holder fits no tree above them."""
+    from tvs_core.jobs import SweepConfig
+    from tvs_core.jobs.context import fit_holder, split_tables, sweep_levels
+
+    rng = np.random.default_rng(7)
+    n, noise, block = 1000, 52, 7
+    factor = rng.normal(size=n)
+    table = pd.DataFrame({f"x{k:02d}": rng.normal(size=n) for k in range(noise)})
+    for k in range(block):
+        table[f"b{k}"] = 0.8 * factor + 0.6 * rng.normal(size=n)
+    table["y"] = (factor + rng.normal(size=n) > 0).astype(int)
+    config = SweepConfig(response="y", sensitive=["x00"])
+    train, _ = split_tables(config, table, None)
+    levels = sweep_levels(config, train)
+    assert len(levels) <= MOST_LEVELS and levels[0] == 1 and max(levels) < 59
+    holder = fit_holder(SweepConfig(response="y", sensitive=["x00"], levels=levels), train)
+    assert holder.fitted_level_ == max(levels)
+    assert sweep_levels(SweepConfig(response="y", sensitive=["x00"], levels=[3, 1, 3]), train) == [1, 3]

@@ -131,9 +131,23 @@ def table() -> pd.DataFrame:
 
 
 def test_the_pu_band_runs_along_the_upper_ends_and_back_along_the_lower(table):
-    band = next(t for t in L.pu_curve(table, None, None).data if t.name.startswith("PU resampling band"))
+    band = next(t for t in L.pu_curve(table, None, None).data if getattr(t, "fill", None) == "toself")
     assert list(band.x) == [1, 5, 5, 1] and list(band.y) == pytest.approx([0.55, 0.72, 0.55, 0.45])
-    assert band.fill == "toself"
+
+
+def test_the_pu_band_and_hover_name_their_range_through_the_one_wording_function(table):
+    """Finding 10 (issue 45): the legend said "PU resampling band (95 %)", outside ``interval_words``; PU's range is
+    the middle 95 % of its redraws, no confidence interval, and every screen says so in the same words."""
+    fig = L.pu_curve(table, None, None)
+    band = next(t for t in fig.data if getattr(t, "fill", None) == "toself")
+    assert band.name == "PU middle 95 % of 2000 redraws within each metric's range"
+    from tvs_core.choice.selection import REDRAWS
+    from tvs_core.evaluation.intervals import interval_name, interval_words
+
+    assert band.name == f"PU {interval_name(REDRAWS, kind='redraws')}"
+    curve = next(t for t in fig.data if t.name == "Privacy–utility score PU")
+    assert f"PU: 0.500, {interval_words(0.45, 0.55, REDRAWS, 3, 'redraws')}" in curve.hovertext[0]
+    assert not any("95 %" in (t.name or "") and t is not band for t in fig.data)
 
 
 def test_the_curve_runs_over_ranked_levels_in_order_and_its_hover_says_pareto(table):
@@ -141,7 +155,8 @@ def test_the_curve_runs_over_ranked_levels_in_order_and_its_hover_says_pareto(ta
     curve = next(t for t in fig.data if t.name == "Privacy–utility score PU")
     assert list(curve.x) == [1, 5] and list(curve.customdata) == [1, 5]
     assert list(curve.marker.color) == [level_colour(t, [1, 3, 5, 7]) for t in (1, 5)]  # the job's every level
-    assert curve.hovertext[0] == "level 1<br>PU: 0.500 [0.450, 0.550]<br>P: 0.100, U: 0.900<br>wins: 0.600"
+    assert curve.hovertext[0] == ("level 1<br>PU: 0.500, range 0.450–0.550 (middle 95 % of 2000 redraws within each "
+                                  "metric's range)<br>P: 0.100, U: 0.900<br>wins: 0.600")
     assert curve.hovertext[1].endswith("<br>Pareto-optimal")
     wins = next(t for t in fig.data if t.type == "bar")
     assert list(wins.x) == [1, 3, 5, 7] and list(wins.y) == [0.6, 0.0, 0.4, 0.0]  # every level, ranked or not

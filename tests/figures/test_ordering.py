@@ -232,11 +232,13 @@ def preview() -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def test_each_line_runs_over_the_levels_in_order(preview):
+def test_each_line_runs_over_the_levels_in_order_without_level_0(preview):
+    """Finding 11 (issue 45): level 0 keeps no tree — no level a sweep offers — and was plotted unexplained."""
     fig = O.preview_curve(preview, None)
     cost = fig.data[0]
-    assert list(cost.x) == [0, 1, 2] and list(cost.y) == pytest.approx([0.6, 0.3, 0.2])
+    assert list(cost.x) == [1, 2] and list(cost.y) == pytest.approx([0.3, 0.2])
     assert all(a >= b for a, b in zip(cost.y, cost.y[1:], strict=False))
+    assert all(0 not in list(trace.x) for trace in fig.data)
 
 
 def test_attributes_keep_their_order_and_take_the_shared_attribute_colours(preview):
@@ -247,12 +249,12 @@ def test_attributes_keep_their_order_and_take_the_shared_attribute_colours(previ
 
 def test_the_preview_hover_gives_mab_wcab_and_the_attackers_r2(preview):
     hover = O.preview_curve(preview, None).data[0].hovertext[0]
-    assert hover == "cost, level 0<br>expected MAB: 0.600<br>expected WCAB: 1.200<br>attacker R²: 0.060"
+    assert hover == "cost, level 1<br>expected MAB: 0.300<br>expected WCAB: 0.600<br>attacker R²: 0.060"
 
 
 def test_a_missing_expected_value_is_a_gap(preview):
     preview.loc[(preview["level"] == 1) & (preview["attribute"] == "cost"), "mab"] = np.nan
-    assert list(O.preview_curve(preview, None).data[0].y) == [pytest.approx(0.6), None, pytest.approx(0.2)]
+    assert list(O.preview_curve(preview, None).data[0].y) == [None, pytest.approx(0.2)]
 
 
 def test_an_empty_preview_draws_no_line_but_still_the_theorem_level():

@@ -163,7 +163,8 @@ def test_the_command_line_warns_before_a_ray_cluster_starts(backend, tmp_path, m
         raise TVSError("stopped before any cluster starts")
 
     monkeypatch.setattr(worker, "run_job", run_job)
-    cli.main(["sweep", "--demo", "clinical", "--levels", "1", "--baselines", "none", "--backend", backend,
+    accept = ["--accept-open-ports"] if backend == "ray" else []
+    cli.main(["sweep", "--demo", "clinical", "--levels", "1", "--baselines", "none", "--backend", backend, *accept,
               "--workspace", str(tmp_path / "ws"), "--out", str(tmp_path / "out")])
     lines = capsys.readouterr().err.splitlines()
     assert started == [backend]

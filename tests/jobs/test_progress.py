@@ -11,13 +11,18 @@ from tvs_core.jobs import SweepConfig
 from tvs_core.jobs.progress import (
     PRIOR_SHAPE,
     STARTUP_SECONDS,
+    Finished,
     _size,
     audit_seconds,
+    before_start,
+    busy_factor,
+    calibrated,
     competitor_fits,
     duration_text,
     estimate,
     first_look_tasks,
     fit_seconds_by_baseline,
+    in_flight,
     kind_costs,
     planned_targets,
     progress,
@@ -168,11 +173,77 @@ def test_a_kind_without_a_cost_takes_the_median_cost_and_extra_seconds_are_added
     assert seconds_left(plan, {"holder"}, costs, workers=1, extra={"baseline:ctgan": 100.0}) == pytest.approx(106.0)
 
 
-def test_time_already_spent_shortens_only_the_current_stage_and_never_below_zero():
+def test_a_running_task_keeps_its_worker_for_what_is_left_of_its_cost_and_never_less_than_nothing():
     plan = [task("release:1:0-10", LEVELS), task("aia:0", GAMES)]
     costs = {"release": 2.0, "aia": 6.0}
-    assert seconds_left(plan, set(), costs, 2, running_for=5.0) == pytest.approx(6.0)  # stage 1 done by now
-    assert seconds_left(plan, {"release:1:0-10"}, costs, 2, running_for=5.0) == pytest.approx(1.0)
+    assert seconds_left(plan, set(), costs, 2, spent={"release:1:0-10": 1.5}) == pytest.approx(0.5 + 6.0)
+    assert seconds_left(plan, set(), costs, 2, spent={"release:1:0-10": 5.0}) == pytest.approx(6.0)  # overran
+    assert seconds_left(plan, {"release:1:0-10"}, costs, 2, spent={"aia:0": 4.0}) == pytest.approx(2.0)
+
+
+def test_a_long_fit_half_done_holds_one_worker_while_the_other_runs_the_rest():
+    """A competitor's 180 s fit has run 90 s: the other worker runs the six 10 s tasks meanwhile; the stage ends
+    with the fit, 90 s from now — not (90 + 60) / 2, nor 180."""
+    plan = [task("baseline:privpgd:2.5", GAMES)] + [task(f"aia:{i}", GAMES) for i in range(6)]
+    costs = {"baseline": 0.0, "aia": 10.0}
+    fit = {"baseline:privpgd:2.5": 180.0}
+    left = seconds_left(plan, set(), costs, 2, extra=fit, spent={"baseline:privpgd:2.5": 90.0, "aia:0": 0.0})
+    assert left == pytest.approx(90.0)
+
+
+def finished(key, seconds, at):
+    return Finished(key, TaskKey.parse(key).kind.value, seconds, at)
+
+
+def test_the_running_tasks_and_their_work_are_read_from_the_finished_ones():
+    """Two workers from t = 100: aia:0 (a long one) and aia:1 start; aia:1 ends at 110, aia:2 starts; aia:2 ends at
+    125, aia:3 starts. At 130 aia:0 has worked 30 s, aia:3 5 s."""
+    plan = [task("release:1:0-10", LEVELS)] + [task(f"aia:{i}", GAMES) for i in range(5)]
+    done = {"release:1:0-10": finished("release:1:0-10", 2.0, 100.0), "aia:1": finished("aia:1", 10.0, 110.0),
+            "aia:2": finished("aia:2", 15.0, 125.0)}
+    assert in_flight(plan, done, 2, 130.0, 90.0) == {"aia:0": pytest.approx(30.0), "aia:3": pytest.approx(5.0)}
+    one = {"release:1:0-10": done["release:1:0-10"], "aia:0": finished("aia:0", 10.0, 110.0),
+           "aia:1": finished("aia:1", 15.0, 125.0)}
+    assert in_flight(plan, one, 1, 130.0, 100.0) == {"aia:2": pytest.approx(5.0)}  # one worker: one task at a time
+    everything = done | {f"aia:{i}": finished(f"aia:{i}", 1.0, 140.0) for i in (0, 3, 4)}
+    assert in_flight(plan, everything, 2, 150.0, 90.0) == {}
+
+
+def test_a_competitors_fit_is_kept_out_of_its_kinds_mean_and_scaled_by_the_machines_load():
+    """A CTGAN task that took 296 s does not make the independent baseline cost 150 s. A competitor's fit is one
+    process among the machine's: its measured quiet cost times the load's share of the cores (the machine's speed
+    where the load is unknown) — not times another competitor's overrun, which says little of its own; a DP audit's
+    trials of the same generator do learn from each other."""
+    priors = {"baseline": 2.0, "release": 2.0, "dp_audit": 1.0}
+    fits = {"baseline:ctgan": 98.0, "baseline:privpgd:2.5": 50.0, "dp_audit:privbayes:1:0": 1.0,
+            "dp_audit:privbayes:1:1": 1.0}
+    done = [finished("baseline:independent", 2.0, 10.0), finished("baseline:ctgan", 296.0, 310.0),
+            finished("release:1:0-10", 4.0, 5.0), finished("dp_audit:privbayes:1:0", 4.0, 320.0)]
+    costs = calibrated(priors, done, fits, share=5.0)
+    assert costs.kinds["baseline"] == pytest.approx(2.0)
+    assert costs.speed == pytest.approx(1.5)  # the median of baseline's 1 and release's 2
+    assert costs.fits["baseline:privpgd:2.5"] == pytest.approx(50.0 * 5.0)  # the load's share, not CTGAN's 3
+    assert costs.fits["dp_audit:privbayes:1:1"] == pytest.approx(2.5)  # its first trial: (4 - the kind's 1.5) / 1
+    assert calibrated(priors, done[:1], fits).fits["baseline:ctgan"] == pytest.approx(98.0)  # load unknown: speed 1
+    assert calibrated(priors, [], fits, unmeasured_speed=3.0).kinds["release"] == pytest.approx(6.0)  # a busy machine
+    assert calibrated({"aia": 1.0, "release": 1.0}, [finished("release:1:0-10", 13.0, 20.0)], share=7.0).kinds[
+        "aia"] == pytest.approx(7.0)  # a kind not measured yet: no slower than its fair share of the cores
+
+
+# -- a busy machine ------------------------------------------------------------------------------------------------
+def test_a_busy_machine_shares_its_cores_and_the_estimate_says_so(tmp_path):
+    assert busy_factor(None, 2, 2) == busy_factor(0.0, 2, 2) == 1.0
+    assert busy_factor(2.0, 2, 2) == pytest.approx(2.0)  # two CPU-bound processes beside two workers: half a core
+    assert busy_factor(33.0, 2, 2) == pytest.approx(17.5)
+    store, plan = Store(tmp_path), plan_with_levels(3)
+    quiet = before_start(store, plan, 700, 27, 2, load=(0.3, 2))
+    busy = before_start(store, plan, 700, 27, 2, load=(4.0, 2))
+    assert busy.seconds == pytest.approx(3.0 * estimate(store, plan, 700, 27, 2)[0])
+    assert "The machine is busy (load average 4.0 on 2 cores): the estimate assumes it stays so" in busy.sentence
+    assert "busy" not in quiet.sentence and "load average 0.3 on 2 cores" in quiet.sentence
+    for said in (quiet, busy):
+        assert said.sentence.startswith(f"Start runs {task_total(plan, 700)} tasks on 2 worker processes; estimated "
+                                        f"duration about {duration_text(said.seconds)}, each task costed from ")
 
 
 # -- first look's tasks ----------------------------------------------------------------------------------------------
@@ -270,14 +341,17 @@ def test_a_finished_job_has_nothing_left(tmp_path):
     assert (info["fraction"], info["eta_seconds"], info["text"]) == (1.0, 0.0, "done — 1 of 1 tasks")
 
 
-def test_a_running_jobs_time_left_is_kept_so_the_next_read_counts_down(tmp_path):
+def test_a_running_jobs_time_left_counts_down_while_its_tasks_run(tmp_path, monkeypatch):
+    """Between two finished tasks the time left falls as the clock runs: the running tasks' work is counted."""
+    from tvs_core.jobs import progress as module
+
     store = Store(tmp_path)
     plan = [{"key": "aia:0", "stage": GAMES}, {"key": "aia:1", "stage": GAMES}]
-    job_id = stored_job(store, status="running", plan=plan, total=2, workers=1)
+    job_id = stored_job(store, status="running", plan=plan, total=2, workers=1, started=1000.0)
+    monkeypatch.setattr(module.time, "time", lambda: 1002.0)
     first = progress(store, job_id)["eta_seconds"]
-    shown, _ = json.loads(store.meta(f"eta:{job_id}"))
-    assert shown == pytest.approx(first)
-    assert progress(store, job_id)["eta_seconds"] <= first
+    monkeypatch.setattr(module.time, "time", lambda: 1004.0)
+    assert progress(store, job_id)["eta_seconds"] == pytest.approx(first - 2.0)
 
 
 # -- the line every view shows -----------------------------------------------------------------------------------------
@@ -304,3 +378,15 @@ def test_the_progress_line_in_each_phase_and_status(given, text):
 def test_durations_are_seconds_below_a_minute_and_a_half_then_minutes():
     assert [duration_text(s) for s in (0.0, 42.4, 89.0, 90.0, 600.0, 3600.0)] == [
         "0 s", "42 s", "89 s", "2 min", "10 min", "60 min"]
+
+
+def test_a_task_on_the_training_rows_stops_growing_at_its_kinds_row_cap():
+    """At 100 000 rows and more the release and baseline tasks work on capped rows (evaluation/sizes.py): rows x
+    columns had them 3 to 30 times too long (bench/scale.json). The holder's fit takes every row."""
+    from tvs_core.evaluation.sizes import BASELINE_ROWS, RELEASE_ROWS
+
+    big, capped = (1_000_000.0, 27.0, 8.0), (float(RELEASE_ROWS), 27.0, 8.0)
+    assert _size("release", big) == _size("release", capped) == RELEASE_ROWS * 27
+    assert _size("baseline", big) == BASELINE_ROWS * 27
+    assert _size("holder", big) == 1_000_000 * 27
+    assert _size("release", (1000.0, 27.0, 8.0)) == 1000 * 27  # below the cap: rows x columns as before

@@ -142,7 +142,11 @@ def test_the_first_looks_lowest_level_is_the_full_recipes_at_that_level(clinical
     assert fitted[0].fitted_level_ == 1 < fitted[1].fitted_level_  # the lowest level alone, then the recipe
     shown = sorted({1, *range(5, fitted[1].fitted_level_, 5), fitted[1].fitted_level_})
     assert [level for level, _, _ in looks] == shown
-    assert {count for _, _, count in looks} == {len(shown)}  # the progress line's "level k of n" knows n at once
+    # the progress line's "level k of n" knows n from the second level on: the levels the user did not choose are
+    # suggested from the whole table, which a wide one gives only after the first point is shown
+    assert [count for _, _, count in looks] == [None] + [len(shown)] * (len(shown) - 1)
+    chosen = list(first_look_module.first_look(sweep_config(levels=shown), train, test))
+    assert {count for _, _, count in chosen} == {len(shown)}  # levels chosen: n at once
     rng = first_look_module.task_rng(config.seed, FIRST_LOOK, "rows")
     small_train = first_look_module._sample(train, 200, rng)
     small_test = first_look_module._sample(test, 400, rng)

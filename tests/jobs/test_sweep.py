@@ -288,9 +288,10 @@ def test_time_left_follows_the_stages_the_worker_runs():
         ("mia_eval:0", 3), ("mia_eval:1", 3))])
     r1, r2 = "release:1:0-4", "release:5:0-4"
     costs = {"holder": 1.0, "release": 2.0, "aia": 6.0, "mia_attackers": 4.0, "mia_eval": 3.0}
-    # stage 1 on 2 workers: max(10 / 2, 6) = 6; stage 2, one task: 4; stage 3: max(6 / 2, 3) = 3
-    assert seconds_left(plan, {"holder"}, costs, workers=2) == pytest.approx(13.0)
-    assert seconds_left(plan, {"holder", r1, r2}, costs, workers=2, running_for=2.5) == pytest.approx(10.5)
+    # stage 1 in plan order on 2 workers: the releases side by side, then aia on the first free: 2 + 6 = 8; stage 2,
+    # one task: 4; stage 3: 3
+    assert seconds_left(plan, {"holder"}, costs, workers=2) == pytest.approx(15.0)
+    assert seconds_left(plan, {"holder", r1, r2}, costs, workers=2, spent={"aia:0": 2.5}) == pytest.approx(10.5)
     assert seconds_left(plan, {task.name for task in plan}, costs, workers=2) == 0.0
 
 

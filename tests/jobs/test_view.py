@@ -100,7 +100,7 @@ def test_the_table_fingerprint_is_the_tables_alone_the_ledgers_key(view, small_t
 def test_the_settings_record_names_a_random_split(view):
     record = view.settings_record()
     assert not view.holdout_file
-    assert record["holdout"] == "a random, stratified 20 % of the table"
+    assert record["holdout"] == "a random, stratified 20 % of the table (20 rows), never seen by any model"
     assert record["holdout_fraction"] == 0.2
 
 
@@ -116,7 +116,26 @@ def test_with_a_hold_out_file_the_split_is_the_file_and_the_record_says_so(tmp_p
     record = view.settings_record()
     assert "holdout_fraction" not in record  # a fraction the sweep never used is not recorded
     assert record["holdout"] == "the user's own hold-out file (30 rows); no random split"
+    assert record["holdout_file"] == {"file": None, "rows": 30, "sha256": None}  # started without its origin
     assert view.table_fingerprint == fingerprint_table(small_table)
+
+
+def test_the_hold_out_files_name_and_sha256_given_at_start_are_recorded(tmp_path, small_table):
+    """Finding 7: the Data page showed the hold-out file's name; the manifest and the report did not. Its origin is
+    kept beside the data (not in the job's identity: the same rows under another name are the same sweep)."""
+    from tests.conftest import make_small_table
+
+    store = Store(tmp_path)
+    holdout = make_small_table(n=30, seed=5)
+    origin = {"file": "ward7_holdout.csv", "sha256": "ab" * 32}
+    job_id = submit(store, small_table, config(), holdout=holdout, holdout_origin=origin)
+    assert job_id == submit(store, small_table, config(), holdout=holdout)  # the same sweep
+    view = JobView(store, job_id)
+    assert view.holdout_origin() == {"file": "ward7_holdout.csv", "rows": 30, "sha256": "ab" * 32}
+    record = view.settings_record()
+    assert record["holdout_file"] == view.holdout_origin()
+    assert record["holdout"] == (f"the user's own hold-out file (30 rows), named ward7_holdout.csv, SHA-256 {'ab' * 32}"
+                                 "; no random split")
 
 
 # -- records and notes ---------------------------------------------------------------------------------------------

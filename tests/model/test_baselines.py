@@ -110,3 +110,12 @@ def test_dp_vine_is_the_same_model_for_the_same_seed_and_another_for_another(cor
     first = DPVine(response="y", seed=1).fit(correlated).to_json()
     assert DPVine(response="y", seed=1).fit(correlated).to_json() == first
     assert DPVine(response="y", seed=2).fit(correlated).to_json() != first
+
+
+@pytest.mark.parametrize("settings, named", [({"epsilon": -1.0}, "ε > 0"), ({"epsilon": 0.0}, "ε > 0"),
+                                             ({"split": 1.5}, "split of the rows"), ({"split": 0.0}, "split"),
+                                             ({"bins": 0}, "'bins' must be a whole number")])
+def test_the_dp_vine_refuses_a_budget_split_or_grid_that_cannot_work_in_words(settings, named):
+    """Not the margins' ValueError from inside the fit (a negative ε), nor a fit on no rows (split 0)."""
+    with pytest.raises(DataError, match=named):
+        DPVine(response="y", **settings).fit(make_small_table())

@@ -76,6 +76,21 @@ def test_a_deep_competitor_fits_the_same_inside_a_worker_as_alone(name):
         pd.testing.assert_frame_equal(alone, in_worker)
 
 
+@pytest.mark.parametrize("name, settings, named", [
+    ("ctgan", {"epochs": 0}, "'epochs' must be a whole number of at least 1"),
+    ("tvae", {"batch_size": 0}, "'batch_size' must be a whole number of at least 1"),
+    ("tvae", {"embedding_dim": 0}, "'embedding_dim' must be a whole number of at least 1"),
+    ("privbayes", {"bins": 0}, "'bins' must be a whole number of at least 1"),
+    ("privbayes", {"epsilon": -1.0}, "PrivBayes needs ε > 0"), ("privbayes", {"degree": 2}, "degree 1"),
+    ("mst", {"bins": 0}, "'bins' must be a whole number"), ("mst", {"iterations": 0}, "'iterations' must be")])
+def test_a_competitor_setting_that_cannot_work_is_refused_in_words_before_any_work(mixed, name, settings, named):
+    """No epochs trained nothing and was accepted; no bins was an IndexError or ValueError from the grid."""
+    model = generator_class(name)(response="outcome", **settings)
+    with pytest.raises(DataError, match=named) as refused:
+        model.fit(mixed)
+    assert refused.value.fix and not hasattr(model, "encoder_")
+
+
 def test_privbayes_noise_scale_is_the_documented_share_of_epsilon(mixed):
     for epsilon in (0.1, 1.0, 5.0):
         model = PrivBayes(epsilon=epsilon, response="outcome").fit(mixed)

@@ -150,3 +150,47 @@ def test_a_model_saved_by_a_newer_version_is_refused_with_the_fix(saved):
 def test_a_saved_model_names_its_generator_and_comes_back_as_that_class(saved):
     assert saved["generator"] == "independent"
     assert type(SyntheticGenerator.from_json(json.dumps(saved))) is IndependentMargins
+
+
+@pytest.mark.parametrize("setting, value, named", [
+    ("margins", "kernel", "Unknown kind of margins 'kernel'"),
+    ("missing", "drop", "Unknown missing-value policy 'drop'"), ("measure", "tau", "Unknown association measure 'tau'"),
+    ("seed", -1, "seed must be a whole number of 0 or more"),
+    ("seed", 2.5, "seed must be a whole number of 0 or more")])
+def test_a_setting_no_fit_can_use_is_refused_in_words_before_any_work(setting, value, named):
+    """Not a ValueError from numpy's seeding or a margin lookup deep inside the fit: the setting, named, first."""
+    table = make_small_table(60)
+    for fit in (lambda model: model.fit(table),
+                lambda model: model.fit_encoded(np.zeros((60, 5)), None, infer_schema(table).with_roles("y", []))):
+        model = IndependentMargins(response="y", **{setting: value})
+        with pytest.raises(DataError, match=named):
+            fit(model)
+        assert not hasattr(model, "encoder_")
+
+
+def test_a_count_setting_below_its_minimum_is_refused_with_its_default_as_the_way_forward():
+    class Counted(CopyRows):
+        name = "counted_generator_test"
+
+        def __init__(self, epochs: int = 40, **kwargs):
+            super().__init__(**kwargs)
+            self.epochs = epochs
+
+        def _check_settings(self) -> None:
+            super()._check_settings()
+            self._require_counts("epochs")
+
+    assert Counted.default_setting("epochs") == 40 and Counted.default_setting("seed") == 0
+    for bad in (0, -3, 1.5, True, "5"):
+        with pytest.raises(DataError, match="'epochs' must be a whole number of at least 1") as refused:
+            Counted(epochs=bad, response="y").fit(make_small_table(60))
+        assert "leave it at its default (40)" in refused.value.fix
+    assert Counted(epochs=2.0, response="y").fit(make_small_table(60)).n_train_ == 60
+
+
+def test_a_generator_without_margins_of_its_own_is_saved_and_samples_the_same_after_loading():
+    """A registered generator may model the encoded values directly (the copy generator): saving it needs no margins."""
+    model = CopyRows(response="y").fit(make_small_table(60))
+    loaded = SyntheticGenerator.from_json(model.to_json())
+    assert type(loaded) is CopyRows and not hasattr(loaded, "margins_")
+    pd.testing.assert_frame_equal(loaded.sample(30, seed=2), model.sample(30, seed=2), check_exact=True)

@@ -98,6 +98,18 @@ def test_an_unknown_family_preset_is_refused_at_fit():
         RVine(response="y", families="nope").fit(make_small_table())
 
 
+@pytest.mark.parametrize("setting, value, named", [
+    ("parametric_method", "ml", "Unknown estimation method 'ml'"), ("t_max", -1, "'t_max' must be a whole number"),
+    ("t_max", 2.5, "'t_max' must be a whole number"), ("families", "nope", "Unknown family preset 'nope'")])
+def test_a_vine_setting_no_fit_can_use_is_refused_in_words_before_any_work(setting, value, named):
+    """Not pyvinecopulib's RuntimeError or TypeError from inside the fit: the setting and its choices."""
+    model = RVine(response="y", **{setting: value})
+    with pytest.raises(DataError, match=named):
+        model.fit(make_small_table())
+    assert not hasattr(model, "encoder_")
+    assert RVine(response="y", t_max=0, families="gaussian").fit(make_small_table()).fitted_level_ == 0
+
+
 def test_a_parametric_method_given_overrides_the_presets():
     assert RVine(families="gaussian")._controls(2).parametric_method == "mle"
     assert RVine(families="gaussian", parametric_method="itau")._controls(2).parametric_method == "itau"
@@ -116,3 +128,28 @@ def test_a_loaded_model_samples_a_truncated_level_as_the_fitted_one_does(star):
     assert again.fitted_level_ == star.fitted_level_ and again.column_order_ == star.column_order_
     assert again.vine_at(1).families == star.vine_at(1).families
     assert np.array_equal(again.sample_values(30, 1, seed=4), star.sample_values(30, 1, seed=4))
+
+
+@pytest.mark.kernels
+@pytest.mark.parametrize("families", ["gaussian", "fast"])
+def test_a_fit_and_a_draw_are_the_same_bytes_at_any_thread_count(families):
+    """The holder's fit, the Export page's release and the command line's use every core when they run alone;
+    the published file must not depend on that: the same vine, and the same rows bit for bit at every level (the
+    Gaussian vine's normal-score map runs in blocks of rows; pyvinecopulib's inverse Rosenblatt transform of the
+    other families in one thread, since its last bits depend on how a batch is cut, as checked here)."""
+    from tvs_core.model.tvinesynth import TVineSynth
+    from tvs_core.model.vine import MIN_BLOCK_ROWS
+
+    table = make_small_table(300)
+    models = {threads: TVineSynth(response="y", sensitive=["income"], families=families, threads=threads, seed=3)
+              .fit(table) for threads in (1, 2)}
+    assert models[1].vine_.to_json() == models[2].vine_.to_json()
+    rows = 2 * MIN_BLOCK_ROWS + 7  # two blocks of rows, of unequal sizes
+    for level in (None, 1, 2):
+        one, two = (models[threads].sample_values(rows, level, seed=11) for threads in (1, 2))
+        assert one.tobytes() == two.tobytes()
+    if families != "gaussian":
+        vine, w = models[1].vine_, np.random.default_rng(0).random((rows, models[1].vine_.dim))
+        whole = vine.inverse_rosenblatt(np.asfortranarray(w), num_threads=1)
+        assert not all(whole.tobytes() == vine.inverse_rosenblatt(np.asfortranarray(w), num_threads=threads).tobytes()
+                       for threads in (2, 3, 4))

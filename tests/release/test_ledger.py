@@ -166,3 +166,18 @@ def test_cli_ledger_refuses_bad_input_in_one_line(args, words, tmp_path):
     result = run(*args) if "--workspace" in args else run(*args, "--workspace", tmp_path / "space")
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1 and words in result.stderr, result.stderr
+
+
+def test_the_ledger_table_shows_who_chose_and_the_note_beside_the_level():
+    """Finding 8 (issue 45): the Export page's ledger table showed no "who chose" or "note" — they were its last
+    columns, behind the 64-character hash a screen shows only after a scroll."""
+    from tvs_core.release.ledger import LedgerEntry, ledger_frame
+
+    entry = LedgerEntry(1, "f" * 64, "ward", "job", 3, "tvinesynth", {}, 0, 100, "ab" * 32, 1000, None,
+                        "for the registry", "copy", 0.0, "chosen by the user; the recommended level is 3 (the same)")
+    frame = ledger_frame([entry])
+    columns = list(frame.columns)
+    assert columns[:5] == ["release", "time", "level", "who chose the level", "note"]
+    assert columns.index("note") < columns.index("sha256") and columns.index("note") < columns.index("fingerprint")
+    assert frame.loc[0, "who chose the level"].startswith("chosen by the user") and frame.loc[0, "note"] == \
+        "for the registry"

@@ -36,7 +36,9 @@ def context_of(two_levels):  # noqa: F811
         for key, value in (release or {}).items():
             setattr(made, key, value)
         view = SimpleNamespace(id="job-1", job={"status": "done", "done": 9, "total": 9, **(job or {})},
-                               config=SimpleNamespace(sensitive=["a"], response="y", externals=None))
+                               config=SimpleNamespace(sensitive=["a"], response="y", externals=None),
+                               holdout_words=lambda: "the user's own hold-out file (30 rows), named ward7.csv, "
+                                                     f"SHA-256 {'cd' * 32}; no random split")
         card = None if levels else explain_level(selection, summary, level, ["a"])
         context = ReportContext(made, reason, exported, view, summary, selection, ChoiceSettings(), card,
                                 pd.DataFrame(columns=["metric"]), [], {}, [], pd.DataFrame(), pd.DataFrame(), None,

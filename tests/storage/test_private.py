@@ -54,7 +54,7 @@ def test_a_workspace_is_a_folder_of_files_only_its_owner_can_read_whatever_the_u
     store = Store(root)
     table = make_small_table()
     Projects(store).create(table, "cohort.csv", "upload:cohort.csv")
-    store.space.save_upload("cohort.csv", b"age,income\n1,2\n")
+    store.space.save_upload("cohort.csv", table, b"age,income\n1,2\n")
     store.space.save_release_copy(fingerprint_table(table), "1-abc", table)
     store.space.access_token()
     os.close(store.space.open_log("abc123"))
@@ -178,23 +178,25 @@ def test_a_link_planted_in_the_workspace_is_refused_and_never_followed(tmp_path)
     target = tmp_path / "target.txt"
     target.write_text("keep me")
     (root / "uploads").mkdir()
-    (root / "uploads" / "cohort.csv").symlink_to(target)
-    with pytest.raises(UnsafeWorkspace, match=r"uploads/cohort.csv in the workspace is a link"):
+    (root / "uploads" / "cohort.csv.parquet").symlink_to(target)
+    with pytest.raises(UnsafeWorkspace, match=r"uploads/cohort.csv.parquet in the workspace is a link"):
         Workspace(root)
-    kept = space.save_upload("cohort.csv", b"a,b\n1,2\n")  # an open workspace never writes through it either
-    assert kept.name == "cohort (2).csv" and target.read_text() == "keep me"
+    kept = space.save_upload("cohort.csv", make_small_table(2), b"a,b\n1,2\n")  # nor writes through it
+    assert kept.name == "cohort.csv (2).parquet" and target.read_text() == "keep me"
 
 
 def test_uploads_keep_every_file_under_its_own_name(tmp_path):
     space = Workspace(tmp_path / "space")
-    first = space.save_upload("cohort.csv", b"1")
-    second = space.save_upload("cohort.csv", b"2")
-    third = space.save_upload("../../cohort.csv", b"3")
-    assert [p.name for p in (first, second, third)] == ["cohort.csv", "cohort (2).csv", "cohort (3).csv"]
-    assert [p.read_bytes() for p in (first, second, third)] == [b"1", b"2", b"3"]
+    table = make_small_table(3)
+    first = space.save_upload("cohort.csv", table, b"1")
+    second = space.save_upload("cohort.csv", table, b"22")
+    third = space.save_upload("../../cohort.csv", table, b"333")
+    assert [p.name for p in (first, second, third)] == ["cohort.csv.parquet", "cohort.csv (2).parquet",
+                                                        "cohort.csv (3).parquet"]
+    assert [space.upload_origin(p)["size"] for p in (first, second, third)] == [1, 2, 3]
     for name in ("", ".", "..", "a/..", " "):
         with pytest.raises(DataError, match="cannot be kept"):
-            space.save_upload(name, b"x")
+            space.save_upload(name, table, b"x")
 
 
 def test_tables_come_back_from_the_workspace_exactly(tmp_path):

@@ -4,6 +4,7 @@ links, another account's folder) is tested end to end in tests/storage/test_priv
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 
@@ -13,6 +14,7 @@ import pytest
 from tests.conftest import make_small_table
 from tvs_core.errors import DataError, TVSError
 from tvs_core.storage.private import UnsafeWorkspace
+from tvs_core.storage.tables import table_from_bytes
 from tvs_core.storage.workspace import (
     TOKEN_FILE,
     WORKSPACE_ENV,
@@ -211,24 +213,40 @@ def test_removing_a_copy_deletes_it_and_a_missing_one_is_not_an_error(space):
 
 
 # -- uploads ---------------------------------------------------------------------------------------------------------
-def test_an_upload_keeps_only_the_last_part_of_a_windows_path_and_no_control_characters(space, loose_umask):
-    kept = space.save_upload("C:\\Users\\ana\\co\x1b[31mhort\n.csv", b"a\n1\n")
-    assert kept == space.root / "uploads" / "co[31mhort.csv"
-    assert kept.read_bytes() == b"a\n1\n" and mode(kept) == 0o600 and mode(kept.parent) == 0o700
+ROWS = pd.DataFrame({"a": [1, 2]})
+
+
+def test_an_upload_is_kept_as_parquet_with_the_files_name_size_and_hash_not_its_bytes(space, loose_umask):
+    """The second review: the workspace kept an identical raw copy of every upload (uploads/NAME.csv) while the
+    README said tables are kept as Parquet."""
+    data = b"a\n1\n2\n"
+    kept = space.save_upload("cohort.csv", ROWS, data)
+    assert kept == space.root / "uploads" / "cohort.csv.parquet" and data not in kept.read_bytes()
+    assert kept.read_bytes()[:4] == b"PAR1" and mode(kept) == 0o600 and mode(kept.parent) == 0o700
+    assert space.upload_origin(kept) == {"name": "cohort.csv", "size": len(data),
+                                         "sha256": hashlib.sha256(data).hexdigest()}
+    pd.testing.assert_frame_equal(table_from_bytes(kept.read_bytes()), ROWS)
     assert leftovers(kept.parent) == []
 
 
-def test_an_upload_without_a_suffix_is_numbered_before_nothing(space):
-    assert [space.save_upload("README", b"x").name for _ in range(3)] == ["README", "README (2)", "README (3)"]
+def test_an_upload_keeps_only_the_last_part_of_a_windows_path_and_no_control_characters(space):
+    kept = space.save_upload("C:\\Users\\ana\\co\x1b[31mhort\n.csv", ROWS, b"a\n1\n")
+    assert kept == space.root / "uploads" / "co[31mhort.csv.parquet"
+    assert space.upload_origin(kept)["name"] == "co[31mhort.csv"
+
+
+def test_an_upload_without_a_suffix_is_numbered(space):
+    assert [space.save_upload("README", ROWS, b"x").name for _ in range(3)] == [
+        "README.parquet", "README (2).parquet", "README (3).parquet"]
 
 
 def test_an_upload_never_replaces_a_file_already_there(space):
     (space.root / "uploads").mkdir()
-    (space.root / "uploads" / "cohort (2).csv").write_bytes(b"earlier")
-    (space.root / "uploads" / "cohort.csv").write_bytes(b"first")
-    kept = space.save_upload("cohort.csv", b"new")
-    assert kept.name == "cohort (3).csv" and kept.read_bytes() == b"new"
-    assert (space.root / "uploads" / "cohort (2).csv").read_bytes() == b"earlier"
+    (space.root / "uploads" / "cohort.csv (2).parquet").write_bytes(b"earlier")
+    (space.root / "uploads" / "cohort.csv.parquet").write_bytes(b"first")
+    kept = space.save_upload("cohort.csv", ROWS, b"new")
+    assert kept.name == "cohort.csv (3).parquet" and space.upload_origin(kept)["size"] == 3
+    assert (space.root / "uploads" / "cohort.csv (2).parquet").read_bytes() == b"earlier"
 
 
 # -- logs ------------------------------------------------------------------------------------------------------------
@@ -336,7 +354,7 @@ def test_wiping_removes_a_link_but_not_what_it_points_to(space, tmp_path):
     (outside / "inner" / "keep.txt").write_text("keep me")
     (space.root / "linked-folder").symlink_to(outside)
     (space.root / "linked-file").symlink_to(outside / "inner" / "keep.txt")
-    space.save_upload("a.csv", b"1")
+    space.save_upload("a.csv", ROWS, b"1")
     space.wipe()
     assert sorted(p.name for p in space.root.iterdir()) == []
     assert (outside / "inner" / "keep.txt").read_text() == "keep me"

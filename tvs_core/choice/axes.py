@@ -26,6 +26,7 @@ from ..evaluation.catalogue import (
     tstr_metric,
 )
 from ..evaluation.summary import Interval, Summary
+from .standing import point
 
 WORST = "_worst"
 
@@ -126,21 +127,28 @@ class Axis:
     def anchor(self, summary: Summary, end: str, column: str | None, source: Metric | None = None
                ) -> float | None:
         """The value that scores 0 (``end='worst'``) or 1 (``'ideal'``) in anchored normalisation."""
+        found = self.anchor_interval(summary, end, column, source)
+        return None if found is None else found.median
+
+    def anchor_interval(self, summary: Summary, end: str, column: str | None, source: Metric | None = None
+                        ) -> Interval | None:
+        """``anchor`` with its spread: a measured anchor's interval (several rows pooled as the axes pool them), a
+        constant — the catalogue's, or its stand-in where the run did not measure it — as an interval of no width."""
         source = source or self.metric
         value = getattr(source, end)
-        if value is None or not isinstance(value, Reference):
-            return value
-        found = _reference(summary, value, column)
-        if found is None and source.fallback is not None:  # the game's real-data reference is missing
-            return self.anchor(summary, end, column, CATALOGUE[source.fallback])
-        return found
-
-
-def _reference(summary: Summary, reference: Reference, column: str | None) -> float | None:
-    hit = summary.model(reference.model).metric(reference.metric)
-    found = (hit if column is None else hit.attribute(column)).interval()
-    # several summary rows (target kinds): pooled as the axes do
-    return reference.otherwise if found is None else found.median
+        if value is None:
+            return None
+        if not isinstance(value, Reference):
+            return point(value)
+        hit = summary.model(value.model).metric(value.metric)
+        found = (hit if column is None else hit.attribute(column)).interval()
+        if found is not None:
+            return found
+        if value.otherwise is not None:
+            return point(value.otherwise)
+        if source.fallback is not None:  # the game's real-data reference is missing
+            return self.anchor_interval(summary, end, column, CATALOGUE[source.fallback])
+        return None
 
 
 def attribute_game_metrics(holder_summary: Summary) -> list[Metric]:

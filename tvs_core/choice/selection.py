@@ -33,8 +33,10 @@ import pandas as pd
 from ..evaluation.catalogue import DEFAULT_PRIVACY_AXIS, AxisKind, Metric, PerColumn, Reference
 from ..evaluation.records import HOLDER
 from ..evaluation.summary import Interval, Summary
+from ..text import decimal
 from .axes import Axis
 from .mix import UtilityMix
+from .standing import Standing, overlaps, point
 
 # "paper": anchored, but privacy's "nothing learnt" end is the catalogue's constant (MAB 0, AUC 0.5) instead
 # of the floor measured on shuffled columns, i.e. the paper's P = 1 - MAB / MAB_real
@@ -52,6 +54,7 @@ class Column(StrEnum):
 
 
 LOW, HIGH = "low", "high"  # the ends of a value's interval
+REDRAWS = 2000  # every metric redrawn within its interval this many times: PU's range and each level's wins
 
 
 def level_column(kind: Column, name: str | None = None, end: str | None = None) -> str:
@@ -172,7 +175,7 @@ def _utility_parts(levels: pd.DataFrame, utility, anchors: dict
 
 def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored",
            privacy: str | Axis = DEFAULT_PRIVACY_AXIS, anchors: dict | None = None,
-           utility: str | Axis | UtilityMix | None = None, draws: int = 2000, seed: int = 0) -> Selection:
+           utility: str | Axis | UtilityMix | None = None, draws: int = REDRAWS, seed: int = 0) -> Selection:
     """Score candidate levels. ``levels`` has one row per level with the utility columns ``u``, ``u_low``,
     ``u_high`` (one utility metric) or ``u_<metric>``, ``..._low``, ``..._high`` per part of a
     ``UtilityMix``; and per privacy column ``p_<name>``, ``p_<name>_low``, ``p_<name>_high`` (one name per
@@ -242,8 +245,29 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored",
     table["missing"] = [", ".join(([] if all(np.isfinite(u_raw[q.column][i]) for q in parts) else ["utility"])
                                   + [f"privacy ({n})" for n in names if not np.isfinite(p_raw[n][i])])
                         for i in range(len(lv))]
-    table["beyond"] = [_beyond(p_unclipped[i], {q.metric.short: u_parts[q.column][i] for q in parts}, scaling)
-                       for i in range(len(lv))]
+    spreads = anchors.get("spreads", {})
+    p_bounds = {n: (levels[level_column(Column.PRIVACY, n, LOW)].to_numpy(float),
+                    levels[level_column(Column.PRIVACY, n, HIGH)].to_numpy(float)) for n in names}
+    u_bounds = {q.column: (levels[level_column(Column.UTILITY, q.name, LOW)].to_numpy(float),
+                           levels[level_column(Column.UTILITY, q.name, HIGH)].to_numpy(float)) for q in parts}
+
+    def standing(raw: float, low: float, high: float, anchor: tuple | None, spread: tuple | None) -> Standing | None:
+        if anchor is None or None in anchor:
+            return None
+        ends = spread or (point(anchor[0]), point(anchor[1]))
+        return Standing(Interval(raw, low, high, 0), *ends)
+
+    beyond = []
+    for i in range(len(lv)):
+        column = table["P_column"].iloc[i] if len(names) > 1 else (names[0] if names else None)
+        p_standing = None if column is None else standing(
+            p_raw[column][i], p_bounds[column][0][i], p_bounds[column][1][i], p_anchor.get(column),
+            spreads.get("privacy", {}).get(column))
+        u_standings = {q.metric.short: (u_parts[q.column][i], standing(
+            u_raw[q.column][i], u_bounds[q.column][0][i], u_bounds[q.column][1][i], q.anchor,
+            spreads.get("utility", {}).get(q.metric.name))) for q in parts}
+        beyond.append(_beyond((p_unclipped[i], p_standing), u_standings, scaling))
+    table["beyond"] = beyond
     return Selection(table, _best(p, pu, lv), alpha, method, privacy, utility, notes, anchors)
 
 
@@ -326,21 +350,31 @@ class PrivacyPoints:
         return (None, None) if found is None else (found, column)
 
 
-def _beyond(p: float, u_parts: dict[str, float], method: str) -> str:
-    """Where a scaled value left [0, 1] and was clipped for PU: said, never silent."""
+def _beyond(privacy: tuple[float, Standing | None], u_parts: dict[str, tuple[float, Standing | None]],
+            method: str) -> str:
+    """Where a scaled value left [0, 1] and was clipped for PU: said, never silent — unless its interval reaches the
+    anchor's (``standing``): within the spread it is read as the anchor, not as a score a hair beyond it."""
     if method != "anchored":
         return ""
     out = []
-    if p < 0:
-        out.append(f"privacy {p:.2f}: the attack does better than on the real data itself")
-    elif p > 1:
-        out.append(f"privacy {p:.2f}: below the nothing-learnt floor (noise)")
-    for name, value in u_parts.items():
-        if value < 0:
-            out.append(f"{name} {value:.2f}: worse than independent columns / chance")
-        elif value > 1:
-            out.append(f"{name} {value:.2f}: above the real-data reference")
+    value, standing = privacy
+    if _past(value, standing):
+        out.append(f"privacy {decimal(value)}: the attack does better than on the real data itself" if value < 0 else
+                   f"privacy {decimal(value)}: below the nothing-learnt floor (noise)")
+    for name, (value, standing) in u_parts.items():
+        if _past(value, standing):
+            out.append(f"{name} {decimal(value)}: worse than independent columns / chance" if value < 0 else
+                       f"{name} {decimal(value)}: above the real-data reference")
     return "; ".join(out)
+
+
+def _past(share: float, standing: Standing | None) -> bool:
+    """``share`` lies outside [0, 1] by more than the spreads of the value and of the anchor it passed."""
+    if np.isnan(share) or 0 <= round(share, 2) <= 1:  # as printed: "-0.00" is no value beyond an anchor
+        return False
+    if standing is None:
+        return True
+    return not overlaps(standing.value, standing.worst if share < 0 else standing.ideal)
 
 
 def _constants(metric: Metric) -> tuple | None:
@@ -374,8 +408,21 @@ def level_table(summary: Summary, sensitive: list[str], privacy: str | Axis = DE
         rows.append(row)
     anchors = {"utility": {axis.metric.name: (axis.anchor(summary, "worst", None), axis.anchor(summary, "ideal", None))
                            for axis in parts},
-               "privacy": privacy_anchors(summary, privacy, sensitive, source, method)}
+               "privacy": privacy_anchors(summary, privacy, sensitive, source, method),
+               "spreads": {"utility": {axis.metric.name: _spreads(summary, axis, None) for axis in parts},
+                           "privacy": {name: _spreads(summary, privacy, column, source, method)
+                                       for name, column in zip(names, privacy.columns(sensitive), strict=True)}}}
     return pd.DataFrame(rows), anchors
+
+
+def _spreads(summary: Summary, axis: Axis, column: str | None, source: Metric | None = None,
+             method: str = "anchored") -> tuple[Interval, Interval] | None:
+    """(worst, ideal) of a scale with their intervals, as ``standing`` reads a value against them; the paper's ideal
+    is its constant. None where either is unknown."""
+    worst = axis.anchor_interval(summary, "worst", column, source)
+    ideal = (point(_paper_ideal(source or axis.metric)) if method == "paper" and _paper_ideal(source or axis.metric)
+             is not None else axis.anchor_interval(summary, "ideal", column, source))
+    return None if worst is None or ideal is None else (worst, ideal)
 
 
 def _paper_ideal(metric: Metric) -> float | None:

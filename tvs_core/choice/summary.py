@@ -145,7 +145,7 @@ def choice_json(selection: Selection | None, level: int, alpha: float, method: s
     out = {"alpha": alpha, "normalisation": method, "privacy_metric": str(privacy), "utility_mix": mix.text,
            "utility_mix_described": mix.describe(metric_names), "selected_level": int(level), "best_level": best,
            "chosen_by": "user" if chosen_by_user else "recommendation"}
-    out["why"] = why_text(selection, level, alpha, method, privacy, mix, chosen_by_user)
+    out["why"] = why_text(selection, level, alpha, method, privacy, mix, chosen_by_user, metric_names)
     if selection is not None and level in set(selection.table["level"]):
         row = selection.table.set_index("level").loc[level]
         out["scores"] = _scores(row, ("PU", "U", "P", "P_unclipped"))
@@ -153,15 +153,17 @@ def choice_json(selection: Selection | None, level: int, alpha: float, method: s
 
 
 def why_text(selection: Selection | None, level: int, alpha: float, method: str, privacy: str | Axis, mix: UtilityMix,
-             chosen_by_user: bool) -> str:
-    """Who chose the level and why, as the manifest, the ledger and the report say it."""
+             chosen_by_user: bool, metric_names=()) -> str:
+    """Who chose the level and why, as the manifest, the ledger and the report say it: the settings by their plain
+    names (the catalogue's labels), never their codes."""
     best = None if selection is None else selection.best_level
     if chosen_by_user:
         if best is None:  # quoted by the manifest and the signed page: never "is None"
             return "chosen by the user; no level was recommended at these settings"
         return (f"chosen by the user; the recommended level at these settings is {best}"
                 + (" (the same)" if best == level else ""))
-    settings = f"α = {alpha:g}, utility mix {mix.text}, privacy measured by {privacy}, {method} normalisation"
+    settings = (f"α = {alpha:g}, utility {mix.describe(metric_names)}, privacy measured by "
+                f"{Axis.parse(privacy).title}, {method} normalisation")
     if best is None or best != level:
         return f"level {level} was released without being chosen; no level was recommended at {settings}"
     wins = float(selection.table.set_index("level").loc[best, "wins"])

@@ -1,7 +1,12 @@
-"""Read a user's table from CSV, Parquet or Excel (.xlsx), guessing delimiter, decimal mark and encoding."""
+"""Read a user's table from CSV, Parquet or Excel (.xlsx), guessing delimiter, decimal mark and encoding.
+
+``read_table`` parses in a child process under a memory and a time limit (``reader``); ``parse_table`` is that
+parse, run in the child: the limits checked before parsing (``limits``), what the file decodes to (``decoded``),
+then the format's reader."""
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import re
@@ -12,7 +17,9 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
-from .limits import MB, Limits, check_csv, check_parquet, check_size, check_xlsx
+from .decoded import check_csv_decoded, check_parquet_decoded, check_xlsx_decoded
+from .limits import MB, Limits, check_csv, check_parquet, check_size, check_xlsx, long_field
+from .reader import read_at_most, read_in_child, resolve_source
 from .validation import header_problems
 
 _PARQUET_MAGIC = b"PAR1"
@@ -22,18 +29,26 @@ _OLE_MAGIC = b"\xd0\xcf\x11\xe0"  # the old binary .xls
 
 def read_table(source: str | Path | bytes | BinaryIO, name: str | None = None,
                limits: Limits | None = None) -> pd.DataFrame:
-    """Read CSV or Parquet into a DataFrame; raise DataError with a readable reason on failure.
+    """Read CSV, Parquet or .xlsx into a DataFrame; raise DataError with a readable reason on failure.
 
-    Duplicate and empty header names are refused here because pandas would silently rename them. ``limits``
-    (default: ``Limits.from_env()``) are checked before anything is parsed.
+    Duplicate and empty header names are refused because pandas would silently rename them. ``limits`` (default:
+    ``Limits.from_env()``) are checked before anything is parsed, and the parse runs in a child process within
+    ``limits.read_mb`` of memory and ``limits.read_seconds``.
     """
+    return read_in_child(source, name, Limits.from_env() if limits is None else limits)
+
+
+def parse_table(source: str | Path | bytes | BinaryIO, name: str | None = None,
+                limits: Limits | None = None) -> pd.DataFrame:
+    """``read_table``'s parse, in this process (the child's work; tests of parsing call it directly)."""
     limits = Limits.from_env() if limits is None else limits
     raw, name = _read_bytes(source, name, limits)
     if raw[:4] == _PARQUET_MAGIC or (name or "").lower().endswith((".parquet", ".pq")):
         try:
             check_parquet(raw, name, limits)
+            check_parquet_decoded(raw, name, limits)
             df = pd.read_parquet(io.BytesIO(raw))
-        except DataError:
+        except (DataError, MemoryError):
             raise
         except Exception as exc:  # pyarrow raises many types
             raise DataError(f"Could not read '{name}' as Parquet: {_reason(exc)}.",
@@ -63,9 +78,12 @@ def _parquet_columns(df: pd.DataFrame, name: str) -> list[DataError]:
             df[column] = col.dt.tz_convert("UTC").dt.tz_localize(None)
             zoned.append(str(column))
             continue
-        nested = col.dropna().map(lambda v: isinstance(v, (list, tuple, dict, set, np.ndarray)))
-        if len(nested) and bool(nested.any()):
-            kind = type(col.dropna()[nested].iloc[0]).__name__
+        # value by value: Series.map keeps a categorical column categorical (one category: one answer), and a
+        # categorical has no any() (the second review's "unexpected TypeError")
+        values = col.dropna()
+        nested = np.fromiter((isinstance(v, (list, tuple, dict, set, np.ndarray)) for v in values), bool, len(values))
+        if nested.any():
+            kind = type(values.iloc[int(np.argmax(nested))]).__name__
             problems.append(DataError(f"Column '{column}' of '{name}' holds nested values (a {kind} in a cell), "
                                       "which a table of one value per cell cannot model.", column=str(column),
                                       fix="Flatten it into separate columns, or drop it, before loading."))
@@ -84,10 +102,11 @@ def _read_excel(raw: bytes, name: str, limits: Limits) -> tuple[pd.DataFrame, li
     """The first sheet of an .xlsx workbook; ``df.attrs['note']`` says which sheet when there are several."""
     try:
         check_xlsx(raw, name, limits)
+        check_xlsx_decoded(raw, name, limits)
         with pd.ExcelFile(io.BytesIO(raw), engine="openpyxl") as book:
             sheets = book.sheet_names
             grid = pd.read_excel(book, sheet_name=0, header=None) if sheets else None
-    except DataError:
+    except (DataError, MemoryError):
         raise
     except Exception as exc:  # openpyxl and zipfile raise many types
         raise DataError(f"Could not read '{name}' as an Excel workbook: {_reason(exc)}.",
@@ -111,57 +130,47 @@ def _read_excel(raw: bytes, name: str, limits: Limits) -> tuple[pd.DataFrame, li
     return df, []
 
 
-def _read_bytes(source, name, limits: Limits):
+def _read_bytes(source, name, limits: Limits) -> tuple[bytes, str]:
     """The file's bytes, its size checked first (a path's before it is read; a stream's at one byte over)."""
-    if isinstance(source, (str, Path)):
-        path = Path(source)
-        if not path.exists():
-            raise DataError(f"File '{path}' does not exist.", fix="Check the path.")
-        if path.is_dir():
-            raise DataError(f"'{path}' is a folder, not a file.", fix="Give the table's file.")
-        name = name or path.name
-        check_size(path.stat().st_size, name, limits)
-        with path.open("rb") as handle:
-            data = _read_at_most(handle, int(limits.file_mb * MB))
-    elif isinstance(source, bytes):
-        data, name = source, name or "upload"
-    else:
-        name = name or getattr(source, "name", "upload")
-        data = _read_at_most(source, int(limits.file_mb * MB))
-    check_size(len(data), name, limits)
+    path, data, name = resolve_source(source, name, limits)
+    if path is not None:
+        with open(path, "rb") as handle:
+            data = read_at_most(handle, int(limits.file_mb * MB))
+        check_size(len(data), name, limits)
     return data, name
 
 
-def _read_at_most(handle: BinaryIO, limit: int) -> bytes:
-    """Up to one byte over ``limit``, in chunks: a pipe, a device or a growing file is never read further, and
-    nothing is allocated ahead (``read(limit)`` would reserve the whole limit at once)."""
-    buffer = io.BytesIO()
-    while buffer.tell() <= limit:
-        chunk = handle.read(min(16 * MB, limit + 1 - buffer.tell()))
-        if not chunk:
-            break
-        buffer.write(chunk)
-    return buffer.getvalue()
-
-
-def _decode(raw: bytes) -> tuple[str, str]:
-    """UTF-16 (by its byte-order mark), UTF-8 (with or without one), else latin-1."""
-    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+def _encoding(raw: bytes) -> str:
+    """UTF-16 (by its byte-order mark), UTF-8 (with or without one), else latin-1; checked in chunks, never holding
+    the whole text (a CSV is parsed from its bytes)."""
+    candidates = ["utf-16"] if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else []
+    for encoding in (*candidates, "utf-8-sig"):
+        decoder, view = codecs.getincrementaldecoder(encoding)(), memoryview(raw)
         try:
-            return raw.decode("utf-16"), "utf-16"
-        except UnicodeDecodeError:
-            pass
-    for encoding in ("utf-8-sig", "latin-1"):
-        try:
-            return raw.decode(encoding), encoding
+            for begin in range(0, len(raw), 16 * MB):
+                decoder.decode(view[begin:begin + 16 * MB])
+            decoder.decode(b"", final=True)
         except UnicodeDecodeError:
             continue
-    raise AssertionError("latin-1 decodes every byte string")
+        return encoding
+    return "latin-1"
+
+
+def _prefix(raw: bytes, encoding: str, size: int) -> str:
+    """The text of the first ``size`` bytes (a character cut there left out)."""
+    return codecs.getincrementaldecoder(encoding)(errors="replace").decode(raw[:size], final=len(raw) <= size)
+
+
+def _blank(raw: bytes, encoding: str) -> bool:
+    """Whether the file holds nothing but white space (and a byte-order mark)."""
+    view = memoryview(raw)
+    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+    return not any(decoder.decode(view[begin:begin + 16 * MB]).strip() for begin in range(0, len(raw), 16 * MB))
 
 
 def sniff_format(text: str) -> tuple[str, str]:
     """Return (delimiter, decimal mark) of CSV text."""
-    sample = "\n".join(text.splitlines()[:50])
+    sample = "\n".join(text[:SNIFF_CHARACTERS].splitlines()[:50])
     try:
         delimiter = csv.Sniffer().sniff(sample, delimiters=",;\t|").delimiter
     except csv.Error:
@@ -176,46 +185,65 @@ def sniff_format(text: str) -> tuple[str, str]:
     return delimiter, decimal
 
 
-SNIFF_CHARACTERS = MB  # sniff_format reads 50 lines; of a huge file, no more than this
+SNIFF_BYTES = MB  # sniff_format reads 50 lines; of a huge file, of its first megabyte
+SNIFF_CHARACTERS = 64 * 1024  # and of them, no more than this: the csv Sniffer's patterns slow down on long text
 
 
 def _read_csv(raw: bytes, name: str, limits: Limits) -> tuple[pd.DataFrame, list]:
     if b"\x00" in raw[:4096] and raw[:2] not in (b"\xff\xfe", b"\xfe\xff"):
         raise DataError(f"'{name}' is not a text table (it holds binary data).",
                         fix="Choose a CSV, Parquet or Excel (.xlsx) file.")
-    check_csv(raw, name, limits)
-    text, _ = _decode(raw)
-    if not text.strip():
+    cells = check_csv(raw, name, limits)
+    encoding = _encoding(raw)
+    if _blank(raw, encoding):
         raise DataError(f"'{name}' is empty.", fix="Choose a file with a header row and data rows.")
-    sample = text[:SNIFF_CHARACTERS]
-    delimiter, decimal = sniff_format(sample[:sample.rfind("\n")] if len(text) > len(sample) and "\n" in sample
+    check_csv_decoded(cells, name, limits)
+    sample = _prefix(raw, encoding, SNIFF_BYTES)
+    delimiter, decimal = sniff_format(sample[:sample.rfind("\n")] if len(raw) > SNIFF_BYTES and "\n" in sample
                                       else sample)
+    header, problems = _check_records(raw, encoding, delimiter, name, limits)
+    if problems:
+        return pd.DataFrame(), problems
+    try:
+        df = pd.read_csv(io.BytesIO(raw), encoding=encoding, sep=delimiter, decimal=decimal, header=None,
+                         skiprows=1, names=header, skipinitialspace=True, skip_blank_lines=True)
+    except (pd.errors.ParserError, ValueError) as exc:
+        raise DataError(f"Could not parse '{name}' as CSV with delimiter {delimiter!r}: {_reason(exc)}.",
+                        fix="Check that every row has the same number of fields.") from exc
+    return _thousands(df, decimal), []
+
+
+def _check_records(raw: bytes, encoding: str, delimiter: str, name: str, limits: Limits) -> tuple[list, list]:
+    """(the header, its problems) after every record is checked to have the header's fields: record by record, from
+    the bytes (the rows are never all held as Python lists, nor the text whole). A field may be as long as a line
+    (``line_mb``)."""
+    field_limit = csv.field_size_limit(max(int(limits.line_mb * MB), 1))
+    stream = io.TextIOWrapper(io.BytesIO(raw), encoding=encoding, newline="")
+    reader = csv.reader(stream, delimiter=delimiter)
     header = None
-    try:  # row by row: a table's rows are never all held as Python lists
-        for line, row in enumerate((r for r in csv.reader(io.StringIO(text), delimiter=delimiter)
-                                    if any(cell.strip() for cell in r)), start=1):
+    try:
+        for line, row in enumerate((r for r in reader if any(cell.strip() for cell in r)), start=1):
             if header is None:
                 header = [h.strip() for h in row]
                 problems = header_problems(header)
                 if problems:
-                    return pd.DataFrame(), problems
+                    return header, problems
             elif len(row) != len(header):
                 raise DataError(f"Line {line} of '{name}' has {len(row)} fields where the header has {len(header)} "
                                 f"(delimiter {delimiter!r}).",
                                 fix="Use one delimiter throughout the file, and quote values that contain it.")
     except csv.Error as exc:
+        if "field larger than field limit" in str(exc):
+            raise long_field(reader.line_num, name, limits) from None
         raise DataError(f"Could not read '{name}' as CSV: {_reason(exc)}.",
                         fix="Check that the file is a text table with one row per line.") from exc
+    finally:
+        csv.field_size_limit(field_limit)
+        stream.detach()
     if header is None:
         raise DataError(f"'{name}' has no header: every line is empty or only delimiters.",
                         fix="Choose a file whose first line names the columns.")
-    try:
-        df = pd.read_csv(io.StringIO(text), sep=delimiter, decimal=decimal, header=None, skiprows=1,
-                         names=header, skipinitialspace=True, skip_blank_lines=True)
-    except (pd.errors.ParserError, ValueError) as exc:
-        raise DataError(f"Could not parse '{name}' as CSV with delimiter {delimiter!r}: {_reason(exc)}.",
-                        fix="Check that every row has the same number of fields.") from exc
-    return _thousands(df, decimal), []
+    return header, []
 
 
 _THOUSANDS = {".": r"^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$", ",": r"^[+-]?\d{1,3}(\.\d{3})+(,\d+)?$"}

@@ -2,8 +2,9 @@
 
 Parsing is where memory goes (a 5 KB workbook can declare 17 billion cells), so every check here reads only
 what it needs — a zip's directory, a sheet's first bytes, a Parquet footer, a CSV's first line — or streams
-in bounded chunks. Each limit is raised by its environment variable (``ENV``), or on the command line by
-``--limit NAME=VALUE``; the defaults fit every real table this tool can model.
+in bounded chunks; ``decoded`` then weighs what the file decodes to, and the parse itself runs in a process within
+``read_mb`` of memory and ``read_seconds`` (``reader``). Each limit is raised by its environment variable (``ENV``),
+or on the command line by ``--limit NAME=VALUE``; the defaults fit every real table this tool can model.
 """
 
 from __future__ import annotations
@@ -33,13 +34,15 @@ class Limits:
     """What a table file may hold. A registry extract of 2 million rows × 50 columns (or 300 000 × 300) is
     within every default; a sweep on a table near ``cells`` already runs for days."""
 
-    file_mb: float = 1024.0  # the file itself (the dashboard's own upload cap is 200 MB)
+    file_mb: float = 1024.0  # the file itself (and the dashboard's upload cap: Streamlit's maxUploadSize)
     columns: int = 2_000  # a vine on more columns cannot be fitted anyway
     cells: int = 100_000_000  # rows × columns: about 0.8 GB as numbers, before pandas' copies
-    line_mb: float = 1.0  # one line of a CSV (a field is also bounded by the csv module's 128 KB)
+    line_mb: float = 1.0  # one line of a CSV, and one field (a quoted field may span lines)
     xlsx_mb: float = 256.0  # an .xlsx's parts, uncompressed: openpyxl parses about 1 MB of XML per second
     xlsx_ratio: float = 100.0  # uncompressed / compressed size of one part above 1 MB (Apache POI's bound)
     xlsx_parts: int = 10_000  # files in the .xlsx zip (a workbook has a few dozen)
+    read_mb: float = 4096.0  # the address space of the process that parses the file (reader): what it decodes to
+    read_seconds: float = 900.0  # how long that process may take: openpyxl parses about 1 MB of XML per second
 
     @classmethod
     def from_env(cls, environ: dict | None = None) -> Limits:
@@ -115,9 +118,9 @@ class _Lines(NamedTuple):
     fields: int  # the most fields any delimiter makes: its count plus the lines
 
 
-def check_csv(raw: bytes, name: str, limits: Limits) -> None:
+def check_csv(raw: bytes, name: str, limits: Limits) -> int:
     """The header's fields from a prefix as long as one line may be, then one pass over the bytes in chunks: the
-    longest line, and lines × columns. Only the prefix is decoded."""
+    longest line, and lines × columns (returned: the cells the table will have). Only the prefix is decoded."""
     line_limit = int(limits.line_mb * MB)
     wide = raw[:2] in (b"\xff\xfe", b"\xfe\xff")
     prefix = raw[:line_limit + 2]
@@ -141,6 +144,16 @@ def check_csv(raw: bytes, name: str, limits: Limits) -> None:
     cells = scan.fields - columns  # one row may be longer than the header, or span lines by quoted line breaks
     if cells > limits.cells:
         raise refusal(f"'{name}' holds, by its delimiters,", cells, "cells", "cells", limits)
+    return rows * columns
+
+
+def long_field(line: int, name: str, limits: Limits) -> DataError:
+    """A quoted field may span lines: it is bounded as one line is (the csv module stops it at that size)."""
+    size = _amount(limits.line_mb, "MB")
+    return DataError(f"A field of '{name}' that runs to line {line:,} is longer than {size}, the limit of one line.",
+                     fix="A table has one value per field; check that the file is one. If it is what you meant to "
+                         f"load, raise the limit: {ENV['line_mb']} (on the command line, --limit line_mb) above the "
+                         "field's size.")
 
 
 def _first_record(text: str, delimiter: str) -> int:

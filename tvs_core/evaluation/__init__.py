@@ -1,4 +1,4 @@
-"""Privacy and utility metrics (PROTOCOLS.md): plain functions returning tidy records, declared in the
+"""Privacy and utility metrics (docs/reference/protocols.md): plain functions returning tidy records, declared in the
 catalogue. Running them over levels and games is ``tvs_core.jobs`` (``tvs_core.evaluate``)."""
 
 from .catalogue import CATALOGUE, METRICS, Metric, label

@@ -181,21 +181,26 @@ def univariate_predicates(synthetic: np.ndarray, categorical: np.ndarray, rng: n
                           n: int = N_ATTACKS) -> Predicates:
     """Up to n one-column predicates that isolate exactly one synthetic row: a value occurring once, or a numeric
     column at most its minimum / at least its maximum; shuffled (seeded) before the first n are taken."""
-    columns, operators, values = [], [], []
+    columns, operators, values, matched = [], [], [], []
     for j in range(synthetic.shape[1]):
         found, count = np.unique(synthetic[:, j], return_counts=True)
         rare = found[count == 1]
         columns += [j] * len(rare)
         operators += [EQ] * len(rare)
         values += list(rare)
+        matched += [1] * len(rare)
         if not categorical[j]:
             columns += [j, j]
             operators += [LE, GE]
             values += [found[0], found[-1]]
+            matched += [count[0], count[-1]]  # the rows at the minimum, at the maximum
     every = Predicates(np.array(columns, dtype=int)[:, None], np.array(operators, dtype=int)[:, None],
                        np.array(values, dtype=float)[:, None])
-    every = every.take(rng.permutation(len(every)))  # each predicate is written once: no duplicates to drop
-    return every.take(np.flatnonzero(every.counts(synthetic) == 1)[:n])
+    order = rng.permutation(len(every))  # each predicate is written once: no duplicates to drop
+    # how many synthetic rows each matches is known from the counts above (a 120-column set has ~500 000 such
+    # predicates, which ``counts`` would compare with every row); with a value that is not a number, it is counted
+    counts = np.asarray(matched)[order] if np.isfinite(synthetic).all() else every.take(order).counts(synthetic)
+    return every.take(order[np.flatnonzero(counts == 1)[:n]])
 
 
 def multivariate_predicates(synthetic: np.ndarray, categorical: np.ndarray, rng: np.random.Generator,

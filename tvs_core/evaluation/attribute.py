@@ -1,4 +1,5 @@
-"""Attribute inference (PROTOCOLS.md, AIA): the attacker regresses a sensitive column on all others.
+"""Attribute inference: the attacker regresses a sensitive column on all others (docs/reference/protocols.md,
+'Attribute-inference game' and 'The release attack and the anchors').
 
 Numeric sensitive column: OLS on standardised columns of each synthetic set; MAB = mean |b_k|,
 WCAB = max |b_k| (intercept excluded), MSE of the guess for each target, MR2 = mean R^2.

@@ -1,4 +1,4 @@
-"""The attribute-inference game (PROTOCOLS.md), one iteration per task.
+"""The attribute-inference game (docs/reference/protocols.md, 'Attribute-inference game'), one iteration per task.
 
 Cost discipline: the OUT model of an iteration and each IN model are fitted once at the top level
 and truncated for every level; the OUT sets serve every target and every sensitive column; an IN

@@ -1,5 +1,6 @@
-"""Distance-based privacy checks (PROTOCOLS.md): distance to closest record (DCR) and the Monte Carlo
-membership inference attack (MCMIA, seeds/004 §4.6, after Hilprecht, Härterich and Bernau).
+"""Distance-based privacy checks (docs/reference/protocols.md, 'Distance-based checks'): distance to closest record
+(DCR) and the Monte Carlo membership inference attack (MCMIA, seeds/004 §4.6, after Hilprecht, Härterich and
+Bernau).
 
 All inputs are numeric matrices (rows x encoded columns) without missing values. Distances are
 Euclidean on z-scored columns so that no column dominates through its unit; every pairwise step is

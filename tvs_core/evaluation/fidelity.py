@@ -1,4 +1,4 @@
-"""Statistical fidelity of synthetic rows (PROTOCOLS.md): alpha-precision, beta-recall and
+"""Statistical fidelity of synthetic rows (docs/reference/protocols.md, 'Fidelity'): alpha-precision, beta-recall and
 authenticity (Alaa et al. 2022, as used in seeds/001 Appendix I), per-column KS / total variation
 distances and rank-correlation comparisons.
 

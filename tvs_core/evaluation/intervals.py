@@ -31,9 +31,11 @@ SMALL_N = 10
 
 
 def interval_words(low: float, high: float, n: int | None, digits: int = 2, kind: str = "bootstrap") -> str:
-    """What an interval is, in the words every screen, the report and the manifest use: a "95 % interval" only
-    where it is one (a bootstrap over at least ``SMALL_N`` replicates, or a Wilson interval of a count), else "a
-    spread of N values", which says how few stand behind it."""
+    """What an interval is, in the words every screen, the report, the manifest and the figures' legends use: a
+    "95 % interval" only where it is one (a bootstrap over at least ``SMALL_N`` replicates, or a Wilson interval of a
+    count), else "a spread of N values", which says how few stand behind it; ``kind='redraws'``: the range of a score
+    recomputed ``n`` times with every metric redrawn within its own range (PU's), which is no confidence
+    interval."""
     import math
 
     if low is None or high is None or math.isnan(low) or math.isnan(high):
@@ -41,6 +43,8 @@ def interval_words(low: float, high: float, n: int | None, digits: int = 2, kind
     span = f"{low:.{digits}f}–{high:.{digits}f}"
     if kind == "wilson":
         return f"95 % interval {span} (Wilson, {n} trials)"
+    if kind == "redraws":
+        return f"range {span} ({interval_name(n, kind)})"
     if n is not None and n <= 1:
         return "a single value, no interval"
     if n is None or n >= SMALL_N:
@@ -54,6 +58,8 @@ def interval_name(n: int | None, kind: str = "bootstrap") -> str:
     once per row what the range is."""
     if kind == "wilson":
         return f"95 % interval (Wilson, {n} trials)"
+    if kind == "redraws":
+        return f"middle 95 % of {n} redraws within each metric's range"
     if n is not None and n <= 1:
         return "a single value, no interval"
     if n is None or n >= SMALL_N:

@@ -1,4 +1,5 @@
-"""The membership-inference game (PROTOCOLS.md, MIA) -> privacy gain PG = 1 - (TP - FP).
+"""The membership-inference game -> privacy gain PG = 1 - (TP - FP) (docs/reference/protocols.md,
+'Membership-inference game').
 
 The attacker summarises each synthetic set by a feature vector and trains, per target and level, a
 random forest to tell sets from models fitted with the target (IN, label 1) from sets of models

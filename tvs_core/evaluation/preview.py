@@ -9,13 +9,14 @@ are beta = R_{-j,-j}^-1 R_{-j,j} (eq. 13) on that matrix; MAB is mean |beta|, WC
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..model.ordering import OrderResult
+from ..model.ordering import OrderResult, default_levels
 
 
 def table_dependence(table: pd.DataFrame, schema, missing: str = "drop_rows",
@@ -60,6 +61,33 @@ def expected_beta(corr: np.ndarray, target: int) -> np.ndarray:
     return np.linalg.solve(corr[np.ix_(rest, rest)], corr[rest, target])
 
 
+def implied_correlations(corr: np.ndarray, levels: list[int]) -> Iterator[tuple[int, np.ndarray]]:
+    """``implied_correlation`` at each of ``levels``, in ascending order, from one Cholesky factor: with the roots
+    first (Y, then the covariate before it, ...), the part of the other columns' correlation that the first τ
+    roots explain, R_oA R_AA^-1 R_Ao, is the sum of the factor's first τ outer products. So every level costs a
+    rank-one update instead of a solve (120 columns: all 121 levels in a fraction of a second). A correlation
+    matrix that is not positive definite (a column repeated) is solved level by level instead."""
+    n = corr.shape[0]
+    roots_first = np.arange(n)[::-1]
+    try:
+        factor = np.linalg.cholesky(corr[np.ix_(roots_first, roots_first)])
+    except np.linalg.LinAlgError:
+        for level in sorted(levels):
+            yield level, implied_correlation(corr, level)
+        return
+    explained, used = np.zeros((n, n)), 0
+    for level in sorted(levels):
+        roots = min(max(int(level), 0), n - 1)
+        while used < roots:
+            explained += np.outer(factor[:, used], factor[:, used])
+            used += 1
+        out = corr.copy()
+        others = roots_first[roots:]
+        out[np.ix_(others, others)] = explained[roots:, roots:]
+        np.fill_diagonal(out, 1.0)
+        yield level, out
+
+
 def attribute_risk_preview(corr: pd.DataFrame, order: list[str], sensitive: list[str],
                            levels: list[int] | None = None) -> pd.DataFrame:
     """Tidy rows (level, attribute, mab, wcab, r2) of the expected attacker for every level."""
@@ -67,8 +95,7 @@ def attribute_risk_preview(corr: pd.DataFrame, order: list[str], sensitive: list
     d = len(order) - 1
     levels = list(range(0, d + 1)) if levels is None else levels
     rows = []
-    for level in levels:
-        implied = implied_correlation(r, level)
+    for level, implied in implied_correlations(r, levels):
         for column in sensitive:
             j = order.index(column)
             beta = expected_beta(implied, j)
@@ -76,7 +103,7 @@ def attribute_risk_preview(corr: pd.DataFrame, order: list[str], sensitive: list
             r2 = float(implied[j, rest] @ beta)
             rows.append({"level": level, "attribute": column, "mab": float(np.mean(np.abs(beta))),
                          "wcab": float(np.max(np.abs(beta))), "r2": r2})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["level", "attribute", "mab", "wcab", "r2"])
 
 
 CUT_STRENGTH = 0.1  # associations weaker than this are not listed as cut (they are noise at usual n)
@@ -99,19 +126,19 @@ def level_cuts(corr: pd.DataFrame, order: list[str], levels: list[int], strength
     real normal-scores correlation is at least ``strength`` and the truncated vine keeps less than half
     of it (Theorem 2.4's implied matrix). Rows: level, a, b, real, kept, cut (most weakened first)."""
     r = corr.loc[order, order].to_numpy()
-    first, second = np.triu_indices(len(order), 1)
-    strong = np.abs(r[first, second]) >= strength
-    first, second = first[strong], second[strong]
-    names, real = np.asarray(order, dtype=object), r[first, second]
-    frames = []
-    for level in levels:  # one frame per level, each pair a row: 120 columns hold 7 000 pairs at 120 levels
-        kept = implied_correlation(r, level)[first, second]
-        frames.append(pd.DataFrame({"level": int(level), "a": names[first], "b": names[second], "real": real,
-                                    "kept": kept, "cut": np.abs(kept) < 0.5 * np.abs(real)}))
-    columns = ["level", "a", "b", "real", "kept", "cut"]
-    frame = pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
+    upper = np.triu_indices(len(order), 1)
+    strong = np.abs(r[upper]) >= strength
+    first, second, real = upper[0][strong], upper[1][strong], r[upper][strong]
+    done = list(implied_correlations(r, levels))
+    kept = np.concatenate([implied[first, second] for _, implied in done]) if done else np.empty(0)
+    names = np.asarray(order, dtype=object)
+    frame = pd.DataFrame({"level": np.repeat([int(level) for level, _ in done], len(real)),
+                          "a": np.tile(names[first], len(done)), "b": np.tile(names[second], len(done)),
+                          "real": np.tile(real, len(done)), "kept": kept})
+    frame["cut"] = frame["kept"].abs() < 0.5 * frame["real"].abs()
     weakened = (frame["real"] - frame["kept"]).abs()
-    return frame.assign(_w=weakened).sort_values(["level", "_w"], ascending=[True, False]).drop(columns="_w")
+    return frame.assign(_w=weakened).sort_values(["level", "_w"], ascending=[True, False],
+                                                 kind="stable").drop(columns="_w")
 
 
 def block_leaks(corr: pd.DataFrame, block: list[str], rest: list[str], tolerance: float = BLOCK_TOLERANCE
@@ -220,3 +247,71 @@ def preview_levels(corr: pd.DataFrame, order: OrderResult, levels: list[int] | N
     rest = [c for c in order.order if c not in block]
     return LevelPreview(risk, level_cuts(corr, order.order, levels), block_leaks(corr, block, rest),
                         zeroed_up_to(risk), order.tau_block, block, zeroed_up_to(risk, measure="mab"), order.response)
+
+
+MOST_LEVELS = 10  # default levels of a sweep: every level costs a full evaluation, so a wide table gets this many
+FLAT = 0.02  # a change of a preview curve smaller than this share of its range is flat: no level is placed for it
+COVERAGE = 2  # default levels kept for the middle of the longest stretches the preview sees as flat
+
+
+def suggested_levels(preview: LevelPreview, top: int, most: int = MOST_LEVELS) -> list[int]:
+    """The levels a sweep evaluates unless the user chooses: the paper's advice (1, every 5th and ``top``) while
+    that is at most ``most`` levels (every table of up to 46 columns); on a wider table, at most ``most`` levels
+    placed where the instant preview changes. Two curves are read over the levels 1..``top``: the expected
+    attacker coefficient of each sensitive column (privacy) and the number of real associations the level cuts
+    (utility), each scaled by its range. The highest level is the lowest from which neither curve changes any
+    more (a vine fitted up to it serves every level the sweep needs; the levels above look the same to the
+    preview); then, one at a time, the level where the curves stray most from a straight line between the
+    levels already chosen, until ``most`` - ``COVERAGE`` levels or every stretch between them is flat; last, the
+    middle of the longest stretch, twice, if it is more than twice as long as ``most`` evenly spread levels would
+    leave (the preview is Gaussian: what it sees as flat the sweep may not).
+    """
+    paper = default_levels(top)
+    if len(paper) <= most:
+        return paper
+    levels = np.arange(1, top + 1)
+    curves = [_scaled(rows.set_index("level")["mab"].reindex(levels).to_numpy())
+              for _, rows in preview.risk.groupby("attribute", sort=False)]
+    cut = preview.cuts[preview.cuts["cut"]].groupby("level").size()
+    curves.append(_scaled(cut.reindex(levels, fill_value=0).to_numpy(dtype=float)))
+    curves = np.vstack(curves)
+    moving = np.flatnonzero(np.abs(curves - curves[:, -1:]).max(axis=0) > FLAT)
+    highest = int(levels[moving[-1] + 1]) if len(moving) and moving[-1] + 1 < len(levels) else top
+    chosen = {1, highest}
+    while len(chosen) < most - COVERAGE:
+        error, level = _largest_departure(curves, sorted(chosen))
+        if error <= FLAT:
+            break
+        chosen.add(level)
+    for _ in range(COVERAGE):  # the preview is Gaussian: a long flat stretch still gets a look at its middle
+        ordered = sorted(chosen)
+        low, high = max(zip(ordered, ordered[1:], strict=False), key=lambda gap: (gap[1] - gap[0], -gap[0]))
+        if high - low <= 2 * (highest - 1) / (most - 1):
+            break
+        chosen.add((low + high) // 2)
+    return sorted(chosen)
+
+
+def _scaled(curve: np.ndarray) -> np.ndarray:
+    """A curve on 0..1 by its range (a flat curve is all zeros); rounded so that the last digits a BLAS kernel
+    moves never change which level is chosen."""
+    span = np.nanmax(curve) - np.nanmin(curve)
+    scaled = np.zeros_like(curve) if not span > 0 else (curve - np.nanmin(curve)) / span
+    return np.round(np.nan_to_num(scaled), 9)
+
+
+def _largest_departure(curves: np.ndarray, chosen: list[int]) -> tuple[float, int]:
+    """The level (1-based) whose curves stray most from the straight lines between the chosen levels around it,
+    and by how much (ties: the lowest level)."""
+    best, where = 0.0, chosen[0]
+    for low, high in zip(chosen, chosen[1:], strict=False):
+        if high - low < 2:
+            continue
+        inside = np.arange(low + 1, high)
+        weight = (inside - low) / (high - low)
+        line = curves[:, [low - 1]] * (1 - weight) + curves[:, [high - 1]] * weight
+        departure = np.abs(curves[:, inside - 1] - line).max(axis=0)
+        k = int(np.argmax(departure))
+        if departure[k] > best:
+            best, where = float(departure[k]), int(inside[k])
+    return best, where

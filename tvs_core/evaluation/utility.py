@@ -1,6 +1,7 @@
 """Utility: train a classifier on real (TRTR) or synthetic (TSTR) rows, score it on the hold-out.
 
-AUC is computed from predicted probabilities (PROTOCOLS.md: the reference scored hard labels).
+AUC is computed from predicted probabilities (the reference scored hard labels: docs/reference/protocols.md,
+'Where we differ').
 Binary response: ROC AUC; multiclass: macro one-vs-rest AUC; continuous response: R^2.
 """
 

@@ -8,7 +8,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..choice.selection import HIGH, LOW, Column, level_column
+from ..choice.selection import HIGH, LOW, REDRAWS, Column, level_column
+from ..evaluation.intervals import interval_name, interval_words
 from ..evaluation.records import holder_rows
 from ..text import percent
 from .style import (
@@ -132,12 +133,13 @@ def pu_curve(table: pd.DataFrame, best_level: int | None, selected_level: int | 
         fig.add_trace(go.Scatter(x=band_x + band_x[::-1], y=_floats(band[high]) + _floats(band[low])[::-1],
                                  mode="lines", fill="toself", fillcolor="rgba(70, 70, 160, 0.15)",
                                  line={"width": 0},
-                                 name="PU resampling band (95 %)", hoverinfo="skip"))
+                                 name=f"PU {interval_name(REDRAWS, kind='redraws')}", hoverinfo="skip"))
     for column, name, dash in (("P", "Privacy score P", "dot"), ("U", "Utility score U", "dash")):
         fig.add_trace(go.Scatter(x=[int(v) for v in ranked["level"]], y=_floats(ranked[column]), name=name,
                                  mode="lines", line={"dash": dash, "color": "#888888"}, visible="legendonly",
                                  hovertemplate=f"level %{{x}}: {name} %{{y:.3f}}<extra></extra>"))
-    hover = [f"level {int(r['level'])}<br>PU: {r['PU']:.3f} [{_fmt(r[low])}, {_fmt(r[high])}]<br>P: {_fmt(r['P'])}, "
+    hover = [f"level {int(r['level'])}<br>PU: {r['PU']:.3f}, {interval_words(r[low], r[high], REDRAWS, 3, 'redraws')}"
+             f"<br>P: {_fmt(r['P'])}, "
              f"U: {_fmt(r['U'])}<br>wins: {r['wins']:.3f}" + ("<br>Pareto-optimal" if bool(r["pareto"]) else "")
              for _, r in ranked.iterrows()]
     fig.add_trace(go.Scatter(x=[int(v) for v in ranked["level"]], y=_floats(ranked["PU"]), mode="lines+markers",

@@ -113,6 +113,7 @@ def preview_curve(preview: pd.DataFrame, tau_block: int | None) -> go.Figure:
     """Expected attacker strength per level (Theorem 2.4) before anything is fitted: the level
     where the curve drops is where truncation starts to protect."""
     fig = go.Figure()
+    preview = preview[preview["level"] > 0]  # level 0 keeps no tree: no level a sweep offers, so it is not drawn
     for i, (attribute, rows) in enumerate(preview.groupby("attribute", sort=False)):
         rows = rows.sort_values("level")
         hover = [f"{attribute}, level {int(r.level)}<br>expected MAB: {r.mab:.3f}<br>expected WCAB: {r.wcab:.3f}"

@@ -3,7 +3,9 @@ chosen) for clusters. The backend never changes a number: every task is seeded f
 
 On a shared server every account can reach 127.0.0.1, and a cluster runs whatever a connected client sends it as the
 account that started it: a cluster started here must accept only its owner (DESIGN §6). Dask's does (TLS,
-dask_cluster); Ray's cannot, so the dashboard does not offer it and the command line says so (``risk``)."""
+dask_cluster); Ray's cannot, so the dashboard does not offer it and the command line starts it only with
+--accept-open-ports, after saying so (``risk``). A Ray cluster started here runs in a session of its own, ended
+whole with the job (ray_cluster)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import os
 import signal
 import threading
 import traceback
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 
 from joblib import parallel_config
 
@@ -26,6 +28,9 @@ OWNER_ONLY = ("loky", "dask")
 RAY_RISK = ("Warning: Ray's cluster listens on every network address of this computer and cannot be limited to your "
             "account, so on a shared server other users may reach it and the data it holds; use the default backend "
             "(loky) there.")
+RAY_REFUSAL = ("Ray's cluster listens on every network address of this computer and cannot be limited to your account, "
+               "so on a shared server other users may reach it and the data it holds: add --accept-open-ports to "
+               "start it anyway, or use the default backend (loky).")
 # Ray's joblib backend returns lists only: its tasks go in batches of one per worker, and each
 # batch is stored as soon as it has finished (loky and Dask stream every result on arrival).
 RESULT_ORDER = {"loky": "generator_unordered", "dask": "generator_unordered", "ray": "list"}
@@ -67,8 +72,7 @@ def backend_context(backend: str = "loky", address: str | None = None, n_jobs: i
 
             from .dask_cluster import PrivateCluster
         except ImportError as exc:
-            raise TVSError("The Dask backend needs the optional packages in requirements-extras.txt "
-                           "(pip install -r requirements-extras.txt).") from exc
+            raise TVSError(extras_needed("Dask")) from exc
         # a cluster given by its address is the user's, secured by the user (Dask's configuration); one started here
         # accepts only this account (dask_cluster)
         cluster = None if address else PrivateCluster(n_jobs)
@@ -92,24 +96,58 @@ def backend_context(backend: str = "loky", address: str | None = None, n_jobs: i
             import ray
             from ray.util.joblib import register_ray
         except ImportError as exc:
-            raise TVSError("The Ray backend needs the optional packages in requirements-extras.txt "
-                           "(pip install -r requirements-extras.txt).") from exc
+            raise TVSError(extras_needed("Ray")) from exc
         register_ray()
-        started_here = not ray.is_initialized()
-        with _private_ray_files() if started_here and not address else nullcontext() as temp_dir:
-            if started_here:
-                ray.init(address=address, num_cpus=None if address else n_jobs, include_dashboard=False,
-                         log_to_driver=False, **({"_temp_dir": temp_dir, "_node_ip_address": "127.0.0.1"}
-                                                 if temp_dir else {}))
+        if address or ray.is_initialized():  # the user's cluster (secured by the user), or one already joined
+            joined = not ray.is_initialized()
+            if joined:
+                ray.init(address=address, log_to_driver=False)
             try:
                 with parallel_config(backend="ray", n_jobs=n_jobs):
                     yield n_jobs
             finally:
-                if started_here:
+                if joined:
+                    ray.shutdown()
+            return
+        from .ray_cluster import RayHead
+
+        with _private_ray_files() as temp_dir, RayHead(temp_dir, n_jobs) as head:  # leaving ends its processes
+            try:
+                with _sigterm_kept():
+                    ray.init(address=head.address, log_to_driver=False, _node_ip_address="127.0.0.1")
+                with parallel_config(backend="ray", n_jobs=n_jobs):
+                    yield n_jobs
+            finally:
+                if ray.is_initialized():
                     ray.shutdown()
                 stop_local_workers()
     else:
         raise TVSError(f"Unknown backend '{backend}'; choose one of {', '.join(BACKENDS)}.")
+
+
+@contextmanager
+def _sigterm_kept():
+    """``ray.init`` puts its own SIGTERM handler in, which exits at once (``sys.exit(15)``, the review's "Aborted"):
+    ours, which ends the cluster first and says how to resume, is put back after it, and a SIGTERM that came
+    meanwhile (Ray's SystemExit) is handed to ours."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    keep = signal.getsignal(signal.SIGTERM)
+    try:
+        yield
+    except SystemExit as exc:
+        if exc.code != signal.SIGTERM or not callable(keep):
+            raise
+        keep(signal.SIGTERM, None)  # ours raises (jobs.process.Terminated)
+        raise
+    finally:
+        signal.signal(signal.SIGTERM, keep)
+
+
+def extras_needed(name: str) -> str:
+    return (f"The {name} backend needs the optional packages, installed from the hash-locked file: "
+            "pip install --require-hashes -r requirements-test.lock.")
 
 
 def risk(backend: str, address: str | None = None) -> str | None:

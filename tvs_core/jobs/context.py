@@ -19,9 +19,10 @@ from ..errors import DataError
 from ..evaluation.attribute import Target, choose_targets
 from ..evaluation.context import EvaluationData, GeneratorSpec, encode_rows
 from ..evaluation.membership import attacker_reference_rows
+from ..evaluation.preview import normal_scores_correlation, preview_levels, suggested_levels, table_dependence
 from ..evaluation.protocol import ProtocolPreset, capped, get_protocol
 from ..model.generator import SyntheticGenerator
-from ..model.ordering import default_levels
+from ..model.ordering import algorithm1, default_levels, explicit_order
 from ..model.tvinesynth import TVineSynth
 from ..seeding import task_rng
 from .config import SweepConfig, baseline_spec
@@ -89,7 +90,7 @@ def context_for_model(model: SyntheticGenerator, train: pd.DataFrame, test: pd.D
     sensitive = list(model.sensitive_ if sensitive is None else sensitive)
     protocol = get_protocol(preset) if isinstance(preset, str) else preset
     if model.has_levels:
-        levels = sorted(set(levels or default_levels(model.fitted_level_)))
+        levels = sorted(set(levels or model_levels(model, data)))
         if max(levels) > model.fitted_level_:
             raise DataError(f"Level {max(levels)} is above the model's top level {model.fitted_level_}.",
                             fix=f"Choose levels from 0 to {model.fitted_level_}.")
@@ -107,15 +108,42 @@ def context_for_model(model: SyntheticGenerator, train: pd.DataFrame, test: pd.D
                       tuple(games), list(baselines), tuple(baseline_games), feature_set, encoded, int(dp_audit_trials))
 
 
+def model_levels(model: SyntheticGenerator, data: EvaluationData) -> list[int]:
+    """The default levels of a fitted model: those the instant preview of its own order suggests (``sweep_levels``
+    reads the same order and correlation before a fit), or every 5th for a vine without an Algorithm-1 order."""
+    if not hasattr(model, "order_"):
+        return default_levels(model.fitted_level_)
+    correlation = normal_scores_correlation(pd.DataFrame(data.train, columns=data.names))
+    return suggested_levels(preview_levels(correlation, model.order_), model.fitted_level_)
+
+
 def schema_for(table: pd.DataFrame, config: SweepConfig) -> Schema:
     schema = Schema.from_dict(config.schema) if config.schema else infer_schema(table)
     return schema.with_roles(config.response, config.sensitive)
 
 
+def sweep_levels(config: SweepConfig, train: pd.DataFrame) -> list[int]:
+    """The levels a sweep evaluates: the user's, or those the instant preview suggests for this table
+    (``suggested_levels``: the paper's every 5th level up to 46 columns; on a wider table at most ten, placed where
+    the preview changes). Read from the order and correlation the holder's own fit will find (the same encoding of
+    ``train``), before that fit, so that the holder is fitted only up to the highest of them."""
+    if config.levels:
+        return sorted(set(config.levels))
+    schema = schema_for(train, config)
+    association, correlation = table_dependence(train, schema, config.missing, config.measure)
+    if config.order is not None:
+        order = explicit_order(config.order, list(association.columns), config.response, config.sensitive)
+    else:
+        order = algorithm1(association, config.response, config.sensitive, config.rho_star, config.measure)
+    top = order.t_max if config.t_max is None else min(int(config.t_max), order.full_level)
+    return suggested_levels(preview_levels(correlation, order), top)
+
+
 def fit_holder(config: SweepConfig, train: pd.DataFrame, threads: int = 1) -> TVineSynth:
-    """The holder's model; ``threads``: pyvinecopulib's threads for the fit (the fit runs alone, before the
-    tasks; the same model whatever the number). The fitted model samples with one thread: its release tasks
-    already run in parallel."""
+    """The holder's model, fitted up to the sweep's highest level (``config.levels``, resolved by ``sweep_levels``;
+    none given: the top level Algorithm 1 advises); ``threads``: pyvinecopulib's threads for the fit (the fit runs
+    alone, before the tasks; the same model whatever the number). The fitted model samples with one thread: its
+    release tasks already run in parallel."""
     top = config.t_max if config.t_max is not None else (max(config.levels) if config.levels else None)
     model = TVineSynth(response=config.response, sensitive=config.sensitive, rho_star=config.rho_star,
                        measure=config.measure, order=config.order, families=config.families,

@@ -11,7 +11,7 @@ level's own release task has reported, and never enter summaries, the choice or 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 import numpy as np
@@ -22,10 +22,9 @@ from ..evaluation.context import EvaluationData
 from ..evaluation.records import FIRST_LOOK, FIRST_LOOK_ROWS, HOLDER, holder_rows, record
 from ..evaluation.release import release_sets
 from ..evaluation.utility import CLASSIFIERS, score_classifier, split_xy, utility_metric
-from ..model.ordering import default_levels
 from ..seeding import task_rng, task_seed
 from .config import SweepConfig
-from .context import fit_holder
+from .context import fit_holder, sweep_levels
 
 EVERY_LEVEL_FROM = 2  # training rows, in samples, above which the first look shows every level (``looked_levels``)
 
@@ -48,14 +47,16 @@ def looked_levels(n_train: int, levels: int) -> int:
 def _quick_level(config: SweepConfig) -> int | None:
     """The level the first look shows before anything else, when it can come from a vine fitted to that level
     only (None: fit the whole recipe first)."""
-    lowest = min(config.levels) if config.levels else 1  # default_levels always starts at 1
+    lowest = min(config.levels) if config.levels else 1  # the default levels always start at 1
     return lowest if lowest >= 1 and (config.t_max is None or lowest <= config.t_max) else None
 
 
-def first_look(config: SweepConfig, train: pd.DataFrame, test: pd.DataFrame, threads: int = 1
-               ) -> Iterator[tuple[int, list[dict], int]]:
+def first_look(config: SweepConfig, train: pd.DataFrame, test: pd.DataFrame, threads: int = 1,
+               levels: Callable[[], list[int]] | None = None) -> Iterator[tuple[int, list[dict], int | None]]:
     """(level, records, how many levels the first look shows) for each level in turn, the lowest first; as many
-    levels as ``looked_levels`` says.
+    levels as ``looked_levels`` says. ``levels`` gives the sweep's levels (default: ``config.levels``, else
+    ``sweep_levels``); it is asked only once the lowest level is shown, since on a wide table it takes seconds: until
+    then the count is None (not known yet) unless the user chose the levels.
 
     The lowest level comes from a vine fitted up to that level only: a C-vine with its order fixed selects
     tree by tree, so its first trees are those of the full fit (same pair copulas, same sample), at a small
@@ -66,20 +67,21 @@ def first_look(config: SweepConfig, train: pd.DataFrame, test: pd.DataFrame, thr
     small_train, small_test = _sample(train, FIRST_LOOK_ROWS, rng), _sample(test, 2 * FIRST_LOOK_ROWS, rng)
     quick = _quick_level(config)
     if quick is not None:
-        model = fit_holder(replace(config, t_max=quick), small_train, threads=threads)
-        # the levels the whole recipe will show: its top level is the one the quick fit's Algorithm 1 advises
-        top = min(config.t_max or model.order_.t_max, model.order_.full_level)
-        count = len({lv for lv in (config.levels or default_levels(top)) if lv <= top} | {quick})
-        count = looked_levels(len(train), count)
-        for level, records in _looks(config, model, [quick] if quick <= model.fitted_level_ else [], small_train,
-                                     small_test):
-            yield level, records, count
-        if count == 1:  # the holder's own fit comes as soon as the other levels' first looks would
-            return
-    model = fit_holder(config, small_train, threads=threads)
-    levels = {lv for lv in (config.levels or default_levels(model.fitted_level_)) if lv <= model.fitted_level_}
-    count = len(levels | ({quick} if quick is not None else set()))
-    for level, records in _looks(config, model, sorted(levels - {quick}), small_train, small_test):
+        model = fit_holder(replace(config, t_max=quick, levels=[quick]), small_train, threads=threads)
+        full = model.order_.full_level
+        if config.levels or looked_levels(len(train), 2) == 1:  # chosen, or only the lowest is looked at anyway
+            known = looked_levels(len(train), len({lv for lv in config.levels or () if lv <= full} | {quick}))
+        else:
+            known = None
+        for level, records in _looks(config, model, [quick], small_train, small_test):
+            yield level, records, known
+    swept = (levels or (lambda: sweep_levels(config, train)))()
+    if quick is not None and looked_levels(len(train), len({lv for lv in swept if lv <= full} | {quick})) == 1:
+        return  # the holder's own fit comes as soon as the other levels' first looks would
+    model = fit_holder(replace(config, levels=swept), small_train, threads=threads)
+    shown = {lv for lv in swept if lv <= model.fitted_level_}
+    count = looked_levels(len(train), len(shown | ({quick} if quick is not None else set())))
+    for level, records in _looks(config, model, sorted(shown - {quick}), small_train, small_test):
         yield level, records, count
 
 

@@ -49,6 +49,7 @@ class Project:
     preview_level: int | None = None  # the level whose cuts the Sensitive page shows
     holdout: str | None = None  # fingerprint of a hold-out file the user gave (kept in the workspace): no split
     holdout_name: str | None = None  # that file's name, for the screen
+    holdout_sha256: str | None = None  # the SHA-256 of that file's bytes: with its name, the hold-out's origin
     backend: str = "loky"  # where the sweep runs (the numbers do not depend on it)
     job_id: str | None = None  # the sweep shown on the Sweep, Choose and Export pages
     jobs: list[str] = field(default_factory=list)  # every sweep started from this project

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, replace
 from enum import Enum
 
@@ -65,10 +66,13 @@ def check_data(table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame |
 
 
 def submit(store: Store, table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame | None = None,
-           externals: dict[str, pd.DataFrame] | None = None) -> str:
+           externals: dict[str, pd.DataFrame] | None = None, holdout_origin: dict | None = None) -> str:
     """Register a sweep (or find the identical one) and keep its data in the workspace; returns the job id.
     ``externals``: synthetic tables made elsewhere (name -> table), copied into the workspace. A table that cannot
-    be modelled with these roles is refused here, naming the problems (``DataErrors``), before any job exists."""
+    be modelled with these roles is refused here, naming the problems (``DataErrors``), before any job exists.
+    ``holdout_origin``: where the hold-out file came from ({"file": name, "sha256": of its bytes}), kept beside the
+    data (not in the job's identity: the same rows under another name are the same sweep) for the manifest and the
+    report."""
     check_data(table, config, holdout)
     config, externals = with_externals(config, table, holdout, externals)
     fingerprint = _fingerprint(table, holdout)
@@ -78,8 +82,14 @@ def submit(store: Store, table: pd.DataFrame, config: SweepConfig, holdout: pd.D
     for key, name, frame in frames:
         if frame is not None:
             store.space.save_table(key, name, frame)
+    if holdout is not None and holdout_origin:
+        store.set_meta(HOLDOUT_ORIGIN + fingerprint, json.dumps({"file": holdout_origin.get("file"),
+                                                                 "sha256": holdout_origin.get("sha256")}))
     store.create_job(job_id, fingerprint, config.to_dict())
     return job_id
+
+
+HOLDOUT_ORIGIN = "holdout_origin:"  # + the data's fingerprint: the store's meta key of the hold-out file's origin
 
 
 class Next(Enum):
@@ -98,10 +108,10 @@ class Started:
 
 
 def start_or_follow(store: Store, table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame | None = None,
-                    externals: dict[str, pd.DataFrame] | None = None) -> Started:
+                    externals: dict[str, pd.DataFrame] | None = None, holdout_origin: dict | None = None) -> Started:
     """The one decision behind every Start (the CLI's ``sweep``, the Sweep page): the sweep is submitted (or found,
     the same settings and data being the same job), then answered, followed or run."""
-    job_id = submit(store, table, config, holdout, externals)
+    job_id = submit(store, table, config, holdout, externals, holdout_origin)
     job = store.job(job_id)
     if job["status"] == "done":
         return Started(job_id, Next.NOTHING)

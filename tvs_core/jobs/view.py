@@ -5,6 +5,8 @@ planned (levels, caps, targets) is read back from the store."""
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 
 from ..evaluation.records import HOLDER, to_frame
@@ -17,7 +19,7 @@ from .config import SweepConfig
 from .context import split_tables
 from .first_look import without_first_look
 from .progress import progress
-from .submission import job_tables
+from .submission import HOLDOUT_ORIGIN, job_tables
 
 
 class JobView:
@@ -45,16 +47,42 @@ class JobView:
         """Whether the user gave a hold-out file (else the hold-out is a random split of the table)."""
         return self.store.space.has_table(self.fingerprint, "holdout")
 
+    def holdout_origin(self) -> dict | None:
+        """The user's hold-out file: its name and the SHA-256 of its bytes as given at Start (None for a sweep
+        started before they were kept) and its rows; None for a random split."""
+        if not self.holdout_file:
+            return None
+        saved = self.store.meta(HOLDOUT_ORIGIN + self.fingerprint)
+        origin = json.loads(saved) if saved else {}
+        rows = len(self.store.space.load_table(self.fingerprint, "holdout"))
+        return {"file": origin.get("file"), "rows": rows, "sha256": origin.get("sha256")}
+
+    def holdout_words(self) -> str:
+        """The hold-out in words, as the manifest's settings and the report's first page say it."""
+        origin = self.holdout_origin()
+        if origin is None:
+            return (f"a random, stratified {percent(self.config.holdout_fraction)} of the table "
+                    f"({len(self.tables()[1])} rows), never seen by any model")
+        name = f", named {origin['file']}" if origin["file"] else ""
+        sha = f", SHA-256 {origin['sha256']}" if origin["sha256"] else ""
+        return f"the user's own hold-out file ({origin['rows']} rows){name}{sha}; no random split"
+
     def settings_record(self) -> dict:
         """The sweep's settings as the manifest and the report record them: with a hold-out file, the split fraction
-        the sweep never used is left out and the file is named instead."""
+        the sweep never used is left out and the file is named instead (``holdout_file``: its name, rows and
+        SHA-256)."""
         record = self.config.to_dict()
+        record["holdout"] = self.holdout_words()
         if self.holdout_file:
             record.pop("holdout_fraction", None)
-            record["holdout"] = f"the user's own hold-out file ({len(self.tables()[1])} rows); no random split"
-        else:
-            record["holdout"] = f"a random, stratified {percent(record['holdout_fraction'])} of the table"
+            record["holdout_file"] = self.holdout_origin()
         return record
+
+    def claims(self) -> dict[str, float]:
+        """The ε each differentially private reference of the sweep claims."""
+        from .plan import claimed_epsilons
+
+        return claimed_epsilons(self.config)
 
     @property
     def table_fingerprint(self) -> str:

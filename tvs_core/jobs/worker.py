@@ -11,6 +11,7 @@ import json
 import os
 import threading
 import time
+from dataclasses import replace
 
 from ..errors import DataError, TVSError
 from ..evaluation.records import HOLDER
@@ -18,12 +19,13 @@ from ..model.generator import SyntheticGenerator
 from ..storage.store import Store
 from ..storage.workspace import traceback_without_values
 from .config import SweepConfig
-from .context import context_for_job, fit_holder, split_tables
+from .context import context_for_job, fit_holder, split_tables, sweep_levels
 from .engine import TaskResult, execute
 from .first_look import first_look
 from .payloads import HEAD, current
 from .plan import plan, scored_earlier
 from .process import Terminated, process_start_time, worker_alive
+from .progress import machine_load
 from .submission import job_externals, job_tables
 from .tasks import Task, TaskKey, TaskKind, plan_json
 
@@ -132,30 +134,44 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
     config = SweepConfig.from_dict(job["config"])
     table, holdout = job_tables(store, job)
     stored = store.model_json(job_id, HOLDER)
+    train, test = split_tables(config, table, holdout)
+    # the sweep's levels, resolved once (``sweep_levels``: seconds on a wide table); a resumed job keeps those it
+    # was planned with, whatever the defaults of this version
+    planned = [int(level) for level in (job.get("details") or {}).get("levels") or () if level is not None]
+    levels: list[int] = planned
+
+    def sweep_levels_once() -> list[int]:
+        levels[:] = levels or sweep_levels(config, train)
+        return levels
+
     if stored is None:
-        train, test = split_tables(config, table, holdout)
         # the first look: seconds, while the holder takes minutes
         if not any(key.kind == TaskKind.FIRST_LOOK for key in _keys(sink.done())):
             start = time.perf_counter()
-            for level, records, count in first_look(config, train, test, threads=n_jobs):
-                store.update_job(job_id, details=json.dumps({"first_look_levels": count}))
+            for level, records, count in first_look(config, train, test, threads=n_jobs, levels=sweep_levels_once):
+                if count is not None:
+                    store.update_job(job_id, details=json.dumps({"first_look_levels": count}))
                 store.add_result(job_id, str(TaskKey(TaskKind.FIRST_LOOK, index=(level,))), TaskKind.FIRST_LOOK.value,
                                  records, time.perf_counter() - start)
                 sink.notify()
                 if sink.cancelled():
                     return "cancelled"
                 start = time.perf_counter()
+        config = replace(config, levels=sweep_levels_once())
         start = time.perf_counter()
         holder = fit_holder(config, train, threads=n_jobs)
         store.save_model(job_id, HOLDER, holder.to_json())
         seconds = time.perf_counter() - start
     else:
+        config = replace(config, levels=sweep_levels_once())
         holder, seconds = SyntheticGenerator.from_json(stored), 0.0
     context = context_for_job(config, table, holdout, holder, job_externals(store, config))
     looks = sorted((key for key in _keys(sink.done()) if key.kind == TaskKind.FIRST_LOOK), key=lambda k: k.index)
     scored = scored_earlier(store.results(job_id)) if stored is not None else set()  # resumed: see scored_earlier
     tasks = [Task(key, (), 0) for key in looks] + [t for t in plan(context) if t.name not in scored]
-    store.update_job(job_id, total=len(tasks), plan=plan_json(tasks), details=json.dumps(context.details()))
+    load, _ = machine_load()  # the time left's speed until a task is measured (jobs/progress.py)
+    store.update_job(job_id, total=len(tasks), plan=plan_json(tasks),
+                     details=json.dumps(context.details() | {"load_at_plan": load}))
     _forget_unreadable_payloads(store, job_id)
     holder_key = str(TaskKey(TaskKind.HOLDER))
     if holder_key not in sink.done():

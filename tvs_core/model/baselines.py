@@ -11,6 +11,7 @@ import pyvinecopulib as pv
 from scipy import stats
 
 from ..data.dp_margins import DPHistogramMargins
+from ..errors import DataError
 from .exact_linalg import exact_product, psd_cholesky
 from .generator import SyntheticGenerator
 from .vine import VineGenerator
@@ -64,6 +65,13 @@ class DPVine(VineGenerator):
         self.epsilon = epsilon
         self.split = split
         self.bins = bins
+
+    def _check_settings(self) -> None:
+        super()._check_settings()
+        if not (self.epsilon > 0 and 0 < self.split < 1):
+            raise DataError(f"The DP vine needs ε > 0 and a split of the rows between 0 and 1 (got ε={self.epsilon}, "
+                            f"split={self.split}).", fix="Write e.g. dp_vine:1; leave the split at 0.5.")
+        self._require_counts("bins")
 
     def _fit_values(self, values: np.ndarray) -> None:
         rng = np.random.default_rng(np.random.SeedSequence([self.seed, 4004]))

@@ -92,6 +92,10 @@ class _CtganFamily(_NotSaved, SyntheticGenerator):
     def _options(self) -> dict:
         return {"epochs": int(self.epochs), "batch_size": int(self.batch_size)}
 
+    def _check_settings(self) -> None:
+        super()._check_settings()
+        self._require_counts(*self._options())
+
     def _fit_values(self, values: np.ndarray) -> None:
         try:
             torch = import_module("torch")
@@ -229,13 +233,17 @@ class PrivBayes(_NotSaved, SyntheticGenerator):
         cells, self.cells_ = discretise(values, self.encoder_.discrete, int(self.bins))
         return cells
 
-    def _fit_values(self, values: np.ndarray) -> None:
-        if int(self.degree) != 1:
+    def _check_settings(self) -> None:
+        super()._check_settings()
+        if self.degree != 1:
             raise DataError(f"PrivBayes is implemented for degree 1 (the paper's setting), not {self.degree}.",
                             fix="Use degree=1.")
         if not (self.epsilon > 0 and 0 < self.beta < 1):
             raise DataError(f"PrivBayes needs ε > 0 and 0 < β < 1 (got ε={self.epsilon}, β={self.beta}).",
                             fix="Write e.g. privbayes:1.")
+        self._require_counts("bins")
+
+    def _fit_values(self, values: np.ndarray) -> None:
         rng = np.random.default_rng(np.random.SeedSequence([int(self.seed), 2017]))
         cells = self._discretise(values)
         n, d = cells.shape

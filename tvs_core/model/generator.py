@@ -9,21 +9,29 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..data.encoding import TableEncoder, plain_value
-from ..data.margins import make_margins, margins_from_dict
-from ..data.missing import MissingReport, reapply_missingness
+from ..data.margins import MARGINS, make_margins, margins_from_dict
+from ..data.missing import MISSING_POLICIES, MissingReport, reapply_missingness
 from ..data.prepare import prepare_table
 from ..data.schema import ColumnType, Schema, infer_schema, mostly_missing
 from ..data.validation import MIN_ROWS, check
 from ..errors import DataError
+from .ordering import MEASURES
 
 MODEL_FORMAT = "tvinesynth-studio-model"
 MODEL_FORMAT_VERSION = 1
+
+
+def all_cores() -> int:
+    """The processors this process may run on: the threads of a fit or a release that runs alone (the holder's
+    fit, the Export page's release, the command line's), never of a sweep's tasks, which share the cores."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def refuse_negative_level(truncation_level: int | None) -> None:
@@ -71,6 +79,40 @@ class SyntheticGenerator:
     def get_config(self) -> dict:
         return {name: getattr(self, name) for name in self.parameter_names()}
 
+    @classmethod
+    def default_setting(cls, name: str):
+        """The default of setting ``name`` in the nearest ``__init__`` that declares it (None: no default)."""
+        for klass in cls.__mro__:
+            init = klass.__dict__.get("__init__")
+            parameter = inspect.signature(init).parameters.get(name) if init is not None else None
+            if parameter is not None:
+                return None if parameter.default is parameter.empty else parameter.default
+        return None
+
+    def _check_settings(self) -> None:
+        """Refuse, in words and before any work, a setting no fit can use; a subclass adds its own checks after
+        ``super()._check_settings()``. (``__init__`` only stores settings, as in scikit-learn, so they are checked
+        when the fit starts.)"""
+        choices = {"margins": ("kind of margins", tuple(MARGINS)),
+                   "missing": ("missing-value policy", MISSING_POLICIES), "measure": ("association measure", MEASURES)}
+        for setting, (what, allowed) in choices.items():
+            if getattr(self, setting) not in allowed:
+                raise DataError(f"Unknown {what} '{getattr(self, setting)}' for {self.name}.",
+                                fix=f"Choose one of: {', '.join(allowed)}.")
+        if not _whole(self.seed) or self.seed < 0:
+            raise DataError(f"The seed must be a whole number of 0 or more (it is {self.seed!r}).",
+                            fix="Give e.g. seed=0.")
+
+    def _require_counts(self, *settings: str, minimum: int = 1) -> None:
+        """Refuse a count setting (epochs, bins, ...) that is not a whole number of at least ``minimum``."""
+        for setting in settings:
+            value = getattr(self, setting)
+            if not _whole(value) or value < minimum:
+                default = self.default_setting(setting)
+                raise DataError(f"{self.name}'s setting '{setting}' must be a whole number of at least {minimum} "
+                                f"(it is {value!r}).", fix=f"Set it to {minimum} or more" +
+                                (f", or leave it at its default ({default})." if default is not None else "."))
+
     def _roles(self, schema: Schema) -> Schema:
         """The schema with the roles set in ``__init__`` (a single sensitive name is one column)."""
         sensitive = [self.sensitive] if isinstance(self.sensitive, str) else list(self.sensitive)
@@ -80,6 +122,7 @@ class SyntheticGenerator:
 
     # -- fitting ------------------------------------------------------------------------------
     def fit(self, table: pd.DataFrame, schema: Schema | None = None) -> SyntheticGenerator:
+        self._check_settings()
         if schema is None:
             schema = infer_schema(table)
         schema = self._roles(schema)
@@ -109,6 +152,7 @@ class SyntheticGenerator:
 
         The evaluation games fit hundreds of models on subsets of the same table; sharing the
         holder's encoder keeps every model's numbers on one scale and skips pandas entirely."""
+        self._check_settings()
         self.schema_ = self.model_schema_ = schema
         self.response_ = schema.response
         self.sensitive_ = schema.sensitive
@@ -195,7 +239,9 @@ class SyntheticGenerator:
             "format": MODEL_FORMAT, "version": MODEL_FORMAT_VERSION, "generator": self.name,
             "config": self.get_config(), "schema": self.schema_.to_dict(),
             "model_schema": self.model_schema_.to_dict(), "missing": self.missing_report_.to_dict(),
-            "encoder": self.encoder_.to_dict(), "margins": self.margins_.to_dict(),
+            "encoder": self.encoder_.to_dict(),
+            # a generator may model the encoded values without margins of its own (the test's copy generator)
+            "margins": self.margins_.to_dict() if hasattr(self, "margins_") else None,
             "input_columns": self.input_columns_, "dropped": self.dropped_, "n_train": self.n_train_,
             "state": self._state(),
         }
@@ -220,7 +266,8 @@ class SyntheticGenerator:
         model.model_schema_ = Schema.from_dict(payload["model_schema"])
         model.missing_report_ = MissingReport(**payload["missing"])
         model.encoder_ = TableEncoder.from_dict(payload["encoder"], model.model_schema_)
-        model.margins_ = margins_from_dict(payload["margins"])
+        if payload["margins"] is not None:
+            model.margins_ = margins_from_dict(payload["margins"])
         model.input_columns_ = payload["input_columns"]
         model.dropped_ = payload["dropped"]
         model.n_train_ = payload["n_train"]
@@ -230,6 +277,12 @@ class SyntheticGenerator:
     @staticmethod
     def load(path: str | Path) -> SyntheticGenerator:
         return SyntheticGenerator.from_json(Path(path).read_text())
+
+
+def _whole(value) -> bool:
+    """A whole number (3, 3.0, numpy's too), not a flag."""
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) and \
+        float(value).is_integer()
 
 
 def _regenerate(info: dict, n: int) -> pd.Series:

@@ -392,10 +392,14 @@ class MST(_NotSaved, SyntheticGenerator):
         self.bins = bins
         self.iterations = iterations
 
-    def _fit_values(self, values: np.ndarray) -> None:
+    def _check_settings(self) -> None:
+        super()._check_settings()
         if not (self.epsilon > 0 and 0 < self.delta < 1):
             raise DataError(f"MST needs ε > 0 and 0 < δ < 1 (got ε={self.epsilon}, δ={self.delta}).",
                             fix="Write e.g. mst:2.5.")
+        self._require_counts("bins", "iterations")
+
+    def _fit_values(self, values: np.ndarray) -> None:
         rng = np.random.default_rng(np.random.SeedSequence([int(self.seed), 2021]))
         cells, self.cells_ = discretise(values, self.encoder_.discrete, int(self.bins))
         d = cells.shape[1]

@@ -119,23 +119,17 @@ class PrivPGD(_NotSaved, SyntheticGenerator):
         self.projection_gamma = projection_gamma
 
     def _check_settings(self) -> None:
+        super()._check_settings()
         if not (self.epsilon > 0 and 0 < self.delta < 1):
             raise DataError(f"PrivPGD needs ε > 0 and 0 < δ < 1 (got ε={self.epsilon}, δ={self.delta}).",
                             fix="Write e.g. privpgd:2.5.")
-        counts = {"bins": self.bins, "particles": self.particles, "iterations": self.iterations,
-                  "projections": self.projections, "projection_iterations": self.projection_iterations,
-                  "projection_projections": self.projection_projections, "step": self.step,
-                  "projection_step": self.projection_step}
-        for name, value in counts.items():
-            if int(value) < 1:
-                raise DataError(f"PrivPGD's setting '{name}' must be at least 1 (got {value}).",
-                                fix=f"Leave '{name}' at its default.")
+        self._require_counts("bins", "particles", "iterations", "projections", "projection_iterations",
+                             "projection_projections", "step", "projection_step")
         if not 0 <= self.mask < 100 or int(self.batch) < 0:
             raise DataError(f"PrivPGD needs 0 ≤ mask < 100 and batch ≥ 0 (got mask={self.mask}, batch={self.batch}).",
                             fix="Leave 'mask' (80) and 'batch' (5) at their defaults.")
 
     def _fit_values(self, values: np.ndarray) -> None:
-        self._check_settings()
         try:
             torch = import_module("torch")
         except ImportError:

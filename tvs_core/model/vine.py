@@ -12,7 +12,9 @@ from .families import DEFAULT_PRESET, get_preset
 from .generator import SyntheticGenerator, refuse_negative_level
 
 LINEAR_FAMILIES = {pv.BicopFamily.indep, pv.BicopFamily.gaussian}
+PARAMETRIC_METHODS = ("mle", "itau")  # pyvinecopulib's estimators of a parametric pair copula
 LINEAR_TOLERANCE = 1e-9  # largest difference in u from pyvinecopulib's own inverse Rosenblatt we accept
+MIN_BLOCK_ROWS = 2_000  # rows below which a thread of its own costs more than it saves
 
 
 def normal_score_map(vine: pv.Vinecop) -> np.ndarray | None:
@@ -34,6 +36,19 @@ def normal_score_map(vine: pv.Vinecop) -> np.ndarray | None:
     return linear
 
 
+def by_row_blocks(transform, rows: np.ndarray, threads: int) -> np.ndarray:
+    """``transform(rows)``, on ``threads`` blocks of rows at once (numpy releases the GIL in its loops). Each row's
+    numbers are computed by the same operations in the same order whatever the blocks, so the result is the same
+    bytes at any thread count."""
+    threads = max(1, min(int(threads), len(rows) // MIN_BLOCK_ROWS))
+    if threads == 1:
+        return transform(rows)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(threads) as pool:
+        return np.vstack(list(pool.map(transform, np.array_split(rows, threads))))
+
+
 def unit_data(upper: np.ndarray, lower: np.ndarray, discrete: list[bool]) -> np.ndarray:
     """pyvinecopulib's layout: (n, d) if all continuous, else (n, 2d) with left limits."""
     return np.asfortranarray(np.hstack([upper, lower]) if any(discrete) else upper)
@@ -53,6 +68,15 @@ class VineGenerator(SyntheticGenerator):
         # a fitted vine (pyvinecopulib JSON) whose structure and pair-copula families are kept, only their
         # parameters estimated: the games' opt-in "reuse the holder's family selection"
         self.fixed_vine = fixed_vine
+
+    def _check_settings(self) -> None:
+        super()._check_settings()
+        get_preset(self.families)  # an unknown preset is refused with the choices
+        if self.parametric_method not in (None, *PARAMETRIC_METHODS):
+            raise DataError(f"Unknown estimation method '{self.parametric_method}' for {self.name}.",
+                            fix=f"Choose one of: {', '.join(PARAMETRIC_METHODS)}, or leave it to the family preset.")
+        if self.t_max is not None:
+            self._require_counts("t_max", minimum=0)
 
     def _controls(self, trunc_lvl: int, **kwargs) -> pv.FitControlsVinecop:
         preset = get_preset(self.families)
@@ -107,7 +131,8 @@ class VineGenerator(SyntheticGenerator):
     def _sample_unit(self, n: int, level: int | None, rng: np.random.Generator) -> np.ndarray:
         """Uniforms come from numpy so that the result does not depend on the thread count. A Gaussian vine
         maps them through its normal-score matrix (same numbers as pyvinecopulib's to ~1e-13), in a fixed order
-        of operations rather than BLAS, so that a release is the same bytes on every CPU."""
+        of operations rather than BLAS, so that a release is the same bytes on every CPU, in ``threads`` blocks of
+        rows; other families through pyvinecopulib's inverse Rosenblatt transform, in one thread."""
         vine = self.vine_at(level)
         w = rng.random((n, vine.dim))
         key = None if level is None or level >= self.fitted_level_ else int(level)
@@ -115,9 +140,12 @@ class VineGenerator(SyntheticGenerator):
             self._linear[key] = normal_score_map(vine)
         linear = self._linear[key]
         if linear is not None:
-            u_vine = ndtr(exact_product(ndtri(np.maximum(w, np.finfo(float).tiny)), linear.T))
+            u_vine = by_row_blocks(lambda part: ndtr(exact_product(ndtri(np.maximum(part, np.finfo(float).tiny)),
+                                                                   linear.T)), w, self.threads)
         else:
-            u_vine = vine.inverse_rosenblatt(np.asfortranarray(w), num_threads=self.threads)
+            # one thread: pyvinecopulib's inverse of a batch depends in its last bits on how the batch is cut (in
+            # threads or blocks of rows: tested), and a release must be the same bytes at any thread count
+            u_vine = vine.inverse_rosenblatt(np.asfortranarray(w), num_threads=1)
         u = np.empty_like(u_vine)
         u[:, self.column_order_] = u_vine
         return u

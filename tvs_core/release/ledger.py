@@ -3,7 +3,8 @@ together (an attacker may hold all of them) and the ε of differentially private
 
 The ledger lives in the workspace's SQLite store (``storage/store.py``, table ``releases``): one row per
 export — the table's fingerprint (``data/fingerprint.py``), the level, the generator and its settings,
-the seed, rows, the SHA-256 of the released file, the time and the user's note — and a copy of the
+the seed, rows, the SHA-256 of the released file, the time, who chose the level, the user's note and the level's
+verdicts (``choice.verdicts``) — and a copy of the
 released rows in the workspace (``Workspace.release_path``), since the user's file may be moved.
 Wiping the workspace removes both. Rows are only added."""
 
@@ -41,10 +42,12 @@ class LedgerEntry:
     copy: str  # the kept copy, relative to the workspace
     created: float
     choice: str | None = None  # who chose the level and why ("chosen by the user; …" or "recommended at …")
+    verdicts: tuple[dict, ...] = ()  # the level's verdicts when it was released (``Verdict.to_dict``), in order
 
     @classmethod
     def from_row(cls, row: dict) -> LedgerEntry:
-        return cls(**{**row, "settings": json.loads(row["settings"])})
+        return cls(**{**row, "settings": json.loads(row["settings"]),
+                      "verdicts": tuple(json.loads(row.get("verdicts") or "[]"))})
 
     @property
     def when(self) -> str:
@@ -66,7 +69,8 @@ def epsilon_of(model: SyntheticGenerator) -> float | None:
 
 def record_release(store: Store, fingerprint: str, table: pd.DataFrame, file_bytes: bytes, sha256: str,
                    model: SyntheticGenerator, level: int | None, seed: int | None, note: str | None = None,
-                   job_id: str | None = None, table_name: str | None = None, choice: str | None = None) -> LedgerEntry:
+                   job_id: str | None = None, table_name: str | None = None, choice: str | None = None,
+                   verdicts: list[dict] | None = None) -> LedgerEntry:
     """Add an export to the ledger and keep a copy of its rows in the workspace (written to a temporary
     file and renamed, so a crash never leaves half a copy behind)."""
     if store.read_only:
@@ -77,7 +81,7 @@ def record_release(store: Store, fingerprint: str, table: pd.DataFrame, file_byt
              "generator": model.name, "settings": json.dumps(model.get_config(), sort_keys=True, default=str),
              "seed": seed, "rows": len(table), "sha256": sha256, "bytes": len(file_bytes), "epsilon": epsilon_of(model),
              "note": (note or "").strip() or None, "copy": copy, "created": created,
-             "choice": choice}
+             "choice": choice, "verdicts": json.dumps(verdicts or [])}
     try:
         release_id = store.add_release(entry)
     except BaseException:
@@ -127,12 +131,15 @@ def budget(entries: list[LedgerEntry]) -> Budget:
     return Budget(float(sum(e.epsilon for e in dp)), len(dp), len(unique) - len(dp))
 
 
+LEDGER_COLUMNS = ["release", "time", "level", "who chose the level", "note", "generator", "ε", "rows", "seed", "table",
+                  "fingerprint", "sweep", "sha256"]
+
+
 def ledger_frame(entries: list[LedgerEntry]) -> pd.DataFrame:
-    """The ledger as a person reads it (pages, the report, the command line)."""
-    return pd.DataFrame([{"release": e.id, "time": e.when, "table": e.table_name or e.fingerprint[:12],
-                          "fingerprint": e.fingerprint[:12], "sweep": e.job_id, "level": e.level,
-                          "generator": e.generator, "ε": e.epsilon, "seed": e.seed, "rows": e.rows,
-                          "sha256": e.sha256, "who chose the level": e.choice or "", "note": e.note or ""}
-                         for e in entries],
-                        columns=["release", "time", "table", "fingerprint", "sweep", "level", "generator", "ε", "seed",
-                                 "rows", "sha256", "who chose the level", "note"])
+    """The ledger as a person reads it (pages, the report, the command line): who chose the level and the note
+    beside the level, before the long identifiers a screen shows only after a scroll."""
+    return pd.DataFrame([{"release": e.id, "time": e.when, "level": e.level, "who chose the level": e.choice or "",
+                          "note": e.note or "", "generator": e.generator, "ε": e.epsilon, "rows": e.rows,
+                          "seed": e.seed, "table": e.table_name or e.fingerprint[:12],
+                          "fingerprint": e.fingerprint[:12], "sweep": e.job_id, "sha256": e.sha256}
+                         for e in entries], columns=LEDGER_COLUMNS)

@@ -16,8 +16,10 @@ import pandas as pd
 
 from ..choice.selection import Selection
 from ..choice.summary import ChoiceSettings
+from ..choice.verdicts import Verdicts, sweep_verdicts
 from ..errors import DataError
-from ..model.generator import SyntheticGenerator
+from ..evaluation.summary import summarise
+from ..model.generator import SyntheticGenerator, all_cores
 from ..storage.store import Store
 from .export import release_table, to_csv_bytes, write_file
 from .guardrails import Guardrail, blocked, guardrails
@@ -45,6 +47,7 @@ class Release:
     metrics: list[dict] = field(default_factory=list)  # the sweep's summary rows at this level
     override_reason: str | None = None  # why the user released despite a blocking guardrail
     chosen_by_user: bool = True  # False: the level is the recommendation at ``settings``; nobody chose it
+    verdicts: Verdicts = field(default_factory=Verdicts)  # the level's verdicts (``choice.verdicts``); none off a sweep
 
     # -- made once ----------------------------------------------------------------------------------------------
     @classmethod
@@ -62,8 +65,10 @@ class Release:
             raise DataError(f"Level {level} was not evaluated by sweep {view.id}.",
                             fix=f"Choose one of: {', '.join(map(str, view.levels))}.")
         train, _ = view.tables()
+        model.threads = all_cores()  # a release runs alone: its draw uses every core (the same bytes at any count)
         settings = settings or ChoiceSettings()
-        summary = view.summary()
+        records = view.records()
+        summary = summarise(records)
         at_level = summary.point(level) if len(summary) else None
         rows = len(train) if rows is None else int(rows)
         seed = view.config.seed if seed is None else int(seed)
@@ -74,10 +79,14 @@ class Release:
         pooled = pooled_check(model, view.evaluation_data(model), train, synthetic, sha256_of(csv),
                               [(e, e.table(store)) for e in earlier], view.config.sensitive, int(level),
                               view.config.seed, summary) if earlier else None
+        selection = settings.select(summary, view.config.sensitive)
+        verdicts = (sweep_verdicts(view, int(level), selection, records, summary)
+                    if selection is not None and int(level) in set(selection.table["level"]) else Verdicts())
         return cls(model, int(level), seed, synthetic, csv, guardrails(synthetic, train, model, at_level, view.caps),
                    pooled, view.table_fingerprint, table_name or f"table {view.table_fingerprint[:12]}", train,
-                   view.fingerprint, view, settings, settings.select(summary, view.config.sensitive),
-                   [] if at_level is None else at_level.frame.to_dict("records"), chosen_by_user=chosen_by_user)
+                   view.fingerprint, view, settings, selection,
+                   [] if at_level is None else at_level.frame.to_dict("records"), chosen_by_user=chosen_by_user,
+                   verdicts=verdicts)
 
     @classmethod
     def from_model(cls, model: SyntheticGenerator, train: pd.DataFrame, level: int | None, rows: int, seed: int,
@@ -127,7 +136,8 @@ class Release:
         return manifest(self.model, self.csv, self.level, self.rows, self.seed, self.data_fingerprint,
                         metrics=self.metrics, checks=self.checks, override_reason=self.override_reason,
                         job_id=None if self.view is None else self.view.id,
-                        sweep=None if self.view is None else self.view.settings_record(), choice=self.choice())
+                        sweep=None if self.view is None else self.view.settings_record(), choice=self.choice(),
+                        verdicts=self.verdicts.to_json())
 
     def manifest_bytes(self) -> bytes:
         return manifest_bytes(self.manifest())
@@ -142,7 +152,8 @@ class Release:
         return record_release(store, self.table_fingerprint, self.table, self.csv, self.sha256, self.model,
                               self.level, self.seed, note=note, job_id=None if self.view is None else self.view.id,
                               table_name=self.table_name,
-                              choice=choice["why"] if choice else f"level {self.level} given on the command line")
+                              choice=choice["why"] if choice else f"level {self.level} given on the command line",
+                              verdicts=self.verdicts.to_json())
 
     def write(self, out: str | Path, inputs: tuple = ()) -> tuple[Path, Path]:
         """The CSV at ``out`` and its manifest next to it (``<name>.manifest.json``), each written whole or not at

@@ -16,7 +16,6 @@ from ..errors import DataError
 from ..evaluation.dp_audit import AuditResult, audits_from_records
 from ..evaluation.summary import Summary
 from ..jobs import JobView
-from ..jobs.plan import claimed_epsilons
 from ..jobs.submission import job_tables
 from ..release.ledger import LedgerEntry, releases
 from ..release.release import Release
@@ -31,7 +30,7 @@ class ReportContext:
     summary: Summary
     selection: Selection
     settings: ChoiceSettings
-    card: LevelCard  # the recommendation card of the released level
+    card: LevelCard  # the recommendation card of the released level, led by its verdicts (the release's own)
     records: pd.DataFrame
     audits: list[AuditResult]
     claims: dict[str, float]  # the ε each DP reference of the sweep claims
@@ -53,10 +52,12 @@ class ReportContext:
         records = view.records()
         table, _ = job_tables(view.store, view.job)
         _, test = view.tables()
+        audits, claims = audits_from_records(records), view.claims()
         card = explain_level(release.selection, summary, int(release.level), view.config.sensitive, preview,
-                             response=view.config.response)
+                             response=view.config.response, claims=claims, audits=audits,
+                             verdicts=release.verdicts or None)  # the verdicts the manifest and the ledger hold
         return cls(release, reason, exported, view, summary, release.selection, release.settings or ChoiceSettings(),
-                   card, records, audits_from_records(records), claimed_epsilons(view.config),
+                   card, records, audits, claims,
                    releases(view.store, release.table_fingerprint), table, test, preview,
                    time.strftime("%Y-%m-%d %H:%M:%S %Z"))
 

@@ -65,6 +65,8 @@ p.order{font-size:.8em;overflow-wrap:anywhere}
   main{max-width:none;padding:0}
   section{margin-top:.9rem}
   section#summary{break-after:page;page-break-after:always}
+  section#summary .ok,section#summary .warn,section#summary .block,section#summary .info{font-size:8pt;
+    line-height:1.22;margin:.1rem 0;padding:.1rem .45rem}
   section#summary+section{break-before:page;page-break-before:always;border-top:none;margin-top:0}
   h2,h3{break-after:avoid;page-break-after:avoid}
   tr,li,.figure,.box,.warn,.block,.ok,.info{break-inside:avoid;page-break-inside:avoid}

@@ -1,10 +1,10 @@
-"""The report's first page, what the officer signs: what was released, the level and who chose it and why, one
-plain verdict per question (``choice.officer``), the user's note, and what must be seen before signing. Numbers
-and methods come after it."""
+"""The report's first page, what the officer signs: what was released and what it was tested on, the level and who
+chose it and why, the level's verdicts (``choice.verdicts``: the card's, the manifest's and the ledger's, warnings
+included, in their order, each with what to do about it), the user's note, and what must be seen before signing.
+Numbers and methods come after it."""
 
 from __future__ import annotations
 
-from ..choice.officer import officer_lines
 from ..release.pooled import verdict
 from ..version import __version__
 from .context import ReportContext
@@ -22,6 +22,7 @@ def _released(c: ReportContext) -> str:
                           f"{e(c.view.id)} --level {c.level}</code>) makes with this level, seed and rows"),
                  ("Rows", f"{r.rows} synthetic rows of {e(c.name)}, drawn for the checks below"),
                  ("SHA-256 of those rows as a file", f"<code>{e(r.sha256)}</code>"), ("Made by", e(made))]
+    pairs.append(("Tested on", e(c.view.holdout_words())))  # every attack and utility figure below
     return '<div class="box"><h3>What was released</h3>' + kv(pairs, raw=True) + "</div>"
 
 
@@ -58,8 +59,7 @@ def _before_signing(c: ReportContext) -> str:
 
 def render(c: ReportContext) -> str:
     """Page 1, alone on its page in print (the stylesheet breaks after it): a verdict first, the numbers after."""
-    verdicts = "".join(items([line.sentence], line.kind)
-                       for line in officer_lines(c.summary, c.sensitive, c.level, c.claims, c.audits))
+    verdicts = "".join(items([v.text], str(v.severity)) for v in c.card.verdicts)
     return (f"<h1>Release report: {e(c.name)}</h1>"
             f'<p class="muted">Made {e(c.made)} by TVineSynth Studio {e(__version__)}. This page is what is signed; '
             "the numbers and methods behind it follow from page 2.</p>"

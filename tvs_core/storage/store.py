@@ -44,7 +44,8 @@ CREATE TABLE IF NOT EXISTS events (
 CREATE TABLE IF NOT EXISTS releases (
     id INTEGER PRIMARY KEY AUTOINCREMENT, fingerprint TEXT NOT NULL, table_name TEXT, job_id TEXT, level INTEGER,
     generator TEXT NOT NULL, settings TEXT NOT NULL, seed INTEGER, rows INTEGER NOT NULL, sha256 TEXT NOT NULL,
-    bytes INTEGER NOT NULL, epsilon REAL, note TEXT, copy TEXT NOT NULL, created REAL NOT NULL, choice TEXT);
+    bytes INTEGER NOT NULL, epsilon REAL, note TEXT, copy TEXT NOT NULL, created REAL NOT NULL, choice TEXT,
+    verdicts TEXT);
 CREATE INDEX IF NOT EXISTS releases_by_table ON releases (fingerprint, id);
 """
 
@@ -106,9 +107,11 @@ class Store:
                 if "peak_mb" not in {r[1] for r in db.execute("PRAGMA table_info(results)")}:  # 4
                     db.execute("ALTER TABLE results ADD COLUMN peak_mb REAL")
                 db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
-        with self.transaction() as db:  # a column the ledger gained: who chose the level, and why
-            if "choice" not in {r[1] for r in db.execute("PRAGMA table_info(releases)")}:
-                db.execute("ALTER TABLE releases ADD COLUMN choice TEXT")
+        with self.transaction() as db:  # columns the ledger gained: who chose the level and why; the level's verdicts
+            present = {r[1] for r in db.execute("PRAGMA table_info(releases)")}
+            for column in ("choice", "verdicts"):
+                if column not in present:
+                    db.execute(f"ALTER TABLE releases ADD COLUMN {column} TEXT")
         self.db.execute("PRAGMA quick_check(1)").fetchone()  # a truncated or overwritten file shows here
         self.converted = convert_pickles(self)
 
@@ -246,6 +249,12 @@ class Store:
         row = self.db.execute("SELECT MAX(created) AS last FROM results WHERE job_id = ?", (job_id,)).fetchone()
         return None if row is None or row["last"] is None else float(row["last"])
 
+    def task_times(self, job_id: str) -> list[dict]:
+        """Each finished task of a job, oldest first: its key, kind, seconds of work and when it was stored (what the
+        time left is computed from; the records are not read)."""
+        return [dict(r) for r in self.db.execute("SELECT task, kind, seconds, created FROM results WHERE job_id = ? "
+                                                 "ORDER BY created", (job_id,))]
+
     def task_seconds(self, job_id: str) -> dict[str, list[float]]:
         out: dict[str, list[float]] = {}
         for r in self.db.execute("SELECT kind, seconds FROM results WHERE job_id = ?", (job_id,)):
@@ -282,10 +291,10 @@ class Store:
     def add_release(self, entry: dict) -> int:
         """Append one release; returns its id. Rows are never changed or deleted (wiping the workspace does)."""
         columns = ("fingerprint", "table_name", "job_id", "level", "generator", "settings", "seed", "rows", "sha256",
-                   "bytes", "epsilon", "note", "copy", "created", "choice")
+                   "bytes", "epsilon", "note", "copy", "created", "choice", "verdicts")
         with self.transaction() as db:
             cursor = db.execute(f"INSERT INTO releases ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
-                                tuple(entry[c] for c in columns))
+                                tuple(entry.get(c) for c in columns))
             return int(cursor.lastrowid)
 
     def releases(self, fingerprint: str | None = None) -> list[dict]:

@@ -22,27 +22,38 @@ from ..errors import DataError
 _MIXED_KEY = b"tvs.mixed_columns"
 
 
-def table_bytes(table: pd.DataFrame) -> bytes:
-    """The table as Parquet bytes."""
+def table_bytes(table: pd.DataFrame, metadata: dict[str, str] | None = None) -> bytes:
+    """The table as Parquet bytes; ``metadata``: more text kept in the file's key-value metadata."""
     mixed = [column for column in table.columns if table[column].dtype == object]
     frame = table
     if mixed:
         frame = table.copy()
         for column in mixed:
             frame[column] = pd.array([_tag(value, column) for value in table[column]], dtype="string")
-    arrow = pa.Table.from_pandas(frame)
+    arrow = pa.Table.from_pandas(frame, nthreads=1)
+    extra = {key.encode(): value.encode() for key, value in (metadata or {}).items()}
     if mixed:
-        metadata = {**(arrow.schema.metadata or {}), _MIXED_KEY: json.dumps([str(c) for c in mixed]).encode()}
-        arrow = arrow.replace_schema_metadata(metadata)
+        extra[_MIXED_KEY] = json.dumps([str(c) for c in mixed]).encode()
+    if extra:
+        arrow = arrow.replace_schema_metadata({**(arrow.schema.metadata or {}), **extra})
     buffer = io.BytesIO()
     pq.write_table(arrow, buffer)
     return buffer.getvalue()
 
 
+def table_metadata(data: bytes) -> dict[str, str]:
+    """The key-value metadata ``table_bytes`` kept, read from the footer alone."""
+    metadata = pq.read_schema(io.BytesIO(data)).metadata or {}
+    return {key.decode(): value.decode() for key, value in metadata.items()}
+
+
 def table_from_bytes(data: bytes) -> pd.DataFrame:
-    arrow = pq.read_table(io.BytesIO(data))
+    # no thread pool (neither the CPU one nor pre-buffering's IO one): Arrow's pools can abort the process at exit
+    # ("terminate called without an active exception", apache/arrow#34314), seen after the command line read a
+    # table its child handed back
+    arrow = pq.read_table(io.BytesIO(data), use_threads=False, pre_buffer=False)
     mixed = json.loads((arrow.schema.metadata or {}).get(_MIXED_KEY, b"[]"))
-    table = arrow.to_pandas()
+    table = arrow.to_pandas(use_threads=False)
     for column in table.columns:
         if str(column) in mixed:
             table[column] = pd.Series([_untag(text) for text in table[column]], index=table.index, dtype=object)

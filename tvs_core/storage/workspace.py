@@ -4,7 +4,9 @@ stays here, readable by its owner only (``private``), and wiping the folder remo
 
 from __future__ import annotations
 
+import hashlib
 import hmac
+import json
 import os
 import re
 import secrets
@@ -20,13 +22,14 @@ from pyarrow import ArrowException
 from ..errors import DataError, TVSError
 from ..text import one_line
 from . import private
-from .tables import table_bytes, table_from_bytes
+from .tables import table_bytes, table_from_bytes, table_metadata
 
 WORKSPACE_ENV = "TVS_WORKSPACE"
 TOKEN_FILE = "access-token"
 # \Z, not $: a name must not end in a newline, which $ lets through
 _KEY = re.compile(r"^[0-9a-f]{1,64}\Z")  # table fingerprints, as the store keeps them
 _RELEASE_KEY = re.compile(r"^[0-9]+-[0-9a-f]{1,64}\Z")
+UPLOAD_KEY = "tvs.upload"  # an upload's origin, in its Parquet file's metadata
 
 
 def default_workspace() -> Path:
@@ -135,26 +138,32 @@ class Workspace:
         self.inside(relative).unlink(missing_ok=True)
 
     # -- uploads ------------------------------------------------------------------------------------------------
-    def save_upload(self, name: str, data: bytes) -> Path:
-        """The uploaded file's bytes under its own name, or a new one ('cohort (2).csv') when that is taken: an
-        upload never replaces an earlier one, nor anything else in the workspace."""
+    def save_upload(self, name: str, table: pd.DataFrame, data: bytes) -> Path:
+        """An uploaded file, once read: its table as Parquet, with the file's name, size and sha256 in the Parquet
+        file's metadata (``upload_origin``) — not a copy of its bytes, which could be a CSV or a workbook that
+        another program later opens. Kept as ``uploads/NAME.parquet``, or under a new name ('cohort.csv (2)')
+        when that is taken: an upload never replaces an earlier one, nor anything else in the workspace."""
         base = Path(one_line(name).replace("\\", "/")).name.strip()
         if base in ("", ".", ".."):
             raise DataError(f"The file name '{one_line(name)}' cannot be kept.",
                             fix="Rename the file (e.g. cohort.csv) and upload it again.")
+        origin = {"name": base, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
         folder = self._folder("uploads")
-        stem, suffix = Path(base).stem, Path(base).suffix
-        candidate, number = folder / base, 1
+        candidate, number = folder / f"{base}.parquet", 1
         while True:
             try:
                 handle = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
                                  private.FILE_MODE)
             except FileExistsError:
                 number += 1
-                candidate = folder / f"{stem} ({number}){suffix}"
+                candidate = folder / f"{base} ({number}).parquet"
                 continue
             os.close(handle)
-            return private.write_private(candidate, data)
+            return private.write_private(candidate, table_bytes(table, {UPLOAD_KEY: json.dumps(origin)}))
+
+    def upload_origin(self, path: Path) -> dict:
+        """The name, size and sha256 of the file an upload kept here was read from."""
+        return json.loads(table_metadata(private.read_private(path))[UPLOAD_KEY])
 
     # -- logs ---------------------------------------------------------------------------------------------------
     def open_log(self, job_id: str) -> int:

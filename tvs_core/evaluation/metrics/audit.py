@@ -9,14 +9,15 @@ from .base import Direction, Group, Metric, PerColumn, Source
 
 AUDIT: tuple[Metric, ...] = (
     Metric("dp_audit_score_in", "DP audit: canary's membership score, canary in the fit", "DP audit score (IN)",
-           "−distance", Direction.LOWER, (float("-inf"), 0.0), Group.MEMBERSHIP_RISK, Source.GAME,
-           "How close the release comes to a planted worst-case record (a canary; column: the canary) in the "
-           "audit's fits that held it, as minus the distance to its nearest released row: near 0 means the "
-           "release remembers it.",
+           "score", Direction.LOWER, (float("-inf"), None), Group.MEMBERSHIP_RISK, Source.GAME,
+           "How close the release comes to a planted worst-case record (a canary) in the audit's fits that held it, "
+           "by two scores (column: the canary and the score), higher meaning closer: minus the distance to its "
+           "nearest released row (near 0 means the release remembers it), and how many released values lie near "
+           "the canary's, column by column (0 means none).",
            per_column=PerColumn.ANY, produced_by=trial_records),
     Metric("dp_audit_score_out", "DP audit: canary's membership score, canary not in the fit", "DP audit score (OUT)",
-           "−distance", Direction.HIGHER, (float("-inf"), 0.0), Group.MEMBERSHIP_RISK, Source.GAME,
-           "The same closeness in the audit's fits without the canary: IN close to OUT means the release does not "
+           "score", Direction.HIGHER, (float("-inf"), None), Group.MEMBERSHIP_RISK, Source.GAME,
+           "The same scores in the audit's fits without the canary: IN close to OUT means the release does not "
            "show whether the canary was there.", per_column=PerColumn.ANY, produced_by=trial_records),
     Metric("dp_audit_claimed_epsilon", "Privacy budget ε the generator claims", "Claimed ε", "ε", Direction.LOWER,
            (0.0, None), Group.MEMBERSHIP_RISK, Source.GAME,

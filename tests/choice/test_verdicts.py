@@ -1,0 +1,234 @@
+"""choice/verdicts.py: a level's verdicts, one set in one order, each with what to do about it — on hand-written
+summaries (the conftest's two levels: MAB on a, 0.4 on the real rows and 0 on shuffled columns)."""
+
+import pandas as pd
+import pytest
+
+from tvs_core.choice.summary import choose
+from tvs_core.choice.verdicts import (
+    GDPR_SEVERITY,
+    Severity,
+    Topic,
+    Verdicts,
+    _criteria,
+    _dp,
+    _membership,
+    level_verdicts,
+)
+from tvs_core.evaluation.anonymity import Part, criterion_record
+from tvs_core.evaluation.dp_audit import AuditResult
+from tvs_core.evaluation.records import HOLDER, RAW, REAL, SHUFFLED
+from tvs_core.evaluation.summary import Summary
+
+
+def with_rows(summary: Summary, summary_of, rows) -> Summary:
+    return Summary(pd.concat([summary.frame, summary_of(rows).frame], ignore_index=True))
+
+
+def anchors(worst: dict, ideal: dict) -> list[tuple]:
+    """The attribute game's anchors per column: its attack on the real rows and the release attack on shuffled
+    columns."""
+    return ([(RAW, None, "mab", column, value) for column, value in worst.items()]
+            + [(SHUFFLED, None, "release_mab", column, value) for column, value in ideal.items()])
+
+
+def attribute(summary, sensitive, level):
+    found = level_verdicts(choose(summary, sensitive), summary, level, sensitive).of(Topic.ATTRIBUTE)
+    return found[0] if found else None
+
+
+def test_the_verdicts_come_in_one_order_each_with_a_sentence(two_levels, summary_of):
+    summary = with_rows(two_levels, summary_of, criterion(1, "linkability", 0.0, 0.0, 0.1))
+    verdicts = level_verdicts(choose(summary, ["a"]), summary, 1, ["a"], response="death")
+    order = list(Topic)
+    assert [order.index(v.axis) for v in verdicts] == sorted(order.index(v.axis) for v in verdicts)
+    assert {v.axis for v in verdicts} >= {Topic.ATTRIBUTE, Topic.MEMBERSHIP, Topic.GDPR, Topic.DP, Topic.USEFULNESS,
+                                          Topic.WARNING}
+    assert all(v.sentence and v.text.startswith(v.sentence) for v in verdicts)
+    assert isinstance(verdicts, Verdicts) and verdicts.lines() == [v.text for v in verdicts]
+    assert verdicts.to_json()[0] == {"axis": "Attribute inference", "severity": str(verdicts[0].severity),
+                                     "sentence": verdicts[0].sentence, "action": verdicts[0].action,
+                                     "detail": verdicts[0].detail}
+
+
+def test_the_usefulness_verdicts_say_each_part_against_its_anchors(two_levels):
+    selection = choose(two_levels, ["a"])
+    one = level_verdicts(selection, two_levels, 1, ["a"], response="death").of(Topic.USEFULNESS)
+    assert [v.sentence for v in one] == [
+        "Models trained on the synthetic data predict death 50 % as well as models trained on the real data "
+        "(counting what they do better than chance).",
+        "It keeps 10 % of the associations between pairs of columns that the real data has.",
+        "A regression of death on the synthetic data gives confidence intervals that overlap those of the real data "
+        "by 40 %."]
+    assert one[1].severity is Severity.WARN and one[1].action.startswith("A large cost")  # 10 %: large
+    two = level_verdicts(selection, two_levels, 2, ["a"]).of(Topic.USEFULNESS)
+    assert two[0].sentence == ("Models trained on the synthetic data predict the response about as well as models "
+                               "trained on the real data.")  # 0.9 = the real data's 0.9: read as the anchor
+
+
+def test_the_attribute_verdict_names_the_least_protected_column_and_its_share(summary_of):
+    """a is 50 % of the way to nothing to learn ((0.4 - 0.2) / 0.4), b only 25 % ((0.2 - 0.15) / 0.2): b is the
+    least protected although its MAB is the smaller."""
+    summary = summary_of([(HOLDER, 1, "mab", "a", 0.2, 0.19, 0.21), (HOLDER, 1, "mab", "b", 0.15, 0.145, 0.155)]
+                         + anchors({"a": 0.4, "b": 0.2}, {"a": 0.0, "b": 0.0}))
+    line = attribute(summary, ["a", "b"], 1)
+    assert line.severity is Severity.WARN
+    assert line.sentence == ("At level 1, someone who knows a person's other columns predicts their b, the least "
+                             "protected sensitive column, nearly as well as from the real data: a large risk against "
+                             "this table's own anchors (the release removes 25 % of what the real rows let an attacker "
+                             "learn).")
+    assert line.action.startswith("Usually: choose a lower level, drop the columns most linked to b")
+    assert line.action.endswith("More replicates would not change this reading.")
+    assert line.detail.startswith("Attack game MAB for b: 0.150 (95 % interval 0.145–0.155 (bootstrap over 20 values))"
+                                  "; 0.200 on the real rows, 0.000 on shuffled columns")
+
+
+@pytest.mark.parametrize(("mab", "severity", "words"), [
+    (0.0, Severity.OK, "no better than from shuffled columns, where there is nothing to learn."),
+    (-0.01, Severity.OK, "no better than from shuffled columns"),  # below the floor: noise
+    (0.4, Severity.WARN, "about as well as from the real data itself."),
+    (0.5, Severity.WARN, "better than from the real data itself: the release exaggerates"),
+    (0.1, Severity.INFO, "a little better than from the column's average: a small risk"),
+    (0.3, Severity.WARN, "nearly as well as from the real data: a large risk"),
+])
+def test_the_attribute_verdict_follows_the_share_between_the_anchors(summary_of, mab, severity, words):
+    summary = summary_of([(HOLDER, 2, "mab", "a", mab)] + anchors({"a": 0.4}, {"a": 0.0}))
+    line = attribute(summary, ["a"], 2)
+    assert line.severity is severity and words in line.sentence, line.sentence
+    assert "least protected" not in line.sentence  # one column: no other to compare with
+
+
+def test_a_value_within_the_spread_of_the_real_rows_reads_as_the_real_rows_never_minus_zero(summary_of):
+    """Finding 5: MAB 0.401 against the real rows' 0.400 [0.39, 0.41] is the real rows' risk, not "-0.00: does
+    better than the real data itself"; nothing is listed beyond the anchors."""
+    summary = summary_of([(HOLDER, 2, "mab", "a", 0.401, 0.395, 0.405), (RAW, None, "mab", "a", 0.4, 0.39, 0.41),
+                          (SHUFFLED, None, "release_mab", "a", 0.0),
+                          (HOLDER, 2, "auc_tstr", None, 0.8), (REAL, None, "auc_trtr", None, 0.9)])
+    verdicts = level_verdicts(choose(summary, ["a"]), summary, 2, ["a"])
+    assert "about as well as from the real data itself" in verdicts[0].sentence
+    text = " ".join(verdicts.lines())
+    assert "-0.00" not in text and "better than from the real data itself" not in text
+    assert "Beyond the anchors" not in text
+    assert choose(summary, ["a"]).table["beyond"].tolist() == [""]
+
+
+def test_the_attribute_verdict_reads_the_release_attack_until_the_game_reports(summary_of):
+    summary = summary_of([(HOLDER, 1, "release_mab", "a", 0.2), (REAL, None, "release_mab", "a", 0.4),
+                          (SHUFFLED, None, "release_mab", "a", 0.0)])
+    line = attribute(summary, ["a"], 1)
+    assert "Release MAB for a: 0.200" in line.detail and "removes 50 %" in line.sentence
+
+
+def test_the_attribute_verdict_says_what_it_cannot_compare_and_how_few_replicates_stand_behind_it(summary_of):
+    summary = summary_of([(HOLDER, 1, "mab", "a", 0.2, 0.1, 0.3, 3), (HOLDER, 1, "auc_tstr", None, 0.8)])
+    line = attribute(summary, ["a"], 1)
+    assert line.severity is Severity.INFO and "no real-data anchors to read it against" in line.sentence
+    assert "spread 0.100–0.300 of only 3 values" in line.detail  # three values are no 95 % interval
+    few = summary_of([(HOLDER, 1, "mab", "a", 0.1, 0.09, 0.11, 3), (HOLDER, 1, "auc_tstr", None, 0.8)]
+                     + anchors({"a": 0.4}, {"a": 0.0}))
+    assert attribute(few, ["a"], 1).action.endswith("Only 3 replicates, too few for a 95 % interval: more (the paper "
+                                                    "preset) could change this reading.")
+
+
+@pytest.mark.parametrize(("auc", "low", "severity", "words"), [
+    (0.505, 0.49, Severity.OK, "no better than the attacks' noise floor"),  # within the floor's spread
+    (0.547, 0.53, Severity.INFO, "a little better than the attacks' noise floor: a small risk, measurable"),
+    (0.8, 0.78, Severity.WARN, "clearly better than the attacks' noise floor")])
+def test_membership_is_a_risk_whenever_the_strongest_attack_beats_its_noise_floor(summary_of, auc, low, severity,
+                                                                                  words):
+    """Finding 12: AUC 0.547 against a noise floor of 0.507 is a small, measurable risk, said as one."""
+    summary = summary_of([(HOLDER, 1, "mia_auc", None, auc, low, auc + 0.01), (REAL, None, "mia_auc", None, 1.0),
+                          (SHUFFLED, None, "mia_auc", None, 0.507, 0.495, 0.52)])
+    line = _membership(summary, 1)
+    assert line.severity is severity and words in line.sentence, line.sentence
+    assert f"AUC {auc:.3f}" in line.detail and "noise floor (the attacks on shuffled columns) 0.507" in line.detail
+    assert "the real rows themselves 1.000" in line.detail
+
+
+def test_membership_quotes_the_privacy_gain_and_says_when_nothing_reported(summary_of):
+    summary = summary_of([(HOLDER, 1, "pg", None, 0.8, 0.7, 0.9), (HOLDER, 2, "mab", "a", 0.1)])
+    line = _membership(summary, 1)
+    assert line.severity is Severity.INFO  # PG alone has no verdict rule
+    assert "privacy gain PG 0.80 (95 % interval 0.70–0.90" in line.detail and "AUC" not in line.detail
+    nothing = _membership(summary, 2)
+    assert nothing.severity is Severity.INFO and "no membership attack has reported yet" in nothing.sentence
+
+
+def criterion(level, name, risk, low, high, main=0.6, baseline=0.1, column=None):
+    values = {Part.RISK: risk, Part.RISK_LOW: low, Part.RISK_HIGH: high, Part.MAIN_RATE: main,
+              Part.BASELINE_RATE: baseline, Part.ATTACKS: 200}
+    return [(HOLDER, level, criterion_record(name, part), column, value) for part, value in values.items()]
+
+
+def criteria_at(summary, level, sensitive=()):
+    from tvs_core.choice.gdpr import point_verdicts
+
+    return _criteria(point_verdicts(summary, list(sensitive), level=level), level)
+
+
+def test_the_criteria_verdict_is_marked_as_its_worst_criterion(summary_of):
+    summary = summary_of(criterion(1, "linkability", 0.0, 0.0, 0.1) + criterion(1, "singling_out", 0.0, 0.0, 0.1)
+                         + criterion(2, "linkability", 0.0, 0.0, 0.1) + criterion(2, "singling_out", 0.2, 0.1, 0.3)
+                         + criterion(3, "linkability", 0.7, 0.6, 0.8) + criterion(3, "singling_out", 0.2, 0.1, 0.3))
+    assert [criteria_at(summary, level).severity for level in (1, 2, 3)] == ["ok", "warn", "block"]
+    one = criteria_at(summary, 1)
+    assert one.sentence.endswith("no measurable risk for any.") and not one.action
+    three = criteria_at(summary, 3)
+    assert three.sentence.endswith("a measurable risk for singling out; a HIGH risk for linkability.")
+    assert "Linkability: a HIGH risk (residual risk 0.70, 95 % interval 0.60–0.80 (Wilson, 200 trials)" in three.detail
+    assert three.action.startswith("Usually: choose a lower level, or drop the columns that single people out")
+    assert list(GDPR_SEVERITY) == ["none", "measurable", "high"]  # the order the worst is taken in
+
+
+def test_the_criteria_verdict_distrusts_only_a_risk_the_blind_baseline_matches(summary_of):
+    summary = summary_of(criterion(1, "linkability", 0.0, 0.0, 0.1, main=0.1, baseline=0.2)
+                         + criterion(2, "linkability", 0.3, 0.1, 0.4, main=0.1, baseline=0.2))
+    assert "not to be trusted" not in criteria_at(summary, 1).text  # no risk: nothing to distrust
+    assert "Where an attack did no better than guessing blindly" in criteria_at(summary, 2).text
+
+
+def test_criteria_not_measured_are_said_so(summary_of):
+    line = criteria_at(summary_of([(HOLDER, 1, "mab", "a", 0.1)]), 1, ["a"])
+    assert line.severity is Severity.INFO and "not measured at level 1" in line.sentence
+
+
+def test_why_the_two_answers_differ_sits_beside_them_at_every_level_they_could_look_contradictory(summary_of):
+    """Finding 6: the attack game finds a little to learn about a (a small risk) while the GDPR inference criterion
+    finds none — at level 1 as at level 2 — so the explanation is given at both; at level 3 the game finds nothing
+    either, and there is nothing to explain."""
+    rows = anchors({"a": 0.4}, {"a": 0.0}) + [(REAL, None, "auc_trtr", None, 0.9)]
+    for level, mab in ((1, 0.1), (2, 0.3), (3, 0.0)):
+        rows += [(HOLDER, level, "mab", "a", mab), (HOLDER, level, "auc_tstr", None, 0.8)]
+        rows += criterion(level, "inference", 0.0, 0.0, 0.1, column="a")
+    summary = summary_of(rows)
+    selection = choose(summary, ["a"])
+    for level, explained in ((1, True), (2, True), (3, False)):
+        verdicts = level_verdicts(selection, summary, level, ["a"])
+        why = verdicts.of(Topic.WHY)
+        assert bool(why) == explained, (level, verdicts.lines())
+        if explained:
+            axes = [v.axis for v in verdicts]
+            assert axes.index(Topic.WHY) == axes.index(Topic.GDPR) + 1  # right beside the criteria
+            assert why[0].sentence.startswith("Why the two answers differ: the attack game measures how well anyone "
+                                              "predicts a from the other columns")
+
+
+def audit(model, claimed, empirical):
+    return AuditResult(model, claimed, 0.0, empirical, "corner/margins", 0.5, 0.2, 80, 1.41)
+
+
+def test_the_dp_verdict_follows_the_claims_and_their_audit():
+    none = _dp({}, [])
+    assert none.severity is Severity.INFO
+    assert "None of the sweep's reference generators claims differential privacy" in none.sentence
+    claims = {"privbayes:1": 1.0, "dp_vine:2": 2.0}
+    unaudited = _dp(claims, [])
+    assert unaudited.severity is Severity.INFO and "privbayes:1 ε = 1, dp_vine:2 ε = 2" in unaudited.sentence
+    assert unaudited.action == "Start the sweep with the DP audit to check them."
+    partly = _dp(claims, [audit("dp_vine:2", 2.0, 0.4)])
+    assert partly.severity is Severity.OK and "Not audited: privbayes:1." in partly.sentence
+    refuted = _dp(claims, [audit("dp_vine:2", 2.0, 0.4), audit("privbayes:1", 1.0, 1.5)])
+    assert refuted.severity is Severity.BLOCK and "Not audited" not in refuted.sentence
+    assert refuted.action == "Do not rely on those claims."
+    for line in (none, partly, refuted):  # whatever the references claim, the holder's model claims nothing
+        assert "TVineSynth makes no ε claim" in line.sentence or "TVineSynth itself makes no ε claim" in line.sentence
