@@ -4,7 +4,9 @@ and the margins the fidelity section leaves out — what the sections above summ
 import html
 import re
 from dataclasses import replace
+from types import SimpleNamespace
 
+import pandas as pd
 import pytest
 
 from tests.conftest import SWEEP_COLUMNS
@@ -93,3 +95,20 @@ def replace_model(release, model, schema):
     release = copy.copy(release)
     release.model = model
     return release
+
+
+def test_many_levels_beyond_the_anchors_are_counted_in_the_body_and_each_is_a_row_of_the_appendix(context_of):
+    """Beyond BEYOND_LISTED of them, the choice section names the levels and the appendix says why, one row each;
+    the released level's is left to the card."""
+    count = evidence.BEYOND_LISTED + 2
+    levels = list(range(1, count + 2))
+    table = pd.DataFrame({"level": levels, "beyond": [f"privacy -0.{v}: worse than the real data" for v in levels]})
+    c = replace(context_of(level=count + 1, levels=levels), selection=SimpleNamespace(table=table))
+    assert evidence._beyond(c) == [f"{count} levels are beyond the anchors (clipped for PU): "
+                                   f"{', '.join(map(str, levels[:-1]))}; why, level by level: in the appendix."]
+    shown = appendix.beyond_table(c)
+    for v in levels[:-1]:
+        assert f"<td>{v}</td>\n      <td>privacy -0.{v}: worse than the real data</td>" in shown
+    assert f"privacy -0.{count + 1}" not in shown
+    few = replace(c, selection=SimpleNamespace(table=table.iloc[-evidence.BEYOND_LISTED - 1:]))
+    assert appendix.beyond_table(few) == ""  # so few are listed in the body

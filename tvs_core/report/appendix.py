@@ -15,14 +15,14 @@ from .context import ReportContext
 from .evidence import (
     BEYOND_LISTED,
     _num,
-    beyond,
+    beyond_levels,
     column_distances,
     margin_figures,
     margins_in_body,
     modelled_columns,
     table_rows,
 )
-from .html import e, items, side_by_side
+from .html import e, side_by_side, table
 
 # the schema's columns as the appendix lists them: a short reason (the inferred type's), a dropped column's why
 SCHEMA = {"name": "column", "type": "type", "role": "role", "n_missing": "missing", "n_unique": "distinct",
@@ -59,7 +59,8 @@ def render(c: ReportContext) -> str:
            f"margin at level {c.level}</h3>"
            f"<p class=\"muted\">{e(CATALOGUE['column_distance'].explanation)} The distance: median over the sets, in "
            f"brackets its range ({e(named)}); a dropped column has none. Why each type was read as it was (N: the "
-           f"column's own count): {why}.</p>" + side_by_side(columns, 2 if len(columns) > 30 else 1, nowrap=True)
+           f"column's own count): {why}.</p>"
+           + side_by_side(columns, 2 if len(columns) > 30 else 1, nowrap=True, small=True)
            + ("" if dropped.empty else "<p>Dropped, and why: " + e("; ".join(
                f"{name}: {reason}" for name, reason in zip(dropped["column"], dropped["why dropped"], strict=True)))
               + ".</p>"))
@@ -67,16 +68,23 @@ def render(c: ReportContext) -> str:
     left = [r for r in left if r["name"] != "column_distance"]  # each column's distance: in A
     if left:
         out += (f"<h3>B. Level {c.level}: each column of the metrics summarised in the table of every level, and each "
-                "GDPR criterion's attacks</h3>" + side_by_side(released_values(left, c.level), 2))
+                "GDPR criterion's attacks</h3>" + side_by_side(released_values(left, c.level), 2, small=True))
     others = [col for col in modelled_columns(c) if col not in margins_in_body(c)]
     if others:
         out += (f"<h3>C. The margins of the other {len(others)} columns, real against synthetic</h3>"
                 f"<details><summary>Show the {len(others)} margins (on paper only when shown: each column's distance "
                 "is in A)</summary>" + margin_figures(c, others) + "</details>")
-    later = beyond(c)
-    if len(later) > BEYOND_LISTED:
-        out += "<h3>D. The levels beyond the anchors</h3>" + items(later)
-    return out
+    return out + beyond_table(c)
+
+
+def beyond_table(c: ReportContext) -> str:
+    """The levels beyond the anchors, when the section on the choice only counts them: one row each (a list of
+    sentences took twice the paper)."""
+    later = beyond_levels(c)
+    if len(later) <= BEYOND_LISTED:
+        return ""
+    return ("<h3>D. The levels beyond the anchors (clipped for PU)</h3>"
+            + table(pd.DataFrame(later, columns=["level", "beyond the anchors"]), dense=True))
 
 
 def released_values(rows: list[dict], level: int) -> pd.DataFrame:

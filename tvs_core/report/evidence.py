@@ -55,11 +55,16 @@ def _pu_table(c: ReportContext) -> pd.DataFrame:
     return out.round(3)
 
 
-def beyond(c: ReportContext) -> list[str]:
-    """Each level beyond the anchors (the released level's: in the card)."""
+def beyond_levels(c: ReportContext) -> list[tuple[int, str]]:
+    """Each level beyond the anchors and what is beyond them (the released level's: in the card)."""
     t = c.selection.table
-    return [f"Level {int(level)} beyond the anchors (clipped for PU): {text}."
-            for level, text in zip(t["level"], t.get("beyond", []), strict=False) if text and level != c.level]
+    return [(int(level), text) for level, text in zip(t["level"], t.get("beyond", []), strict=False)
+            if text and level != c.level]
+
+
+def beyond(c: ReportContext) -> list[str]:
+    """Each level beyond the anchors, in a sentence."""
+    return [f"Level {level} beyond the anchors (clipped for PU): {text}." for level, text in beyond_levels(c)]
 
 
 def _beyond(c: ReportContext) -> list[str]:

@@ -72,6 +72,8 @@ p.order{font-size:.8em;overflow-wrap:anywhere}
   tr,li,.figure,.box,.warn,.block,.ok,.info{break-inside:avoid;page-break-inside:avoid}
   table.dense{font-size:7pt}
   table.levels{font-size:6.8pt}
+  .side.small table.dense{font-size:6.2pt}
+  .side.small td,.side.small th{padding:0 2px}
   table.levels td,table.levels th{padding:1px 2px}
   a{color:inherit;text-decoration:none}
 }
@@ -105,13 +107,15 @@ def table(frame: pd.DataFrame, dense: bool = False, nowrap: bool = False) -> str
                          classes=classes or None)
 
 
-def side_by_side(frame: pd.DataFrame, parts: int, nowrap: bool = False) -> str:
+def side_by_side(frame: pd.DataFrame, parts: int, nowrap: bool = False, small: bool = False) -> str:
     """A long, narrow table as ``parts`` tables next to each other (read down, then across); ``nowrap``: no cell
-    breaks across lines (short values, as many parts as their width allows)."""
+    breaks across lines (short values, as many parts as their width allows); ``small``: printed smaller (an
+    appendix's lists of every column)."""
     if frame is None or frame.empty:
         return table(frame)
     size = -(-len(frame) // parts)
-    return (f'<div class="side{" nowrap" if nowrap else ""}">' + "".join(
+    classes = "side" + " nowrap" * nowrap + " small" * small
+    return (f'<div class="{classes}">' + "".join(
         table(frame.iloc[i:i + size], dense=True) for i in range(0, len(frame), size)) + "</div>")
 
 
