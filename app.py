@@ -37,7 +37,7 @@ def served() -> dict:
 
 
 def dashboard() -> None:
-    from pages import common
+    from pages import common, plain, signin
     from tvs_core.text import one_line
 
     st.set_page_config(page_title="TVineSynth Studio", layout="wide")
@@ -59,7 +59,7 @@ def dashboard() -> None:
         project = common.project()
         with st.sidebar:
             st.caption("TVineSynth Studio — synthetic data with a privacy-utility balance you choose.")
-            st.markdown(f"**Dataset:** {common.md(project.name)}  \n{project.rows} rows × {project.columns} columns")
+            st.markdown(f"**Dataset:** {plain.md(project.name)}  \n{project.rows} rows × {project.columns} columns")
             roles = (f"Y = {one_line(project.sweep.response)}" if project.sweep.response else "no response yet") + (
                 f"; sensitive: {', '.join(map(one_line, project.sweep.sensitive))}" if project.sweep.sensitive else "")
             st.text(roles)
@@ -67,7 +67,7 @@ def dashboard() -> None:
 
             def sweep_status() -> None:
                 info = view.progress()
-                st.markdown(f"**Sweep:** {common.md(info['text'])}")
+                st.markdown(f"**Sweep:** {plain.md(info['text'])}")
                 st.progress(info["fraction"])
 
             if view is None:
@@ -81,15 +81,15 @@ def dashboard() -> None:
                         "**Chosen level:** none yet — Export uses the recommendation, recorded as such")
 
     try:
-        if not common.signed_in():  # the pages are declared, so a deep link keeps its address, but none of them runs
+        if not signin.signed_in():  # the pages are declared, so a deep link keeps its address, but none of them runs
             st.navigation(pages, position="hidden")
-            common.sign_in()
+            signin.sign_in()
             st.stop()
         navigation = st.navigation(pages)
         common.project()
         common.resume_orphaned_jobs()
         if common.store().space.notice:
-            common.workspace_notice()
+            signin.workspace_notice()
         sidebar()
         navigation.run()
     except Exception:  # a bug, not the user's input: one sentence here, the traceback in the workspace's log

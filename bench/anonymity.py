@@ -13,7 +13,7 @@ release writes. anonymeter pins numpy < 1.27 and is never a dependency of the pr
 Usage (from the repo root, at low priority on a shared machine):
 
     python3 -m venv /tmp/anonvenv && /tmp/anonvenv/bin/pip install anonymeter
-    nice -n 19 .venv/bin/python bench/anonymity.py [--anonvenv /tmp/anonvenv] [--sets 3]
+    nice -n 19 .venv/bin/python -m bench.anonymity [--anonvenv /tmp/anonvenv] [--sets 3]
 
 writes bench/anonymity.md and bench/anonymity.json (every set's figures from both tools).
 """
@@ -23,18 +23,13 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
 import numpy as np
-from machine import cpu_model
 
+from bench.machine import cpu_model
 from tvs_core import TVineSynth, load_demo
 from tvs_core.data.demo import DEMOS
 from tvs_core.data.schema import CATEGORICAL_TYPES, ColumnType
@@ -45,6 +40,8 @@ from tvs_core.evaluation.release import release_sets, set_size, shuffled_sets
 from tvs_core.evaluation.set_metrics import SyntheticSet, gdpr_criteria
 from tvs_core.model.baselines import IndependentMargins
 from tvs_core.model.ordering import default_levels
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SEED = 0
 CRITERIA = ("singling_out", "singling_out_univariate", "linkability")
@@ -196,7 +193,7 @@ READING = """## Reading
 def render(everything: dict, n_sets: int) -> str:
     """bench/anonymity.md from the figures of every case (recomputed, or read back with --from-json)."""
     report = ["# The three GDPR criteria per level, and anonymeter's own figures (issue 25)", "",
-              f"Machine: {cpu_model()}, 2 cores, run at nice 19 beside other work. `python bench/anonymity.py` "
+              f"Machine: {cpu_model()}, 2 cores, run at nice 19 beside other work. `python -m bench.anonymity` "
               f"({n_sets} published sets per point, drawn as a sweep draws them; seed {SEED}; anonymeter 1.1.0 in "
               "a throw-away environment, never a dependency). anonymeter's own example data (the adult census "
               "files of its repository's notebooks) is not in its package, and only the package index is reachable "

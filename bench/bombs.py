@@ -8,7 +8,7 @@ archive`` into a temporary folder). A read still running after 60 s is stopped t
 (imports excluded, the reading child's start included); peak memory is the largest resident size of the reading
 process and of the child that parses (``getrusage``), imports included — the control rows show that floor.
 
-Usage (from the repo root): ``python bench/bombs.py [--before COMMIT]``; writes bench/bombs.md.
+Usage (from the repo root): ``python -m bench.bombs [--before COMMIT]``; writes bench/bombs.md.
 """
 
 from __future__ import annotations
@@ -18,16 +18,10 @@ import datetime
 import os
 import platform
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from machine import cpu_model
-
+from bench.machine import cpu_model
 from tests.data.bombs import (
     BOMBS,
     HANG_GUARD,
@@ -39,6 +33,8 @@ from tests.data.bombs import (
     honest_xlsx,
     read_capped,
 )
+
+ROOT = Path(__file__).resolve().parents[1]
 
 CONTROLS = [Bomb("control", "an 11-row workbook that reads (the reading process's floor)", honest_xlsx, "", 0.01),
             Bomb("parquet_categorical", "a small Parquet file with a categorical column (reads)", categorical_parquet,
@@ -92,7 +88,7 @@ def main() -> None:
     if args.before:
         head += f" before ({args.before}) | s | peak MB |"
         rule += "---|---:|---:|"
-    command = "nice -n 19 python bench/bombs.py" + (f" --before {args.before}" if args.before else "")
+    command = "nice -n 19 python -m bench.bombs" + (f" --before {args.before}" if args.before else "")
     text = f"""# Hostile files: refused before they are parsed, or within the memory a read may use
 
 Reproduce: `{command}` (from the repo root; the bombs are built by `tests/data/bombs.py`, as

@@ -12,9 +12,9 @@ worker), one process at a time, and derives per demo
 then normalises both parts by (training rows / 1000) x (encoded columns / 10), the size they grow with, and
 prints the constants ``tvs_core/model/competitors.py`` uses (the median over the two demos).
 
-Usage (from the repo root): ``python bench/competitor_costs.py`` — writes bench/competitor_costs.md.
+Usage (from the repo root): ``python -m bench.competitor_costs`` — writes bench/competitor_costs.md.
 
-``python bench/competitor_costs.py privpgd`` (issue 38) instead fits PrivPGD at its defaults on both demos' training
+``python -m bench.competitor_costs privpgd`` (issue 38) instead fits PrivPGD at its defaults on both demos' training
 rows, one fit at a time, one torch thread: its cost grows with the two-way marginals, K = d(d − 1)/2, not with the
 rows, so it prints seconds per marginal (the median over the demos, ``PRIVPGD_SECONDS_PER_MARGINAL``) and replaces
 the section "PrivPGD" of bench/competitor_costs.md, keeping the rest.
@@ -29,18 +29,16 @@ import time
 from pathlib import Path
 from statistics import median
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from machine import cpu_model
-
+from bench.common import exit_with_usage_if_asked
+from bench.machine import cpu_model
 from tvs_core import load_demo
 from tvs_core.data.demo import DEMOS
 from tvs_core.jobs import SweepConfig
 from tvs_core.jobs.context import split_tables
 from tvs_core.model.competitors import CTGAN, TVAE
 from tvs_core.model.privpgd import PrivPGD
+
+ROOT = Path(__file__).resolve().parents[1]
 
 BUDGETS = {"ctgan": (5, 60), "tvae": (5, 120)}
 
@@ -55,7 +53,7 @@ def fit_seconds(model_class, epochs: int, train, spec) -> float:
 def main() -> None:
     lines = ["# One fit of CTGAN and TVAE: fixed part and part per epoch", "",
              f"Run {datetime.date.today()} on {cpu_model()} ({os.cpu_count()} cores, one torch thread, one fit at a "
-             "time), `python bench/competitor_costs.py`. Size unit: (training rows / 1000) × (encoded columns / 10).",
+             "time), `python -m bench.competitor_costs`. Size unit: (training rows / 1000) × (encoded columns / 10).",
              "", "| model | demo | rows | columns | epochs → seconds | fixed s | s per epoch | fixed / size | "
              "per epoch / size |", "|---|---|---:|---:|---|---:|---:|---:|---:|"]
     constants: dict[str, list[tuple[float, float]]] = {}
@@ -102,7 +100,7 @@ def privpgd() -> None:
         print(rows[-1], flush=True)
     lines = ["## PrivPGD", "",
              f"Run {datetime.date.today()} on {cpu_model()} ({os.cpu_count()} cores, one torch thread, one fit at a "
-             f"time, load average {os.getloadavg()[0]:.1f} at the end), `python bench/competitor_costs.py privpgd`: "
+             f"time, load average {os.getloadavg()[0]:.1f} at the end), `python -m bench.competitor_costs privpgd`: "
              "one fit at the defaults (ε = 2.5) on the training rows. K = d(d − 1)/2 two-way marginals.", "", *rows]
     lines += ["", f"Constant (median over the demos), as used by `fit_cost`: privpgd {median(per_marginal):.3f} s per "
                   "two-way marginal"]
@@ -113,4 +111,5 @@ def privpgd() -> None:
 
 
 if __name__ == "__main__":
+    exit_with_usage_if_asked(__doc__)
     privpgd() if sys.argv[1:] == ["privpgd"] else main()

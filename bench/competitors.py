@@ -10,7 +10,7 @@ paper's Figure 2.
 The cost the Sweep page shows before Start (``fit_cost``) comes from bench/competitor_costs.py; the fit seconds
 here check it inside a sweep (two tasks at a time).
 
-Usage (from the repo root): ``python bench/competitors.py [paper|quick] [--only NAME,...] [clinical breast_cancer]``
+Usage (from the repo root): ``python -m bench.competitors [paper|quick] [--only NAME,...] [clinical breast_cancer]``
 (default: paper epochs, every competitor, both demos); writes bench/competitors.md. ``--only`` runs just the named
 competitors (and TVineSynth, whose numbers do not depend on which baselines run: every task is seeded from its key)
 and prints their table rows instead of writing the file — to add a competitor without rerunning the slow ones.
@@ -24,13 +24,10 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
 import pandas as pd
-from machine import cpu_model
 
+from bench.common import exit_with_usage_if_asked
+from bench.machine import cpu_model
 from tvs_core import load_demo
 from tvs_core.data.demo import DEMOS
 from tvs_core.evaluation.records import HOLDER, to_frame
@@ -39,6 +36,8 @@ from tvs_core.jobs import COMPETITORS, SweepConfig
 from tvs_core.jobs.context import context_for_job, fit_holder, split_tables
 from tvs_core.jobs.engine import MemorySink, TaskResult, execute
 from tvs_core.jobs.plan import plan
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def competitors(budget: str, only: list[str] | None = None) -> list[str]:
@@ -78,7 +77,8 @@ def _spread(rows: pd.DataFrame) -> tuple[float, float, float, int]:
     return row.median, row.ci_low, row.ci_high, row.n
 
 
-def _cell(value: tuple[float, float, float, int]) -> str:
+def interval_cell(value: tuple[float, float, float, int]) -> str:
+    """A metric's cell in the tables of bench/competitors.md (also bench/privpgd.py's): median [low, high]."""
     return f"{value[0]:.3f} [{value[1]:.3f}, {value[2]:.3f}]"
 
 
@@ -93,7 +93,7 @@ def main() -> None:
     demos = args or ["clinical", "breast_cancer"]
     lines = ["# The paper's competitors on both demos (issue 13)", "",
              f"Run {datetime.date.today()} on {cpu_model()} ({os.cpu_count()} cores; two tasks at a time, one thread "
-             f"each; load average {os.getloadavg()[0]:.1f} at the start), `python bench/competitors.py {budget}`, "
+             f"each; load average {os.getloadavg()[0]:.1f} at the start), `python -m bench.competitors {budget}`, "
              f"epoch budget **{budget}** "
              "(paper = Appendix J's SUPPORT2 settings: CTGAN 400 epochs batch 100; TVAE 800 epochs batch 100, "
              "latent 4; PrivBayes 25 bins, degree 1; PrivPGD 32 bins, δ = 1e-5, 1 000 particles). Quick preset, "
@@ -112,8 +112,8 @@ def main() -> None:
         lines += [f"## {demo} (TRTR AUC {trtr:.3f}; sweep {time.perf_counter() - started:.0f} s)", "",
                   "| model | TSTR AUC | release MAB (worst column) | mia_auc | fit s |", "|---|---|---|---|---|"]
         for row in frame.itertuples():
-            lines.append(f"| {row.name} | {_cell(row.tstr_auc)} | {_cell(row.release_mab_worst)} | "
-                         f"{_cell(row.mia_auc)} | {row.fit_seconds:.1f} |")
+            lines.append(f"| {row.name} | {interval_cell(row.tstr_auc)} | {interval_cell(row.release_mab_worst)} | "
+                         f"{interval_cell(row.mia_auc)} | {row.fit_seconds:.1f} |")
         medians = frame.assign(name=frame.model, tstr=[v[0] for v in frame.tstr_auc],
                                mab=[v[0] for v in frame.release_mab_worst], mia=[v[0] for v in frame.mia_auc])
         models = medians.groupby("name").agg(tstr_auc=("tstr", "max"), mab=("mab", "min"), mia=("mia", "min"))
@@ -136,4 +136,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    exit_with_usage_if_asked(__doc__)
     main()

@@ -7,23 +7,18 @@ MST is not audited here (80 fits of about 9 s each on the clinical demo); one fi
 estimate of the audit (``jobs.progress.competitor_fits``, from the competitors' measured fit costs) is shown next
 to it. Usage, at low priority on a shared machine:
 
-    nice -n 19 .venv/bin/python bench/dp_audit.py
+    nice -n 19 .venv/bin/python -m bench.dp_audit
 
 writes bench/dp_audit.md.
 """
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from machine import cpu_model
-
+from bench.common import exit_with_usage_if_asked
+from bench.machine import cpu_model
 from tvs_core import load_demo
 from tvs_core.data.demo import DEMOS
 from tvs_core.data.schema import infer_schema
@@ -33,13 +28,15 @@ from tvs_core.evaluation.dp_audit import AUDIT_ROWS, DEFAULT_TRIALS, audit_base,
 from tvs_core.jobs.config import SweepConfig, baseline_spec
 from tvs_core.model.competitors import fit_cost
 
+ROOT = Path(__file__).resolve().parents[1]
+
 AUDITS = {"clinical": ("dp_vine:0.1", "dp_vine:1", "dp_vine:10", "privbayes:0.1", "privbayes:1", "privbayes:5"),
           "breast_cancer": ("dp_vine:1", "privbayes:1")}
 
 
 def main() -> None:
     lines = ["# DP audit: claimed ε against the ε the releases demonstrably spend (issue 25)", "",
-             f"Machine: {cpu_model()}, 2 cores, run at nice 19 beside other work. `python bench/dp_audit.py`: "
+             f"Machine: {cpu_model()}, 2 cores, run at nice 19 beside other work. `python -m bench.dp_audit`: "
              f"{DEFAULT_TRIALS} fits per generator on at most {AUDIT_ROWS} training rows, two canaries (beyond the "
              "range; at its corner), two membership scores, the first half of the fits choosing score and "
              "threshold, the second half measured; ε_lb at 95 % confidence (Clopper-Pearson, Bonferroni over "
@@ -73,4 +70,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    exit_with_usage_if_asked(__doc__)
     main()

@@ -7,15 +7,15 @@ left. Issue 9's target: within ±50 % after the first third of the sweep. Relati
 last seconds of a sweep, so points with less than 10 % of the sweep (and under 5 s) left are reported
 apart. Also: the estimate shown before Start against the real duration.
 
-Usage (from the repo root): ``python bench/eta.py``; writes bench/eta.md.
+Usage (from the repo root): ``python -m bench.eta``; writes bench/eta.md.
 
-Recorded schedules (issue 45): ``python bench/eta.py record NAME [--busy 2]`` runs the tester's competitor sweep
+Recorded schedules (issue 45): ``python -m bench.eta record NAME [--busy 2]`` runs the tester's competitor sweep
 (the clinical demo, quick preset, default levels, the default baselines without the DP vines plus CTGAN and TVAE at
 quick epochs, PrivBayes ε = 1, MST and PrivPGD) in a worker process beside ``--busy`` CPU-bound processes (``nice
 -n 19 python -c "while True: pass"``), polls the time left every second, and adds to
 tests/jobs/recorded_schedules.json every task's key, kind, seconds and end, the plan, the load average and what the
-progress line showed. ``python bench/eta.py dump WORKSPACE JOB NAME`` adds a finished job of a workspace the same
-way (without the polls). ``python bench/eta.py replay`` prints, per recording, the time left the estimator gives at
+progress line showed. ``python -m bench.eta dump WORKSPACE JOB NAME`` adds a finished job of a workspace the same
+way (without the polls). ``python -m bench.eta replay`` prints, per recording, the time left the estimator gives at
 every finished task and every 5 s against the truth (the tests replay the same: tests/jobs/test_progress_estimate.py).
 """
 
@@ -31,13 +31,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from machine import cpu_model
-from tables import RESPONSE, SENSITIVE, support_like
-
+from bench.common import exit_with_usage_if_asked
+from bench.machine import cpu_model
+from bench.tables import RESPONSE, SENSITIVE, support_like
 from tvs_core import load_demo
 from tvs_core.data.demo import DEMOS
 from tvs_core.jobs import SweepConfig, submit
@@ -46,6 +42,8 @@ from tvs_core.jobs.process import start_worker
 from tvs_core.jobs.progress import estimate, progress
 from tvs_core.model.ordering import default_levels
 from tvs_core.storage import Store
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(store: Store, table, config: SweepConfig, levels: list[int]) -> dict:
@@ -166,7 +164,6 @@ def replay() -> None:
     """Every recorded schedule replayed as the page reads it (tests/jobs/test_progress_estimate.polls): the time
     left against the truth once the plan's first tasks (one per worker) have measured the machine, while more than a
     minute remains; the largest rise when tasks finish; its section of bench/eta.md written anew."""
-    sys.path.insert(0, str(ROOT))
     from tests.jobs.test_progress_estimate import polls
 
     cases = json.loads(SCHEDULES.read_text())
@@ -191,7 +188,7 @@ def replay() -> None:
     text = """
 ## Recorded schedules replayed (issue 45)
 
-`python bench/eta.py replay` (the schedules: `python bench/eta.py record NAME [--busy 2]`, `dump`), on the shared
+`python -m bench.eta replay` (the schedules: `python -m bench.eta record NAME [--busy 2]`, `dump`), on the shared
 2-core AMD EPYC machine of """ + str(datetime.date.today()) + """. Ratio = time left shown / time truly left, once
 the plan's first tasks (one per worker) have reported and while more than a minute remains; rise = the largest jump
 up of the time left, always at a task's end (never between two: the replay test checks it).
@@ -235,7 +232,7 @@ def main() -> None:
                 print(rows[-1], flush=True)
     text = f"""# Time left: shown against real
 
-Reproduce: `python bench/eta.py` (from the repo root).
+Reproduce: `python -m bench.eta` (from the repo root).
 
 - Date: {datetime.date.today()}; machine: 2 cores, CPU: {cpu_model()}; Python {platform.python_version()}
 - Quick preset, default baselines, levels 1, every 5th and t_max (the default), a worker process with 2
@@ -249,6 +246,7 @@ Reproduce: `python bench/eta.py` (from the repo root).
 
 
 if __name__ == "__main__":
+    exit_with_usage_if_asked(__doc__)
     if len(sys.argv) > 1 and sys.argv[1] == "record":
         record(sys.argv[2], int(sys.argv[sys.argv.index("--busy") + 1]) if "--busy" in sys.argv else 0)
     elif len(sys.argv) > 1 and sys.argv[1] == "dump":

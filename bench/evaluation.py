@@ -30,7 +30,7 @@ Measurement notes:
   in the wall time) and their peaks are per run. ``getrusage`` maxima over the whole script are
   reported as a cross-check.
 
-Usage (from the repo root): ``python bench/evaluation.py``; ``--runs quick,paper`` runs a subset and
+Usage (from the repo root): ``python -m bench.evaluation``; ``--runs quick,paper`` runs a subset and
 only prints the report (the md is written only by a full run).
 """
 
@@ -44,25 +44,20 @@ import json
 import os
 import platform
 import resource
-import sys
 import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
 import joblib
 import numpy as np
 import pandas as pd
 import pyvinecopulib as pv
 import sklearn
-from machine import cpu_model
 
 import tvs_core
+from bench.machine import cpu_model
 from bench.tables import RESPONSE, SENSITIVE, support_like
 from tvs_core import holdout_split
 from tvs_core.evaluation import membership
@@ -71,6 +66,8 @@ from tvs_core.evaluation.release import DISTANCE_SETS
 from tvs_core.evaluation.timing import run_timed
 from tvs_core.jobs import engine
 from tvs_core.model.families import DEFAULT_PRESET
+
+ROOT = Path(__file__).resolve().parents[1]
 
 N_JOBS = 2
 SEED = 0
@@ -379,7 +376,7 @@ def dominant(r: dict) -> tuple[str, str]:
 def render(results: dict, info: dict) -> str:
     lines = [
         "# Evaluation benchmark: SUPPORT2-shaped table (884 x 27), 2 workers", "",
-        "Reproduce (from the repo root): `python bench/evaluation.py` "
+        "Reproduce (from the repo root): `python -m bench.evaluation` "
         f"(this run: `{info['command']}`).", "",
         f"- Date: {info['date']}; total script time {info['total_s'] / 60:.1f} min",
         f"- Machine: nproc={os.cpu_count()}, CPU: {cpu_model()}",
@@ -656,7 +653,7 @@ def main() -> None:
     print(f"table {table.shape}, train {len(train)}, test {len(test)}, t_max {t_max}, levels {levels}", flush=True)
     repeats = {k: args.repeats or RUNS[k].repeats for k in keys}
     full = keys == list(RUNS) and args.repeats is None
-    command = "python bench/evaluation.py" + ("" if keys == list(RUNS) else f" --runs {','.join(keys)}")
+    command = "python -m bench.evaluation" + ("" if keys == list(RUNS) else f" --runs {','.join(keys)}")
     command += "" if args.repeats is None else f" --repeats {args.repeats}"
     done: dict[str, list[dict]] = {k: [] for k in keys}
     info = {"command": command,

@@ -8,7 +8,7 @@ best level at alpha = 0.25 / 0.5 / 0.75 under the paper's choice (TSTR, game MAB
 defaults (utility mix; MAB with its measured floor; or the strongest membership attack), and what
 the recommended level cuts (the instant preview).
 
-Usage (from the repo root): ``python bench/evidence.py [clinical breast_cancer support]``; writes
+Usage (from the repo root): ``python -m bench.evidence [clinical breast_cancer support]``; writes
 bench/evidence.md.
 """
 
@@ -21,18 +21,15 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
 import pandas as pd
-from machine import cpu_model
-from tables import RESPONSE, SENSITIVE, support_like
 
+from bench.common import exit_with_usage_if_asked
+from bench.machine import cpu_model
+from bench.tables import RESPONSE, SENSITIVE, support_like
 from tvs_core import load_demo
 from tvs_core.choice import choose
 from tvs_core.choice.axes import Axis
-from tvs_core.choice.mix import DEFAULT_UTILITY
+from tvs_core.choice.mix import DEFAULT_MIX, UtilityMix
 from tvs_core.choice.selection import PrivacyPoints
 from tvs_core.data.demo import DEMOS
 from tvs_core.evaluation.catalogue import CATALOGUE, tstr_metric
@@ -42,15 +39,17 @@ from tvs_core.jobs import JobView, SweepConfig, submit
 from tvs_core.jobs.worker import run_job
 from tvs_core.storage.store import Store
 
+ROOT = Path(__file__).resolve().parents[1]
+
 TABLES = {
     "clinical": lambda: (load_demo("clinical"), DEMOS["clinical"].response, list(DEMOS["clinical"].sensitive)),
     "breast_cancer": lambda: (load_demo("breast_cancer"), DEMOS["breast_cancer"].response,
                               list(DEMOS["breast_cancer"].sensitive)),
     "support": lambda: (support_like(), RESPONSE, list(SENSITIVE)),
 }
-CHOICES = [("paper: TSTR, game MAB", "tstr", "mab_worst"),
-           ("mix, game MAB (floor measured)", None, "mab_worst"),
-           ("mix, membership attack AUC", None, "mia_auc")]
+CHOICES = [("paper: TSTR, game MAB", UtilityMix.parse("tstr"), Axis.parse("mab_worst")),
+           ("mix, game MAB (floor measured)", None, Axis.parse("mab_worst")),
+           ("mix, membership attack AUC", None, Axis.parse("mia_auc"))]
 ALPHAS = (0.25, 0.5, 0.75)
 
 
@@ -99,7 +98,7 @@ def report(name: str, workspace: Path) -> list[str]:
     for label, utility, privacy in CHOICES:
         picks = []
         for alpha in ALPHAS:
-            selection = choose(summary, sensitive, alpha, "anchored", privacy, utility=utility or DEFAULT_UTILITY)
+            selection = choose(summary, sensitive, alpha, "anchored", privacy, utility=utility or DEFAULT_MIX)
             best = selection.best_level
             wins = float(selection.table.set_index("level").loc[best, "wins"])
             picks.append(f"{best} ({wins:.0%})")
@@ -120,7 +119,7 @@ def report(name: str, workspace: Path) -> list[str]:
 def main(names: list[str]) -> None:
     out = ["# Evidence per level (issue 11)", "",
            f"Machine: {cpu_model()}, {os.cpu_count()} cores; {datetime.date.today()}; "
-           f"command: `python bench/evidence.py {' '.join(names)}`.",
+           f"command: `python -m bench.evidence {' '.join(names)}`.",
            "Cells: median [95 % bootstrap interval of the median] over the quick preset's replicates (5 synthetic "
            "sets for the release metrics: a spread, not a confidence interval; see the card's wording).", ""]
     with tempfile.TemporaryDirectory() as folder:
@@ -131,4 +130,5 @@ def main(names: list[str]) -> None:
 
 
 if __name__ == "__main__":
+    exit_with_usage_if_asked(__doc__)
     main(sys.argv[1:] or list(TABLES))

@@ -7,7 +7,7 @@ applies the rule below and writes ``bench/family_presets.md``.
 Rule: default = the preset with the smallest cost (fit seconds + seconds to sample 10 sets of |train|
 rows, derived from the measured rows/s) whose median TSTR AUC is within 0.01 of the paper preset's.
 
-Usage (from the repo root): ``python bench/family_presets.py [--demo breast_cancer]``; ``--quick`` is a
+Usage (from the repo root): ``python -m bench.family_presets [--demo breast_cancer]``; ``--quick`` is a
 smoke run (3 sets, printed only, the md is left alone).
 """
 
@@ -18,21 +18,18 @@ import datetime
 import os
 import platform
 import statistics
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
 import pyvinecopulib as pv
-from machine import cpu_model
 
 import tvs_core
+from bench.machine import cpu_model
 from tvs_core import holdout_split
 from tvs_core.evaluation import utility_score
 from tvs_core.model.families import PRESETS
+
+ROOT = Path(__file__).resolve().parents[1]
 
 DEMO = tvs_core.DEMOS["clinical"]  # --demo NAME switches to another built-in table
 THROUGHPUT_ROWS = 20000
@@ -70,7 +67,7 @@ def render(results: list[dict], trtr: float, chosen: dict, strict: dict, n_sets:
            n_train: int, n_test: int) -> str:
     lines = [
         f"# Pair-copula family presets on the {DEMO.name} demo", "",
-        f"Reproduce: `python bench/family_presets.py --demo {DEMO.name}` (from the repo root).", "",
+        f"Reproduce: `python -m bench.family_presets --demo {DEMO.name}` (from the repo root).", "",
         f"- Date: {datetime.date.today().isoformat()}; total run time {total_s:.0f} s",
         f"- Machine: nproc={os.cpu_count()}, CPU: {cpu_model()}",
         f"- Python {platform.python_version()}, pyvinecopulib {pv.__version__}",

@@ -7,31 +7,29 @@ grows on (scikit-learn's ``max_samples``); TRTR and TSTR share the cap. This fit
 and scores each set with both caps (same forest seed per set): the paired differences and their bootstrap
 interval, beside the spread over sets, and the seconds of the five forests per cap.
 
-Usage (from the repo root): ``python bench/forest_rows.py`` — writes bench/forest_rows.md.
+Usage (from the repo root): ``python -m bench.forest_rows`` — writes bench/forest_rows.md.
 """
 
 from __future__ import annotations
 
 import datetime
 import os
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
 import numpy as np
-from machine import cpu_model
-from tables import RESPONSE, SENSITIVE, wide_table
 
+from bench.common import exit_with_usage_if_asked
+from bench.machine import cpu_model
+from bench.tables import RESPONSE, SENSITIVE, wide_table
 from tvs_core.evaluation import utility
 from tvs_core.evaluation.intervals import bootstrap_interval
 from tvs_core.evaluation.release import release_sets, set_size
 from tvs_core.evaluation.utility import score_classifier, split_xy
 from tvs_core.jobs import SweepConfig
 from tvs_core.jobs.context import context_for_job, fit_holder, split_tables
+
+ROOT = Path(__file__).resolve().parents[1]
 
 CAPS = (20_000, 10_000)
 
@@ -44,7 +42,7 @@ def main() -> None:
     data, j = context.data, context.data.response_index
     x_test, y_test = split_xy(data.test, j)
     lines = ["# Forests on 10 000 vs 20 000 rows per tree (TSTR AUC)", "",
-             f"Run {datetime.date.today()} on {cpu_model()} ({os.cpu_count()} cores), `python bench/forest_rows.py`: "
+             f"Run {datetime.date.today()} on {cpu_model()} ({os.cpu_count()} cores), `python -m bench.forest_rows`: "
              f"100 000 × 30 (`bench/tables.wide_table`), {len(train)} training rows, five release sets of "
              f"{set_size(data)} rows per level, random forest (100 trees) per set with each cap, same seed.", "",
              "| level | cap | AUC per set | seconds (5 forests) |", "|---:|---:|---|---:|"]
@@ -70,4 +68,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    exit_with_usage_if_asked(__doc__)
     main()

@@ -12,7 +12,7 @@ Parts (each saved to ``bench/paper_preset.json`` under its name; the md is rende
 - ``paper-families``: the paper's families with reuse on the paper protocol is not run (see the md): its
   cost is projected from measured seconds per refit and sampled rows per second of that model.
 
-Usage (from the repo root): ``python bench/paper_preset.py --parts support,demos,paper-families``;
+Usage (from the repo root): ``python -m bench.paper_preset --parts support,demos,paper-families``;
 ``--render`` only rewrites the md from the saved JSON.
 """
 
@@ -22,25 +22,22 @@ import argparse
 import datetime
 import json
 import platform
-import sys
 import time
 from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
 import numpy as np
 import pandas as pd
 import pyvinecopulib as pv
-from evaluation import REDUCED_AIA, MemorySampler, pick_levels, shutdown_workers
-from machine import cpu_model
 
 import tvs_core
+from bench.evaluation import REDUCED_AIA, MemorySampler, pick_levels, shutdown_workers
+from bench.machine import cpu_model
 from bench.tables import RESPONSE, SENSITIVE, support_like
 from tvs_core import holdout_split
 from tvs_core.evaluation.catalogue import CATALOGUE
 from tvs_core.evaluation.summary import KEYS
+
+ROOT = Path(__file__).resolve().parents[1]
 
 SAVED = ROOT / "bench" / "paper_preset.json"
 MD = ROOT / "bench" / "paper_preset.md"
@@ -196,7 +193,7 @@ PAPER_ROWS = 20_400_000 + 25_500_000 + 4_080_000 + 212_100
 
 def render(saved: dict) -> str:
     lines = ["# The paper preset, and reusing the holder's family selection in the games", "",
-             "Reproduce: `python bench/paper_preset.py --parts support,demos,paper-families` (from the repo root).", "",
+             "Reproduce: `python -m bench.paper_preset --parts support,demos,paper-families` (from the repo root).", "",
              f"- Date: {saved.get('date', '?')}; machine: {saved.get('machine', '?')}",
              f"- Python {platform.python_version()}, pyvinecopulib {pv.__version__}; `evaluate(..., n_jobs=2)`, "
              "one run each (times are indications: *other load* = cores other processes took meanwhile).",

@@ -10,7 +10,7 @@ bench/competitors.md. It then writes the section "PrivPGD (issue 26)" of bench/c
 one, keeping the rest): the table with 95 % intervals, the fit seconds against ``fit_cost``, and each Figure 2
 statement with whether this run agrees and whether the intervals separate.
 
-Usage (from the repo root): ``nice -n 10 python bench/privpgd.py [clinical breast_cancer]``. Each demo's sweep is
+Usage (from the repo root): ``nice -n 10 python -m bench.privpgd [clinical breast_cancer]``. Each demo's sweep is
 kept in the temporary folder (``privpgd-bench-DEMO.pkl``) as it finishes; ``--run-only`` stops there (to run the
 demos as parallel processes) and ``--write-only`` writes the section from the kept sweeps. ``--others`` runs the
 other competitors (and MST) in the same way instead, kept as ``privpgd-bench-DEMO-others.pkl``: when kept, their rows
@@ -27,17 +27,16 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
 import pandas as pd
-from competitors import _cell, run
-from machine import cpu_model
 
+from bench.common import exit_with_usage_if_asked
+from bench.competitors import interval_cell, run
+from bench.machine import cpu_model
 from tvs_core import load_demo
 from tvs_core.jobs import COMPETITORS
 from tvs_core.model.competitors import fit_cost
+
+ROOT = Path(__file__).resolve().parents[1]
 
 NOTE = ROOT / "bench" / "competitors.md"
 TITLE = "## PrivPGD (issue 26)"
@@ -83,7 +82,8 @@ def table_rows(frame: pd.DataFrame) -> dict[str, list[str]]:
     rows = {}
     for row in frame.itertuples():
         name = row.model if pd.isna(row.level) else f"{row.model} t={int(row.level)}"
-        rows[name] = [_cell(row.tstr_auc), _cell(row.release_mab_worst), _cell(row.mia_auc), f"{row.fit_seconds:.1f}"]
+        rows[name] = [interval_cell(row.tstr_auc), interval_cell(row.release_mab_worst), interval_cell(row.mia_auc),
+                      f"{row.fit_seconds:.1f}"]
     return rows
 
 
@@ -107,8 +107,8 @@ def write(results: dict) -> None:
     load = os.getloadavg()[0]
     lines = [TITLE, "",
              f"Run {datetime.date.today()} on {cpu_model()} ({os.cpu_count()} cores, load average {load:.1f} when "
-             "this was written: other work shared the machine), `nice -n 10 python bench/privpgd.py --run-only "
-             "DEMO` for each demo in turn, then `python bench/privpgd.py --write-only`: the "
+             "this was written: other work shared the machine), `nice -n 10 python -m bench.privpgd --run-only "
+             "DEMO` for each demo in turn, then `python -m bench.privpgd --write-only`: the "
              "sweep above (quick preset, release metrics, two tasks at a time each) with `privpgd:2.5` (ε = 2.5, δ"
              " = 1e-5, the authors' settings but 1 000 particles and 10 projection-step directions: "
              "docs/reference/models.md, Competitors) as its baseline. Cells as above: median over the published "
@@ -164,4 +164,5 @@ def write(results: dict) -> None:
 
 
 if __name__ == "__main__":
+    exit_with_usage_if_asked(__doc__)
     main()

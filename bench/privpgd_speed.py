@@ -8,16 +8,18 @@ on both demos must fall within each other's spread.
 
 Usage (from the repo root; one core, low priority, one torch thread — as a fit inside a sweep):
 
-  ``taskset -c 1 nice -n 10 python bench/privpgd_speed.py fits --out new.json [--source DIR] [--seeds 0,1,2,3,4]
+  ``taskset -c 1 nice -n 10 python -m bench.privpgd_speed fits --out new.json [--seeds 0,1,2,3,4]
   [--tables clinical,breast_cancer,support]``: per table and seed one fit at the defaults; its CPU seconds
   (``time.process_time``), the mean total-variation distance of the particles' two-way marginals to the training
   table's on the fit's own grid ("marginal error"), and TSTR (random-forest AUC, median over 3 published sets
   against the hold-out). Appends each fit to ``--out`` as it finishes (a stopped run keeps what finished).
-  ``--source DIR`` imports ``tvs_core`` from DIR (the old code: ``git archive 87b7fcf tvs_core | tar -x -C DIR``).
-  ``... profile [--source DIR] [--epochs 20] [--projection 175]``: cProfile of a fit of the clinical demo at
+  ``... profile [--epochs 20] [--projection 175]``: cProfile of a fit of the clinical demo at
   ``--epochs`` epochs and ``--projection`` projection-step iterations (a tenth of the defaults' 1000 and 1750),
   its top functions by own time.
-  ``python bench/privpgd_speed.py report old.json new.json``: the section of bench/competitors.md, to stdout.
+  ``python -m bench.privpgd_speed report old.json new.json``: the section of bench/competitors.md, to stdout.
+The old code's numbers: ``tvs_core`` is imported from the folder the command runs in, so extract it
+(``git archive 87b7fcf tvs_core | tar -x -C DIR``) and run from there with this repository on the path:
+``cd DIR && PYTHONPATH=/path/to/repo taskset -c 1 nice -n 10 python -m bench.privpgd_speed fits --out old.json``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ import io
 import json
 import os
 import pstats
-import sys
 import time
 from itertools import combinations
 from pathlib import Path
@@ -39,19 +40,13 @@ TABLES = ("clinical", "breast_cancer", "support")
 TSTR_SETS = 3
 
 
-def _import_path(source: str | None) -> None:
-    """``tvs_core`` from ``source`` (another checkout) or from this one; bench/ for the tables."""
-    sys.path.insert(0, str(ROOT / "bench"))
-    sys.path.insert(0, str(Path(source).resolve() if source else ROOT))
-
-
 def table(name: str):
     """(table, response, sensitive) of a demo or of the 884 x 27 SUPPORT2-shaped table."""
     from tvs_core import load_demo
     from tvs_core.data.demo import DEMOS
 
     if name == "support":
-        from tables import RESPONSE, SENSITIVE, support_like
+        from bench.tables import RESPONSE, SENSITIVE, support_like
 
         return support_like(), RESPONSE, list(SENSITIVE)
     return load_demo(name), DEMOS[name].response, list(DEMOS[name].sensitive)
@@ -120,17 +115,23 @@ def run_fits(args) -> None:
             model, cpu, wall, train, test, response = fit(name, seed)
             row = {"table": name, "seed": seed, "rows": len(train), "columns": len(model.encoder_.names),
                    "cpu_seconds": cpu, "wall_seconds": wall, "marginal_error": marginal_error(model, train),
-                   "tstr_auc": tstr(model, train, test, response), "source": args.source or _commit(),
+                   "tstr_auc": tstr(model, train, test, response), "source": _measured_source(),
                    "load_average": os.getloadavg()[0]}
             done.append(row)
             out.write_text(json.dumps(done, indent=1))
             print(json.dumps(row), flush=True)
 
 
-def _commit() -> str:
-    """This checkout's commit, for the record of a fit."""
+def _measured_source() -> str:
+    """The code a fit measured, for its record: this checkout's commit, or the folder another ``tvs_core`` came
+    from."""
     import subprocess
 
+    import tvs_core
+
+    folder = Path(tvs_core.__file__).resolve().parents[1]
+    if folder != ROOT:
+        return str(folder)
     return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                           text=True).stdout.strip()
 
@@ -198,11 +199,9 @@ def main() -> None:
     commands = parser.add_subparsers(dest="command", required=True)
     fits = commands.add_parser("fits")
     fits.add_argument("--out", required=True)
-    fits.add_argument("--source")
     fits.add_argument("--seeds", default="0,1,2,3,4")
     fits.add_argument("--tables", default=",".join(TABLES))
     profile = commands.add_parser("profile")
-    profile.add_argument("--source")
     profile.add_argument("--epochs", default=20)
     profile.add_argument("--projection", default=175)
     profile.add_argument("--top", default=25)
@@ -210,7 +209,6 @@ def main() -> None:
     reported.add_argument("old")
     reported.add_argument("new")
     args = parser.parse_args()
-    _import_path(getattr(args, "source", None))
     {"fits": run_fits, "profile": run_profile, "report": report}[args.command](args)
 
 

@@ -5,7 +5,7 @@ Why: registry tables hold 10^5-10^6 rows (issue 12). Targets: 100 000 x 30 in <=
 resident memory <= 4 GB on 2 cores; time growing at most linearly in rows from 5 000 up; first result
 <= 5 s at every size.
 
-Usage (from the repo root): ``python bench/scale.py [--rows 1000,5000] [--columns 10,30]``. Every
+Usage (from the repo root): ``python -m bench.scale [--rows 1000,5000] [--columns 10,30]``. Every
 measured size is kept in bench/scale.json (a re-run replaces its own sizes) and bench/scale.md is
 written from all of them. Peak memory: the sum of the resident memory of the worker process and all
 its children, sampled every 0.1 s (an upper bound on what the sweep held at once).
@@ -20,23 +20,20 @@ import os
 import platform
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
 import pyvinecopulib as pv
-from machine import cpu_model
-from tables import RESPONSE, SENSITIVE, wide_table
 
+from bench.machine import cpu_model
+from bench.tables import RESPONSE, SENSITIVE, wide_table
 from tvs_core.jobs import SweepConfig, submit
 from tvs_core.jobs.process import start_worker
 from tvs_core.jobs.tasks import LEVELS
 from tvs_core.storage.store import Store
+
+ROOT = Path(__file__).resolve().parents[1]
 
 RESULTS = ROOT / "bench" / "scale.json"
 TIMEOUT = 45 * 60
@@ -192,7 +189,7 @@ def report(entries: list[dict]) -> str:
                             f"{k['seconds']:.1f} | {k['seconds'] / k['tasks']:.2f} | {peak} |")
     return f"""# Scale: the default quick sweep from 1 000 to 1 000 000 rows
 
-Reproduce: `python bench/scale.py [--rows 1000,5000,20000,100000] [--columns 10,30,60] [--backend loky|dask]
+Reproduce: `python -m bench.scale [--rows 1000,5000,20000,100000] [--columns 10,30,60] [--backend loky|dask]
 [--timeout-min 45]` (from the repo root).
 
 - Machine: nproc={os.cpu_count()}, CPU: {cpu_model()}; Python {platform.python_version()},

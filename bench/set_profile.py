@@ -6,7 +6,7 @@ draws them; every per-set function of the catalogue is timed on each of the ``DI
 plus TSTR (per classifier) and the release attack on the level's sets; then one task of each kind is timed
 through the handlers (``--tasks``), and the hottest functions of one release task are listed (``--cprofile``).
 
-Usage (from the repo root): ``python bench/set_profile.py [--level 10] [--tasks] [--cprofile]``; prints
+Usage (from the repo root): ``python -m bench.set_profile [--level 10] [--tasks] [--cprofile]``; prints
 markdown tables (pasted into bench/sweep.md).
 """
 
@@ -22,16 +22,9 @@ import cProfile  # noqa: E402
 import io  # noqa: E402
 import pstats  # noqa: E402
 import statistics  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from tables import RESPONSE, SENSITIVE, support_like  # noqa: E402
-
+from bench.tables import RESPONSE, SENSITIVE, support_like  # noqa: E402
 from tvs_core.evaluation.attribute import release_attribute_records  # noqa: E402
 from tvs_core.evaluation.release import (  # noqa: E402
     DISTANCE_SETS,

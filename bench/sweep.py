@@ -5,10 +5,11 @@ Why (issue 27): the scatter must have every level with all its quick numbers wit
 of the 884 x 27 table must take at most 45 s on 2 cores; the estimate shown before Start must be within 1.5x.
 
 Usage (from the repo root):
-  ``python bench/sweep.py run --out after.json [--runs 3] [--tables support,clinical,breast_cancer] [--competitors]``
-  ``python bench/sweep.py report before1.json,before2.json after1.json,after2.json`` (the before/after table
-  of bench/sweep.md, to stdout; each side's files merged). ``run --source DIR`` runs another checkout's code
-  (the before numbers: ``git archive BASE tvs_core | tar -x -C DIR``).
+  ``python -m bench.sweep run --out after.json [--runs 3] [--tables support,clinical,breast_cancer] [--competitors]``
+  ``python -m bench.sweep report before1.json,before2.json after1.json,after2.json`` (the before/after table
+  of bench/sweep.md, to stdout; each side's files merged). The before numbers run another checkout's code: the
+  ``tvs_core`` measured (and the worker's ``python -m tvs_core``) is the one in the folder the command runs in, so
+  ``git archive BASE tvs_core | tar -x -C DIR && cd DIR && PYTHONPATH=/path/to/repo python -m bench.sweep run ...``.
 Each run: a fresh workspace, ``submit``, a worker process with ``n_jobs=2``, times from ``submit`` (store timestamps).
 """
 
@@ -18,18 +19,15 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
 
 
 def tables() -> dict:
-    from tables import RESPONSE, SENSITIVE, support_like
-
+    from bench.tables import RESPONSE, SENSITIVE, support_like
     from tvs_core import load_demo
     from tvs_core.data.demo import DEMOS
 
@@ -63,7 +61,7 @@ def timed_sweep(table, response, sensitive, workspace: Path, competitors: bool =
     from tvs_core.jobs.process import start_worker
     try:
         from tvs_core.storage import Store
-    except ImportError:  # a checkout from before issue 24 (--source): the store was in jobs/
+    except ImportError:  # a checkout from before issue 24 (another checkout's code): the store was in jobs/
         from tvs_core.jobs.store import Store
 
     store = Store(workspace)
@@ -95,11 +93,6 @@ def timed_sweep(table, response, sensitive, workspace: Path, competitors: bool =
 
 
 def run(args) -> None:
-    if args.source:  # the worker runs "python -m tvs_core" from the current folder: it must be the source's
-        sys.path.insert(0, str(Path(args.source).resolve()))
-        os.chdir(args.source)
-    else:
-        sys.path.insert(0, str(ROOT))
     import tvs_core
 
     print("tvs_core from", tvs_core.__file__, flush=True)
@@ -158,7 +151,6 @@ def report(args) -> None:
 def fixture(args) -> None:
     """tests/jobs/recorded_sweeps.json: per table, the shape, levels, every task's seconds by kind and the duration of
     the first ``after`` run (what tests/jobs/test_progress_estimate.py feeds the estimator)."""
-    sys.path.insert(0, str(ROOT))
     from tvs_core import infer_schema
 
     out = {}
@@ -182,7 +174,6 @@ def main() -> None:
     r.add_argument("--out", required=True)
     r.add_argument("--runs", type=int, default=3)
     r.add_argument("--tables", default="support,clinical,breast_cancer")
-    r.add_argument("--source", default=None)
     r.add_argument("--competitors", action="store_true", help="add the paper's competitors to the baselines")
     p = sub.add_parser("report")
     p.add_argument("before")

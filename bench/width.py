@@ -4,7 +4,7 @@ and one model of the attack games (500 rows), pyvinecopulib's Gaussian preset, o
 Why: a level-t C-vine has t*d - t(t+1)/2 pair copulas, not d^2/2: truncation is what should make wide tables cheap
 (issue 47). This measures it, so that bench/scale.md can say how a sweep's parts grow in d and in t.
 
-Usage (from the repo root): ``python bench/width.py [--rows 5000] [--columns 30,60,120,200] [--repeats 3]``;
+Usage (from the repo root): ``python -m bench.width [--rows 5000] [--columns 30,60,120,200] [--repeats 3]``;
 writes bench/width.md. Each cell is the median of ``--repeats`` fits, timed in this process (wall seconds).
 """
 
@@ -15,20 +15,17 @@ import datetime
 import os
 import platform
 import statistics
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
 import pyvinecopulib as pv
-from machine import cpu_model
-from tables import RESPONSE, SENSITIVE, wide_table
 
+from bench.machine import cpu_model
+from bench.tables import RESPONSE, SENSITIVE, wide_table
 from tvs_core.jobs import SweepConfig
 from tvs_core.jobs.context import fit_holder, split_tables
+
+ROOT = Path(__file__).resolve().parents[1]
 
 GAME_ROWS = 500  # the quick preset's sizeRawT: every model of the attack games is fitted on this many rows
 
@@ -80,7 +77,7 @@ def main() -> None:
         print(rows_t[-1], flush=True)
     text = f"""# Width: how a fit's cost grows with the columns d and the level t
 
-Reproduce: `python bench/width.py --rows {args.rows} --columns {args.columns} --levels {args.levels} --level-columns \
+Reproduce: `python -m bench.width --rows {args.rows} --columns {args.columns} --levels {args.levels} --level-columns \
 {d} --repeats {args.repeats}` (from the repo root).
 
 - Date: {datetime.date.today().isoformat()}; machine: nproc={os.cpu_count()}, CPU: {cpu_model()}; Python \

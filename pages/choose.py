@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from pages import common
+from pages import common, plain
 from tvs_core import figures
 from tvs_core.choice import (
     METHODS,
@@ -11,7 +11,6 @@ from tvs_core.choice import (
     ChoiceSettings,
     UtilityMix,
     axis_choices,
-    choose,
     explain_level,
     utility_names,
 )
@@ -27,6 +26,7 @@ from tvs_core.evaluation.records import HOLDER
 from tvs_core.evaluation.summary import Summary, readable, summarise_columns
 from tvs_core.jobs import JobView
 from tvs_core.model.generator import SyntheticGenerator
+from tvs_core.storage import JobStatus
 from tvs_core.text import percent
 
 common.under_navigation()
@@ -64,10 +64,10 @@ MIX_PARTS = [name for name in utility_names() if name not in TSTR_METRICS]  # ts
 @common.callback
 def set_mix() -> None:
     """The weights into the project's utility mix; all zero is refused and the mix left as it was."""
-    text = ",".join(f"{name}={st.session_state[f'{common.WIDGET}mix.{name}']:g}" for name in MIX_PARTS
-                    if st.session_state[f"{common.WIDGET}mix.{name}"] > 0)
+    weights = [(name, float(st.session_state[f"{common.WIDGET}mix.{name}"])) for name in MIX_PARTS
+               if st.session_state[f"{common.WIDGET}mix.{name}"] > 0]
     try:
-        common.update(utility=UtilityMix.parse(text).text)
+        common.update(utility=UtilityMix.of(weights))
     except DataError:
         st.session_state["mix_refused"] = True
 
@@ -97,19 +97,20 @@ if not summary.has_levels():
 
 project = common.project()
 choices = axis_choices(AxisKind.PRIVACY, config.sensitive)
-if project.privacy not in choices:
-    common.update(privacy=choices[0])
+if project.privacy.text not in choices:
+    common.update(privacy=Axis.parse(choices[0]))
 a, b, c = st.columns(3)
 alpha = a.slider("Weight on privacy α", 0.0, 1.0, step=0.05, key=common.bound("alpha"), on_change=common.keep,
                  args=("alpha",), help="PU_t = α·P_t + (1 − α)·U_t (paper, Appendix D)")
-method = b.radio("Normalisation", METHODS, horizontal=True, key=common.bound("normalisation"), on_change=common.keep,
-                 args=("normalisation",),
+method = b.radio("Normalisation", common.texts(METHODS), horizontal=True, key=common.bound("normalisation"),
+                 on_change=common.keep, args=("normalisation",),
                  format_func=lambda m: {"anchored": "Anchored (real data ↔ nothing learnt)",
                                         "paper": "Paper (real data ↔ 0)", "minmax": "Min-max over levels"}[m])
 privacy = c.selectbox("Privacy measured by", choices, key=common.bound("privacy"), on_change=common.keep,
                       args=("privacy",), format_func=lambda p: Axis.parse(p, sensitive=config.sensitive).title)
-mix = ChoiceSettings.of(project).utility  # the project's text, parsed once here
-st.caption(f"Utility U_t = {common.md(mix.describe(summary.metrics()))}")
+settings = ChoiceSettings.of(common.project())  # as the widgets above left it
+mix = settings.utility
+st.caption(f"Utility U_t = {plain.md(mix.describe(summary.metrics()))}")
 with st.expander("Change the utility mix"):  # one label: a label that changed with the mix closed the panel
     st.caption("U_t weighs what the synthetic data must keep: prediction of Y (TSTR, the paper's only utility), "
                "the pairwise dependence between all columns, and the results of the regression of Y on the "
@@ -122,7 +123,7 @@ with st.expander("Change the utility mix"):  # one label: a label that changed w
         column.slider(label, 0.0, 1.0, step=0.25, key=f"{common.WIDGET}mix.{name}", on_change=set_mix)
     if st.session_state.pop("mix_refused", False):
         st.error("At least one part needs a weight above 0; the mix was left as it was.")
-selection = choose(summary, config.sensitive, alpha, method, privacy, utility=mix)
+selection = settings.select(summary, config.sensitive)
 if selection is None or selection.best_level is None:
     info = view.progress()
     st.info(f"Waiting for results: no level has both a privacy and a utility value yet (the sweep: {info['text']}). "
@@ -131,7 +132,7 @@ if selection is None or selection.best_level is None:
 levels = selection.table["level"].tolist()
 chosen_level = project.selected_level if project.selected_level in levels else None  # only ever set by a click
 selected = chosen_level if chosen_level is not None else selection.best_level  # what the card and plots show
-unfinished = view.active or view.job["status"] != "done"
+unfinished = view.active or view.job["status"] != JobStatus.DONE
 
 # full width, one above the other: side by side, the axis titles and the notes under them were cut off
 st.plotly_chart(figures.pu_curve(selection.table, selection.best_level, selected), width="stretch", key="pu_curve")
@@ -150,7 +151,7 @@ if selection.best_level is not None:
     else:
         st.success(f"Your choice: level {chosen_level} (recorded as chosen by you).")
 for note in selection.notes:
-    st.info(common.md(note))
+    st.info(plain.md(note))
 st.caption("Click a level's point in the scatter (or pick it below) to select it.")
 parts = {axis.metric.name: axis for axis, _ in mix.axes(summary.metrics())}
 if project.scatter_utility not in parts:
@@ -159,7 +160,7 @@ if len(parts) > 1:
     st.radio("Utility on the scatter's vertical axis", list(parts), horizontal=True,
              key=common.bound("scatter_utility"), on_change=common.keep, args=("scatter_utility",),
              format_func=lambda name: parts[name].metric.short)
-st.plotly_chart(figures.privacy_utility_scatter(summary, privacy, config.sensitive, selected, levels,
+st.plotly_chart(figures.privacy_utility_scatter(summary, settings.privacy, config.sensitive, selected, levels,
                                                 utility=parts[project.scatter_utility],
                                                 externals=list(config.externals or {}), selection=selection),
                 width="stretch", key="choose_scatter", on_select=lambda: common.select_level_from("choose_scatter"),
@@ -180,16 +181,16 @@ if selected in levels:
     with st.container(border=True):
         whose = "your choice" if chosen_level is not None else "the recommended level, not chosen yet"
         st.markdown(f"**Level {selected} — {whose}** (what the report's first page says, in the same words)")
-        st.markdown("".join(f"\n- {MARK[v.severity]} {common.md(v.text)}" for v in card.lead))
+        st.markdown("".join(f"\n- {MARK[v.severity]} {plain.md(v.text)}" for v in card.lead))
         for warning in card.verdicts.of(Topic.WARNING):
-            st.warning(common.md(warning.text))
+            st.warning(plain.md(warning.text))
         with st.expander("The numbers and the method behind these sentences"):
-            st.markdown(f"**{common.md(card.headline)}**")
-            st.markdown("".join(f"\n- **{v.axis}**: {common.md(v.detail)}" for v in card.lead if v.detail))
-            st.markdown("**What it protects**\n" + "".join(f"\n- {common.md(line)}" for line in card.protects))
-            st.markdown("**What it costs**\n" + "".join(f"\n- {common.md(line)}" for line in card.costs))
+            st.markdown(f"**{plain.md(card.headline)}**")
+            st.markdown("".join(f"\n- **{v.axis}**: {plain.md(v.detail)}" for v in card.lead if v.detail))
+            st.markdown("**What it protects**\n" + "".join(f"\n- {plain.md(line)}" for line in card.protects))
+            st.markdown("**What it costs**\n" + "".join(f"\n- {plain.md(line)}" for line in card.costs))
             for note in card.notes:
-                st.markdown(common.md(note))
+                st.markdown(plain.md(note))
     verdicts = point_verdicts(summary, config.sensitive, HOLDER, int(selected))
     if verdicts or audits:
         with st.container(border=True):
@@ -198,7 +199,7 @@ if selected in levels:
                         "against the same attack on hold-out rows, Giomi et al. 2023)")
             say = {"none": st.success, "measurable": st.warning, "high": st.error}
             for verdict in verdicts:
-                say[verdict.verdict](common.md(verdict.sentence))
+                say[verdict.verdict](plain.md(verdict.sentence))
             if not verdicts:
                 st.caption("Not measured in this sweep (it was run by an earlier version).")
             else:
@@ -206,7 +207,7 @@ if selected in levels:
                     st.dataframe(gdpr_table(summary, config.sensitive, levels, figures.model_label),
                                  hide_index=True, width="stretch")
             for audit in audits:
-                (st.error if audit.flagged else st.caption)("DP audit — " + common.md(audit.sentence()))
+                (st.error if audit.flagged else st.caption)("DP audit — " + plain.md(audit.sentence()))
 
 st.subheader(f"Level {selected}: every metric, with its interval")
 st.caption("Median over the replicates (synthetic sets, game iterations or targets) and a 95 % percentile bootstrap "

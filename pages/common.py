@@ -3,23 +3,29 @@
 Pages are thin views: they read the project, call tvs_core, and draw. A widget never owns a choice:
 its value is restored from the project before it is drawn (``bound``) and written back to the
 project, which is saved in the workspace, when the user changes it (``keep``). So nothing is reset by
-changing page, reloading or restarting the server. Session keys live here, once."""
+changing page, reloading or restarting the server. Session keys live here, once (the sign-in's in ``signin``).
+Signing in is ``signin``'s concern, user text as literal markdown ``plain``'s."""
 
 from __future__ import annotations
 
 import functools
-import re
 import threading
+from enum import Enum
 
 import pandas as pd
 import streamlit as st
 
+from pages import plain
 from tvs_core import Schema, load_demo
+from tvs_core.choice import Axis, Normalisation, UtilityMix
 from tvs_core.data.demo import DEFAULT_DEMO, DEMOS
+from tvs_core.data.margins import MarginKind
+from tvs_core.data.missing import MissingPolicy
 from tvs_core.jobs import JobView
+from tvs_core.jobs.backends import Backend
 from tvs_core.jobs.projects import Project, Projects
+from tvs_core.model.ordering import Measure
 from tvs_core.storage import Store, default_workspace
-from tvs_core.text import one_line
 
 # session-state keys, one place
 PROJECT = "project"  # the open Project
@@ -27,8 +33,6 @@ LEVEL_DRAWN = "level_drawn"  # the level the scatter's highlight was last drawn 
 RELEASE = "release"  # the generated release (large: kept for the session only)
 RECORDED = "recorded_release"  # (SHA-256, ledger id) of the release last recorded by a download
 OPENED_UPLOAD, UPLOAD_NOTE = "opened_upload", "upload_note"  # the file in the uploader, and what reading it said
-PROTOCOL_OVERRIDES = "protocol_overrides"  # tests: smaller games
-INLINE_WORKER = "inline_worker"  # tests: run the sweep in the page's process
 WIDGET = "w."  # prefix of the widget keys bound to project fields
 
 
@@ -48,76 +52,6 @@ def under_navigation() -> None:
         st.stop()
 
 
-# -- who may open the dashboard ---------------------------------------------------------------------------------
-TOKEN = "access_token"  # the token this session signed in with
-
-
-def signed_in() -> bool:
-    """Whether this session holds the workspace's access token. Served by app.py's ``st.App``, the server's token
-    gate let no request through without it: its cookie came with this session's connection. Run otherwise (as
-    AppTest runs the script) the token comes from the address (``?token=…``) or the sign-in box below, a second
-    lock."""
-    from tvs_core.gate import cookie_name, cookie_value, same
-
-    space = store().space
-    if same(st.context.cookies.get(cookie_name(st.get_option("server.port"))), cookie_value(space.access_token())):
-        return True
-    given = st.session_state.get(TOKEN) or st.query_params.get("token")
-    if not space.token_matches(given):
-        return False
-    st.session_state[TOKEN] = given
-    if st.query_params.get("token") != given:
-        st.query_params["token"] = given
-    return True
-
-
-def sign_in() -> None:
-    """All a visitor without the token sees: whose dashboard this is, and where its token is."""
-    import getpass
-
-    space = store().space
-    st.title("TVineSynth Studio")
-    st.markdown(f"This dashboard belongs to the account **{md(getpass.getuser())}** on this computer and opens "
-                "only with its access token, so that no other account can see or change its data.")
-    st.markdown(f"The token is printed in the console where the dashboard was started, and kept in the file "
-                f"`{space.token_path}`, which only that account can read. If this is not your dashboard, yours is at "
-                "the address your own console printed.")
-    with st.form("sign_in"):
-        typed = st.text_input("Access token", type="password")
-        if st.form_submit_button("Open the dashboard"):
-            if space.token_matches(typed.strip()):
-                st.session_state[TOKEN] = typed.strip()
-                st.query_params["token"] = typed.strip()
-                st.rerun()
-            st.error("That token is not right. Copy it again from the console or the token file.")
-    if st.query_params.get("token") and TOKEN not in st.session_state:
-        st.error("The token in the address is not right. Copy the address again from the console.")
-
-
-@st.cache_resource
-def _told() -> set:
-    return set()
-
-
-def workspace_notice() -> None:
-    """What opening the workspace closed to other accounts, said once per server start."""
-    notice = store().space.notice
-    if notice and notice not in _told():
-        _told().add(notice)
-        st.info(md(notice))
-
-
-def md(text: object) -> str:
-    """User text (a file, column or project name, a note) as literal text in markdown, so a name such as
-    ``![x](http://…)`` is shown, never drawn or fetched; on one line."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", one_line(text))
-
-
-# what makes markup in Streamlit's markdown: links and images ([ ]), HTML and autolinks (< >), code, emphasis,
-# headings, tables, strike-through, LaTeX ($) and the backslash itself; each is escaped with a backslash
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~$])")
-
-
 def unexpected_error() -> None:
     """What a page shows for a bug: one sentence, nothing lost, the traceback in the workspace's errors.log."""
     import sys
@@ -126,8 +60,8 @@ def unexpected_error() -> None:
     log = store().space.log_unexpected("the dashboard")
     where = f"where it happened is in {log}" if log else "where it happened could not be written to the workspace"
     st.error(f"Something unexpected went wrong ({kind.__name__}; its message is not shown, as it may quote your "
-             f"data). Everything you chose is saved; {md(where)}. Reload the page to go on, and send that file to the "
-             "team if it happens again.")
+             f"data). Everything you chose is saved; {plain.md(where)}. Reload the page to go on, and send that file "
+             "to the team if it happens again.")
 
 
 @st.cache_resource
@@ -301,23 +235,10 @@ def order():
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _problems(fingerprint: str, schema_dict: dict, measure: str, holdout: str | None) -> list[str]:
-    from tvs_core.data.validation import validate
-    from tvs_core.errors import DataError, DataErrors
-    from tvs_core.jobs.config import SweepConfig
-    from tvs_core.jobs.submission import check_data
+    from tvs_core.jobs.submission import start_problems
 
-    table, schema = projects().table(fingerprint), Schema.from_dict(schema_dict)
-    found = [str(p) for p in validate(table, schema, measure=measure)]
-    if holdout is not None and not found:
-        config = SweepConfig(response=schema.response, sensitive=list(schema.sensitive), measure=measure,
-                             schema=schema_dict)
-        try:
-            check_data(table, config, projects().table(holdout, "holdout"))
-        except DataErrors as exc:
-            found += [str(p) for p in exc.problems]
-        except DataError as exc:
-            found.append(str(exc))
-    return found
+    return start_problems(projects().table(fingerprint), Schema.from_dict(schema_dict), measure,
+                          None if holdout is None else projects().table(holdout, "holdout"))
 
 
 def problems() -> list[str]:
@@ -357,7 +278,8 @@ def bound(name: str) -> str:
     """The widget key of project setting ``name`` (a project field, or ``sweep.FIELD``), holding the project's value
     before the widget is drawn."""
     key = WIDGET + name
-    show(key, getattr(_owner(name), name.removeprefix("sweep.")))
+    value = getattr(_owner(name), name.removeprefix("sweep."))
+    show(key, value.text if isinstance(value, (Axis, UtilityMix)) else shown(value))  # a widget holds what it shows
     return key
 
 
@@ -369,10 +291,26 @@ def show(key: str, value) -> None:
         st.session_state[key] = value
 
 
+def texts(choices) -> list:
+    """A widget's options as plain text: Streamlit refuses an Enum member it did not offer (its enum coercion)."""
+    return [shown(choice) for choice in choices]
+
+
+def shown(value):
+    return value.value if isinstance(value, Enum) else value
+
+
+# the project settings a widget shows as text, read back typed here, at the edge
+PARSED = {"privacy": Axis.parse, "normalisation": Normalisation, "backend": Backend, "sweep.measure": Measure,
+          "sweep.margins": MarginKind, "sweep.missing": MissingPolicy}
+
+
 @callback
 def keep(name: str) -> None:
     """on_change: the widget's new value goes into the project (and the workspace)."""
     value = st.session_state[WIDGET + name]
+    if name in PARSED:
+        value = PARSED[name](value)
     if name.startswith("sweep."):
         update_sweep(**{name.removeprefix("sweep."): value})
         return
@@ -401,7 +339,7 @@ def whole_number_field(label: str, name: str, low: int, high: int | None, what: 
     try:
         return whole_number(st.session_state[key], low, high, what)
     except DataError as exc:
-        where.error(md(exc))
+        where.error(plain.md(exc))
         return None
 
 
@@ -436,7 +374,7 @@ def _recommended(job_id: str, done: int, alpha: float, method: str, privacy: str
     from tvs_core.choice import ChoiceSettings
 
     view = JobView(store(), job_id)
-    selection = ChoiceSettings(alpha, method, privacy, utility).select(view.summary(), view.config.sensitive)
+    selection = ChoiceSettings.parse(alpha, method, privacy, utility).select(view.summary(), view.config.sensitive)
     return None if selection is None else selection.best_level
 
 
@@ -447,7 +385,7 @@ def recommended_level() -> int | None:
     if view is None:
         return None
     return _recommended(view.id, int(view.job["done"]), float(current.alpha), current.normalisation,
-                        current.privacy, current.utility)
+                        current.privacy.text, current.utility.text)
 
 
 def job() -> JobView | None:

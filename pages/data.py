@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages import common
+from pages import common, plain
 from tvs_core import ColumnType, DataError, Role, read_table, validate
 from tvs_core.data.demo import DEMOS
 from tvs_core.data.missing import MISSING_POLICIES
@@ -48,18 +48,18 @@ with upload_col:
             uploaded = read_table(upload.getvalue(), name=upload.name)
             common.store().space.save_upload(upload.name, uploaded, upload.getvalue())
         except DataError as exc:
-            st.error(f"Could not open {common.md(upload.name)}: {common.md(exc)}")
+            st.error(f"Could not open {plain.md(upload.name)}: {plain.md(exc)}")
         else:
             common.open_upload(uploaded, upload.name)
             if uploaded.attrs.get("note"):
                 st.session_state[common.UPLOAD_NOTE] = uploaded.attrs["note"]
             st.rerun()
 if st.session_state.get(common.UPLOAD_NOTE):
-    st.info(common.md(st.session_state[common.UPLOAD_NOTE]))
+    st.info(plain.md(st.session_state[common.UPLOAD_NOTE]))
 
 table = common.table()
 schema = common.schema()
-st.subheader(f"{common.md(project.name)} — {len(table)} rows × {table.shape[1]} columns")
+st.subheader(f"{plain.md(project.name)} — {len(table)} rows × {table.shape[1]} columns")
 st.dataframe(table.head(50), width="stretch", height=240)
 
 candidates = [c.name for c in schema.columns if c.modelled or c.name == project.sweep.response]
@@ -106,7 +106,7 @@ if len(frame) > FIND_FROM:
     if find:
         frame = frame[frame[["column", "type", "role"]].apply(
             lambda values: values.str.contains(find, case=False, regex=False)).any(axis=1)]
-        st.caption(f"{len(frame)} of {len(schema.columns)} columns contain “{common.md(find)}”.")
+        st.caption(f"{len(frame)} of {len(schema.columns)} columns contain “{plain.md(find)}”.")
 else:
     find = ""
 edited = st.data_editor(  # a filtered table is another editor: its rows are counted from its own first row
@@ -158,22 +158,22 @@ if ordinals:
         for spec in ordinals:
             labels = sorted({str(v) for v in table[spec.name].dropna().unique()})
             current = [v for v in (spec.levels or labels) if v in labels]
-            chosen = st.multiselect(common.md(spec.name), labels, default=current, key=f"levels_{spec.name}")
+            chosen = st.multiselect(plain.md(spec.name), labels, default=current, key=f"levels_{spec.name}")
             if len(chosen) < len(labels):
-                st.caption(f"{len(labels) - len(chosen)} label(s) of {common.md(spec.name)} still to place.")
+                st.caption(f"{len(labels) - len(chosen)} label(s) of {plain.md(spec.name)} still to place.")
             elif tuple(chosen) != tuple(spec.levels or labels):
                 common.update(schema=schema.override(spec.name, levels=chosen).to_dict())
                 st.rerun()
 
 for column, messages in by_column.items():
     for message in messages:
-        st.error(f"**{common.md(column or 'Table')}**: {common.md(message)}")
+        st.error(f"**{plain.md(column or 'Table')}**: {plain.md(message)}")
 if not problems:
     st.success("The table can be modelled.")
 
 left, right = st.columns(2)
 with left:
-    st.radio("Missing values", MISSING_POLICIES, key=common.bound("sweep.missing"), horizontal=True,
+    st.radio("Missing values", common.texts(MISSING_POLICIES), key=common.bound("sweep.missing"), horizontal=True,
              on_change=common.keep, args=("sweep.missing",),
              format_func=lambda v: {"drop_rows": "Drop rows with a missing value (paper)",
                                     "impute": "Impute and model a missingness indicator"}[v])
@@ -181,7 +181,7 @@ with left:
     st.caption(f"{missing_rows} of {len(table)} rows have a missing value in a modelled column.")
     no_response = missing_response_rows(table, project.sweep.response)
     if no_response:
-        st.caption(f"{no_response} rows have no value of the response {common.md(project.sweep.response)}: they are "
+        st.caption(f"{no_response} rows have no value of the response {plain.md(project.sweep.response)}: they are "
                    "dropped "
                    "before the hold-out split, whatever the policy.")
 with right:
@@ -197,13 +197,13 @@ with right:
             frame = read_table(given.getvalue(), name=given.name)
             explicit_holdout(table, frame, project.sweep.response)
         except DataError as exc:
-            st.error(f"{common.md(given.name)} cannot be the hold-out: {common.md(exc)}")
+            st.error(f"{plain.md(given.name)} cannot be the hold-out: {plain.md(exc)}")
         else:
             common.update(holdout=common.projects().keep_holdout(frame), holdout_name=given.name,
                           holdout_sha256=hashlib.sha256(given.getvalue()).hexdigest())
             st.rerun()
     if project.holdout is not None:
-        st.caption(f"Hold-out: your file **{common.md(project.holdout_name)}** ({len(common.holdout_table())} rows), "
+        st.caption(f"Hold-out: your file **{plain.md(project.holdout_name)}** ({len(common.holdout_table())} rows), "
                    "instead of a random split; every model is tested on it and none is fitted on it.")
         if st.button("Use a random split instead"):
             common.update(holdout=None, holdout_name=None, holdout_sha256=None)

@@ -4,7 +4,7 @@ file is downloaded."""
 
 import streamlit as st
 
-from pages import common
+from pages import common, plain
 from tvs_core.choice import ChoiceSettings
 from tvs_core.errors import DataError
 from tvs_core.jobs import JobView
@@ -14,6 +14,7 @@ from tvs_core.release.pooled import display_table, verdict
 from tvs_core.release.release import Release, manifest_path_for
 from tvs_core.report import build_report
 from tvs_core.seeding import MAX_SEED
+from tvs_core.storage import JobStatus
 
 common.under_navigation()
 
@@ -33,10 +34,10 @@ if view.holder() is None:
 job = view.job
 train, _ = view.tables()  # the data the sweep ran on, kept in the workspace
 
-st.markdown(f"Release of **level {level}** from sweep {common.md(view.id)} — "
+st.markdown(f"Release of **level {level}** from sweep {plain.md(view.id)} — "
             + ("your choice." if chosen_by_user else "the recommended level: you have not chosen one on the Choose "
                "page, so the manifest and the ledger will say it is the recommendation, not your choice."))
-if job["status"] != "done":
+if job["status"] != JobStatus.DONE:
     st.warning(f"The sweep is {job['status']} ({job['done']} of {job['total']} tasks): the attack games may not "
                "have reported for this level yet, so its privacy numbers are provisional.")
 a, b = st.columns(2)
@@ -58,7 +59,7 @@ st.subheader("Earlier releases of this table")
 earlier = releases(common.store(), table_fingerprint(view.id))
 if earlier:
     st.dataframe(ledger_frame(earlier).drop(columns=["fingerprint"]), hide_index=True, width="stretch")
-    st.caption(f"Privacy budget: {common.md(budget(earlier).text)}. A new release is checked together with these "
+    st.caption(f"Privacy budget: {plain.md(budget(earlier).text)}. A new release is checked together with these "
                "(the pooled-release check below, once you generate it).")
 else:
     st.caption("None yet: this will be the table's first release.")
@@ -74,7 +75,7 @@ if st.button("Generate release", type="primary", disabled=rows is None or seed i
             made = Release.from_sweep(view, int(level), int(rows), int(seed), ChoiceSettings.of(project),
                                       table_name=project.name, store=common.store(), chosen_by_user=chosen_by_user)
     except DataError as exc:
-        st.error(common.md(exc))
+        st.error(plain.md(exc))
         st.stop()
     st.session_state[common.RELEASE] = made
     st.session_state.pop(REPORT, None)
@@ -86,7 +87,7 @@ if release is None or release.view is None or release.view.id != view.id or rele
 st.dataframe(release.table.head(20), width="stretch")
 st.subheader("Guardrails")
 for check in release.checks:
-    {"block": st.error, "warn": st.warning}.get(check.severity, st.success)(common.md(check.message))
+    {"block": st.error, "warn": st.warning}.get(check.severity, st.success)(plain.md(check.message))
 if release.blocked:
     override = st.checkbox("Release anyway (the reason is written into the manifest)")
     reason = st.text_input("Reason for overriding", disabled=not override)
@@ -101,11 +102,11 @@ if pooled is not None:
                 f"{pooled.earlier} earlier release(s) and this one ({pooled.rows} rows): the pool's risk next to this "
                 "release's alone and the sweep's interval for a single release.")
     st.dataframe(display_table(pooled.risks), hide_index=True, width="stretch")
-    (st.warning if pooled.raised else st.success)(common.md(verdict(pooled)))
+    (st.warning if pooled.raised else st.success)(plain.md(verdict(pooled)))
     for warning in pooled.warnings:
-        st.warning(common.md(warning))
+        st.warning(plain.md(warning))
     for note in pooled.notes:
-        st.caption(common.md(note))
+        st.caption(plain.md(note))
     st.caption(f"With this release: {pooled.budget.text}.")
 
 
@@ -145,5 +146,5 @@ else:
 st.caption(f"SHA-256 of the CSV: `{release.sha256}`")
 if entry is not None:
     st.success(f"Recorded in the release ledger as release {entry.id}"
-               + (f", with your note: “{common.md(entry.note)}”" if entry.note else ", without a note")
+               + (f", with your note: “{plain.md(entry.note)}”" if entry.note else ", without a note")
                + "; the earlier releases above include it, and the next export is checked against it.")

@@ -4,7 +4,7 @@ it opens without leaving the dashboard."""
 
 import streamlit as st
 
-from pages import common
+from pages import common, plain
 from tvs_core import glossary
 
 common.under_navigation()
@@ -20,7 +20,7 @@ with words:
     query = st.text_input("Search the words", key="glossary_search", placeholder="a word from a screen, e.g. MAB")
     found = glossary.search(query)
     if not found:
-        st.info(f"No entry mentions “{common.md(query)}”. Try a shorter word, or browse with an empty search.")
+        st.info(f"No entry mentions “{plain.md(query)}”. Try a shorter word, or browse with an empty search.")
     topics = [*glossary.TOPICS, *dict.fromkeys(term.topic for term in found if term.topic not in glossary.TOPICS)]
     for topic in topics:
         entries = [term for term in found if term.topic == topic]
@@ -28,11 +28,11 @@ with words:
             continue
         with st.expander(f"{topic} ({len(entries)})", expanded=bool(query.strip()) or topic == topics[0]):
             for term in entries:
-                st.markdown(f"**{common.md(term.name)}** — {common.md(term.explanation)}")
+                st.markdown(f"**{plain.md(term.name)}** — {plain.md(term.explanation)}")
                 shown = f"Shown as {term.shown_as[0]}" if term.metric else "On screen: " + ", ".join(term.shown_as)
                 details = [d for d in (shown if term.shown_as else "", term.more) if d]
                 if details:
-                    st.caption(common.md(" · ".join(details)))
+                    st.caption(plain.md(" · ".join(details)))
 
 with guide:
     text = glossary.guide_text()

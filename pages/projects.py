@@ -4,7 +4,7 @@ import time
 
 import streamlit as st
 
-from pages import common
+from pages import common, plain
 from tvs_core.jobs import JobView
 
 common.under_navigation()
@@ -20,12 +20,12 @@ def when(seconds: float | None) -> str:
 
 current = common.project()
 for project in common.projects().all():
-    title = (f"{common.md(project.name)} — {project.rows} rows × {project.columns} columns · last changed "
+    title = (f"{plain.md(project.name)} — {project.rows} rows × {project.columns} columns · last changed "
              f"{when(project.updated)}")
     with st.expander(title, expanded=project.id == current.id):
-        roles = (f"Y = {common.md(project.sweep.response or '—')}; sensitive: "
-                 f"{', '.join(map(common.md, project.sweep.sensitive)) or '—'}")
-        st.markdown(f"{roles}  \nSource: {common.md(project.source)}")
+        roles = (f"Y = {plain.md(project.sweep.response or '—')}; sensitive: "
+                 f"{', '.join(map(plain.md, project.sweep.sensitive)) or '—'}")
+        st.markdown(f"{roles}  \nSource: {plain.md(project.source)}")
         if project.id == current.id:
             st.success("This is the open project.")
         elif st.button("Open this project", key=f"open.{project.id}"):

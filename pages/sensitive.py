@@ -3,11 +3,11 @@
 import pandas as pd
 import streamlit as st
 
-from pages import common
+from pages import common, plain
 from tvs_core import DataError, figures
 from tvs_core.evaluation.preview import preview_levels
 from tvs_core.figures.ordering import FOCUS_NEIGHBOURS, SQUARE_UP_TO
-from tvs_core.model.ordering import MEASURES, OrderResult, default_rho_star
+from tvs_core.model.ordering import MEASURES, Measure, OrderResult, default_rho_star
 
 common.under_navigation()
 
@@ -25,7 +25,7 @@ def level_preview(normal_corr: pd.DataFrame, order: dict):
 def set_measure() -> None:
     """A threshold means something else in another measure: back to the paper's value in the new one."""
     common.project().rho_star, common.project().rho_overrides = None, {}
-    common.update_sweep(measure=st.session_state[common.WIDGET + "sweep.measure"])
+    common.update_sweep(measure=Measure(st.session_state[common.WIDGET + "sweep.measure"]))
 
 
 def threshold_key(column: str | None, shown: float | None = None) -> str:
@@ -77,7 +77,8 @@ with right:
                    help="Type part of a column's name to filter the list; pick as many as you need.")
 response, sensitive = project.sweep.response, [s for s in project.sweep.sensitive if s in options]
 
-st.radio("Association measure", MEASURES, horizontal=True, key=common.bound("sweep.measure"), on_change=set_measure,
+st.radio("Association measure", common.texts(MEASURES), horizontal=True, key=common.bound("sweep.measure"),
+         on_change=set_measure,
          format_func=lambda m: {"kendall": "Kendall's τ", "spearman": "Spearman's ρ",
                                 "pearson": "Pearson correlation"}[m])
 default = default_rho_star(project.sweep.measure)
@@ -89,7 +90,7 @@ st.slider("Association threshold ρ*", 0.0, 1.0, step=0.01, key=threshold_key(No
 with st.expander("Per-column thresholds", expanded=bool(project.rho_overrides)):
     for column in sensitive:
         shown = float(project.rho_overrides.get(column, rho))
-        st.number_input(f"ρ* for {common.md(column)}", 0.0, 1.0, value=shown, step=0.01,
+        st.number_input(f"ρ* for {plain.md(column)}", 0.0, 1.0, value=shown, step=0.01,
                         key=threshold_key(column, shown), on_change=set_threshold, args=(column, shown))
 
 if response is None or not sensitive:
@@ -98,7 +99,7 @@ if response is None or not sensitive:
 blocking = common.problems()
 if blocking:
     more = f" (and {len(blocking) - 1} more problem(s))" if len(blocking) > 1 else ""
-    st.error(f"The table cannot be modelled yet: {common.md(blocking[0])}{more} — see the Data page, which lists them "
+    st.error(f"The table cannot be modelled yet: {plain.md(blocking[0])}{more} — see the Data page, which lists them "
              "by column.")
     st.stop()
 
@@ -106,12 +107,12 @@ try:
     assoc, normal_corr = common.associations()
     order = common.order()
 except DataError as exc:
-    st.error(common.md(exc))
+    st.error(plain.md(exc))
     st.stop()
 
 st.markdown(f"**Order** (enters the C-vine left to right; Y is the root of tree 1): S = "
-            f"{', '.join(map(common.md, order.sensitive))} | K = {', '.join(map(common.md, order.K)) or '∅'} | "
-            f"{len(order.rest)} other covariates | Y = {common.md(order.response)}")
+            f"{', '.join(map(plain.md, order.sensitive))} | K = {', '.join(map(plain.md, order.K)) or '∅'} | "
+            f"{len(order.rest)} other covariates | Y = {plain.md(order.response)}")
 st.markdown(f"**|K| = {len(order.K)}**; Theorem 2.5 level τ_block = {order.tau_block} (zeroes every attacker "
             f"coefficient only under a block structure, checked below). Recommended top level t_max = {order.t_max} "
             f"({order.t_max_reason}).")
@@ -141,7 +142,7 @@ st.caption("Theorem 2.4 on the normal-scores correlation: the attacker's expecte
 st.plotly_chart(figures.preview_curve(preview.risk, order.tau_block), width="stretch", key="preview_curve")
 for sentence in preview.sentences():
     (st.warning if sentence.startswith("The block assumption of Theorem 2.5 fails") else st.markdown)(
-        common.md(sentence))
+        plain.md(sentence))
 
 st.subheader("What a level cuts")
 st.caption("Real associations (|normal-scores correlation| ≥ 0.1) that the truncated vine keeps at less than half "
@@ -158,10 +159,10 @@ counts = preview.cuts.groupby("level")["cut"].sum()
 st.markdown(f"At level **{level}**: **{len(cut)}** of {int((preview.cuts['level'] == levels[-1]).sum())} real "
             f"associations cut (level 1: {int(counts.get(1, 0))}, full vine: {int(counts.get(order.full_level, 0))}).")
 if len(cut):
-    st.markdown(common.md(preview.cut_counts(level)))
+    st.markdown(plain.md(preview.cut_counts(level)))
     listed = cut.drop(columns=["level", "cut"]).rename(columns={
         "a": "column", "b": "with", "real": "real correlation", "kept": "kept at this level"}).round(3)
-    st.caption(common.md(preview.cut_list_words(level, CUTS_SHOWN)))
+    st.caption(plain.md(preview.cut_list_words(level, CUTS_SHOWN)))
     st.dataframe(listed.head(CUTS_SHOWN), hide_index=True, width="stretch")
     if len(cut) > CUTS_SHOWN:
         with st.expander(f"All {len(cut)} associations level {level} cuts"):

@@ -5,7 +5,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from pages import common
+from pages import common, plain
 from tvs_core import DataError, figures
 from tvs_core.choice import Axis, ChoiceSettings
 from tvs_core.choice.axes import attribute_game_metrics, membership_metrics
@@ -17,16 +17,16 @@ from tvs_core.evaluation.preview import preview_levels, suggested_levels
 from tvs_core.evaluation.protocol import PRESETS as PROTOCOL_PRESETS
 from tvs_core.evaluation.summary import Summary, summarise
 from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView
-from tvs_core.jobs.backends import OWNER_ONLY
+from tvs_core.jobs.backends import OWNER_ONLY, Backend
 from tvs_core.jobs.config import OTHER_COMPETITORS, setting_differences
 from tvs_core.jobs.plan import claimed_epsilons, planned_tasks
-from tvs_core.jobs.process import cancel_job, start_worker
+from tvs_core.jobs.process import cancel_job
 from tvs_core.jobs.progress import audit_seconds, before_start, duration_text, fit_seconds_by_baseline
-from tvs_core.jobs.submission import Next, data_fingerprint, start_or_follow
-from tvs_core.jobs.worker import run_job
+from tvs_core.jobs.submission import Next, background_worker, data_fingerprint, resume_sweep, run_sweep
 from tvs_core.model.families import PRESETS
 from tvs_core.model.ordering import default_levels
 from tvs_core.seeding import MAX_SEED
+from tvs_core.storage import JobStatus
 
 common.under_navigation()
 
@@ -46,17 +46,18 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
     records, summary = results(job_id, f"{info['phase']}:{info['done']}")
     st.progress(info["fraction"], text=info["text"])
     if info["error"]:
-        st.error(f"The sweep failed: {common.md(info['error'])}")
+        st.error(f"The sweep failed: {plain.md(info['error'])}")
     for note in view.notes()[-1:]:
-        st.info(common.md(note))
+        st.info(plain.md(note))
     if not summary.has_levels():
         st.info("Waiting for the first results…")
         return
     config, levels = view.config, view.levels
     project = common.project()
-    figure = figures.privacy_utility_scatter(summary, project.privacy, config.sensitive, project.selected_level,
+    settings = ChoiceSettings.of(project)
+    figure = figures.privacy_utility_scatter(summary, settings.privacy, config.sensitive, project.selected_level,
                                              levels, externals=list(config.externals or {}),
-                                             selection=ChoiceSettings.of(project).select(summary, config.sensitive))
+                                             selection=settings.select(summary, config.sensitive))
     st.plotly_chart(figure, width="stretch", key="pu_scatter", on_select=lambda: common.select_level_from("pu_scatter"),
                     selection_mode="points")
     st.caption("Click a level's point to select it (kept for the Choose and Export pages).")
@@ -113,7 +114,7 @@ try:
     order = common.order()
 except DataError as exc:
     order = None
-    st.error(f"The chosen roles cannot be ordered: {common.md(exc)}")
+    st.error(f"The chosen roles cannot be ordered: {plain.md(exc)}")
 if order is None:
     st.warning("Choose the response and the sensitive columns on the Sensitive features page first.")
     st.stop()
@@ -129,8 +130,9 @@ default_rule = (f"1, every 5th and the recommended top level t_max = {order.t_ma
     f"changes (dense where the expected risk or the associations kept change, sparse where they are flat), up to "
     f"{max(suggested)}, above which the preview sees no change: {', '.join(map(str, suggested))}")
 setting("Truncation levels", "sweep.levels", st.multiselect, options=full,
-        help=f"Default: {default_rule}. Every level is a full evaluation. To add a level, type its number in the "
-             f"box and pick it (any level from 1 to {order.full_level}); to remove one, click its ×.")
+        help=f"Default: {default_rule}. Every level is a full evaluation.")
+st.caption(f"To add a level, type its number in the box and pick it (any level from 1 to {order.full_level}); to "
+           "remove one, click its ×. Each level you add is one more full evaluation.")
 a, b, c = st.columns(3)
 with a:
     setting("Protocol", "sweep.preset", st.selectbox, options=list(PROTOCOL_PRESETS),
@@ -139,7 +141,7 @@ with b:
     setting("Pair-copula families", "sweep.families", st.selectbox, options=list(PRESETS),
             format_func=lambda p: f"{p} — {PRESETS[p].description}")
 with c:
-    setting("Margins", "sweep.margins", st.selectbox, options=list(MARGINS))
+    setting("Margins", "sweep.margins", st.selectbox, options=common.texts(MARGINS))
 setting("Baselines (reference points)", "sweep.baselines", st.multiselect,
         options=list(dict.fromkeys([*DEFAULT_BASELINES, *COMPETITORS, *OTHER_COMPETITORS, "ctgan:quick",
                                     "tvae:quick"])),
@@ -184,22 +186,19 @@ with d:
                                                 "data and settings give the same numbers on any machine.")
 with e:
     if project.backend not in OWNER_ONLY:  # a project saved when Ray was offered: never started from here
-        common.update(backend="loky")
+        common.update(backend=Backend.LOKY)
     setting("Backend", "backend", st.selectbox, options=list(OWNER_ONLY),
             help="Where the sweep runs on this computer; the numbers do not depend on it. loky: processes of your "
                  "account. dask: a Dask cluster that only your account can use (it needs the optional packages). "
                  "Ray is not offered: other users of a shared server could reach its cluster.")
 
 config = project.sweep_config(rho_star=dict(order.rho_star))
-if st.session_state.get(common.PROTOCOL_OVERRIDES):  # tests: smaller games
-    config.protocol_overrides = {**(config.protocol_overrides or {}), **st.session_state[common.PROTOCOL_OVERRIDES]}
 levels = sorted(project.sweep.levels or [])
 holdout = common.holdout_table()
 n_train = len(table) if holdout is not None else int(round(len(table) * (1 - project.sweep.holdout_fraction)))
 n_columns = len(common.schema().modelled)  # about the encoded columns (missingness indicators aside)
 shown = common.job()
-ignored = ("externals",) + (("protocol_overrides",) if st.session_state.get(common.PROTOCOL_OVERRIDES) else ())
-differences = [] if shown is None else setting_differences(shown.config, config, ignored)
+differences = [] if shown is None else setting_differences(shown.config, config, ("externals",))
 if shown is not None and shown.fingerprint != data_fingerprint(project.fingerprint, project.holdout):
     differences.append("the data: the table or the hold-out file is not the sweep's")
 same_as_shown = shown is not None and not differences
@@ -211,7 +210,7 @@ why_not = ("The sweep above is running: wait for it to finish, or cancel it firs
            if blocking else None)
 if why_not is None and not same_as_shown:  # what Start would run: its estimate (the shown sweep has its own line)
     planned = planned_tasks(config, levels)
-    st.caption(common.md(before_start(common.store(), planned, n_train, n_columns, workers=2, config=config).sentence))
+    st.caption(plain.md(before_start(common.store(), planned, n_train, n_columns, workers=2, config=config).sentence))
     if config.dp_audit_trials:
         claims = claimed_epsilons(config)
         st.caption(f"Of which the DP audit of {', '.join(figures.model_label(name) for name in claims)}: about "
@@ -229,28 +228,24 @@ for upload in uploads or []:
     try:
         externals[Path(upload.name).stem] = read_table(upload.getvalue(), upload.name)
     except DataError as exc:
-        st.error(f"{common.md(upload.name)}: {common.md(exc)}")
+        st.error(f"{plain.md(upload.name)}: {plain.md(exc)}")
 if why_not is not None and not running:
-    st.info(common.md(why_not))
+    st.info(plain.md(why_not))
 
 
 def start() -> None:
     """Start (or open) the sweep of the settings on screen."""
     try:
         origin = {"file": project.holdout_name, "sha256": project.holdout_sha256} if holdout is not None else None
-        started = start_or_follow(common.store(), table, config, holdout=holdout, externals=externals,
-                                  holdout_origin=origin)
+        started, _ = run_sweep(common.store(), table, config, background_worker(project.backend), holdout=holdout,
+                               externals=externals, holdout_origin=origin)
     except DataError as exc:
-        st.error(common.md(exc))
+        st.error(plain.md(exc))
         st.stop()
     job_id = started.job_id
     common.update(job_id=job_id, jobs=[*[j for j in project.jobs if j != job_id], job_id], selected_level=None)
     if started.next == Next.NOTHING:
         st.success("This exact sweep was run before: its results come from the store.")
-    elif started.next == Next.RUN and st.session_state.get(common.INLINE_WORKER):  # tests: run in this process
-        run_job(common.store(), job_id, n_jobs=1)
-    elif started.next == Next.RUN:
-        start_worker(common.store(), job_id, backend=project.backend)
     st.rerun()  # redraw the sidebar (and start polling)
 
 
@@ -263,7 +258,7 @@ if view is None:
 if differences:
     with st.container(border=True):
         st.warning("Your settings now differ from this sweep's (it is shown below, with the settings it ran with):\n"
-                   + "".join(f"\n- {common.md(d)}" for d in differences))
+                   + "".join(f"\n- {plain.md(d)}" for d in differences))
         new, back = st.columns(2)
         if new.button("Start a new sweep", disabled=why_not is not None, help=why_not, key="start_new"):
             start()
@@ -271,19 +266,19 @@ if differences:
             project.adopt(view.config)
             common.update()
             st.rerun()
-elif view.job["status"] == "done" and view.job.get("started") and view.job.get("finished"):
+elif view.job["status"] == JobStatus.DONE and view.job.get("started") and view.job.get("finished"):
     took = duration_text(view.job["finished"] - view.job["started"])
     st.caption(f"This sweep ran {view.job['total']} tasks in {took} (the last run, if it was resumed).")
 stop, resume = st.columns(2)
 if stop.button("Cancel", disabled=not view.active):
     cancel_job(common.store(), view.id)
     st.rerun()
-if resume.button("Resume", disabled=view.active or view.job["status"] == "done"):
-    if st.session_state.get(common.INLINE_WORKER):
-        run_job(common.store(), view.id, n_jobs=1)
-    else:
-        start_worker(common.store(), view.id, backend=project.backend)
-    st.rerun()
+if resume.button("Resume", disabled=view.active or view.job["status"] == JobStatus.DONE):
+    try:
+        resume_sweep(common.store(), view.id, background_worker(project.backend))
+        st.rerun()
+    except DataError as exc:  # finished or taken up elsewhere since the page was drawn
+        st.error(plain.md(exc))
 
 active = view.active
 st.fragment(lambda: scatter_and_panels(view.id, active), run_every=2.0 if active else None)()

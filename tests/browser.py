@@ -1,5 +1,7 @@
-"""Shared by the browser tests: a Streamlit server on a free port with its own workspace, headless
-Chromium (Debian's, /usr/bin/chromium), and helpers that wait on Streamlit's test ids."""
+"""Shared by the browser tests: a Streamlit server on a free port with its own workspace, on the tiny protocol
+(``TVS_TEST_PROTOCOL=tiny``, inherited by its sweep workers), headless Chromium (Debian's, /usr/bin/chromium), and
+helpers that wait on conditions — Streamlit's test ids, its script state, what the workspace stores — never a fixed
+time, with ceilings generous enough for a machine loaded several times over."""
 
 from __future__ import annotations
 
@@ -10,12 +12,14 @@ import socket
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
 
+from tests.helpers import wait_until
 from tests.processes import OWNER
+from tvs_core.evaluation.protocol import TEST_PROTOCOL_ENV
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "test-artifacts" / "e2e"
@@ -23,6 +27,12 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is in requirements-extras.txt")
 if not os.path.exists(CHROMIUM):
     pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
+# Ceilings, never budgets: how long a wait on the app may take before the test fails. A page's first run, a click's
+# rerun, a chart's drawing take a second or two on an idle machine, and minutes on one loaded many times over (a
+# page that never comes still fails, later). Every Playwright wait of the pages here uses CEILING unless it says less.
+CEILING = 600_000  # ms
+SWEEP_CEILING = 1_800_000  # ms: for a whole sweep of a demo on the tiny protocol, in its worker
+START_SECONDS = 600.0  # for a server to listen: an import of Streamlit and pandas on a loaded machine
 LAUNCH = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
           "--disable-component-update", "--disable-sync"]
 
@@ -52,7 +62,7 @@ class Server:
         return f"http://127.0.0.1:{self.port}/{path}" + (f"?token={token}" if token else "")
 
     def start(self) -> Server:
-        env = {**os.environ, "TVS_WORKSPACE": str(self.workspace), "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, "TVS_WORKSPACE": str(self.workspace), "PYTHONPATH": str(ROOT), TEST_PROTOCOL_ENV: "tiny"}
         if self.owner is not None:
             env[OWNER] = self.owner
         owner_only = lambda path, flags: os.open(path, flags, 0o600)  # noqa: E731
@@ -61,14 +71,14 @@ class Server:
                 [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(self.port),
                  "--server.headless", "true"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
                 start_new_session=True)
-        deadline = time.time() + 60
-        while time.time() < deadline:
+        deadline = time.monotonic() + START_SECONDS
+        while time.monotonic() < deadline and self.process.poll() is None:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=1):
                     return self
             except OSError:
-                time.sleep(0.5)
-        raise RuntimeError("the Streamlit server did not start")
+                time.sleep(0.2)
+        raise RuntimeError(f"the Streamlit server did not listen on port {self.port}; {self.said()}")
 
     def said(self, characters: int = 3000) -> str:
         """The end of the server's output, and whether it still runs: for a failing test's message."""
@@ -107,12 +117,61 @@ def running_server(workspace: Path):
         server.stop()
 
 
+def _write_locked(database: Path) -> bool:
+    import sqlite3
+
+    connection = sqlite3.connect(database, timeout=0, isolation_level=None)
+    try:
+        connection.execute("BEGIN IMMEDIATE")
+        connection.execute("ROLLBACK")
+        return False
+    except sqlite3.OperationalError:
+        return True
+    finally:
+        connection.close()
+
+
+@contextmanager
+def held_sweep(workspace: Path):
+    """The open project's sweep held where it is while the test acts, as a long sweep on a busy machine is: once it
+    runs, its worker's process group (the worker and its pool) is stopped (SIGSTOP) at a moment it holds no write
+    lock on the store, and let go (SIGCONT) afterwards. The pages see a running sweep whose progress waits; the
+    sweep then finishes as any other. Yields the job's id."""
+    from tvs_core.jobs.projects import Projects
+    from tvs_core.storage import Store
+
+    store = Store(workspace)
+    try:
+        job_id = wait_until(lambda: Projects(store).current().job_id, "a sweep was started", CEILING / 1000)
+        job = wait_until(lambda: (found := store.job(job_id))["status"] == "running" and found["pid"] and found,
+                         "the sweep's worker runs", CEILING / 1000)
+        group = job["pid"]  # started in a session of its own: its process group
+        for _attempt in range(200):
+            os.killpg(group, signal.SIGSTOP)
+            if not _write_locked(store.path):
+                break
+            os.killpg(group, signal.SIGCONT)  # stopped inside a write: let it finish, then stop it again
+            time.sleep(0.05)
+        else:
+            raise AssertionError("the sweep's worker never left the store's write lock")
+        try:
+            yield job_id
+        finally:
+            with suppress(ProcessLookupError):
+                os.killpg(group, signal.SIGCONT)
+    finally:
+        store.close()
+
+
 @contextmanager
 def browser_page():
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH, timeout=CEILING)
         try:
-            yield browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+            page.set_default_timeout(CEILING)  # Playwright's own default is 30 s
+            page.set_default_navigation_timeout(CEILING)
+            yield page
         finally:
             browser.close()
 
@@ -123,17 +182,53 @@ def no_streamlit_errors(page) -> None:
         assert boxes.count() == 0, f"a Streamlit error box appeared: {boxes.first.inner_text()}"
 
 
+# Streamlit's script state, which it writes on its root element: "running" while a script (or a fragment) runs
+SCRIPT_STATE = "document.querySelector('[data-testid=\"stApp\"]')?.getAttribute('data-test-script-state')"
+# consecutive checks, 100 ms apart, that find no run and no rerun asked for: short enough to fall between two of a
+# running sweep's refreshes (every 2 s), long enough for an action's rerun to have been asked for
+QUIET_CHECKS = 3
+
+
+def settled(page, timeout: float = CEILING) -> None:
+    """Wait until the app has finished the runs the last actions set off: no script run, and no rerun asked for,
+    at a few checks in a row (a sweep's page refreshes itself every two seconds, so a quiet moment comes between two
+    refreshes). A slider sends its value 200 ms after the last key: what must follow from it is waited for as a
+    condition on the result (the value the project keeps), not through this."""
+    page.evaluate("window.__tvsQuiet = 0")
+    page.wait_for_function(f"""() => {{
+        const quiet = {SCRIPT_STATE} === 'notRunning';
+        window.__tvsQuiet = quiet ? (window.__tvsQuiet || 0) + 1 : 0;
+        return window.__tvsQuiet >= {QUIET_CHECKS};
+    }}""", polling=100, timeout=timeout)
+
+
+def project_keeps(workspace: Path, what: str, check) -> None:
+    """Wait until the open project, as the workspace stores it, passes ``check``: a choice is kept once it is
+    saved, whatever the screen shows meanwhile."""
+    from tvs_core.jobs.projects import Projects
+    from tvs_core.storage import Store
+
+    def saved():
+        store = Store(workspace)
+        try:
+            return check(Projects(store).current())
+        finally:
+            store.close()
+
+    wait_until(saved, f"the project keeps {what}", CEILING / 1000, every=0.5)
+
+
 def go_to(page, title: str) -> None:
     heading = page.get_by_role("heading", name=title.split(" · ")[-1].split(" ")[0]).first
     for attempt in range(3):
         page.get_by_role("link", name=title).click()
         try:  # a click that lands while the page reruns (a sweep's last refresh) can be dropped: click again,
-            heading.wait_for(timeout=30_000)  # as a person would; a page that never comes still fails below
+            heading.wait_for(timeout=CEILING / 3)  # as a person would; a page that never comes still fails below
             break
         except playwright.TimeoutError:
             if attempt == 2:
                 raise
-    page.wait_for_timeout(800)  # the page's widgets settle
+    settled(page)  # the page's widgets are drawn
 
 
 def sidebar(page) -> str:
@@ -141,30 +236,31 @@ def sidebar(page) -> str:
 
 
 def shot(page, name: str) -> None:
+    """A screenshot for test-artifacts/e2e/, once the page's runs are done."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.wait_for_timeout(1500)  # let plotly finish drawing
+    settled(page)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
 def upload(page, path: Path) -> None:
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(path))  # the table's
-    page.get_by_text(f"{path.name} — ").first.wait_for(timeout=60_000)
+    page.get_by_text(f"{path.name} — ").first.wait_for()
 
 
-def wait_for_text(page, where, text: str, timeout: float = 180_000) -> None:
-    deadline = time.time() + timeout / 1000
-    while time.time() < deadline:
+def wait_for_text(page, where, text: str, timeout: float = CEILING) -> None:
+    deadline = time.monotonic() + timeout / 1000
+    while time.monotonic() < deadline:
         if text in where():
             return
-        page.wait_for_timeout(1000)
-    raise AssertionError(f"'{text}' did not appear; saw: {where()[:500]}")
+        page.wait_for_timeout(500)  # between two looks
+    raise AssertionError(f"'{text}' did not appear in {timeout / 1000:.0f} s; saw: {where()[:500]}")
 
 
 def keep_only(page, label: str, kept: int) -> None:
     """Remove all but the first ``kept`` choices of the multi-select labelled ``label`` by their crosses, as a
     user does; each removal reruns the page, so the chips are counted again every time."""
     box = page.get_by_test_id("stMultiSelect").filter(has_text=label).first
-    box.wait_for(timeout=60_000)
+    box.wait_for()
     chips = box.locator("[data-tag]")
     for _ in range(50):
         before = chips.count()
@@ -172,9 +268,9 @@ def keep_only(page, label: str, kept: int) -> None:
             return
         name = chips.nth(kept).get_attribute("aria-label")
         chips.nth(kept).get_by_role("button", name=f"Remove {name}", exact=True).click()
-        deadline = time.time() + 30
-        while chips.count() >= before and time.time() < deadline:
-            page.wait_for_timeout(200)
+        deadline = time.monotonic() + CEILING / 1000
+        while chips.count() >= before and time.monotonic() < deadline:
+            page.wait_for_timeout(200)  # between two looks
     raise AssertionError(f"'{label}' still has more than {kept} choices")
 
 
@@ -185,12 +281,12 @@ def small_sweep(page) -> None:
     keep_only(page, "Truncation levels", 2)
     keep_only(page, "Baselines (reference points)", 0)
     start = page.get_by_role("button", name="Start sweep")
-    deadline = time.time() + 60
+    deadline = time.monotonic() + CEILING / 1000
     while not start.is_enabled():  # the page's last rerun has not arrived yet, or it says why not
-        if time.time() > deadline:
+        if time.monotonic() > deadline:
             levels = page.get_by_test_id("stMultiSelect").filter(has_text="Truncation levels").first
             chips = [chip.get_attribute("aria-label") for chip in levels.locator("[data-tag]").all()]
             notes = [box.inner_text() for box in page.get_by_test_id("stAlert").all()]
             raise AssertionError(f"Start sweep stayed disabled; levels shown {chips}; the page says {notes}")
-        page.wait_for_timeout(500)
-    page.wait_for_timeout(1000)
+        page.wait_for_timeout(500)  # between two looks
+    settled(page)

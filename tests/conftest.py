@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from tests import processes
-from tests.helpers import TINY
+from tests.helpers import MONKEY_SEED_ENV, TINY, monkey_seed
+
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 
 # -- another realisation of the demos: TVS_TEST_DATA_SEED=K runs the suite on the clinical demo drawn from seed
 # 2025 + K and on the breast-cancer rows in a shuffled order (so another hold-out split), to show that a test's
@@ -33,6 +36,20 @@ def _realise_demos(seed: int) -> None:
 
 if DATA_SEED:
     _realise_demos(DATA_SEED)
+
+
+def pytest_configure(config):
+    """One browser-monkey seed for the whole run, fixed here, in the process that starts pytest-xdist's workers."""
+    os.environ[MONKEY_SEED_ENV] = str(monkey_seed())
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Say which seed the browser monkey ran with, so that any run of it can be replayed."""
+    reports = [r for kind in ("passed", "failed", "error") for r in terminalreporter.stats.get(kind, [])]
+    if any("test_monkey.py" in getattr(r, "nodeid", "") for r in reports):
+        seed = os.environ[MONKEY_SEED_ENV]
+        terminalreporter.write_line(f"browser monkey: seed {seed} (replay: {MONKEY_SEED_ENV}={seed} pytest "
+                                    "tests/dashboard/test_monkey.py)")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -163,7 +180,7 @@ def pytest_sessionfinish(session, exitstatus):
     """By now every shared fixture was torn down: none of their processes may be left."""
     alive = {}
     for owner in SHARED_OWNERS:
-        alive |= processes.survivors(owner, grace=5.0)
+        alive |= processes.survivors(owner)
     if alive:
         sys.stderr.write(f"\nprocesses started by shared fixtures outlived the session (killed now): "
                          f"{processes.describe(alive)}\n")
@@ -175,9 +192,20 @@ def pytest_sessionfinish(session, exitstatus):
 def pytest_unconfigure(config):
     """Leave without the interpreter's teardown, as ``python -m tvs_core`` does: objects the engine's and
     Streamlit's threads still reach make nanobind (pyvinecopulib's bindings) print pages of "leaked instance"
-    warnings at exit, after the summary. By now every report is written; the exit status is pytest's own."""
+    warnings at exit, after the summary — harmless (the memory goes with the process), and no setting of nanobind
+    silences them. By now every report is written; the exit status is pytest's own. A pytest-xdist worker still
+    sends its last words to the controller after this, so it exits normally, its teardown's output going to
+    test-artifacts/xdist-<worker>-exit.log instead of the run's log."""
     status = getattr(config, "_tvs_exit_status", None)
-    if status is not None and not hasattr(config, "workerinput"):  # not in a pytest-xdist worker: it still reports
+    if hasattr(config, "workerinput"):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        exit_log = os.open(ARTIFACTS / f"xdist-{config.workerinput['workerid']}-exit.log",
+                           os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(exit_log, 2)
+        os.close(exit_log)
+    elif status is not None:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(status)

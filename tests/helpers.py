@@ -5,17 +5,18 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
 
+from tvs_core.evaluation.protocol import TINY_SIZES
 from tvs_core.model.generator import SyntheticGenerator
 from tvs_core.model.registry import register
 
-# the evaluation protocol at tiny sizes, shared by the tests that run a sweep: every game played, in seconds
-TINY = dict(utility_sets=2, release_sets=3, aia_iterations=2, aia_sets=3, aia_size_raw=150, aia_size_syn=150,
-            mia_iterations=1, mia_shadows=2, mia_shadow_sets=3, mia_sets=4, mia_size_attacker=150, mia_size_raw=100,
-            mia_size_syn=100)
+# the evaluation protocol at tiny sizes, shared by the tests that run a sweep: every game played, in seconds. Declared
+# in the library, whose TVS_TEST_PROTOCOL=tiny gives the quick preset these sizes (the dashboard's flows run on it)
+TINY = dict(TINY_SIZES)
 TINY_ONE_ITERATION = {**TINY, "aia_iterations": 1}
 # smaller still, for the competitors (a CTGAN or PrivPGD fit per task): sizes their small tables hold
 SMALLEST = dict(utility_sets=2, release_sets=2, aia_iterations=1, aia_sets=2, aia_size_raw=100, aia_size_syn=100,
@@ -23,6 +24,17 @@ SMALLEST = dict(utility_sets=2, release_sets=2, aia_iterations=1, aia_sets=2, ai
                 mia_size_syn=80)
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# the browser monkey's seed (tests/dashboard/test_monkey.py): one a run, another every day, or the one named here
+MONKEY_SEED_ENV = "TVS_MONKEY_SEED"
+
+
+def monkey_seed() -> int:
+    """$TVS_MONKEY_SEED, else today's date as a number (20251128, UTC). The root conftest sets the variable once,
+    before pytest-xdist starts its workers, so that every worker collects the same test."""
+    import time
+
+    return int(os.environ.get(MONKEY_SEED_ENV) or time.strftime("%Y%m%d", time.gmtime()))
 
 
 @register
@@ -74,9 +86,26 @@ def make_small_table_for_store():
     return pd.DataFrame({"a": rng.normal(size=60), "y": rng.integers(0, 2, 60)})
 
 
-def dashboard(timeout: float = 180):
+APP_RUN_CEILING = 900.0  # seconds one AppTest run may take, on a machine loaded several times over
+SWEEP_SECONDS = 1800.0  # seconds a sweep of a demo on the tiny protocol may take in its worker, there
+
+
+def wait_until(condition, what: str, timeout: float = 600.0, every: float = 0.2):
+    """Poll ``condition()`` until it returns something true (returned); fail after ``timeout`` seconds, a ceiling
+    for a loaded machine, never a budget."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = condition()
+        if found:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not so after {timeout:.0f} s")
+        time.sleep(every)
+
+
+def dashboard(timeout: float = APP_RUN_CEILING):
     """The app as AppTest runs it, signed in with the workspace's access token ($TVS_WORKSPACE), as the address the
-    console prints does."""
+    console prints does. ``timeout`` is a ceiling for each run, never a budget: a run that reaches it hangs."""
     from streamlit.testing.v1 import AppTest
 
     from tvs_core.storage import Workspace
@@ -87,7 +116,7 @@ def dashboard(timeout: float = 180):
 
 
 def shown(markdown: str) -> str:
-    """What a reader sees of markdown whose user text the pages escaped (``common.md``)."""
+    """What a reader sees of markdown whose user text the pages escaped (``plain.md``)."""
     import re
 
     return re.sub(r"\\(.)", r"\1", markdown)

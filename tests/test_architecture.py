@@ -11,7 +11,7 @@ ALLOWED = {
     "data": {"storage"},
     "model": {"data", "storage"},
     "evaluation": {"data", "model", "storage"},
-    "jobs": {"data", "model", "evaluation", "storage"},
+    "jobs": {"data", "model", "evaluation", "choice", "storage"},  # choice: a project holds the choice, typed
     "choice": {"evaluation", "storage"},
     "release": {"model", "evaluation", "choice", "storage"},  # choice: the manifest records the choice
     "figures": {"model", "evaluation", "choice", "storage"},
@@ -100,3 +100,89 @@ def test_pages_are_views_over_the_library():
         text = path.read_text()
         for internal in ("context_for_job", "context_for_model", "plan(", "split_tables", ".split(\":\")"):
             assert internal not in text, f"{path.name} uses {internal}"
+
+
+BENCH = ROOT.parent / "bench"
+OUR_PACKAGES = ("tvs_core", "bench")
+
+
+def bench_shortcuts(path: Path) -> list[str]:
+    """What in one bench script reaches past the public surface: an edit (or any use) of ``sys.path``, a sibling
+    imported as a top-level module (only a ``sys.path`` edit makes that work), or a private name of tvs_core or
+    bench, imported or read off an imported module."""
+    siblings = {f.stem for f in BENCH.glob("*.py")}
+    ours: set[str] = set()  # names bound to tvs_core or bench modules in this file
+    found = []
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        where = f"{path.name}:{getattr(node, 'lineno', '?')}"
+        if isinstance(node, ast.Attribute) and node.attr == "path" and getattr(node.value, "id", None) == "sys":
+            found.append(f"{where} uses sys.path")
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module or ""
+            if node.level or module.split(".")[0] in siblings:
+                found.append(f"{where} imports the sibling {module or '.'} without the bench package")
+            if node.level or module.split(".")[0] in (*siblings, *OUR_PACKAGES):
+                found += [f"{where} imports the private {module}.{a.name}"
+                          for a in node.names if a.name.startswith("_")]
+                found += [f"{where} imports from the private module {module}"
+                          for part in module.split(".") if part.startswith("_")]
+                ours.update(a.asname or a.name for a in node.names)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] in siblings:
+                    found.append(f"{where} imports the sibling {alias.name} without the bench package")
+                elif alias.name.split(".")[0] in OUR_PACKAGES:
+                    found += [f"{where} imports the private module {alias.name}"
+                              for part in alias.name.split(".") if part.startswith("_")]
+                    ours.add(alias.asname or alias.name.split(".")[0])
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                and getattr(node.value, "id", None) in ours):
+            found.append(f"{path.name}:{node.lineno} reads the private {node.value.id}.{node.attr}")
+    return found
+
+
+def test_bench_scripts_run_as_a_package_and_use_only_public_names():
+    """bench/ is a package run as ``python -m bench.<name>`` from the repo root: a script that edits ``sys.path`` or
+    leans on a private name breaks silently when the library's insides move."""
+    assert (BENCH / "__init__.py").exists()
+    found = [shortcut for path in sorted(BENCH.glob("*.py")) for shortcut in bench_shortcuts(path)]
+    assert not found, "\n".join(found)
+
+
+def _slow(decorators: list[ast.expr]) -> bool:
+    return any("mark.slow" in ast.unparse(d) for d in decorators)
+
+
+def fast_tests(path: Path) -> list[str]:
+    """The tests of a file that ``pytest -m "not slow"`` runs (by their marks as written: a module's ``pytestmark``,
+    a class's or a function's decorators)."""
+    tree = ast.parse(path.read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "pytestmark" for t in node.targets) \
+                and "mark.slow" in ast.unparse(node.value):
+            return []
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test") and not _slow(node.decorator_list):
+            found.append(node.name)
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test") and not _slow(node.decorator_list):
+            found += [f"{node.name}.{f.name}" for f in node.body if isinstance(f, ast.FunctionDef)
+                      and f.name.startswith("test") and not _slow(f.decorator_list)]
+    return found
+
+
+def test_the_fast_tier_runs_every_modules_own_tests():
+    """``pytest -m "not slow"`` (docs/contributing.md) covers every module: each module's own test file
+    (``tests/<package>/test_<module>.py``) keeps tests outside the ``slow`` mark."""
+    tests = Path(__file__).resolve().parent
+    own = {}
+    for name in modules():
+        parts = name.split(".")[1:]
+        if parts and not ROOT.joinpath(*parts).is_dir():  # a module, not a package
+            path = tests.joinpath(*parts[:-1], f"test_{parts[-1]}.py")
+            if path.exists():
+                own[name] = path
+    assert len(own) > 90  # the mapping found the test files (102 of 112 modules have one)
+    assert [f"{name}: {path.relative_to(tests)}" for name, path in sorted(own.items()) if not fast_tests(path)] == []

@@ -33,6 +33,7 @@ def test_inspect_prints_schema_json(data_csv):
     assert types["lactate_mmol_l"] == "continuous"
 
 
+@pytest.mark.slow
 def test_a_reader_that_stops_early_gets_no_traceback(data_csv):
     # ``inspect DATA | head -1``: the reader closes the pipe before the JSON is written
     import os
@@ -48,6 +49,7 @@ def test_a_reader_that_stops_early_gets_no_traceback(data_csv):
     assert process.wait(timeout=120) == 0 and "Traceback" not in stderr and "BrokenPipe" not in stderr, stderr
 
 
+@pytest.mark.slow
 def test_order_prints_algorithm_1(data_csv):
     result = run("order", data_csv, "--response", Y, "--sensitive", "total_cost_eur,creatinine_mg_dl",
                  "--rho", "0.3")
@@ -59,6 +61,7 @@ def test_order_prints_algorithm_1(data_csv):
     assert out["tau_block"] == 6 + 1 - len(out["K"]) - 2
 
 
+@pytest.mark.slow
 def test_release_writes_same_header_and_is_reproducible(data_csv, tmp_path):
     args = ["release", data_csv, "--response", Y, "--sensitive", "total_cost_eur", "--level", "3",
             "--rows", "120", "--seed", "5", "--families", "gaussian"]
@@ -72,6 +75,7 @@ def test_release_writes_same_header_and_is_reproducible(data_csv, tmp_path):
     assert len(out) == 120 and not set(out["patient_id"]) & set(range(1001, 1301))
 
 
+@pytest.mark.slow
 def test_release_with_explicit_order_and_demo(tmp_path):
     order = ",".join(c for c in load_demo("clinical").columns if c != Y)
     out = tmp_path / "demo.csv"
@@ -81,6 +85,7 @@ def test_release_with_explicit_order_and_demo(tmp_path):
     assert list(pd.read_csv(out).columns) == list(load_demo("clinical").columns)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, words", [
     (["release", "missing.csv", "--response", Y, "--sensitive", "x", "--level", "1", "--out", "o.csv"],
      "does not exist"),

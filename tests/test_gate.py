@@ -161,3 +161,12 @@ def test_the_servers_start_and_stop_pass_through(gate, server):
 
     asyncio.run(gate({"type": "lifespan"}, receive, send))
     assert server.seen == [("lifespan", None)]
+
+
+def test_anything_but_the_token_as_text_is_no_token():
+    from unittest.mock import MagicMock
+
+    from tvs_core.gate import same
+
+    assert same("abc", "abc") and not same("abd", "abc") and not same("", "abc") and not same(None, "abc")
+    assert not same(MagicMock(), "abc")  # what AppTest hands the pages for a cookie

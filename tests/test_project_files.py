@@ -2,6 +2,7 @@
 
 import hashlib
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,25 @@ def test_ci_runs_the_readme_test_command_word_for_word():
     that gates a change."""
     steps = [line for line in (REPOSITORY / ".ci/run").read_text().splitlines() if line and not line.startswith("#")]
     assert readme_test_command() in steps
+
+
+def test_the_test_command_stops_in_one_line_when_chromium_cannot_be_had(tmp_path):
+    """The browser tests are part of the gate: without Chromium, and without the right to install it, the command
+    stops at its first step and says why in one line (it used to carry on, and the browser tests were skipped)."""
+    chromium_step = readme_test_command().split(" && python3 -m venv", 1)[0]
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    (tools / "id").write_text("#!/bin/sh\necho 1000\n")  # not root: no apt-get
+    (tools / "id").chmod(0o755)
+    without = subprocess.run(["/bin/bash", "-c", chromium_step], env={"PATH": str(tools)}, capture_output=True,
+                             text=True)
+    assert without.returncode != 0 and without.stdout == ""
+    assert len(without.stderr.splitlines()) == 1 and "Chromium is not installed" in without.stderr
+    (tools / "chromium").write_text("#!/bin/sh\n")
+    (tools / "chromium").chmod(0o755)
+    present = subprocess.run(["/bin/bash", "-c", chromium_step], env={"PATH": str(tools)}, capture_output=True,
+                             text=True)
+    assert (present.returncode, present.stdout, present.stderr) == (0, "", "")
 
 
 def test_every_requirement_is_pinned_to_one_version():

@@ -3,12 +3,12 @@
 
 import functools
 import html
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
 
+from bench import tables
 from tests.conftest import TINY_PROTOCOL
 from tests.helpers import run
 from tvs_core.choice import ChoiceSettings
@@ -28,20 +28,12 @@ ROOT = Path(__file__).resolve().parents[1]
 PRINT_WIDTH, PAGE_HEIGHT = round(186 / 25.4 * 96), round(273 / 25.4 * 96)
 
 
-def bench_tables():
-    """bench/tables.py, the benches' SUPPORT2-shaped tables (bench/ is no package)."""
-    spec = importlib.util.spec_from_file_location("bench_tables", ROOT / "bench" / "tables.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @functools.cache
 def printed(path: Path) -> tuple[int, dict]:
     """The report printed to PDF by Chromium as a browser's "Save as PDF" does (the page's own A4 size and margins):
     the number of pages (its /Type /Page objects: no PDF library needed), and page 1 as laid out for print at the
     printable width — its height and whether a page break follows it."""
-    from tests.browser import CHROMIUM, LAUNCH, playwright
+    from tests.browser import CEILING, CHROMIUM, LAUNCH, playwright
 
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", *LAUNCH])
@@ -49,7 +41,7 @@ def printed(path: Path) -> tuple[int, dict]:
             page = browser.new_page(viewport={"width": PRINT_WIDTH, "height": PAGE_HEIGHT})
             page.goto(path.as_uri(), wait_until="load")
             page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length > 5",
-                                   timeout=60_000)
+                                   timeout=CEILING)
             page.emulate_media(media="print")
             first = page.locator("section#summary").evaluate(
                 "e => ({height: e.getBoundingClientRect().height, after: getComputedStyle(e).breakAfter, "
@@ -93,7 +85,6 @@ def wide_report(tmp_path_factory):
     from tvs_core.jobs import SweepConfig, submit
     from tvs_core.jobs.worker import run_job
 
-    tables = bench_tables()
     store = Store(tmp_path_factory.mktemp("wide-sweep"))
     config = SweepConfig(response=tables.RESPONSE, sensitive=list(tables.SENSITIVE), preset="quick",
                          families="gaussian", protocol_overrides=TINY_PROTOCOL)
@@ -162,6 +153,7 @@ def test_report_of_an_export_with_a_level_a_reason_and_the_pooled_check(view, tm
         Release.from_sweep(view, 9)
 
 
+@pytest.mark.slow
 def test_cli_report_writes_the_page(stored_sweep, tmp_path):
     store, job_id, _ = stored_sweep
     out = tmp_path / "report.html"
@@ -173,6 +165,7 @@ def test_cli_report_writes_the_page(stored_sweep, tmp_path):
     assert not list(tmp_path.glob(".report.html.*"))  # written to a temporary file and renamed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, words", [
     (["report", "nope", "--out", "{tmp}/r.html"], "No job 'nope'"),
     (["report", "{job}", "--level", "9", "--out", "{tmp}/r.html"], "Level 9 was not evaluated"),
@@ -189,6 +182,7 @@ def test_cli_report_refuses_bad_input_in_one_line(args, words, stored_sweep, tmp
     assert len(result.stderr.strip().splitlines()) == 1 and words in result.stderr, result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.xdist_group("wide_report")  # its fixture is built once, on one worker
 def test_the_default_report_of_a_27_column_table_prints_on_at_most_15_a4_pages(wide_report):
     pages, first = printed(wide_report)
@@ -196,6 +190,7 @@ def test_the_default_report_of_a_27_column_table_prints_on_at_most_15_a4_pages(w
     assert first["after"] == "page" and first["height"] <= PAGE_HEIGHT, first["height"]  # page 1 is one page
 
 
+@pytest.mark.slow
 @pytest.mark.xdist_group("wide_report")  # its fixture is built once, on one worker
 def test_page_1_says_who_chose_the_level_and_why_the_verdicts_and_the_note(no_level, wide_report):
     """Before the first page break: the file, its rows and SHA-256, the level and who chose it — a level nobody
@@ -219,6 +214,7 @@ def test_page_1_says_who_chose_the_level_and_why_the_verdicts_and_the_note(no_le
         assert text.index("Verdicts at level") < text.index('<section id="choice">')  # numbers and methods after
 
 
+@pytest.mark.slow
 @pytest.mark.xdist_group("wide_report")  # its fixture is built once, on one worker
 def test_no_spread_of_a_few_values_is_called_a_95_percent_interval(no_level, wide_report):
     """Every "95 % interval" the report writes is one: a bootstrap over at least SMALL_N values or a Wilson interval

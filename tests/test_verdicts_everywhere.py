@@ -12,8 +12,8 @@ import re
 
 import pytest
 
+from bench import tables
 from tests.helpers import TINY
-from tests.test_report import bench_tables
 from tvs_core import load_demo
 from tvs_core.choice import ChoiceSettings, explain_level
 from tvs_core.data.demo import DEMOS
@@ -26,7 +26,6 @@ ROWS = 400  # of each table: every game played, in seconds
 
 
 def _support():
-    tables = bench_tables()
     return tables.support_like().head(ROWS), tables.RESPONSE, list(tables.SENSITIVE), ["independent", "privbayes:1"]
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .choice.axes import Axis, axis_choices
-from .choice.mix import UtilityMix, utility_names
+from .choice.axes import axis_choices
+from .choice.mix import utility_names
 from .choice.selection import METHODS
 from .data.demo import DEFAULT_DEMO, DEMOS, load_demo
 from .data.io import read_table
@@ -40,6 +40,7 @@ from .model.generator import all_cores
 from .model.ordering import MEASURES, algorithm1, table_associations
 from .model.tvinesynth import TVineSynth
 from .seeding import MAX_SEED
+from .storage.store import ACTIVE, JobStatus
 from .storage.workspace import refuse_inside_workspace
 from .text import printable, whole_number
 
@@ -287,11 +288,11 @@ def cmd_release(args) -> dict:
             "order": made.model.order_.order if hasattr(made.model, "order_") else None}
 
 
-def _choice(args):
-    """The choice settings of --alpha, --normalisation, --privacy and --utility, checked."""
+def _choice(args, sensitive: list[str] | None = None):
+    """The choice settings of --alpha, --normalisation, --privacy and --utility, parsed here, at the edge."""
     from .choice.summary import ChoiceSettings
 
-    return ChoiceSettings(args.alpha, args.normalisation, args.privacy, args.utility)  # parsed and checked there
+    return ChoiceSettings.parse(args.alpha, args.normalisation, args.privacy, args.utility, sensitive)
 
 
 def cmd_report(args) -> dict:
@@ -364,19 +365,40 @@ def _attach(store, job_id: str, show) -> str:
     while True:
         job = store.job(job_id)
         show(job)
-        if job["status"] not in ("queued", "running") or not worker_alive(job):
+        if job["status"] not in ACTIVE or not worker_alive(job):
             sys.stderr.write("\n")
             return store.job(job_id)["status"]
         time.sleep(1.0)
+
+
+def _in_this_process(args):
+    """The command line's runner (``jobs.submission.Runner``): the job runs here, its progress on stderr, and Ctrl-C or
+    SIGTERM stop it with what is finished kept."""
+    from .jobs.process import Terminated
+    from .jobs.worker import run_job
+
+    def run_here(store, job_id: str):
+        _say(f"job {job_id}: {'resuming' if store.done_tasks(job_id) else 'running'} in {store.workspace}")
+        if warning := risk(args.backend, args.address):
+            _say(warning)
+        try:
+            status = run_job(store, job_id, n_jobs=args.n_jobs, backend=args.backend, address=args.address,
+                             progress=_progress_bar(store, job_id))
+        except KeyboardInterrupt as exc:
+            sys.stderr.write(f"\ninterrupted: finished tasks are stored; run the same command again to resume "
+                             f"job {job_id}\n")
+            raise SystemExit(143 if isinstance(exc, Terminated) else 130) from None
+        sys.stderr.write("\n")
+        return status
+
+    return run_here
 
 
 def cmd_sweep(args) -> dict:
     from .choice.summary import summary_json
     from .jobs import JobView, SweepConfig, baseline_spec
     from .jobs.plan import audited
-    from .jobs.process import Terminated
-    from .jobs.submission import Next, Started, start_or_follow
-    from .jobs.worker import run_job
+    from .jobs.submission import Next, Started, run_sweep
     from .release.export import refuse_overwriting_inputs, write_csv, write_file
 
     refuse_open_ports(args)
@@ -412,42 +434,28 @@ def cmd_sweep(args) -> dict:
     if args.audit_dp and not audited(specs):
         raise DataError("--audit-dp: none of the baselines claims an ε, so there is no claim to audit.",
                         fix="Add a DP baseline, e.g. --baselines dp_vine:1,privbayes:1 (or mst:2.5).")
-    Axis.parse(args.privacy, sensitive=config.sensitive)
-    UtilityMix.parse(args.utility)
+    choice = _choice(args, config.sensitive)
     _check_model_inputs(table, schema, config, holdout)
     store = _store(args)
     if args.audit_dp:
         _announce_audit(store, config, table, schema, args.n_jobs)
-    started = (Started(_finished_job(store, table, config, holdout, externals), Next.NOTHING) if store.read_only
-               else start_or_follow(store, table, config, holdout, externals, _origin(holdout_path)))
+    started, status = ((Started(_finished_job(store, table, config, holdout, externals), Next.NOTHING), None)
+                       if store.read_only else
+                       run_sweep(store, table, config, _in_this_process(args), holdout, externals,
+                                 _origin(holdout_path)))
     job_id = started.job_id
-    show = _progress_bar(store, job_id)
     if started.next == Next.NOTHING:
         _say(f"job {job_id}: answered from the store ({store.workspace})")
     elif started.next == Next.FOLLOW:
-        status = _attach(store, job_id, show)
-        if status != "done":
-            raise TVSError(f"job {job_id} {status}: {store.job(job_id)['error'] or ''}".strip())
-    else:
-        _say(f"job {job_id}: {'resuming' if started.resuming else 'running'} in {store.workspace}")
-        if warning := risk(args.backend, args.address):
-            _say(warning)
-        try:
-            status = run_job(store, job_id, n_jobs=args.n_jobs, backend=args.backend, address=args.address,
-                             progress=show)
-        except KeyboardInterrupt as exc:
-            sys.stderr.write(f"\ninterrupted: finished tasks are stored; run the same command again to resume "
-                             f"job {job_id}\n")
-            raise SystemExit(143 if isinstance(exc, Terminated) else 130) from None
-        sys.stderr.write("\n")
-        if status != "done":
-            raise TVSError(f"job {job_id} {status}: {store.job(job_id)['error'] or ''}".strip())
+        status = _attach(store, job_id, _progress_bar(store, job_id))
+    if started.next != Next.NOTHING and status != JobStatus.DONE:
+        raise TVSError(f"job {job_id} {status}: {store.job(job_id)['error'] or ''}".strip())
     view = JobView(store, job_id)
     records = view.records()
-    summary = summary_json(records, config.sensitive, alpha=args.alpha, method=args.normalisation,
-                           privacy=args.privacy, utility_mix=args.utility)
+    summary = summary_json(records, config.sensitive, alpha=choice.alpha, method=choice.method,
+                           privacy=choice.privacy, utility_mix=choice.utility)
     summary["job_id"] = job_id
-    summary["verdicts"] = _verdicts(view, summary["best_level"], _choice(args), records).to_json()
+    summary["verdicts"] = _verdicts(view, summary["best_level"], choice, records).to_json()
     inputs = (args.data, args.holdout, *external_paths.values())
     out.mkdir(parents=True, exist_ok=True)
     write_csv(records, out / "results.csv", inputs)  # column names reach the records' attribute cells
@@ -522,7 +530,7 @@ def _finished_job(store, table, config, holdout, externals=None) -> str:
 
     job_id = job_id_of(table, config, holdout, externals)
     job = store.job(job_id)
-    if job is None or job["status"] != "done":
+    if job is None or job["status"] != JobStatus.DONE:
         raise TVSError(f"The workspace {store.workspace} is read-only and this sweep has not finished there; "
                        "running it needs that folder to be writable (or pass --workspace with a writable one).")
     return job_id

@@ -6,6 +6,7 @@ import math
 
 import pandas as pd
 
+from tvs_core.choice import Axis, UtilityMix
 from tvs_core.choice.explain import NEAR_INDEPENDENT, _anchors, _number, explain_level
 from tvs_core.choice.summary import choose
 from tvs_core.evaluation.anonymity import Part, criterion_record
@@ -91,7 +92,7 @@ def test_the_card_warns_of_few_replicates_and_of_values_beyond_the_anchors(two_l
 
 def test_the_choice_notes_are_the_card_warnings(two_levels):
     """A part of the utility mix the sweep did not measure is dropped by the choice; the card says so too."""
-    selection = choose(two_levels, ["a"], utility="tstr,pmse_ratio")
+    selection = choose(two_levels, ["a"], utility=UtilityMix.parse("tstr,pmse_ratio"))
     assert selection.notes and all(n in explain_level(selection, two_levels, 1, ["a"]).warnings
                                    for n in selection.notes)
 
@@ -107,7 +108,7 @@ def test_the_preview_adds_the_associations_a_level_cuts():
     preview = LevelPreview(pd.DataFrame(), cuts, leaks, {}, 1, ["a", "k"])
     table = pd.DataFrame({"level": [1], "u": [0.9], "u_low": [0.9], "u_high": [0.9], "p_pg": [0.5],
                           "p_pg_low": [0.5], "p_pg_high": [0.5]})
-    selection = select(table, privacy="pg", utility="auc_tstr", draws=10)
+    selection = select(table, privacy=Axis.parse("pg"), utility=UtilityMix.parse("auc_tstr"), draws=10)
     card = explain_level(selection, Summary(), 1, [], preview=preview)
     assert card.costs[-1] == ("Expected to cut 3 real associations, 1 of them inside the sensitive block (intended); "
                               "the others include x – y (+0.50 → +0.10), a – x (-0.30 → +0.00).")

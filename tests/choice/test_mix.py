@@ -4,16 +4,23 @@ twice and a zero weight, and ``describe``'s wording, are tested in tests/evaluat
 
 import pytest
 
+from tvs_core.choice import DEFAULT_MIX
 from tvs_core.choice.mix import DEFAULT_UTILITY, TSTR, UtilityMix, utility_names
 from tvs_core.errors import DataError
 from tvs_core.evaluation.catalogue import AxisKind, axis_metrics
 
 
-def test_no_mix_given_is_the_default_and_a_mix_given_is_kept():
-    """Every caller may pass None, text or a parsed mix: None means the documented default."""
-    default = UtilityMix.parse(None)
-    assert default == UtilityMix.parse(DEFAULT_UTILITY)
-    assert UtilityMix.parse(default) is default
+def test_the_default_mix_is_the_documented_one():
+    assert DEFAULT_MIX == UtilityMix.parse(DEFAULT_UTILITY)
+    assert DEFAULT_MIX.text == "tstr=1,pair_structure=1,ci_overlap=1"
+
+
+def test_a_mix_from_the_sliders_meets_the_same_rules_as_text():
+    assert UtilityMix.of([("tstr", 1.0), ("ci_overlap", 0.5)]) == UtilityMix.parse("tstr=1,ci_overlap=0.5")
+    with pytest.raises(DataError, match="no part"):
+        UtilityMix.of([])
+    with pytest.raises(DataError, match="both name the TSTR part"):
+        UtilityMix.of([("tstr", 1.0), ("auc_tstr", 1.0)])
 
 
 def test_weights_are_relative_and_normalised_to_one():

@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tvs_core.choice import DEFAULT_PRIVACY, Axis, UtilityMix
 from tvs_core.choice.selection import HIGH, LOW, Column, level_column, level_column_names, pareto_front, select
 
 
@@ -33,7 +34,7 @@ def test_the_levels_table_names_its_columns_by_one_rule():
 def test_anchored_scores_by_hand():
     # anchors (worst, ideal): utility (chance 0.5, AUC_TRTR 0.9); MAB (MAB_real 0.2, 0)
     table = levels(u=[0.7, 0.8, 0.9], p=[0.05, 0.1, 0.2])
-    sel = select(table, alpha=0.5, method="anchored", privacy="mab_worst",
+    sel = select(table, alpha=0.5, method="anchored", privacy=DEFAULT_PRIVACY,
                  anchors={"utility": (0.5, 0.9), "privacy": {"s": (0.2, 0.0)}}, draws=10)
     np.testing.assert_allclose(sel.table["U"], [0.5, 0.75, 1.0])
     np.testing.assert_allclose(sel.table["P"], [0.75, 0.5, 0.0])
@@ -60,10 +61,10 @@ def test_minmax_scores_by_hand():
 
 def test_pg_and_mcmia_anchors():
     pg = levels(u=[0.9, 0.9], p=[0.4, 1.2], name="pg")
-    sel = select(pg, alpha=1.0, privacy="pg", anchors={"utility": (0.5, 0.9)}, draws=10)
+    sel = select(pg, alpha=1.0, privacy=Axis.parse("pg"), anchors={"utility": (0.5, 0.9)}, draws=10)
     np.testing.assert_allclose(sel.table["P"], [0.4, 1.0])
     mcmia = levels(u=[0.9, 0.9], p=[0.5, 0.75], name="mcmia")
-    sel = select(mcmia, alpha=1.0, privacy="mcmia", anchors={"utility": (0.5, 0.9)}, draws=10)
+    sel = select(mcmia, alpha=1.0, privacy=Axis.parse("mcmia"), anchors={"utility": (0.5, 0.9)}, draws=10)
     np.testing.assert_allclose(sel.table["P"], [1.0, 0.5])
 
 
@@ -75,7 +76,7 @@ def test_worst_column_drives_privacy():
     with_interval(table, Column.PRIVACY, "b", [0.02, 0.15])
     sel = select(table, alpha=1.0, anchors=AB, draws=10)
     np.testing.assert_allclose(sel.table["P"], [0.5, 0.25])
-    one = select(table, alpha=1.0, privacy="mab:b", anchors=AB,
+    one = select(table, alpha=1.0, privacy=Axis.parse("mab:b"), anchors=AB,
                  draws=10)
     np.testing.assert_allclose(one.table["P"], [0.9, 0.25])
 
@@ -93,7 +94,7 @@ def test_the_least_protected_column_is_decided_after_scaling():
     sel = select(table, alpha=1.0, anchors=anchors, draws=10)
     assert sel.table["P_column"].tolist() == ["b", "a"]
     np.testing.assert_allclose(sel.table["P"], [0.2, 0.5])
-    worst = Axis.parse("mab_worst")
+    worst = DEFAULT_PRIVACY
     values = {"a": np.array([0.1, np.nan]), "b": np.array([0.04, 0.04])}
     assert deciding_columns(values, worst, "anchored", anchors["privacy"]) == ["b", None]
     assert deciding_columns(values, worst, "anchored", {}) == ["a", None]  # no anchors yet: the larger MAB
@@ -145,6 +146,6 @@ def test_a_value_within_the_spread_of_an_anchor_is_not_beyond_it(summary_of):
     rows = [(RAW, None, "mab", "a", 0.4, 0.38, 0.42), (SHUFFLED, None, "release_mab", "a", 0.0),
             (HOLDER, 1, "mab", "a", 0.401, 0.39, 0.41), (HOLDER, 2, "mab", "a", 0.5, 0.48, 0.52)]
     rows += [(HOLDER, level, "auc_tstr", None, 0.8) for level in (1, 2)]
-    beyond = choose(summary_of(rows), ["a"], utility="tstr").table.set_index("level")["beyond"]
+    beyond = choose(summary_of(rows), ["a"], utility=UtilityMix.parse("tstr")).table.set_index("level")["beyond"]
     assert beyond[1] == ""
     assert beyond[2] == "privacy -0.25: the attack does better than on the real data itself"

@@ -14,7 +14,7 @@ import pytest
 
 from tests.helpers import TINY as SHARED_TINY
 from tvs_core import TVineSynth, evaluate, holdout_split, load_demo
-from tvs_core.choice import Axis, axis_choices, choose, explain_level
+from tvs_core.choice import Axis, Normalisation, UtilityMix, axis_choices, choose, explain_level
 from tvs_core.choice.explain import FRAGILE
 from tvs_core.choice.gdpr import point_verdicts, risk_key
 from tvs_core.choice.selection import METHODS, Column, level_column, level_column_names
@@ -59,6 +59,7 @@ def perturbed(summary: Summary, rng: np.random.Generator) -> Summary:
     return Summary(out)
 
 
+@pytest.mark.slow
 def test_the_card_quotes_the_numbers_its_scores_come_from(evaluated):
     rng = np.random.default_rng(0)
     mixes = ["tstr", "tstr=1,pair_structure=1,ci_overlap=1", "pair_structure", "tstr=2,ci_overlap=1"]
@@ -67,7 +68,8 @@ def test_the_card_quotes_the_numbers_its_scores_come_from(evaluated):
         summary = perturbed(evaluated, rng)
         privacy = str(rng.choice(axis_choices("privacy", SENSITIVE)))
         method, alpha, mix = str(rng.choice(METHODS)), float(rng.choice([0, 0.25, 0.5, 0.8, 1])), str(rng.choice(mixes))
-        selection = choose(summary, SENSITIVE, alpha, method, privacy, utility=mix)
+        selection = choose(summary, SENSITIVE, alpha, Normalisation(method), Axis.parse(privacy, sensitive=SENSITIVE),
+                           utility=UtilityMix.parse(mix))
         if selection is None or selection.best_level is None:
             continue
         table = selection.table.set_index("level")
@@ -270,6 +272,7 @@ def test_a_progress_line_never_counts_against_nothing(status):
                 assert f"level {done}" in text
 
 
+@pytest.mark.slow
 def test_the_verdicts_quote_each_criterion_and_attack_at_their_level(evaluated):
     """Page 1's verdicts (``choice.verdicts``): each number is the summary's and the selection's, each interval named
     for what it is (a spread of a few values is never called a 95 % interval)."""

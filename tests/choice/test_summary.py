@@ -6,6 +6,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from tvs_core.choice import DEFAULT_MIX, DEFAULT_PRIVACY, Normalisation
 from tvs_core.choice.axes import Axis
 from tvs_core.choice.mix import UtilityMix
 from tvs_core.choice.summary import (
@@ -42,7 +43,7 @@ def test_the_choice_scores_the_levels_by_hand(two_levels):
     np.testing.assert_allclose(table["PU"], [0.5 * 0.75 + 0.5 / 3, 0.525])
     assert selection.best_level == 1
     assert choose(two_levels, ["a"], alpha=0.0).best_level == 2  # utility alone
-    paper = choose(two_levels, ["a"], alpha=0.0, utility="tstr")  # the paper's U_t: TSTR alone
+    paper = choose(two_levels, ["a"], alpha=0.0, utility=UtilityMix.parse("tstr"))  # the paper's U_t: TSTR alone
     np.testing.assert_allclose(paper.table["U"], [0.5, 1.0])
 
 
@@ -91,7 +92,7 @@ def test_the_anchors_are_written_by_metric_key(two_levels):
 def test_an_axis_without_columns_and_an_unmeasured_anchor(summary_of):
     """PG's anchors are the catalogue's constants, keyed by its name; a TSTR without TRTR has no ideal (null)."""
     summary = summary_of([(HOLDER, 1, "pg", None, 0.5), (HOLDER, 1, "auc_tstr", None, 0.7)])
-    anchors = anchors_json(choose(summary, [], privacy="pg", utility="tstr"), [])
+    anchors = anchors_json(choose(summary, [], privacy=Axis.parse("pg"), utility=UtilityMix.parse("tstr")), [])
     assert anchors == {"auc_tstr": {"worst": 0.5, "ideal": None}, "pg": {"worst": 0.0, "ideal": 1.0}}
 
 
@@ -100,23 +101,23 @@ MIX = UtilityMix.parse("tstr")
 
 def test_why_says_who_chose_the_level(two_levels):
     selection = choose(two_levels, ["a"])
-    assert why_text(selection, 1, 0.5, "anchored", "mab_worst", MIX, True) == (
+    assert why_text(selection, 1, 0.5, "anchored", DEFAULT_PRIVACY, MIX, True) == (
         "chosen by the user; the recommended level at these settings is 1 (the same)")
-    assert why_text(selection, 2, 0.5, "anchored", "mab_worst", MIX, True).endswith("is 1")
-    recommended = why_text(selection, 1, 0.5, "anchored", "mab_worst", MIX, False, ["auc_tstr"])
+    assert why_text(selection, 2, 0.5, "anchored", DEFAULT_PRIVACY, MIX, True).endswith("is 1")
+    recommended = why_text(selection, 1, 0.5, "anchored", DEFAULT_PRIVACY, MIX, False, ["auc_tstr"])
     assert recommended.startswith("recommended at α = 0.5, utility TSTR AUC (synthetic-trained) 100 %, privacy "
                                   "measured by Mean absolute attacker coefficient (MAB), least protected sensitive "
                                   "column, anchored normalisation: the best level by PU_t (best in 100 % of resamples")
     assert recommended.endswith("not chosen by the user")
-    assert why_text(selection, 2, 0.5, "anchored", "mab_worst", MIX, False).startswith(
+    assert why_text(selection, 2, 0.5, "anchored", DEFAULT_PRIVACY, MIX, False).startswith(
         "level 2 was released without being chosen; no level was recommended")
-    assert "no level was recommended" in why_text(None, 2, 0.5, "anchored", "mab_worst", MIX, False)
+    assert "no level was recommended" in why_text(None, 2, 0.5, "anchored", DEFAULT_PRIVACY, MIX, False)
 
 
 def test_why_names_the_settings_in_plain_words_never_their_codes(two_levels):
     """Finding 4: page 1 said "utility mix tstr=1,pair_structure=1,ci_overlap=1, privacy measured by mab_worst"."""
     selection = choose(two_levels, ["a"])
-    why = choice_json(selection, 1, 0.5, "anchored", "mab_worst", UtilityMix.parse(None),
+    why = choice_json(selection, 1, 0.5, "anchored", DEFAULT_PRIVACY, DEFAULT_MIX,
                       ["auc_tstr", "pair_structure", "ci_overlap"], chosen_by_user=False)["why"]
     for code in ("tstr=", "pair_structure", "ci_overlap", "mab_worst"):
         assert code not in why
@@ -130,14 +131,14 @@ def test_why_never_quotes_a_missing_recommendation_as_none(two_levels):
     unranked = choose(two_levels, ["a"])
     unranked.best_level = None
     for selection in (None, unranked):
-        why = why_text(selection, 2, 0.5, "anchored", "mab_worst", MIX, True)
+        why = why_text(selection, 2, 0.5, "anchored", DEFAULT_PRIVACY, MIX, True)
         assert "None" not in why and why == "chosen by the user; no level was recommended at these settings"
 
 
 def test_the_manifest_choice_holds_the_settings_and_the_chosen_level_scores(two_levels):
     selection = choose(two_levels, ["a"])
-    out = choice_json(selection, np.int64(2), 0.5, "anchored", "mab_worst", "tstr=2,pair_structure=2", ["auc_tstr"],
-                      chosen_by_user=False)
+    mix = UtilityMix.parse("tstr=2,pair_structure=2")
+    out = choice_json(selection, np.int64(2), 0.5, "anchored", DEFAULT_PRIVACY, mix, ["auc_tstr"], chosen_by_user=False)
     assert (out["selected_level"], out["best_level"], out["chosen_by"]) == (2, 1, "recommendation")
     assert type(out["selected_level"]) is int
     assert out["utility_mix"] == "tstr=2,pair_structure=2" and out["utility_mix_described"] == (
@@ -145,25 +146,29 @@ def test_the_manifest_choice_holds_the_settings_and_the_chosen_level_scores(two_
     row = selection.table.set_index("level").loc[2]
     assert set(out["scores"]) == {"PU", "U", "P", "P_unclipped", "U_auc_tstr", "U_pair_structure", "U_ci_overlap"}
     assert out["scores"]["P"] == pytest.approx(0.25) and out["scores"]["PU"] == pytest.approx(row["PU"])
-    assert "scores" not in choice_json(selection, 7, 0.5, "anchored", "mab_worst", "tstr")  # not a level scored
-    assert "scores" not in choice_json(None, 1, 0.5, "anchored", "mab_worst", "tstr")
+    assert "scores" not in choice_json(selection, 7, 0.5, "anchored", DEFAULT_PRIVACY, PAPER)  # not a level scored
+    assert "scores" not in choice_json(None, 1, 0.5, "anchored", DEFAULT_PRIVACY, PAPER)
+
+
+PAPER = UtilityMix.parse("tstr")
 
 
 def test_settings_parse_their_text_once_and_refuse_a_misspelt_axis(two_levels):
-    settings = ChoiceSettings(0.0, "anchored", "mab:a", "tstr")
+    settings = ChoiceSettings.parse(0.0, "anchored", "mab:a", "tstr")
     assert settings.privacy == Axis.parse("mab:a") and settings.utility == UtilityMix.parse("tstr")
-    assert ChoiceSettings().privacy == Axis.parse("mab_worst")
+    assert ChoiceSettings().privacy == DEFAULT_PRIVACY
     with pytest.raises(DataError, match="'mab_wrost' is not a privacy measure"):
-        ChoiceSettings(privacy="mab_wrost")
+        ChoiceSettings.parse(0.5, "anchored", "mab_wrost", "tstr")
     with pytest.raises(DataError, match="not a utility measure"):
-        ChoiceSettings(utility="tstr,auc")
+        ChoiceSettings.parse(0.5, "anchored", "mab_worst", "tstr,auc")
     chosen = settings.select(two_levels, ["a"])
     assert chosen.best_level == 2 and chosen.privacy == settings.privacy  # α 0: utility alone
     assert settings.to_json(chosen, 2)["chosen_by"] == "user"
 
 
 def test_settings_of_a_project_are_its_own():
-    project = SimpleNamespace(alpha="0.3", normalisation="paper", privacy="pg", utility="pair_structure")
+    project = SimpleNamespace(alpha=0.3, normalisation=Normalisation.PAPER, privacy=Axis.parse("pg"),
+                              utility=UtilityMix.parse("pair_structure"))
     assert ChoiceSettings.of(project) == ChoiceSettings(0.3, "paper", Axis.parse("pg"),
                                                         UtilityMix.parse("pair_structure"))
 
@@ -176,7 +181,7 @@ def test_summary_json_lists_the_points_and_leaves_the_references_out():
     for level, mab, auc in ((2, 0.3, 0.9), (1, 0.1, 0.7)):
         rows += [record(HOLDER, level, "mab", mab, "a"), record(HOLDER, level, "auc_tstr", auc)]
     rows += [record("independent", None, "auc_tstr", 0.6), record("independent", None, "mab", 0.02, "a")]
-    out = summary_json(to_frame(rows), ["a"], alpha=1.0, utility_mix="tstr")
+    out = summary_json(to_frame(rows), ["a"], alpha=1.0, utility_mix=UtilityMix.parse("tstr"))
     assert [(e["model"], e["level"]) for e in out["levels"]] == [(HOLDER, 1), (HOLDER, 2), ("independent", None)]
     assert out["best_level"] == 1 and out["utility_mix"] == "tstr=1" and out["notes"] == []
     first = out["levels"][0]
@@ -190,7 +195,7 @@ def test_summary_json_lists_the_points_and_leaves_the_references_out():
 def test_summary_json_names_a_level_beyond_the_anchors_and_an_empty_sweep():
     rows = [record(RAW, None, "mab", 0.4, "a"), record(SHUFFLED, None, "release_mab", 0.0, "a"),
             record(HOLDER, 1, "mab", 0.5, "a"), record(HOLDER, 1, "auc_tstr", 0.7)]
-    out = summary_json(to_frame(rows), ["a"], utility_mix="tstr")
+    out = summary_json(to_frame(rows), ["a"], utility_mix=UtilityMix.parse("tstr"))
     assert "the attack does better than on the real data itself" in out["levels"][0]["beyond"]
     assert out["levels"][0]["scores"]["P_unclipped"] == pytest.approx(-0.25)
     empty = summary_json(to_frame([record("independent", None, "auc_tstr", 0.6)]), ["a"])

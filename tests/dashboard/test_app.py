@@ -1,5 +1,5 @@
 """Each page's flows through Streamlit's AppTest (no browser): data, sensitive features, sweep,
-choose, export. The sweep's worker runs inline (AppTest does not run timers)."""
+choose, export. Start begins the sweep in its worker process, as for every user; the test waits for it to end."""
 
 import hashlib
 import json
@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.helpers import TINY_ONE_ITERATION as TINY
-from tests.helpers import dashboard, shown
+from tests.dashboard.conftest import SWEPT_GROUP
+from tests.helpers import SWEEP_SECONDS, dashboard, shown, wait_until
 from tvs_core import load_demo
 
 APP = Path(__file__).resolve().parents[2] / "app.py"
@@ -22,7 +22,7 @@ def workspace(page_workspace):
 
 
 def app() -> AppTest:
-    return dashboard(180)
+    return dashboard()
 
 
 def no_errors(at: AppTest) -> None:
@@ -100,6 +100,7 @@ def test_text_ordinal_labels_are_put_in_order():
     no_errors(at)
     assert schema(at)["severity"].levels == ("low", "medium", "high")
 
+@pytest.mark.slow
 def test_rho_changes_update_order_and_heatmap():
     at = app()
     at.switch_page("pages/sensitive.py").run()
@@ -141,23 +142,45 @@ def test_a_column_threshold_edit_overrides_and_the_others_follow_the_slider():
     assert project(at).rho_overrides == {}
 
 
+def finish_sweep(at: AppTest) -> AppTest:
+    """Wait until the sweep Start began has ended in its worker process — started by the page as for every user —
+    and that process is gone, then run the page again (AppTest runs no timers: this run is the page's own refresh)."""
+    from pages import common
+    from tvs_core.jobs.process import worker_alive
+    from tvs_core.storage.store import ACTIVE
+
+    job_id = project(at).job_id
+
+    def ended() -> bool:
+        job = common.store().job(job_id)
+        return job["status"] not in ACTIVE and not worker_alive(job)
+
+    wait_until(ended, f"sweep {job_id} ended and its worker is gone", SWEEP_SECONDS, 0.5)
+    at.run()
+    no_errors(at)
+    return at
+
+
 def run_sweep(at: AppTest, levels=(1, 10, 20), baselines=("independent",)) -> AppTest:
-    """A finished sweep through the Sweep page, run inline. Tests that only need a finished sweep (not its
-    levels' numbers, which tests/jobs checks) ask for one level and no baseline: a third of the time."""
+    """A finished sweep through the Sweep page, on the protocol the workspace fixture sets: the tiny one. Tests
+    that only read a finished sweep use the shared one (``after_sweep``)."""
     at.switch_page("pages/sensitive.py").run()
-    at.session_state["inline_worker"] = True
-    at.session_state["protocol_overrides"] = TINY
     at.switch_page("pages/sweep.py").run()
     no_errors(at)
     at.multiselect(key="w.sweep.levels").set_value(list(levels)).run()
     at.multiselect(key="w.sweep.baselines").set_value(list(baselines)).run()
     next(b for b in at.button if b.label == "Start sweep").click().run()
     no_errors(at)
-    return at
+    return finish_sweep(at)
 
 
-def test_sweep_choose_and_export_flow():
-    at = run_sweep(app())
+@pytest.mark.slow
+@pytest.mark.xdist_group(SWEPT_GROUP)
+def test_sweep_choose_and_export_flow(after_sweep):
+    """After a sweep started on the Sweep page (the shared one): choose, then export, and what the manifest says."""
+    at = after_sweep
+    at.switch_page("pages/sweep.py").run()
+    no_errors(at)
     job_id = project(at).job_id
     from pages import common
 
@@ -185,7 +208,7 @@ def test_sweep_choose_and_export_flow():
     at.slider(key="w.mix.pair_structure").set_value(0.0).run()
     at.slider(key="w.mix.ci_overlap").set_value(0.0).run()
     no_errors(at)
-    assert project(at).utility == "tstr=1"
+    assert project(at).utility.text == "tstr=1"
     at.switch_page("pages/export.py").run()
     no_errors(at)
     at.button[0].click().run()
@@ -207,6 +230,12 @@ def test_sweep_choose_and_export_flow():
     strict = json.loads(manifest_bytes(manifest), parse_constant=refuse)  # no bare NaN for strict parsers
     assert strict["sweep"]["preset"] == "quick" and strict["sweep"]["holdout_fraction"] == 0.2
     assert strict["sweep"]["levels"] == [1, 10, 20]
+    # the game sizes it ran with, as its worker recorded them: the tests' tiny ones, and said so by name
+    from tests.helpers import TINY
+    from tvs_core.evaluation.protocol import TINY_QUICK_NAME
+
+    assert strict["sweep"]["protocol"]["name"] == TINY_QUICK_NAME
+    assert {k: strict["sweep"]["protocol"][k] for k in TINY} == TINY
     assert strict["choice"]["alpha"] == 0.9 and strict["choice"]["selected_level"] == 10
     assert strict["choice"]["privacy_metric"] == "mab_worst" and strict["choice"]["why"]
     assert strict["choice"]["utility_mix"] == "tstr=1" and set(strict["choice"]["scores"]) >= {"PU", "U", "P"}
@@ -259,8 +288,10 @@ def test_choices_survive_changing_page_and_coming_back():
                                                                                         "paper")
 
 
-def test_a_reload_brings_the_same_project_and_sweep_back():
-    at = run_sweep(app(), levels=[1], baselines=[])
+@pytest.mark.slow
+@pytest.mark.xdist_group(SWEPT_GROUP)
+def test_a_reload_brings_the_same_project_and_sweep_back(after_sweep):
+    at = after_sweep
     before = project(at)
     at.switch_page("pages/choose.py").run()
     at.slider(key="w.alpha").set_value(0.8).run()
@@ -276,9 +307,10 @@ def test_a_reload_brings_the_same_project_and_sweep_back():
     assert "Chosen level:** none yet" in sidebar_text(on_first_page)
 
 
-def test_the_projects_page_reopens_an_earlier_project_and_its_sweep():
-    at = run_sweep(app(), levels=[1], baselines=[])
-    first = project(at)
+@pytest.mark.slow
+@pytest.mark.xdist_group(SWEPT_GROUP)
+def test_the_projects_page_reopens_an_earlier_project_and_its_sweep(after_sweep):
+    first = project(after_sweep)
     table = load_demo("clinical")[["total_cost_eur", "lactate_mmol_l", "in_hospital_death"]].head(150)
     at = app().run()  # the same workspace in a new session: the open project comes back
     assert project(at).id == first.id and "Sweep:** done" in sidebar_text(at)
@@ -294,7 +326,10 @@ def test_the_projects_page_reopens_an_earlier_project_and_its_sweep():
     assert project(at).id == first.id and project(at).job_id == first.job_id
 
 
+@pytest.mark.slow
 def test_a_csv_with_missing_responses_can_be_swept():
+    from pages import common
+
     table = load_demo("clinical")[["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "in_hospital_death"]]
     table = table.head(250).astype({"in_hospital_death": "float64"})
     table.loc[[3, 40, 99], "in_hospital_death"] = float("nan")
@@ -304,14 +339,10 @@ def test_a_csv_with_missing_responses_can_be_swept():
     assert any("3 rows have no value of the response" in c.value for c in at.caption)
     at.switch_page("pages/sensitive.py").run()
     at.multiselect(key="w.sensitive").set_value(["total_cost_eur"]).run()
-    at.session_state["inline_worker"] = True
-    at.session_state["protocol_overrides"] = TINY
     at.switch_page("pages/sweep.py").run()
     at.multiselect(key="w.sweep.baselines").set_value(["independent"]).run()
     next(b for b in at.button if b.label == "Start sweep").click().run()
-    no_errors(at)
-    from pages import common
-
+    finish_sweep(at)
     assert common.store().job(project(at).job_id)["status"] == "done"
 
 

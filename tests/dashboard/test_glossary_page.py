@@ -12,7 +12,7 @@ def workspace(page_workspace):
 
 
 def glossary_page():
-    at = dashboard(120).run()
+    at = dashboard().run()
     at.switch_page("pages/glossary.py").run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -25,7 +25,7 @@ def shown(at) -> str:
 def test_the_page_shows_every_entry_and_the_guide():
     at = glossary_page()
     assert at.title[0].value == "What the words mean"
-    from pages.common import md
+    from pages.plain import md
 
     text = shown(at)
     for term in glossary.entries():

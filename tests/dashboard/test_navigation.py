@@ -24,7 +24,7 @@ def test_streamlit_still_chooses_its_old_multipage_mode_by_the_private_flag_the_
 
 def test_every_page_hands_its_run_to_app_py_first():
     for page in sorted(PAGES.glob("*.py")):
-        if page.name in ("common.py", "__init__.py"):
+        if page.name in ("common.py", "signin.py", "plain.py", "__init__.py"):  # what the pages share, no page
             continue
         body = [node for node in ast.parse(page.read_text()).body
                 if not isinstance(node, (ast.Import, ast.ImportFrom))

@@ -6,50 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.dashboard.test_app import TINY, app, no_errors, project, run_sweep
+from tests.dashboard.conftest import SWEPT_GROUP
+from tests.dashboard.test_app import app, finish_sweep, no_errors, project, run_sweep
 from tests.helpers import shown
 from tvs_core import load_demo
-
-pytestmark = pytest.mark.xdist_group("record_sweep")
 
 
 @pytest.fixture(autouse=True)
 def workspace(page_workspace):
     return page_workspace
-
-
-@pytest.fixture(scope="module")
-def swept(tmp_path_factory):
-    """One small sweep of the clinical demo (levels 1 and 20), run once for the tests that only read it (each gets
-    a copy); the module is one xdist group, so it is run once per suite, not once per worker."""
-    from pages import common
-
-    root = tmp_path_factory.mktemp("swept") / "workspace"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("TVS_WORKSPACE", str(root))
-        common.store.clear()
-        common.resume_orphaned_jobs.clear()
-        run_sweep(app(), levels=[1, 20], baselines=[])
-        common.store().close()
-        common.store.clear()
-    return root
-
-
-@pytest.fixture
-def after_sweep(swept, tmp_path, monkeypatch):
-    """The app on a copy of the swept workspace: its project open, its sweep done, nothing chosen."""
-    import shutil
-
-    from pages import common
-
-    copy = tmp_path / "copy"
-    shutil.copytree(swept, copy)
-    monkeypatch.setenv("TVS_WORKSPACE", str(copy))
-    common.store.clear()
-    at = app().run()
-    at.session_state["inline_worker"] = True
-    at.session_state["protocol_overrides"] = TINY
-    return at
 
 
 def generate(at):
@@ -59,6 +24,8 @@ def generate(at):
     return at.session_state["release"]
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group(SWEPT_GROUP)
 def test_a_level_nobody_clicked_is_released_as_the_recommendation_never_as_a_choice(after_sweep):
     at = after_sweep
     at.switch_page("pages/choose.py").run()
@@ -84,6 +51,8 @@ def test_a_level_nobody_clicked_is_released_as_the_recommendation_never_as_a_cho
     assert choice["chosen_by"] == "user" and choice["why"].startswith("chosen by the user")
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group(SWEPT_GROUP)
 def test_changing_a_setting_keeps_the_sweep_shown_and_says_how_it_differs(after_sweep):
     at = after_sweep
     job_id = project(at).job_id
@@ -119,6 +88,8 @@ def test_a_seed_that_is_not_a_whole_number_is_refused_in_words_and_blocks_start(
     assert next(b for b in at.button if b.label == "Start sweep").disabled
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group(SWEPT_GROUP)
 def test_rows_that_cannot_be_drawn_are_refused_and_generate_is_blocked(after_sweep):
     at = after_sweep
     at.switch_page("pages/export.py").run()
@@ -130,36 +101,43 @@ def test_rows_that_cannot_be_drawn_are_refused_and_generate_is_blocked(after_swe
     assert len(generate(at).table) == 300
 
 
+@pytest.mark.slow
 def test_start_says_how_many_tasks_the_progress_will_count():
+    """On 300 rows of the demo (the count does not depend on the table's size, the sweep's cost does)."""
+    from pages import common
+
     at = app().run()
+    cohort = load_demo("clinical").head(300).to_csv(index=False).encode()
+    at.file_uploader[0].set_value(("cohort.csv", cohort, "text/csv")).run()
+    project(at).sweep.sensitive = ["total_cost_eur", "lactate_mmol_l"]
     at.switch_page("pages/sensitive.py").run()
-    at.session_state["inline_worker"] = True
-    at.session_state["protocol_overrides"] = TINY
     at.switch_page("pages/sweep.py").run()
     at.multiselect(key="w.sweep.levels").set_value([1, 10]).run()
     at.multiselect(key="w.sweep.baselines").set_value(["independent"]).run()
     said = next(c.value for c in at.caption if c.value.startswith("Start runs"))
     next(b for b in at.button if b.label == "Start sweep").click().run()
-    from pages import common
-
+    finish_sweep(at)
     info = common.job().progress()
     assert said.startswith(f"Start runs {info['total']} tasks") and info["done"] == info["total"], (said, info)
 
 
+@pytest.mark.slow
 def test_the_manifest_names_the_users_hold_out_file_not_an_unused_split():
     table = load_demo("clinical")
     at = app().run()
-    at.file_uploader[0].set_value(("cohort.csv", table.head(900).to_csv(index=False).encode(), "text/csv")).run()
+    at.file_uploader[0].set_value(("cohort.csv", table.head(300).to_csv(index=False).encode(), "text/csv")).run()
     project(at).sweep.sensitive = ["total_cost_eur"]
     at.file_uploader(key=f"holdout.{project(at).id}").set_value(
-        ("holdout.csv", table.tail(300).to_csv(index=False).encode(), "text/csv")).run()
+        ("holdout.csv", table.tail(100).to_csv(index=False).encode(), "text/csv")).run()
     no_errors(at)
     assert project(at).holdout is not None
     run_sweep(at, levels=[1], baselines=[])
     sweep = generate(at).manifest()["sweep"]
-    assert "holdout_fraction" not in sweep and "hold-out file (300 rows)" in sweep["holdout"]
+    assert "holdout_fraction" not in sweep and "hold-out file (100 rows)" in sweep["holdout"]
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group(SWEPT_GROUP)
 def test_earlier_releases_are_shown_before_generate_and_the_mix_panel_keeps_its_label(after_sweep):
     at = after_sweep
     at.switch_page("pages/choose.py").run()
@@ -178,6 +156,8 @@ def test_earlier_releases_are_shown_before_generate_and_the_mix_panel_keeps_its_
     assert listed and len(listed[0]) == 1 and listed[0]["note"].tolist() == ["first"]
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group(SWEPT_GROUP)
 def test_choose_says_when_the_sweep_has_not_finished(after_sweep):
     at = after_sweep
     from pages import common
@@ -187,6 +167,8 @@ def test_choose_says_when_the_sweep_has_not_finished(after_sweep):
     assert any("has not finished" in w.value for w in at.warning)
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group(SWEPT_GROUP)
 def test_a_typed_note_is_kept_as_it_is_typed(after_sweep):
     at = after_sweep
     at.switch_page("pages/export.py").run()

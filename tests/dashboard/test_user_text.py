@@ -8,7 +8,7 @@ import re
 import pytest
 from google.protobuf.descriptor import FieldDescriptor
 
-from tests.dashboard.test_app import TINY
+from tests.dashboard.test_app import finish_sweep
 from tests.helpers import dashboard
 from tvs_core import load_demo
 
@@ -56,6 +56,7 @@ def hostile_table():
     return table.assign(ward=table["age_years"].map(lambda age: f"A {IMAGE}" if age > 60 else "B"))
 
 
+@pytest.mark.slow
 def test_markdown_in_file_column_and_label_names_is_shown_as_text_on_every_page():
     at = dashboard().run()
     at.file_uploader[0].set_value((FILE_NAME, hostile_table().to_csv(index=False).encode(), "text/csv")).run()
@@ -74,11 +75,11 @@ def test_markdown_in_file_column_and_label_names_is_shown_as_text_on_every_page(
 
     for page in ("pages/data.py", "pages/sensitive.py", "pages/choose.py", "pages/export.py", "pages/sweep.py"):
         visit(page)
-    at.session_state["inline_worker"] = True
-    at.session_state["protocol_overrides"] = TINY
     at.multiselect(key="w.sweep.levels").set_value([1, 2]).run()
     at.multiselect(key="w.sweep.baselines").set_value(["independent"]).run()
     next(b for b in at.button if b.label == "Start sweep").click().run()
+    visit("pages/sweep.py")  # while it runs
+    finish_sweep(at)
     visit("pages/sweep.py")
     project = at.session_state["project"]
     project.selected_level = 1
@@ -92,12 +93,13 @@ def test_markdown_in_file_column_and_label_names_is_shown_as_text_on_every_page(
     assert any(f"cohort !\\[{MARK}\\]" in text for text in seen)  # the name is shown, escaped, not dropped
 
 
+@pytest.mark.slow
 def test_an_image_in_a_file_name_is_never_fetched_by_the_browser(tmp_path):
     """In a real browser: the sidebar shows the name's characters, and the address in it receives no request."""
     import http.server
     import threading
 
-    from tests.browser import browser_page, running_server, sidebar
+    from tests.browser import browser_page, running_server, settled, sidebar
 
     requests: list[str] = []
 
@@ -119,11 +121,11 @@ def test_an_image_in_a_file_name_is_never_fetched_by_the_browser(tmp_path):
     try:
         with running_server(tmp_path / "workspace") as server, browser_page() as page:
             page.goto(server.url)
-            page.get_by_text("1250 rows").first.wait_for(timeout=120_000)
+            page.get_by_text("1250 rows").first.wait_for()
             page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(
                 files=[{"name": name, "mimeType": "text/csv", "buffer": path.read_bytes()}])
-            page.get_by_text("400 rows").first.wait_for(timeout=120_000)
-            page.wait_for_timeout(3000)
+            page.get_by_text("400 rows").first.wait_for()
+            settled(page)  # every run the upload set off has drawn what it draws
             assert f"cohort ![{MARK}](http://127.0.0.1:{listener.server_port}/{MARK}).csv" in sidebar(page)
             assert page.locator(f'img[src*="{MARK}"]').count() == 0
     finally:

@@ -38,6 +38,7 @@ def test_names_types_and_row_order_are_part_of_the_identity(small_table):
     assert fingerprint_table(small_table.iloc[::-1].reset_index(drop=True)) != print_of
 
 
+@pytest.mark.slow
 def test_the_fingerprint_is_the_same_in_another_process():
     """Stored work is recognised after a restart: no per-process hashing (PYTHONHASHSEED) enters it."""
     code = ("from tests.conftest import make_mixed_table, make_small_table\n"

@@ -79,6 +79,7 @@ def test_independent_margins_look_safe_and_useless(split):
     assert release_mab < 0.5 * real_mab and release_mab < 0.06
 
 
+@pytest.mark.slow
 @pytest.mark.kernels
 def test_full_cvine_tstr_is_close_to_trtr():
     train, test = holdout_split(load_demo("clinical"), Y, seed=0)
@@ -93,6 +94,7 @@ def test_full_cvine_tstr_is_close_to_trtr():
     assert (tstr - 0.5) >= 0.8 * (trtr["median"].iloc[0] - 0.5)
 
 
+@pytest.mark.slow
 def test_fit_once_truncate_many_equals_refit_per_level(split):
     train, test = split
     model = TVineSynth(response=Y, sensitive=SENSITIVE, seed=4).fit(train)
@@ -103,6 +105,7 @@ def test_fit_once_truncate_many_equals_refit_per_level(split):
     assert {"pg", "mab", "release_mab", "auc_tstr", "mcmia"} <= set(fast["metric"])
 
 
+@pytest.mark.slow
 def test_same_seed_same_records_and_every_record_is_tidy(split):
     train, test = split
     model = TVineSynth(response=Y, sensitive=SENSITIVE, seed=4).fit(train)
@@ -126,6 +129,7 @@ def test_default_levels_are_every_fifth_plus_one_and_t_max():
     assert default_levels(26) == [1, 5, 10, 15, 20, 25, 26]
 
 
+@pytest.mark.slow
 def test_kendall_matrices_per_level_approach_the_real_one(split):
     train, test = split
     model = TVineSynth(response=Y, sensitive=SENSITIVE, seed=4).fit(train)
@@ -152,6 +156,7 @@ class ReversedParallel:
         return reversed([fn(*args, **kwargs) for fn, args, kwargs in calls])
 
 
+@pytest.mark.slow
 def test_records_do_not_depend_on_the_order_results_arrive_in(split, monkeypatch):
     """Workers finish in any order under load; the attackers and records must not notice."""
     import tvs_core.jobs.engine as engine
@@ -178,6 +183,7 @@ def test_intervals_do_not_depend_on_the_order_replicates_are_stored_in():
 
 def test_continuous_response_is_scored_and_named_as_r2(split):
     """A statistician reading the records must not find R² values under an AUC name."""
+    from tvs_core.choice.mix import UtilityMix
     from tvs_core.choice.summary import choose
     from tvs_core.evaluation.summary import summarise
 
@@ -189,7 +195,7 @@ def test_continuous_response_is_scored_and_named_as_r2(split):
     utility = {m for m in records["metric"] if m.startswith(("auc_", "r2_"))}
     assert utility == {"r2_tstr", "r2_tstr_linear", "r2_trtr", "r2_trtr_linear"}
     summary = summarise(records)
-    selection = choose(summary, sensitive, alpha=0.0, utility="tstr")  # the paper's U_t: TSTR alone
+    selection = choose(summary, sensitive, alpha=0.0, utility=UtilityMix.parse("tstr"))  # the paper's U_t: TSTR alone
     table = selection.table.set_index("level")
     tstr = summary.holder().metric("r2_tstr").frame.set_index("level")["median"]
     trtr = summary.metric("r2_trtr").frame["median"].iloc[0]

@@ -52,6 +52,7 @@ def test_copy_generator_is_caught(demo):
     assert found["tpr_at_1pct_fpr"]["local_likelihood_ratio"] > 0.2, found["tpr_at_1pct_fpr"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("demo", DEMO_NAMES)
 def test_independent_margins_are_blind(demo):
     runs = []

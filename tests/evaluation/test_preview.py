@@ -344,6 +344,7 @@ def test_flat_curves_give_few_levels_and_the_top_stays_the_advised_one():
     assert suggested_levels(curves_preview({0: 0.2}, {0: 5}, top), top) == [1, 40, 60, top]
 
 
+@pytest.mark.slow
 def test_the_levels_a_sweep_suggests_are_those_of_its_own_preview_and_the_holder_is_fitted_only_up_to_them():
     """A 60-column table whose sensitive column is independent of the rest and whose only associations sit in a
     block at the end of the order (the roots of the first trees): the preview stops changing well below t_max, so

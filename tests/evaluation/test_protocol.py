@@ -81,3 +81,21 @@ def test_capped_never_raises_a_size_and_records_every_change(preset, pool):
     assert all(getattr(used, name) <= pool for name in REFERENCE_SIZES)
     assert used.mia_size_raw <= 0.8 * used.mia_size_attacker
     assert preset == PRESETS[preset.name]  # the shared preset is left as it was
+
+
+def test_the_test_suites_setting_gives_the_quick_preset_the_tiny_sizes_and_says_so(monkeypatch):
+    """TVS_TEST_PROTOCOL=tiny: the quick preset at TINY_SIZES, named so (what a sweep records names it), the rest of
+    the preset kept; the paper's preset untouched; unset, the quick preset itself."""
+    from tvs_core.evaluation.protocol import TEST_PROTOCOL_ENV, TINY_QUICK_NAME, TINY_SIZES
+
+    monkeypatch.setenv(TEST_PROTOCOL_ENV, "tiny")
+    tiny = get_protocol("quick")
+    assert tiny == replace(QUICK, name=TINY_QUICK_NAME, **TINY_SIZES) and "TVS_TEST_PROTOCOL=tiny" in tiny.name
+    assert all(getattr(tiny, size) <= getattr(QUICK, size) for size in TINY_SIZES)  # smaller, every game played
+    assert get_protocol("paper") is PAPER
+    monkeypatch.setenv(TEST_PROTOCOL_ENV, "huge")
+    with pytest.raises(DataError, match="TVS_TEST_PROTOCOL is 'huge'") as refused:
+        get_protocol("quick")
+    assert "unset" in refused.value.fix
+    monkeypatch.delenv(TEST_PROTOCOL_ENV)
+    assert get_protocol("quick") is QUICK

@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 import pytest
 
 from tvs_core import figures as F
+from tvs_core.choice import DEFAULT_PRIVACY, Axis
 from tvs_core.choice.selection import level_table, select
 from tvs_core.errors import DataError
 from tvs_core.evaluation.catalogue import CATALOGUE
@@ -167,7 +168,7 @@ def test_preview_curve_has_a_line_per_attribute_and_the_theorem_level():
                             for t in range(0, 5) for a in ("cost", "lactate")])
     fig = F.preview_curve(preview, 3)
     assert [t.name for t in fig.data] == ["cost", "lactate"]
-    assert list(fig.data[0].x) == [0, 1, 2, 3, 4]
+    assert list(fig.data[0].x) == [1, 2, 3, 4]  # level 0 keeps no tree: no level a sweep offers, not drawn
     assert fig.data[0].line.color != fig.data[1].line.color
     (line,) = fig.layout.shapes
     assert line.x0 == line.x1 == 3 and line.line.dash == "dash"
@@ -185,7 +186,7 @@ def scatter_points(fig: go.Figure) -> dict:
 
 def test_scatter_customdata_are_plain_lists_and_the_highlight_sits_on_its_level(summary):
     levels = [1, 3, 5]
-    fig = F.privacy_utility_scatter(summary, "mab_worst", ["a", "b"], 3, levels)
+    fig = F.privacy_utility_scatter(summary, DEFAULT_PRIVACY, ["a", "b"], 3, levels)
     names = [t.name for t in fig.data]
     assert names == ["TVineSynth (by level)", "DP vine (ε = 1)", "Independent margins",
                      "TRTR (trained on real data): 0.800", "Selected: level 3"]
@@ -209,36 +210,36 @@ def test_scatter_customdata_are_plain_lists_and_the_highlight_sits_on_its_level(
 
 def test_scatter_without_selection_or_with_an_unknown_level_has_no_highlight(summary):
     for selected in (None, 4):
-        fig = F.privacy_utility_scatter(summary, "mab_worst", ["a", "b"], selected, [1, 3, 5])
+        fig = F.privacy_utility_scatter(summary, DEFAULT_PRIVACY, ["a", "b"], selected, [1, 3, 5])
         assert not any(t.name.startswith("Selected") for t in fig.data)
 
 
 def test_mab_worst_takes_the_worst_column_and_game_before_release(summary):
-    worst = scatter_points(F.privacy_utility_scatter(summary, "mab_worst", ["a", "b"], None, [1, 3, 5]))
+    worst = scatter_points(F.privacy_utility_scatter(summary, DEFAULT_PRIVACY, ["a", "b"], None, [1, 3, 5]))
     assert {t: round(x, 6) for t, (x, _) in worst.items()} == {1: 0.30, 3: 0.25, 5: 0.40}
-    only_a = scatter_points(F.privacy_utility_scatter(summary, "mab:a", ["a", "b"], None, [1, 3, 5]))
+    only_a = scatter_points(F.privacy_utility_scatter(summary, Axis.parse("mab:a"), ["a", "b"], None, [1, 3, 5]))
     assert {t: round(x, 6) for t, (x, _) in only_a.items()} == {1: 0.10, 3: 0.20, 5: 0.40}  # game, not release
-    fig = F.privacy_utility_scatter(summary, "mab_worst", ["a", "b"], None, [1, 3, 5])
+    fig = F.privacy_utility_scatter(summary, DEFAULT_PRIVACY, ["a", "b"], None, [1, 3, 5])
     dp = next(t for t in fig.data if t.name == "DP vine (ε = 1)")
     assert dp.x[0] == pytest.approx(0.08)  # baselines have no game: their release MAB, worst column
     assert any("release attack" in a.text for a in fig.layout.annotations)
 
 
 def test_scatter_pg_and_mcmia(summary):
-    fig = F.privacy_utility_scatter(summary, "pg", ["a", "b"], 1, [1, 3, 5])
+    fig = F.privacy_utility_scatter(summary, Axis.parse("pg"), ["a", "b"], 1, [1, 3, 5])
     points = scatter_points(fig)
     assert points[1][0] == pytest.approx(0.9)  # median of 0.9, 1.1, 0.7 over targets
     assert [t.name for t in fig.data] == ["TVineSynth (by level)", "TRTR (trained on real data): 0.800",
                                           "Selected: level 1"]  # no PG for baselines
     assert any(a.text == "more private →" for a in fig.layout.annotations)
     assert any("Not shown" in a.text and "Independent margins" in a.text for a in fig.layout.annotations)
-    fig = F.privacy_utility_scatter(summary, "mcmia", ["a", "b"], None, [1, 3, 5])
+    fig = F.privacy_utility_scatter(summary, Axis.parse("mcmia"), ["a", "b"], None, [1, 3, 5])
     assert scatter_points(fig)[5][0] == pytest.approx(0.55)
     assert any(a.text == "← more private" for a in fig.layout.annotations)
     assert_readable_axes(fig)
-    assert len(F.privacy_utility_scatter(Summary(), "pg", ["a"], None, [1]).data) == 0
+    assert len(F.privacy_utility_scatter(Summary(), Axis.parse("pg"), ["a"], None, [1]).data) == 0
     with pytest.raises(DataError, match="not a privacy measure"):
-        F.privacy_utility_scatter(summary, "dcr", ["a"], None, [1])
+        F.privacy_utility_scatter(summary, Axis.parse("dcr"), ["a"], None, [1])
 
 
 def test_an_external_set_is_marked_as_not_having_played_the_games(summary):
@@ -246,19 +247,21 @@ def test_an_external_set_is_marked_as_not_having_played_the_games(summary):
     mine = [srow("mine", None, "release", "auc_tstr", 0.62), srow("mine", None, "release", "release_mab", 0.06, "a"),
             srow("mine", None, "release", "release_mab", 0.07, "b"), srow("mine", None, "release", "mcmia", 0.52)]
     both = Summary(pd.concat([summary.frame, pd.DataFrame(mine).astype({"level": "Int64"})], ignore_index=True))
-    fig = F.privacy_utility_scatter(both, "mab_worst", ["a", "b"], None, [1, 3, 5], externals=["mine"])
+    fig = F.privacy_utility_scatter(both, DEFAULT_PRIVACY, ["a", "b"], None, [1, 3, 5], externals=["mine"])
     hover = {t.name: t.hovertext[0] for t in fig.data if t.hovertext and len(t.hovertext) == 1}
     assert "from the release attack" in hover["mine"] and "games not played (external file: no generator to " \
         "refit)" in hover["mine"]
     assert next(t for t in fig.data if t.name == "mine").x[0] == pytest.approx(0.07)  # the release MAB, worst
     assert "games not played" not in hover["DP vine (ε = 1)"]  # a baseline could have played: not marked
-    fig = F.privacy_utility_scatter(both, "pg", ["a", "b"], None, [1, 3, 5], externals=["mine"])  # no fallback
+    # no fallback
+    fig = F.privacy_utility_scatter(both, Axis.parse("pg"), ["a", "b"], None, [1, 3, 5], externals=["mine"])
     notes = [a.text or "" for a in fig.layout.annotations]
     assert not any(t.name == "mine" for t in fig.data)
     assert any("games not played" in n and "mine" in n for n in notes)
     assert any(n.startswith("Not shown (metric missing)") and "mine" not in n and "Independent margins" in n
                for n in notes)
-    fig = F.privacy_utility_scatter(both, "mcmia", ["a", "b"], None, [1, 3, 5], externals=["mine"])  # no game metric
+    # no game metric
+    fig = F.privacy_utility_scatter(both, Axis.parse("mcmia"), ["a", "b"], None, [1, 3, 5], externals=["mine"])
     mine_trace = next(t for t in fig.data if t.name == "mine")
     assert "games not played" not in mine_trace.hovertext[0]
     assert not any("games not played" in (a.text or "") for a in fig.layout.annotations)
@@ -312,7 +315,8 @@ def pu_table() -> pd.DataFrame:
 def test_pu_curve_marks_best_and_selected_and_shows_wins(pu_table):
     fig = F.pu_curve(pu_table, 3, 5)
     by_name = {t.name: t for t in fig.data}
-    assert set(by_name) == {"Share of resamples won", "PU resampling band (95 %)", "Privacy score P",
+    assert set(by_name) == {"Share of resamples won",
+                            "PU middle 95 % of 2000 redraws within each metric's range", "Privacy score P",
                             "Utility score U", "Privacy–utility score PU", "Best level", "Selected: level 5"}
     bars = by_name["Share of resamples won"]
     assert bars.type == "bar" and bars.yaxis == "y2" and list(bars.y) == [0.0, 0.6, 0.4, 0.0]
@@ -379,10 +383,10 @@ def test_figures_from_a_tiny_real_evaluation():
     result = evaluate(model, train, test, levels=[1, 4], preset=preset, seed=1, n_jobs=1, games=("release", "aia"))
     summary = result.summary()
     for privacy in ("mab_worst", "mab:lactate_mmol_l", "mcmia"):
-        fig = F.privacy_utility_scatter(summary, privacy, sensitive, 4, result.levels)
+        fig = F.privacy_utility_scatter(summary, Axis.parse(privacy), sensitive, 4, result.levels)
         assert list(fig.data[0].customdata) == [1, 4] and fig.data[-1].name == "Selected: level 4"
         assert_readable_axes(fig)
-    no_pg = F.privacy_utility_scatter(summary, "pg", sensitive, 4, result.levels)  # PG needs the MIA game
+    no_pg = F.privacy_utility_scatter(summary, Axis.parse("pg"), sensitive, 4, result.levels)  # PG needs the MIA game
     assert len(no_pg.data) == 0 and "No model" in no_pg.layout.annotations[0].text
     table, anchors = level_table(summary, sensitive)
     chosen = select(table, anchors=anchors, draws=100)
@@ -401,7 +405,7 @@ def test_axes_fit_the_levels_and_a_far_baseline_is_an_arrow(summary):
     """A baseline at chance must not squeeze the levels into a band: it is drawn at the edge, with an arrow."""
     far = summary.frame.copy()
     far.loc[(far["model"] == "independent") & (far["metric"] == "auc_tstr"), ["median", "ci_low", "ci_high"]] = 0.2
-    fig = F.privacy_utility_scatter(Summary(far), "mab_worst", ["a", "b"], None, [1, 3, 5])
+    fig = F.privacy_utility_scatter(Summary(far), DEFAULT_PRIVACY, ["a", "b"], None, [1, 3, 5])
     low, high = fig.layout.yaxis.range
     ours = [y for y in fig.data[0].y]
     assert low > 0.2 and low <= min(ours) and high >= 0.8  # the levels and the TRTR line, not the baseline
@@ -416,11 +420,11 @@ def test_axes_fit_the_levels_and_a_far_baseline_is_an_arrow(summary):
 
 
 def test_values_above_the_ideal_are_explained(summary):
-    fig = F.privacy_utility_scatter(summary, "pg", ["a", "b"], None, [1, 3, 5])
+    fig = F.privacy_utility_scatter(summary, Axis.parse("pg"), ["a", "b"], None, [1, 3, 5])
     assert not any("worse than chance" in (a.text or "") for a in fig.layout.annotations)
     above = summary.frame.copy()
     above.loc[above["metric"] == "pg", ["median", "ci_low", "ci_high"]] += 0.5  # level 1: PG 1.4
-    fig = F.privacy_utility_scatter(Summary(above), "pg", ["a", "b"], None, [1, 3, 5])
+    fig = F.privacy_utility_scatter(Summary(above), Axis.parse("pg"), ["a", "b"], None, [1, 3, 5])
     assert any("worse than chance" in (a.text or "") for a in fig.layout.annotations)
 
 
@@ -497,7 +501,7 @@ LEGEND_LINE, NOTE_LINE = 19, 15
 
 def competitor_scatter(summary: Summary, privacy: str = "mab_worst") -> go.Figure:
     """The scatter as the tester saw it: level 3 selected, no level choice passed."""
-    return F.privacy_utility_scatter(summary, privacy, TWO, 3, COMPETITOR_LEVELS)
+    return F.privacy_utility_scatter(summary, Axis.parse(privacy), TWO, 3, COMPETITOR_LEVELS)
 
 
 def test_every_competitor_is_in_the_legend_and_no_label_of_a_point_off_the_axes_can_collide(competitors):
@@ -537,6 +541,7 @@ def test_every_competitor_is_in_the_legend_and_no_label_of_a_point_off_the_axes_
 TEXTS = ".annotation-text-g, .legend .traces text, .legendtitletext, .g-xtitle, .g-ytitle, .g-gtitle"
 
 
+@pytest.mark.slow
 def test_the_scatter_in_a_browser_shows_every_legend_entry_and_no_text_overlaps(competitors, tmp_path):
     """The same figure drawn by plotly.js in headless Chromium: every trace has a legend entry inside the figure
     (no scrolled, cut legend) and no two texts of the figure (annotations, legend entries, titles) overlap."""
@@ -607,7 +612,7 @@ def test_the_hover_names_the_column_the_choice_names(competitors):
     assert named(competitor_scatter(competitors)) == {t: [default[t]] for t in COMPETITOR_LEVELS}
     for method in ("anchored", "paper", "minmax"):
         selection = choose(competitors, TWO, method=method)
-        fig = F.privacy_utility_scatter(competitors, "mab_worst", TWO, 3, COMPETITOR_LEVELS, selection=selection)
+        fig = F.privacy_utility_scatter(competitors, DEFAULT_PRIVACY, TWO, 3, COMPETITOR_LEVELS, selection=selection)
         columns = deciding(selection)
         assert named(fig) == {t: [columns[t]] for t in COMPETITOR_LEVELS}, method
         for level, x in zip(fig.data[0].customdata, fig.data[0].x, strict=True):
@@ -616,8 +621,8 @@ def test_the_hover_names_the_column_the_choice_names(competitors):
             card = explain_level(selection, competitors, level, TWO)
             assert f" for {columns[level]} " in card.protects[0]
     with pytest.raises(ValueError, match="scored"):  # a selection of another axis is not read as this one's
-        F.privacy_utility_scatter(competitors, "mab:crea", TWO, 3, COMPETITOR_LEVELS, selection=choose(competitors,
-                                                                                                       TWO))
+        F.privacy_utility_scatter(competitors, Axis.parse("mab:crea"), TWO, 3, COMPETITOR_LEVELS,
+                                  selection=choose(competitors, TWO))
 
 
 def test_the_hover_says_what_each_interval_is(competitors):
@@ -651,7 +656,7 @@ def test_axis_titles_are_the_catalogues_plain_questions(summary):
     for text in ("mab_worst", "mab:a", "pg", "mcmia", "mia_auc", "wcab_worst"):
         axis = Axis.parse(text, sensitive=["a", "b"])
         for utility in (None, Axis(CATALOGUE["pair_structure"])):
-            fig = F.privacy_utility_scatter(summary, text, ["a", "b"], None, [1, 3, 5], utility=utility)
+            fig = F.privacy_utility_scatter(summary, Axis.parse(text), ["a", "b"], None, [1, 3, 5], utility=utility)
             question = CATALOGUE[axis.metric.name].question
             assert title_parts(fig.layout.xaxis.title.text) == (question + (": a only" if axis.column else ""),
                                                                 axis.title)

@@ -98,9 +98,9 @@ def test_a_larger_matrix_has_smaller_labels_and_a_taller_figure():
 
 def bench_names() -> list[str]:
     """The 27 columns of bench/tables.py's SUPPORT2-shaped table (whose labels were cut: "otmcst", "harges")."""
-    from tests.test_report import bench_tables
+    from bench import tables
 
-    return list(bench_tables().COLUMNS)
+    return list(tables.COLUMNS)
 
 
 def wide_names() -> list[str]:

@@ -7,6 +7,7 @@ import math
 import pandas as pd
 import pytest
 
+from tvs_core.choice import Axis
 from tvs_core.evaluation.catalogue import CATALOGUE
 from tvs_core.evaluation.records import FIRST_LOOK, FIRST_LOOK_ROWS
 from tvs_core.evaluation.summary import Interval, Summary
@@ -42,7 +43,8 @@ def mcmia_summary(baselines: dict[str, tuple[float, float]] | None = None, more_
 
 
 def scatter(summary: Summary, privacy: str = "mcmia", sensitive=("a",), selected=None, levels=(1, 2), **kwargs):
-    return SC.privacy_utility_scatter(summary, privacy, list(sensitive), selected, list(levels), **kwargs)
+    """``privacy`` written as the command line writes it: the figure takes the parsed axis."""
+    return SC.privacy_utility_scatter(summary, Axis.parse(privacy), list(sensitive), selected, list(levels), **kwargs)
 
 
 def trace(fig, name: str):

@@ -5,7 +5,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from tvs_core.jobs.backends import _sized_for_dask
+from tvs_core.jobs.backends import register_context_size_for_dask
 from tvs_core.jobs.context import JobContext
 
 
@@ -20,7 +20,7 @@ def test_a_jobs_context_counts_its_arrays_for_dask_so_joblib_scatters_it():
     context = JobContext(data=data, holder=None, spec=None, levels=[1], protocol=None, caps=[], targets=[],
                          attacker_rows=np.zeros((100, 10)), sensitive=[], seed=0,
                          externals={"mine": np.zeros((50, 10))})
-    _sized_for_dask()
+    register_context_size_for_dask()
     arrays = train.nbytes + test.nbytes + 1_000 * 8 + 100 * 10 * 8 + 50 * 10 * 8
     assert arrays <= sizeof(context) < 2 * arrays
     assert sizeof(context) > 1e3  # joblib's threshold for scattering an argument

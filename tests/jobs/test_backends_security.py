@@ -100,6 +100,7 @@ def answers_http(port: int) -> bool:
         connection.close()
 
 
+@pytest.mark.slow
 def test_the_local_dask_cluster_runs_no_code_for_another_account(tmp_path):
     with second_account() as other:
         marker = tmp_path / "ran"  # written by a submitted function, as the cluster's account
@@ -126,6 +127,7 @@ def test_the_local_dask_cluster_runs_no_code_for_another_account(tmp_path):
         assert (tmp_path / "owner").exists()
 
 
+@pytest.mark.slow
 def test_the_local_dask_cluster_keeps_its_scratch_files_private(tmp_path):
     """A worker's scratch folder is on its import path and holds what it spills: not under a /tmp folder any
     account may have made first, and unreadable by others."""
@@ -174,6 +176,7 @@ def test_the_command_line_warns_before_a_ray_cluster_starts(backend, tmp_path, m
         assert not any(line.startswith("Warning") for line in lines), lines
 
 
+@pytest.mark.slow
 def test_the_ray_token_is_the_owners_alone(tmp_path, monkeypatch):
     """Ray stays available from the command line: its token file is written 0600 in a folder of the owner's (Ray
     on its own writes ~/.ray/auth_token 0644, which another account copied and then connected with)."""

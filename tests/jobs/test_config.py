@@ -123,3 +123,38 @@ def test_a_schema_difference_names_the_columns_whose_type_role_or_labels_changed
     assert setting_differences(before, now) == ["column types and roles: grade"]
     assert setting_differences(before, sweep(schema={"columns": [{**column, "type": "discrete"}, grade]})) == [
         "column types and roles: age"]
+
+
+def test_a_stored_sweep_reads_back_typed_and_with_the_same_id():
+    """Settings stored as text by this version (and every earlier one) come back as the enums the library takes."""
+    from tvs_core.data.margins import MarginKind
+    from tvs_core.data.missing import MissingPolicy
+    from tvs_core.model.ordering import Measure
+
+    config = SweepConfig(response="y", sensitive=["a"], measure="pearson", margins="kde", missing="impute",
+                         levels=[1, 5])
+    stored = json.loads(json.dumps(config.to_dict()))
+    again = SweepConfig.from_dict(stored)
+    assert (again.measure, again.margins, again.missing) == (Measure.PEARSON, MarginKind.KDE, MissingPolicy.IMPUTE)
+    assert type(again.measure) is Measure and again == config
+    assert job_id_for("f", again) == job_id_for("f", config)
+
+
+@pytest.mark.parametrize("setting, value, words", [
+    ("measure", "mab", "'association measure' is 'mab': not one of kendall, spearman, pearson"),
+    ("seed", -1, "'master seed' is -1: not a whole number from 0"),
+    ("levels", ["3"], "'truncation levels' is ['3']: not a whole number from 0"),
+    ("holdout_fraction", 1.5, "'hold-out fraction' is 1.5: not a number between 0 and 1"),
+    ("games", ["aia", "poker"], "'attack games' is ['aia', 'poker']: not among release, aia, mia"),
+    ("preset", "thorough", "'protocol' is 'thorough': Unknown protocol preset 'thorough'"),
+])
+def test_a_bad_stored_setting_is_refused_in_one_sentence_naming_it(setting, value, words):
+    stored = {**SweepConfig(response="y", sensitive=["a"]).to_dict(), setting: value}
+    with pytest.raises(DataError) as refused:
+        SweepConfig.from_dict(stored)
+    assert words in refused.value.message and refused.value.fix
+
+
+def test_a_setting_this_version_does_not_know_is_refused_by_name():
+    with pytest.raises(DataError, match="not known to this version: colour"):
+        SweepConfig.from_dict({**SweepConfig(response="y", sensitive=["a"]).to_dict(), "colour": "red"})

@@ -7,6 +7,7 @@ import pytest
 from tests.golden import cases
 from tests.helpers import TINY
 from tvs_core import TVineSynth, evaluate, load_demo
+from tvs_core.choice import Axis
 from tvs_core.evaluation.catalogue import CATALOGUE
 from tvs_core.evaluation.records import HOLDER, REFERENCE_MODELS, to_frame
 from tvs_core.jobs import JobView, SweepConfig, submit
@@ -36,6 +37,7 @@ def stored_job(table, tmp_path_factory):
     return store, job_id, config
 
 
+@pytest.mark.slow
 def test_in_memory_runner_and_worker_give_identical_records(table, stored_job):
     store, job_id, config = stored_job
     view = JobView(store, job_id)
@@ -47,6 +49,7 @@ def test_in_memory_runner_and_worker_give_identical_records(table, stored_job):
                      "baseline_aia", "mia_shadow", "mia_attackers", "mia_eval"}  # every handler took part
 
 
+@pytest.mark.slow
 def test_evaluate_is_the_same_engine_as_a_sweep(table, stored_job):
     """evaluate() on the sweep's own holder and split reproduces the sweep's records."""
     store, job_id, config = stored_job
@@ -76,6 +79,7 @@ def test_the_job_view_reads_what_was_planned(stored_job):
                                                                               for t in planned.targets]
 
 
+@pytest.mark.slow
 def test_every_recorded_metric_is_in_the_catalogue(stored_job):
     store, job_id, _ = stored_job
     metrics = set(JobView(store, job_id).records()["metric"])
@@ -105,6 +109,7 @@ def test_registry_does_not_depend_on_import_order():
     assert TVineSynth.name == HOLDER
 
 
+@pytest.mark.slow
 def test_generator_settings_are_read_back_from_the_signature():
     model = TVineSynth(response=Y, sensitive="total_cost_eur", rho_star=0.3, families="fast", t_max=2)
     config = model.get_config()
@@ -115,6 +120,7 @@ def test_generator_settings_are_read_back_from_the_signature():
     assert fitted.sensitive_ == ["total_cost_eur"] and fitted.response_ == Y  # ... fitted state ends in _
 
 
+@pytest.mark.slow
 @pytest.mark.kernels
 @pytest.mark.shipped_demos
 @pytest.mark.parametrize("case", [c for c in cases.CASES if c.endswith("_small")])
@@ -135,6 +141,7 @@ def rows_in_set(s) -> dict:
     return {"rows_in_set": float(len(s.values))}
 
 
+@pytest.mark.slow
 def test_a_new_release_metric_is_one_declaration_and_one_function(table, monkeypatch):
     """... and one declaration; records, summary.json, labels and the axis choices follow."""
     from tvs_core.choice import axis_choices, summary_json
@@ -149,7 +156,7 @@ def test_a_new_release_metric_is_one_declaration_and_one_function(table, monkeyp
     result = evaluate(model, train, table.tail(100), levels=[1], preset=TINY_PRESET, n_jobs=1, games=("release",))
     values = result.records.loc[result.records["metric"] == "rows_in_set", "value"]
     assert len(values) and (values == len(train)).all()
-    summary = summary_json(result.records, ["total_cost_eur"], privacy="rows_in_set")
+    summary = summary_json(result.records, ["total_cost_eur"], privacy=Axis.parse("rows_in_set"))
     level = next(e for e in summary["levels"] if e["model"] == HOLDER and e["level"] == 1)
     assert level["metrics"]["rows_in_set"]["median"] == len(train)
     assert summary["best_level"] == 1 and label("rows_in_set") == "Rows in a published set"

@@ -31,6 +31,7 @@ def test_the_plan_puts_every_level_before_the_games_and_baselines():
     assert all(t.stage > LEVELS for t in tasks if t.kind in LATER_KINDS)
 
 
+@pytest.mark.slow
 def test_every_level_has_its_quick_numbers_before_the_first_baseline_or_game_result(tmp_path):
     table = load_demo("clinical")[["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "heart_rate_bpm", Y]]
     store = Store(tmp_path)
@@ -51,6 +52,7 @@ def test_every_level_has_its_quick_numbers_before_the_first_baseline_or_game_res
     assert before[-1]["created"] <= results[first_later]["created"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("parts", [1, 2, 3])
 def test_attackers_trained_in_parts_are_the_forests_of_one_task(parts):
     import numpy as np

@@ -1,10 +1,10 @@
 """The time a sweep will take (issues 27 and 45), checked on recorded task times, never on this machine's clock.
 
 tests/jobs/recorded_sweeps.json holds, per table, every task's seconds and the duration of one default quick sweep
-(``python bench/sweep.py fixture after.json`` writes it from a ``bench/sweep.py run``). The estimator's schedule
+(``python -m bench.sweep fixture after.json`` writes it from a ``python -m bench.sweep run``). The estimator's schedule
 fed those task times must give that duration within 1.5x, and its priors (the estimate before Start) must be
 within 1.5x of the quiet duration recorded as CPU seconds per task. tests/jobs/recorded_schedules.json holds real
-schedules (``python bench/eta.py record``): every task's seconds and end in competitor sweeps, quiet and loaded."""
+schedules (``python -m bench.eta record``): every task's seconds and end in competitor sweeps, quiet and loaded."""
 
 import json
 from pathlib import Path
@@ -72,7 +72,7 @@ def test_the_estimate_before_start_is_within_1_5x_of_each_recorded_quiet_sweep(n
 
 
 def polls(case: dict, tmp_path, every: float = 5.0):
-    """Replay one recorded schedule (tests/jobs/recorded_schedules.json: ``bench/eta.py record``, a real sweep's
+    """Replay one recorded schedule (tests/jobs/recorded_schedules.json: ``python -m bench.eta record``, a real sweep's
     every task with its seconds and end) as the page reads it: at every task's end and every ``every`` seconds from
     the plan's start, the time left from what the store held then — its finished tasks, the running ones' work, the
     load average the recording saw (none for a job dumped afterwards). Yields (time, time left, time truly left,

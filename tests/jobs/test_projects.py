@@ -83,3 +83,31 @@ def test_opening_a_sweep_shows_its_settings_and_leaves_out_what_the_screen_canno
     assert project.sweep.per_target_shadows and project.sweep.protocol_overrides == {"mia_shared_shadows": False}
     assert (project.sweep.order, project.sweep.t_max, project.sweep.externals) == (None, None, None)
     assert config.externals == {"mine": "abc"}  # the sweep's own config is not changed
+
+
+def test_a_project_and_its_job_stored_by_this_version_read_back_typed(tmp_path):
+    """What the Choose page set, and the sweep it started, come back as the types the library takes, never text."""
+    import pandas as pd
+
+    from tvs_core.choice import Axis, Normalisation, UtilityMix
+    from tvs_core.data.missing import MissingPolicy
+    from tvs_core.jobs.backends import Backend
+    from tvs_core.model.ordering import Measure
+    from tvs_core.storage.store import JobStatus
+
+    store = Store(tmp_path / "ws")
+    table = pd.DataFrame({"a": [1.0, 2.0, 3.0], "y": [0, 1, 0]})
+    project = Projects(store).create(table, "t", "upload:t.csv", response="y", sensitive=["a"])
+    project.privacy, project.utility = Axis.parse("mab:a"), UtilityMix.parse("tstr=2,ci_overlap=1")
+    project.normalisation, project.backend = Normalisation.PAPER, Backend.DASK
+    project.sweep.measure, project.sweep.missing = "pearson", "impute"  # as a widget leaves them
+    Projects(store).save(project)
+    store.create_job("j", project.fingerprint, project.sweep_config().to_dict())
+
+    again = Projects(Store(tmp_path / "ws")).load(project.id)
+    assert again.privacy == Axis.parse("mab:a") and again.utility == UtilityMix.parse("tstr=2,ci_overlap=1")
+    assert type(again.normalisation) is Normalisation and type(again.backend) is Backend
+    assert type(again.sweep.measure) is Measure and again.sweep.missing is MissingPolicy.IMPUTE
+    job = Store(tmp_path / "ws").job("j")
+    config = SweepConfig.from_dict(job["config"])
+    assert job["status"] is JobStatus.QUEUED and config.measure is Measure.PEARSON and config.sensitive == ["a"]

@@ -53,7 +53,7 @@ def test_ray_does_not_start_without_the_flag_that_names_its_open_ports(tmp_path,
 
 
 def _ray_processes(owner: str) -> dict[int, str]:
-    return {pid: command for pid, command in processes._owned(owner).items()
+    return {pid: command for pid, command in processes.owned(owner).items()
             if command.startswith("ray::") or "ray/" in command or "raylet" in command or "gcs_server" in command}
 
 
@@ -68,6 +68,26 @@ def short_tmp():
     shutil.rmtree(folder, ignore_errors=True)
 
 
+RAN_ON_RAY = 4  # the first look and the holder run in the command line's process before Ray is joined
+
+
+def _ctrl_c_as_in_a_terminal() -> None:
+    """An xdist worker ignores SIGINT, and a child inherits that (Python then installs no KeyboardInterrupt
+    handler): the command line is started as a terminal starts it, with Ctrl-C's default."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _tasks_done(workspace: Path) -> int:
+    """Tasks the sweep in ``workspace`` has stored so far (0 while its store does not exist yet)."""
+    import sqlite3
+
+    try:
+        with sqlite3.connect(f"file:{workspace / 'studio.sqlite'}?mode=ro", uri=True, timeout=1) as db:
+            return int(db.execute("SELECT COALESCE(MAX(done), 0) FROM jobs").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
 @pytest.mark.parametrize(("ending", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "Ctrl-C"])
 def test_nothing_of_a_ray_cluster_outlives_a_sigterm_or_ctrl_c_of_the_command_line(tmp_path, short_tmp, ending, code):
     """A sweep on Ray, terminated (or interrupted from its terminal: Ctrl-C reaches its whole process group) while
@@ -80,13 +100,17 @@ def test_nothing_of_a_ray_cluster_outlives_a_sigterm_or_ctrl_c_of_the_command_li
     sweep = subprocess.Popen([sys.executable, "-m", "tvs_core", "sweep", "--demo", "clinical", "--levels", "1,2",
                               "--baselines", "none", "--backend", "ray", "--accept-open-ports", "--n-jobs", "2",
                               "--workspace", str(tmp_path / "ws"), "--out", str(tmp_path / "out")],
-                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+                             preexec_fn=_ctrl_c_as_in_a_terminal)
     try:
         deadline = time.monotonic() + 900
-        while not any(command.startswith("ray::") for command in _ray_processes(owner).values()):
+        # while its workers run tasks: Ray's workers are up and two tasks have ended on them (a signal that lands
+        # while ray.init and the pool start is another case: test_a_sigterm_while_ray_starts_…)
+        while not (any(command.startswith("ray::") for command in _ray_processes(owner).values())
+                   and _tasks_done(tmp_path / "ws") >= RAN_ON_RAY):
             assert sweep.poll() is None, sweep.stderr.read().decode()
             assert time.monotonic() < deadline, "no Ray worker started"
-            time.sleep(0.5)
+            time.sleep(0.2)
         assert list(temporary.glob("tvs-ray-*"))
         if ending == signal.SIGINT:  # a terminal sends Ctrl-C to the foreground group: the command line's own
             os.killpg(sweep.pid, ending)
@@ -126,36 +150,46 @@ def test_a_job_on_ray_leaves_no_process_and_no_folder_when_it_ends(short_tmp, mo
     assert list(short_tmp.glob("tvs-ray-*")) == []
 
 
-def test_a_sigterm_while_ray_starts_reaches_the_jobs_own_handler(short_tmp, monkeypatch):
+# run in a process of its own: a driver that took a signal while ``ray.init`` ran keeps Ray threads that abort the
+# process later (it took an xdist worker down with it, tests later), so the test's process must not be pytest's
+SIGTERM_DURING_INIT = """
+import os, signal, sys, tempfile
+import ray
+from tvs_core.jobs.backends import backend_context
+
+class Stopped(Exception):
+    pass
+
+def ours(signum, frame):
+    raise Stopped
+
+real = ray.init
+
+def started_then_terminated(*args, **kwargs):
+    answer = real(*args, **kwargs)
+    os.kill(os.getpid(), signal.SIGTERM)  # Ray's handler is the one in place now
+    return answer
+
+tempfile.tempdir = sys.argv[1]
+ray.init = started_then_terminated
+signal.signal(signal.SIGTERM, ours)
+try:
+    with backend_context("ray", n_jobs=1):
+        print("the job went on after its SIGTERM", flush=True)
+except Stopped:
+    print("stopped by the job's own handler" if signal.getsignal(signal.SIGTERM) is ours else "handler replaced",
+          flush=True)
+os._exit(0)
+"""
+
+
+def test_a_sigterm_while_ray_starts_reaches_the_jobs_own_handler(short_tmp):
     """``ray.init`` puts in a SIGTERM handler that exits at once (the review's "Aborted", its processes left): a
     SIGTERM that lands while Ray starts reaches the job's own handler, and the cluster still ends whole."""
-    ray = pytest.importorskip("ray")
-    import tempfile
-
-    from tvs_core.jobs.backends import backend_context
-
-    class Stopped(Exception):
-        pass
-
-    def ours(signum, frame):
-        raise Stopped
-
-    real = ray.init
-
-    def started_then_terminated(*args, **kwargs):
-        answer = real(*args, **kwargs)
-        os.kill(os.getpid(), signal.SIGTERM)  # Ray's handler is the one in place now
-        return answer
-
-    monkeypatch.setattr(tempfile, "tempdir", str(short_tmp))
-    monkeypatch.setattr(ray, "init", started_then_terminated)
-    previous = signal.signal(signal.SIGTERM, ours)
-    try:
-        with pytest.raises(Stopped), backend_context("ray", n_jobs=1):
-            pytest.fail("the job went on after its SIGTERM")
-        assert signal.getsignal(signal.SIGTERM) is ours
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    pytest.importorskip("ray")
+    done = subprocess.run([sys.executable, "-c", SIGTERM_DURING_INIT, str(short_tmp)], capture_output=True,
+                          text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=900)
+    assert done.stdout.strip().splitlines()[-1:] == ["stopped by the job's own handler"], done.stdout + done.stderr
     left = processes.survivors(os.environ[processes.OWNER], grace=0)
     assert left == {}, processes.describe(left)
     assert list(short_tmp.glob("tvs-ray-*")) == []

@@ -80,6 +80,7 @@ def sweep_config(**changes) -> SweepConfig:
                                  protocol_overrides=TINY, games=["release"]), **changes})
 
 
+@pytest.mark.slow
 def test_release_sets_are_drawn_at_most_release_rows_long(clinical, monkeypatch):
     """A release of a large table is scored on sets of RELEASE_ROWS rows (i.i.d. rows: a part of a full set)."""
     model = TVineSynth(response=Y, sensitive=["total_cost_eur"]).fit(clinical.iloc[:600])
@@ -103,6 +104,7 @@ def test_the_holders_fit_with_threads_is_the_same_model(clinical):
     assert one.to_json() == two.to_json()  # and it samples with one thread (its tasks run in parallel)
 
 
+@pytest.mark.slow
 def test_a_first_look_comes_before_the_holders_fit_and_never_reaches_a_summary(clinical, tmp_path, monkeypatch):
     monkeypatch.setattr(first_look_module, "FIRST_LOOK_ROWS", 200)
     store = Store(tmp_path)
@@ -128,6 +130,7 @@ def test_a_first_look_comes_before_the_holders_fit_and_never_reaches_a_summary(c
     assert set(kept["level"]) == {1, 2, 3}  # before any level reports, the first look stands in on the scatter
 
 
+@pytest.mark.slow
 def test_the_first_looks_lowest_level_is_the_full_recipes_at_that_level(clinical, monkeypatch):
     """The first point comes from a vine fitted up to the lowest level only (seconds on wide tables); it must
     show what the whole recipe would show there, and the other levels must still follow."""
@@ -172,6 +175,7 @@ def test_a_table_whose_holder_fits_as_fast_shows_only_its_lowest_level_first(cli
         assert progress.estimate(None, plan, rows, 5, 2)[0] == pytest.approx(progress.STARTUP_SECONDS + looked)
 
 
+@pytest.mark.slow
 def test_every_task_stores_its_peak_memory(clinical, tmp_path):
     store = Store(tmp_path)
     job_id = submit(store, clinical.head(300), sweep_config())
@@ -192,6 +196,7 @@ def test_fewer_workers_when_memory_is_short_and_one_clear_line_when_none_fits():
     assert memory.stage_need_mb(["release", "baseline"], 1000, {"release": 9000.0}) == 9000.0
 
 
+@pytest.mark.slow
 def test_a_sweep_that_cannot_fit_in_memory_stops_with_that_line_and_keeps_its_results(clinical, tmp_path,
                                                                                     monkeypatch):
     from tvs_core.jobs import engine
@@ -270,6 +275,7 @@ def test_other_families_sample_pair_by_pair():
     assert vine_module.normal_score_map(clayton) is None
 
 
+@pytest.mark.slow
 def test_reusing_the_holders_families_refits_only_their_parameters(clinical):
     holder = TVineSynth(response=Y, sensitive=["total_cost_eur"], seed=0, families="fast").fit(clinical)
     order = list(holder.order_.order[:-1])

@@ -19,7 +19,10 @@ from tvs_core.jobs.submission import (
     job_externals,
     job_id_of,
     job_tables,
+    resume_sweep,
+    run_sweep,
     start_or_follow,
+    start_problems,
     submit,
     with_externals,
 )
@@ -193,3 +196,43 @@ def test_start_of_new_settings_is_a_new_job_to_run(store, small_table):
     done = job_in_state(store, small_table, "done", ["reference"])
     started = start_or_follow(store, small_table, config(seed=3))
     assert started.job_id != done and started == Started(started.job_id, Next.RUN, False)
+
+
+# -- run_sweep and resume_sweep: the one way the command line, Start and Resume run a sweep ------------------------
+@pytest.mark.parametrize(("status", "worker", "runs"), [
+    ("done", "none", False), ("queued", "none", True), ("running", "alive", False), ("interrupted", "none", True),
+])
+def test_a_sweep_is_handed_to_the_runner_only_when_it_needs_running(store, small_table, status, worker, runs):
+    job_id = job_in_state(store, small_table, status, ["reference"], worker)
+    ran = []
+    started, answer = run_sweep(store, small_table, config(), lambda s, j: ran.append(j) or "ran")
+    assert started.job_id == job_id and ran == ([job_id] if runs else [])
+    assert answer == ("ran" if runs else None)
+
+
+@pytest.mark.parametrize(("status", "worker", "words"), [
+    ("done", "none", "has finished"), ("running", "alive", "is running already"),
+])
+def test_resume_refuses_a_finished_or_running_sweep_in_words(store, small_table, status, worker, words):
+    job_id = job_in_state(store, small_table, status, ["reference"], worker)
+    ran = []
+    with pytest.raises(DataError, match=words):
+        resume_sweep(store, job_id, lambda s, j: ran.append(j))
+    assert ran == []
+
+
+def test_resume_hands_a_stopped_sweep_to_the_runner(store, small_table):
+    job_id = job_in_state(store, small_table, "cancelled", ["reference"])
+    ran = []
+    resume_sweep(store, job_id, lambda s, j: ran.append(j))
+    assert ran == [job_id]
+
+
+# -- start_problems: what the pages say before Start is offered ---------------------------------------------------
+def test_a_table_that_can_be_modelled_has_no_problems_and_a_bad_hold_out_file_is_named(small_table):
+    from tvs_core.data.schema import infer_schema
+
+    schema = infer_schema(small_table).with_roles("y", ["income"])
+    assert start_problems(small_table, schema) == []
+    problems = start_problems(small_table, schema, holdout=small_table.drop(columns="income").head(60))
+    assert problems and any("income" in p for p in problems)

@@ -9,8 +9,10 @@ import time
 import pandas as pd
 import pytest
 
+from tests import processes
 from tests.helpers import TINY, PlantedPickle
 from tvs_core import load_demo
+from tvs_core.choice import UtilityMix
 from tvs_core.choice.summary import summary_json
 from tvs_core.jobs import JobView, SweepConfig, submit
 from tvs_core.jobs.process import cancel_job, resume_orphans, start_worker, worker_alive
@@ -47,15 +49,17 @@ def reference(table, tmp_path_factory):
     return sorted_records(store, job_id), store, job_id
 
 
-def wait_for(predicate, timeout=120.0, every=0.1):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
+def wait_for(predicate, timeout=900.0, every=0.1):
+    """Whether ``predicate()`` came true within ``timeout`` seconds: a ceiling for a loaded machine, never a budget."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
         if predicate():
             return True
         time.sleep(every)
     return False
 
 
+@pytest.mark.slow
 def test_identical_request_is_answered_from_the_store(table, reference):
     records, store, job_id = reference
     assert submit(store, table, config()) == job_id
@@ -65,6 +69,7 @@ def test_identical_request_is_answered_from_the_store(table, reference):
     assert submit(store, table, config(seed=1)) != job_id  # a different configuration is a different job
 
 
+@pytest.mark.slow
 def test_start_answers_a_finished_sweep_follows_a_running_one_and_runs_or_resumes_the_rest(table, reference,
                                                                                            tmp_path):
     """The one decision behind the CLI's sweep and the Sweep page's Start: never a second worker for a job."""
@@ -95,6 +100,7 @@ def test_every_task_is_stored_once_with_progress_and_plan(reference):
     assert store.add_result(job_id, tasks[1], "x", [], 0.0) is False  # a second copy is refused
 
 
+@pytest.mark.slow
 def test_worker_killed_mid_job_resumes_to_the_same_numbers(table, reference, tmp_path):
     expected = reference[0]
     store = Store(tmp_path)
@@ -102,17 +108,18 @@ def test_worker_killed_mid_job_resumes_to_the_same_numbers(table, reference, tmp
     pid = start_worker(store, job_id, n_jobs=1)
     assert wait_for(lambda: store.job(job_id)["done"] >= 3)
     os.killpg(pid, signal.SIGKILL)
-    assert wait_for(lambda: not worker_alive(store.job(job_id)), timeout=10)
+    assert wait_for(lambda: not worker_alive(store.job(job_id)), timeout=120)
     partial = store.job(job_id)["done"]
     assert store.job(job_id)["status"] == "running" and partial < store.job(job_id)["total"]
     assert resume_orphans(store, n_jobs=2) == [job_id]
-    assert wait_for(lambda: store.job(job_id)["status"] in ("done", "failed"), timeout=180)
+    assert wait_for(lambda: store.job(job_id)["status"] in ("done", "failed"))
     assert store.job(job_id)["status"] == "done", store.job(job_id)["error"]
     tasks = [r["task"] for r in store.results(job_id)]
     assert len(tasks) == len(set(tasks)) == store.job(job_id)["total"]
     pd.testing.assert_frame_equal(sorted_records(store, job_id), expected)
 
 
+@pytest.mark.slow
 def test_a_job_begun_by_an_earlier_version_resumes_without_reading_its_pickles(reference, tmp_path):
     """An earlier version kept the membership shadows and attackers as pickles. Resuming such a job runs those tasks
     again instead of reading them (no pickle is read from disk), and ends with the numbers an unbroken sweep
@@ -139,6 +146,7 @@ def test_a_job_begun_by_an_earlier_version_resumes_without_reading_its_pickles(r
     pd.testing.assert_frame_equal(sorted_records(store, job_id), expected)
 
 
+@pytest.mark.slow
 def test_cancel_stops_within_one_task(table, tmp_path):
     store = Store(tmp_path)
     job_id = submit(store, table, config(levels=[1, 2, 3, 4]))
@@ -153,13 +161,14 @@ def test_cancel_stops_within_one_task(table, tmp_path):
     assert run_job(store, job_id, n_jobs=2) == "done"  # and it resumes from there
 
 
+@pytest.mark.slow
 def test_two_jobs_at_once_share_the_store(table, tmp_path):
     store = Store(tmp_path)
     first = submit(store, table, config(seed=11))
     second = submit(store, table, config(seed=12))
     start_worker(store, first, n_jobs=1)
     start_worker(store, second, n_jobs=1)
-    assert wait_for(lambda: all(store.job(j)["status"] in ("done", "failed") for j in (first, second)), 240)
+    assert wait_for(lambda: all(store.job(j)["status"] in ("done", "failed") for j in (first, second)))
     for job_id in (first, second):
         job = store.job(job_id)
         assert job["status"] == "done", job["error"]
@@ -167,6 +176,7 @@ def test_two_jobs_at_once_share_the_store(table, tmp_path):
         assert "locked" not in log
 
 
+@pytest.mark.slow
 def test_dask_backend_gives_the_same_numbers_as_loky(table, reference, tmp_path):
     pytest.importorskip("dask.distributed")
     store = Store(tmp_path)
@@ -175,11 +185,17 @@ def test_dask_backend_gives_the_same_numbers_as_loky(table, reference, tmp_path)
     pd.testing.assert_frame_equal(sorted_records(store, job_id), reference[0])
 
 
+@pytest.mark.slow
 def test_ray_backend_gives_the_same_numbers_as_loky(table, reference, tmp_path):
     pytest.importorskip("ray")
     store = Store(tmp_path)
     job_id = submit(store, table, config())
     assert run_job(store, job_id, n_jobs=2, backend="ray") == "done", store.job(job_id)["error"]
+    # the job's end is its pool's end: the raylet's workers (``ray::PoolActor``) and agents are gone when it returns,
+    # not some seconds later (on a loaded machine they outlived the test)
+    left = {pid: command for pid, command in processes.owned(os.environ[processes.OWNER]).items()
+            if command.startswith("ray::")}
+    assert not left, processes.describe(left)
     pd.testing.assert_frame_equal(sorted_records(store, job_id), reference[0])
 
 
@@ -202,11 +218,12 @@ def test_summary_json_has_the_documented_shape(reference):
     assert {"auc_tstr", "pair_structure", "ci_overlap", "mab:total_cost_eur"} <= set(summary["anchors"])
     assert summary["anchors"]["mab:total_cost_eur"]["ideal"] > 0  # the measured floor, not 0
     assert {"U", "P", "U_pair_structure", "U_ci_overlap"} <= set(holder[0]["scores"])
-    paper = summary_json(records, config().sensitive, alpha=0.5, utility_mix="tstr")
+    paper = summary_json(records, config().sensitive, alpha=0.5, utility_mix=UtilityMix.parse("tstr"))
     assert paper["utility_mix"] == "tstr=1" and set(paper["levels"][0]["scores"]) == {"U", "P", "P_unclipped",
                                                                                       "U_auc_tstr"}
 
 
+@pytest.mark.slow
 def test_ctrl_c_leaves_a_resumable_job_and_the_same_command_resumes(table, tmp_path):
     import subprocess
     import sys
@@ -223,21 +240,22 @@ def test_ctrl_c_leaves_a_resumable_job_and_the_same_command_resumes(table, tmp_p
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     store = Store(workspace)
-    assert wait_for(lambda: any(j["done"] >= 2 for j in store.jobs()), timeout=120)
+    assert wait_for(lambda: any(j["done"] >= 2 for j in store.jobs()))
     process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=60)
+    _, stderr = process.communicate(timeout=600)
     assert process.returncode == 130, stderr
     assert "run the same command again to resume" in stderr
     job = store.jobs()[0]
     assert job["status"] == "interrupted" and 0 < job["done"] < job["total"]
     assert "interrupted" in [event["kind"] for event in store.events(job["id"])]
-    finished = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+    finished = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1800)
     assert finished.returncode == 0, finished.stderr
     assert "resuming" in finished.stderr
     assert (out / "summary.json").exists() and (out / "results.csv").exists()
     assert store.job(job["id"])["status"] == "done"
 
 
+@pytest.mark.slow
 def test_baselines_can_play_the_attribute_game_for_one_mab_estimator(table, reference, tmp_path):
     """With baseline_games, a baseline's scatter MAB is the game's (independent margins: ≈ 0), the
     holder's numbers are unchanged, and the real-data reference is stored once per iteration."""
@@ -259,6 +277,7 @@ def test_baselines_can_play_the_attribute_game_for_one_mab_estimator(table, refe
     assert entry["metrics"]["mab:total_cost_eur"]["median"] < 0.1
 
 
+@pytest.mark.slow
 def test_baselines_can_play_the_membership_game(table, reference, tmp_path):
     """A baseline's PG comes from its own shadows and attackers; the holder's game is unchanged."""
     store = Store(tmp_path)

@@ -104,6 +104,27 @@ def test_the_settings_record_names_a_random_split(view):
     assert record["holdout_fraction"] == 0.2
 
 
+@pytest.mark.parametrize("sizes", ["", "tiny"])
+def test_the_settings_record_holds_the_game_sizes_the_sweep_ran_with(sizes, tmp_path, small_table, monkeypatch):
+    """What the worker stores with its plan (the context's details) is what the record says was played: the quick
+    preset's sizes capped by the table, or under the test suite's TVS_TEST_PROTOCOL=tiny the tiny ones, named so."""
+    from tvs_core.evaluation.protocol import QUICK, TEST_PROTOCOL_ENV, TINY_QUICK_NAME, TINY_SIZES, capped, get_protocol
+    from tvs_core.jobs.context import context_for_job
+
+    monkeypatch.setenv(TEST_PROTOCOL_ENV, sizes)
+    store = Store(tmp_path)
+    view = JobView(store, submit(store, small_table, config(levels=[1])))
+    assert "protocol" not in view.settings_record()  # not planned yet: nothing played
+    train, _ = view.tables()
+    context = context_for_job(view.config, small_table, None, fit_holder(view.config, train), {})
+    store.update_job(view.id, details=json.dumps(context.details()))  # as the worker does with its plan
+    played = JobView(store, view.id).settings_record()["protocol"]
+    pool = len(train) - len({target.row for target in context.targets})
+    assert played == json.loads(json.dumps(capped(get_protocol("quick"), pool)[0].to_dict()))
+    assert (played["name"] == TINY_QUICK_NAME) is bool(sizes)
+    assert played["utility_sets"] == (TINY_SIZES if sizes else QUICK.to_dict())["utility_sets"]
+
+
 def test_with_a_hold_out_file_the_split_is_the_file_and_the_record_says_so(tmp_path, small_table):
     from tests.conftest import make_small_table
 

@@ -14,6 +14,7 @@ import pytest
 from tests.conftest import make_mixed_table
 from tests.helpers import SMALLEST as TINY
 from tvs_core import load_demo
+from tvs_core.choice import DEFAULT_PRIVACY
 from tvs_core.errors import DataError
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.evaluation.set_metrics import SyntheticSet, membership_attacks
@@ -60,6 +61,7 @@ def test_each_competitor_round_trips_the_schema(mixed, name, settings):
     pd.testing.assert_frame_equal(out, again)  # seeded from the master seed: the same numbers twice
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["tvae", "ctgan"])
 def test_a_deep_competitor_fits_the_same_inside_a_worker_as_alone(name):
     # inside a sweep's worker process joblib's nested Parallel means threads: ctgan's per-column transform of 500+
@@ -267,6 +269,7 @@ def test_an_external_set_with_a_wrong_column_type_or_label_is_refused_by_name(cl
     assert not Store(tmp_path).jobs()  # nothing stored
 
 
+@pytest.mark.slow
 @pytest.mark.kernels
 def test_an_external_copy_of_the_training_rows_is_flagged_and_plays_no_game(clinical, tmp_path):
     config = SweepConfig(response=Y, sensitive=["total_cost_eur"], levels=[1], baselines=["privbayes:1"],
@@ -298,7 +301,7 @@ def test_an_external_copy_of_the_training_rows_is_flagged_and_plays_no_game(clin
     assert [t.name for t in planned_tasks(JobView(store, job_id).config, [1]) if t.kind == "external"] == \
         ["external:copy"]
     # the stored job names its external sets: the scatter marks them
-    figure = privacy_utility_scatter(view.summary(), "mab_worst", config.sensitive, None, view.levels,
+    figure = privacy_utility_scatter(view.summary(), DEFAULT_PRIVACY, config.sensitive, None, view.levels,
                                      externals=list(view.config.externals))
     (point,) = [t for t in figure.data if t.name == "copy"]
     assert "games not played (external file: no generator to refit)" in point.hovertext[0]
@@ -306,6 +309,7 @@ def test_an_external_copy_of_the_training_rows_is_flagged_and_plays_no_game(clin
     assert "games not played" not in baseline.hovertext[0]  # it played the attribute game
 
 
+@pytest.mark.slow
 def test_cli_refuses_an_external_file_naming_the_column(clinical, tmp_path):
     data, mine = tmp_path / "data.csv", tmp_path / "mine.csv"
     clinical.to_csv(data, index=False)
@@ -323,7 +327,7 @@ def test_sweep_page_shows_each_competitors_expected_fit_cost(tmp_path, monkeypat
 
     monkeypatch.setenv("TVS_WORKSPACE", str(tmp_path / "workspace"))
     common.store.clear()
-    at = dashboard(120).run()
+    at = dashboard().run()
     at.switch_page("pages/sensitive.py").run()
     at.switch_page("pages/sweep.py").run()
     chosen = ["ctgan", "tvae:quick", "privbayes:1", "mst:2.5", "privpgd:2.5"]

@@ -53,7 +53,7 @@ def test_response_is_root_of_tree_one_and_order_is_algorithm_1(model, table):
         assert second_root in pc_edge
 
 
-@pytest.mark.parametrize("preset", ["fast", "paper"])
+@pytest.mark.parametrize("preset", ["fast", pytest.param("paper", marks=pytest.mark.slow)])
 def test_fit_at_t_max_then_truncate_equals_fit_at_t(table, preset):
     data = table if preset == "fast" else table.head(200)
     full = TVineSynth(response=Y, sensitive=SENSITIVE, families=preset, seed=1).fit(data)

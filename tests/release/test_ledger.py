@@ -53,6 +53,7 @@ def test_two_exports_are_two_rows_that_survive_a_restart(sweep, tmp_path):
     assert budget(found).other_releases == 2 and budget(found).dp_releases == 0
 
 
+@pytest.mark.slow
 def test_different_tables_do_not_mix(sweep, tmp_path):
     view, model, _, _ = sweep
     store = Store(tmp_path)
@@ -134,6 +135,7 @@ def test_epsilon_adds_up_over_dp_releases(sweep, tmp_path):
 
 
 
+@pytest.mark.slow
 def test_cli_release_records_and_ledger_lists_per_table(tmp_path, stored_sweep):
     _, _, table = stored_sweep
     data = tmp_path / "cohort.csv"
@@ -154,6 +156,7 @@ def test_cli_release_records_and_ledger_lists_per_table(tmp_path, stored_sweep):
     assert [t["fingerprint"] for t in everything] == [tables[0]["fingerprint"]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args, words", [
     (["ledger", "missing.csv"], "does not exist"),
     (["ledger", "x.csv", "--demo", "clinical"], "Both DATA and --demo"),

@@ -51,6 +51,7 @@ def workspace(stored_sweep, tmp_path):
     return copy, job_id
 
 
+@pytest.mark.slow
 def test_the_page_the_command_line_and_the_report_make_one_release(workspace, tmp_path, monkeypatch):
     space, job_id = workspace
     # the Export page, driven as a user does: the sweep open, the level selected, rows and seed set, Generate
@@ -58,7 +59,7 @@ def test_the_page_the_command_line_and_the_report_make_one_release(workspace, tm
     from pages import common
 
     common.store.clear()
-    at = dashboard(300).run()
+    at = dashboard().run()
     project = at.session_state["project"]
     project.job_id, project.selected_level, project.release_rows, project.release_seed = job_id, LEVEL, ROWS, SEED
     Projects(Store(space)).save(project)
@@ -94,6 +95,7 @@ def test_the_page_the_command_line_and_the_report_make_one_release(workspace, tm
     assert (tmp_path / "default.csv").read_bytes() == default.csv
 
 
+@pytest.mark.slow
 def test_the_command_line_release_checks_records_and_says_so(stored_sweep, tmp_path):
     _, _, table = stored_sweep
     data = tmp_path / "cohort.csv"
@@ -130,6 +132,7 @@ def special_files(tmp_path) -> dict[str, Path]:
     return out
 
 
+@pytest.mark.slow
 def test_a_release_never_replaces_a_device_pipe_socket_folder_or_a_link_to_one(stored_sweep, tmp_path):
     _, _, table = stored_sweep
     data = tmp_path / "cohort.csv"

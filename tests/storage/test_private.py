@@ -229,6 +229,7 @@ def test_logs_name_where_a_bug_happened_but_never_what_the_data_held(tmp_path):
     assert stat.S_IMODE(log.stat().st_mode) == 0o600
 
 
+@pytest.mark.slow
 def test_the_command_line_keeps_its_outputs_out_of_the_workspace_and_its_arguments_out_of_the_log(tmp_path):
     root = tmp_path / "space"
     Store(root)
@@ -245,6 +246,7 @@ def test_the_command_line_keeps_its_outputs_out_of_the_workspace_and_its_argumen
     assert not (root / "logs" / "errors.log").exists() or "secret" not in (root / "logs" / "errors.log").read_text()
 
 
+@pytest.mark.slow
 def test_the_command_line_prints_no_terminal_escape_codes_from_a_column_name(tmp_path):
     table = make_small_table().rename(columns={"color": "col\x1b]0;owned\x07\x1b[31mred"})
     data = tmp_path / "t.csv"

@@ -91,3 +91,14 @@ def test_forgotten_results_run_again_and_the_progress_counts_what_is_left(tmp_pa
     store.forget_results(job_id, ["b"])
     assert store.done_tasks(job_id) == {"a", "c"} and store.job(job_id)["done"] == 2
     assert store.add_result(job_id, "b", "mia_shadow", [], 1.0, payload=b"PK\x03\x04new") is True
+
+
+def test_a_jobs_status_reads_back_as_a_job_status(tmp_path):
+    """Stored as its text (earlier workspaces read the same), read back as the enum every caller compares with."""
+    from tvs_core.storage.store import JobStatus
+
+    store = Store(tmp_path / "ws")
+    store.create_job("j", "f", {"a": 1})
+    assert store.job("j")["status"] is JobStatus.QUEUED
+    store.update_job("j", status=JobStatus.DONE.value)
+    assert store.job("j")["status"] is JobStatus.DONE and store.job("j")["status"] == "done"

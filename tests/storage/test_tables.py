@@ -52,3 +52,23 @@ def test_keeping_a_table_leaves_the_callers_table_as_it_was():
     table_bytes(table)
     pd.testing.assert_frame_equal(table, before, check_exact=True)
     assert list(map(type, table["mixed"])) == [int, str] * 10
+
+
+def test_reading_a_table_back_starts_no_thread_that_could_abort_the_process_at_exit():
+    """The command line reads every table back from its reading child: an Arrow pool left alive by that read aborted
+    it at exit now and then ("terminate called without an active exception"). Counted in a fresh process, where no
+    earlier test started a pool."""
+    import subprocess
+    import sys
+
+    from tests.helpers import ROOT
+
+    script = ("import os, pandas as pd\n"
+              "from tvs_core.storage.tables import table_bytes, table_from_bytes\n"
+              "data = table_bytes(pd.DataFrame({'a': range(1000), 'b': ['x', 'y'] * 500}))\n"
+              "before = len(os.listdir('/proc/self/task'))\n"
+              "table_from_bytes(data)\n"
+              "print(before, len(os.listdir('/proc/self/task')))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    before, after = map(int, done.stdout.split())
+    assert after == before, done.stderr

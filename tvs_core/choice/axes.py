@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from ..errors import DataError
 from ..evaluation.catalogue import (
     CATALOGUE,
+    DEFAULT_PRIVACY_AXIS,
     AxisKind,
     Group,
     Metric,
@@ -31,7 +32,7 @@ from .standing import point
 WORST = "_worst"
 
 
-def axis_choices(kind: AxisKind | str, sensitive: list[str]) -> list[str]:
+def axis_choices(kind: AxisKind, sensitive: list[str]) -> list[str]:
     """Every text an axis of ``kind`` ('privacy' or 'utility') accepts for these sensitive columns."""
     out = []
     for m in axis_metrics(kind):
@@ -49,11 +50,10 @@ class Axis:
     worst: bool = False  # the least protected sensitive column of a per-column metric
 
     @classmethod
-    def parse(cls, text: str | Axis, kind: AxisKind | str = AxisKind.PRIVACY, sensitive: list[str] | None = None
-              ) -> Axis:
-        """``text`` as an axis of ``kind``; refused by name, with the choices, when it is not one. An axis given
-        is checked the same way (its kind, and its column against ``sensitive``), so text and axis meet one rule."""
-        name, _, column = str(text).partition(":")
+    def parse(cls, text: str, kind: AxisKind = AxisKind.PRIVACY, sensitive: list[str] | None = None) -> Axis:
+        """``text`` as an axis of ``kind``; refused by name, with the choices, when it is not one. Text arrives at
+        the edge only (the command line, a stored project or manifest); inside, an axis travels as an ``Axis``."""
+        name, _, column = text.partition(":")
         worst = not column and name.endswith(WORST)
         name = name[: -len(WORST)] if worst else name
         found = CATALOGUE.get(name)
@@ -64,10 +64,15 @@ class Axis:
             raise DataError(f"'{text}' needs a column.", fix=f"Write {name}{WORST} or {name}:COLUMN.")
         if found.per_column is not PerColumn.SENSITIVE and (worst or column):
             raise DataError(f"'{name}' has one value per level, not per column.", fix=f"Write {name}.")
-        if column and sensitive is not None and column not in sensitive:
-            raise DataError(f"'{column}' in '{text}' is not a sensitive column.",
+        return cls(found, column or None, worst).among(sensitive)
+
+    def among(self, sensitive: list[str] | None) -> Axis:
+        """This axis, refused by name when its one column is not among ``sensitive`` (a project's axis meets a
+        sweep with other sensitive columns); None: not checked."""
+        if self.column and sensitive is not None and self.column not in sensitive:
+            raise DataError(f"'{self.column}' in '{self.text}' is not a sensitive column.",
                             fix=f"Choose one of: {', '.join(sensitive)}.")
-        return cls(found, column or None, worst)
+        return self
 
     @classmethod
     def utility(cls, metric_names) -> Axis:
@@ -149,6 +154,9 @@ class Axis:
         if source.fallback is not None:  # the game's real-data reference is missing
             return self.anchor_interval(summary, end, column, CATALOGUE[source.fallback])
         return None
+
+
+DEFAULT_PRIVACY = Axis.parse(DEFAULT_PRIVACY_AXIS)  # the paper's: the attacker's MAB on the worst sensitive column
 
 
 def attribute_game_metrics(holder_summary: Summary) -> list[Metric]:

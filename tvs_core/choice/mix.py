@@ -19,7 +19,7 @@ from ..text import percent
 from .axes import Axis, axis_choices
 
 TSTR = "tstr"
-__all__ = ["DEFAULT_UTILITY", "PAPER_UTILITY", "TSTR", "UtilityMix", "utility_names"]
+__all__ = ["DEFAULT_MIX", "DEFAULT_UTILITY", "PAPER_UTILITY", "TSTR", "UtilityMix", "utility_names"]
 PAPER_UTILITY = TSTR
 
 
@@ -33,24 +33,32 @@ class UtilityMix:
     parts: tuple[tuple[str, float], ...]  # (name, weight), weights > 0
 
     @classmethod
-    def parse(cls, text: str | UtilityMix | None) -> UtilityMix:
-        """``text`` as a mix; refused by name, with the choices, when it is not one."""
-        if isinstance(text, UtilityMix):
-            return text
-        text = DEFAULT_UTILITY if text is None else str(text)
-        parts, choices = [], ", ".join(utility_names())
+    def parse(cls, text: str) -> UtilityMix:
+        """``text`` as a mix; refused by name, with the choices, when it is not one. Text arrives at the edge only
+        (the command line, a stored project or manifest, the Choose page's field)."""
+        weights = []
         for piece in [p.strip() for p in text.split(",")]:
             name, has_weight, weight_text = piece.partition("=")
-            name = name.strip()
-            if not name:
+            if not name.strip():
                 raise DataError(f"The utility mix '{text}' has an empty part.",
-                                fix=f"Write NAME[=WEIGHT] parts separated by commas, NAME one of: {choices}.")
+                                fix="Write NAME[=WEIGHT] parts separated by commas, NAME one of: "
+                                    f"{', '.join(utility_names())}.")
+            try:
+                weights.append((name.strip(), float(weight_text) if has_weight else 1.0))
+            except ValueError:
+                weights.append((name.strip(), math.nan))
+        return cls.of(weights)
+
+    @classmethod
+    def of(cls, weights: list[tuple[str, float]]) -> UtilityMix:
+        """A mix from (name, weight) pairs, as the Choose page's sliders give it; refused by name when a part is not
+        a utility measure, is named twice or has no positive weight, or when there is no part."""
+        parts, choices = [], ", ".join(utility_names())
+        if not weights:
+            raise DataError("The utility mix has no part.", fix="Give at least one part a weight above 0.")
+        for name, weight in weights:
             if name not in utility_names():
                 raise DataError(f"'{name}' is not a utility measure.", fix=f"Choose from: {choices}.")
-            try:
-                weight = float(weight_text) if has_weight else 1.0
-            except ValueError:
-                weight = math.nan
             if not math.isfinite(weight) or weight <= 0:
                 raise DataError(f"The weight of '{name}' in the utility mix must be a positive number.",
                                 fix=f"Write e.g. {name}=1.")
@@ -86,3 +94,6 @@ class UtilityMix:
         """'TSTR AUC 33 %, pair structure 33 %, CI overlap 33 %' — as Choose and the manifest say it."""
         return ", ".join(f"{axis.metric.short} {percent(weight)}" for axis, weight in self.axes(metric_names))
 
+
+
+DEFAULT_MIX = UtilityMix.parse(DEFAULT_UTILITY)  # TSTR, pair structure and CI overlap, weighed equally

@@ -30,17 +30,26 @@ from enum import StrEnum
 import numpy as np
 import pandas as pd
 
-from ..evaluation.catalogue import DEFAULT_PRIVACY_AXIS, AxisKind, Metric, PerColumn, Reference
+from ..evaluation.catalogue import Metric, PerColumn, Reference
 from ..evaluation.records import HOLDER
 from ..evaluation.summary import Interval, Summary
 from ..text import decimal
-from .axes import Axis
-from .mix import UtilityMix
+from .axes import DEFAULT_PRIVACY, Axis
+from .mix import DEFAULT_MIX, UtilityMix
 from .standing import Standing, overlaps, point
 
-# "paper": anchored, but privacy's "nothing learnt" end is the catalogue's constant (MAB 0, AUC 0.5) instead
-# of the floor measured on shuffled columns, i.e. the paper's P = 1 - MAB / MAB_real
-METHODS = ("anchored", "paper", "minmax")
+
+class Normalisation(StrEnum):
+    """How a level's utility and privacy are put on one scale before PU_t weighs them."""
+
+    ANCHORED = "anchored"  # from the attack on the real rows (0) to the same attack on shuffled columns (1)
+    # anchored, but privacy's "nothing learnt" end is the catalogue's constant (MAB 0, AUC 0.5) instead of the floor
+    # measured on shuffled columns, i.e. the paper's P = 1 - MAB / MAB_real
+    PAPER = "paper"
+    MINMAX = "minmax"  # over the levels
+
+
+METHODS = tuple(Normalisation)
 
 
 class Column(StrEnum):
@@ -149,12 +158,12 @@ class _Part:
         return level_column(Column.UTILITY, self.name)
 
 
-def _utility_parts(levels: pd.DataFrame, utility, anchors: dict
+def _utility_parts(levels: pd.DataFrame, utility: Axis | UtilityMix | None, anchors: dict
                    ) -> tuple[list[_Part], UtilityMix | Axis, list[str]]:
     """The utility parts present in ``levels`` (a mix's parts without any value are dropped, and said so);
     no utility given: the default mix for a ``level_table`` (``u_<metric>`` columns), else the one ``u`` column."""
     if utility is None and level_column(Column.UTILITY) not in levels:
-        utility = UtilityMix.parse(None)
+        utility = DEFAULT_MIX
     if isinstance(utility, UtilityMix):
         parts, notes = [], []
         for axis, weight in utility.axes(level_column_names(levels.columns, Column.UTILITY)):
@@ -167,15 +176,14 @@ def _utility_parts(levels: pd.DataFrame, utility, anchors: dict
             parts.append(_Part(axis.metric.name, axis.metric, weight, anchor))
         total = sum(p.weight for p in parts)
         return [_Part(p.name, p.metric, p.weight / total, p.anchor) for p in parts], utility, notes
-    axis = utility if isinstance(utility, Axis) else (Axis.utility([]) if utility is None
-                                                      else Axis.parse(utility, AxisKind.UTILITY))
+    axis = utility or Axis.utility([])
     part = _Part(None, axis.metric, 1.0, anchors.get("utility", _constants(axis.metric)))
     return [part], axis, []
 
 
-def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored",
-           privacy: str | Axis = DEFAULT_PRIVACY_AXIS, anchors: dict | None = None,
-           utility: str | Axis | UtilityMix | None = None, draws: int = REDRAWS, seed: int = 0) -> Selection:
+def select(levels: pd.DataFrame, alpha: float = 0.5, method: Normalisation = Normalisation.ANCHORED,
+           privacy: Axis = DEFAULT_PRIVACY, anchors: dict | None = None,
+           utility: Axis | UtilityMix | None = None, draws: int = REDRAWS, seed: int = 0) -> Selection:
     """Score candidate levels. ``levels`` has one row per level with the utility columns ``u``, ``u_low``,
     ``u_high`` (one utility metric) or ``u_<metric>``, ``..._low``, ``..._high`` per part of a
     ``UtilityMix``; and per privacy column ``p_<name>``, ``p_<name>_low``, ``p_<name>_high`` (one name per
@@ -188,7 +196,6 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: str = "anchored",
     scaling = "anchored" if method == "paper" else method
     if not 0 <= alpha <= 1:
         raise ValueError("alpha must lie in [0, 1]")
-    privacy = privacy if isinstance(privacy, Axis) else Axis.parse(privacy)
     anchors = anchors or {}
     parts, utility, notes = _utility_parts(levels, utility, anchors)
     names = level_column_names(levels.columns, Column.PRIVACY)
@@ -384,14 +391,14 @@ def _constants(metric: Metric) -> tuple | None:
     return None
 
 
-def level_table(summary: Summary, sensitive: list[str], privacy: str | Axis = DEFAULT_PRIVACY_AXIS,
-                model: str = HOLDER, utility: str | UtilityMix | None = None,
-                method: str = "anchored") -> tuple[pd.DataFrame, dict]:
+def level_table(summary: Summary, sensitive: list[str], privacy: Axis = DEFAULT_PRIVACY,
+                model: str = HOLDER, utility: UtilityMix = DEFAULT_MIX,
+                method: Normalisation = Normalisation.ANCHORED) -> tuple[pd.DataFrame, dict]:
     """From a results summary (``evaluation.summarise``): the per-level input of ``select`` (one
     ``u_<metric>`` column triple per part of the utility mix) and the anchors. A metric missing for the
     model is read from its catalogue fallback (the game MAB from the release attack until the game has run)."""
-    privacy = privacy if isinstance(privacy, Axis) else Axis.parse(privacy, sensitive=sensitive)
-    parts = [axis for axis, _ in UtilityMix.parse(utility).axes(summary.metrics())]
+    privacy = privacy.among(sensitive)
+    parts = [axis for axis, _ in utility.axes(summary.metrics())]
     s = summary.model(model)
     source = privacy.source_metric(s)
     names = [c if c is not None else privacy.metric.name for c in privacy.columns(sensitive)]

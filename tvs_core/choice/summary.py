@@ -7,14 +7,24 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..evaluation.catalogue import CATALOGUE, DEFAULT_PRIVACY_AXIS, PerColumn
+from ..evaluation.catalogue import CATALOGUE, PerColumn
 from ..evaluation.dp_audit import audits_from_records
 from ..evaluation.records import HOLDER, REFERENCE_MODELS
 from ..evaluation.summary import Summary, summarise
 from ..text import percent
-from .axes import Axis
-from .mix import DEFAULT_UTILITY, UtilityMix
-from .selection import HIGH, LOW, Column, Selection, level_column, level_column_names, level_table, select
+from .axes import DEFAULT_PRIVACY, Axis
+from .mix import DEFAULT_MIX, UtilityMix
+from .selection import (
+    HIGH,
+    LOW,
+    Column,
+    Normalisation,
+    Selection,
+    level_column,
+    level_column_names,
+    level_table,
+    select,
+)
 
 
 def _finite(value) -> float | None:
@@ -29,17 +39,16 @@ def _interval(rows: Summary) -> dict | None:
     return {"median": found.median, "ci_low": found.low, "ci_high": found.high, "n": found.n}
 
 
-def choose(summary: Summary, sensitive: list[str], alpha: float = 0.5, method: str = "anchored",
-           privacy: str | Axis = DEFAULT_PRIVACY_AXIS, seed: int = 0,
-           utility: str | UtilityMix | None = DEFAULT_UTILITY) -> Selection | None:
+def choose(summary: Summary, sensitive: list[str], alpha: float = 0.5,
+           method: Normalisation = Normalisation.ANCHORED, privacy: Axis = DEFAULT_PRIVACY, seed: int = 0,
+           utility: UtilityMix = DEFAULT_MIX) -> Selection | None:
     """PU_t over the holder's levels, U_t being the utility mix; None until there is something to score."""
     if not summary.has_levels():
         return None
-    mix = UtilityMix.parse(utility)
-    levels, anchors = level_table(summary, sensitive, privacy, utility=mix, method=method)
+    levels, anchors = level_table(summary, sensitive, privacy, utility=utility, method=method)
     if levels.empty:
         return None
-    return select(levels, alpha, method, privacy, anchors, utility=mix, seed=seed)
+    return select(levels, alpha, method, privacy, anchors, utility=utility, seed=seed)
 
 
 def _scores(row: pd.Series, named: tuple[str, ...]) -> dict:
@@ -80,13 +89,14 @@ def metrics_of(at: Summary, sensitive: list[str]) -> dict[str, dict]:
     return {metric_key(name, column): value for (name, column), value in found.items()}
 
 
-def summary_json(records: pd.DataFrame, sensitive: list[str], alpha: float = 0.5, method: str = "anchored",
-                 privacy: str = DEFAULT_PRIVACY_AXIS, utility_mix: str | UtilityMix | None = DEFAULT_UTILITY) -> dict:
+def summary_json(records: pd.DataFrame, sensitive: list[str], alpha: float = 0.5,
+                 method: Normalisation = Normalisation.ANCHORED, privacy: Axis = DEFAULT_PRIVACY,
+                 utility_mix: UtilityMix = DEFAULT_MIX) -> dict:
     """{levels: [{model, level, metrics: {name: {median, ci_low, ci_high, n}}}], best_level, the utility mix,
     the anchors of the scales, ...; ``dp_audit`` ({model: claimed and empirical ε, flagged, verdict}) when the
     sweep audited its DP baselines}."""
     summary = summarise(records)
-    mix = UtilityMix.parse(utility_mix)
+    mix = utility_mix
     utility = Axis.utility(summary.metrics())
     trtr = _interval(summary.metric(utility.metric.ideal.metric))
     selection = choose(summary, sensitive, alpha, method, privacy, utility=mix)
@@ -136,13 +146,13 @@ def anchors_json(selection: Selection | None, sensitive: list[str]) -> dict:
     return out
 
 
-def choice_json(selection: Selection | None, level: int, alpha: float, method: str, privacy: str | Axis,
-                utility_mix: str | UtilityMix, metric_names=(), chosen_by_user: bool = True) -> dict:
+def choice_json(selection: Selection | None, level: int, alpha: float, method: Normalisation, privacy: Axis,
+                utility_mix: UtilityMix, metric_names=(), chosen_by_user: bool = True) -> dict:
     """The manifest's ``choice``: the settings, the released and the recommended level, who chose the level and why,
     and the scores. A level nobody clicked is the recommendation, and is recorded as one."""
-    mix = UtilityMix.parse(utility_mix)
+    mix = utility_mix
     best = None if selection is None else selection.best_level
-    out = {"alpha": alpha, "normalisation": method, "privacy_metric": str(privacy), "utility_mix": mix.text,
+    out = {"alpha": alpha, "normalisation": str(method), "privacy_metric": privacy.text, "utility_mix": mix.text,
            "utility_mix_described": mix.describe(metric_names), "selected_level": int(level), "best_level": best,
            "chosen_by": "user" if chosen_by_user else "recommendation"}
     out["why"] = why_text(selection, level, alpha, method, privacy, mix, chosen_by_user, metric_names)
@@ -152,8 +162,8 @@ def choice_json(selection: Selection | None, level: int, alpha: float, method: s
     return out
 
 
-def why_text(selection: Selection | None, level: int, alpha: float, method: str, privacy: str | Axis, mix: UtilityMix,
-             chosen_by_user: bool, metric_names=()) -> str:
+def why_text(selection: Selection | None, level: int, alpha: float, method: Normalisation, privacy: Axis,
+             mix: UtilityMix, chosen_by_user: bool, metric_names=()) -> str:
     """Who chose the level and why, as the manifest, the ledger and the report say it: the settings by their plain
     names (the catalogue's labels), never their codes."""
     best = None if selection is None else selection.best_level
@@ -163,7 +173,7 @@ def why_text(selection: Selection | None, level: int, alpha: float, method: str,
         return (f"chosen by the user; the recommended level at these settings is {best}"
                 + (" (the same)" if best == level else ""))
     settings = (f"α = {alpha:g}, utility {mix.describe(metric_names)}, privacy measured by "
-                f"{Axis.parse(privacy).title}, {method} normalisation")
+                f"{privacy.title}, {method} normalisation")
     if best is None or best != level:
         return f"level {level} was released without being chosen; no level was recommended at {settings}"
     wins = float(selection.table.set_index("level").loc[best, "wins"])
@@ -174,18 +184,20 @@ def why_text(selection: Selection | None, level: int, alpha: float, method: str,
 @dataclass(frozen=True)
 class ChoiceSettings:
     """How a level is weighed: α, the normalisation, the privacy axis and the utility mix — what the Choose page,
-    the command line's options and a project hold, in one place. The axis and the mix are parsed here, once, where
-    they arrive as text (a project, the command line); what reads the settings gets an ``Axis`` and a
-    ``UtilityMix``, and a misspelt one is refused here, by name, with the choices."""
+    the command line's options and a project hold, in one place: typed, so that what reads them never parses text
+    again (``parse`` reads the command line's text; a project reads its own when it is loaded)."""
 
     alpha: float = 0.5
-    method: str = "anchored"
-    privacy: Axis = Axis.parse(DEFAULT_PRIVACY_AXIS)
-    utility: UtilityMix = UtilityMix.parse(DEFAULT_UTILITY)
+    method: Normalisation = Normalisation.ANCHORED
+    privacy: Axis = DEFAULT_PRIVACY
+    utility: UtilityMix = DEFAULT_MIX
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "privacy", Axis.parse(self.privacy))
-        object.__setattr__(self, "utility", UtilityMix.parse(self.utility))
+    @classmethod
+    def parse(cls, alpha: float, method: str, privacy: str, utility: str, sensitive: list[str] | None = None
+              ) -> ChoiceSettings:
+        """The settings as the command line gives them, as text: each refused by name, with the choices."""
+        return cls(float(alpha), Normalisation(method), Axis.parse(privacy, sensitive=sensitive),
+                   UtilityMix.parse(utility))
 
     @classmethod
     def of(cls, project) -> ChoiceSettings:

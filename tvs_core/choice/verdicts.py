@@ -29,12 +29,12 @@ import math
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..evaluation.catalogue import CATALOGUE, DEFAULT_PRIVACY_AXIS, TSTR_METRICS, Group, PerColumn
+from ..evaluation.catalogue import CATALOGUE, TSTR_METRICS, Group, PerColumn
 from ..evaluation.dp_audit import AuditResult, audits_from_records
 from ..evaluation.intervals import SMALL_N, interval_words
 from ..evaluation.summary import Summary, summarise
 from ..text import percent
-from .axes import Axis
+from .axes import DEFAULT_PRIVACY, Axis
 from .gdpr import CriterionVerdict, point_verdicts, risk_key
 from .selection import Column, PrivacyPoints, Selection, level_column, level_column_names
 from .standing import Reading, Standing
@@ -157,7 +157,7 @@ def _attribute_axis(selection: Selection, sensitive: list[str]) -> Axis:
     column."""
     if selection.privacy.metric.group is Group.ATTRIBUTE_RISK:
         return selection.privacy
-    return Axis.parse(DEFAULT_PRIVACY_AXIS, sensitive=sensitive)
+    return DEFAULT_PRIVACY
 
 
 def _attribute(selection: Selection, summary: Summary, level: int, sensitive: list[str]

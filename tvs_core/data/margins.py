@@ -8,6 +8,8 @@ Discrete columns get a second, left-limit column (F(x-)) appended, as pyvinecopu
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 import numpy as np
 import pyvinecopulib as pv
 
@@ -172,12 +174,17 @@ def _closest_index(support: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.searchsorted(support, _closest(support, x))
 
 
-MARGINS = {"empirical": EmpiricalMargins, "kde": KdeMargins}
+class MarginKind(StrEnum):
+    EMPIRICAL = "empirical"
+    KDE = "kde"
+
+
+MARGINS = {MarginKind.EMPIRICAL: EmpiricalMargins, MarginKind.KDE: KdeMargins}
 
 
 def make_margins(kind: str):
     if kind not in MARGINS:
-        raise ValueError(f"unknown margins {kind!r}; choose one of {sorted(MARGINS)}")
+        raise ValueError(f"unknown margins {kind!r}; choose one of {sorted(kind.value for kind in MARGINS)}")
     return MARGINS[kind]()
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Literal, get_args
+from enum import StrEnum
 
 import numpy as np
 import pandas as pd
@@ -11,8 +11,13 @@ import pandas as pd
 from .encoding import plain_value
 from .schema import CATEGORICAL_TYPES, ColumnSpec, ColumnType, Role, Schema, parse_dates
 
-MissingPolicy = Literal["drop_rows", "impute"]
-MISSING_POLICIES: tuple[str, ...] = get_args(MissingPolicy)  # the choice the CLI and the Data page offer
+
+class MissingPolicy(StrEnum):
+    DROP_ROWS = "drop_rows"
+    IMPUTE = "impute"
+
+
+MISSING_POLICIES: tuple[str, ...] = tuple(MissingPolicy)  # the choice the CLI and the Data page offer
 INDICATOR_SUFFIX = "__missing"
 
 

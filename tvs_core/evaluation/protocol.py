@@ -6,6 +6,7 @@ results can say "sizeRawT capped at 700 (rows available)" instead of silently ch
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, replace
 
 OUTLIER_QUANTILES = (0.01, 0.025, 0.975, 0.99)
@@ -48,6 +49,17 @@ QUICK = ProtocolPreset("quick", utility_sets=5, release_sets=10, aia_iterations=
                        mia_size_syn=400, mia_sets=10, outlier_quantiles=(0.01, 0.99), random_targets=2)
 PRESETS = {p.name: p for p in (QUICK, PAPER)}  # the order offered: the quick look first
 
+# The test suite's sizes: every game played, in seconds (tests/helpers.py's ``TINY``). ``TVS_TEST_PROTOCOL=tiny`` in
+# the environment gives the quick preset these sizes in every process that inherits it — the dashboard's pages, the
+# CLI, the sweep workers — so the browser and AppTest flows run as users run them, at a size a test can afford. For
+# tests only: the sizes a sweep ran with are in what it records (its job's details, the manifest, the report), and
+# the preset's name there says that they are these.
+TEST_PROTOCOL_ENV = "TVS_TEST_PROTOCOL"
+TINY_SIZES = dict(utility_sets=2, release_sets=3, aia_iterations=2, aia_sets=3, aia_size_raw=150, aia_size_syn=150,
+                  mia_iterations=1, mia_shadows=2, mia_shadow_sets=3, mia_sets=4, mia_size_attacker=150,
+                  mia_size_raw=100, mia_size_syn=100)
+TINY_QUICK_NAME = f"quick at the test suite's tiny sizes ({TEST_PROTOCOL_ENV}=tiny)"
+
 
 def capped(preset: ProtocolPreset, pool_rows: int) -> tuple[ProtocolPreset, list[dict]]:
     """Lower the reference sizes to the rows the attacker can draw from (train minus targets)."""
@@ -71,8 +83,16 @@ def capped(preset: ProtocolPreset, pool_rows: int) -> tuple[ProtocolPreset, list
 
 
 def get_protocol(name: str) -> ProtocolPreset:
+    """The preset ``name``: the one place a sweep's sizes come from (the quick one at the test suite's sizes under
+    ``TVS_TEST_PROTOCOL=tiny``)."""
     from ..errors import DataError
 
     if name not in PRESETS:
         raise DataError(f"Unknown protocol preset '{name}'.", fix=f"Choose one of: {', '.join(PRESETS)}.")
+    sizes = os.environ.get(TEST_PROTOCOL_ENV, "")
+    if sizes not in ("", "tiny"):
+        raise DataError(f"{TEST_PROTOCOL_ENV} is '{sizes}', which is not a size the tests know.",
+                        fix=f"Leave {TEST_PROTOCOL_ENV} unset (it is for the test suite), or set it to 'tiny'.")
+    if sizes and name == QUICK.name:
+        return replace(QUICK, name=TINY_QUICK_NAME, **TINY_SIZES)
     return PRESETS[name]

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 
 from ..choice.axes import Axis
 from ..choice.selection import PrivacyPoints, Selection
-from ..evaluation.catalogue import CATALOGUE, Reference, Source
+from ..evaluation.catalogue import CATALOGUE, Metric, Reference, Source
 from ..evaluation.intervals import interval_words
 from ..evaluation.records import FIRST_LOOK, FIRST_LOOK_ROWS, HOLDER, REAL, REFERENCE_MODELS
 from ..evaluation.summary import Interval, Summary
@@ -101,23 +101,40 @@ def _title(plain: str, technical: str, axis: str) -> str:
             + f"<br><span style='font-size:11px;color:#666666'>{technical}</span>")
 
 
-def privacy_utility_scatter(summary: Summary, privacy: str | Axis, sensitive: list[str],
-                            selected_level: int | None, levels: list[int], utility: Axis | None = None,
-                            externals: Collection[str] = (), selection: Selection | None = None) -> go.Figure:
-    """Each TVineSynth level and each baseline as a point (privacy, utility) with intervals: the
-    trade-off the user picks a level from. Clicks map back to a level through ``customdata``
-    (the level, or None for baselines). A metric a model lacks is read from its catalogue fallback
-    (the game MAB from the release attack; the hover says which); ``levels`` fixes the level colours;
-    ``utility`` is the y axis (default: TSTR). ``externals`` names the sets made elsewhere (a job's
-    ``config.externals``): on a game axis they are marked as not having played, never silently dropped.
-    ``selection`` (the level choice at hand, on the same privacy axis): on a worst-column axis each level
-    shows the column that decides its P, as the card does; without one the columns are scaled by the same
-    anchors (``choice.selection.PrivacyPoints``), so the figure never names another column than the card."""
-    axis = privacy if isinstance(privacy, Axis) else Axis.parse(privacy, sensitive=sensitive)
-    utility = utility or Axis.utility(summary.metrics())
-    x_title, y_title = _title(axis.question, axis.title, "x"), _title(utility.question, utility.metric.label, "y")
-    if summary.empty:
-        return _empty("Privacy against utility", "No results yet.", x_title, y_title)
+@dataclass(frozen=True)
+class _ReadPoints:
+    """What the scatter draws, and what it must say it left out, read once from the summary."""
+    ours: list[_Point]  # the TVineSynth levels, by level
+    others: list[_Point]  # baselines, competitors and external sets
+    sources: dict[str, Metric]  # model -> the metric its privacy value was read from (the axis's or its fallback)
+    first_looks: set[int | None]  # levels whose only results are the first look
+    absent: list[str]  # labels of models without both values
+    not_played: list[str]  # labels of external sets that could not play the axis's game
+
+    @property
+    def all(self) -> list[_Point]:
+        return self.ours + self.others
+
+
+def _point_notes(axis: Axis, source: Metric, first_look: bool, external: bool) -> list[str]:
+    """How one point's privacy value was obtained, for its hover: a steward reading a fallback or a first look
+    must not take it for the full game."""
+    notes = []
+    if first_look:
+        notes.append(f"first look: fitted on {FIRST_LOOK_ROWS} rows, one set; replaced when the level reports")
+    if axis.metric.fallback is not None:
+        notes.append(f"from the {SOURCE_WORDS[source.source]}")
+        if external and source != axis.metric:
+            notes.append(NOT_PLAYED)
+    elif axis.metric.source is Source.GAME:
+        notes.append("median over targets")
+    return notes
+
+
+def _read_points(summary: Summary, axis: Axis, utility: Axis, sensitive: list[str], externals: Collection[str],
+                 selection: Selection | None) -> _ReadPoints:
+    """Every model's points with the metric each privacy value came from. A model without both values is kept by
+    name (for a note), never silently dropped; an external set on a game axis is named as not having played."""
     points: list[_Point] = []
     sources, absent, not_played, first_looks = {}, [], [], set()
     game_axis = axis.metric.source is Source.GAME
@@ -128,23 +145,16 @@ def privacy_utility_scatter(summary: Summary, privacy: str | Axis, sensitive: li
         rows = summary.model(model)
         source = axis.source_metric(rows)
         before = len(points)
-        groups = [(lv, rows.level(lv)) for lv in (rows.levels() if model == HOLDER else [None])]
-        for level, at in groups:
+        for level in (rows.levels() if model == HOLDER else [None]):
+            at = rows.level(level)
             if len(at) == 0:
                 continue
             x, column = privacy_of.of(rows, level)
             y = utility.interval(at, None)
-            notes = []
-            if len(at.role(FIRST_LOOK)) == len(at):
+            first_look = len(at.role(FIRST_LOOK)) == len(at)
+            if first_look:
                 first_looks.add(level)
-                notes.append(f"first look: fitted on {FIRST_LOOK_ROWS} rows, one set; replaced when the level "
-                             "reports")
-            if axis.metric.fallback is not None:
-                notes.append(f"from the {SOURCE_WORDS[source.source]}")
-                if model in externals and source != axis.metric:
-                    notes.append(NOT_PLAYED)
-            elif axis.metric.source is Source.GAME:
-                notes.append("median over targets")
+            notes = _point_notes(axis, source, first_look, model in externals)
             if x is not None and y is not None and not (math.isnan(x.median) or math.isnan(y.median)):
                 points.append(_Point(model, level, x, y, column, tuple(notes)))
         if len(points) > before:
@@ -153,114 +163,155 @@ def privacy_utility_scatter(summary: Summary, privacy: str | Axis, sensitive: li
             not_played.append(model_label(model))
         else:
             absent.append(model_label(model))
-    if not points:
-        return _empty("Privacy against utility", f"No model has both the privacy metric and a "
-                      f"{utility.metric.label} yet.", x_title, y_title)
-
     ours = sorted((p for p in points if p.level is not None), key=lambda p: p.level)  # only levels have one
-    others = [p for p in points if p.level is None]
-    ideal = utility.metric.ideal
-    trtr = summary.model(REAL).metric(ideal.metric).interval() if isinstance(ideal, Reference) else None
+    return _ReadPoints(ours, [p for p in points if p.level is None], sources, first_looks, absent, not_played)
+
+
+def _axis_ranges(read: _ReadPoints, trtr: Interval | None) -> tuple[list[float] | None, list[float] | None]:
+    """The x and y ranges: fitted to the levels (and the TRTR line), so one far baseline does not squeeze them."""
+    ours, others = read.ours, read.others
     y_core = [v for p in ours for v in (p.y.median, p.y.low, p.y.high)] + ([trtr.median] if trtr else [])
     x_range = _fit_range([v for p in ours for v in (p.x.median, p.x.low, p.x.high)], [p.x.median for p in others])
-    y_range = _fit_range(y_core, [p.y.median for p in others])
+    return x_range, _fit_range(y_core, [p.y.median for p in others])
 
-    def hover(name: str, p: _Point, outside: str = "") -> str:
+
+@dataclass(frozen=True)
+class _Hover:
+    """A point's hover: both values with their intervals named for what they are, the privacy value's column and
+    source, and how the point was obtained."""
+    axis: Axis
+    utility: Axis
+    sources: dict[str, Metric]
+
+    def __call__(self, name: str, p: _Point, outside: str = "") -> str:
         where = ""
-        if p.column and axis.worst:
+        if p.column and self.axis.worst:
             where = f" of {p.column} (the least protected sensitive column)"
         elif p.column:
             where = f" of {p.column}"
-        lines = [f"<b>{name}</b>", _number(sources[p.model].short, where, p.x),
-                 _number(utility.metric.short, "", p.y)]
+        lines = [f"<b>{name}</b>", _number(self.sources[p.model].short, where, p.x),
+                 _number(self.utility.metric.short, "", p.y)]
         if p.notes:
             lines.append(f"<i>{'; '.join(p.notes)}</i>")
         if outside:
             lines.append(f"<i>outside the axes ({outside} them): drawn at their edge</i>")
         return "<br>".join(lines)
 
-    fig = go.Figure()
-    if ours:
-        x_mid, y_mid = [p.x.median for p in ours], [p.y.median for p in ours]
-        fig.add_trace(go.Scatter(
-            x=x_mid, y=y_mid, mode="lines+markers+text", name="TVineSynth (by level)",
-            text=[str(p.level) for p in ours],
-            textposition=["top center" if i % 2 == 0 else "bottom center" for i in range(len(ours))],
-            customdata=[int(p.level) for p in ours], line={"color": "#cccccc", "width": 1, "dash": "dot"},
-            marker={"size": 12, "color": [level_colour(p.level, levels) for p in ours],
-                    "symbol": ["circle-open" if p.level in first_looks else "circle" for p in ours],
-                    "line": {"color": "white", "width": 1}},
-            error_x={**_error([p.x for p in ours]), "color": "#999999"},
-            error_y={**_error([p.y for p in ours]), "color": "#999999"},
-            hovertext=[hover(f"TVineSynth, level {p.level}", p) for p in ours],
-            hovertemplate="%{hovertext}<extra></extra>"))
+
+def _add_levels(fig: go.Figure, ours: list[_Point], levels: list[int], first_looks: set[int | None],
+                hover: _Hover) -> None:
+    """The TVineSynth levels as one dotted line of numbered points with their intervals; a click on one gives its
+    level (``customdata``). A first look is an open circle."""
+    if not ours:
+        return
+    fig.add_trace(go.Scatter(
+        x=[p.x.median for p in ours], y=[p.y.median for p in ours], mode="lines+markers+text",
+        name="TVineSynth (by level)", text=[str(p.level) for p in ours],
+        textposition=["top center" if i % 2 == 0 else "bottom center" for i in range(len(ours))],
+        customdata=[int(p.level) for p in ours], line={"color": "#cccccc", "width": 1, "dash": "dot"},
+        marker={"size": 12, "color": [level_colour(p.level, levels) for p in ours],
+                "symbol": ["circle-open" if p.level in first_looks else "circle" for p in ours],
+                "line": {"color": "white", "width": 1}},
+        error_x={**_error([p.x for p in ours]), "color": "#999999"},
+        error_y={**_error([p.y for p in ours]), "color": "#999999"},
+        hovertext=[hover(f"TVineSynth, level {p.level}", p) for p in ours],
+        hovertemplate="%{hovertext}<extra></extra>"))
+
+
+def _add_baselines(fig: go.Figure, others: list[_Point], x_range: list[float] | None,
+                   y_range: list[float] | None, hover: _Hover) -> list[str]:
+    """Each baseline as its own legend entry. One outside the axes is drawn at their edge with an arrow pointing
+    the way it lies and no error bars (its interval would mislead there); their labels are returned for a note."""
     off_scale = []
     for p in others:
         symbol, colour = baseline_style(p.model)
         side = (_side(p.x.median, x_range), _side(p.y.median, y_range))
+        marker = {"symbol": symbol, "color": colour, "size": 12, "line": {"color": colour, "width": 2}}
+        outside = " and ".join(BEYOND[(name, s)] for name, s in zip("xy", side, strict=True) if s)
+        if not outside:
+            fig.add_trace(go.Scatter(
+                x=[p.x.median], y=[p.y.median], mode="markers", name=model_label(p.model), customdata=[None],
+                marker=marker, error_x={**_error([p.x]), "color": colour},
+                error_y={**_error([p.y]), "color": colour},
+                hovertext=[hover(model_label(p.model), p)], hovertemplate="%{hovertext}<extra></extra>"))
+            continue
         shown_x = p.x.median if not side[0] else x_range[0 if side[0] < 0 else 1]
         shown_y = p.y.median if not side[1] else y_range[0 if side[1] < 0 else 1]
-        outside = " and ".join(BEYOND[(name, s)] for name, s in zip("xy", side, strict=True) if s)
-        marker = {"symbol": symbol, "color": colour, "size": 12, "line": {"color": colour, "width": 2}}
-        if outside:  # at the edge, where its interval would mislead: no error bars, and it may overlap the frame
-            off_scale.append(model_label(p.model))
-            fig.add_trace(go.Scatter(x=[shown_x], y=[shown_y], mode="markers", name=model_label(p.model),
-                                     customdata=[None], marker=marker, cliponaxis=False,
-                                     hovertext=[hover(model_label(p.model), p, outside)],
-                                     hovertemplate="%{hovertext}<extra></extra>"))
-            # an arrow (no text, so nothing to collide) from inside the plot to the point, pointing the way it lies
-            fig.add_annotation(x=shown_x, y=shown_y, xref="x", yref="y", text="", showarrow=True, arrowhead=2,
-                               arrowsize=1, arrowwidth=1.5, arrowcolor=colour, standoff=7,
-                               ax=-26 * side[0], ay=26 * side[1])
-            continue
-        fig.add_trace(go.Scatter(
-            x=[p.x.median], y=[p.y.median], mode="markers", name=model_label(p.model), customdata=[None],
-            marker=marker, error_x={**_error([p.x]), "color": colour},
-            error_y={**_error([p.y]), "color": colour},
-            hovertext=[hover(model_label(p.model), p)], hovertemplate="%{hovertext}<extra></extra>"))
-    if trtr is not None:  # in the legend, not on the plot, where its label would sit on the level labels
-        value = trtr.median
-        fig.add_hline(y=value, line_dash="dash", line_color="#555555")
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"TRTR (trained on real data): {value:.3f}",
-                                 line={"color": "#555555", "dash": "dash"}, customdata=[None], hoverinfo="skip"))
+        off_scale.append(model_label(p.model))
+        fig.add_trace(go.Scatter(x=[shown_x], y=[shown_y], mode="markers", name=model_label(p.model),
+                                 customdata=[None], marker=marker, cliponaxis=False,
+                                 hovertext=[hover(model_label(p.model), p, outside)],
+                                 hovertemplate="%{hovertext}<extra></extra>"))
+        # an arrow (no text, so nothing to collide) from inside the plot to the point, pointing the way it lies
+        fig.add_annotation(x=shown_x, y=shown_y, xref="x", yref="y", text="", showarrow=True, arrowhead=2,
+                           arrowsize=1, arrowwidth=1.5, arrowcolor=colour, standoff=7,
+                           ax=-26 * side[0], ay=26 * side[1])
+    return off_scale
+
+
+def _add_trtr(fig: go.Figure, trtr: Interval | None) -> None:
+    """The model trained on real data as a dashed line, named in the legend, not on the plot, where its label
+    would sit on the level labels."""
+    if trtr is None:
+        return
+    fig.add_hline(y=trtr.median, line_dash="dash", line_color="#555555")
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"TRTR (trained on real data): {trtr.median:.3f}",
+                             line={"color": "#555555", "dash": "dash"}, customdata=[None], hoverinfo="skip"))
+
+
+def _add_selected_ring(fig: go.Figure, ours: list[_Point], selected_level: int | None) -> None:
+    """A ring around the chosen level, drawn last so it sits over the level's point; clicks fall through to it."""
     chosen = [p for p in ours if p.level == selected_level] if selected_level is not None else []
-    if chosen:
-        p = chosen[0]
-        fig.add_trace(go.Scatter(
-            x=[p.x.median], y=[p.y.median], mode="markers", name=f"Selected: level {p.level}",
-            customdata=[int(p.level)],
-            marker={"symbol": "circle-open", "size": 26, "color": HIGHLIGHT_COLOUR, "line": {"width": 3}},
-            hoverinfo="skip"))  # clicks fall through to the level's own point
-    fig.update_xaxes(range=x_range)
-    fig.update_yaxes(range=y_range)
-    if axis.metric.lower_is_better and all(isinstance(a, float) for a in (axis.metric.worst, axis.metric.ideal)):
-        # a fixed "learns nothing" value inside the range, e.g. MC-MIA's 0.5
-        fig.add_vline(x=axis.metric.ideal, line_dash="dot", line_color="#999999")
-    lower_is_private = axis.metric.lower_is_better
+    if not chosen:
+        return
+    p = chosen[0]
+    fig.add_trace(go.Scatter(
+        x=[p.x.median], y=[p.y.median], mode="markers", name=f"Selected: level {p.level}",
+        customdata=[int(p.level)],
+        marker={"symbol": "circle-open", "size": 26, "color": HIGHLIGHT_COLOUR, "line": {"width": 3}},
+        hoverinfo="skip"))
+
+
+def _add_privacy_direction(fig: go.Figure, metric: Metric) -> None:
+    """Which way is more private, under the x axis; and for a score with a fixed "learns nothing" value (MC-MIA's
+    0.5), a dotted line there."""
+    if metric.lower_is_better and all(isinstance(a, float) for a in (metric.worst, metric.ideal)):
+        fig.add_vline(x=metric.ideal, line_dash="dot", line_color="#999999")
+    lower_is_private = metric.lower_is_better
     fig.add_annotation(text="← more private" if lower_is_private else "more private →", xref="paper",
                        yref="paper", x=0 if lower_is_private else 1, y=0, yanchor="top", yshift=-MORE_PRIVATE,
                        xanchor="left" if lower_is_private else "right", showarrow=False,
                        font={"color": "#2a7f62"})
+
+
+def _notes(axis: Axis, sensitive: list[str], read: _ReadPoints, off_scale: list[str]) -> list[str]:
+    """The notes under the plot: where values came from, and every model not shown or not where it lies."""
     notes = []
-    if len({m.name for m in sources.values()}) > 1:
+    if len({m.name for m in read.sources.values()}) > 1:
         fallback = CATALOGUE[axis.metric.fallback]
         notes.append(f"{axis.metric.short} from the {SOURCE_WORDS[axis.metric.source]} for "
-                     + ", ".join(model_label(m) for m, src in sources.items() if src == axis.metric)
+                     + ", ".join(model_label(m) for m, src in read.sources.items() if src == axis.metric)
                      + f"; from the {SOURCE_WORDS[fallback.source]} for the others (no game was run for them)")
     if axis.worst and len(sensitive) > 1:
         notes.append("Each point shows its least protected sensitive column: the one with the lowest privacy score "
                      "once every column is scaled between its own anchors (the column the recommendation names; "
                      "the hover says which)")
-    if not_played:
-        notes.append(f"Not shown, {NOT_PLAYED}: {', '.join(map(_unbroken, not_played))}")
-    if absent:
-        notes.append(f"Not shown (metric missing): {', '.join(map(_unbroken, absent))}")
+    if read.not_played:
+        notes.append(f"Not shown, {NOT_PLAYED}: {', '.join(map(_unbroken, read.not_played))}")
+    if read.absent:
+        notes.append(f"Not shown (metric missing): {', '.join(map(_unbroken, read.absent))}")
     if off_scale:
         notes.append(f"Outside the axes, drawn at the edge with an arrow (the axes fit the TVineSynth levels; the "
                      f"hover gives their values): {', '.join(map(_unbroken, off_scale))}")
     ideal = axis.metric.ideal
-    if not axis.metric.lower_is_better and isinstance(ideal, float) and any(p.x.median > ideal for p in points):
+    if not axis.metric.lower_is_better and isinstance(ideal, float) and any(p.x.median > ideal for p in read.all):
         notes.append(f"{axis.metric.short} above {ideal:g}: the attacker did worse than chance; read it as {ideal:g}")
+    return notes
+
+
+def _lay_out(fig: go.Figure, x_title: str, y_title: str, notes: list[str]) -> None:
+    """The notes one line per annotation under the x title, and a height that fits the plot, every legend entry
+    beside it and every note line, so nothing overlaps whatever the number of models."""
     lines = _wrapped(notes)
     notes_top = X_TITLE_TOP + TITLE_LINE * x_title.count("<br>") + SUBTITLE_LINE + 12
     for i, line in enumerate(lines):
@@ -276,4 +327,40 @@ def privacy_utility_scatter(summary: Summary, privacy: str | Axis, sensitive: li
                               "y": 1, "yanchor": "top", "itemsizing": "constant"},
                       hoverlabel={"align": "left"}, hovermode="closest", clickmode="event+select",
                       margin={"t": TOP, "b": bottom})
+
+
+def privacy_utility_scatter(summary: Summary, privacy: Axis, sensitive: list[str],
+                            selected_level: int | None, levels: list[int], utility: Axis | None = None,
+                            externals: Collection[str] = (), selection: Selection | None = None) -> go.Figure:
+    """Each TVineSynth level and each baseline as a point (privacy, utility) with intervals: the
+    trade-off the user picks a level from. Clicks map back to a level through ``customdata``
+    (the level, or None for baselines). A metric a model lacks is read from its catalogue fallback
+    (the game MAB from the release attack; the hover says which); ``levels`` fixes the level colours;
+    ``utility`` is the y axis (default: TSTR). ``externals`` names the sets made elsewhere (a job's
+    ``config.externals``): on a game axis they are marked as not having played, never silently dropped.
+    ``selection`` (the level choice at hand, on the same privacy axis): on a worst-column axis each level
+    shows the column that decides its P, as the card does; without one the columns are scaled by the same
+    anchors (``choice.selection.PrivacyPoints``), so the figure never names another column than the card."""
+    axis = privacy.among(sensitive)
+    utility = utility or Axis.utility(summary.metrics())
+    x_title, y_title = _title(axis.question, axis.title, "x"), _title(utility.question, utility.metric.label, "y")
+    if summary.empty:
+        return _empty("Privacy against utility", "No results yet.", x_title, y_title)
+    read = _read_points(summary, axis, utility, sensitive, externals, selection)
+    if not read.all:
+        return _empty("Privacy against utility", f"No model has both the privacy metric and a "
+                      f"{utility.metric.label} yet.", x_title, y_title)
+    ideal = utility.metric.ideal
+    trtr = summary.model(REAL).metric(ideal.metric).interval() if isinstance(ideal, Reference) else None
+    x_range, y_range = _axis_ranges(read, trtr)
+    hover = _Hover(axis, utility, read.sources)
+    fig = go.Figure()
+    _add_levels(fig, read.ours, levels, read.first_looks, hover)
+    off_scale = _add_baselines(fig, read.others, x_range, y_range, hover)
+    _add_trtr(fig, trtr)
+    _add_selected_ring(fig, read.ours, selected_level)
+    fig.update_xaxes(range=x_range)
+    fig.update_yaxes(range=y_range)
+    _add_privacy_direction(fig, axis.metric)
+    _lay_out(fig, x_title, y_title, _notes(axis, sensitive, read, off_scale))
     return fig

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from contextlib import suppress
+from dataclasses import astuple
 
 import pandas as pd
 import plotly.colors as pcolors
@@ -18,7 +19,7 @@ import plotly.graph_objects as go
 
 from ..evaluation.catalogue import label
 from ..evaluation.records import HOLDER, RAW, REAL
-from ..model.registry import EPSILON_GENERATORS
+from ..model.registry import EPSILON_GENERATORS, BaselineName
 
 LEVEL_SCALE = "Viridis"
 LEVEL_SCALE_END = 0.9  # Viridis' last tenth is pale yellow, unreadable on a white background
@@ -77,7 +78,7 @@ def metric_label(metric: str) -> str:
 
 def model_label(name: str) -> str:
     """Readable legend name for a model label in the records (``dp_vine:<eps>`` included)."""
-    generator, _, parameter = name.partition(":")
+    generator, parameter = astuple(BaselineName.parse(name))
     if generator in EPSILON_GENERATORS and parameter:
         return f"{MODEL_LABELS[generator]} (ε = {parameter})"
     if generator in ("ctgan", "tvae"):  # the epoch budget is part of what the point means
@@ -91,7 +92,7 @@ def baseline_style(name: str) -> tuple[str, str]:
     """(marker symbol, colour) of a baseline. A generator with an ε takes its family's symbol and the shade of
     its ε (fixed by ε alone, so it is the same on every page whichever other ε a sweep ran; no ε: the
     family's middle shade); an unknown name a grey open circle."""
-    generator, _, parameter = name.partition(":")
+    generator, parameter = astuple(BaselineName.parse(name))
     if generator in EPSILON_FAMILIES:
         symbol, scale = EPSILON_FAMILIES[generator]
         position = 0.5
@@ -106,7 +107,7 @@ def baseline_style(name: str) -> tuple[str, str]:
 
 def model_order(name: str) -> tuple:
     """Sort key of a model label: by generator, then by ε as a number (ε 2 before ε 10), then the rest."""
-    generator, _, parameter = name.partition(":")
+    generator, parameter = astuple(BaselineName.parse(name))
     try:
         return generator, 0, float(parameter), ""
     except ValueError:

@@ -15,12 +15,22 @@ import signal
 import threading
 import traceback
 from contextlib import contextmanager
+from enum import StrEnum
 
 from joblib import parallel_config
 
 from ..errors import TVSError
 
-BACKENDS = ("loky", "dask", "ray")
+
+class Backend(StrEnum):
+    """Where a sweep's tasks run (the numbers do not depend on it)."""
+
+    LOKY = "loky"
+    DASK = "dask"
+    RAY = "ray"
+
+
+BACKENDS = tuple(Backend)
 # The backends whose cluster on this machine accepts only the account that started it (the dashboard offers no
 # other): loky's workers are this process's children; Dask's local cluster is TLS with a key of its own
 # (dask_cluster). Ray's is not: its servers listen on every network address (Ray 2.60 has no setting for it).
@@ -36,7 +46,7 @@ RAY_REFUSAL = ("Ray's cluster listens on every network address of this computer 
 RESULT_ORDER = {"loky": "generator_unordered", "dask": "generator_unordered", "ray": "list"}
 
 
-def _sized_for_dask() -> None:
+def register_context_size_for_dask() -> None:
     """A job's context counted by its arrays for Dask. joblib's Dask backend sends an argument to the workers once per
     stage (scattered) only when Dask's ``sizeof`` finds it larger than 1 kB; a JobContext counted as its object's
     shell was pickled with every task instead (a million rows: 4.5 GB per task, bench/scale.md)."""
@@ -82,7 +92,7 @@ def backend_context(backend: str = "loky", address: str | None = None, n_jobs: i
             if cluster is not None:
                 cluster.close()
             raise
-        _sized_for_dask()
+        register_context_size_for_dask()
         try:
             with parallel_config(backend="dask", n_jobs=-1):
                 yield n_jobs

@@ -5,16 +5,23 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from dataclasses import asdict, dataclass, field, replace
+import numbers
+from collections.abc import Callable
+from dataclasses import asdict, astuple, dataclass, field, fields, replace
+from enum import EnumMeta
 
+from ..data.margins import MarginKind
+from ..data.missing import MissingPolicy
 from ..errors import DataError
 from ..evaluation.context import GeneratorSpec
 from ..evaluation.dp_audit import DEFAULT_TRIALS
 from ..evaluation.protocol import ProtocolPreset, get_protocol
 from ..evaluation.records import HOLDER, RAW, REAL, SHUFFLED
-from ..model.competitors import PRESETS
+from ..model.competitors import PRESETS as EPOCH_BUDGETS
 from ..model.families import DEFAULT_PRESET
-from ..model.registry import EPSILON_GENERATORS, generator_class, generator_names
+from ..model.families import PRESETS as FAMILY_SETS
+from ..model.ordering import Measure
+from ..model.registry import EPSILON_GENERATORS, BaselineName, generator_class, generator_names
 
 DEFAULT_BASELINES = ("rvine", "rvine_star1", "gaussian_copula", "independent", "dp_vine:0.1", "dp_vine:1",
                      "dp_vine:10")
@@ -24,6 +31,7 @@ DEFAULT_BASELINES = ("rvine", "rvine_star1", "gaussian_copula", "independent", "
 COMPETITORS = ("ctgan", "tvae", "privbayes:0.1", "privbayes:1", "privbayes:5", "privpgd:2.5")
 # offered next to them: MST, which stood in for PrivPGD before it was implemented (same ε, δ)
 OTHER_COMPETITORS = ("mst:2.5",)
+GAMES = ("release", "aia", "mia")  # the games a sweep plays on its own levels
 
 
 @dataclass
@@ -33,13 +41,13 @@ class SweepConfig:
     response: str | None  # None only while a project has no response yet (a sweep cannot start then)
     sensitive: list[str]
     rho_star: float | dict | None = None
-    measure: str = "kendall"
+    measure: Measure = Measure.KENDALL
     order: list[str] | None = None
     levels: list[int] | None = None  # None: every 5th plus 1 and t_max
     preset: str = "quick"
     families: str = DEFAULT_PRESET
-    margins: str = "empirical"
-    missing: str = "drop_rows"
+    margins: MarginKind = MarginKind.EMPIRICAL
+    missing: MissingPolicy = MissingPolicy.DROP_ROWS
     t_max: int | None = None
     seed: int = 0
     holdout_fraction: float = 0.2
@@ -60,6 +68,10 @@ class SweepConfig:
     # fits of the empirical audit of every baseline that claims an ε (evaluation/dp_audit.py); 0: no audit
     dp_audit_trials: int = 0
 
+    def __post_init__(self) -> None:
+        for name, check in CONSTRAINTS.items():
+            setattr(self, name, _checked(name, getattr(self, name), check))
+
     def to_dict(self) -> dict:
         d = asdict(self)
         # settings added after the first sweeps were stored: left out when unset, so earlier sweeps keep their ids
@@ -70,6 +82,13 @@ class SweepConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> SweepConfig:
+        """Stored settings (of this version or an earlier one), each checked against ``CONSTRAINTS``; a value or a
+        setting this version cannot read is refused in one sentence."""
+        known = {f.name for f in fields(cls)}
+        unknown = [name for name in d if name not in known]
+        if unknown:
+            raise DataError(f"These stored sweep settings are not known to this version: {', '.join(unknown)}.",
+                            fix="Open the sweep with the version that ran it, or run it again here.")
         return cls(**d)
 
     # the Sweep page's switches, each a yes/no view of the field that carries it
@@ -105,6 +124,98 @@ class SweepConfig:
         self.dp_audit_trials = DEFAULT_TRIALS if on else 0
 
 
+def _one_of(choices) -> Callable:
+    """A value among ``choices`` (an Enum: its member, read from its text too)."""
+    def check(value):
+        if value not in list(choices):
+            raise ValueError(f"not one of {', '.join(map(str, choices))}")
+        return choices(value) if isinstance(choices, EnumMeta) else value
+    return check
+
+
+def _optional(check: Callable) -> Callable:
+    return lambda value: None if value is None else check(value)
+
+
+def _whole(low: int, high: int | None = None) -> Callable:
+    def check(value):
+        if (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low
+                or (high is not None and value > high)):
+            raise ValueError(f"not a whole number from {low}" + (f" to {high}" if high is not None else " up"))
+        return int(value)
+    return check
+
+
+def _texts(choices=None) -> Callable:
+    def check(value):
+        if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+            raise ValueError("not a list of names")
+        if choices is not None and not set(value) <= set(choices):
+            raise ValueError(f"not among {', '.join(choices)}")
+        return list(value)
+    return check
+
+
+def _of_type(*types) -> Callable:
+    def check(value):
+        if not isinstance(value, types) or isinstance(value, bool) and bool not in types:
+            raise ValueError(f"not a {' or '.join(t.__name__ for t in types)}")
+        return value
+    return check
+
+
+def _fraction(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+        raise ValueError("not a number between 0 and 1")
+    return float(value)
+
+
+def _preset(value):
+    if not isinstance(value, str):
+        raise ValueError("not a protocol's name")
+    get_protocol(value)  # refuses an unknown one in words
+    return value
+
+
+def _levels(value):
+    if not isinstance(value, (list, tuple)):
+        raise ValueError("not a list of levels")
+    return [_whole(0)(level) for level in value]
+
+
+def _seed(value):
+    from ..seeding import MAX_SEED
+
+    return _whole(0, MAX_SEED)(value)
+
+
+# What each setting of a sweep may hold, in the way of scikit-learn's ``_parameter_constraints``: checked when a
+# ``SweepConfig`` is made, from a stored job or project too, so that a bad value is refused in one sentence naming the
+# setting; an Enum setting's text (as every earlier version stored it) reads as its member.
+CONSTRAINTS: dict[str, Callable] = {
+    "response": _optional(_of_type(str)), "sensitive": _texts(), "rho_star": _optional(_of_type(float, int, dict)),
+    "measure": _one_of(Measure), "order": _optional(_texts()), "levels": _optional(_levels),
+    "preset": _preset, "families": _one_of(tuple(FAMILY_SETS)), "margins": _one_of(MarginKind),
+    "missing": _one_of(MissingPolicy), "t_max": _optional(_whole(1)), "seed": _seed, "holdout_fraction": _fraction,
+    "baselines": _texts(),  # each known or not: an old sweep naming one this version lacks still opens
+    "feature_set": _of_type(str), "games": _texts(GAMES),
+    "baseline_games": _texts(("aia", "mia")), "protocol_overrides": _optional(_of_type(dict)),
+    "schema": _optional(_of_type(dict)), "analysis": _optional(_texts()), "externals": _optional(_of_type(dict)),
+    "reuse_families": _of_type(bool), "dp_audit_trials": _whole(0),
+}
+
+
+def _checked(name: str, value, check: Callable):
+    try:
+        return check(value)
+    except DataError as refused:
+        raise DataError(f"The sweep setting '{SETTING_NAMES.get(name, name)}' is {value!r}: {refused.message}",
+                        fix=refused.fix) from None
+    except ValueError as refused:
+        raise DataError(f"The sweep setting '{SETTING_NAMES.get(name, name)}' is {value!r}: {refused}.",
+                        fix="Choose a value the setting allows (python -m tvs_core sweep --help lists them).") from None
+
+
 def job_id_for(fingerprint: str, config: SweepConfig) -> str:
     text = fingerprint + json.dumps(config.to_dict(), sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -125,10 +236,7 @@ def baseline_spec(name: str, config: SweepConfig) -> GeneratorSpec:
     settings, ``:quick`` our short epoch budget, ``:N`` N epochs (the name, shown on the scatter, says which)."""
     base = {"response": config.response, "sensitive": config.sensitive, "margins": config.margins,
             "missing": config.missing, "measure": config.measure}
-    generator, _, parameter = name.partition(":")
-    if generator == HOLDER or generator not in generator_names():
-        raise DataError(f"Unknown baseline '{name}'.",
-                        fix=f"Choose from: {', '.join(DEFAULT_BASELINES + COMPETITORS + OTHER_COMPETITORS)}.")
+    generator, parameter = astuple(known_baseline(name))
     if generator in EPSILON_GENERATORS:
         try:
             epsilon = float(parameter)
@@ -139,7 +247,7 @@ def baseline_spec(name: str, config: SweepConfig) -> GeneratorSpec:
                             fix=f"Write e.g. {generator}:1.")
         settings = {"families": config.families} if generator == "dp_vine" else {}
         return GeneratorSpec(generator, {**base, "epsilon": epsilon, **settings}, name)
-    if generator in PRESETS:
+    if generator in EPOCH_BUDGETS:
         return GeneratorSpec(generator, {**base, **epoch_budget(name, generator, parameter)}, name)
     if parameter:
         raise DataError(f"Baseline '{name}' takes no parameter.", fix=f"Write {generator}.")
@@ -148,9 +256,18 @@ def baseline_spec(name: str, config: SweepConfig) -> GeneratorSpec:
     return GeneratorSpec(generator, base, name)
 
 
+def known_baseline(name: str) -> BaselineName:
+    """``name`` split, or refused with the names to choose from when no generator of this version has it."""
+    found = BaselineName.parse(name)
+    if found.generator == HOLDER or found.generator not in generator_names():
+        raise DataError(f"Unknown baseline '{name}'.",
+                        fix=f"Choose from: {', '.join(DEFAULT_BASELINES + COMPETITORS + OTHER_COMPETITORS)}.")
+    return found
+
+
 def epoch_budget(name: str, generator: str, parameter: str) -> dict:
     """The settings behind ``ctgan``, ``ctgan:paper``, ``ctgan:quick`` or ``ctgan:EPOCHS`` (same for tvae)."""
-    presets = PRESETS[generator]
+    presets = EPOCH_BUDGETS[generator]
     if parameter in ("", "paper", "quick"):
         return dict(presets[parameter or "paper"])
     if parameter.isdigit() and int(parameter) > 0:

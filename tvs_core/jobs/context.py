@@ -25,9 +25,7 @@ from ..model.generator import SyntheticGenerator
 from ..model.ordering import algorithm1, default_levels, explicit_order
 from ..model.tvinesynth import TVineSynth
 from ..seeding import task_rng
-from .config import SweepConfig, baseline_spec
-
-GAMES = ("release", "aia", "mia")
+from .config import GAMES, SweepConfig, baseline_spec
 
 
 @dataclass

@@ -15,6 +15,7 @@ from joblib import Parallel, delayed
 
 from ..errors import TVSError
 from ..evaluation.timing import peak_memory_mb, reset_peak_memory, run_timed
+from ..storage.store import JobStatus
 from .backends import RESULT_ORDER, backend_context
 from .context import JobContext
 from .memory import available_mb, stage_need_mb, workers_that_fit
@@ -107,8 +108,8 @@ def _run_stages(context: JobContext, tasks: list[Task], sink: Sink, workers: int
             else:
                 results = parallel(calls)
             if _consume(sink, results):
-                return "cancelled"
-    return "done"
+                return JobStatus.CANCELLED
+    return JobStatus.DONE
 
 
 def _memory_slots(context: JobContext, todo: list[Task], sink: Sink, workers: int) -> int:

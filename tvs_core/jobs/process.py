@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..storage.store import Store
+from ..storage.store import ACTIVE, JobStatus, Store
 
 
 class Terminated(KeyboardInterrupt):
@@ -60,7 +60,7 @@ def start_worker(store: Store, job_id: str, n_jobs: int = 2, backend: str = "lok
     """Start a worker in its own session (it survives a dashboard restart; killable as a group)."""
     command = [sys.executable, "-m", "tvs_core", "worker", job_id, "--workspace", str(store.workspace),
                "--n-jobs", str(n_jobs), "--backend", backend] + (["--address", address] if address else [])
-    store.update_job(job_id, status="queued", cancel=0)
+    store.update_job(job_id, status=JobStatus.QUEUED.value, cancel=0)
     with os.fdopen(store.space.open_log(job_id), "ab") as log:
         root = str(Path(__file__).resolve().parents[2])  # so "-m tvs_core" resolves from any folder
         path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)
@@ -86,15 +86,15 @@ def cancel_job(store: Store, job_id: str, grace_seconds: float = 15.0) -> None:
         except (ProcessLookupError, PermissionError):
             pass
         store.log(job_id, "killed", f"worker {job['pid']} did not stop in {grace_seconds:.0f} s and was killed")
-    if store.job(job_id)["status"] in ("running", "queued"):
-        store.update_job(job_id, status="cancelled", finished=time.time())
+    if store.job(job_id)["status"] in ACTIVE:
+        store.update_job(job_id, status=JobStatus.CANCELLED.value, finished=time.time())
 
 
 def resume_orphans(store: Store, n_jobs: int = 2) -> list[str]:
     """Jobs marked running whose worker is gone (crash, kill, reboot) are started again."""
     resumed = []
     for job in store.jobs():
-        if job["status"] == "running" and not worker_alive(job):
+        if job["status"] == JobStatus.RUNNING and not worker_alive(job):
             store.log(job["id"], "orphan", f"worker {job['pid']} is gone; resuming")
             start_worker(store, job["id"], n_jobs)
             resumed.append(job["id"])

@@ -24,7 +24,7 @@ from ..errors import DataError
 from ..evaluation.dp_audit import AUDIT_ROWS
 from ..evaluation.sizes import BASELINE_ROWS, RELEASE_ROWS
 from ..model.competitors import fit_cost
-from ..storage.store import Store
+from ..storage.store import ACTIVE, JobStatus, Store
 from .config import SweepConfig, baseline_spec
 from .first_look import looked_levels
 from .tasks import LEVELS, Growth, Task, TaskKey, TaskKind, plan_from_json
@@ -81,7 +81,7 @@ def kind_priors(store: Store, job: dict) -> tuple[dict[str, float], str]:
     earlier: dict[str, list[float]] = {}
     shape = _shape(job)
     for other in store.jobs():
-        if other["id"] == job["id"] or other["status"] != "done":
+        if other["id"] == job["id"] or other["status"] != JobStatus.DONE:
             continue
         fits = competitor_fits(SweepConfig.from_dict(other["config"]), int(_shape(other)[0]), int(_shape(other)[1]))
         for done in finished_tasks(store, other["id"]):
@@ -264,7 +264,7 @@ def progress(store: Store, job_id: str) -> dict:
             source = "this sweep's measured tasks and " + source
         n_train, n_columns, _ = _shape(job)
         fits = competitor_fits(SweepConfig.from_dict(job["config"]), int(n_train), int(n_columns))
-        running = job["status"] == "running"
+        running = job["status"] == JobStatus.RUNNING
         holder = next((f.at for f in finished if f.key == str(TaskKey(TaskKind.HOLDER))), None)
         began = max(moment for moment in (holder, job.get("started"), 0.0) if moment is not None)
         load = (job.get("details") or {}).get("load_at_plan")  # fixed, so that the time left only counts down
@@ -293,14 +293,14 @@ def progress_text(info: dict) -> str:
     status = info["status"]
     if info["phase"] == "first look":
         if not info["done"]:
-            where = "starting (fitting on a sample for a first look)" if status in ("queued", "running") else \
+            where = "starting (fitting on a sample for a first look)" if status in ACTIVE else \
                 "nothing finished yet"
         else:
             of = f" of {info['total']}" if info["total"] else ""
             where = f"first look: level {info['done']}{of}"
         return f"{status} — {where}"
     eta = info["eta_seconds"]
-    left = f", about {duration_text(eta)} left" if eta is not None and status == "running" else ""
+    left = f", about {duration_text(eta)} left" if eta is not None and status == JobStatus.RUNNING else ""
     return f"{status} — {info['done']} of {info['total']} tasks{left}"
 
 

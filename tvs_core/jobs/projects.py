@@ -11,14 +11,18 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 
 import pandas as pd
 
+from ..choice.axes import DEFAULT_PRIVACY, Axis
+from ..choice.mix import DEFAULT_MIX, UtilityMix
+from ..choice.selection import Normalisation
 from ..data.fingerprint import fingerprint_table
 from ..data.schema import Schema, infer_schema
-from ..evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY
+from ..errors import DataError
 from ..storage.store import Store
+from .backends import Backend
 from .config import SweepConfig
 
 # the settings of a sweep a project kept as separate fields in an earlier shape (saved projects still have them)
@@ -50,14 +54,14 @@ class Project:
     holdout: str | None = None  # fingerprint of a hold-out file the user gave (kept in the workspace): no split
     holdout_name: str | None = None  # that file's name, for the screen
     holdout_sha256: str | None = None  # the SHA-256 of that file's bytes: with its name, the hold-out's origin
-    backend: str = "loky"  # where the sweep runs (the numbers do not depend on it)
+    backend: Backend = Backend.LOKY  # where the sweep runs (the numbers do not depend on it)
     job_id: str | None = None  # the sweep shown on the Sweep, Choose and Export pages
     jobs: list[str] = field(default_factory=list)  # every sweep started from this project
     # the choice
     alpha: float = 0.5
-    normalisation: str = "anchored"
-    privacy: str = DEFAULT_PRIVACY_AXIS
-    utility: str = DEFAULT_UTILITY  # the utility mix U_t (choice/mix.py)
+    normalisation: Normalisation = Normalisation.ANCHORED
+    privacy: Axis = DEFAULT_PRIVACY
+    utility: UtilityMix = DEFAULT_MIX  # the utility mix U_t (choice/mix.py)
     scatter_utility: str | None = None  # the mix part on the scatter's vertical axis (None: the first)
     selected_level: int | None = None
     # the release
@@ -97,9 +101,27 @@ class Project:
         if config.schema:
             self.schema = config.schema
 
+    def to_dict(self) -> dict:
+        """The project as the workspace stores it: every setting as the text the screen and the manifest show."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["sweep"] = self.sweep.to_dict() | {"analysis": list(self.sweep.analysis or [])}
+        out["privacy"], out["utility"] = self.privacy.text, self.utility.text
+        return out
+
     @classmethod
     def from_dict(cls, d: dict) -> Project:
+        """A stored project (of this version or an earlier one), its settings read back typed; a stored value this
+        version cannot read is refused in one sentence naming it."""
         d = dict(d)
+        try:
+            typed = {"privacy": Axis.parse(d.pop("privacy", DEFAULT_PRIVACY.text)),
+                     "utility": UtilityMix.parse(d.pop("utility", DEFAULT_MIX.text)),
+                     "normalisation": Normalisation(d.pop("normalisation", Normalisation.ANCHORED)),
+                     "backend": Backend(d.pop("backend", Backend.LOKY))}
+        except ValueError as refused:
+            raise DataError(f"A stored project setting cannot be read: {refused}.",
+                            fix="Open it with the version that saved it, or set the Choose page's settings again."
+                            ) from None
         if "sweep" in d:
             sweep = SweepConfig.from_dict(d.pop("sweep"))
         else:  # saved before the project held a SweepConfig: its settings were fields of their own
@@ -110,7 +132,7 @@ class Project:
             sweep.audits_dp = bool(d.pop("dp_audit", False))
         sweep.analysis = list(sweep.analysis or [])
         known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in d.items() if k in known}, sweep=sweep)  # later settings get their defaults
+        return cls(**{k: v for k, v in d.items() if k in known}, **typed, sweep=sweep)  # later ones get defaults
 
 
 class Projects:
@@ -135,7 +157,7 @@ class Projects:
 
     def save(self, project: Project) -> None:
         project.updated = time.time()
-        self.store.save_project(project.id, json.dumps(asdict(project), default=str), project.updated)
+        self.store.save_project(project.id, json.dumps(project.to_dict(), default=str), project.updated)
         self.store.set_meta("current_project", project.id)
 
     def load(self, project_id: str) -> Project | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import Enum
 
@@ -11,13 +12,14 @@ import pandas as pd
 
 from ..data.external import conform_external
 from ..data.fingerprint import fingerprint_table
+from ..data.schema import Schema
 from ..data.split import MIN_HOLDOUT_ROWS, explicit_holdout
 from ..data.validation import check, unseen_labels, validate
 from ..errors import DataError, DataErrors
-from ..storage.store import Store
+from ..storage.store import ACTIVE, JobStatus, Store
 from .config import SweepConfig, check_external_name, job_id_for
 from .context import schema_for, split_tables
-from .process import worker_alive
+from .process import start_worker, worker_alive
 
 
 def _fingerprint(table: pd.DataFrame, holdout: pd.DataFrame | None) -> str:
@@ -49,6 +51,24 @@ def job_id_of(table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame | 
               externals: dict[str, pd.DataFrame] | None = None) -> str:
     """The id a sweep of this data and configuration has (or will have) in any workspace."""
     return job_id_for(_fingerprint(table, holdout), with_externals(config, table, holdout, externals)[0])
+
+
+def start_problems(table: pd.DataFrame, schema: Schema, measure: str = "kendall",
+                   holdout: pd.DataFrame | None = None) -> list[str]:
+    """What stops a table (and a hold-out file the holder gave) from being modelled with the schema's roles, as the
+    sentences the pages show before Start is offered: the later pages refuse to compute on such a table and say why,
+    instead of failing inside the numbers."""
+    found = [str(p) for p in validate(table, schema, measure=measure)]
+    if holdout is not None and not found:
+        config = SweepConfig(response=schema.response, sensitive=list(schema.sensitive), measure=measure,
+                             schema=schema.to_dict())
+        try:
+            check_data(table, config, holdout)
+        except DataErrors as exc:
+            found += [str(p) for p in exc.problems]
+        except DataError as exc:
+            found.append(str(exc))
+    return found
 
 
 def check_data(table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame | None = None) -> None:
@@ -113,11 +133,43 @@ def start_or_follow(store: Store, table: pd.DataFrame, config: SweepConfig, hold
     the same settings and data being the same job), then answered, followed or run."""
     job_id = submit(store, table, config, holdout, externals, holdout_origin)
     job = store.job(job_id)
-    if job["status"] == "done":
+    if job["status"] == JobStatus.DONE:
         return Started(job_id, Next.NOTHING)
-    if job["status"] in ("queued", "running") and worker_alive(job):
+    if job["status"] in ACTIVE and worker_alive(job):
         return Started(job_id, Next.FOLLOW)
     return Started(job_id, Next.RUN, resuming=bool(store.done_tasks(job_id)))
+
+
+# what runs a job that needs running: (the store, the job's id) -> whatever the caller reads back (the command line:
+# the job's status once it ended here; the dashboard: nothing, a background worker runs it). Tests pass their own.
+Runner = Callable[[Store, str], object]
+
+
+def background_worker(backend: str = "loky", n_jobs: int = 2) -> Runner:
+    """The dashboard's runner: a worker process of its own, which outlives the page and a server restart."""
+    return lambda store, job_id: start_worker(store, job_id, n_jobs=n_jobs, backend=backend)
+
+
+def run_sweep(store: Store, table: pd.DataFrame, config: SweepConfig, runner: Runner,
+              holdout: pd.DataFrame | None = None, externals: dict[str, pd.DataFrame] | None = None,
+              holdout_origin: dict | None = None) -> tuple[Started, object]:
+    """Start a sweep, the one way the command line's ``sweep`` and the Sweep page's Start do: decided by
+    ``start_or_follow``, and run by ``runner`` when it needs running (its answer is returned beside the decision)."""
+    started = start_or_follow(store, table, config, holdout, externals, holdout_origin)
+    return started, (runner(store, started.job_id) if started.next is Next.RUN else None)
+
+
+def resume_sweep(store: Store, job_id: str, runner: Runner) -> object:
+    """Resume a stopped sweep (the Sweep page's Resume, the command line's ``worker``): its stored tasks are kept;
+    refused in words when it has finished or a live worker runs it."""
+    job = store.job(job_id)
+    if job is None:
+        raise DataError(f"There is no sweep {job_id} in this workspace.", fix="Start it from the Sweep page.")
+    if job["status"] == JobStatus.DONE:
+        raise DataError(f"Sweep {job_id} has finished: there is nothing to resume.", fix="Open its results.")
+    if job["status"] in ACTIVE and worker_alive(job):
+        raise DataError(f"Sweep {job_id} is running already.", fix="Wait for it, or cancel it first.")
+    return runner(store, job_id)
 
 
 def job_tables(store: Store, job: dict) -> tuple[pd.DataFrame, pd.DataFrame | None]:

@@ -70,8 +70,11 @@ class JobView:
     def settings_record(self) -> dict:
         """The sweep's settings as the manifest and the report record them: with a hold-out file, the split fraction
         the sweep never used is left out and the file is named instead (``holdout_file``: its name, rows and
-        SHA-256)."""
+        SHA-256); ``protocol`` holds the game sizes the sweep ran with (its preset's, overridden and capped), as its
+        worker recorded them."""
         record = self.config.to_dict()
+        if "protocol" in self.details:
+            record["protocol"] = self.details["protocol"]
         record["holdout"] = self.holdout_words()
         if self.holdout_file:
             record.pop("holdout_fraction", None)

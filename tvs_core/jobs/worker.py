@@ -16,7 +16,7 @@ from dataclasses import replace
 from ..errors import DataError, TVSError
 from ..evaluation.records import HOLDER
 from ..model.generator import SyntheticGenerator
-from ..storage.store import Store
+from ..storage.store import ACTIVE, JobStatus, Store
 from ..storage.workspace import traceback_without_values
 from .config import SweepConfig
 from .context import context_for_job, fit_holder, split_tables, sweep_levels
@@ -87,12 +87,13 @@ def run_job(store: Store, job_id: str, n_jobs: int = 2, backend: str = "loky", a
     job = store.job(job_id)
     if job is None:
         raise TVSError(f"No job '{job_id}' in {store.workspace}.")
-    if job["status"] == "done":
-        return "done"
-    if job["status"] in ("queued", "running") and job.get("pid") not in (None, os.getpid()) and worker_alive(job):
+    if job["status"] == JobStatus.DONE:
+        return JobStatus.DONE
+    if job["status"] in ACTIVE and job.get("pid") not in (None, os.getpid()) and worker_alive(job):
         raise TVSError(f"Job {job_id} is already running in process {job['pid']}; one worker per job.")
-    store.update_job(job_id, status="running", pid=os.getpid(), pid_started=process_start_time(os.getpid()),
-                     started=time.time(), heartbeat=time.time(), error=None, cancel=0, workers=n_jobs)
+    store.update_job(job_id, status=JobStatus.RUNNING.value, pid=os.getpid(),
+                     pid_started=process_start_time(os.getpid()), started=time.time(), heartbeat=time.time(),
+                     error=None, cancel=0, workers=n_jobs)
     store.log(job_id, "start", f"worker {os.getpid()} started ({backend}, {n_jobs} workers)")
     heartbeat = _Heartbeat(store.workspace, job_id)
     heartbeat.start()
@@ -102,14 +103,14 @@ def run_job(store: Store, job_id: str, n_jobs: int = 2, backend: str = "loky", a
         if isinstance(exc, Terminated) and resume_on_restart:
             store.log(job_id, "terminated", "stopped by SIGTERM; resumes when the dashboard next starts")
         else:
-            store.update_job(job_id, status="interrupted", finished=time.time())
+            store.update_job(job_id, status=JobStatus.INTERRUPTED.value, finished=time.time())
             store.log(job_id, "interrupted", "stopped by the user; run again to resume")
         raise
     except Exception as exc:  # the job fails; its finished tasks stay stored
         error = failure_sentence(exc, store.space.log_path(job_id))
-        store.update_job(job_id, status="failed", error=error, finished=time.time())
+        store.update_job(job_id, status=JobStatus.FAILED.value, error=error, finished=time.time())
         store.log(job_id, "failed", traceback_without_values())
-        return "failed"
+        return JobStatus.FAILED
     finally:
         heartbeat.stopped.set()
     store.update_job(job_id, status=status, finished=time.time())
@@ -155,7 +156,7 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
                                  records, time.perf_counter() - start)
                 sink.notify()
                 if sink.cancelled():
-                    return "cancelled"
+                    return JobStatus.CANCELLED
                 start = time.perf_counter()
         config = replace(config, levels=sweep_levels_once())
         start = time.perf_counter()
@@ -178,7 +179,7 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
         store.add_result(job_id, holder_key, TaskKind.HOLDER.value, [], seconds)
     sink.notify()
     if sink.cancelled():
-        return "cancelled"
+        return JobStatus.CANCELLED
     return execute(context, tasks, sink, n_jobs=n_jobs, backend=backend, address=address)
 
 

@@ -9,6 +9,7 @@ which, under a block structure, the attacker's regression coefficients all have 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from enum import StrEnum
 
 import numpy as np
 import pandas as pd
@@ -17,7 +18,16 @@ from scipy.stats._stats import _kendall_dis  # scipy's merge count of discordant
 
 from ..errors import DataError
 
-MEASURES = ("kendall", "spearman", "pearson")
+
+class Measure(StrEnum):
+    """The association measure of Algorithm 1's order and of ρ*."""
+
+    KENDALL = "kendall"
+    SPEARMAN = "spearman"
+    PEARSON = "pearson"
+
+
+MEASURES = tuple(Measure)
 HIGH_DIMENSIONAL = 400  # Appendix B.3 (4): beyond this many covariates, truncate early
 HIGH_DIMENSIONAL_T_MAX = 50
 PAIRWISE_ROWS = 2_000  # beyond, scipy's O(n log n) count per pair beats counting the n^2 pairs of rows

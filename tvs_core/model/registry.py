@@ -6,6 +6,7 @@ dependencies, costs nothing until chosen); ``register`` adds a generator defined
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from importlib import import_module
 
 from ..errors import DataError
@@ -32,6 +33,23 @@ def register(cls: type) -> type:
     """Make a generator class known by its ``name`` (usable as a decorator)."""
     _registered[cls.name] = cls
     return cls
+
+
+@dataclass(frozen=True)
+class BaselineName:
+    """A baseline as the command line, a sweep's settings and its records name it, ``GENERATOR[:PARAMETER]``
+    (``dp_vine:1``, ``ctgan:quick``), split in this one place."""
+
+    generator: str
+    parameter: str = ""  # an ε, an epoch budget, or nothing
+
+    @classmethod
+    def parse(cls, text: str) -> BaselineName:
+        generator, _, parameter = text.partition(":")
+        return cls(generator, parameter)
+
+    def __str__(self) -> str:
+        return f"{self.generator}:{self.parameter}" if self.parameter else self.generator
 
 
 def generator_names() -> list[str]:

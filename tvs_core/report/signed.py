@@ -6,6 +6,7 @@ Numbers and methods come after it."""
 from __future__ import annotations
 
 from ..release.pooled import verdict
+from ..storage.store import JobStatus
 from ..version import __version__
 from .context import ReportContext
 from .html import e, items, kv
@@ -45,7 +46,7 @@ def _before_signing(c: ReportContext) -> str:
     """What must be seen before signing: a sweep still running, blocking guardrails, the pooled check."""
     job = c.view.job
     warn, block, ok = [], [g.message for g in c.release.checks if g.severity == "block"], []
-    if job["status"] != "done":
+    if job["status"] != JobStatus.DONE:
         warn.append(f"The sweep is {job['status']} ({job['done']} of {job['total']} tasks): the attack games may not "
                     "have reported for every level; its privacy numbers are provisional.")
     pooled = c.release.pooled

@@ -16,6 +16,7 @@ import threading
 import time
 import weakref
 from contextlib import contextmanager
+from enum import StrEnum
 from pathlib import Path
 
 from ..errors import TVSError
@@ -49,14 +50,25 @@ CREATE TABLE IF NOT EXISTS releases (
 CREATE INDEX IF NOT EXISTS releases_by_table ON releases (fingerprint, id);
 """
 
-ACTIVE = ("queued", "running")
+class JobStatus(StrEnum):
+    """Where a job stands; stored as its text, so that earlier workspaces read the same."""
+
+    QUEUED = "queued"  # planned, its worker to come
+    RUNNING = "running"
+    DONE = "done"
+    CANCELLED = "cancelled"  # stopped by the user; Resume continues it
+    INTERRUPTED = "interrupted"  # its worker was stopped by a signal; Resume continues it
+    FAILED = "failed"
+
+
+ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)  # a job that still has a worker to come or running
 
 
 class _Connection:
     """A weak-referenceable holder of one thread's sqlite connection (the thread's end frees it)."""
 
     def __init__(self, sqlite: sqlite3.Connection):
-        self.sqlite = sqlite  # statuses of a job that still has a worker to come or running
+        self.sqlite = sqlite
 
 
 class Store:
@@ -168,8 +180,8 @@ class Store:
             exists = db.execute("SELECT 1 FROM jobs WHERE id = ?", (job_id,)).fetchone()
             if exists:
                 return False
-            db.execute("INSERT INTO jobs (id, fingerprint, config, status, created) VALUES (?, ?, ?, 'queued', ?)",
-                       (job_id, fingerprint, json.dumps(config, sort_keys=True), time.time()))
+            db.execute("INSERT INTO jobs (id, fingerprint, config, status, created) VALUES (?, ?, ?, ?, ?)",
+                       (job_id, fingerprint, json.dumps(config, sort_keys=True), JobStatus.QUEUED.value, time.time()))
         self.log(job_id, "created", "job created")
         return True
 
@@ -178,6 +190,7 @@ class Store:
         if row is None:
             return None
         job = dict(row)
+        job["status"] = JobStatus(job["status"])
         job["config"] = json.loads(job["config"])
         job["plan"] = json.loads(job["plan"]) if job["plan"] else None
         job["details"] = json.loads(job["details"]) if job["details"] else None

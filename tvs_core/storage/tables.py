@@ -48,10 +48,10 @@ def table_metadata(data: bytes) -> dict[str, str]:
 
 
 def table_from_bytes(data: bytes) -> pd.DataFrame:
-    # no thread pool (neither the CPU one nor pre-buffering's IO one): Arrow's pools can abort the process at exit
-    # ("terminate called without an active exception", apache/arrow#34314), seen after the command line read a
-    # table its child handed back
-    arrow = pq.read_table(io.BytesIO(data), use_threads=False, pre_buffer=False)
+    # one file read by one thread, without the dataset scanner of ``pq.read_table`` (its readahead runs on Arrow's IO
+    # pool even without threads): a pool alive at exit can abort the process ("terminate called without an active
+    # exception", apache/arrow#34314), as the command line did after reading a table its child handed back
+    arrow = pq.ParquetFile(io.BytesIO(data), pre_buffer=False).read(use_threads=False)
     mixed = json.loads((arrow.schema.metadata or {}).get(_MIXED_KEY, b"[]"))
     table = arrow.to_pandas(use_threads=False)
     for column in table.columns:
