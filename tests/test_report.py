@@ -4,13 +4,14 @@
 import functools
 import html
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from bench import tables
 from tests.conftest import TINY_PROTOCOL
-from tests.helpers import run
+from tests.helpers import SMALLEST, run
 from tvs_core.choice import ChoiceSettings
 from tvs_core.errors import DataError
 from tvs_core.evaluation.intervals import SMALL_N
@@ -234,25 +235,36 @@ def test_no_spread_of_a_few_values_is_called_a_95_percent_interval(no_level, wid
         assert not bad, bad
 
 
+# the wide demo's games at the smallest sizes that still play every attack: one iteration, the sensitive columns'
+# top outliers as targets (one each). A vine fitted up to level 118 of 120 columns costs seconds per fit, and the
+# games fit one per target: at TINY's 12 targets and two iterations the sweep took 240 s of CPU, here about 70 s
+WIDE_GAMES = {**SMALLEST, "random_targets": 0, "outlier_quantiles": [0.99]}
+
+
 @pytest.fixture(scope="module")
 def registry_report(tmp_path_factory):
     """The report of the wide demo's default sweep (a registry extract of 120 columns), as the command line makes it
-    without --level: the default levels, baselines and preset, the games at tiny sizes. What sets its length — the
-    columns, the levels, the reference points — is the demo's; its first 400 rows keep the sweep to minutes."""
+    without --level: the default levels of the whole demo (ten, up to 118: what sets the report's length with the
+    columns and the reference points), the default baselines and preset, on its first 200 rows, with Gaussian pair
+    copulas and the games at their smallest (``WIDE_GAMES``)."""
     from tvs_core import load_demo
     from tvs_core.data.demo import DEMOS
     from tvs_core.jobs import SweepConfig, submit
+    from tvs_core.jobs.context import split_tables, sweep_levels
     from tvs_core.jobs.worker import run_job
 
-    demo = DEMOS["registry"]
-    store = Store(tmp_path_factory.mktemp("registry-sweep"))
+    demo, table = DEMOS["registry"], load_demo("registry")
     config = SweepConfig(response=demo.response, sensitive=list(demo.sensitive), preset="quick",
-                         protocol_overrides=TINY_PROTOCOL)
-    job_id = submit(store, load_demo("registry").head(400), config)
+                         families="gaussian", protocol_overrides=WIDE_GAMES)
+    levels = sweep_levels(config, split_tables(config, table, None)[0])
+    assert len(levels) <= 10 and levels[0] == 1 and levels[-1] > 100  # the wide default: few, over the range
+    config = replace(config, levels=levels)
+    store = Store(tmp_path_factory.mktemp("registry-sweep"))
+    job_id = submit(store, table.head(200), config)
     assert run_job(store, job_id, n_jobs=2) == "done"
     view = JobView(store, job_id)
     best = ChoiceSettings().select(view.summary(), view.config.sensitive).best_level
-    made = Release.from_sweep(view, best, table_name="registry, 400 x 120", chosen_by_user=False)
+    made = Release.from_sweep(view, best, table_name="registry, 200 x 120", chosen_by_user=False)
     path = tmp_path_factory.mktemp("registry-report") / "report.html"
     write_report(build_report(made, reason=NOTE, exported=False), path)
     return path
