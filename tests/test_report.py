@@ -53,6 +53,13 @@ def printed(path: Path) -> tuple[int, dict]:
     return len(re.findall(rb"/Type\s*/Page(?![s\w])", pdf)), first
 
 
+def fits_on_paper(path: Path) -> None:
+    """The report prints on at most ``MAX_PAGES`` A4 pages, page 1 (what the officer signs) on one."""
+    pages, first = printed(path)
+    assert 1 < pages <= MAX_PAGES, f"{pages} A4 pages"
+    assert first["after"] == "page" and first["height"] <= PAGE_HEIGHT, first["height"]
+
+
 def words(text: str) -> str:
     """The page's text as it reads: no script (plotly.js and the figures' data), no tags, entities decoded."""
     text = re.sub(r"<script.*?</script>", " ", text, flags=re.S)
@@ -186,9 +193,7 @@ def test_cli_report_refuses_bad_input_in_one_line(args, words, stored_sweep, tmp
 @pytest.mark.slow
 @pytest.mark.xdist_group("wide_report")  # its fixture is built once, on one worker
 def test_the_default_report_of_a_27_column_table_prints_on_at_most_15_a4_pages(wide_report):
-    pages, first = printed(wide_report)
-    assert 1 < pages <= MAX_PAGES, f"{pages} A4 pages"
-    assert first["after"] == "page" and first["height"] <= PAGE_HEIGHT, first["height"]  # page 1 is one page
+    fits_on_paper(wide_report)
 
 
 @pytest.mark.slow
@@ -273,9 +278,7 @@ def registry_report(tmp_path_factory):
 @pytest.mark.slow
 @pytest.mark.xdist_group("registry_report")  # its fixture is built once, on one worker
 def test_the_default_report_of_the_wide_demo_prints_on_at_most_15_a4_pages_and_lists_every_column(registry_report):
-    pages, first = printed(registry_report)
-    assert 1 < pages <= MAX_PAGES, f"{pages} A4 pages"
-    assert first["after"] == "page" and first["height"] <= PAGE_HEIGHT, first["height"]  # page 1 is one page
+    fits_on_paper(registry_report)
     text = registry_report.read_text()
     appendix = words(text[text.index('<section id="appendix">'):])
     from tvs_core import load_demo
