@@ -23,7 +23,7 @@ from tvs_core.evaluation.dp_audit import audits_from_records
 from tvs_core.evaluation.intervals import SMALL_N
 from tvs_core.evaluation.membership_attacks import EXPOSURE_ORDER, exposure_display
 from tvs_core.evaluation.records import HOLDER
-from tvs_core.evaluation.summary import Summary, readable
+from tvs_core.evaluation.summary import Summary, readable, summarise_columns
 from tvs_core.jobs import JobView
 from tvs_core.model.generator import SyntheticGenerator
 from tvs_core.storage import JobStatus
@@ -213,10 +213,13 @@ st.subheader(f"Level {selected}: every metric, with its interval")
 st.caption("Median over the replicates (synthetic sets, game iterations or targets) and a 95 % percentile bootstrap "
            f"interval of that median; n is the number of replicates. With fewer than {SMALL_N} the interval is only "
            "the spread of a few values — use the paper protocol before relying on it.")
-table_rows = readable(summary.point(selected))
+table_rows, per_column = summarise_columns(readable(summary.point(selected)))
 for group in table_rows["group"].unique() if len(table_rows) else []:
     st.markdown(f"**{group.capitalize()}**")
     st.dataframe(table_rows[table_rows["group"] == group].drop(columns="group"), hide_index=True, width="stretch")
+for metric, rows in per_column.groupby("metric", sort=False):
+    with st.expander(f"{metric}: each of its {len(rows)} columns"):
+        st.dataframe(rows.drop(columns="group"), hide_index=True, width="stretch")
 
 
 @st.cache_data(show_spinner="Sampling…", max_entries=16)

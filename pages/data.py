@@ -14,6 +14,8 @@ from tvs_core.data.split import explicit_holdout, missing_response_rows
 
 common.under_navigation()
 
+FIND_FROM = 15  # a table with more columns than this gets a box that filters its columns' table
+
 st.title("TVineSynth Studio")
 st.markdown(
     "Publish a synthetic copy of a sensitive table with a privacy-utility balance **you** choose, by looking at "
@@ -66,7 +68,7 @@ st.selectbox("Response Y — what the synthetic data must predict", candidates,
              placeholder="Choose the response…", key=f"{common.WIDGET}response.data",
              on_change=common.set_response, args=(f"{common.WIDGET}response.data",),
              help="Suggested from the column names when the table was opened; the table below shows it as role "
-                  "'response'. Step 2 sets the sensitive columns.")
+                  "'response'. Step 2 sets the sensitive columns. Type in the box to filter the list.")
 
 st.subheader("Columns: type and role")
 st.caption("Every inference can be changed here. Dropped columns are not modelled; the release still has "
@@ -97,9 +99,19 @@ frame = pd.DataFrame({
     "distribution": [histogram(table[c.name]) for c in schema.columns],
     "problem": [" ".join(by_column.get(c.name, [])) for c in schema.columns],
 })
-edited = st.data_editor(
-    frame, hide_index=True, width="stretch", key="schema_editor", disabled=["column", "why", "missing", "distinct",
-                                                                            "distribution", "problem"],
+if len(frame) > FIND_FROM:
+    find = st.text_input("Find columns", key="find_column", placeholder="Type to filter…",
+                         help="Typing filters the table below to the columns whose name, type or role contains what "
+                              "you type (case does not matter); clear the box to see every column again.").strip()
+    if find:
+        frame = frame[frame[["column", "type", "role"]].apply(
+            lambda values: values.str.contains(find, case=False, regex=False)).any(axis=1)]
+        st.caption(f"{len(frame)} of {len(schema.columns)} columns contain “{plain.md(find)}”.")
+else:
+    find = ""
+edited = st.data_editor(  # a filtered table is another editor: its rows are counted from its own first row
+    frame, hide_index=True, width="stretch", key="schema_editor" + (f":{find}" if find else ""),
+    disabled=["column", "why", "missing", "distinct", "distribution", "problem"],
     column_config={
         "type": st.column_config.SelectboxColumn("type", options=[t.value for t in ColumnType], required=True),
         "role": st.column_config.SelectboxColumn("role", options=[r.value for r in Role], required=True),

@@ -1,13 +1,24 @@
 """Sensitive features: response, sensitive columns and rho*; the Algorithm-1 order and the risk preview."""
 
+import pandas as pd
 import streamlit as st
 
 from pages import common, plain
 from tvs_core import DataError, figures
 from tvs_core.evaluation.preview import preview_levels
-from tvs_core.model.ordering import MEASURES, Measure, default_rho_star
+from tvs_core.figures.ordering import FOCUS_NEIGHBOURS, SQUARE_UP_TO
+from tvs_core.model.ordering import MEASURES, Measure, OrderResult, default_rho_star
 
 common.under_navigation()
+
+FULL_VIEW_PX = 760  # a matrix of every column taller than this scrolls inside a box of this height
+CUTS_SHOWN = 15  # the most important cut associations listed; the others behind an expander
+
+
+@st.cache_data(show_spinner="Computing the risk preview…", max_entries=16)
+def level_preview(normal_corr: pd.DataFrame, order: dict):
+    """Theorem 2.4 at every level (seconds at 120 columns): once per order, not on every move of a widget."""
+    return preview_levels(normal_corr, OrderResult.from_dict(order))
 
 
 @common.callback
@@ -56,12 +67,14 @@ with left:
     st.selectbox("Response Y (what the synthetic data must predict)", candidates,
                  index=candidates.index(project.sweep.response) if project.sweep.response in candidates else None,
                  placeholder="Choose the response…", key=f"{common.WIDGET}response.sensitive",
-                 on_change=common.set_response, args=(f"{common.WIDGET}response.sensitive",))
+                 on_change=common.set_response, args=(f"{common.WIDGET}response.sensitive",),
+                 help="Type part of a column's name to filter the list.")
 with right:
     options = [c for c in candidates if c != project.sweep.response]
     st.multiselect("Sensitive columns (an attacker must not infer them)", options,
                    default=[s for s in project.sweep.sensitive if s in options], key=f"{common.WIDGET}sensitive",
-                   on_change=set_sensitive)
+                   on_change=set_sensitive, placeholder="Type to find a column…",
+                   help="Type part of a column's name to filter the list; pick as many as you need.")
 response, sensitive = project.sweep.response, [s for s in project.sweep.sensitive if s in options]
 
 st.radio("Association measure", common.texts(MEASURES), horizontal=True, key=common.bound("sweep.measure"),
@@ -103,17 +116,26 @@ st.markdown(f"**Order** (enters the C-vine left to right; Y is the root of tree 
 st.markdown(f"**|K| = {len(order.K)}**; Theorem 2.5 level τ_block = {order.tau_block} (zeroes every attacker "
             f"coefficient only under a block structure, checked below). Recommended top level t_max = {order.t_max} "
             f"({order.t_max_reason}).")
-heat_order, heat_original = st.tabs(["Algorithm-1 order, with the blocks", "The table's order"])
-with heat_order:
-    st.caption("Blocks outlined in red: S = the sensitive columns, K = covariates linked to them (|association| > ρ*), "
-               "rest = the other covariates, Y = the response (the root of the first tree).")
-    st.plotly_chart(figures.association_heatmap(assoc, order, project.sweep.measure),
-                    width="stretch", key="heatmap_order")
-with heat_original:
-    st.plotly_chart(figures.association_heatmap(assoc, None, project.sweep.measure),
-                    width="stretch", key="heatmap_original")
+wide = len(order.order) > SQUARE_UP_TO
+views = ["Algorithm-1 order, with the blocks", "The table's order"]
+tabs = st.tabs([f"The sensitive block up close (S, K and the {FOCUS_NEIGHBOURS} columns most linked to them)",
+                *views] if wide else views)
+st.caption("Blocks outlined in red: S = the sensitive columns, K = covariates linked to them (|association| > ρ*), "
+           "rest = the other covariates, Y = the response (the root of the first tree)."
+           + (f" With {len(order.order)} columns, the first tab shows the sensitive block and the columns that "
+              "came closest to joining it; the other two show every column: scroll down the matrix, drag over a "
+              "part to zoom in (every column's name then shows; double-click to zoom out), hover a cell for both "
+              "names." if wide else ""))
+if wide:
+    with tabs[0]:
+        st.plotly_chart(figures.association_heatmap(assoc, order, project.sweep.measure, focus=FOCUS_NEIGHBOURS),
+                        width="stretch", key="heatmap_focus")
+for tab, shown_order, key in zip(tabs[-2:], (order, None), ("heatmap_order", "heatmap_original"), strict=True):
+    with tab, st.container(height=FULL_VIEW_PX if wide else "content", border=False):
+        st.plotly_chart(figures.association_heatmap(assoc, shown_order, project.sweep.measure), width="stretch",
+                        key=key)
 
-preview = preview_levels(normal_corr, order)
+preview = level_preview(normal_corr, order.to_dict())
 st.subheader("Expected attribute-inference risk per truncation level")
 st.caption("Theorem 2.4 on the normal-scores correlation: the attacker's expected mean absolute coefficient "
            "(MAB) if the data were Gaussian. Instant; the sweep measures the real thing.")
@@ -131,12 +153,21 @@ shown = project.preview_level if project.preview_level in levels else min(order.
 st.session_state[common.WIDGET + "preview_level"] = max(1, shown)
 st.select_slider("Truncation level", levels, key=common.WIDGET + "preview_level",
                  on_change=common.keep, args=("preview_level",))
-cut = preview.cut_at(int(st.session_state[common.WIDGET + "preview_level"]))
+level = int(st.session_state[common.WIDGET + "preview_level"])
+cut = preview.cut_at(level)
 counts = preview.cuts.groupby("level")["cut"].sum()
-st.markdown(f"At level **{st.session_state[common.WIDGET + 'preview_level']}**: **{len(cut)}** of "
-            f"{int((preview.cuts['level'] == levels[-1]).sum())} real associations cut "
-            f"(level 1: {int(counts.get(1, 0))}, full vine: {int(counts.get(order.full_level, 0))}).")
+st.markdown(f"At level **{level}**: **{len(cut)}** of {int((preview.cuts['level'] == levels[-1]).sum())} real "
+            f"associations cut (level 1: {int(counts.get(1, 0))}, full vine: {int(counts.get(order.full_level, 0))}).")
 if len(cut):
-    st.dataframe(cut.drop(columns=["level", "cut"]).rename(columns={
-        "a": "column", "b": "with", "real": "real correlation", "kept": "kept at this level"}).round(3),
-        hide_index=True, width="stretch")
+    st.markdown(plain.md(preview.cut_counts(level)))
+    listed = cut.drop(columns=["level", "cut"]).rename(columns={
+        "a": "column", "b": "with", "real": "real correlation", "kept": "kept at this level"}).round(3)
+    st.caption(plain.md(preview.cut_list_words(level, CUTS_SHOWN)))
+    st.dataframe(listed.head(CUTS_SHOWN), hide_index=True, width="stretch")
+    if len(cut) > CUTS_SHOWN:
+        with st.expander(f"All {len(cut)} associations level {level} cuts"):
+            st.caption("In the same order. Search the list with the magnifier above it (or Ctrl+F), sort it by a "
+                       "column's header, or download it.")
+            st.dataframe(listed, hide_index=True, width="stretch")
+            st.download_button("Download the list (CSV)", listed.to_csv(index=False).encode(),
+                               file_name=f"cut_at_level_{level}.csv", mime="text/csv", on_click="ignore")

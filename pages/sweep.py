@@ -175,9 +175,10 @@ covariates = [c for c in common.schema().modelled if c != project.sweep.response
 if any(c not in covariates for c in project.sweep.analysis):
     common.update_sweep(analysis=[c for c in project.sweep.analysis if c in covariates])
 setting("Analysis for the CI overlap: covariates of the regression of Y (empty: all)", "sweep.analysis", st.multiselect,
-        options=covariates, help="The utility part 'CI overlap' fits this regression on the real and on the synthetic "
-                                 "rows and compares the coefficients' 95 % intervals (Karr et al. 2006). Name the "
-                                 "analysis your users will run.")
+        options=covariates, placeholder="All covariates — type to find one…",
+        help="The utility part 'CI overlap' fits this regression on the real and on the synthetic rows and compares "
+             "the coefficients' 95 % intervals (Karr et al. 2006). Name the analysis your users will run. Type part "
+             "of a column's name to filter the list.")
 d, e = st.columns(2)
 with d:
     seed_value = common.whole_number_field("Master seed", "sweep.seed", 0, MAX_SEED, "the master seed",

@@ -99,7 +99,8 @@ def test_the_choice_notes_are_the_card_warnings(two_levels):
 
 def test_the_preview_adds_the_associations_a_level_cuts():
     """Of the three pairs level 1 cuts, one is inside the sensitive block (intended); the two others are costs and
-    are quoted with their real and kept correlation."""
+    are quoted with their real and kept correlation, the most important first (``CUT_ORDER``): the weaker link to
+    the sensitive block before the stronger one between two other columns."""
     from tvs_core.choice.selection import select
 
     cuts = pd.DataFrame({"level": [1, 1, 1, 2], "a": ["a", "x", "a", "x"], "b": ["k", "y", "x", "y"],
@@ -111,7 +112,7 @@ def test_the_preview_adds_the_associations_a_level_cuts():
     selection = select(table, privacy=Axis.parse("pg"), utility=UtilityMix.parse("auc_tstr"), draws=10)
     card = explain_level(selection, Summary(), 1, [], preview=preview)
     assert card.costs[-1] == ("Expected to cut 3 real associations, 1 of them inside the sensitive block (intended); "
-                              "the others include x – y (+0.50 → +0.10), a – x (-0.30 → +0.00).")
+                              "the others include a – x (-0.30 → +0.00), x – y (+0.50 → +0.10).")
     assert any(w.startswith("The block assumption of Theorem 2.5 does not hold") for w in card.warnings)
 
 

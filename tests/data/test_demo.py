@@ -105,4 +105,4 @@ def test_the_default_demo_is_the_clinical_table():
 def test_an_unknown_demo_is_refused_with_the_choices():
     with pytest.raises(DataError, match="Unknown demo 'iris'") as info:
         load_demo("iris")
-    assert info.value.fix == "Choose one of: clinical, breast_cancer."
+    assert info.value.fix == "Choose one of: clinical, breast_cancer, registry."

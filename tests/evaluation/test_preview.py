@@ -11,7 +11,11 @@ import pytest
 from tests.conftest import make_small_table
 from tvs_core import infer_schema
 from tvs_core.evaluation.preview import (
+    CUT_ORDER,
+    INTENDED,
+    LINKS_BLOCK,
     MOST_LEVELS,
+    OUTSIDE,
     RISK_TOLERANCE,
     LevelPreview,
     attribute_risk_preview,
@@ -186,6 +190,63 @@ def test_cut_at_says_whether_each_cut_is_intended_links_the_block_or_costs_utili
                                ("s", "r"): "links the sensitive block to the rest",
                                ("r", "y"): "outside the sensitive block (a utility cost)"}  # k-y is not cut
     assert level_preview().cut_at(2).empty
+
+
+def test_cut_at_lists_links_to_y_and_to_the_block_first_each_by_strength():
+    """The most important first: a pair touching Y or the sensitive block (s, k) before a pair of other columns,
+    then the strongest real association (whatever its sign), whatever order the cuts were computed in."""
+    pairs = [("r1", "r2", 0.9), ("s", "r1", 0.3), ("r2", "y", -0.6), ("k", "s", 0.5), ("r1", "r3", -0.95),
+             ("r3", "y", 0.2)]
+    cuts = pd.DataFrame([{"level": 1, "a": a, "b": b, "real": real, "kept": 0.0, "cut": True} for a, b, real in pairs])
+    preview = LevelPreview(pd.DataFrame(), cuts, pd.DataFrame(), {}, 2, ["s", "k"], response="y")
+    listed = preview.cut_at(1)
+    assert list(zip(listed["a"], listed["b"], strict=True)) == [
+        ("r2", "y"), ("k", "s"), ("s", "r1"), ("r3", "y"), ("r1", "r3"), ("r1", "r2")]
+    assert listed["where"].tolist() == [OUTSIDE, INTENDED, LINKS_BLOCK, OUTSIDE, OUTSIDE, OUTSIDE]
+    assert list(listed.index) == list(range(6))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_cut_counts_and_the_list_words_agree_with_the_table(seed):
+    """Sentences from numbers: on random correlations and sensitive columns, the counts the sentence gives are the
+    table's, where by where, and the list's words say how many are left out."""
+    rng = np.random.default_rng(seed)
+    names = [f"c{i}" for i in range(9)] + ["y"]
+    corr = pd.DataFrame(random_correlation(10, seed), index=names, columns=names)
+    order = algorithm1(corr.abs(), "y", list(rng.choice(names[:-1], 2, replace=False)), 0.25, "pearson")
+    preview = preview_levels(corr, order)
+    for level in range(order.full_level + 1):
+        cut, words = preview.cut_at(level), preview.cut_counts(level)
+        total = int((preview.cuts["level"] == level).sum())
+        if not len(cut):
+            assert words == f"Level {level} cuts none of the {total} real associations (none kept at less than half)."
+            continue
+        assert words.startswith(f"Level {level} cuts {len(cut)} of the {total} real associations: ")
+        for where in (INTENDED, LINKS_BLOCK, OUTSIDE):
+            n = int((cut["where"] == where).sum())
+            assert (f"{n} {where}" in words) == (n > 0), (where, words)
+        shown = 3
+        listed = preview.cut_list_words(level, shown)
+        assert listed == (f"All {len(cut)}, {CUT_ORDER}." if len(cut) <= shown else
+                          f"The {shown} most important of {len(cut)}, {CUT_ORDER}; and {len(cut) - shown} more.")
+
+
+def test_level_cuts_is_one_row_per_strong_pair_and_level_in_the_order_of_weakening():
+    """The vectorised level_cuts against its definition, pair by pair, on a random 8-column matrix."""
+    names = [f"c{i}" for i in range(7)] + ["y"]
+    corr = pd.DataFrame(random_correlation(8, 3), index=names, columns=names)
+    cuts = level_cuts(corr, names, [0, 2, 5])
+    r = corr.to_numpy()
+    for level in (0, 2, 5):
+        implied = implied_correlation(r, level)
+        expected = {(names[i], names[j]): implied[i, j] for i in range(8) for j in range(i + 1, 8)
+                    if abs(r[i, j]) >= 0.1}
+        rows = cuts[cuts["level"] == level]
+        found = {(a, b): k for a, b, k in zip(rows["a"], rows["b"], rows["kept"], strict=True)}
+        assert found == pytest.approx(expected)
+        assert (rows["cut"] == (rows["kept"].abs() < 0.5 * rows["real"].abs())).all()
+        weakened = (rows["real"] - rows["kept"]).abs().to_numpy()
+        assert (np.diff(weakened) <= 1e-12).all()
 
 
 def test_sentences_say_up_to_which_level_the_risk_stays_low():

@@ -11,7 +11,18 @@ import pytest
 
 from tvs_core.evaluation.catalogue import CATALOGUE, GROUPS
 from tvs_core.evaluation.records import HOLDER, REAL, record, to_frame
-from tvs_core.evaluation.summary import KEYS, SUMMARY_COLUMNS, Interval, Summary, readable, summarise
+from tvs_core.evaluation.summary import (
+    KEYS,
+    MANY_COLUMNS,
+    SUMMARY_COLUMNS,
+    ColumnSpread,
+    Interval,
+    Summary,
+    column_spread,
+    readable,
+    summarise,
+    summarise_columns,
+)
 
 
 def records(rows) -> pd.DataFrame:
@@ -150,3 +161,44 @@ def test_readable_of_a_missing_median_and_of_nothing():
     table = readable(summarise(records(game([np.nan, np.nan])))).iloc[0]
     assert table["median"] is None and table["interval"] == "no interval"
     assert readable(Summary()).empty
+
+
+# --- a per-column metric of many columns ---------------------------------------------------------------------------
+
+def distances(count: int) -> list:
+    """column_distance of ``count`` columns c0, c1, ...: column i is i / 100 in each of its two sets."""
+    return [(HOLDER, 1, "column_distance", i / 100, {"attribute": f"c{i}", "iteration": k})
+            for i in range(count) for k in range(2)]
+
+
+def test_column_spread_names_the_worst_column_by_the_metrics_direction_and_skips_a_missing_value():
+    values = {"a": 0.2, "b": np.nan, "c": 0.5, "d": 0.1}
+    assert column_spread(values, lower_is_better=True) == ColumnSpread(4, 0.2, 0.5, "c")  # the largest is worst
+    assert column_spread(values, lower_is_better=False) == ColumnSpread(4, 0.2, 0.1, "d")  # the smallest
+    assert column_spread({"a": None, "b": np.nan}, lower_is_better=True) is None
+
+
+def test_a_metric_of_few_columns_keeps_its_rows():
+    table = readable(summarise(records(distances(MANY_COLUMNS) + game([0.3]))))
+    short, apart = summarise_columns(table)
+    pd.testing.assert_frame_equal(short, table)
+    assert apart.empty
+
+
+@pytest.mark.parametrize("raw", [False, True])
+def test_a_metric_of_many_columns_is_one_row_in_its_place_and_its_columns_apart(raw):
+    count = MANY_COLUMNS + 4
+    table = readable(summarise(records(game([0.3]) + distances(count)
+                                       + game([0.7], metric="auc_tstr", attribute=None, target_kind=None))), raw=raw)
+    short, apart = summarise_columns(table)
+    assert short["metric"].tolist() == [CATALOGUE[m].short for m in ("auc_tstr", "mab", "column_distance")]
+    row = short.iloc[2]
+    assert row["column"] == f"all {count} columns: their median" and row["median"] == pytest.approx(
+        np.median([i / 100 for i in range(count)]))
+    assert row["interval"] == f"worst: {(count - 1) / 100:.3f} (c{count - 1})"  # lower is better: the largest
+    assert row["n"] == 2 and list(short.columns) == list(table.columns)
+    assert sorted(apart["column"]) == sorted(f"c{i}" for i in range(count))  # every column
+    pd.testing.assert_frame_equal(apart, table[table["metric"] == CATALOGUE["column_distance"].short]
+                                  .reset_index(drop=True))
+    if raw:
+        assert np.isnan(row["low"]) and np.isnan(row["high"])  # no interval: the spread is over columns

@@ -104,10 +104,10 @@ def bench_names() -> list[str]:
 
 
 def wide_names() -> list[str]:
-    """The 120 columns of bench/tables.py's registry-shaped table (SUPPORT2's columns in blocks, the response last)."""
-    from bench import tables
+    """The 120 columns of the wide demo (the registry extract)."""
+    from tvs_core.data.wide_demo import BLOCKS, RESPONSE
 
-    return list(tables.wide_table(20, 120).columns)
+    return [name for block in BLOCKS.values() for name, *_ in block] + [RESPONSE]
 
 
 def random_association(names: list[str], seed: int = 0) -> pd.DataFrame:

@@ -16,8 +16,9 @@ from tests.choice.conftest import _summary_of
 from tvs_core.evaluation.catalogue import CATALOGUE
 from tvs_core.evaluation.dp_audit import AuditResult
 from tvs_core.evaluation.records import HOLDER
+from tvs_core.evaluation.summary import MANY_COLUMNS
 from tvs_core.report import evidence
-from tvs_core.report.evidence import SUMMARISED, _cell, _ns, _num, _summarised
+from tvs_core.report.evidence import _cell, _ns, _num, _summarised
 
 HOSTILE = "<script>x</script> & co"
 
@@ -63,26 +64,27 @@ def many_columns(count: int, at: dict | None = None) -> list[dict]:
 
 
 def test_a_metric_of_few_columns_keeps_a_row_per_column():
-    rows = [row("pair_structure", "", {1: (0.5, 0.4, 0.6, 20)}, "utility"), *many_columns(SUMMARISED)]
+    rows = [row("pair_structure", "", {1: (0.5, 0.4, 0.6, 20)}, "utility"), *many_columns(MANY_COLUMNS)]
     kept, apart = _summarised(rows, [1, 2])
     assert kept == rows and apart == {}
 
 
 def test_a_metric_of_many_columns_becomes_one_row_of_their_median_and_their_largest():
-    rows = [row("pair_structure", "", {1: (0.5, 0.4, 0.6, 20)}, "utility"), *many_columns(SUMMARISED + 1)]
+    assert MANY_COLUMNS < 9
+    rows = [row("pair_structure", "", {1: (0.5, 0.4, 0.6, 20)}, "utility"), *many_columns(9)]
     kept, apart = _summarised(rows, [1, 2])
     assert len(kept) == 2 and kept[0] is rows[0]
     summary = kept[1]
     assert summary["name"] == "column_distance" and summary["column"] == ""
     count, median, largest = summary["summary"]
-    assert count == SUMMARISED + 1 == len(apart["column_distance"])  # every column listed apart
+    assert count == 9 == len(apart[("column_distance", "")])  # every column listed apart
     assert median == pytest.approx({1: 0.4, 2: 0.04})  # of 0, 0.1, ..., 0.8 and of 0, 0.01, ..., 0.08
     assert largest[1] == pytest.approx((0.8, "c8")) and largest[2][1] == "c8"
-    assert all("summary" not in r for r in apart["column_distance"])  # the columns' own rows are left as they were
+    assert all("summary" not in r for r in apart[("column_distance", "")])  # the columns' own rows: as they were
 
 
 def test_a_level_without_the_metric_has_no_median_and_no_largest():
-    rows = many_columns(SUMMARISED + 1)
+    rows = many_columns(MANY_COLUMNS + 1)
     _, median, largest = _summarised(rows, [1, 2, 3])[0][0]["summary"]
     assert set(median) == set(largest) == {1, 2}
 
@@ -90,20 +92,55 @@ def test_a_level_without_the_metric_has_no_median_and_no_largest():
 def test_the_largest_column_is_found_past_a_column_without_a_value():
     """A column whose median is missing (every replicate NaN) must not stand for the largest: NaN compares false,
     so taking the maximum with it first kept the NaN and named its column."""
-    rows = many_columns(SUMMARISED + 1, at={0: {1: math.nan}})
+    rows = many_columns(9, at={0: {1: math.nan}})
     _, median, largest = _summarised(rows, [1, 2])[0][0]["summary"]
     assert largest[1] == pytest.approx((0.8, "c8"))
     assert median[1] == pytest.approx(0.45)  # of 0.1, ..., 0.8: the missing one left out
 
 
 def test_the_table_of_every_metric_summarises_many_columns_and_names_the_largest(context_of):
-    columns = [f"col_{i}" for i in range(SUMMARISED + 1)]
+    columns = [f"col_{i}" for i in range(9)]
     summary = _summary_of([(HOLDER, level, "column_distance", col, (i + 1) / (10 * level), None, None, 5)
                           for level in (1, 2) for i, col in enumerate(columns)])
     shown = evidence.metrics(context_of(summary=summary, levels=[1, 2]))
-    assert f"the median, then the largest, of its {SUMMARISED + 1} columns" in shown
+    assert "worst of 9 columns" in shown
     assert "<td>0.500<br>0.900 col_8</td>" in shown and '<td class="cell">0.250<br>0.450 col_8</td>' in shown
     assert "col_3" not in shown  # a column that is not the largest is left to the list beside the margins
+
+
+def test_an_attack_on_three_sensitive_columns_is_one_row_naming_the_worst_column_at_each_level(context_of):
+    """MAB is lower-is-better: the worst column is the largest, and it may differ from level to level; each column's
+    value at the released level is left to the appendix."""
+    values = {("a", 1): 0.2, ("b", 1): 0.5, ("c", 1): 0.1, ("a", 2): 0.6, ("b", 2): 0.3, ("c", 2): 0.2}
+    summary = _summary_of([(HOLDER, level, "mab", col, v, None, None, 5) for (col, level), v in values.items()])
+    c = context_of(summary=summary, levels=[1, 2], level=2)
+    shown = evidence.metrics(c)
+    assert "worst of 3 columns" in shown and "the largest where lower is better" in shown
+    assert "<td>0.200<br>0.500 b</td>" in shown and '<td class="cell">0.300<br>0.600 a</td>' in shown
+    _, left = evidence.table_rows(c)
+    assert [(r["name"], r["column"]) for r in left] == [("mab", "a"), ("mab", "b"), ("mab", "c")]
+
+
+def test_the_gdpr_criteria_are_left_to_the_attack_section_and_the_appendix(context_of):
+    """Each criterion's residual risk is in the attack section's table at every level and reference; its records at
+    the released level (the risk, the attacks' success rates, their number) in the appendix."""
+    from tvs_core.evaluation.anonymity import Part, criterion_record
+
+    risk, rate = criterion_record("linkability", Part.RISK), criterion_record("linkability", Part.MAIN_RATE)
+    summary = _summary_of([(HOLDER, level, name, None, v) for level in (1, 2) for name, v in ((risk, 0.1),
+                                                                                              (rate, 0.4))]
+                          + [(HOLDER, level, "pair_structure", None, 0.5) for level in (1, 2)])
+    c = context_of(summary=summary, levels=[1, 2])
+    shown, left = evidence.table_rows(c)
+    assert [r["name"] for r in shown] == ["pair_structure"] and [r["name"] for r in left] == [risk, rate]
+    assert "Linkability" not in evidence.metrics(c)
+
+
+@pytest.mark.parametrize("count, sizes", [(0, []), (7, [7]), (10, [10]), (11, [6, 5]), (25, [9, 8, 8])])
+def test_levels_are_split_into_as_few_and_as_even_tables_as_the_width_allows(count, sizes):
+    blocks = evidence.table_blocks(list(range(1, count + 1)))
+    assert [len(b) for b in blocks] == sizes and sum(blocks, []) == list(range(1, count + 1))
+    assert all(len(b) <= evidence.LEVELS_PER_TABLE for b in blocks)
 
 
 # -- the table of every metric ------------------------------------------------------------------------------------
@@ -121,7 +158,18 @@ def test_the_table_of_every_metric_follows_the_catalogue_groups_and_names_each_r
     assert groups == ["Utility", "Attribute risk"]  # the holder's rows only: no reference's
     labels = re.findall(r'<td rowspan="1">([^<]+)<br>', shown)
     assert labels == [CATALOGUE[m].short for m in ("auc_tstr", "pair_structure", "ci_overlap", "mab")]
-    assert shown.count("the range: 95 % interval (bootstrap over 20 values)") == 4
+    assert shown.count("Every range in this table: 95 % interval (bootstrap over 20 values).") == 1  # said once
+    assert "the range:" not in shown
+
+
+def test_several_kinds_of_range_are_named_once_above_the_table_and_marked_beside_each_metric(context_of):
+    summary = _summary_of([(HOLDER, v, "pair_structure", None, 0.5, 0.4, 0.6, 20) for v in (1, 2)]
+                          + [(HOLDER, v, "ci_overlap", None, 0.7, 0.6, 0.8, 3) for v in (1, 2)])
+    shown = evidence.metrics(context_of(summary=summary, levels=[1, 2]))
+    assert ('<p class="muted">The ranges: (a) 95 % interval (bootstrap over 20 values); (b) spread of only 3 '
+            "values.</p>") in shown
+    marks = re.findall(r'<td rowspan="1">([^<]+)<br><span class="muted">[^<]* \((\w)\)</span>', shown)
+    assert marks == [(CATALOGUE["pair_structure"].short, "a"), (CATALOGUE["ci_overlap"].short, "b")]
 
 
 def test_a_range_of_few_values_is_named_as_a_spread_in_the_cell_it_is_in(context_of):

@@ -58,15 +58,17 @@ def test_the_data_section_escapes_the_name_and_counts_the_split(made, stored_swe
     assert f"Rows, columns {len(table)}, {len(SWEEP_COLUMNS)}" in words
     train, test = map(int, re.search(r"Training, hold-out rows (\d+) \(the model's\), (\d+)", words).groups())
     assert train == len(made.train) and train + test == len(table)
-    for column in SWEEP_COLUMNS:
-        assert f"<td>{column}</td>" in shown
+    assert "Each column's type and role: appendix A." in words  # each column listed there
+    total = re.search(r"<td>all</td>((?:\s*<td>\d+</td>)+)\s*</tr>", shown)
+    assert total and int(re.findall(r"\d+", total.group(1))[-1]) == len(SWEEP_COLUMNS)  # counted: every column once
+    assert "No column was dropped: every one is modelled." in words
 
 
 def test_the_model_section_gives_the_roles_and_the_order_with_the_response_last(made):
     shown = provenance.model(ReportContext.of(made))
     words = text(shown)
     assert f"Response Y {SWEEP_RESPONSE}" in words and "Sensitive columns S total_cost_eur" in words
-    order = html.unescape(re.search(r"root of tree 1\)</td><td>([^<]+)</td>", shown).group(1))
+    order = html.unescape(re.search(r"root of tree 1\): ([^<]+)</p>", shown).group(1))
     assert order.endswith(f"→ {SWEEP_RESPONSE}") and set(order.split(" → ")) == set(SWEEP_COLUMNS)
 
 

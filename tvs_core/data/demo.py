@@ -1,4 +1,5 @@
-"""Built-in demo tables, generated in code (nothing is downloaded).
+"""Built-in demo tables, generated in code (nothing is downloaded); the wide one, a registry extract of 120 columns,
+is in ``wide_demo``.
 
 ``clinical`` follows the paper's simulated design (Appendix L): Y ~ Bernoulli(0.5), X | Y Gaussian
 with three mutually independent blocks X1-X5, X6-X10 and X11-X20 (+Y); only the third block depends
@@ -18,6 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from . import wide_demo
 
 # (name, location, scale, decimals) per block; the first entry of each block is sensitive
 _BLOCK_COSTS = [("total_cost_eur", 24000, 6000, 0), ("ward_cost_eur", 11000, 3000, 0),
@@ -86,6 +89,11 @@ DEMOS = {d.name: d for d in [
     Demo("breast_cancer", "Breast cancer (Wisconsin, scikit-learn)",
          "569 tumours, 30 cell-nucleus measurements, diagnosis malignant/benign.",
          breast_cancer, "diagnosis", ("mean area",)),
+    Demo("registry", "Simulated registry extract, 120 columns (a wide table)",
+         "2000 simulated ICU stays, 119 measurements in 16 related blocks (costs and stay, kidney, liver, blood, "
+         "heart, chronic illness, …: continuous values, counts, scores, yes/no flags and categories) and death "
+         "within 90 days. Sensitive: total cost, creatinine, HbA1c.",
+         wide_demo.registry_wide, wide_demo.RESPONSE, wide_demo.SENSITIVE),
 ]}
 DEFAULT_DEMO = "clinical"
 

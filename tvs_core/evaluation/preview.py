@@ -109,6 +109,15 @@ def attribute_risk_preview(corr: pd.DataFrame, order: list[str], sensitive: list
 CUT_STRENGTH = 0.1  # associations weaker than this are not listed as cut (they are noise at usual n)
 BLOCK_TOLERANCE = 0.1  # Theorem 2.5 needs rho = 0 between the sensitive block and the rest; |rho| below this passes
 RISK_TOLERANCE = 0.05  # an expected attacker coefficient below this counts as "zeroed"
+# where a cut pair lies: inside the sensitive block (S and K: what truncation is for), between it and the rest, or
+# between other columns
+INTENDED, LINKS_BLOCK, OUTSIDE = ("sensitive block (intended)", "links the sensitive block to the rest",
+                                  "outside the sensitive block (a utility cost)")
+# the order a level's cut pairs are listed in, most important first: a link to Y (what the release is used to
+# predict) or to the sensitive block (what truncation protects, or what still leaks) before the links between other
+# columns; in each, the strongest real association first, the one an analyst or an attacker would notice
+CUT_ORDER = ("links to Y and to the sensitive block first, then the others, each by the strength of the real "
+             "association")
 
 
 def level_cuts(corr: pd.DataFrame, order: list[str], levels: list[int], strength: float = CUT_STRENGTH
@@ -169,15 +178,38 @@ class LevelPreview:
     tau_block: int
     block: list[str]  # the sensitive block: S and K
     mean_zeroed: dict[str, int | None] = field(default_factory=dict)  # the same for their mean (MAB: the curve)
+    response: str | None = None  # Y: a cut link to it comes first
 
     def cut_at(self, level: int) -> pd.DataFrame:
-        """The pairs a level cuts, each said to be intended (inside the sensitive block) or a cost."""
-        rows = self.cuts[(self.cuts["level"] == level) & self.cuts["cut"]].reset_index(drop=True)
+        """The pairs a level cuts, each said to be intended (inside the sensitive block) or a cost, the most
+        important first (``CUT_ORDER``)."""
+        rows = self.cuts[(self.cuts["level"] == level) & self.cuts["cut"]]
         block = set(self.block)
-        where = ["sensitive block (intended)" if {a, b} <= block else "links the sensitive block to the rest"
-                 if {a, b} & block else "outside the sensitive block (a utility cost)"
+        where = [INTENDED if {a, b} <= block else LINKS_BLOCK if {a, b} & block else OUTSIDE
                  for a, b in zip(rows["a"], rows["b"], strict=True)]
-        return rows.assign(where=where)
+        first = [bool({a, b} & (block | {self.response})) for a, b in zip(rows["a"], rows["b"], strict=True)]
+        order = pd.DataFrame({"later": np.logical_not(first), "strength": -rows["real"].abs().to_numpy()})
+        ranked = order.sort_values(["later", "strength"], kind="stable").index
+        return rows.iloc[ranked].assign(where=np.asarray(where, dtype=object)[ranked]).reset_index(drop=True)
+
+    def cut_counts(self, level: int) -> str:
+        """How many real associations ``level`` cuts, and where they lie."""
+        cut = self.cut_at(level)
+        total = int((self.cuts["level"] == level).sum())
+        if not len(cut):
+            return f"Level {level} cuts none of the {total} real associations (none kept at less than half)."
+        counts = cut["where"].value_counts()
+        parts = [f"{counts[w]} {w}" for w in (INTENDED, LINKS_BLOCK, OUTSIDE) if w in counts]
+        return f"Level {level} cuts {len(cut)} of the {total} real associations: {'; '.join(parts)}."
+
+    def cut_list_words(self, level: int, shown: int) -> str:
+        """What a list of the first ``shown`` cut pairs holds, and how many it leaves out."""
+        total = len(self.cut_at(level))
+        if not total:
+            return "None."
+        if total <= shown:
+            return f"All {total}, {CUT_ORDER}."
+        return f"The {shown} most important of {total}, {CUT_ORDER}; and {total - shown} more."
 
     def sentences(self) -> list[str]:
         """Plain statements for the page: what the preview shows, and when the theorem does not apply."""
@@ -214,7 +246,7 @@ def preview_levels(corr: pd.DataFrame, order: OrderResult, levels: list[int] | N
     block = [*order.sensitive, *order.K]
     rest = [c for c in order.order if c not in block]
     return LevelPreview(risk, level_cuts(corr, order.order, levels), block_leaks(corr, block, rest),
-                        zeroed_up_to(risk), order.tau_block, block, zeroed_up_to(risk, measure="mab"))
+                        zeroed_up_to(risk), order.tau_block, block, zeroed_up_to(risk, measure="mab"), order.response)
 
 
 MOST_LEVELS = 10  # default levels of a sweep: every level costs a full evaluation, so a wide table gets this many

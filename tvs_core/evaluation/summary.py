@@ -162,3 +162,54 @@ def readable(summary: Summary, raw: bool = False) -> pd.DataFrame:
     if frame.empty:
         return frame
     return frame.sort_values("_order", kind="stable").drop(columns="_order").reset_index(drop=True)
+
+
+# a per-column metric of more columns than this (the distance of every column's margin, 120 of them on a registry
+# extract; an attack on three sensitive columns) is one row in a table of metrics — its columns' median and the worst
+# of them —, its columns listed apart (behind an expander, in the report's appendix)
+MANY_COLUMNS = 2
+
+
+class ColumnSpread(NamedTuple):
+    """A per-column metric at one point in three numbers: how many columns, their median, the worst and where."""
+
+    count: int
+    median: float
+    worst: float
+    worst_column: str
+
+
+def column_spread(values: dict[str, float], lower_is_better: bool) -> ColumnSpread | None:
+    """The columns' values (their medians) summarised: the worst is the largest where lower is better, else the
+    smallest. A column without a value is left out (NaN would win max()); None when no column has one."""
+    found = {column: float(v) for column, v in values.items() if v is not None and not pd.isna(v)}
+    if not found:
+        return None
+    worst = (max if lower_is_better else min)(found, key=found.get)
+    return ColumnSpread(len(values), float(np.median(list(found.values()))), found[worst], worst)
+
+
+def summarise_columns(frame: pd.DataFrame, limit: int = MANY_COLUMNS) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A ``readable`` table of one point with each per-column metric of more than ``limit`` columns as one row —
+    the median of its columns and the worst, named — in place of its columns' rows, which are returned apart (for an
+    expander or an appendix), in the same order. The Choose page's table and the report's read it."""
+    if frame.empty:
+        return frame, frame
+    key = [frame["metric"], frame["targets"]]
+    size = frame["column"].ne("").groupby(key, sort=False).transform("sum")
+    many = frame["column"].ne("") & (size > limit)
+    rows, done = [], set()
+    for i, row in frame.iterrows():
+        if not many[i]:
+            rows.append(row.to_dict())
+            continue
+        if (row["metric"], row["targets"]) in done:
+            continue
+        done.add((row["metric"], row["targets"]))
+        part = frame[many & (frame["metric"] == row["metric"]) & (frame["targets"] == row["targets"])]
+        spread = column_spread(dict(zip(part["column"], part["median"], strict=True)), row["better"] == "lower")
+        rows.append(row.to_dict() | {
+            "column": f"all {len(part)} columns: their median", "median": None if spread is None else spread.median,
+            "interval": "" if spread is None else f"worst: {spread.worst:.3f} ({spread.worst_column})",
+            "n": int(part["n"].max()), **({"low": np.nan, "high": np.nan} if "low" in frame else {})})
+    return pd.DataFrame(rows, columns=frame.columns), frame[many].reset_index(drop=True)

@@ -2,10 +2,11 @@
 
 Page 1 is what is signed (``signed``): what was released, the level, who chose it and why, one plain verdict per
 question, the user's note. The numbers and methods follow, one section each (``evidence``, ``provenance``), in the
-order of ``SECTIONS``; each section is one renderer over the ``ReportContext`` built once from the release. Every
-number and sentence comes from the code that computes it elsewhere (the selection and the card in ``choice/``, the
-preview, the catalogue's labels, ``figures/``, the guardrails, the ledger and the pooled check in ``release/``);
-nothing here computes one. plotly.js is embedded once, so the file opens without a network.
+order of ``SECTIONS``, and last the per-column details they summarise (``appendix``); each section is one renderer
+over the ``ReportContext`` built once from the release. Every number and sentence comes from the code that computes
+it elsewhere (the selection and the card in ``choice/``, the preview, the catalogue's labels, ``figures/``, the
+guardrails, the ledger and the pooled check in ``release/``); nothing here computes one. plotly.js is embedded once,
+so the file opens without a network.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from plotly.offline import get_plotlyjs
 from ..jobs import JobView
 from ..release.export import write_file
 from ..release.release import Release
-from . import evidence, provenance, signed
+from . import appendix, evidence, provenance, signed
 from .context import ReportContext
 from .html import CSS, e
 
@@ -42,6 +43,7 @@ SECTIONS: tuple[Section, ...] = (
     Section("model", "Roles, ρ* and the Algorithm-1 order", provenance.model),
     Section("preview", "Risk preview and what the level cuts", provenance.preview),
     Section("versions", "Protocol and versions", provenance.versions),
+    Section("appendix", "Appendix: every column", appendix.render),
 )
 
 

@@ -5,6 +5,8 @@ Each renderer lays out what the summary, the selection and the figures already h
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from .. import figures
@@ -14,19 +16,15 @@ from ..choice.selection import HIGH, LOW, Column, level_column, level_column_nam
 from ..evaluation.anonymity import Part
 from ..evaluation.catalogue import CATALOGUE, GDPR_CRITERIA, GDPR_PARTS, GDPR_RECORDS, GROUPS, SOURCES, Group, Source
 from ..evaluation.intervals import SMALL_N, interval_name
-from ..evaluation.summary import readable
+from ..evaluation.summary import MANY_COLUMNS, column_spread, readable
 from ..text import percent
 from .context import ReportContext
-from .html import HALF, e, figure, figure_row, fmt, items, side_by_side, table
+from .html import HALF, e, figure, figure_row, fmt, items, table
 
-# a per-column metric with more columns than this (the distance of every column's margin) is summarised per level
-# in the table of every metric — median and largest over its columns —, its columns listed at the released level
-# with the margins they describe: a margin does not depend on the truncation level, so the other levels' columns
-# would repeat the same numbers with other noise
-SUMMARISED = 8
 # the ends of each set's interval of a GDPR criterion's risk: the brackets of the criteria table, not rows of their own
 INTERVAL_ENDS = (Part.RISK_LOW, Part.RISK_HIGH)
-LEVELS_PER_TABLE = 7  # more levels than fit the printed width: the table continues below
+LEVELS_PER_TABLE = 10  # more levels than fit the printed width: the table continues below
+BEYOND_LISTED = 5  # more levels beyond the anchors than this are counted here, each listed in the appendix
 # a GDPR criterion's records (its risk, the three attacks' success rates, the number of attacks) as one metric whose
 # rows are its parts: record name -> (the criterion's name, the part's)
 _CRITERIA = {prefix: label.replace(" risk", "") for prefix, label, _ in GDPR_CRITERIA}
@@ -57,10 +55,27 @@ def _pu_table(c: ReportContext) -> pd.DataFrame:
     return out.round(3)
 
 
-def _beyond(c: ReportContext) -> list[str]:
+def beyond_levels(c: ReportContext) -> list[tuple[int, str]]:
+    """Each level beyond the anchors and what is beyond them (the released level's: in the card)."""
     t = c.selection.table
-    return [f"Level {int(level)} beyond the anchors (clipped for PU): {text}."  # the released level's: in the card
-            for level, text in zip(t["level"], t.get("beyond", []), strict=False) if text and level != c.level]
+    return [(int(level), text) for level, text in zip(t["level"], t.get("beyond", []), strict=False)
+            if text and level != c.level]
+
+
+def beyond(c: ReportContext) -> list[str]:
+    """Each level beyond the anchors, in a sentence."""
+    return [f"Level {level} beyond the anchors (clipped for PU): {text}." for level, text in beyond_levels(c)]
+
+
+def _beyond(c: ReportContext) -> list[str]:
+    """The levels beyond the anchors, each with why; beyond ``BEYOND_LISTED`` of them, counted (each in the
+    appendix)."""
+    found = beyond(c)
+    if len(found) <= BEYOND_LISTED:
+        return found
+    levels = [line.split(" ", 2)[1] for line in found]
+    return [f"{len(found)} levels are beyond the anchors (clipped for PU): {', '.join(levels)}; why, level by level: "
+            "in the appendix."]
 
 
 def choice(c: ReportContext) -> str:
@@ -134,50 +149,72 @@ def _rows(c: ReportContext) -> list[dict]:
                                                 r["column"], r["targets"]))
 
 
-def _summarised(rows: list[dict], levels: list[int]) -> tuple[list[dict], dict[str, list[dict]]]:
-    """Rows of a metric with more than ``SUMMARISED`` columns become two: the median and the largest of its columns'
-    medians per level (the column named); its rows are returned apart, for the released level's list."""
-    counts: dict[str, int] = {}
+def _summarised(rows: list[dict], levels: list[int]) -> tuple[list[dict], dict[tuple, list[dict]]]:
+    """Rows of a metric with more than ``MANY_COLUMNS`` columns (the distance of every column's margin, an attack's
+    numbers for three sensitive columns) become one per target kind: per level the median and the worst of its
+    columns' medians (``column_spread``, as the Choose page's table), the column named; its rows are returned apart,
+    keyed by (metric, target kind), for the appendix's list at the released level."""
+    counts: dict[tuple, int] = {}
     for r in rows:
         if r["column"]:
-            counts[r["name"]] = counts.get(r["name"], 0) + 1
-    many = {name for name, count in counts.items() if count > SUMMARISED}
+            counts[r["name"], r["targets"]] = counts.get((r["name"], r["targets"]), 0) + 1
+    many = {key for key, count in counts.items() if count > MANY_COLUMNS}
     out, apart = [], {}
     for r in rows:
-        if r["name"] not in many:
+        key = (r["name"], r["targets"])
+        if key not in many:
             out.append(r)
             continue
-        if r["name"] in apart:
-            apart[r["name"]].append(r)
+        if key in apart:
+            apart[key].append(r)
             continue
-        apart[r["name"]] = [r]
-        out.append({**r, "column": "", "summary": r["name"]})  # stands for the metric's columns; filled below
+        apart[key] = [r]
+        out.append({**r, "column": "", "summary": key})  # stands for the metric's columns; filled below
     for r in out:
-        name = r.pop("summary", None)
-        if name is None:
+        key = r.pop("summary", None)
+        if key is None:
             continue
-        columns = apart[name]
-        median, largest = {}, {}
+        columns = apart[key]
+        median, worst = {}, {}
         for level in levels:
-            values = {x["column"]: x["cells"][level][0] for x in columns  # a column without a value is left out:
-                      if level in x["cells"] and not pd.isna(x["cells"][level][0])}  # NaN would win max()
-            if values:
-                median[level] = pd.Series(values).median()
-                worst = max(values, key=values.get)
-                largest[level] = (values[worst], worst)
-        r["summary"] = (len(columns), median, largest)
+            spread = column_spread({x["column"]: x["cells"][level][0] for x in columns if level in x["cells"]},
+                                   r["better"] == "lower")
+            if spread is not None:
+                median[level], worst[level] = spread.median, (spread.worst, spread.worst_column)
+        r["summary"] = (len(columns), median, worst)
     return out, apart
+
+
+def table_rows(c: ReportContext) -> tuple[list[dict], list[dict]]:
+    """The rows of the table of every level, and those it leaves to the appendix, listed there at the released
+    level only: each column of a metric summarised (``_summarised``), and the GDPR criteria's records (the attack
+    section's table gives each criterion's residual risk at every level and reference, with its interval)."""
+    rows = _rows(c)
+    kept = [r for r in rows if r["part"] is None]
+    shown, apart = _summarised(kept, c.levels)
+    left = {id(r) for columns in apart.values() for r in columns} | {id(r) for r in rows if r not in kept}
+    return shown, [r for r in rows if id(r) in left]
+
+
+def table_blocks(levels: list[int]) -> list[list[int]]:
+    """The levels split into as few tables as the printed width allows, of sizes as even as they can be."""
+    count = -(-len(levels) // LEVELS_PER_TABLE)
+    sizes = [len(levels) // count + (i < len(levels) % count) for i in range(count)]
+    return [levels[sum(sizes[:i]):sum(sizes[:i + 1])] for i in range(count)]
 
 
 def _ns(row: dict) -> set[int]:
     return {cell[3] for cell in row["cells"].values()}
 
 
-def _metric_html(rows: list[dict], levels: list[int], shown: int) -> str:
+def metric_table(rows: list[dict], levels: list[int], shown: int) -> str:
     """One row per value, the metric's name, unit, direction and what its ranges are once beside its rows."""
     head = "".join(f'<th class="shown">level {v} (released)</th>' if v == shown else f"<th>level {v}</th>"
                    for v in levels)
     cls = lambda v: ' class="cell"' if v == shown else ""  # noqa: E731
+    every = set().union(*(_ns(r) for r in rows if "summary" not in r))  # one kind of range in the whole table: said
+    said = interval_name(next(iter(every))) if len(every) == 1 else ""  # once, above it, not beside each metric
+    marks: dict[str, str] = {}  # else each kind of range a letter, named once above the table, beside each metric
     body, group = [], None
     metrics: list[list[dict]] = []
     for r in rows:  # consecutive rows of one metric (its columns, target kinds) share its first cell
@@ -191,26 +228,25 @@ def _metric_html(rows: list[dict], levels: list[int], shown: int) -> str:
             group = first["group"]
             body.append(f'<tr class="group"><td colspan="{len(levels) + 2}">{e(str(group).capitalize())}</td></tr>')
         common = set.union(*(_ns(r) for r in part)) if "summary" not in first else set()
-        named = interval_name(next(iter(common))) if len(common) == 1 else ""
+        named = interval_name(next(iter(common))) if len(common) == 1 and not said else ""
+        mark = f"({marks.setdefault(named, 'abcdefghij'[len(marks)])})" if named else ""
         criterion = first["part"] is not None  # its parts name their own meaning (rates, number of attacks)
         head_cell = (f'<td rowspan="{len(part)}">{e(first["family"] if criterion else first["label"])}<br>'
                      f'<span class="muted">{"" if criterion else e(first["unit"]) + ", " + e(first["better"])}'
-                     f'{"" if criterion else " is better"}{"; " if named and not criterion else ""}'
-                     f'{"the range: " + e(named) if named else ""}</span></td>')
+                     f'{"" if criterion else " is better"} {mark}</span></td>')
         for i, r in enumerate(part):
             where = e(", ".join(x for x in (r["part"], r["column"], r["targets"].removesuffix(" targets")) if x))
             lead = head_cell if i == 0 else ""
             if "summary" in r:
-                count, median, largest = r["summary"]
+                count, median, worst = r["summary"]
                 cells = "".join(f"<td{cls(v)}>{_num(median.get(v))}<br>"
-                                f"{_num(largest[v][0]) + ' ' + e(largest[v][1]) if v in largest else '—'}</td>"
+                                f"{_num(worst[v][0]) + ' ' + e(worst[v][1]) if v in worst else '—'}</td>"
                                 for v in levels)
-                body.append(f"<tr>{lead}<td>no range: the median, then the largest, of its {count} columns "
-                            f"(each column at level {shown}: with the margins)</td>{cells}</tr>")
+                body.append(f"<tr>{lead}<td>{where + ': ' if where else ''}worst of {count} columns</td>{cells}</tr>")
                 continue
             ns = _ns(r)
             if len(ns) == 1:
-                if not named:
+                if not named and not said:
                     where += f'<br><span class="muted">{e(interval_name(next(iter(ns))))}</span>'
                 cells = "".join(f"<td{cls(v)}>{_cell(*r['cells'][v][:3])}</td>" if v in r["cells"] else
                                 f"<td{cls(v)}>—</td>" for v in levels)
@@ -219,25 +255,31 @@ def _metric_html(rows: list[dict], levels: list[int], shown: int) -> str:
                                 f'<span class="muted">{e(interval_name(r["cells"][v][3]))}</span></td>'
                                 if v in r["cells"] else f"<td{cls(v)}>—</td>" for v in levels)
             body.append(f"<tr>{lead}<td>{where}</td>{cells}</tr>")
-    columns = ('<colgroup><col style="width:19%"><col style="width:13%">'
-               + f'<col style="width:{68 / len(levels):.2f}%">' * len(levels) + "</colgroup>")
-    return (f'<table class="dense fixed levels">{columns}<thead><tr><th>metric</th><th>column, targets</th>'
+    label = 23 if len(levels) <= 7 else 18  # the metric's name: narrower where the levels need the room
+    columns = (f'<colgroup><col style="width:{label}%"><col style="width:{label - 10}%">'
+               + f'<col style="width:{(110 - 2 * label) / len(levels):.2f}%">' * len(levels) + "</colgroup>")
+    legend = "; ".join(f"({mark}) {e(name)}" for name, mark in marks.items())
+    return ((f'<p class="muted">Every range in this table: {e(said)}.</p>' if said else
+             f'<p class="muted">The ranges: {legend}.</p>' if legend else "")
+            + f'<table class="dense fixed levels">{columns}<thead><tr><th>metric</th><th>column, targets</th>'
             f"{head}</tr></thead><tbody>{''.join(body)}</tbody></table>")
 
 
 def metrics(c: ReportContext) -> str:
     """Every metric of the holder at every level in one table: median, its range, and what that range is."""
-    rows, _ = _summarised(_rows(c), c.levels)
+    rows, _ = table_rows(c)
     if not rows:
         return '<p class="muted">No level has reported a metric yet.</p>'
-    levels = c.levels
-    blocks = [levels[i:i + LEVELS_PER_TABLE] for i in range(0, len(levels), LEVELS_PER_TABLE)]
+    blocks = table_blocks(c.levels)
     return (f"<p>Each cell: the median over the replicates (synthetic sets, game iterations or targets), below it "
-            f"its range; beside each metric, what that range is: a 95 % interval (bootstrap over at least {SMALL_N} "
+            f"its range; above each table, what those ranges are: a 95 % interval (bootstrap over at least {SMALL_N} "
             "values) where there are that many replicates, else only the spread of those few values, which is not a "
             "95 % interval. Labels, units and directions are the metric catalogue's; the released level is "
-            "shaded.</p>"
-            + "".join(_metric_html(rows, block, c.level) for block in blocks))
+            f"shaded. A metric of more than {MANY_COLUMNS} columns shows, without a range, its columns' median and "
+            "below it the worst of them (the largest where lower is better, else the smallest), named. Each column, "
+            "and the GDPR criteria's attacks, at the released level: in the appendix (each criterion's residual risk "
+            "at every level: in the next section).</p>"
+            + "".join(metric_table(rows, block, c.level) for block in blocks))
 
 
 # -- the attack games ---------------------------------------------------------------------------------------------
@@ -251,8 +293,8 @@ def _gdpr(c: ReportContext) -> str:
             "<p>Each attack's success on the training rows against the same attack on hold-out rows it never saw: "
             "residual risk = (main − control)/(1 − control) (Giomi et al. 2023); in brackets each published set's "
             "95 % interval (Wilson, over that set's attacks), both as medians over the sets; the success rates and "
-            "numbers of attacks are in the table of every metric, each criterion's verdict at the released level on "
-            "page 1 and its attack under \"What each attack metric is\".</p>" + table(found, dense=True))
+            "numbers of attacks at the released level are in the appendix, each criterion's verdict at that level on "
+            "page 1 and its attack under \"What each attack metric is\".</p>" + table(found, dense=True, nowrap=True))
 
 
 def _audit(c: ReportContext) -> str:
@@ -269,6 +311,11 @@ def _audit(c: ReportContext) -> str:
                    + "".join(items([a.sentence()], "block" if a.flagged else "ok") for a in c.audits))
 
 
+def first_sentence(text: str) -> str:
+    """An explanation's plain first sentence (the glossary has them whole): a stop followed by a capital."""
+    return re.split(r"(?<=[.!?])\s+(?=[A-Z(])", text.strip(), maxsplit=1)[0]
+
+
 def attacks(c: ReportContext) -> str:
     """Every replicate of the attack games per level (boxes, two to a row), the GDPR criteria per level, the DP
     audit, and what each attack metric is."""
@@ -279,7 +326,7 @@ def attacks(c: ReportContext) -> str:
         fig.update_yaxes(title_text=metric.unit, title_font={"size": 9})  # the title names the metric
         game = kwargs.get("by_target_kind", False)
         layout = BOX | ({"margin": BOX["margin"] | {"b": 75}} if game else {})  # room for the targets' legend
-        return figure(fig, 250 if game else 210, HALF, **layout)
+        return figure(fig, 230 if game else 190, HALF, **layout)
 
     for column in c.sensitive:
         for metric in attribute_game_metrics(c.summary.holder()):
@@ -288,7 +335,7 @@ def attacks(c: ReportContext) -> str:
         game = metric.source is Source.GAME
         boxes.append(box(metric, None, metric.short, reference=metric.ideal if game else None, by_target_kind=game))
     explained = pd.DataFrame([{"metric": m.short, "from": SOURCE_WORDS[m.source], "better": m.better,
-                               "what it is": m.explanation} for m in CATALOGUE.values()
+                               "what it is": first_sentence(m.explanation)} for m in CATALOGUE.values()
                               if (m.group in (Group.ATTRIBUTE_RISK, Group.MEMBERSHIP_RISK)
                                   or _part(m.name) is Part.RISK)
                               and (c.records["metric"] == m.name).any()])
@@ -296,43 +343,72 @@ def attacks(c: ReportContext) -> str:
             "shadow-model game; AUC and TPR: today's shadow-free attacks): every replicate per level, so the noise of "
             "the evaluation can be told from a difference between levels.</p>"
             + '<div class="figures">' + "".join(boxes) + "</div>" + _gdpr(c) + _audit(c)
-            + "<h3>What each attack metric is</h3><p class=\"muted\">From: "
+            + "<h3>What each attack metric is</h3><p class=\"muted\">In a sentence (the page \"What the words mean\" "
+              "says more). From: "
             + e("; ".join(f"{SOURCE_WORDS[k]} = {v}" for k, v in SOURCES.items() if k is not Source.REFERENCE))
             + ".</p>"
             + table(explained, dense=True))
 
 
 # -- real against synthetic ---------------------------------------------------------------------------------------
-def fidelity(c: ReportContext) -> str:
-    """Each margin and the correlations, real training rows against the report's rows; the distance of every
-    column's margin at this level."""
+MARGINS_IN_BODY = 24  # a table of more modelled columns shows MARGINS_PICKED margins here, every one in the appendix
+MARGINS_PICKED = 12  # one figure: the sensitive columns, Y, and the margins that differ most
+
+
+def margin_figures(c: ReportContext, columns: list[str]) -> str:
+    """Real against synthetic margins of ``columns``, twelve small panels to a figure beyond nine columns."""
     train, synthetic = c.release.train, c.release.table
-    modelled = [col for col in c.release.model.schema_.modelled if col in train.columns and col in synthetic.columns]
-    small = len(modelled) > 9  # six small panels to a row, two rows to a figure, so the figures fill the pages
-    chunk = 12 if small else len(modelled)
-    margins = []
-    for start in range(0, len(modelled), chunk):
-        fig = figures.marginal_histograms(train, synthetic, modelled[start:start + chunk], per_row=6 if small else 3,
+    small = len(columns) > 9  # six small panels to a row, two rows to a figure, so the figures fill the pages
+    chunk = 12 if small else len(columns)
+    out = []
+    for start in range(0, len(columns), chunk):
+        fig = figures.marginal_histograms(train, synthetic, columns[start:start + chunk], per_row=6 if small else 3,
                                           panel_height=110 if small else 180)
         if start:
             fig.update_layout(title=None, showlegend=False)
-        margins.append(figure(fig, int(fig.layout.height) - (40 if start else 0),
-                              margin={"t": 10 if start else 50, "b": 20, "l": 30, "r": 10}))
-    distance = readable(c.summary.point(c.level).metric("column_distance"), raw=True)
-    listed = ""
-    if len(distance):
-        ns = sorted(set(distance["n"]))
-        named = interval_name(ns[0]) if len(ns) == 1 else "see each row"
-        shown = pd.DataFrame({"column": distance["column"], "median": distance["median"].round(3),
-                              "range": [f"{lo:.3f}–{hi:.3f}" for lo, hi in zip(distance["low"], distance["high"],
-                                                                               strict=True)]})
-        if len(ns) > 1:
-            shown["the range is"] = [interval_name(n) for n in distance["n"]]
-        listed = (f"<h3>{e(CATALOGUE['column_distance'].short)} of each column at level {c.level}</h3>"
-                  f"<p class=\"muted\">{e(CATALOGUE['column_distance'].explanation)} The median over the sets and "
-                  f"its range: {e(named)}.</p>" + side_by_side(shown, 3 if len(shown) > 8 else 1))
-    return (f"<p>The training rows against {e(c.drawn)}.</p>"
-            + "".join(margins)
-            + listed
+        out.append(figure(fig, int(fig.layout.height) - (40 if start else 0),
+                          margin={"t": 10 if start else 50, "b": 20, "l": 30, "r": 10}))
+    return "".join(out)
+
+
+def modelled_columns(c: ReportContext) -> list[str]:
+    train, synthetic = c.release.train, c.release.table
+    return [col for col in c.release.model.schema_.modelled if col in train.columns and col in synthetic.columns]
+
+
+def column_distances(c: ReportContext) -> pd.DataFrame:
+    """The distance of each column's margin at the released level (``readable`` rows, raw)."""
+    return readable(c.summary.point(c.level).metric("column_distance"), raw=True)
+
+
+def margins_in_body(c: ReportContext) -> list[str]:
+    """Every modelled column up to ``MARGINS_IN_BODY``; beyond, the sensitive columns, Y, and the columns whose
+    margins differ most at this level (by their distance), in the table's order."""
+    modelled = modelled_columns(c)
+    if len(modelled) <= MARGINS_IN_BODY:
+        return modelled
+    first = [col for col in (*c.sensitive, c.config.response) if col in modelled]
+    distance = column_distances(c)
+    worst = distance.sort_values("median", ascending=False, kind="stable")["column"].tolist()
+    picked = [col for col in worst if col in modelled and col not in first][:MARGINS_PICKED - len(first)]
+    kept = set(first) | set(picked)
+    return [col for col in modelled if col in kept]
+
+
+def fidelity(c: ReportContext) -> str:
+    """Each margin and the correlations, real training rows against the report's rows (beyond ``MARGINS_IN_BODY``
+    columns, the margins that matter most; each column's distance and margin in the appendix)."""
+    train, synthetic = c.release.train, c.release.table
+    modelled, shown = modelled_columns(c), margins_in_body(c)
+    distance = column_distances(c)
+    spread = column_spread(dict(zip(distance["column"], distance["median"], strict=True)), lower_is_better=True)
+    summary = ("" if spread is None else
+               f"<p>{e(CATALOGUE['column_distance'].short)} at level {c.level}: median {_num(spread.median)} over "
+               f"the {spread.count} columns, the largest {_num(spread.worst)} ({e(spread.worst_column)}); each "
+               "column's is in the appendix.</p>")
+    which = ("" if len(shown) == len(modelled) else
+             f"<p>The margins of {len(shown)} of the {len(modelled)} columns: the sensitive ones, Y, and those whose "
+             "margins differ most at this level; every column's is in the appendix.</p>")
+    return (f"<p>The training rows against {e(c.drawn)}.</p>" + summary + which + margin_figures(c, shown)
             + figure(figures.correlation_pair(train[modelled], synthetic[modelled]), 360,
-                   margin={"t": 50, "b": 90, "l": 90, "r": 10}))
+                     margin={"t": 50, "b": 90, "l": 90, "r": 10}))

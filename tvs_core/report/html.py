@@ -43,6 +43,7 @@ tr.group td{background:#f1f1f5;font-weight:600}
 td.cell,th.shown{background:#fff6d8}
 .side{display:flex;gap:10px;align-items:flex-start;flex-wrap:wrap}
 .side>table{flex:1 1 0;min-width:0}
+.side.nowrap td,table.nowrap td{white-space:nowrap}
 .box{border:1px solid #ccd;border-radius:6px;padding:.35rem .8rem;margin:.45rem 0;background:#fafaff}
 .box h3{margin-top:.2rem}
 .warn{border-left:5px solid #e0a100;background:#fff8e6}
@@ -55,6 +56,8 @@ td.cell,th.shown{background:#fff6d8}
 .figure{break-inside:avoid;page-break-inside:avoid;margin:.3rem 0}
 .figures{display:flex;flex-wrap:wrap;gap:6px 10px}
 code{font-size:.85em;overflow-wrap:anywhere}
+details>summary{cursor:pointer;color:#334;margin:.3rem 0}
+p.order{font-size:.8em;overflow-wrap:anywhere}
 @page{size:A4;margin:12mm}
 @media print{
   body{font-size:9.5pt;line-height:1.3}
@@ -69,6 +72,8 @@ code{font-size:.85em;overflow-wrap:anywhere}
   tr,li,.figure,.box,.warn,.block,.ok,.info{break-inside:avoid;page-break-inside:avoid}
   table.dense{font-size:7pt}
   table.levels{font-size:6.8pt}
+  .side.small table.dense{font-size:6.2pt}
+  .side.small td,.side.small th{padding:0 2px}
   table.levels td,table.levels th{padding:1px 2px}
   a{color:inherit;text-decoration:none}
 }
@@ -90,23 +95,28 @@ def fmt(value, digits: int = 3) -> str:
     return str(value)
 
 
-def table(frame: pd.DataFrame, dense: bool = False) -> str:
+def table(frame: pd.DataFrame, dense: bool = False, nowrap: bool = False) -> str:
+    """``nowrap``: no cell breaks across lines (short values that read badly broken, such as an interval)."""
     if frame is None or frame.empty:
         return '<p class="muted">Nothing to show.</p>'
     frame = frame.copy()
     for column in frame.select_dtypes(include=["object", "str"]).columns:  # None in a text column: a dash
         frame[column] = frame[column].where(frame[column].notna(), "—")
+    classes = [name for name, on in (("dense", dense), ("nowrap", nowrap)) if on]
     return frame.to_html(index=False, escape=True, na_rep="—", border=0, float_format=lambda v: f"{v:.4g}",
-                         classes="dense" if dense else None)
+                         classes=classes or None)
 
 
-def side_by_side(frame: pd.DataFrame, parts: int) -> str:
-    """A long, narrow table as ``parts`` tables next to each other (read down, then across)."""
+def side_by_side(frame: pd.DataFrame, parts: int, nowrap: bool = False, small: bool = False) -> str:
+    """A long, narrow table as ``parts`` tables next to each other (read down, then across); ``nowrap``: no cell
+    breaks across lines (short values, as many parts as their width allows); ``small``: printed smaller (an
+    appendix's lists of every column)."""
     if frame is None or frame.empty:
         return table(frame)
     size = -(-len(frame) // parts)
-    return ('<div class="side">' + "".join(table(frame.iloc[i:i + size], dense=True)
-                                           for i in range(0, len(frame), size)) + "</div>")
+    classes = "side" + " nowrap" * nowrap + " small" * small
+    return (f'<div class="{classes}">' + "".join(
+        table(frame.iloc[i:i + size], dense=True) for i in range(0, len(frame), size)) + "</div>")
 
 
 def kv(pairs: list[tuple[str, object]], raw: bool = False) -> str:

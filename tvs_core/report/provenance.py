@@ -8,13 +8,16 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import figures
+from ..figures.ordering import FOCUS_NEIGHBOURS, SQUARE_UP_TO
 from ..release.ledger import budget, ledger_frame
 from ..release.manifest import package_versions
 from ..release.pooled import display_table, verdict
+from .appendix import schema_frame
 from .context import ReportContext
-from .html import e, figure, fmt, items, kv, side_by_side, table
+from .html import FULL, e, figure, fmt, items, kv, side_by_side, table
 
-STRONGEST_CUTS = 12  # the strongest associations a level cuts, listed by name; the rest counted by where they lie
+STRONGEST_CUTS = 12  # the most important associations a level cuts, listed by name; the rest counted by where they lie
+HEATMAP_PLOT, COLOUR_BAR = 420, 110  # the heatmap's matrix, and the colour bar beside it, in pixels
 KINDS = {"block": "block", "warn": "warn"}
 
 
@@ -43,8 +46,7 @@ def releases(c: ReportContext) -> str:
 
 def data(c: ReportContext) -> str:
     holder, train = c.release.model, c.release.train
-    schema = holder.schema_.to_frame()[["name", "type", "role", "reason", "drop_reason", "n_missing", "n_unique"]]
-    schema = schema.rename(columns={"drop_reason": "why dropped", "n_missing": "missing", "n_unique": "distinct"})
+    schema = schema_frame(c)
     return (kv([("Table", e(c.name)),
                 ("Fingerprint of the table", f"<code>{e(c.release.table_fingerprint)}</code> (SHA-256 of its names, "
                                              "types and values)"),
@@ -53,7 +55,18 @@ def data(c: ReportContext) -> str:
                 ("Rows, columns", f"{len(c.table)}, {c.table.shape[1]}"),
                 ("Training, hold-out rows", f"{len(train)} (the model's), {len(c.test)} (tests only)"),
                 ("Missing values", e(holder.missing)), ("Modelled columns", len(holder.schema_.modelled))], raw=True)
-            + "<h3>Schema (types and roles as the model used them)</h3>" + table(schema, dense=True))
+            + "<h3>Schema (types and roles as the model used them)</h3>" + _schema_counts(schema))
+
+
+def _schema_counts(schema: pd.DataFrame) -> str:
+    """The columns counted by type and role, the dropped ones named with why; each column in the appendix."""
+    counts = pd.crosstab(schema["type"], schema["role"], margins=True, margins_name="all").reset_index()
+    counts = counts.rename(columns={"type": "type / role"}).rename_axis(columns=None)
+    dropped = schema[schema["role"] == "dropped"]
+    named = items([f"{name}: {why}" for name, why in zip(dropped["column"], dropped["why dropped"], strict=True)])
+    return (table(counts, dense=True) + (f"<p>Dropped, not modelled ({len(dropped)}):</p>{named}" if len(dropped)
+                                         else "<p>No column was dropped: every one is modelled.</p>")
+            + '<p class="muted">Each column\'s type and role: appendix A.</p>')
 
 
 def model(c: ReportContext) -> str:
@@ -69,13 +82,26 @@ def model(c: ReportContext) -> str:
                 ("Association measure", order.measure), ("ρ* per sensitive column", rho),
                 ("K (linked to S above ρ*)", ", ".join(order.K) or "none"),
                 ("τ_block (Theorem 2.5)", order.tau_block), ("t_max (Appendix B)", order.t_max),
-                ("Why t_max", order.t_max_reason),
-                ("C-vine order (the response last, the root of tree 1)", " → ".join(order.order))])
-            + (figure(figures.association_heatmap(association, order, order.measure), 480, 500,
-                    margin={"t": 80, "b": 80, "l": 80, "r": 10})
-               if association is not None else
+                ("Why t_max", order.t_max_reason)])
+            + f'<p class="order"><b>C-vine order</b> (the response last, the root of tree 1): '
+              f'{e(" → ".join(order.order))}</p>'
+            + (_heatmap(association, order) if association is not None else
                '<p class="muted">The associations are not stored with this sweep\'s model (it was fitted by an '
                "earlier version, or from an explicit order).</p>"))
+
+
+def _heatmap(association: pd.DataFrame, order) -> str:
+    """The association heatmap at the page's width, its labels whole (the builder's margins kept); a table wider
+    than the page holds: the sensitive block and its closest neighbours (the Sensitive page scrolls through all)."""
+    focus = FOCUS_NEIGHBOURS if len(order.order) > SQUARE_UP_TO else None
+    fig = figures.association_heatmap(association, order, order.measure, focus=focus)
+    margin = fig.layout.margin  # the labels' room, beside and below the matrix, and the title's and blocks' above
+    note = ("" if focus is None else
+            f'<p class="muted">{len(order.order)} columns are too many to label on paper: the sensitive block S, K, '
+            f"the {FOCUS_NEIGHBOURS} other covariates most associated with them and Y. The Sensitive features page "
+            "shows every column.</p>")
+    return note + figure(fig, int(margin.t + HEATMAP_PLOT + margin.b),
+                         min(FULL, int(margin.l + HEATMAP_PLOT + COLOUR_BAR)), title={"x": 0})
 
 
 def preview(c: ReportContext) -> str:
@@ -88,12 +114,12 @@ def preview(c: ReportContext) -> str:
     head = (figure(figures.preview_curve(p.risk, p.tau_block), 240, margin={"t": 36, "b": 40, "l": 60, "r": 10})
             + items(p.sentences()))
     if not len(cut):
-        return head + f"<p>Level {c.level} cuts no real association (none kept at less than half).</p>"
-    counts = "; ".join(f"{n} {where}" for where, n in cut["where"].value_counts().items())
-    strongest = cut.reindex(cut["real"].abs().sort_values(ascending=False).index).head(STRONGEST_CUTS)
-    strongest = strongest[["a", "b", "real", "kept", "where"]].round(3)
+        return head + f"<p>{e(p.cut_counts(c.level))}</p>"
+    shown = cut[["a", "b", "real", "kept", "where"]].head(STRONGEST_CUTS).round(3)
+    more = "" if len(cut) <= STRONGEST_CUTS else " The Sensitive features page lists them all."
     return (head + f"<h3>What level {c.level} cuts (real associations kept at less than half)</h3>"
-            f"<p>{len(cut)} pairs: {e(counts)}. The {len(strongest)} strongest:</p>" + table(strongest, dense=True))
+            f"<p>{e(p.cut_counts(c.level))} {e(p.cut_list_words(c.level, STRONGEST_CUTS))}{more}</p>"
+            + table(shown, dense=True))
 
 
 def versions(c: ReportContext) -> str:

@@ -1,0 +1,100 @@
+"""The wide demo (a registry extract of 120 columns) through every page in AppTest (issue 47): Data — its columns'
+table filtered by typing —, Sensitive features — the sensitive block up close, every column behind a tab, the most
+important cut associations first —, a sweep of two low levels (the holder fitted to level 2 only), Choose — a
+per-column metric summarised, its columns behind an expander — and Export, with the report."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.dashboard.test_app import finish_sweep
+from tests.helpers import dashboard, shown
+from tvs_core.data.wide_demo import RESPONSE, SENSITIVE
+
+
+@pytest.fixture(autouse=True)
+def workspace(page_workspace):
+    """A workspace of the test's own, the pages on the tiny protocol (``tests/dashboard/conftest.py``)."""
+    return page_workspace
+
+
+def no_errors(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def open_wide_demo():
+    at = dashboard().run()
+    at.selectbox(key=f"demo_choice.{at.session_state['project'].id}").set_value("registry").run()
+    no_errors(at)
+    return at
+
+
+def test_the_columns_table_of_a_wide_table_is_filtered_by_typing_and_an_edit_lands_on_its_column():
+    at = open_wide_demo()
+    project = at.session_state["project"]
+    assert (project.sweep.response, tuple(project.sweep.sensitive)) == (RESPONSE, SENSITIVE)
+    assert any("2000 rows × 120 columns" in s.value for s in at.subheader)
+    find = at.text_input(key="find_column")
+    assert "filters" in find.help
+    find.set_value("WEEKEND").run()  # case does not matter
+    no_errors(at)
+    assert any("1 of 120 columns contain" in c.value for c in at.caption)
+    at.session_state["schema_editor:WEEKEND"] = {"edited_rows": {0: {"role": "dropped"}}, "added_rows": [],
+                                                 "deleted_rows": []}
+    at.run()  # row 0 of the filtered table is weekend_admission, not the table's first column
+    no_errors(at)
+    schema = at.session_state["project"].table_schema()
+    assert schema["weekend_admission"].role.value == "dropped" and schema["total_cost_eur"].role.value == "sensitive"
+
+
+@pytest.mark.slow
+def test_the_wide_demo_goes_through_every_page_without_an_exception():
+    at = open_wide_demo()
+
+    at.switch_page("pages/sensitive.py").run()
+    no_errors(at)
+    assert any("S = total_cost_eur, creatinine_mg_dl, hba1c_pct" in shown(m.value) for m in at.markdown)
+    assert len(at.get("plotly_chart")) == 4  # the block up close, every column twice, the risk preview
+    assert "Type part of a column's name" in at.multiselect(key="w.sensitive").help
+    at.select_slider(key="w.preview_level").set_value(2).run()  # a low level cuts hundreds of associations
+    no_errors(at)
+    listed = next(shown(c.value) for c in at.caption if "most important of" in shown(c.value))
+    assert "links to Y and to the sensitive block first" in listed and " more." in listed
+    assert any(e.label.startswith("All ") and "associations level" in e.label for e in at.expander)
+
+    at.switch_page("pages/sweep.py").run()
+    no_errors(at)
+    at.multiselect(key="w.sweep.levels").set_value([1, 2]).run()
+    at.multiselect(key="w.sweep.baselines").set_value([]).run()  # the levels only: a baseline's set costs minutes
+    at.selectbox(key="w.sweep.families").set_value("gaussian").run()  # the holder's fit in seconds, not a minute
+    next(b for b in at.button if b.label == "Start sweep").click().run()
+    no_errors(at)
+    finish_sweep(at)  # the sweep's own worker process, as for every user, on the tiny protocol
+    no_errors(at)
+    from pages import common
+
+    job_id = at.session_state["project"].job_id
+    assert common.store().job(job_id)["status"] == "done"
+    assert common.job().holder().fitted_level_ == 2  # fitted only to the sweep's highest level
+
+    at.switch_page("pages/choose.py").run()
+    no_errors(at)
+    assert any("Recommended level" in m.value for m in at.markdown)
+    summarised = [d.value for d in at.dataframe if "column" in d.value.columns
+                  and d.value["column"].astype(str).str.startswith("all 120 columns").any()]
+    assert summarised, "the distance of every column's margin is one row"
+    assert any(e.label.endswith("each of its 120 columns") for e in at.expander)
+
+    at.switch_page("pages/export.py").run()
+    no_errors(at)
+    next(b for b in at.button if b.label == "Generate release").click().run()
+    no_errors(at)
+    release = at.session_state["release"]
+    assert release.table.shape == (1600, 120)  # the training split's rows, every column
+    entry = release.record(common.store(), note="wide demo")  # what the CSV download's callback does: AppTest
+    at.session_state[common.RECORDED] = (release.sha256, entry.id)  # cannot press a download button
+    at.run()
+    no_errors(at)
+    report = next(b for b in at.get("download_button") if "report" in b.proto.label.lower())
+    assert not report.proto.disabled
