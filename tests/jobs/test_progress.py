@@ -230,6 +230,22 @@ def test_a_competitors_fit_is_kept_out_of_its_kinds_mean_and_scaled_by_the_machi
         "aia"] == pytest.approx(7.0)  # a kind not measured yet: no slower than its fair share of the cores
 
 
+def test_a_release_chunk_of_four_times_the_sets_is_expected_to_take_four_times_as_long():
+    """The paper's preset scores each level's sets in a first chunk of 10 and a refining one of 40
+    (``release_chunks``). Measured on the first chunks alone, the refining ones are expected to take 4 times as long,
+    not as long as a first chunk; and a measured refining chunk tells the kind's cost per 10 sets, not 4 times it."""
+    plan = [Task(TaskKey(TaskKind.RELEASE, index=(level, "10-50")), (), GAMES) for level in (1, 2)]
+    firsts = [finished(f"release:{level}:0-10", 5.0, 10.0 * level) for level in (1, 2)]
+    costs = calibrated({"release": 1.0}, firsts)
+    assert costs.kinds["release"] == pytest.approx(5.0)
+    assert seconds_left(plan, set(), costs.kinds, 1) == pytest.approx(2 * 20.0)
+    assert seconds_left(plan, set(), costs.kinds, 2) == pytest.approx(20.0)
+    refined = calibrated({"release": 1.0}, [*firsts, finished("release:1:10-50", 20.0, 40.0)])
+    assert refined.kinds["release"] == pytest.approx(5.0)
+    assert seconds_left(plan[:1], set(), {"aia": 1.0, "release": 5.0}, 1) == pytest.approx(20.0)
+    assert seconds_left([Task(TaskKey(TaskKind.AIA, index=(0,)), (0,), GAMES)], set(), {"aia": 3.0}, 1) == 3.0
+
+
 # -- a busy machine ------------------------------------------------------------------------------------------------
 def test_a_busy_machine_shares_its_cores_and_the_estimate_says_so(tmp_path):
     assert busy_factor(None, 2, 2) == busy_factor(0.0, 2, 2) == 1.0

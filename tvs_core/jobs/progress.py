@@ -22,6 +22,7 @@ from statistics import median
 
 from ..errors import DataError
 from ..evaluation.dp_audit import AUDIT_ROWS
+from ..evaluation.protocol import QUICK
 from ..evaluation.sizes import BASELINE_ROWS, RELEASE_ROWS
 from ..model.competitors import fit_cost
 from ..storage.store import ACTIVE, JobStatus, Store
@@ -38,6 +39,21 @@ SEQUENTIAL_STAGES = (0,)
 # run by the worker itself before the plan, with threads, on a sample or the whole table: their times say little
 # about how fast the plan's tasks will run on the worker processes, so they never calibrate the others
 ALONE = (TaskKind.HOLDER, TaskKind.FIRST_LOOK)
+
+
+def chunk_share(name: str) -> float:
+    """A release task scores a chunk of synthetic sets and costs about in proportion to them: the paper's preset has
+    a first chunk of 10 sets and a refining one of 40 (``plan.release_chunks``), which cost 4 times as much. A
+    release kind's cost is kept per chunk of the quick preset's size (the one the priors were measured on); any other
+    task is one share of its kind."""
+    key = TaskKey.parse(name)
+    if key.kind != TaskKind.RELEASE or len(key.index) < 2 or str(key.index[1]).count("-") != 1:
+        return 1.0
+    from .plan import release_chunks
+
+    first, stop = (int(part) for part in str(key.index[1]).split("-"))
+    quick_first, quick_stop = release_chunks(QUICK)[0]
+    return (stop - first) / (quick_stop - quick_first)
 
 
 def _shape(job: dict) -> tuple[float, float, float]:
@@ -88,7 +104,7 @@ def kind_priors(store: Store, job: dict) -> tuple[dict[str, float], str]:
             if done.key in fits:  # a competitor's fit is costed by its own measure, not as its kind's
                 continue
             scale = _size(done.kind, shape) / _size(done.kind, _shape(other))
-            earlier.setdefault(done.kind, []).append(done.seconds * scale)
+            earlier.setdefault(done.kind, []).append(done.seconds * scale / chunk_share(done.key))
     base = {kind: median(values) for kind, values in earlier.items() if values}
     source = "earlier sweeps in this workspace" if base else "the costs measured in bench/sweep.md"
     for kind in TaskKind:
@@ -136,7 +152,7 @@ def calibrated(priors: dict[str, float], finished: list[Finished], fits: dict[st
     measured: dict[str, list[float]] = {}
     for done in finished:
         if done.key not in fits:
-            measured.setdefault(done.kind, []).append(done.seconds)
+            measured.setdefault(done.kind, []).append(done.seconds / chunk_share(done.key))
     own = {kind: sum(v) / len(v) for kind, v in measured.items()}
     ratios = [own[k] / priors[k] for k in own if k in priors and priors[k] > 0 and k not in ALONE]
     speed = median(ratios) if ratios else unmeasured_speed
@@ -193,7 +209,7 @@ def seconds_left(plan: list[Task], done: set[str], costs: dict[str, float], work
     extra, spent = extra or {}, spent or {}
 
     def cost(task: Task) -> float:
-        return costs.get(task.kind.value, fallback) + extra.get(task.name, 0.0)
+        return costs.get(task.kind.value, fallback) * chunk_share(task.name) + extra.get(task.name, 0.0)
 
     total = 0.0
     for stage in sorted({task.stage for task in plan}):
