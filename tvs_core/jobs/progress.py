@@ -22,7 +22,6 @@ from statistics import median
 
 from ..errors import DataError
 from ..evaluation.dp_audit import AUDIT_ROWS
-from ..evaluation.protocol import QUICK
 from ..evaluation.sizes import BASELINE_ROWS, RELEASE_ROWS
 from ..model.competitors import fit_cost
 from ..storage.store import ACTIVE, JobStatus, Store
@@ -43,17 +42,14 @@ ALONE = (TaskKind.HOLDER, TaskKind.FIRST_LOOK)
 
 def chunk_share(name: str) -> float:
     """A release task scores a chunk of synthetic sets and costs about in proportion to them: the paper's preset has
-    a first chunk of 10 sets and a refining one of 40 (``plan.release_chunks``), which cost 4 times as much. A
-    release kind's cost is kept per chunk of the quick preset's size (the one the priors were measured on); any other
-    task is one share of its kind."""
+    a first chunk of 10 sets and a refining one of 40 (``plan.release_chunks``: the refining chunk starts where the
+    first one stops), which costs 4 times as much. A release kind's cost is kept per first chunk; any other task is
+    one share of its kind."""
     key = TaskKey.parse(name)
     if key.kind != TaskKind.RELEASE or len(key.index) < 2 or str(key.index[1]).count("-") != 1:
         return 1.0
-    from .plan import release_chunks
-
     first, stop = (int(part) for part in str(key.index[1]).split("-"))
-    quick_first, quick_stop = release_chunks(QUICK)[0]
-    return (stop - first) / (quick_stop - quick_first)
+    return 1.0 if first == 0 else (stop - first) / first
 
 
 def _shape(job: dict) -> tuple[float, float, float]:
