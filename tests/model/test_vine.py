@@ -2,6 +2,7 @@
 refitting, the fast sampling path's column placement and the fixed-vine refit."""
 
 import numpy as np
+import pandas as pd
 import pytest
 import pyvinecopulib as pv
 
@@ -153,3 +154,15 @@ def test_a_fit_and_a_draw_are_the_same_bytes_at_any_thread_count(families):
         whole = vine.inverse_rosenblatt(np.asfortranarray(w), num_threads=1)
         assert not all(whole.tobytes() == vine.inverse_rosenblatt(np.asfortranarray(w), num_threads=threads).tobytes()
                        for threads in (2, 3, 4))
+
+
+def test_a_top_level_asked_for_is_the_fitted_level_even_when_its_trees_are_all_independence():
+    """pyvinecopulib keeps a tree of independence copulas: a model fitted up to level 3 serves level 3 (a sweep's
+    highest level, typed by the user), on a table whose columns are independent, so that every tree is."""
+    rng = np.random.default_rng(5)
+    table = pd.DataFrame(rng.normal(size=(200, 5)), columns=["y", "a", "b", "c", "d"])
+    model = RVineStar1(response="y", seed=1, t_max=3, families="gaussian").fit(table)
+    assert model.fitted_level_ == 3
+    assert set(model.vine_.families[2]) == {pv.BicopFamily.indep}  # the third tree: independence only
+    assert model.vine_at(3) is model.vine_
+    assert len(model.sample(10, truncation_level=3)) == 10
