@@ -13,6 +13,8 @@ from enum import StrEnum
 
 import pyvinecopulib as pv
 
+from ..errors import DataError
+
 F = pv.BicopFamily
 
 
@@ -24,6 +26,16 @@ class FamilySet(StrEnum):
     FAST = "fast"
     TLL = "tll"
     GAUSSIAN = "gaussian"
+
+    @classmethod
+    def parse(cls, text: str) -> FamilySet:
+        """A family set named in text from outside the library (a command line, a stored setting, a saved model);
+        an unknown name is refused with the choices."""
+        try:
+            return cls(text)
+        except ValueError:
+            raise DataError(f"Unknown pair-copula family set {text!r}.",
+                            fix=f"Choose one of: {', '.join(cls)}.") from None
 
 
 @dataclass(frozen=True)
@@ -53,11 +65,3 @@ FAMILY_SETS: dict[FamilySet, FamilyPreset] = {p.name: p for p in [
 ]}
 
 DEFAULT_FAMILY_SET = FamilySet.GAUSSIAN  # chosen by the rule in bench/family_presets.md (both demos agree)
-
-
-def get_preset(name: str) -> FamilyPreset:
-    from ..errors import DataError
-
-    if name not in FAMILY_SETS:
-        raise DataError(f"Unknown family preset '{name}'.", fix=f"Choose one of: {', '.join(FAMILY_SETS)}.")
-    return FAMILY_SETS[name]
