@@ -84,7 +84,7 @@ ALL_GAMES = ("release", "aia", "mia")
 @dataclass(frozen=True)
 class Run:
     families: FamilySet  # the holder's family preset
-    protocol: object  # preset name or ProtocolPreset
+    protocol: object  # preset name or Protocol
     games: tuple
     refit_per_level: bool
     repeats: int

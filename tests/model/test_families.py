@@ -5,7 +5,7 @@ import pytest
 import pyvinecopulib as pv
 
 from tvs_core.errors import DataError
-from tvs_core.model.families import DEFAULT_FAMILY_SET, FAMILY_SETS, FamilyPreset, FamilySet
+from tvs_core.model.families import DEFAULT_FAMILY_SET, FAMILY_SETS, FamilyChoice, FamilySet
 
 F = pv.BicopFamily
 
@@ -25,7 +25,7 @@ def test_what_is_not_text_naming_a_family_set_is_refused_in_words_too(text):
 
 def test_each_set_is_read_from_its_name_and_has_its_choice_and_the_default_exists():
     for name, preset in FAMILY_SETS.items():
-        assert isinstance(preset, FamilyPreset) and preset.name == name
+        assert isinstance(preset, FamilyChoice) and preset.name == name
         assert FamilySet.parse(str(name)) is name and FamilySet.parse(name) is name
     assert set(FAMILY_SETS) == set(FamilySet) and DEFAULT_FAMILY_SET in FAMILY_SETS
 

@@ -15,7 +15,7 @@ from ..data.missing import MissingPolicy
 from ..errors import DataError
 from ..evaluation.context import GeneratorSpec
 from ..evaluation.dp_audit import DEFAULT_TRIALS
-from ..evaluation.protocol import ProtocolName, ProtocolPreset, get_protocol
+from ..evaluation.protocol import Protocol, ProtocolName, get_protocol
 from ..evaluation.records import HOLDER, RAW, REAL, SHUFFLED
 from ..model.competitors import EPOCH_BUDGETS
 from ..model.families import DEFAULT_FAMILY_SET, FamilySet
@@ -111,7 +111,7 @@ class SweepConfig:
         others = {k: v for k, v in (self.protocol_overrides or {}).items() if k != "mia_shared_shadows"}
         self.protocol_overrides = ({**others, "mia_shared_shadows": False} if on else others) or None
 
-    def protocol(self) -> ProtocolPreset:
+    def protocol(self) -> Protocol:
         """The game and release sizes this sweep runs: its preset's, with its overrides."""
         protocol = get_protocol(self.preset)
         return replace(protocol, **self.protocol_overrides) if self.protocol_overrides else protocol
