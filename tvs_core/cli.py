@@ -593,7 +593,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--alpha", type=unit_interval, default=0.5, help=f"{what}privacy weight in PU_t, from 0 to 1")
         p.add_argument("--normalisation", choices=options(METHODS), default="anchored",
                        help="anchored: privacy from the attack on the real rows (0) to the same attack on shuffled "
-                            "columns (1); paper: to 0 instead (P = 1 - MAB/MAB_real); minmax: over the levels")
+                            "columns (1); paper: to 0 instead (P = 1 - MAB/MAB_real, our reading of the paper's "
+                            "Appendix D, which gives no formula); minmax: over the levels")
         p.add_argument("--privacy", default=DEFAULT_PRIVACY_AXIS,
                        help="privacy axis of PU_t: " + ", ".join(axis_choices(AxisKind.PRIVACY, ["COLUMN"])))
         p.add_argument("--utility", default=DEFAULT_UTILITY,
