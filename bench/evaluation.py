@@ -65,7 +65,7 @@ from tvs_core.evaluation.protocol import PAPER
 from tvs_core.evaluation.release import DISTANCE_SETS
 from tvs_core.evaluation.timing import run_timed
 from tvs_core.jobs import engine
-from tvs_core.model.families import DEFAULT_FAMILY_SET
+from tvs_core.model.families import DEFAULT_FAMILY_SET, FamilySet
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -83,8 +83,8 @@ ALL_GAMES = ("release", "aia", "mia")
 
 @dataclass(frozen=True)
 class Run:
-    families: str  # the holder's family preset
-    protocol: object  # preset name or ProtocolPreset
+    families: FamilySet  # the holder's family preset
+    protocol: object  # preset name or Protocol
     games: tuple
     refit_per_level: bool
     repeats: int
@@ -100,9 +100,9 @@ RUNS = {
     "reduced-aia/naive": Run(DEFAULT_FAMILY_SET, REDUCED_AIA, ("aia",), True, 3,
                              "AIA-only reduced protocol, one fit per level"),
     "paper": Run(DEFAULT_FAMILY_SET, "paper", ALL_GAMES, False, 1, "paper preset"),
-    "paper-families/reduced-aia/fit-once": Run("paper", REDUCED_AIA, ("aia",), False, 1,
+    "paper-families/reduced-aia/fit-once": Run(FamilySet.PAPER, REDUCED_AIA, ("aia",), False, 1,
                                                "paper families, AIA-only reduced protocol, fit once"),
-    "paper-families/reduced-aia/naive": Run("paper", REDUCED_AIA, ("aia",), True, 1,
+    "paper-families/reduced-aia/naive": Run(FamilySet.PAPER, REDUCED_AIA, ("aia",), True, 1,
                                             "paper families, AIA-only reduced protocol, one fit per level"),
 }
 TASK_GAMES = {"reference": "reference (TRTR)", "release": "release", "baseline": "baselines", "aia": "aia",
@@ -256,7 +256,7 @@ def pick_levels(t_max: int) -> list[int]:
     return sorted({int(round(x)) for x in np.linspace(1, t_max, 6)})
 
 
-def fit_holder(families: str, train) -> tuple[tvs_core.TVineSynth, float]:
+def fit_holder(families: FamilySet, train) -> tuple[tvs_core.TVineSynth, float]:
     model = tvs_core.TVineSynth(response=RESPONSE, sensitive=list(SENSITIVE), families=families, seed=SEED)
     start = time.perf_counter()
     model.fit(train)

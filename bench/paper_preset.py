@@ -36,6 +36,7 @@ from bench.tables import RESPONSE, SENSITIVE, support_like
 from tvs_core import holdout_split
 from tvs_core.evaluation.catalogue import CATALOGUE
 from tvs_core.evaluation.summary import KEYS
+from tvs_core.model.families import FamilySet
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -99,14 +100,14 @@ def part_demos() -> list[dict]:
         runs.append(pair(f"{demo}, quick protocol, default families", table, spec.response, spec.sensitive,
                          tvs_core.model.families.DEFAULT_FAMILY_SET, "quick", GAMES))
         runs.append(pair(f"{demo}, AIA-only reduced protocol, paper families", table, spec.response, spec.sensitive,
-                         "paper", REDUCED_AIA, ("aia",)))
+                         FamilySet.PAPER, REDUCED_AIA, ("aia",)))
     return runs
 
 
 def part_paper_families() -> list[dict]:
     """Seconds per reuse refit and sampled rows/s per level of the paper families on support_like, and the
     paper protocol's counts of refits and sampled rows (from the default-families run), for a projection."""
-    holder, train, test, fit_s = fitted(support_like(n=884, seed=SEED), RESPONSE, SENSITIVE, "paper")
+    holder, train, test, fit_s = fitted(support_like(n=884, seed=SEED), RESPONSE, SENSITIVE, FamilySet.PAPER)
     levels = pick_levels(holder.fitted_level_)
     order = list(holder.order_.order[:-1])
     refits = []
@@ -114,7 +115,8 @@ def part_paper_families() -> list[dict]:
     for i in range(3):
         rows = train.iloc[rng.choice(len(train), len(train) // 2, replace=False)]
         start = time.perf_counter()
-        tvs_core.TVineSynth(response=RESPONSE, sensitive=list(SENSITIVE), families="paper", order=order, seed=i,
+        tvs_core.TVineSynth(response=RESPONSE, sensitive=list(SENSITIVE), families=FamilySet.PAPER, order=order,
+                            seed=i,
                             fixed_vine=holder.vine_.to_json(), t_max=max(levels)).fit(rows)
         refits.append(time.perf_counter() - start)
     per_level = {}

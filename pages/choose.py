@@ -105,7 +105,8 @@ alpha = a.slider("Weight on privacy α", 0.0, 1.0, step=0.05, key=common.bound("
 method = b.radio("Normalisation", common.texts(METHODS), horizontal=True, key=common.bound("normalisation"),
                  on_change=common.keep, args=("normalisation",),
                  format_func=lambda m: {"anchored": "Anchored (real data ↔ nothing learnt)",
-                                        "paper": "Paper (real data ↔ 0)", "minmax": "Min-max over levels"}[m])
+                                        "paper": "Our reading of the paper (real data ↔ 0)",
+                                        "minmax": "Min-max over levels"}[m])
 privacy = c.selectbox("Privacy measured by", choices, key=common.bound("privacy"), on_change=common.keep,
                       args=("privacy",), format_func=lambda p: Axis.parse(p, sensitive=config.sensitive).title)
 settings = ChoiceSettings.of(common.project())  # as the widgets above left it

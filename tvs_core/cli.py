@@ -35,7 +35,7 @@ from .evaluation.dp_audit import DEFAULT_TRIALS
 from .evaluation.protocol import PROTOCOLS
 from .jobs.backends import BACKENDS, RAY_REFUSAL, risk
 from .jobs.config import COMPETITORS, DEFAULT_BASELINES
-from .model.families import DEFAULT_FAMILY_SET, FAMILY_SETS
+from .model.families import DEFAULT_FAMILY_SET, FAMILY_SETS, FamilySet
 from .model.generator import all_cores
 from .model.ordering import MEASURES, algorithm1, table_associations
 from .model.registry import BaselineName
@@ -266,8 +266,9 @@ def cmd_release(args) -> dict:
         _check_rows(rows, table.shape[1])
         seed = 0 if args.seed is None else args.seed
         model = TVineSynth(response=schema.response, sensitive=schema.sensitive, rho_star=args.rho,
-                           measure=args.measure, order=args.order, families=args.families, margins=args.margins,
-                           t_max=args.level, seed=seed, threads=args.threads, missing=args.missing)
+                           measure=args.measure, order=args.order, families=FamilySet.parse(args.families),
+                           margins=args.margins, t_max=args.level, seed=seed, threads=args.threads,
+                           missing=args.missing)
         model.fit(table, schema)
         if args.level > model.order_.full_level:
             raise DataError(f"--level {args.level} is above the full vine's {model.order_.full_level} trees.",
@@ -433,7 +434,8 @@ def cmd_sweep(args) -> dict:
                  if name != "none"]
     config = SweepConfig(response=schema.response, sensitive=schema.sensitive, rho_star=args.rho,
                          measure=args.measure, order=args.order, levels=args.levels, preset=args.preset,
-                         families=args.families, margins=args.margins, seed=args.seed, baselines=baselines,
+                         families=FamilySet.parse(args.families), margins=args.margins, seed=args.seed,
+                         baselines=baselines,
                          baseline_games=["aia", "mia"] if args.baseline_games else [], schema=schema.to_dict(),
                          analysis=args.analysis, reuse_families=args.reuse_families,
                          dp_audit_trials=args.audit_dp or 0)
@@ -591,7 +593,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--alpha", type=unit_interval, default=0.5, help=f"{what}privacy weight in PU_t, from 0 to 1")
         p.add_argument("--normalisation", choices=options(METHODS), default="anchored",
                        help="anchored: privacy from the attack on the real rows (0) to the same attack on shuffled "
-                            "columns (1); paper: to 0 instead (P = 1 - MAB/MAB_real); minmax: over the levels")
+                            "columns (1); paper: to 0 instead (P = 1 - MAB/MAB_real, our reading of the paper's "
+                            "Appendix D, which gives no formula); minmax: over the levels")
         p.add_argument("--privacy", default=DEFAULT_PRIVACY_AXIS,
                        help="privacy axis of PU_t: " + ", ".join(axis_choices(AxisKind.PRIVACY, ["COLUMN"])))
         p.add_argument("--utility", default=DEFAULT_UTILITY,

@@ -94,11 +94,13 @@ TERMS: tuple[Term, ...] = (
     Term("Normalisation", "Choosing a level",
          "How raw numbers are turned into the 0-to-1 privacy and utility scores. Anchored (default) scales each "
          "between two reference points measured on your own table in the same sweep; paper puts privacy's "
-         "'nothing learnt' end at a fixed value (an MAB of 0) instead of the measured floor, as the paper does; "
+         "'nothing learnt' end at a fixed value (an MAB of 0) instead of the measured floor: our reading of the "
+         "paper's Appendix D, which asks for scores from 0 to 1 but gives no formula; "
          "min-max scales over the evaluated levels only, so scores change when you add a level.",
          ("normalisation", "anchored", "anchored normalisation", "min-max", "minmax", "Anchored (real data ↔ nothing "
-          "learnt)", "Paper (real data ↔ 0)", "Min-max over levels"),
-         "Anchored: for MAB, (MAB_real − MAB) / (MAB_real − MAB_shuffled); paper: P = 1 − MAB / MAB_real."),
+          "learnt)", "Our reading of the paper (real data ↔ 0)", "Min-max over levels"),
+         "Anchored: for MAB, (MAB_real − MAB) / (MAB_real − MAB_shuffled); paper (our reading of Appendix D): "
+         "P = 1 − MAB / MAB_real."),
     Term("Anchors: the real rows and the shuffled columns", "Choosing a level",
          "The two reference points every privacy score is read against, measured on your table in the same "
          "sweep. The same attack on the real rows is as bad as it gets (publishing the data itself: privacy 0); on "

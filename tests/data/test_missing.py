@@ -11,6 +11,7 @@ from tvs_core import TVineSynth
 from tvs_core.data.missing import INDICATOR_SUFFIX, apply_missing_policy
 from tvs_core.data.schema import ColumnType, Role, infer_schema
 from tvs_core.errors import DataError
+from tvs_core.model.families import FamilySet
 
 N = 240
 AGE_MISSING = np.arange(0, N, 5)  # every fifth row: 20 %
@@ -145,7 +146,7 @@ def test_impute_keeps_a_date_only_column_at_midnight():
 
 def test_imputed_date_only_column_is_released_as_dates():
     table = _two_day_table()
-    model = TVineSynth(response="y", sensitive=["x"], families="gaussian", seed=0, missing="impute").fit(table)
+    model = TVineSynth(response="y", sensitive=["x"], families=FamilySet.GAUSSIAN, seed=0, missing="impute").fit(table)
     day = model.sample(500, seed=3)["day"]
     assert day.isna().any()
     observed = day.dropna()
@@ -162,7 +163,8 @@ def test_unknown_policy_is_refused(holey_table, schema):
 
 @pytest.fixture(scope="module")
 def imputed_model(holey_table):
-    return TVineSynth(response="y", sensitive=["bp"], families="gaussian", seed=0, missing="impute").fit(holey_table)
+    return TVineSynth(response="y", sensitive=["bp"], families=FamilySet.GAUSSIAN, seed=0,
+                      missing="impute").fit(holey_table)
 
 
 @pytest.fixture(scope="module")
@@ -216,7 +218,7 @@ def test_imputed_model_saved_and_loaded_samples_the_same(imputed_model):
 
 
 def test_drop_rows_model_releases_complete_rows(holey_table):
-    model = TVineSynth(response="y", sensitive=["bp"], families="gaussian", seed=0).fit(holey_table)
+    model = TVineSynth(response="y", sensitive=["bp"], families=FamilySet.GAUSSIAN, seed=0).fit(holey_table)
     expected = _rows_with_missing(holey_table, ["age", "bp", "group", "visits", "day", "y"])
     assert model.missing_report_.rows_dropped == len(expected)
     assert model.n_train_ == N - len(expected)
@@ -233,7 +235,7 @@ def test_drop_rows_leaving_too_few_rows_suggests_impute():
     table = pd.DataFrame({"a": x, "b": rng.normal(size=n), "y": (x > 0).astype(int)})
     table.loc[: n // 2, "b"] = np.nan
     with pytest.raises(DataError) as info:
-        TVineSynth(response="y", sensitive=["a"], families="gaussian", seed=0).fit(table)
+        TVineSynth(response="y", sensitive=["a"], families=FamilySet.GAUSSIAN, seed=0).fit(table)
     assert "impute" in str(info.value) and "rows" in str(info.value)
-    model = TVineSynth(response="y", sensitive=["a"], families="gaussian", seed=0, missing="impute").fit(table)
+    model = TVineSynth(response="y", sensitive=["a"], families=FamilySet.GAUSSIAN, seed=0, missing="impute").fit(table)
     assert model.missing_report_.cells_imputed == {"b": n // 2 + 1}

@@ -13,6 +13,7 @@ from tvs_core import TVineSynth
 from tvs_core.data.schema import ColumnType, Role, Schema, infer_schema
 from tvs_core.data.validation import check, validate
 from tvs_core.errors import DataError, DataErrors
+from tvs_core.model.families import FamilySet
 
 N = 120
 
@@ -325,7 +326,7 @@ def test_check_raises_one_error_or_all_of_them(small_table):
 
 def _fit(table, **kwargs):
     kwargs.setdefault("sensitive", ["income"])
-    return TVineSynth(families="gaussian", seed=0, **kwargs).fit(table)
+    return TVineSynth(families=FamilySet.GAUSSIAN, seed=0, **kwargs).fit(table)
 
 
 def test_fit_refuses_too_few_rows():
@@ -360,7 +361,7 @@ def test_fit_refuses_bad_user_schema(small_table):
     table = small_table.assign(dose=np.random.default_rng(2).choice(["10", "20", "n/a"], len(small_table)))
     schema = infer_schema(table).override("dose", type="continuous")
     with pytest.raises(DataError, match="'dose'"):
-        TVineSynth(response="y", sensitive=["income"], families="gaussian", seed=0).fit(table, schema)
+        TVineSynth(response="y", sensitive=["income"], families=FamilySet.GAUSSIAN, seed=0).fit(table, schema)
 
 
 def test_fit_refuses_all_missing_modelled_column(small_table):
@@ -369,7 +370,7 @@ def test_fit_refuses_all_missing_modelled_column(small_table):
     schema = Schema(tuple(replace(c, role=Role.COVARIATE, drop_reason=None) if c.name == "lab_value" else c
                           for c in schema.columns))
     with pytest.raises(DataError, match="lab_value"):
-        TVineSynth(response="y", sensitive=["income"], families="gaussian", seed=0).fit(table, schema)
+        TVineSynth(response="y", sensitive=["income"], families=FamilySet.GAUSSIAN, seed=0).fit(table, schema)
 
 
 def test_overriding_the_type_of_an_inferred_drop_brings_the_column_back():

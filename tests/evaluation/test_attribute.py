@@ -13,6 +13,7 @@ from tvs_core.evaluation.preview import (
     implied_correlation,
     normal_scores_correlation,
 )
+from tvs_core.model.families import FamilySet
 
 # Order: s, a1, a2 (block A, independent of the rest) | b1, b2, b3 (block B, tied to y) | y
 ORDER = ["s", "a1", "a2", "b1", "b2", "b3", "y"]
@@ -33,7 +34,7 @@ def block_gaussian(n, seed):
 def fitted():
     table, corr = block_gaussian(3000, 0)
     schema = infer_schema(table).with_roles("y", ["s"])
-    model = TVineSynth(response="y", sensitive=["s"], order=ORDER[:-1], families="gaussian", seed=0)
+    model = TVineSynth(response="y", sensitive=["s"], order=ORDER[:-1], families=FamilySet.GAUSSIAN, seed=0)
     model.fit(table, schema)
     data = EvaluationData.from_tables(table, table.head(100), schema)
     return model, data, table

@@ -26,6 +26,7 @@ from tvs_core.evaluation.dp_audit import (
     epsilon_lower_bound,
     run_audit,
 )
+from tvs_core.model.families import FamilySet
 from tvs_core.model.generator import SyntheticGenerator
 from tvs_core.model.registry import register
 
@@ -145,7 +146,8 @@ def test_the_audit_is_a_task_kind_of_the_sweep():
 
     table = load_demo("clinical")[SWEEP_COLUMNS].head(300)
     train, test = holdout_split(table, SWEEP_RESPONSE, 0.2, 0)
-    model = TVineSynth(response=SWEEP_RESPONSE, sensitive=["total_cost_eur"], seed=0, families="fast").fit(train)
+    model = TVineSynth(response=SWEEP_RESPONSE, sensitive=["total_cost_eur"], seed=0,
+                       families=FamilySet.FAST).fit(train)
     planted = GeneratorSpec("no_noise_dp_test", {"epsilon": CLAIM}, "no-noise")
     context = context_for_model(model, train, test, levels=[1], games=("release",), dp_audit_trials=TRIALS,
                                 baselines=[planted, GeneratorSpec("independent", {}, "independent")])

@@ -10,7 +10,7 @@ from dataclasses import fields, replace
 import pytest
 
 from tvs_core.errors import DataError
-from tvs_core.evaluation.protocol import PAPER, PROTOCOLS, QUICK, ProtocolPreset, capped, get_protocol
+from tvs_core.evaluation.protocol import PAPER, PROTOCOLS, QUICK, Protocol, capped, get_protocol
 
 REFERENCE_SIZES = ("aia_size_raw", "aia_bootstrap_size", "mia_size_attacker", "mia_size_raw")
 
@@ -34,10 +34,10 @@ def test_an_unknown_preset_is_refused_with_the_choices():
 
 def test_to_dict_holds_every_field_survives_json_and_rebuilds_the_preset():
     as_dict = QUICK.to_dict()
-    assert set(as_dict) == {f.name for f in fields(ProtocolPreset)}
+    assert set(as_dict) == {f.name for f in fields(Protocol)}
     back = json.loads(json.dumps(as_dict))
-    assert ProtocolPreset(**{**back, "outlier_quantiles": tuple(back["outlier_quantiles"])}) == QUICK
-    assert ProtocolPreset(**PAPER.to_dict()) == PAPER
+    assert Protocol(**{**back, "outlier_quantiles": tuple(back["outlier_quantiles"])}) == QUICK
+    assert Protocol(**PAPER.to_dict()) == PAPER
 
 
 @pytest.mark.parametrize("preset", [QUICK, PAPER])
@@ -72,7 +72,7 @@ def test_the_80_percent_rule_applies_to_a_preset_on_its_own():
 @pytest.mark.parametrize("preset", [QUICK, PAPER])
 def test_capped_never_raises_a_size_and_records_every_change(preset, pool):
     used, caps = capped(preset, pool)
-    changed = {f.name for f in fields(ProtocolPreset) if getattr(used, f.name) != getattr(preset, f.name)}
+    changed = {f.name for f in fields(Protocol) if getattr(used, f.name) != getattr(preset, f.name)}
     assert changed <= set(REFERENCE_SIZES)  # synthetic sizes, set counts and iterations are the user's
     assert changed == {c["parameter"] for c in caps} and len(caps) == len(changed)
     for cap in caps:

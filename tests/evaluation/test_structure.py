@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
+from tvs_core.evaluation.catalogue import CATALOGUE
 from tvs_core.evaluation.structure import (
     ci_overlap,
     coefficient_intervals,
@@ -199,6 +200,23 @@ def test_continuous_and_three_class_responses_give_overlap_one_for_a_copy():
     assert np.array_equal(x[:, 4], values[:, 3] == 1)
     fresh = ci_overlap(values, mixed_table(600, 4), 4, MIXED_CAT, MIXED_NAMES)["ci_overlap"]
     assert 0.3 < fresh < 1
+
+
+def test_intervals_far_apart_score_minus_their_distance_in_widths_below_minus_one_inside_the_declared_range():
+    """Karr et al.'s overlap, untruncated as synthpop's compare.CI: two intervals of width w whose centres are d apart
+    score 1 - d / w (0 when they touch), however far below -1 that is; the catalogue's range must admit it. The
+    synthetic rows flip the slope and keep the residuals, so both fits have the same interval width exactly."""
+    x = np.linspace(-1, 1, 200)
+    noise = 0.1 * np.sin(7 * np.arange(200))
+    real, synthetic = np.c_[x, 3 * x + noise], np.c_[x, -3 * x + noise]
+    result = ci_overlap(real, synthetic, 1, [False, False], ["x", "y"])
+    slope = result["per_coefficient"].set_index("coefficient").loc["x"]
+    width = slope["real_high"] - slope["real_low"]
+    assert slope["synthetic_high"] - slope["synthetic_low"] == pytest.approx(width)
+    assert slope["real_estimate"] - slope["synthetic_estimate"] == pytest.approx(6.0)
+    assert result["ci_overlap"] == pytest.approx(1 - 6.0 / width) and result["ci_overlap"] < -1
+    low, high = CATALOGUE["ci_overlap"].range
+    assert low <= result["ci_overlap"] <= high
 
 
 def test_levels_come_from_the_real_data():

@@ -175,7 +175,7 @@ def test_an_old_sweep_naming_a_baseline_this_version_lacks_still_opens_and_refus
         baseline_spec(config.baselines[-1], config)
 
 
-@pytest.mark.parametrize("setting, value, words", [
+BAD_SETTINGS = [
     ("measure", "mab", "'association measure' is 'mab': not one of kendall, spearman, pearson"),
     ("seed", -1, "'master seed' is -1: not a whole number from 0"),
     ("levels", ["3"], "'truncation levels' is ['3']: not a whole number from 0"),
@@ -187,7 +187,10 @@ def test_an_old_sweep_naming_a_baseline_this_version_lacks_still_opens_and_refus
     ("baselines", "independent", "'baselines' is 'independent': not a list of baseline names"),
     ("baselines", ["independent", 3], "'baselines' is ['independent', 3]: not a list of baseline names"),
     ("baselines", ["ctgan:"], "'baselines' is ['ctgan:']: 'ctgan:' is not written GENERATOR or GENERATOR:PARAMETER"),
-])
+]
+
+
+@pytest.mark.parametrize("setting, value, words", BAD_SETTINGS)
 def test_a_bad_stored_setting_is_refused_in_one_sentence_naming_it(setting, value, words):
     stored = {**SweepConfig(response="y", sensitive=["a"]).to_dict(), setting: value}
     with pytest.raises(DataError) as refused:
@@ -198,3 +201,31 @@ def test_a_bad_stored_setting_is_refused_in_one_sentence_naming_it(setting, valu
 def test_a_setting_this_version_does_not_know_is_refused_by_name():
     with pytest.raises(DataError, match="not known to this version: colour"):
         SweepConfig.from_dict({**SweepConfig(response="y", sensitive=["a"]).to_dict(), "colour": "red"})
+
+
+@pytest.mark.parametrize("setting, value, words", BAD_SETTINGS)
+def test_a_bad_value_set_on_a_live_sweep_is_refused_in_the_same_sentence_and_changes_nothing(setting, value, words):
+    """A page or the command line changes a live config field by field: each change is checked as a stored one is,
+    and a refused one leaves the setting as it was (the sweep Start would run is still a valid one)."""
+    config = sweep()
+    before = config.to_dict()
+    with pytest.raises(DataError) as refused:
+        setattr(config, setting, value)
+    assert words in refused.value.message and refused.value.fix
+    assert config.to_dict() == before
+
+
+def test_a_setting_set_as_text_on_a_live_sweep_is_held_typed_and_a_switch_is_checked_through_its_field():
+    from tvs_core.evaluation.protocol import ProtocolName
+    from tvs_core.model.families import FamilySet
+    from tvs_core.model.ordering import Measure
+
+    config = sweep()
+    config.families, config.preset, config.measure = "tll", "paper", "pearson"  # as a widget leaves them
+    assert (config.families, config.preset, config.measure) == (FamilySet.TLL, ProtocolName.PAPER, Measure.PEARSON)
+    assert type(config.families) is FamilySet and type(config.preset) is ProtocolName
+    assert type(config.measure) is Measure
+    config.baselines_play_games = True  # a switch sets its field, which is checked
+    assert config.baseline_games == ["aia", "mia"]
+    with pytest.raises(DataError, match="'DP audit' is -1"):
+        config.dp_audit_trials = -1

@@ -15,6 +15,7 @@ from tvs_core.jobs.context import context_for_job
 from tvs_core.jobs.evaluate import run_in_memory
 from tvs_core.jobs.plan import plan
 from tvs_core.jobs.worker import run_job
+from tvs_core.model.families import FamilySet
 from tvs_core.model.registry import BUILT_IN, generator_class
 from tvs_core.storage import Store
 
@@ -111,7 +112,7 @@ def test_registry_does_not_depend_on_import_order():
 
 @pytest.mark.slow
 def test_generator_settings_are_read_back_from_the_signature():
-    model = TVineSynth(response=Y, sensitive="total_cost_eur", rho_star=0.3, families="fast", t_max=2)
+    model = TVineSynth(response=Y, sensitive="total_cost_eur", rho_star=0.3, families=FamilySet.FAST, t_max=2)
     config = model.get_config()
     assert config["sensitive"] == "total_cost_eur" and config["rho_star"] == 0.3 and config["t_max"] == 2
     assert set(config) == set(TVineSynth.parameter_names())

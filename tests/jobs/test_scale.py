@@ -22,6 +22,7 @@ from tvs_core.jobs.context import context_for_model, fit_holder, split_tables
 from tvs_core.jobs.tasks import plan_from_json
 from tvs_core.jobs.worker import run_job
 from tvs_core.model import vine as vine_module
+from tvs_core.model.families import FamilySet
 from tvs_core.storage.store import Store
 
 
@@ -277,15 +278,15 @@ def test_other_families_sample_pair_by_pair():
 
 @pytest.mark.slow
 def test_reusing_the_holders_families_refits_only_their_parameters(clinical):
-    holder = TVineSynth(response=Y, sensitive=["total_cost_eur"], seed=0, families="fast").fit(clinical)
+    holder = TVineSynth(response=Y, sensitive=["total_cost_eur"], seed=0, families=FamilySet.FAST).fit(clinical)
     order = list(holder.order_.order[:-1])
-    same = TVineSynth(response=Y, sensitive=["total_cost_eur"], seed=0, families="fast", order=order,
+    same = TVineSynth(response=Y, sensitive=["total_cost_eur"], seed=0, families=FamilySet.FAST, order=order,
                       fixed_vine=holder.vine_.to_json()).fit(clinical)
     assert same.vine_.families == holder.vine_.families
     assert np.allclose(np.concatenate([np.ravel(p) for tree in same.vine_.parameters for p in tree]),
                        np.concatenate([np.ravel(p) for tree in holder.vine_.parameters for p in tree]))
     half = clinical.iloc[: len(clinical) // 2]
-    refit = TVineSynth(response=Y, sensitive=["total_cost_eur"], seed=0, families="fast", order=order, t_max=3,
+    refit = TVineSynth(response=Y, sensitive=["total_cost_eur"], seed=0, families=FamilySet.FAST, order=order, t_max=3,
                        fixed_vine=holder.vine_.to_json()).fit(half)
     assert refit.fitted_level_ == 3
     top = holder.vine_at(3)
@@ -296,7 +297,7 @@ def test_reusing_the_holders_families_refits_only_their_parameters(clinical):
 
 def test_the_games_reuse_the_holders_families_only_when_asked(clinical):
     train, test = clinical.iloc[:250], clinical.iloc[250:]
-    holder = TVineSynth(response=Y, sensitive=["total_cost_eur"], seed=0, families="fast").fit(train)
+    holder = TVineSynth(response=Y, sensitive=["total_cost_eur"], seed=0, families=FamilySet.FAST).fit(train)
     assert "fixed_vine" not in {k for k, v in context_for_model(holder, train, test).spec.config.items()
                                 if v is not None}
     spec = context_for_model(holder, train, test, reuse_families=True).spec

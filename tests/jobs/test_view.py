@@ -12,6 +12,7 @@ from tvs_core.evaluation.records import FIRST_LOOK, HOLDER, record
 from tvs_core.jobs import JobView, SweepConfig, submit
 from tvs_core.jobs.context import fit_holder
 from tvs_core.jobs.progress import progress
+from tvs_core.model.families import DEFAULT_FAMILY_SET, FamilySet
 from tvs_core.model.ordering import default_levels
 from tvs_core.storage import Store
 
@@ -79,6 +80,14 @@ def test_without_levels_set_the_holders_fit_gives_the_default_levels(fitted):
     holder = fitted.holder()
     assert holder is not None and fitted.levels == default_levels(holder.fitted_level_)
     assert fitted.levels[0] == 1
+
+
+def test_a_stored_jobs_holder_and_settings_read_back_typed_from_the_text_stored(fitted):
+    """The store holds a family set as its text (as every version wrote it); a job read back holds the member."""
+    stored = json.loads(fitted.store.model_json(fitted.id, HOLDER))
+    assert stored["config"]["families"] == str(DEFAULT_FAMILY_SET)
+    assert type(fitted.holder().families) is FamilySet and fitted.holder().families is DEFAULT_FAMILY_SET
+    assert fitted.config.families is DEFAULT_FAMILY_SET
 
 
 # -- the data -----------------------------------------------------------------------------------------------------

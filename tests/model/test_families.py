@@ -5,23 +5,29 @@ import pytest
 import pyvinecopulib as pv
 
 from tvs_core.errors import DataError
-from tvs_core.model.families import DEFAULT_FAMILY_SET, FAMILY_SETS, FamilyPreset, get_preset
+from tvs_core.model.families import DEFAULT_FAMILY_SET, FAMILY_SETS, FamilyChoice, FamilySet
 
 F = pv.BicopFamily
 
 
-def test_an_unknown_preset_is_refused_with_every_choice_named():
+def test_an_unknown_family_set_in_text_is_refused_with_every_choice_named():
     with pytest.raises(DataError) as caught:
-        get_preset("gauss")
+        FamilySet.parse("gauss")
     assert "'gauss'" in caught.value.message
     assert all(name in caught.value.fix for name in FAMILY_SETS)
 
 
-def test_each_preset_is_found_under_its_own_name_and_the_default_exists():
+@pytest.mark.parametrize("text", [None, 3, ["paper"]])
+def test_what_is_not_text_naming_a_family_set_is_refused_in_words_too(text):
+    with pytest.raises(DataError, match="Unknown pair-copula family set"):
+        FamilySet.parse(text)
+
+
+def test_each_set_is_read_from_its_name_and_has_its_choice_and_the_default_exists():
     for name, preset in FAMILY_SETS.items():
-        assert isinstance(preset, FamilyPreset) and preset.name == name
-        assert get_preset(name) is preset
-    assert DEFAULT_FAMILY_SET in FAMILY_SETS
+        assert isinstance(preset, FamilyChoice) and preset.name == name
+        assert FamilySet.parse(str(name)) is name and FamilySet.parse(name) is name
+    assert set(FAMILY_SETS) == set(FamilySet) and DEFAULT_FAMILY_SET in FAMILY_SETS
 
 
 def test_every_preset_may_choose_independence():
@@ -30,11 +36,11 @@ def test_every_preset_may_choose_independence():
 
 
 def test_the_paper_set_is_part_of_the_full_parametric_set():
-    assert set(FAMILY_SETS["paper"].families) < set(FAMILY_SETS["parametric"].families)
+    assert set(FAMILY_SETS[FamilySet.PAPER].families) < set(FAMILY_SETS[FamilySet.PARAMETRIC].families)
 
 
 def test_the_gaussian_preset_is_gaussian_pair_copulas_only():
-    assert set(FAMILY_SETS["gaussian"].families) == {F.indep, F.gaussian}
+    assert set(FAMILY_SETS[FamilySet.GAUSSIAN].families) == {F.indep, F.gaussian}
 
 
 @pytest.mark.parametrize("name", list(FAMILY_SETS))
@@ -47,7 +53,7 @@ def test_controls_carry_the_presets_families_method_and_the_truncation(name):
 
 
 def test_controls_pass_extra_settings_through():
-    controls = get_preset("fast").controls(trunc_lvl=1, tree_criterion="rho")
+    controls = FAMILY_SETS[FamilySet.FAST].controls(trunc_lvl=1, tree_criterion="rho")
     assert controls.tree_criterion == "rho" and controls.trunc_lvl == 1
 
 
@@ -56,6 +62,6 @@ def test_a_vine_fitted_with_the_gaussian_controls_holds_only_gaussian_and_indepe
     x = rng.normal(size=(200, 3))
     x[:, 1] += 2 * x[:, 0]
     u = np.asfortranarray((np.argsort(np.argsort(x, axis=0), axis=0) + 0.5) / len(x))
-    vine = pv.Vinecop.from_data(u, controls=get_preset("gaussian").controls(trunc_lvl=2))
+    vine = pv.Vinecop.from_data(u, controls=FAMILY_SETS[FamilySet.GAUSSIAN].controls(trunc_lvl=2))
     families = {family for tree in vine.families for family in tree}
     assert families <= {F.indep, F.gaussian} and F.gaussian in families

@@ -15,6 +15,7 @@ from tvs_core import (
     load_demo,
 )
 from tvs_core.errors import DataError
+from tvs_core.model.families import FamilySet
 from tvs_core.model.ordering import algorithm1, association_matrix
 
 Y = "in_hospital_death"
@@ -30,7 +31,7 @@ def table():
 
 @pytest.fixture(scope="module")
 def model(table):
-    return TVineSynth(response=Y, sensitive=SENSITIVE, families="fast", seed=7).fit(table)
+    return TVineSynth(response=Y, sensitive=SENSITIVE, families=FamilySet.FAST, seed=7).fit(table)
 
 
 def tree1_partners(vine):
@@ -53,9 +54,9 @@ def test_response_is_root_of_tree_one_and_order_is_algorithm_1(model, table):
         assert second_root in pc_edge
 
 
-@pytest.mark.parametrize("preset", ["fast", pytest.param("paper", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("preset", [FamilySet.FAST, pytest.param(FamilySet.PAPER, marks=pytest.mark.slow)])
 def test_fit_at_t_max_then_truncate_equals_fit_at_t(table, preset):
-    data = table if preset == "fast" else table.head(200)
+    data = table if preset is FamilySet.FAST else table.head(200)
     full = TVineSynth(response=Y, sensitive=SENSITIVE, families=preset, seed=1).fit(data)
     for level in (1, 3, 6):
         direct = TVineSynth(response=Y, sensitive=SENSITIVE, families=preset, t_max=level, seed=1).fit(data)
@@ -70,14 +71,14 @@ def test_fit_at_t_max_then_truncate_equals_fit_at_t(table, preset):
                                       direct.sample(300, truncation_level=level, seed=5))
 
 
-@pytest.mark.parametrize("preset", ["fast", "gaussian"])
+@pytest.mark.parametrize("preset", [FamilySet.FAST, FamilySet.GAUSSIAN])
 def test_vine_at_is_the_fitted_vine_truncated_in_place(model, table, preset):
     """``vine_at`` builds the truncated vine from the first trees' pair copulas (issue 27: 5x cheaper than a JSON
     copy); it must be the vine pyvinecopulib's own ``truncate`` gives: same pair copulas, same samples (the
     table has discrete columns, which change the vine's data layout)."""
     import pyvinecopulib as pv
 
-    fitted = model if preset == "fast" else TVineSynth(response=Y, sensitive=SENSITIVE, families=preset,
+    fitted = model if preset is FamilySet.FAST else TVineSynth(response=Y, sensitive=SENSITIVE, families=preset,
                                                        seed=7).fit(table)
     assert "d" in fitted.vine_.var_types
     uniforms = np.asfortranarray(np.random.default_rng(0).random((200, fitted.vine_.dim)))
@@ -98,7 +99,7 @@ def test_same_seed_same_output_and_thread_count_does_not_matter(model, table):
     a = model.sample(500, truncation_level=4, seed=11)
     pd.testing.assert_frame_equal(a, model.sample(500, truncation_level=4, seed=11))
     assert not a.equals(model.sample(500, truncation_level=4, seed=12))
-    threaded = TVineSynth(response=Y, sensitive=SENSITIVE, families="fast", seed=7, threads=2).fit(table)
+    threaded = TVineSynth(response=Y, sensitive=SENSITIVE, families=FamilySet.FAST, seed=7, threads=2).fit(table)
     pd.testing.assert_frame_equal(a, threaded.sample(500, truncation_level=4, seed=11))
 
 
@@ -118,7 +119,7 @@ def test_truncation_cuts_dependence_of_the_sensitive_block(model):
 
 
 def test_level_above_t_max_is_refused(table):
-    model = TVineSynth(response=Y, sensitive=SENSITIVE, families="fast", t_max=3).fit(table)
+    model = TVineSynth(response=Y, sensitive=SENSITIVE, families=FamilySet.FAST, t_max=3).fit(table)
     with pytest.raises(DataError, match="above the level the model was fitted at"):
         model.sample(10, truncation_level=5)
 
@@ -133,10 +134,10 @@ def test_save_and_load_reproduce_samples(model, tmp_path):
 
 
 def test_kde_margins_release_values_not_in_training(table):
-    model = TVineSynth(response=Y, sensitive=SENSITIVE, families="fast", margins="kde", seed=0).fit(table)
+    model = TVineSynth(response=Y, sensitive=SENSITIVE, families=FamilySet.FAST, margins="kde", seed=0).fit(table)
     out = model.sample(400, seed=1)
     shared = np.isin(out["lactate_mmol_l"], table["lactate_mmol_l"]).mean()
-    empirical = TVineSynth(response=Y, sensitive=SENSITIVE, families="fast").fit(table).sample(400, seed=1)
+    empirical = TVineSynth(response=Y, sensitive=SENSITIVE, families=FamilySet.FAST).fit(table).sample(400, seed=1)
     assert (out.dtypes == table.dtypes).all()
     assert abs(out["lactate_mmol_l"].mean() - table["lactate_mmol_l"].mean()) < 0.2
     assert shared < np.isin(empirical["lactate_mmol_l"], table["lactate_mmol_l"]).mean() + 1e-9
@@ -144,7 +145,7 @@ def test_kde_margins_release_values_not_in_training(table):
 
 @pytest.mark.parametrize("cls", [RVine, RVineStar1, DPVine, GaussianCopula, IndependentMargins])
 def test_baselines_share_the_interface(cls, table):
-    model = cls(response=Y, sensitive=SENSITIVE, families="fast", seed=3) if cls.has_levels else \
+    model = cls(response=Y, sensitive=SENSITIVE, families=FamilySet.FAST, seed=3) if cls.has_levels else \
         cls(response=Y, sensitive=SENSITIVE, seed=3)
     out = model.fit(table).sample(300, seed=4)
     assert list(out.columns) == list(table.columns) and (out.dtypes == table.dtypes).all()
@@ -152,7 +153,7 @@ def test_baselines_share_the_interface(cls, table):
 
 
 def test_rvine_star1_first_tree_is_a_star_around_y(table):
-    model = RVineStar1(response=Y, families="fast").fit(table)
+    model = RVineStar1(response=Y, families=FamilySet.FAST).fit(table)
     y_vine_index = model.column_order_.index(model.encoder_.names.index(Y)) + 1
     assert all(y_vine_index in edge for edge in tree1_partners(model.vine_))
 
@@ -177,7 +178,8 @@ def test_dp_vine_margins_differ_from_empirical_and_tighten_as_epsilon_grows(tabl
     def distance(epsilon):
         values = []
         for seed in range(4):
-            out = DPVine(response=Y, epsilon=epsilon, families="fast", seed=seed).fit(table).sample(4000, seed=0)
+            model = DPVine(response=Y, epsilon=epsilon, families=FamilySet.FAST, seed=seed).fit(table)
+            out = model.sample(4000, seed=0)
             values.append(np.mean([_ks(out[c].to_numpy(float), table[c].to_numpy(float))
                                    for c in ["total_cost_eur", "lactate_mmol_l", "urea_mg_dl"]]))
         return np.mean(values)
@@ -189,6 +191,6 @@ def test_dp_vine_margins_differ_from_empirical_and_tighten_as_epsilon_grows(tabl
 
 
 def test_dp_vine_is_truncated_at_two_and_uses_half_the_rows(table):
-    model = DPVine(response=Y, epsilon=1.0, families="fast").fit(table)
+    model = DPVine(response=Y, epsilon=1.0, families=FamilySet.FAST).fit(table)
     assert model.vine_.trunc_lvl == 2
     assert model.vine_.nobs == len(table) // 2

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,6 +12,8 @@ from tests.conftest import make_mixed_table
 from tvs_core import SyntheticGenerator, TVineSynth, load_model
 from tvs_core.data.io import read_table
 from tvs_core.data.schema import ColumnType, Role, infer_schema
+from tvs_core.errors import DataError
+from tvs_core.model.families import FamilySet
 
 N_SAMPLE = 400
 LEVEL = 2
@@ -22,7 +26,7 @@ def table() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def model(table):
-    return TVineSynth(response="outcome", sensitive=["weight"], families="gaussian", seed=0).fit(table)
+    return TVineSynth(response="outcome", sensitive=["weight"], families=FamilySet.GAUSSIAN, seed=0).fit(table)
 
 
 @pytest.fixture(scope="module")
@@ -140,9 +144,23 @@ def test_saved_file_samples_identically(model, synthetic, tmp_path):
     pd.testing.assert_frame_equal(load_model(path).sample(N_SAMPLE, truncation_level=LEVEL, seed=5), synthetic)
 
 
+def test_a_saved_model_keeps_its_family_set_as_text_and_loads_it_typed(model):
+    saved = json.loads(model.to_json())
+    assert saved["config"]["families"] == "gaussian"  # the text every version has saved
+    assert SyntheticGenerator.from_json(json.dumps(saved)).families is FamilySet.GAUSSIAN
+
+
+def test_a_saved_model_naming_a_family_set_this_version_lacks_is_refused_in_words(model):
+    saved = json.loads(model.to_json())
+    saved["config"]["families"] = "gauss"
+    with pytest.raises(DataError, match="Unknown pair-copula family set 'gauss'") as caught:
+        SyntheticGenerator.from_json(json.dumps(saved))
+    assert all(str(name) in caught.value.fix for name in FamilySet)
+
+
 def test_unfitted_model_cannot_sample():
     with pytest.raises(RuntimeError, match="fit"):
-        TVineSynth(response="y", sensitive=["x"], families="gaussian").sample(5)
+        TVineSynth(response="y", sensitive=["x"], families=FamilySet.GAUSSIAN).sample(5)
 
 
 # -- tables read from CSV: dates and labels as text ----------------------------------------------
@@ -161,7 +179,7 @@ def test_csv_table_with_text_dates_round_trips(tmp_path):
     table = _csv_table(tmp_path)
     schema = infer_schema(table)
     assert schema["admitted"].type == ColumnType.DATETIME and schema["measured_at"].type == ColumnType.DATETIME
-    model = TVineSynth(response="outcome", sensitive=["weight"], families="gaussian", seed=0).fit(table)
+    model = TVineSynth(response="outcome", sensitive=["weight"], families=FamilySet.GAUSSIAN, seed=0).fit(table)
     synthetic = model.sample(200, seed=1)
     assert list(synthetic.columns) == list(table.columns)
     assert dict(synthetic.dtypes.astype(str)) == dict(table.dtypes.astype(str))
@@ -175,7 +193,7 @@ def test_csv_table_with_text_dates_round_trips(tmp_path):
 def test_csv_table_with_missing_text_dates_imputed(tmp_path):
     table = _csv_table(tmp_path)
     table.loc[::6, "admitted"] = np.nan
-    model = TVineSynth(response="outcome", sensitive=["weight"], families="gaussian", seed=0,
+    model = TVineSynth(response="outcome", sensitive=["weight"], families=FamilySet.GAUSSIAN, seed=0,
                        missing="impute").fit(table)
     assert model.missing_report_.cells_imputed == {"admitted": 25}
     synthetic = model.sample(600, seed=2)
@@ -200,7 +218,7 @@ def test_nominal_codes_are_ordered_by_mean_response():
     })
     means = table.groupby("region")["event"].mean().sort_values()
     assert list(means.index) == ["north", "west", "south", "east"]  # the fixture does what it should
-    model = TVineSynth(response="event", sensitive=["score"], families="gaussian", seed=0).fit(table)
+    model = TVineSynth(response="event", sensitive=["score"], families=FamilySet.GAUSSIAN, seed=0).fit(table)
     codes = {code.name: code for code in model.encoder_.codes}
     assert codes["region"].categories == ["north", "west", "south", "east"]
     kind_means = table.groupby("kind", observed=True)["event"].mean().sort_values(kind="mergesort")
@@ -215,7 +233,7 @@ def test_datetimes_recorded_in_whole_seconds_stay_whole_seconds():
     rng = np.random.default_rng(0)
     stamps = pd.Timestamp("2024-01-01") + pd.to_timedelta(rng.integers(0, 10**7, 200), unit="s")
     table = pd.DataFrame({"admitted": stamps, "x": rng.normal(size=200), "y": rng.integers(0, 2, 200)})
-    out = TVineSynth(response="y", sensitive=["x"], families="gaussian").fit(table).sample(300, seed=1)
+    out = TVineSynth(response="y", sensitive=["x"], families=FamilySet.GAUSSIAN).fit(table).sample(300, seed=1)
     assert str(out["admitted"].dtype) == str(table["admitted"].dtype)
     assert (out["admitted"] == out["admitted"].dt.floor("s")).all()
 

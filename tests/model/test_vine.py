@@ -9,6 +9,7 @@ import pyvinecopulib as pv
 from tests.conftest import make_small_table
 from tvs_core.errors import DataError
 from tvs_core.model.baselines import RVine, RVineStar1
+from tvs_core.model.families import FamilySet
 from tvs_core.model.vine import normal_score_map, unit_data
 
 
@@ -94,26 +95,30 @@ def test_every_sampled_unit_value_is_strictly_inside_the_unit_interval(star):
     assert ((unit > 0) & (unit < 1)).all()
 
 
-def test_an_unknown_family_preset_is_refused_at_fit():
-    with pytest.raises(DataError, match="Unknown family preset 'nope'"):
-        RVine(response="y", families="nope").fit(make_small_table())
+@pytest.mark.parametrize("families", ["nope", "gaussian"])
+def test_a_family_set_given_as_text_is_refused_at_fit_with_the_sets_named(families):
+    """The library takes a ``FamilySet``; text is read by ``FamilySet.parse`` where it comes in (command line, stored
+    settings, saved models), so text reaching a fit is refused in words, with every set to give instead."""
+    with pytest.raises(DataError, match=f"family set is '{families}', not a FamilySet") as caught:
+        RVine(response="y", families=families).fit(make_small_table())
+    assert all(f"FamilySet.{member.name}" in caught.value.fix for member in FamilySet)
 
 
 @pytest.mark.parametrize("setting, value, named", [
     ("parametric_method", "ml", "Unknown estimation method 'ml'"), ("t_max", -1, "'t_max' must be a whole number"),
-    ("t_max", 2.5, "'t_max' must be a whole number"), ("families", "nope", "Unknown family preset 'nope'")])
+    ("t_max", 2.5, "'t_max' must be a whole number"), ("families", "nope", "family set is 'nope'")])
 def test_a_vine_setting_no_fit_can_use_is_refused_in_words_before_any_work(setting, value, named):
     """Not pyvinecopulib's RuntimeError or TypeError from inside the fit: the setting and its choices."""
     model = RVine(response="y", **{setting: value})
     with pytest.raises(DataError, match=named):
         model.fit(make_small_table())
     assert not hasattr(model, "encoder_")
-    assert RVine(response="y", t_max=0, families="gaussian").fit(make_small_table()).fitted_level_ == 0
+    assert RVine(response="y", t_max=0, families=FamilySet.GAUSSIAN).fit(make_small_table()).fitted_level_ == 0
 
 
 def test_a_parametric_method_given_overrides_the_presets():
-    assert RVine(families="gaussian")._controls(2).parametric_method == "mle"
-    assert RVine(families="gaussian", parametric_method="itau")._controls(2).parametric_method == "itau"
+    assert RVine(families=FamilySet.GAUSSIAN)._controls(2).parametric_method == "mle"
+    assert RVine(families=FamilySet.GAUSSIAN, parametric_method="itau")._controls(2).parametric_method == "itau"
 
 
 def test_a_fixed_vine_is_truncated_to_a_lower_t_max_and_kept_below_a_higher_one(star):
@@ -132,7 +137,7 @@ def test_a_loaded_model_samples_a_truncated_level_as_the_fitted_one_does(star):
 
 
 @pytest.mark.kernels
-@pytest.mark.parametrize("families", ["gaussian", "fast"])
+@pytest.mark.parametrize("families", [FamilySet.GAUSSIAN, FamilySet.FAST])
 def test_a_fit_and_a_draw_are_the_same_bytes_at_any_thread_count(families):
     """The holder's fit, the Export page's release and the command line's use every core when they run alone;
     the published file must not depend on that: the same vine, and the same rows bit for bit at every level (the

@@ -68,7 +68,7 @@ def _anchors(anchor: tuple | None, method: str) -> str:
 PRIVACY_ENDS = {"anchored": " — 0 is what the attack achieves on the real rows, 1 what it achieves when there is "
                             "nothing to learn (columns shuffled).",
                 "paper": " — 0 is what the attack achieves on the real rows, 1 an attack that learns nothing "
-                         "(the paper's P = 1 − MAB / MAB_real).",
+                         "(P = 1 − MAB / MAB_real: our reading of the paper's Appendix D, which gives no formula).",
                 "minmax": "."}
 
 

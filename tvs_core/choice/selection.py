@@ -8,7 +8,7 @@ P_t (privacy) and U_t (utility) are scaled to [0, 1], higher is better, in one o
   U_TSTR = (AUC - chance) / (AUC_TRTR - chance) (chance 0.5; a continuous response is scored by R², chance 0);
   pair structure and CI overlap run from independent columns (0) to identical (1). Privacy runs from the
   attack on the real rows (0) to the same attack on the real rows shuffled column by column (1, "nothing
-  learnt", measured in the same run): for MAB, P = (MAB_real - MAB) / (MAB_real - MAB_shuffled); the paper's
+  learnt", measured in the same run): for MAB, P = (MAB_real - MAB) / (MAB_real - MAB_shuffled); ``paper``'s
   P = 1 - MAB / MAB_real is the same with the floor at 0 (sweeps stored before the floor was measured).
   PG runs from 0 to 1 (1: the attacker learns nothing); MC-MIA from 1 to 0.5. Values beyond the anchors
   are kept in ``P_unclipped`` / ``U_<part>`` and named in ``beyond``; PU uses them clipped to [0, 1].
@@ -45,7 +45,8 @@ class Normalisation(StrEnum):
 
     ANCHORED = "anchored"  # from the attack on the real rows (0) to the same attack on shuffled columns (1)
     # anchored, but privacy's "nothing learnt" end is the catalogue's constant (MAB 0, AUC 0.5) instead of the floor
-    # measured on shuffled columns, i.e. the paper's P = 1 - MAB / MAB_real
+    # measured on shuffled columns, i.e. P = 1 - MAB / MAB_real: our reading of the paper's Appendix D, which gives no
+    # formula
     PAPER = "paper"
     MINMAX = "minmax"  # over the levels
 

@@ -12,7 +12,7 @@ import numpy as np
 from ..seeding import task_rng, task_seed
 from .attribute import Target, classify_sets, guess_errors, population_scaling, regress_sets
 from .context import EvaluationData, FittedModels, GeneratorSpec
-from .protocol import ProtocolPreset
+from .protocol import Protocol
 from .records import RAW, record
 
 
@@ -53,7 +53,7 @@ def _categorical_records(label, level, column, j, in_sets_by_target, out_sets, t
 
 
 def aia_iteration(spec: GeneratorSpec, data: EvaluationData, targets: list[Target], levels: list,
-                  preset: ProtocolPreset, master_seed: int, iteration: int, sensitive: list[str]) -> list[dict]:
+                  preset: Protocol, master_seed: int, iteration: int, sensitive: list[str]) -> list[dict]:
     """One game iteration for every level and every sensitive column; returns tidy records."""
     rng = task_rng(master_seed, "aia", iteration)
     target_rows = sorted({t.row for t in targets})

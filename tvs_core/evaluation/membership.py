@@ -25,7 +25,7 @@ from ..seeding import task_rng, task_seed
 from .attribute import Target
 from .context import EvaluationData, FittedModels, GeneratorSpec
 from .forests import RandomForestClassifier
-from .protocol import ProtocolPreset
+from .protocol import Protocol
 from .records import record
 
 # -- feature sets of one synthetic set ---------------------------------------------------------------
@@ -120,7 +120,7 @@ def _draw(rng: np.random.Generator, rows: np.ndarray, size: int, what: str) -> n
     return rng.choice(rows, size=size, replace=False)
 
 
-def attacker_reference_rows(data: EvaluationData, targets: list[Target], preset: ProtocolPreset,
+def attacker_reference_rows(data: EvaluationData, targets: list[Target], preset: Protocol,
                             master_seed: int) -> np.ndarray:
     """rawA: the attacker's reference rows (indices into data.train), drawn once outside the targets."""
     rng = task_rng(master_seed, "mia", "attacker")
@@ -140,7 +140,7 @@ def _features_by_level(spec: GeneratorSpec, levels: list, rows: np.ndarray, data
 
 
 def mia_shadow_task(spec: GeneratorSpec, data: EvaluationData, targets: list[Target], levels: list,
-                    preset: ProtocolPreset, master_seed: int, shadow: int, attacker_rows: np.ndarray,
+                    preset: Protocol, master_seed: int, shadow: int, attacker_rows: np.ndarray,
                     feature_set: str = "correlations", edges: np.ndarray | None = None) -> dict:
     """Labelled features of one shadow: {(target_row, level): (X, y)}, OUT sets 0, IN sets 1.
 
@@ -203,7 +203,7 @@ def train_attackers(shadow_results: list[dict], seed: int) -> dict:
 
 
 def mia_evaluation_task(spec: GeneratorSpec, data: EvaluationData, targets: list[Target], levels: list,
-                        preset: ProtocolPreset, master_seed: int, iteration: int, attackers: dict,
+                        preset: Protocol, master_seed: int, iteration: int, attackers: dict,
                         feature_set: str = "correlations", edges: np.ndarray | None = None) -> list[dict]:
     """One evaluation iteration at every level: PG, TP and FP records per target.
 

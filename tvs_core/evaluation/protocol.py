@@ -21,7 +21,10 @@ class ProtocolName(StrEnum):
 
 
 @dataclass(frozen=True)
-class ProtocolPreset:
+class Protocol:
+    """How a sweep plays the games and draws its sets (the paper's "evaluation protocol", Appendix J): every size,
+    the targets, and which variant of the membership game; ``name`` says which preset it is or was capped from."""
+
     name: str
     utility_sets: int  # synthetic sets of |train| rows per level for TSTR (paper: 50)
     release_sets: int  # sets per level from the holder's model for release MAB/WCAB (paper: nSynT)
@@ -47,15 +50,15 @@ class ProtocolPreset:
         return asdict(self)
 
 
-PAPER = ProtocolPreset("paper", utility_sets=50, release_sets=50, aia_iterations=10, aia_size_raw=500,
-                       aia_size_syn=500, aia_sets=50, aia_bootstrap_size=500, mia_iterations=10,
-                       mia_size_attacker=500, mia_shadows=10, mia_shadow_sets=10, mia_size_raw=400,
-                       mia_size_syn=400, mia_sets=50)
-QUICK = ProtocolPreset("quick", utility_sets=5, release_sets=10, aia_iterations=3, aia_size_raw=500,
-                       aia_size_syn=500, aia_sets=10, aia_bootstrap_size=500, mia_iterations=2,
-                       mia_size_attacker=500, mia_shadows=4, mia_shadow_sets=5, mia_size_raw=400,
-                       mia_size_syn=400, mia_sets=10, outlier_quantiles=(0.01, 0.99), random_targets=2)
-PROTOCOLS: dict[ProtocolName, ProtocolPreset] = {ProtocolName.QUICK: QUICK, ProtocolName.PAPER: PAPER}
+PAPER = Protocol("paper", utility_sets=50, release_sets=50, aia_iterations=10, aia_size_raw=500,
+                 aia_size_syn=500, aia_sets=50, aia_bootstrap_size=500, mia_iterations=10,
+                 mia_size_attacker=500, mia_shadows=10, mia_shadow_sets=10, mia_size_raw=400,
+                 mia_size_syn=400, mia_sets=50)
+QUICK = Protocol("quick", utility_sets=5, release_sets=10, aia_iterations=3, aia_size_raw=500,
+                 aia_size_syn=500, aia_sets=10, aia_bootstrap_size=500, mia_iterations=2,
+                 mia_size_attacker=500, mia_shadows=4, mia_shadow_sets=5, mia_size_raw=400,
+                 mia_size_syn=400, mia_sets=10, outlier_quantiles=(0.01, 0.99), random_targets=2)
+PROTOCOLS: dict[ProtocolName, Protocol] = {ProtocolName.QUICK: QUICK, ProtocolName.PAPER: PAPER}
 
 # The test suite's sizes: every game played, in seconds (tests/helpers.py's ``TINY``). ``TVS_TEST_PROTOCOL=tiny`` in
 # the environment gives the quick preset these sizes in every process that inherits it — the dashboard's pages, the
@@ -69,7 +72,7 @@ TINY_SIZES = dict(utility_sets=2, release_sets=3, aia_iterations=2, aia_sets=3, 
 TINY_QUICK_NAME = f"quick at the test suite's tiny sizes ({TEST_PROTOCOL_ENV}=tiny)"
 
 
-def capped(preset: ProtocolPreset, pool_rows: int) -> tuple[ProtocolPreset, list[dict]]:
+def capped(preset: Protocol, pool_rows: int) -> tuple[Protocol, list[dict]]:
     """Lower the reference sizes to the rows the attacker can draw from (train minus targets)."""
     caps, changes = [], {}
     for field in ("aia_size_raw", "aia_bootstrap_size", "mia_size_attacker", "mia_size_raw"):
@@ -90,7 +93,7 @@ def capped(preset: ProtocolPreset, pool_rows: int) -> tuple[ProtocolPreset, list
     return replace(preset, **changes), caps
 
 
-def get_protocol(name: ProtocolName) -> ProtocolPreset:
+def get_protocol(name: ProtocolName) -> Protocol:
     """The preset ``name``: the one place a sweep's sizes come from (the quick one at the test suite's sizes under
     ``TVS_TEST_PROTOCOL=tiny``)."""
     from ..errors import DataError

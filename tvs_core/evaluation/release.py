@@ -10,7 +10,7 @@ from ..seeding import task_rng, task_seed
 from .attribute import release_attribute_records
 from .catalogue import CATALOGUE
 from .context import EvaluationData
-from .protocol import ProtocolPreset
+from .protocol import Protocol
 from .records import REAL, SHUFFLED, record
 from .set_metrics import SyntheticSet, bounded
 from .sizes import RELEASE_ROWS
@@ -85,7 +85,7 @@ def set_size(data: EvaluationData) -> int:
     return min(len(data.train), RELEASE_ROWS)
 
 
-def release_records(model: SyntheticGenerator, data: EvaluationData, level, preset: ProtocolPreset,
+def release_records(model: SyntheticGenerator, data: EvaluationData, level, preset: Protocol,
                     sensitive: list[str], master_seed: int, label: str, classifiers=CLASSIFIERS,
                     chunk: tuple[int, int] | None = None, part: str | None = None) -> list[dict]:
     """All metrics of one (model, level) on the sets of ``chunk`` = (first, stop) set indices
@@ -98,7 +98,7 @@ def release_records(model: SyntheticGenerator, data: EvaluationData, level, pres
     return published_records(sets, data, level, preset, sensitive, master_seed, label, classifiers, first, part)
 
 
-def published_records(sets: np.ndarray, data: EvaluationData, level, preset: ProtocolPreset, sensitive: list[str],
+def published_records(sets: np.ndarray, data: EvaluationData, level, preset: Protocol, sensitive: list[str],
                       master_seed: int, label: str, classifiers=CLASSIFIERS, first: int = 0,
                       part: str | None = None) -> list[dict]:
     """Every release metric of published sets (set indices ``first``, ``first`` + 1, ...): a generator's

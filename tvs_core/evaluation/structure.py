@@ -207,7 +207,8 @@ def ci_overlap(real: np.ndarray, synthetic: np.ndarray, response: int, categoric
                real_intervals: pd.DataFrame | None = None) -> dict:
     """Karr et al. (2006) interval overlap of the same regression fitted to real and to synthetic rows (design
     levels from the real data), averaged over the non-intercept coefficients with finite intervals on both
-    sides; untruncated, so it is negative when intervals are disjoint (see the module docstring).
+    sides; untruncated, so it is negative when intervals are disjoint, without a lower bound: two intervals of
+    width w whose centres are d apart score 1 - d / w (see the module docstring).
     ``real_intervals``: ``coefficient_intervals`` of the real rows with these settings, when known (the same for
     every synthetic set)."""
     r = as_matrix(real, "real")

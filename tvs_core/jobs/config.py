@@ -15,7 +15,7 @@ from ..data.missing import MissingPolicy
 from ..errors import DataError
 from ..evaluation.context import GeneratorSpec
 from ..evaluation.dp_audit import DEFAULT_TRIALS
-from ..evaluation.protocol import ProtocolName, ProtocolPreset, get_protocol
+from ..evaluation.protocol import Protocol, ProtocolName, get_protocol
 from ..evaluation.records import HOLDER, RAW, REAL, SHUFFLED
 from ..model.competitors import EPOCH_BUDGETS
 from ..model.families import DEFAULT_FAMILY_SET, FamilySet
@@ -68,9 +68,12 @@ class SweepConfig:
     # fits of the empirical audit of every baseline that claims an ε (evaluation/dp_audit.py); 0: no audit
     dp_audit_trials: int = 0
 
-    def __post_init__(self) -> None:
-        for name, check in CONSTRAINTS.items():
-            setattr(self, name, _checked(name, getattr(self, name), check))
+    def __setattr__(self, name: str, value) -> None:
+        """Each setting is checked against ``CONSTRAINTS`` whenever it is set: when a config is made (from a stored
+        job or project too) and when a page or the command line changes one of a live config; a refused value
+        leaves the setting as it was."""
+        check = CONSTRAINTS.get(name)
+        super().__setattr__(name, value if check is None else _checked(name, value, check))
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -111,7 +114,7 @@ class SweepConfig:
         others = {k: v for k, v in (self.protocol_overrides or {}).items() if k != "mia_shared_shadows"}
         self.protocol_overrides = ({**others, "mia_shared_shadows": False} if on else others) or None
 
-    def protocol(self) -> ProtocolPreset:
+    def protocol(self) -> Protocol:
         """The game and release sizes this sweep runs: its preset's, with its overrides."""
         protocol = get_protocol(self.preset)
         return replace(protocol, **self.protocol_overrides) if self.protocol_overrides else protocol
@@ -195,9 +198,10 @@ def _seed(value):
     return _whole(0, MAX_SEED)(value)
 
 
-# What each setting of a sweep may hold, in the way of scikit-learn's ``_parameter_constraints``: checked when a
-# ``SweepConfig`` is made, from a stored job or project too, so that a bad value is refused in one sentence naming the
-# setting; an Enum setting's text (as every earlier version stored it) reads as its member.
+# What each setting of a sweep may hold, in the way of scikit-learn's ``_parameter_constraints``: checked whenever a
+# setting of a ``SweepConfig`` is set (when it is made, from a stored job or project too, and on a live config), so
+# that a bad value is refused in one sentence naming the setting; an Enum setting's text (as every earlier version
+# stored it) reads as its member.
 CONSTRAINTS: dict[str, Callable] = {
     "response": _optional(_of_type(str)), "sensitive": _texts(), "rho_star": _optional(_of_type(float, int, dict)),
     "measure": _one_of(Measure), "order": _optional(_texts()), "levels": _optional(_levels),

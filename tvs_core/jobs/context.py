@@ -20,7 +20,7 @@ from ..evaluation.attribute import Target, choose_targets
 from ..evaluation.context import EvaluationData, GeneratorSpec, encode_rows
 from ..evaluation.membership import attacker_reference_rows
 from ..evaluation.preview import normal_scores_correlation, preview_levels, suggested_levels, table_dependence
-from ..evaluation.protocol import ProtocolName, ProtocolPreset, capped, get_protocol
+from ..evaluation.protocol import Protocol, ProtocolName, capped, get_protocol
 from ..model.generator import SyntheticGenerator
 from ..model.ordering import algorithm1, default_levels, explicit_order
 from ..model.tvinesynth import TVineSynth
@@ -34,7 +34,7 @@ class JobContext:
     holder: SyntheticGenerator
     spec: GeneratorSpec  # the holder's recipe, refitted by the attack games
     levels: list  # [None] for a generator without levels
-    protocol: ProtocolPreset  # after capping
+    protocol: Protocol  # after capping
     caps: list[dict]
     targets: list[Target]
     attacker_rows: np.ndarray | None  # rawA of the membership game
@@ -67,7 +67,7 @@ class JobContext:
 
 def context_for_model(model: SyntheticGenerator, train: pd.DataFrame, test: pd.DataFrame, *,
                       levels: list[int] | None = None,
-                      preset: ProtocolName | ProtocolPreset = ProtocolName.QUICK, seed: int = 0, games=GAMES,
+                      preset: ProtocolName | Protocol = ProtocolName.QUICK, seed: int = 0, games=GAMES,
                       baselines: list[GeneratorSpec] = (), baseline_games=(),
                       targets: dict[str, list[int]] | None = None, feature_set: str = "correlations",
                       sensitive: list[str] | None = None, refit_per_level: bool = False,

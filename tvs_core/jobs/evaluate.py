@@ -12,7 +12,7 @@ import pandas as pd
 
 from ..evaluation.attribute import Target
 from ..evaluation.context import GeneratorSpec
-from ..evaluation.protocol import ProtocolName, ProtocolPreset
+from ..evaluation.protocol import Protocol, ProtocolName
 from ..evaluation.records import to_frame
 from ..evaluation.release import kendall_matrices
 from ..evaluation.summary import Summary, summarise
@@ -26,7 +26,7 @@ from .tasks import TaskKey, TaskKind
 @dataclass
 class EvaluationResult:
     records: pd.DataFrame
-    protocol: ProtocolPreset
+    protocol: Protocol
     caps: list[dict]
     targets: list[Target]
     levels: list[int]
@@ -53,7 +53,7 @@ def run_in_memory(context: JobContext, n_jobs: int = 2, backend: str = "loky") -
 
 
 def evaluate(model: SyntheticGenerator, train: pd.DataFrame, test: pd.DataFrame, *, levels: list[int] | None = None,
-             preset: ProtocolName | ProtocolPreset = ProtocolName.QUICK, seed: int = 0, n_jobs: int = 2, games=GAMES,
+             preset: ProtocolName | Protocol = ProtocolName.QUICK, seed: int = 0, n_jobs: int = 2, games=GAMES,
              baselines: list[GeneratorSpec] = (), baseline_games=(), targets: dict[str, list[int]] | None = None,
              feature_set: str = "correlations", refit_per_level: bool = False,
              analysis: list[str] | None = None, externals: dict[str, pd.DataFrame] | None = None,

@@ -11,7 +11,7 @@ generator here promises.
 * **saving and loading keep the samples**: ``from_json(to_json())`` samples exactly what the fitted model samples
   (a generator that cannot be saved must refuse in words: a ``TVSError``, never a crash);
 * **bad settings are refused in words**: each setting of ``BAD_SETTINGS`` the generator takes, set to a value that
-  cannot work (a negative ε, an unknown family preset, no epochs, ...), and a truncation level outside the fitted
+  cannot work (a negative ε, an unknown family set as text, no epochs, ...), and a truncation level outside the fitted
   ones, must raise a ``TVSError`` (the library's error for what the user can fix, with a message), not a
   ``TypeError`` or ``ValueError`` from deep inside, and not succeed.
 
@@ -33,7 +33,7 @@ from .generator import SyntheticGenerator
 BAD_SETTINGS: dict[str, tuple[object, str]] = {
     "epsilon": (-1.0, "a negative privacy budget ε"),
     "delta": (1.5, "a δ above 1"),
-    "families": ("no_such_preset", "an unknown family preset"),
+    "families": ("no_such_set", "a family set named in text, and unknown"),
     "parametric_method": ("no_such_method", "an unknown estimation method"),
     "margins": ("no_such_margins", "an unknown kind of margins"),
     "missing": ("no_such_policy", "an unknown missing-value policy"),

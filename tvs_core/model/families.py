@@ -13,6 +13,8 @@ from enum import StrEnum
 
 import pyvinecopulib as pv
 
+from ..errors import DataError
+
 F = pv.BicopFamily
 
 
@@ -25,9 +27,22 @@ class FamilySet(StrEnum):
     TLL = "tll"
     GAUSSIAN = "gaussian"
 
+    @classmethod
+    def parse(cls, text: str) -> FamilySet:
+        """A family set named in text from outside the library (a command line, a stored setting, a saved model);
+        an unknown name is refused with the choices."""
+        try:
+            return cls(text)
+        except ValueError:
+            raise DataError(f"Unknown pair-copula family set {text!r}.",
+                            fix=f"Choose one of: {', '.join(cls)}.") from None
+
 
 @dataclass(frozen=True)
-class FamilyPreset:
+class FamilyChoice:
+    """How the vine chooses each pair copula's family: among ``families``, each estimated by ``parametric_method``,
+    the one of lowest AIC."""
+
     name: FamilySet
     families: tuple
     parametric_method: str
@@ -39,25 +54,17 @@ class FamilyPreset:
                                      **kwargs)
 
 
-FAMILY_SETS: dict[FamilySet, FamilyPreset] = {p.name: p for p in [
-    FamilyPreset(FamilySet.PAPER, (F.indep, F.gaussian, F.student, F.clayton, F.gumbel, F.frank, F.joe,
-                                      F.bb1, F.bb6, F.bb7, F.bb8), "mle",
+FAMILY_SETS: dict[FamilySet, FamilyChoice] = {p.name: p for p in [
+    FamilyChoice(FamilySet.PAPER, (F.indep, F.gaussian, F.student, F.clayton, F.gumbel, F.frank, F.joe,
+                                   F.bb1, F.bb6, F.bb7, F.bb8), "mle",
                  "the paper's set (pyvinecopulib 0.6 parametric families), MLE, AIC"),
-    FamilyPreset(FamilySet.PARAMETRIC, tuple(pv.families.parametric), "mle",
+    FamilyChoice(FamilySet.PARAMETRIC, tuple(pv.families.parametric), "mle",
                  "pyvinecopulib 1.0.1's full parametric set (paper's + Tawn), MLE, AIC"),
-    FamilyPreset(FamilySet.FAST, (F.indep, F.gaussian, F.student, F.clayton, F.gumbel, F.joe), "itau",
+    FamilyChoice(FamilySet.FAST, (F.indep, F.gaussian, F.student, F.clayton, F.gumbel, F.joe), "itau",
                  "families with closed-form h-inverses (plus Student t), inversion of Kendall's tau"),
-    FamilyPreset(FamilySet.TLL, (F.indep, F.tll), "mle", "nonparametric transformation local-likelihood copulas"),
-    FamilyPreset(FamilySet.GAUSSIAN, (F.indep, F.gaussian), "mle",
+    FamilyChoice(FamilySet.TLL, (F.indep, F.tll), "mle", "nonparametric transformation local-likelihood copulas"),
+    FamilyChoice(FamilySet.GAUSSIAN, (F.indep, F.gaussian), "mle",
                  "Gaussian pair copulas only (a Gaussian copula; matches the analytic preview exactly)"),
 ]}
 
 DEFAULT_FAMILY_SET = FamilySet.GAUSSIAN  # chosen by the rule in bench/family_presets.md (both demos agree)
-
-
-def get_preset(name: str) -> FamilyPreset:
-    from ..errors import DataError
-
-    if name not in FAMILY_SETS:
-        raise DataError(f"Unknown family preset '{name}'.", fix=f"Choose one of: {', '.join(FAMILY_SETS)}.")
-    return FAMILY_SETS[name]

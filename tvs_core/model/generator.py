@@ -80,6 +80,12 @@ class SyntheticGenerator:
         return {name: getattr(self, name) for name in self.parameter_names()}
 
     @classmethod
+    def read_config(cls, config: dict) -> dict:
+        """Settings as a saved model stores them (an Enum as its text) read back as ``__init__`` takes them; a
+        subclass with a typed setting reads it after ``super().read_config(config)``."""
+        return dict(config)
+
+    @classmethod
     def default_setting(cls, name: str):
         """The default of setting ``name`` in the nearest ``__init__`` that declares it (None: no default)."""
         for klass in cls.__mro__:
@@ -260,7 +266,8 @@ class SyntheticGenerator:
                             fix="Update TVineSynth Studio.")
         from .registry import generator_class
 
-        model = generator_class(payload["generator"])(**payload["config"])
+        cls = generator_class(payload["generator"])
+        model = cls(**cls.read_config(payload["config"]))
         model.schema_ = Schema.from_dict(payload["schema"])
         model.response_, model.sensitive_ = model.schema_.response, model.schema_.sensitive
         model.model_schema_ = Schema.from_dict(payload["model_schema"])

@@ -8,7 +8,7 @@ from scipy.special import ndtr, ndtri
 
 from ..errors import DataError
 from .exact_linalg import exact_product
-from .families import DEFAULT_FAMILY_SET, get_preset
+from .families import DEFAULT_FAMILY_SET, FAMILY_SETS, FamilySet
 from .generator import SyntheticGenerator, refuse_negative_level
 
 LINEAR_FAMILIES = {pv.BicopFamily.indep, pv.BicopFamily.gaussian}
@@ -59,7 +59,7 @@ class VineGenerator(SyntheticGenerator):
 
     has_levels = True
 
-    def __init__(self, *, families: str = DEFAULT_FAMILY_SET, parametric_method: str | None = None,
+    def __init__(self, *, families: FamilySet = DEFAULT_FAMILY_SET, parametric_method: str | None = None,
                  t_max: int | None = None, fixed_vine: str | None = None, **kwargs):
         super().__init__(**kwargs)
         self.families = families
@@ -69,9 +69,18 @@ class VineGenerator(SyntheticGenerator):
         # parameters estimated: the games' opt-in "reuse the holder's family selection"
         self.fixed_vine = fixed_vine
 
+    @classmethod
+    def read_config(cls, config: dict) -> dict:
+        config = super().read_config(config)
+        if "families" in config:
+            config["families"] = FamilySet.parse(config["families"])
+        return config
+
     def _check_settings(self) -> None:
         super()._check_settings()
-        get_preset(self.families)  # an unknown preset is refused with the choices
+        if not isinstance(self.families, FamilySet):  # text is read by FamilySet.parse where it comes in
+            raise DataError(f"{self.name}'s pair-copula family set is {self.families!r}, not a FamilySet.",
+                            fix=f"Give one of: {', '.join(f'FamilySet.{member.name}' for member in FamilySet)}.")
         if self.parametric_method not in (None, *PARAMETRIC_METHODS):
             raise DataError(f"Unknown estimation method '{self.parametric_method}' for {self.name}.",
                             fix=f"Choose one of: {', '.join(PARAMETRIC_METHODS)}, or leave it to the family preset.")
@@ -79,8 +88,7 @@ class VineGenerator(SyntheticGenerator):
             self._require_counts("t_max", minimum=0)
 
     def _controls(self, trunc_lvl: int, **kwargs) -> pv.FitControlsVinecop:
-        preset = get_preset(self.families)
-        controls = preset.controls(trunc_lvl=trunc_lvl, num_threads=self.threads, **kwargs)
+        controls = FAMILY_SETS[self.families].controls(trunc_lvl=trunc_lvl, num_threads=self.threads, **kwargs)
         if self.parametric_method is not None:
             controls.parametric_method = self.parametric_method
         return controls
@@ -90,8 +98,8 @@ class VineGenerator(SyntheticGenerator):
         vine = pv.Vinecop.from_json(self.fixed_vine)
         if self.t_max is not None and self.t_max < min(vine.trunc_lvl, vine.dim - 1):
             vine.truncate(int(self.t_max))
-        preset = get_preset(self.families)
-        controls = pv.FitControlsBicop(parametric_method=self.parametric_method or preset.parametric_method,
+        controls = pv.FitControlsBicop(parametric_method=self.parametric_method
+                                       or FAMILY_SETS[self.families].parametric_method,
                                        num_threads=self.threads)
         return vine.fit(data, controls=controls)
 

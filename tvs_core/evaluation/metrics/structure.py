@@ -30,11 +30,12 @@ STRUCTURE: tuple[Metric, ...] = (
         "How much of the relations between columns the synthetic data keep (higher is more useful)"),
     _scaled_to_shuffled(
         "ci_overlap", "Confidence-interval overlap of the analysis (Karr et al. 2006)", "CI overlap", "share",
-        Direction.HIGHER, (-1.0, 1.0),
+        Direction.HIGHER, (float("-inf"), 1.0),
         "Whether an analyst would reach the same conclusions: the regression of Y on the covariates (logistic for a "
         "class response, linear otherwise) is fitted on the real training rows and on the synthetic set, and each "
-        "coefficient's 95 % confidence intervals are compared; 1 means they coincide. Scaled from independent "
-        "columns (0) to identical intervals (1).",
+        "coefficient's 95 % confidence intervals are compared; 1 means they coincide, 0 that they only touch, and "
+        "below 0 how many interval widths apart they lie (without a lower bound, as in synthpop). Scaled from "
+        "independent columns (0) to identical intervals (1).",
         "How far an analysis of Y on the synthetic data reaches the real data's conclusions (higher is more useful)"),
     _scaled_to_shuffled(
         "pmse_ratio", "Propensity-score MSE ratio (pMSE ratio, synthpop)", "pMSE ratio", "ratio", Direction.LOWER,
