@@ -166,7 +166,7 @@ def test_a_top_level_asked_for_is_the_fitted_level_even_when_its_trees_are_all_i
     highest level, typed by the user), on a table whose columns are independent, so that every tree is."""
     rng = np.random.default_rng(5)
     table = pd.DataFrame(rng.normal(size=(200, 5)), columns=["y", "a", "b", "c", "d"])
-    model = RVineStar1(response="y", seed=1, t_max=3, families="gaussian").fit(table)
+    model = RVineStar1(response="y", seed=1, t_max=3, families=FamilySet.GAUSSIAN).fit(table)
     assert model.fitted_level_ == 3
     assert set(model.vine_.families[2]) == {pv.BicopFamily.indep}  # the third tree: independence only
     assert model.vine_at(3) is model.vine_
