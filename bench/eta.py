@@ -9,12 +9,13 @@ apart. Also: the estimate shown before Start against the real duration.
 
 Usage (from the repo root): ``python -m bench.eta``; writes bench/eta.md.
 
-Recorded schedules (issue 45): ``python -m bench.eta record NAME [--busy 2]`` runs the tester's competitor sweep
-(the clinical demo, quick preset, default levels, the default baselines without the DP vines plus CTGAN and TVAE at
-quick epochs, PrivBayes ε = 1, MST and PrivPGD) in a worker process beside ``--busy`` CPU-bound processes (``nice
--n 19 python -c "while True: pass"``), polls the time left every second, and adds to
+Recorded schedules (issue 45): ``python -m bench.eta record NAME [--busy 2] [--wide]`` runs the tester's competitor
+sweep (the clinical demo, quick preset, default levels, the default baselines without the DP vines plus CTGAN and
+TVAE at quick epochs, PrivBayes ε = 1, MST and PrivPGD) in a worker process beside ``--busy`` CPU-bound processes
+(``nice -n 19 python -c "while True: pass"``), polls the time left every second, and adds to
 tests/jobs/recorded_schedules.json every task's key, kind, seconds and end, the plan, the load average and what the
-progress line showed. ``python -m bench.eta dump WORKSPACE JOB NAME`` adds a finished job of a workspace the same
+progress line showed; ``--wide``: issue 47's 5,000 x 120 sweep instead, kept in bench/wide_schedules.json, which the
+tests do not replay. ``python -m bench.eta dump WORKSPACE JOB NAME`` adds a finished job of a workspace the same
 way (without the polls). ``python -m bench.eta replay`` prints, per recording, the time left the estimator gives at
 every finished task and every 5 s against the truth (the tests replay the same: tests/jobs/test_progress_estimate.py).
 """
@@ -33,10 +34,11 @@ from pathlib import Path
 
 from bench.common import exit_with_usage_if_asked
 from bench.machine import cpu_model
-from bench.tables import RESPONSE, SENSITIVE, support_like
+from bench.tables import RESPONSE, SENSITIVE, support_like, wide_table
 from tvs_core import load_demo
 from tvs_core.data.demo import DEMOS
 from tvs_core.jobs import SweepConfig, submit
+from tvs_core.jobs.context import split_tables, sweep_levels
 from tvs_core.jobs.plan import planned_tasks
 from tvs_core.jobs.process import start_worker
 from tvs_core.jobs.progress import estimate, progress
@@ -75,6 +77,8 @@ def run(store: Store, table, config: SweepConfig, levels: list[int]) -> dict:
 
 
 SCHEDULES = ROOT / "tests" / "jobs" / "recorded_schedules.json"
+# issue 47's wide sweeps: replayed here, not by the tests (a recording is megabytes of tasks and 20 min of work)
+WIDE_SCHEDULES = ROOT / "bench" / "wide_schedules.json"
 TESTER = ["rvine", "rvine_star1", "gaussian_copula", "independent", "ctgan:quick", "tvae:quick", "privbayes:1",
           "mst:2.5", "privpgd:2.5"]  # the baselines of issue 45's competitor sweep
 
@@ -98,20 +102,24 @@ def schedule_of(store: Store, job_id: str) -> dict:
             "tasks": [[r["task"], r["kind"], round(r["seconds"], 3), round(r["created"] - origin, 3)] for r in times]}
 
 
-def _save(name: str, record: dict) -> None:
-
-    saved = json.loads(SCHEDULES.read_text()) if SCHEDULES.exists() else {}
+def _save(name: str, record: dict, path: Path = SCHEDULES) -> None:
+    saved = json.loads(path.read_text()) if path.exists() else {}
     saved[name] = record
-    SCHEDULES.write_text(json.dumps(saved, indent=None, separators=(",", ":")).replace("],[", "],\n["))
+    path.write_text(json.dumps(saved, indent=None, separators=(",", ":")).replace("],[", "],\n["))
 
 
-def record(name: str, busy: int) -> None:
-    """The tester's competitor sweep in a worker process beside ``busy`` CPU-bound processes."""
+def record(name: str, busy: int, wide: bool = False) -> None:
+    """The tester's competitor sweep in a worker process beside ``busy`` CPU-bound processes; ``wide``: issue 47's
+    registry-wide sweep instead (5,000 x 120, quick, default baselines and levels), kept in WIDE_SCHEDULES."""
     import subprocess
 
-    table = load_demo("clinical")
-    config = SweepConfig(response=DEMOS["clinical"].response, sensitive=list(DEMOS["clinical"].sensitive),
-                         baselines=TESTER, preset="quick")
+    if wide:
+        table = wide_table(5000, 120)
+        config = SweepConfig(response=RESPONSE, sensitive=list(SENSITIVE), preset="quick")
+    else:
+        table = load_demo("clinical")
+        config = SweepConfig(response=DEMOS["clinical"].response, sensitive=list(DEMOS["clinical"].sensitive),
+                             baselines=TESTER, preset="quick")
     loops = [subprocess.Popen(["nice", "-n", "19", sys.executable, "-c", "while True: pass"]) for _ in range(busy)]
     try:
         if busy:
@@ -123,7 +131,9 @@ def record(name: str, busy: int) -> None:
 
             schema = infer_schema(table).with_roles(config.response, config.sensitive)
             n_train = int(round(len(table) * (1 - config.holdout_fraction)))
-            planned = planned_tasks(config, default_levels(len(schema.modelled) - 1))
+            levels = sweep_levels(config, split_tables(config, table, None)[0]) if wide else \
+                default_levels(len(schema.modelled) - 1)
+            planned = planned_tasks(config, levels)
             said = before_start(store, planned, n_train, len(schema.modelled), 2, config)
             job_id = submit(store, table, config)
             start_worker(store, job_id, n_jobs=2)
@@ -150,7 +160,7 @@ def record(name: str, busy: int) -> None:
                                                                                      round(max(loads), 2)],
             "before_start": round(said.seconds, 1), "date": str(datetime.date.today()), "cpu": cpu_model(),
             "shown": shown}
-    _save(name, out)
+    _save(name, out, WIDE_SCHEDULES if wide else SCHEDULES)
     print(f"{name}: {out['end']:.0f} s, estimated {said.seconds:.0f} s before Start (load {said.load:.1f}), "
           f"{len(out['tasks'])} tasks")
 
@@ -167,7 +177,8 @@ def replay() -> None:
     minute remains; the largest rise when tasks finish; its section of bench/eta.md written anew."""
     from tests.jobs.test_progress_estimate import polls
 
-    cases = json.loads(SCHEDULES.read_text())
+    cases = json.loads(SCHEDULES.read_text()) | (json.loads(WIDE_SCHEDULES.read_text()) if WIDE_SCHEDULES.exists()
+                                                  else {})
     rows = []
     for name, case in cases.items():
         errors, shown, rise = [], None, 0.0
@@ -192,7 +203,9 @@ def replay() -> None:
 `python -m bench.eta replay` (the schedules: `python -m bench.eta record NAME [--busy 2]`, `dump`), on the shared
 2-core AMD EPYC machine of """ + str(datetime.date.today()) + """. Ratio = time left shown / time truly left, once
 the plan's first tasks (one per worker) have reported and while more than a minute remains; rise = the largest jump
-up of the time left, always at a task's end (never between two: the replay test checks it).
+up of the time left, always at a task's end (never between two: the replay test checks it). The `wide_*` rows are
+issue 47's 5,000 x 120 sweep (`record NAME --wide`, kept in bench/wide_schedules.json, which the tests do not
+replay), run under `nice -n 19` as on a shared server.
 
 | recording | busy loops | load average | duration s | before Start s (error) | median ratio | ratio range | \
 within 1.5x | largest rise s |
@@ -249,7 +262,8 @@ Reproduce: `python -m bench.eta` (from the repo root).
 if __name__ == "__main__":
     exit_with_usage_if_asked(__doc__)
     if len(sys.argv) > 1 and sys.argv[1] == "record":
-        record(sys.argv[2], int(sys.argv[sys.argv.index("--busy") + 1]) if "--busy" in sys.argv else 0)
+        record(sys.argv[2], int(sys.argv[sys.argv.index("--busy") + 1]) if "--busy" in sys.argv else 0,
+               wide="--wide" in sys.argv)
     elif len(sys.argv) > 1 and sys.argv[1] == "dump":
         dump(*sys.argv[2:6])
     elif len(sys.argv) > 1 and sys.argv[1] == "replay":
