@@ -9,6 +9,7 @@ from tvs_core.choice import (
     METHODS,
     Axis,
     ChoiceSettings,
+    Normalisation,
     UtilityMix,
     axis_choices,
     explain_level,
@@ -104,9 +105,7 @@ alpha = a.slider("Weight on privacy α", 0.0, 1.0, step=0.05, key=common.bound("
                  args=("alpha",), help="PU_t = α·P_t + (1 − α)·U_t (paper, Appendix D)")
 method = b.radio("Normalisation", common.texts(METHODS), horizontal=True, key=common.bound("normalisation"),
                  on_change=common.keep, args=("normalisation",),
-                 format_func=lambda m: {"anchored": "Anchored (real data ↔ nothing learnt)",
-                                        "paper": "Our reading of the paper (real data ↔ 0)",
-                                        "minmax": "Min-max over levels"}[m])
+                 format_func=lambda m: Normalisation(m).label)
 privacy = c.selectbox("Privacy measured by", choices, key=common.bound("privacy"), on_change=common.keep,
                       args=("privacy",), format_func=lambda p: Axis.parse(p, sensitive=config.sensitive).title)
 settings = ChoiceSettings.of(common.project())  # as the widgets above left it

@@ -114,6 +114,14 @@ def test_why_says_who_chose_the_level(two_levels):
     assert "no level was recommended" in why_text(None, 2, 0.5, "anchored", DEFAULT_PRIVACY, MIX, False)
 
 
+def test_why_calls_the_paper_normalisation_our_reading_of_the_paper_not_the_papers():
+    """Appendix D asks for scores from 0 to 1 and gives no formula: the manifest and ledger must not say that
+    P = 1 - MAB/MAB_real is the paper's normalisation."""
+    paper = why_text(None, 2, 0.5, "paper", DEFAULT_PRIVACY, MIX, False)
+    assert "normalisation by our reading of the paper (real data ↔ 0)" in paper and "paper normalisation" not in paper
+    assert "min-max normalisation over the levels" in why_text(None, 2, 0.5, "minmax", DEFAULT_PRIVACY, MIX, False)
+
+
 def test_why_names_the_settings_in_plain_words_never_their_codes(two_levels):
     """Finding 4: page 1 said "utility mix tstr=1,pair_structure=1,ci_overlap=1, privacy measured by mab_worst"."""
     selection = choose(two_levels, ["a"])

@@ -50,6 +50,19 @@ class Normalisation(StrEnum):
     PAPER = "paper"
     MINMAX = "minmax"  # over the levels
 
+    @property
+    def label(self) -> str:
+        """Its name on the Choose page."""
+        return {"anchored": "Anchored (real data ↔ nothing learnt)",
+                "paper": "Our reading of the paper (real data ↔ 0)", "minmax": "Min-max over levels"}[self.value]
+
+    @property
+    def phrase(self) -> str:
+        """Its name within a sentence: the why-text of the manifest and ledger, the report's signed page."""
+        return {"anchored": "anchored normalisation",
+                "paper": "normalisation by our reading of the paper (real data ↔ 0)",
+                "minmax": "min-max normalisation over the levels"}[self.value]
+
 
 METHODS = tuple(Normalisation)
 

@@ -173,7 +173,7 @@ def why_text(selection: Selection | None, level: int, alpha: float, method: Norm
         return (f"chosen by the user; the recommended level at these settings is {best}"
                 + (" (the same)" if best == level else ""))
     settings = (f"α = {alpha:g}, utility {mix.describe(metric_names)}, privacy measured by "
-                f"{privacy.title}, {method} normalisation")
+                f"{privacy.title}, {Normalisation(method).phrase}")
     if best is None or best != level:
         return f"level {level} was released without being chosen; no level was recommended at {settings}"
     wins = float(selection.table.set_index("level").loc[best, "wins"])

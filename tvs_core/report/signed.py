@@ -5,6 +5,7 @@ Numbers and methods come after it."""
 
 from __future__ import annotations
 
+from ..choice.selection import Normalisation
 from ..release.pooled import verdict
 from ..storage.store import JobStatus
 from ..version import __version__
@@ -33,7 +34,7 @@ def _level(c: ReportContext) -> str:
     s = c.settings
     weighed = (f"How the levels were weighed: privacy weight α = {s.alpha:g}; privacy measured by "
                f"{s.privacy.title}; utility: "
-               f"{s.utility.describe(c.summary.metrics())}; {s.method} normalisation.")
+               f"{s.utility.describe(c.summary.metrics())}; {Normalisation(s.method).phrase}.")
     note = (f"<p><b>The user's note:</b> {e(c.note)}</p>" if c.note else
             "<p><b>The user's note:</b> <i>none given</i></p>")
     override = (f"<p><b>Released despite a blocking guardrail, because:</b> {e(c.release.override_reason)}</p>"
