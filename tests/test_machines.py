@@ -25,7 +25,7 @@ KERNELS = ("Haswell", "Sandybridge")
 PINNED = {
     "demo:clinical": "682b3c77cfcff3bd896b75f1a463277dc5d6c06cb48cf18050557eb370396a49",
     "demo:breast_cancer": "7e115a871fc47b0002ff74842ddb6b61b08baf51b137f171c34af4d053c0b081",
-    "demo:registry": "190c30ad761da1498978c8adfccde3a6c9b331452257667ac8e4b210c02d2dc8",
+    "demo:registry": "7b7d3d135c8e936b696baf13c3e0c27c58b8d552504c172f7c0147998c0db75c",
     "release:1": "9d38390f26ad830c31c4c61d1c69f5c70406839554b86bfd0ff27e45e9dcd304",
     "release:4": "969abb9155d46584ac52d5499a4a4db5c14aba2f2c4d8268a3ffea4bfce17c9e",
     "release:None": "13ad5ad25423b95e83967111f5310533b23deb70f560f801680c0ce8843b0c73",

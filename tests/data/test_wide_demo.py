@@ -36,9 +36,9 @@ def latent_correlation(a: str, b: str) -> float:
     return s1 * s2 + c1 * c2 + (b1 * b2 if block1 == block2 else 0.0)
 
 
-def test_the_registry_has_2000_rows_119_measurements_and_the_response_last():
+def test_the_registry_has_1250_rows_119_measurements_and_the_response_last():
     table = registry_wide()
-    assert table.shape == (ROWS, 120) == (2000, 120)
+    assert table.shape == (ROWS, 120) == (1250, 120)
     assert list(table.columns) == list(SPECS) + [RESPONSE] and table.columns.is_unique
     assert set(table[RESPONSE]) == {0, 1} and table[RESPONSE].dtype == np.int64
     assert all(1 - s * s - c * c - b * b >= 0 for _, s, c, b, _ in SPECS.values())  # every latent has unit variance
@@ -99,4 +99,4 @@ def test_the_sensitive_blocks_are_tight_and_the_response_follows_severity_not_li
 def test_the_wide_demo_is_listed_with_its_response_and_sensitive_columns():
     demo = DEMOS["registry"]
     assert (demo.response, demo.sensitive) == (RESPONSE, SENSITIVE)
-    assert "120 columns" in demo.title and load_demo("registry").shape == (2000, 120)
+    assert "120 columns" in demo.title and load_demo("registry").shape == (1250, 120)

@@ -90,7 +90,7 @@ DEMOS = {d.name: d for d in [
          "569 tumours, 30 cell-nucleus measurements, diagnosis malignant/benign.",
          breast_cancer, "diagnosis", ("mean area",)),
     Demo("registry", "Simulated registry extract, 120 columns (a wide table)",
-         "2000 simulated ICU stays, 119 measurements in 16 related blocks (costs and stay, kidney, liver, blood, "
+         "1250 simulated ICU stays, 119 measurements in 16 related blocks (costs and stay, kidney, liver, blood, "
          "heart, chronic illness, …: continuous values, counts, scores, yes/no flags and categories) and death "
          "within 90 days. Sensitive: total cost, creatinine, HbA1c.",
          wide_demo.registry_wide, wide_demo.RESPONSE, wide_demo.SENSITIVE),
