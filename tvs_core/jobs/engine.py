@@ -92,9 +92,13 @@ def execute(context: JobContext, tasks: list[Task], sink: Sink, n_jobs: int = 2,
 
 def _run_stages(context: JobContext, tasks: list[Task], sink: Sink, workers: int, backend: str) -> str:
     # one Parallel for every stage: joblib starts its workers (and registers their temporary folder) once; a
-    # cancel leaves with tasks under way, which joblib warns of: that is what a cancel means
+    # cancel leaves with tasks under way, which joblib warns of: that is what a cancel means. A loky worker whose
+    # memory grew by 300 MB since its last check ends itself and is replaced (its "memory leak" check: a wide table's
+    # tasks do grow it), and loky warns of that too, in words that alarm a steward reading the command line: it ends
+    # between two tasks, its result sent, and the next ones go to its replacement, so nothing is lost
     with warnings.catch_warnings(), Parallel(n_jobs=workers, return_as=RESULT_ORDER[backend]) as parallel:
         warnings.filterwarnings("ignore", message=".*tasks which were still being processed", category=UserWarning)
+        warnings.filterwarnings("ignore", message="A worker stopped while some jobs were given", category=UserWarning)
         for stage in sorted({t.stage for t in tasks if t.stage > 0}):
             done = sink.done()
             todo = [t for t in tasks if t.stage == stage and t.name not in done]
