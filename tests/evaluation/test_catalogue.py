@@ -192,7 +192,7 @@ def produced(played) -> dict:
     names: dict = {}
     for first, _ in played.values():
         for producer, records in first.items():
-            names.setdefault(producer, set()).update(r["metric"] for r in records)
+            names.setdefault(producer, set()).update(r.metric for r in records)
     return names
 
 
@@ -215,10 +215,10 @@ def test_every_metric_a_game_or_an_attack_writes_is_in_its_range_and_the_same_se
         records = first[producer]
         assert records, f"{producer.__name__} wrote nothing for a {response} response"
         for r in records:
-            low, high = CATALOGUE[r["metric"]].range
-            value = r["value"]
+            low, high = CATALOGUE[r.metric].range
+            value = r.value
             assert math.isnan(value) or (low <= value and (high is None or value <= high)), \
-                (r["metric"], r["attribute"], value, (low, high))
+                (r.metric, r.attribute, value, (low, high))
         pd.testing.assert_frame_equal(pd.DataFrame(records), pd.DataFrame(again[producer]), check_exact=True,
                                       obj=f"{producer.__name__}'s records played again with the same seed")
 

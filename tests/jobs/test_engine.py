@@ -9,12 +9,13 @@ from tests.helpers import TINY
 from tvs_core import TVineSynth, evaluate, load_demo
 from tvs_core.choice import Axis
 from tvs_core.evaluation.catalogue import CATALOGUE
-from tvs_core.evaluation.records import HOLDER, REFERENCE_MODELS, to_frame
+from tvs_core.evaluation.records import HOLDER, REFERENCE_MODELS, record, to_frame
 from tvs_core.jobs import JobView, SweepConfig, submit
 from tvs_core.jobs.context import context_for_job
 from tvs_core.jobs.evaluate import run_in_memory
 from tvs_core.jobs.plan import plan
 from tvs_core.jobs.worker import run_job
+from tvs_core.model.families import FamilySet
 from tvs_core.model.registry import BUILT_IN, generator_class
 from tvs_core.storage import Store
 
@@ -111,7 +112,7 @@ def test_registry_does_not_depend_on_import_order():
 
 @pytest.mark.slow
 def test_generator_settings_are_read_back_from_the_signature():
-    model = TVineSynth(response=Y, sensitive="total_cost_eur", rho_star=0.3, families="fast", t_max=2)
+    model = TVineSynth(response=Y, sensitive="total_cost_eur", rho_star=0.3, families=FamilySet.FAST, t_max=2)
     config = model.get_config()
     assert config["sensitive"] == "total_cost_eur" and config["rho_star"] == 0.3 and config["t_max"] == 2
     assert set(config) == set(TVineSynth.parameter_names())
@@ -131,8 +132,7 @@ def test_golden_numbers_are_unchanged(case):
 
 
 def test_records_frame_is_canonical():
-    rows = [{"model": HOLDER, "level": 2, "metric": "mcmia", "value": 0.5}, {"model": "real", "level": None,
-                                                                                 "metric": "auc_trtr", "value": 0.8}]
+    rows = [record(HOLDER, 2, "mcmia", 0.5), record("real", None, "auc_trtr", 0.8)]
     assert to_frame(rows)["model"].tolist() == to_frame(rows[::-1])["model"].tolist()
 
 

@@ -48,7 +48,7 @@ class PooledCheck:
 
 def _risks(values: np.ndarray, data: EvaluationData, sensitive: list[str], level, seed: int) -> dict:
     """{(metric, column): value} of the release attribute attack and the membership attacks on one set."""
-    out = {(r["metric"], r["attribute"]): float(r["value"])
+    out = {(r.metric, r.attribute): r.value
            for r in release_attribute_records(values[None], data, sensitive, "pooled", level)}
     one = bounded(SyntheticSet(values, data, seed, "pooled", level, 0))
     for name, value in membership_attacks(one).items():
