@@ -20,13 +20,14 @@ import pytest
 from tests.helpers import TINY, CopyRows
 from tvs_core import TVineSynth, infer_schema, load_demo
 from tvs_core.evaluation import metrics
-from tvs_core.evaluation.anonymity import Part
+from tvs_core.evaluation.anonymity import Part, criterion_record
 from tvs_core.evaluation.attribute import choose_targets, release_attribute_records
 from tvs_core.evaluation.attribute_game import aia_iteration
 from tvs_core.evaluation.catalogue import (
     CATALOGUE,
     ENUM_FIELDS,
     FAMILIES,
+    GDPR_CRITERIA,
     GDPR_PARTS,
     GDPR_RECORDS,
     TSTR_METRICS,
@@ -35,10 +36,12 @@ from tvs_core.evaluation.catalogue import (
     Metric,
     Reference,
     Source,
+    described,
     tstr_metric,
 )
 from tvs_core.evaluation.context import EvaluationData, GeneratorSpec
 from tvs_core.evaluation.dp_audit import trial_records
+from tvs_core.evaluation.intervals import IntervalKind, Risk
 from tvs_core.evaluation.membership import (
     attacker_reference_rows,
     mia_evaluation_task,
@@ -88,11 +91,11 @@ def _same(a, b) -> bool:
 
 @pytest.mark.parametrize("function", set_metric_functions(), ids=lambda function: function.__name__)
 def test_every_metric_of_a_published_set_is_computed_as_declared(function, one_set):
-    declared = {metric.name for metric in CATALOGUE.values() if metric.compute is function}
+    declared = {m.name for metric in CATALOGUE.values() if metric.compute is function for m in metric.records()}
     computed = function(replace(one_set, data=replace(one_set.data)))  # nothing shared with another test
     assert set(computed) == declared, set(computed) ^ declared
     for name, value in computed.items():
-        metric = CATALOGUE[name]
+        metric = described()[name]
         assert isinstance(value, dict) == (metric.per_column is not None), name
         low, high = metric.range
         for v in _values(value):
@@ -140,10 +143,30 @@ def test_the_utility_a_choice_reads_follows_the_kind_of_response_the_records_hol
     assert {tstr_metric(names).name for names in (["auc_tstr"], ["r2_tstr"])} == TSTR_METRICS
 
 
-def test_every_part_of_a_gdpr_criterion_is_described_once_and_declared_as_a_metric():
+def test_every_part_of_a_gdpr_criterion_is_described_once_and_its_risk_is_one_entry():
+    """A criterion's risk is one catalogue entry carrying its interval and number of attacks (a ``Risk``, as
+    anonymeter's ``PrivacyRisk``); the three success rates are entries of their own; every record is described."""
     assert list(GDPR_PARTS) == list(Part)
     gdpr = {m.name for m in CATALOGUE.values() if m.group is Group.GDPR}
-    assert set(GDPR_RECORDS) == gdpr
+    assert set(GDPR_RECORDS) == {m.name for m in described().values() if m.group is Group.GDPR}
+    assert {GDPR_RECORDS[name][1] for name in gdpr} == {Part.RISK, Part.MAIN_RATE, Part.CONTROL_RATE,
+                                                        Part.BASELINE_RATE}
+    for criterion, *_ in GDPR_CRITERIA:
+        risk = CATALOGUE[criterion_record(criterion, Part.RISK)]
+        assert [m.name for m in risk.records()] == [criterion_record(criterion, p) for p in (
+            Part.RISK, Part.RISK_LOW, Part.RISK_HIGH, Part.ATTACKS)]
+        assert risk.risk.kind is IntervalKind.WILSON
+        medians = {"linkability_risk": 0.2, "linkability_risk_low": 0.1, "linkability_risk_high": 0.3,
+                   "linkability_attacks": 199.6}
+        if criterion == "linkability":
+            assert risk.read_risk(medians.get) == Risk(0.2, 0.1, 0.3, 200, IntervalKind.WILSON)
+            assert risk.read_risk({"linkability_risk": 0.2}.get) is None  # its interval not measured: no risk read
+
+
+def test_only_a_risk_writes_records_beside_its_own():
+    assert {m.name for m in CATALOGUE.values() if m.risk} == {criterion_record(c, Part.RISK) for c, *_ in GDPR_CRITERIA}
+    assert set(described()) - set(CATALOGUE) == {m.name for metric in CATALOGUE.values() if metric.risk
+                                             for m in metric.records()[1:]}
 
 
 def test_every_metric_names_the_one_function_that_computes_it():

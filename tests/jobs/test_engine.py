@@ -8,14 +8,13 @@ from tests.golden import cases
 from tests.helpers import TINY
 from tvs_core import TVineSynth, evaluate, load_demo
 from tvs_core.choice import Axis
-from tvs_core.evaluation.catalogue import CATALOGUE
+from tvs_core.evaluation.catalogue import CATALOGUE, described
 from tvs_core.evaluation.records import HOLDER, REFERENCE_MODELS, record, to_frame
 from tvs_core.jobs import JobView, SweepConfig, submit
 from tvs_core.jobs.context import context_for_job
 from tvs_core.jobs.evaluate import run_in_memory
 from tvs_core.jobs.plan import plan
 from tvs_core.jobs.worker import run_job
-from tvs_core.model.families import FamilySet
 from tvs_core.model.registry import BUILT_IN, generator_class
 from tvs_core.storage import Store
 
@@ -84,9 +83,9 @@ def test_the_job_view_reads_what_was_planned(stored_job):
 def test_every_recorded_metric_is_in_the_catalogue(stored_job):
     store, job_id, _ = stored_job
     metrics = set(JobView(store, job_id).records()["metric"])
-    assert metrics <= set(CATALOGUE), metrics - set(CATALOGUE)
+    assert metrics <= set(described()), metrics - set(described())
     for name in metrics:
-        entry = CATALOGUE[name]
+        entry = described()[name]
         assert entry.label and entry.short and entry.explanation and entry.unit
         assert entry.better in ("higher", "lower") and entry.group and entry.source
 
@@ -112,7 +111,7 @@ def test_registry_does_not_depend_on_import_order():
 
 @pytest.mark.slow
 def test_generator_settings_are_read_back_from_the_signature():
-    model = TVineSynth(response=Y, sensitive="total_cost_eur", rho_star=0.3, families=FamilySet.FAST, t_max=2)
+    model = TVineSynth(response=Y, sensitive="total_cost_eur", rho_star=0.3, families="fast", t_max=2)
     config = model.get_config()
     assert config["sensitive"] == "total_cost_eur" and config["rho_star"] == 0.3 and config["t_max"] == 2
     assert set(config) == set(TVineSynth.parameter_names())

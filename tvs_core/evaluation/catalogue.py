@@ -21,6 +21,7 @@ from .metrics.base import (
     Metric,
     PerColumn,
     Reference,
+    RiskRecords,
     Source,
 )
 from .metrics.closeness import CLOSENESS
@@ -32,13 +33,15 @@ from .metrics.utility import TSTR_METRICS, UTILITY, tstr_metric
 
 __all__ = ["CATALOGUE", "DEFAULT_PRIVACY_AXIS", "DEFAULT_UTILITY", "ENUM_FIELDS", "FAMILIES", "GDPR_CRITERIA",
            "GDPR_PARTS", "GDPR_RECORDS", "GROUPS", "METRICS", "SOURCES", "TSTR_METRICS", "AxisKind",
-           "Direction", "Group", "Metric", "PerColumn", "Reference", "Source", "axis_metrics", "label", "tstr_metric"]
+           "Direction", "Group", "Metric", "PerColumn", "Reference", "RiskRecords", "Source", "axis_metrics",
+           "described", "label", "tstr_metric"]
 
 # the order every table, the reference page and the figures list metrics in (the reference page groups them by
 # ``Group`` within it): a family's metrics sit together, and a new family goes where its rows should appear
 FAMILIES: tuple[tuple[Metric, ...], ...] = (UTILITY, STRUCTURE, ATTRIBUTE, MEMBERSHIP, CLOSENESS, GDPR, AUDIT, FIDELITY)
 METRICS: tuple[Metric, ...] = tuple(metric for family in FAMILIES for metric in family)
 CATALOGUE: dict[str, Metric] = {m.name: m for m in METRICS}
+
 DEFAULT_PRIVACY_AXIS = "mab_worst"  # the paper's: the attacker's MAB on the worst sensitive column
 # U_t: prediction, pairwise dependence and an analysis' results weighed equally (choice/mix.py); "tstr" is the paper's
 DEFAULT_UTILITY = "tstr=1,pair_structure=1,ci_overlap=1"
@@ -46,10 +49,16 @@ DEFAULT_UTILITY = "tstr=1,pair_structure=1,ci_overlap=1"
 
 def label(name: str, short: bool = False) -> str:
     """Readable name of a record metric (unknown names are shown as they are, never hidden)."""
-    found = CATALOGUE.get(name)
+    found = described().get(name)
     if found is None:
         return name.replace("_", " ").capitalize()
     return found.short if short else found.label
+
+
+def described() -> dict[str, Metric]:
+    """Every record name the catalogue's metrics write, described, in the catalogue's order: each metric's own, and
+    a risk's interval ends and count (read from ``CATALOGUE`` when called, so that whatever it holds is described)."""
+    return {m.name: m for metric in CATALOGUE.values() for m in metric.records()}
 
 
 def axis_metrics(axis: AxisKind | str) -> list[Metric]:

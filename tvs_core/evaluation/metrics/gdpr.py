@@ -1,12 +1,16 @@
 """Anonymisation under the GDPR: the three criteria of the Article 29 Working Party (singling out, linkability,
 inference), each measured on one published set by the attacks of Giomi et al. 2023 (``set_metrics.gdpr_criteria``
-over ``evaluation/anonymity.py``): its residual risk and the parts that risk is made of, one metric each."""
+over ``evaluation/anonymity.py``): its residual risk, one entry carrying its 95 % interval and number of attacks
+(``intervals.Risk``, as anonymeter's ``PrivacyRisk``), and the three attacks' success rates, one metric each."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .. import set_metrics
 from ..anonymity import Part, criterion_record
-from .base import Direction, Group, Metric, PerColumn, Source
+from ..intervals import IntervalKind
+from .base import Direction, Group, Metric, PerColumn, RiskRecords, Source
 
 # the three anonymisation criteria of the Article 29 Working Party (Opinion 05/2014), as the attacks of Giomi et al.
 # (PETS 2023) measure them (evaluation/anonymity.py): record-name prefix, label, what the attacker does
@@ -49,16 +53,22 @@ GDPR_PARTS: dict[Part, tuple] = {
 }
 
 
-def _criterion(prefix: str, label: str, attack: str) -> tuple[Metric, ...]:
-    """A criterion's risk and its companion records, one metric each (summary.json: {median, ci_low, ci_high, n}
-    over the published sets of each)."""
-    per_column = PerColumn.SENSITIVE if prefix == "inference" else None
+def _part(prefix: str, label: str, attack: str, part: Part) -> Metric:
+    """One record of a criterion, described (summary.json: {median, ci_low, ci_high, n} over the published sets)."""
+    suffix, unit, better, bounds, explanation = GDPR_PARTS[part]
     short = label.replace(" risk", "")
-    return tuple(Metric(criterion_record(prefix, part), f"{label}{suffix}", f"{short}{suffix or ' risk'}", unit,
-                        better, bounds, Group.GDPR, Source.RELEASE,
-                        f"{explanation} Attack: {attack} (Giomi et al. 2023).", per_column=per_column,
-                        compute=set_metrics.gdpr_criteria)
-                 for part in Part for suffix, unit, better, bounds, explanation in [GDPR_PARTS[part]])
+    return Metric(criterion_record(prefix, part), f"{label}{suffix}", f"{short}{suffix or ' risk'}", unit, better,
+                  bounds, Group.GDPR, Source.RELEASE, f"{explanation} Attack: {attack} (Giomi et al. 2023).",
+                  per_column=PerColumn.SENSITIVE if prefix == "inference" else None, compute=set_metrics.gdpr_criteria)
+
+
+def _criterion(prefix: str, label: str, attack: str) -> tuple[Metric, ...]:
+    """A criterion's risk, one entry carrying its interval and number of attacks (a ``Risk``), and the three
+    attacks' success rates."""
+    part = lambda p: _part(prefix, label, attack, p)  # noqa: E731
+    risk = replace(part(Part.RISK), risk=RiskRecords(part(Part.RISK_LOW), part(Part.RISK_HIGH), part(Part.ATTACKS),
+                                                     IntervalKind.WILSON))
+    return (risk, *(part(p) for p in (Part.MAIN_RATE, Part.CONTROL_RATE, Part.BASELINE_RATE)))
 
 
 GDPR: tuple[Metric, ...] = tuple(metric for criterion in GDPR_CRITERIA for metric in _criterion(*criterion))
