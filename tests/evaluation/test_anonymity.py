@@ -23,7 +23,8 @@ from tvs_core.evaluation.catalogue import GDPR_CRITERIA, PerColumn, described
 from tvs_core.evaluation.context import EvaluationData, encode_rows
 from tvs_core.evaluation.distance import gower_space, nearest
 from tvs_core.evaluation.intervals import IntervalKind, wilson
-from tvs_core.evaluation.set_metrics import SyntheticSet, gdpr_criteria
+from tvs_core.evaluation.metrics.gdpr import gdpr_criteria
+from tvs_core.evaluation.set_metrics import SyntheticSet
 from tvs_core.model.baselines import IndependentMargins
 
 SEEDS = (0, 1, 2)

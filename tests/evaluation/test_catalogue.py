@@ -32,6 +32,7 @@ from tvs_core.evaluation.catalogue import (
     GDPR_RECORDS,
     TSTR_METRICS,
     Direction,
+    Family,
     Group,
     Metric,
     Reference,
@@ -48,6 +49,7 @@ from tvs_core.evaluation.membership import (
     mia_shadow_task,
     train_attackers,
 )
+from tvs_core.evaluation.metrics.gdpr import gdpr_criteria
 from tvs_core.evaluation.protocol import QUICK
 from tvs_core.evaluation.release import set_metric_functions
 from tvs_core.evaluation.set_metrics import SyntheticSet
@@ -246,14 +248,33 @@ def test_every_metric_a_game_or_an_attack_writes_is_in_its_range_and_the_same_se
                                       obj=f"{producer.__name__}'s records played again with the same seed")
 
 
-def test_every_family_module_says_what_it_measures_and_is_gathered_by_the_catalogue():
-    """A family's tuple left out of ``FAMILIES`` would drop its metrics from every table without an error."""
-    gathered = {id(family) for family in FAMILIES}
-    for info in pkgutil.iter_modules(metrics.__path__):
-        module = importlib.import_module(f"{metrics.__name__}.{info.name}")
-        assert module.__doc__, f"metrics/{info.name}.py has no docstring"
-        declared = [value for value in vars(module).values()
-                    if isinstance(value, tuple) and value and all(isinstance(m, Metric) for m in value)]
-        assert info.name == "base" or declared, f"metrics/{info.name}.py declares no metrics"
-        assert all(id(family) in gathered for family in declared), f"metrics/{info.name}.py is not in FAMILIES"
+def test_every_family_module_says_what_it_measures_and_the_catalogue_is_what_they_registered():
+    """The catalogue is built from the registered families (no list to keep in step): each module of
+    ``evaluation/metrics/`` but ``base`` registers one family, declared and computed there."""
+    modules = [info.name for info in pkgutil.iter_modules(metrics.__path__) if info.name != "base"]
+    for name in modules:
+        module = importlib.import_module(f"{metrics.__name__}.{name}")
+        assert module.__doc__, f"metrics/{name}.py has no docstring"
+        families = [value for value in vars(module).values() if isinstance(value, Family)]
+        assert [family.name for family in families] == [name], f"metrics/{name}.py does not declare one family"
+        assert families[0] in FAMILIES, f"metrics/{name}.py's family is not registered"
+        for metric in families[0]:  # computed in the module that declares it
+            function = metric.compute or metric.produced_by
+            assert metric.compute is None or function.__module__ == module.__name__, (name, metric.name)
+    assert sorted(family.name for family in FAMILIES) == sorted(modules)
+    assert [family.position for family in FAMILIES] == sorted(family.position for family in FAMILIES)
     assert len(CATALOGUE) == sum(map(len, FAMILIES)), "a metric name is declared twice"
+
+
+def test_a_family_whose_one_computation_writes_its_metrics_owns_it():
+    """The GDPR criteria: one computation of a published set writes every record of the family's 16 entries (28
+    records with the risks' intervals and counts); the family gives it to each, no declaration repeats it."""
+    (gdpr,) = [family for family in FAMILIES if family.name == "gdpr"]
+    assert gdpr.compute is gdpr_criteria and len(gdpr) == 16
+    assert {m.compute for metric in gdpr for m in metric.records()} == {gdpr_criteria}
+    assert sum(len(metric.records()) for metric in gdpr) == 28
+    own = Metric("m", "M", "M", "share", "lower", (0.0, 1.0), "fidelity", "release", "What m is.",
+                 compute=tstr_metric)
+    plain = Metric("n", "N", "N", "share", "lower", (0.0, 1.0), "fidelity", "release", "What n is.")
+    family = Family("test", 99, (own, plain), compute=gdpr_criteria)
+    assert [m.compute for m in family] == [tstr_metric, gdpr_criteria]  # a metric naming its own function keeps it

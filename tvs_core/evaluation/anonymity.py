@@ -53,7 +53,7 @@ Deviations, stated:
   estimate of the count scaled back by |train| / |hold-out| (its error likewise). A hold-out larger than the
   training rows is subsampled to their size.
 * The attacks see the set as published: every value rounded as the released table rounds it (the caller's job,
-  ``set_metrics.gdpr_criteria``), so that "a value that occurs once" means what it means in the released file.
+  ``metrics.gdpr.gdpr_criteria``), so that "a value that occurs once" means what it means in the released file.
 * Query generation stops after ``MAX_ATTEMPTS`` candidate predicates (anonymeter: 10 million); fewer predicates
   mean fewer attacks, and n says how many.
 * The 5 % tolerance is taken on |guess| (anonymeter divides by the signed guess, so a negative guess never counts);

@@ -21,7 +21,8 @@ from ..evaluation.attribute import release_attribute_records
 from ..evaluation.catalogue import CATALOGUE
 from ..evaluation.context import EvaluationData, encode_rows
 from ..evaluation.intervals import SMALL_N
-from ..evaluation.set_metrics import SyntheticSet, bounded, membership_attacks
+from ..evaluation.metrics.membership import membership_attacks
+from ..evaluation.set_metrics import SyntheticSet, bounded
 from ..evaluation.summary import Summary
 from ..model.generator import SyntheticGenerator
 from ..seeding import task_seed

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from ..intervals import IntervalKind, Risk
@@ -151,6 +151,53 @@ class RiskRecords:
     high: Metric
     count: Metric
     kind: IntervalKind
+
+
+@dataclass(frozen=True)
+class Family:
+    """A metric family, declared and computed in one module of this package: its metrics, in the order tables list
+    them, and where they come among the families (``position``). ``compute``: the one computation of a published set
+    that writes every metric of the family naming no function of its own (the GDPR criteria's 16 entries and their
+    records), owned here rather than repeated on each declaration."""
+
+    name: str
+    position: int
+    metrics: tuple[Metric, ...]
+    compute: Callable[[SyntheticSet], dict] | None = None
+
+    def __post_init__(self) -> None:
+        if self.compute is not None:
+            object.__setattr__(self, "metrics", tuple(_computed_by(m, self.compute) for m in self.metrics))
+
+    def __iter__(self):
+        return iter(self.metrics)
+
+    def __len__(self) -> int:
+        return len(self.metrics)
+
+
+def _computed_by(metric: Metric, compute: Callable) -> Metric:
+    """``metric`` (and a risk's interval and count records) computed by the family's computation, unless it names
+    a function of its own."""
+    if metric.compute or metric.produced_by:
+        return metric
+    risk = metric.risk and RiskRecords(*(_computed_by(m, compute) for m in metric.records()[1:]), metric.risk.kind)
+    return replace(metric, compute=compute, risk=risk)
+
+
+_REGISTERED: dict[str, Family] = {}
+
+
+def register(family: Family) -> Family:
+    """Make a family known to the catalogue, which is built from every registered family in ``position`` order;
+    each module of this package registers its own when imported (``catalogue`` imports them all)."""
+    _REGISTERED[family.name] = family
+    return family
+
+
+def registered() -> tuple[Family, ...]:
+    """Every registered family, in ``position`` order."""
+    return tuple(sorted(_REGISTERED.values(), key=lambda family: family.position))
 
 
 ENUM_FIELDS = {"better": Direction, "group": Group, "source": Source, "per_column": PerColumn, "axis": AxisKind}
