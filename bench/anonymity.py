@@ -5,7 +5,7 @@ For each demo (split as a sweep splits it: 20 % hold-out, seed 0) it fits TVineS
 and draws ``SETS`` published sets per default level exactly as a sweep does (``release_sets``), plus the same
 number from the ``independent`` baseline (empirical margins, and with KDE margins), one verbatim copy of the
 training rows (``copy``) and the real rows shuffled column by column (``shuffled``). Each set is scored by
-``set_metrics.gdpr_criteria`` (timed: the seconds the criteria add to every published set of a sweep) and, in a
+``metrics.gdpr.gdpr_criteria`` (timed: the seconds the criteria add to every published set of a sweep) and, in a
 throw-away virtual environment outside the project, by anonymeter itself (bench/anonymeter_runner.py, run by
 ``--anonvenv``'s interpreter through a subprocess) on the same sets written as CSV files: the decoded tables a
 release writes. anonymeter pins numpy < 1.27 and is never a dependency of the project.
@@ -36,8 +36,9 @@ from tvs_core.data.schema import CATEGORICAL_TYPES, ColumnType
 from tvs_core.data.split import holdout_split
 from tvs_core.evaluation.anonymity import N_ATTACKS, column_groups
 from tvs_core.evaluation.context import EvaluationData
+from tvs_core.evaluation.metrics.gdpr import gdpr_criteria
 from tvs_core.evaluation.release import release_sets, set_size, shuffled_sets
-from tvs_core.evaluation.set_metrics import SyntheticSet, gdpr_criteria
+from tvs_core.evaluation.set_metrics import SyntheticSet
 from tvs_core.model.baselines import IndependentMargins
 from tvs_core.model.ordering import default_levels
 

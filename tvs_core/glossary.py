@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from .evaluation.catalogue import CATALOGUE, SOURCES, Metric, PerColumn, Reference
+from .evaluation.catalogue import CATALOGUE, SOURCES, Metric, PerColumn, Reference, described
 from .evaluation.records import RAW, REAL, SHUFFLED
 
 TOPICS = ("Choosing a level", "The model", "Your table", "The sweep", "Privacy: the attacks", "Utility: usefulness",
@@ -564,13 +564,20 @@ def metric_details(metric: Metric, code: str = "") -> str:
         parts.append(f"can be the {metric.axis} axis")
     if metric.worst is not None and metric.ideal is not None:
         parts.append(f"scores 0 at {_anchor_words(metric.worst)} and 1 at {_anchor_words(metric.ideal)}")
-    return "; ".join(parts) + f". Recorded as {code}{metric.name}{code}."
+    recorded = f". Recorded as {code}{metric.name}{code}"
+    if metric.risk is not None:  # one entry, its interval and count recorded beside it
+        ends, count = (metric.risk.low, metric.risk.high), metric.risk.count
+        recorded += (f", the ends of its 95 % interval ({metric.risk.kind.capitalize()}) as "
+                     + " and ".join(f"{code}{m.name}{code}" for m in ends)
+                     + f", and the number of {count.unit} behind it as {code}{count.name}{code}")
+    return "; ".join(parts) + recorded + "."
 
 
 def metric_terms() -> list[Term]:
-    """Every metric of the catalogue as a glossary entry: its label, short label and explanation."""
+    """Every record the catalogue describes as a glossary entry (a risk's interval ends and count too, since tables
+    show them): its label, short label and explanation."""
     return [Term(m.label, f"Metrics: {m.group}", m.explanation, tuple(dict.fromkeys((m.short, m.name))),
-                 metric_details(m), metric=m.name) for m in CATALOGUE.values()]
+                 metric_details(m), metric=m.name) for m in described().values()]
 
 
 @cache

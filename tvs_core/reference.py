@@ -42,6 +42,9 @@ def metrics_markdown() -> str:
             out.append(f"\n### {metric.label}\n\n")
             out.append(f"Shown as **{metric.short}**. {metric.explanation}\n\n")
             out.append(f"{glossary.metric_details(metric, code='`')}\n")
+            if metric.risk is not None:  # what its interval and count are, recorded beside it
+                out.append("\n" + "".join(f"- **{m.short}** (`{m.name}`): {m.explanation.split(' Attack: ')[0]}\n"
+                                            for m in metric.records()[1:]))
     return "".join(out)
 
 

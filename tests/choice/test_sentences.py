@@ -292,10 +292,11 @@ def test_the_verdicts_quote_each_criterion_and_attack_at_their_level(evaluated):
         verdicts = level_verdicts(selection, summary, level, SENSITIVE)
         detail = verdicts.of(Topic.GDPR)[0].detail
         for v in criteria:
-            expected = "none" if v.low <= 0 else "high" if v.risk >= HIGH else "measurable"
+            risk = v.risk
+            expected = "none" if risk.low <= 0 else "high" if risk.value >= HIGH else "measurable"
             assert v.verdict == expected
-            quoted = (f"{v.name}: {SHORT[v.verdict]} (residual risk {v.risk:.2f}, 95 % interval {v.low:.2f}–"
-                      f"{v.high:.2f} (Wilson, {round(v.attacks)} trials), median over {v.sets} published sets)")
+            quoted = (f"{v.name}: {SHORT[v.verdict]} (residual risk {risk.value:.2f}, 95 % interval {risk.low:.2f}–"
+                      f"{risk.high:.2f} (Wilson, {risk.n} trials) of one set, median over {v.sets} published sets)")
             assert quoted in detail
         at = summary.point(level)
         auc = at.metric("mia_auc").interval()  # targets and target kinds pooled by their medians, as the axes do

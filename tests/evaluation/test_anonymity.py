@@ -19,11 +19,12 @@ from tvs_core.data.schema import infer_schema
 from tvs_core.data.split import holdout_split
 from tvs_core.evaluation import anonymity
 from tvs_core.evaluation.anonymity import Part, criterion_record, univariate_predicates
-from tvs_core.evaluation.catalogue import CATALOGUE, GDPR_CRITERIA, PerColumn
+from tvs_core.evaluation.catalogue import GDPR_CRITERIA, PerColumn, described
 from tvs_core.evaluation.context import EvaluationData, encode_rows
 from tvs_core.evaluation.distance import gower_space, nearest
-from tvs_core.evaluation.intervals import wilson
-from tvs_core.evaluation.set_metrics import SyntheticSet, gdpr_criteria
+from tvs_core.evaluation.intervals import IntervalKind, wilson
+from tvs_core.evaluation.metrics.gdpr import gdpr_criteria
+from tvs_core.evaluation.set_metrics import SyntheticSet
 from tvs_core.model.baselines import IndependentMargins
 
 SEEDS = (0, 1, 2)
@@ -126,11 +127,14 @@ def test_wilson_rate_and_residual_risk_follow_the_paper():
     assert error == pytest.approx(z / (100 + z * z) * np.sqrt(30 * 70 / 100 + z * z / 4))
     outcome = anonymity.AttackOutcome(100, wilson(60, 100), wilson(20, 100), wilson(5, 100))
     (m, e_m), (c, e_c) = outcome.main, outcome.control
-    risk, low, high = outcome.risk()
+    risk = outcome.risk()
     error = np.sqrt((e_m / (1 - c)) ** 2 + (e_c * (m - 1) / (1 - c) ** 2) ** 2)
-    assert risk == pytest.approx((m - c) / (1 - c)) and (low, high) == pytest.approx((risk - error, risk + error))
+    assert risk.value == pytest.approx((m - c) / (1 - c))
+    assert (risk.low, risk.high) == pytest.approx((risk.value - error, risk.value + error))
+    assert (risk.n, risk.kind) == (100, IntervalKind.WILSON)  # a risk carries its interval and the attacks behind it
+    assert risk.words() == f"{risk.value:.2f}, 95 % interval {risk.low:.2f}–{risk.high:.2f} (Wilson, 100 trials)"
     negative = anonymity.AttackOutcome(100, wilson(28, 100), wilson(30, 100), wilson(5, 100)).risk()
-    assert negative[0] == 0.0 and negative[1] == 0.0 and 0 < negative[2] < 1  # clipped, as anonymeter reports
+    assert negative.value == 0.0 and negative.low == 0.0 and 0 < negative.high < 1  # clipped, as anonymeter reports
 
 
 def test_gower_space_turns_city_block_distance_into_the_gower_distance():
@@ -167,7 +171,7 @@ def test_singling_out_control_is_measured_at_the_training_set_size():
 def test_every_part_of_every_criterion_is_declared():
     for criterion, *_ in GDPR_CRITERIA:
         for part in Part:
-            entry = CATALOGUE[criterion_record(criterion, part)]
+            entry = described()[criterion_record(criterion, part)]
             assert entry.compute is gdpr_criteria
             assert (entry.per_column is PerColumn.SENSITIVE) == (criterion == "inference")
 

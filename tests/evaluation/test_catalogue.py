@@ -20,31 +20,36 @@ import pytest
 from tests.helpers import TINY, CopyRows
 from tvs_core import TVineSynth, infer_schema, load_demo
 from tvs_core.evaluation import metrics
-from tvs_core.evaluation.anonymity import Part
+from tvs_core.evaluation.anonymity import Part, criterion_record
 from tvs_core.evaluation.attribute import choose_targets, release_attribute_records
 from tvs_core.evaluation.attribute_game import aia_iteration
 from tvs_core.evaluation.catalogue import (
     CATALOGUE,
     ENUM_FIELDS,
     FAMILIES,
+    GDPR_CRITERIA,
     GDPR_PARTS,
     GDPR_RECORDS,
     TSTR_METRICS,
     Direction,
+    Family,
     Group,
     Metric,
     Reference,
     Source,
+    described,
     tstr_metric,
 )
 from tvs_core.evaluation.context import EvaluationData, GeneratorSpec
 from tvs_core.evaluation.dp_audit import trial_records
+from tvs_core.evaluation.intervals import IntervalKind, Risk
 from tvs_core.evaluation.membership import (
     attacker_reference_rows,
     mia_evaluation_task,
     mia_shadow_task,
     train_attackers,
 )
+from tvs_core.evaluation.metrics.gdpr import gdpr_criteria
 from tvs_core.evaluation.protocol import QUICK
 from tvs_core.evaluation.release import set_metric_functions
 from tvs_core.evaluation.set_metrics import SyntheticSet
@@ -88,11 +93,11 @@ def _same(a, b) -> bool:
 
 @pytest.mark.parametrize("function", set_metric_functions(), ids=lambda function: function.__name__)
 def test_every_metric_of_a_published_set_is_computed_as_declared(function, one_set):
-    declared = {metric.name for metric in CATALOGUE.values() if metric.compute is function}
+    declared = {m.name for metric in CATALOGUE.values() if metric.compute is function for m in metric.records()}
     computed = function(replace(one_set, data=replace(one_set.data)))  # nothing shared with another test
     assert set(computed) == declared, set(computed) ^ declared
     for name, value in computed.items():
-        metric = CATALOGUE[name]
+        metric = described()[name]
         assert isinstance(value, dict) == (metric.per_column is not None), name
         low, high = metric.range
         for v in _values(value):
@@ -140,10 +145,30 @@ def test_the_utility_a_choice_reads_follows_the_kind_of_response_the_records_hol
     assert {tstr_metric(names).name for names in (["auc_tstr"], ["r2_tstr"])} == TSTR_METRICS
 
 
-def test_every_part_of_a_gdpr_criterion_is_described_once_and_declared_as_a_metric():
+def test_every_part_of_a_gdpr_criterion_is_described_once_and_its_risk_is_one_entry():
+    """A criterion's risk is one catalogue entry carrying its interval and number of attacks (a ``Risk``, as
+    anonymeter's ``PrivacyRisk``); the three success rates are entries of their own; every record is described."""
     assert list(GDPR_PARTS) == list(Part)
     gdpr = {m.name for m in CATALOGUE.values() if m.group is Group.GDPR}
-    assert set(GDPR_RECORDS) == gdpr
+    assert set(GDPR_RECORDS) == {m.name for m in described().values() if m.group is Group.GDPR}
+    assert {GDPR_RECORDS[name][1] for name in gdpr} == {Part.RISK, Part.MAIN_RATE, Part.CONTROL_RATE,
+                                                        Part.BASELINE_RATE}
+    for criterion, *_ in GDPR_CRITERIA:
+        risk = CATALOGUE[criterion_record(criterion, Part.RISK)]
+        assert [m.name for m in risk.records()] == [criterion_record(criterion, p) for p in (
+            Part.RISK, Part.RISK_LOW, Part.RISK_HIGH, Part.ATTACKS)]
+        assert risk.risk.kind is IntervalKind.WILSON
+        medians = {"linkability_risk": 0.2, "linkability_risk_low": 0.1, "linkability_risk_high": 0.3,
+                   "linkability_attacks": 199.6}
+        if criterion == "linkability":
+            assert risk.read_risk(medians.get) == Risk(0.2, 0.1, 0.3, 200, IntervalKind.WILSON)
+            assert risk.read_risk({"linkability_risk": 0.2}.get) is None  # its interval not measured: no risk read
+
+
+def test_only_a_risk_writes_records_beside_its_own():
+    assert {m.name for m in CATALOGUE.values() if m.risk} == {criterion_record(c, Part.RISK) for c, *_ in GDPR_CRITERIA}
+    assert set(described()) - set(CATALOGUE) == {m.name for metric in CATALOGUE.values() if metric.risk
+                                             for m in metric.records()[1:]}
 
 
 def test_every_metric_names_the_one_function_that_computes_it():
@@ -192,7 +217,7 @@ def produced(played) -> dict:
     names: dict = {}
     for first, _ in played.values():
         for producer, records in first.items():
-            names.setdefault(producer, set()).update(r["metric"] for r in records)
+            names.setdefault(producer, set()).update(r.metric for r in records)
     return names
 
 
@@ -215,22 +240,41 @@ def test_every_metric_a_game_or_an_attack_writes_is_in_its_range_and_the_same_se
         records = first[producer]
         assert records, f"{producer.__name__} wrote nothing for a {response} response"
         for r in records:
-            low, high = CATALOGUE[r["metric"]].range
-            value = r["value"]
+            low, high = CATALOGUE[r.metric].range
+            value = r.value
             assert math.isnan(value) or (low <= value and (high is None or value <= high)), \
-                (r["metric"], r["attribute"], value, (low, high))
+                (r.metric, r.attribute, value, (low, high))
         pd.testing.assert_frame_equal(pd.DataFrame(records), pd.DataFrame(again[producer]), check_exact=True,
                                       obj=f"{producer.__name__}'s records played again with the same seed")
 
 
-def test_every_family_module_says_what_it_measures_and_is_gathered_by_the_catalogue():
-    """A family's tuple left out of ``FAMILIES`` would drop its metrics from every table without an error."""
-    gathered = {id(family) for family in FAMILIES}
-    for info in pkgutil.iter_modules(metrics.__path__):
-        module = importlib.import_module(f"{metrics.__name__}.{info.name}")
-        assert module.__doc__, f"metrics/{info.name}.py has no docstring"
-        declared = [value for value in vars(module).values()
-                    if isinstance(value, tuple) and value and all(isinstance(m, Metric) for m in value)]
-        assert info.name == "base" or declared, f"metrics/{info.name}.py declares no metrics"
-        assert all(id(family) in gathered for family in declared), f"metrics/{info.name}.py is not in FAMILIES"
+def test_every_family_module_says_what_it_measures_and_the_catalogue_is_what_they_registered():
+    """The catalogue is built from the registered families (no list to keep in step): each module of
+    ``evaluation/metrics/`` but ``base`` registers one family, declared and computed there."""
+    modules = [info.name for info in pkgutil.iter_modules(metrics.__path__) if info.name != "base"]
+    for name in modules:
+        module = importlib.import_module(f"{metrics.__name__}.{name}")
+        assert module.__doc__, f"metrics/{name}.py has no docstring"
+        families = [value for value in vars(module).values() if isinstance(value, Family)]
+        assert [family.name for family in families] == [name], f"metrics/{name}.py does not declare one family"
+        assert families[0] in FAMILIES, f"metrics/{name}.py's family is not registered"
+        for metric in families[0]:  # computed in the module that declares it
+            function = metric.compute or metric.produced_by
+            assert metric.compute is None or function.__module__ == module.__name__, (name, metric.name)
+    assert sorted(family.name for family in FAMILIES) == sorted(modules)
+    assert [family.position for family in FAMILIES] == sorted(family.position for family in FAMILIES)
     assert len(CATALOGUE) == sum(map(len, FAMILIES)), "a metric name is declared twice"
+
+
+def test_a_family_whose_one_computation_writes_its_metrics_owns_it():
+    """The GDPR criteria: one computation of a published set writes every record of the family's 16 entries (28
+    records with the risks' intervals and counts); the family gives it to each, no declaration repeats it."""
+    (gdpr,) = [family for family in FAMILIES if family.name == "gdpr"]
+    assert gdpr.compute is gdpr_criteria and len(gdpr) == 16
+    assert {m.compute for metric in gdpr for m in metric.records()} == {gdpr_criteria}
+    assert sum(len(metric.records()) for metric in gdpr) == 28
+    own = Metric("m", "M", "M", "share", "lower", (0.0, 1.0), "fidelity", "release", "What m is.",
+                 compute=tstr_metric)
+    plain = Metric("n", "N", "N", "share", "lower", (0.0, 1.0), "fidelity", "release", "What n is.")
+    family = Family("test", 99, (own, plain), compute=gdpr_criteria)
+    assert [m.compute for m in family] == [tstr_metric, gdpr_criteria]  # a metric naming its own function keeps it

@@ -165,7 +165,8 @@ def test_the_analysis_the_user_names_is_the_one_compared(tmp_path, capsys):
     covariate is refused before any work, by name."""
     from tvs_core.cli import main
     from tvs_core.evaluation.context import EvaluationData
-    from tvs_core.evaluation.set_metrics import SyntheticSet, structure
+    from tvs_core.evaluation.metrics.structure import structure
+    from tvs_core.evaluation.set_metrics import SyntheticSet
     from tvs_core.evaluation.structure import ci_overlap
 
     rng = np.random.default_rng(0)

@@ -25,6 +25,7 @@ from tvs_core.evaluation.membership import (
     set_features,
     train_attackers,
 )
+from tvs_core.evaluation.records import Record
 
 RESPONSE = "in_hospital_death"
 SENSITIVE = ["total_cost_eur", "creatinine_mg_dl"]
@@ -56,7 +57,7 @@ def make_data(outliers: bool = False) -> EvaluationData:
 
 
 def play(generator: GeneratorSpec, data: EvaluationData, targets: list[Target], levels: list,
-         feature_set: str = "correlations", seed: int = SEED) -> list[dict]:
+         feature_set: str = "correlations", seed: int = SEED) -> list[Record]:
     """The whole game, serially: rawA, shadows, attackers, evaluation iterations."""
     raw_a = attacker_reference_rows(data, targets, PRESET, seed)
     shadows = [mia_shadow_task(generator, data, targets, levels, PRESET, seed, s, raw_a, feature_set)
@@ -66,8 +67,8 @@ def play(generator: GeneratorSpec, data: EvaluationData, targets: list[Target], 
             for r in mia_evaluation_task(generator, data, targets, levels, PRESET, seed, it, attackers, feature_set)]
 
 
-def pg_values(records: list[dict]) -> np.ndarray:
-    return np.array([r["value"] for r in records if r["metric"] == "pg"])
+def pg_values(records: list[Record]) -> np.ndarray:
+    return np.array([r.value for r in records if r.metric == "pg"])
 
 
 def test_feature_sets():
@@ -155,8 +156,8 @@ def test_independent_margins_keep_membership_private():
     assert 0.7 <= pg.mean() <= 1.3
     assert np.all((pg >= 0) & (pg <= 2))
     for r in records:
-        assert r["role"] == "game" and r["level"] is None and r["attribute"] == "total_cost_eur"
-    by_metric = {m: [r["value"] for r in records if r["metric"] == m] for m in ("pg", "mia_tp", "mia_fp")}
+        assert r.role == "game" and r.level is None and r.attribute == "total_cost_eur"
+    by_metric = {m: [r.value for r in records if r.metric == m] for m in ("pg", "mia_tp", "mia_fp")}
     np.testing.assert_allclose(by_metric["pg"], 1 - (np.array(by_metric["mia_tp"]) - by_metric["mia_fp"]))
 
 
@@ -169,10 +170,10 @@ def test_same_seed_same_records_with_levels():
     first = play(generator, data, targets, [None])
     assert first == play(generator, data, targets, [None])
     assert first != play(generator, data, targets, [None], seed=SEED + 1)
-    doubled = [r for r in first if r["target"] == rows[0].row and r["iteration"] == 0 and r["metric"] == "pg"]
-    assert len(doubled) == 2 and doubled[0]["value"] == doubled[1]["value"]
+    doubled = [r for r in first if r.target == rows[0].row and r.iteration == 0 and r.metric == "pg"]
+    assert len(doubled) == 2 and doubled[0].value == doubled[1].value
 
     levelled = spec("tvinesynth")
     records = play(levelled, data, targets[:1], [1, 3])
     assert records == play(levelled, data, targets[:1], [1, 3])
-    assert sorted({r["level"] for r in records}) == [1, 3]
+    assert sorted({r.level for r in records}) == [1, 3]

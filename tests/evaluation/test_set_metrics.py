@@ -14,16 +14,11 @@ import pytest
 from tests.conftest import make_small_table
 from tvs_core.data.schema import infer_schema
 from tvs_core.evaluation.context import EvaluationData
-from tvs_core.evaluation.set_metrics import (
-    SyntheticSet,
-    _once,
-    bounded,
-    closeness,
-    fidelity,
-    membership_attacks,
-    monte_carlo_membership,
-    structure,
-)
+from tvs_core.evaluation.metrics.closeness import closeness
+from tvs_core.evaluation.metrics.fidelity import fidelity
+from tvs_core.evaluation.metrics.membership import membership_attacks, monte_carlo_membership
+from tvs_core.evaluation.metrics.structure import structure
+from tvs_core.evaluation.set_metrics import SyntheticSet, bounded, once
 
 
 @pytest.fixture(scope="module")
@@ -116,7 +111,7 @@ def test_the_cut_is_the_same_for_the_same_set_and_another_for_another_set(data):
 def test_work_kept_once_is_computed_once():
     calls = []
     memo = {}
-    assert _once(memo, "k", lambda: calls.append(1) or 7) == 7
-    assert _once(memo, "k", lambda: calls.append(1) or 8) == 7
+    assert once(memo, "k", lambda: calls.append(1) or 7) == 7
+    assert once(memo, "k", lambda: calls.append(1) or 8) == 7
     assert calls == [1] and memo == {"k": 7}
 

@@ -29,13 +29,13 @@ def test_shared_work_gives_the_numbers_of_each_metric_alone():
         alone = set_records(SyntheticSet(values, fresh, 0, "tvinesynth", 2, i))
         assert alone == shared[i]
         real = data.train
-        value = {r["metric"]: r["value"] for r in alone if r["attribute"] is None}
+        value = {r.metric: r.value for r in alone if r.attribute is None}
         assert value["spearman_difference"] == spearman_difference(real, values)
         assert value["pair_structure"] == pair_structure(real, values)
         assert value["authenticity"] == authenticity(real, values)
         assert value["ci_overlap"] == ci_overlap(real, values, data.response_index, data.categorical,
                                                  data.names)["ci_overlap"]
-    assert np.isfinite([r["value"] for r in shared[0] if r["metric"] == "pair_structure"]).all()
+    assert np.isfinite([r.value for r in shared[0] if r.metric == "pair_structure"]).all()
 
 
 def test_the_scatter_part_and_the_details_are_the_whole_release_and_reference():
@@ -60,7 +60,7 @@ def test_the_scatter_part_and_the_details_are_the_whole_release_and_reference():
     model = TVineSynth(response=Y, sensitive=["total_cost_eur"], seed=1).fit(train)
 
     def key(records):
-        return sorted((r["metric"], str(r["attribute"]), str(r["iteration"]), r["role"], repr(r["value"]))
+        return sorted((r.metric, str(r.attribute), str(r.iteration), r.role, repr(r.value))
                       for r in records)
 
     def fresh():
@@ -71,8 +71,8 @@ def test_the_scatter_part_and_the_details_are_the_whole_release_and_reference():
     parts = (release_records(model, fresh(), 2, QUICK, *args, part=SCATTER)
              + release_records(model, fresh(), 2, QUICK, *args, chunk=(0, 5), part=DETAILS))
     assert key(parts) == key(whole)
-    assert {"auc_tstr", "release_mab", "pair_structure", "mia_auc"} <= {r["metric"] for r in whole}
-    assert not {r["metric"] for r in release_records(model, fresh(), 2, QUICK, *args, part=SCATTER)} & {
+    assert {"auc_tstr", "release_mab", "pair_structure", "mia_auc"} <= {r.metric for r in whole}
+    assert not {r.metric for r in release_records(model, fresh(), 2, QUICK, *args, part=SCATTER)} & {
         "singling_out_risk", "alpha_precision", "dcr_closer_to_train"}
     whole = reference_records(fresh(), 0, ["total_cost_eur"])
     parts = reference_records(fresh(), 0, ["total_cost_eur"], part=SCATTER) + reference_records(

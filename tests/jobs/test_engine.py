@@ -8,8 +8,8 @@ from tests.golden import cases
 from tests.helpers import TINY
 from tvs_core import TVineSynth, evaluate, load_demo
 from tvs_core.choice import Axis
-from tvs_core.evaluation.catalogue import CATALOGUE
-from tvs_core.evaluation.records import HOLDER, REFERENCE_MODELS, to_frame
+from tvs_core.evaluation.catalogue import CATALOGUE, described
+from tvs_core.evaluation.records import HOLDER, REFERENCE_MODELS, record, to_frame
 from tvs_core.jobs import JobView, SweepConfig, submit
 from tvs_core.jobs.context import context_for_job
 from tvs_core.jobs.evaluate import run_in_memory
@@ -84,9 +84,9 @@ def test_the_job_view_reads_what_was_planned(stored_job):
 def test_every_recorded_metric_is_in_the_catalogue(stored_job):
     store, job_id, _ = stored_job
     metrics = set(JobView(store, job_id).records()["metric"])
-    assert metrics <= set(CATALOGUE), metrics - set(CATALOGUE)
+    assert metrics <= set(described()), metrics - set(described())
     for name in metrics:
-        entry = CATALOGUE[name]
+        entry = described()[name]
         assert entry.label and entry.short and entry.explanation and entry.unit
         assert entry.better in ("higher", "lower") and entry.group and entry.source
 
@@ -132,8 +132,7 @@ def test_golden_numbers_are_unchanged(case):
 
 
 def test_records_frame_is_canonical():
-    rows = [{"model": HOLDER, "level": 2, "metric": "mcmia", "value": 0.5}, {"model": "real", "level": None,
-                                                                                 "metric": "auc_trtr", "value": 0.8}]
+    rows = [record(HOLDER, 2, "mcmia", 0.5), record("real", None, "auc_trtr", 0.8)]
     assert to_frame(rows)["model"].tolist() == to_frame(rows[::-1])["model"].tolist()
 
 

@@ -20,7 +20,7 @@ from tests.helpers import TINY
 from tvs_core import IndependentMargins, TVineSynth
 from tvs_core.errors import DataError
 from tvs_core.evaluation.protocol import QUICK
-from tvs_core.evaluation.records import COLUMNS, HOLDER, to_frame
+from tvs_core.evaluation.records import COLUMNS, HOLDER, Record, Role, record, to_frame
 from tvs_core.evaluation.summary import summarise
 from tvs_core.jobs.context import split_tables
 from tvs_core.jobs.engine import TaskResult
@@ -70,7 +70,7 @@ def test_the_records_are_of_the_levels_asked_for_and_in_canonical_order(result):
     records = result.records
     assert list(records.columns) == COLUMNS and len(records) > 0
     assert set(records.loc[records["model"] == HOLDER, "level"].dropna()) == {1} and result.levels == [1]
-    pd.testing.assert_frame_equal(records, to_frame(records.to_dict("records")))
+    pd.testing.assert_frame_equal(records, to_frame([Record.from_stored(r) for r in records.to_dict("records")]))
     holder = records[records["model"] == HOLDER]
     assert set(holder["role"]) == {"game"} and "mab" in set(holder["metric"])  # the attribute game, no release
     assert not {"pg", "mia_tp"} & set(records["metric"])  # nor the membership game
@@ -172,8 +172,8 @@ def test_the_in_memory_run_skips_the_holders_fit_and_sums_each_phase_over_the_ta
     def fake_execute(context, tasks, sink, n_jobs=2, backend="loky"):
         started_with.append(set(sink.done()))
         for name, level, seconds in (("aia:1", 1, (1.0, 0.5, 2.0)), ("aia:0", 0, (0.25, 0.0, 1.0))):
-            record = {"model": HOLDER, "level": level, "metric": "pg", "value": 1.0}
-            sink.add(TaskResult(name, "aia", [record], None, dict(zip(("fitting", "sampling", "metrics"), seconds,
+            one = record(HOLDER, level, "pg", 1.0, role=Role.GAME)
+            sink.add(TaskResult(name, "aia", [one], None, dict(zip(("fitting", "sampling", "metrics"), seconds,
                                                                        strict=True)) | {"total": sum(seconds)}))
         return "done"
 

@@ -9,7 +9,7 @@ import pytest
 
 from tests.helpers import TINY
 from tvs_core.evaluation.forests import RandomForestClassifier
-from tvs_core.evaluation.records import HOLDER, RAW
+from tvs_core.evaluation.records import HOLDER, RAW, record
 from tvs_core.evaluation.release import DETAILS, DISTANCE_SETS, SCATTER
 from tvs_core.jobs import SweepConfig, handlers
 from tvs_core.jobs.payloads import attackers_from_payload, attackers_payload, shadows_from_payload, shadows_payload
@@ -37,7 +37,7 @@ def calls(monkeypatch):
     def recorder(name):
         def call(*args, **kwargs):
             seen.append((name, args, kwargs))
-            return [{"model": RAW, "metric": "mab"}, {"model": HOLDER, "metric": "mab"}]
+            return [record(RAW, None, "mab", 0.0), record(HOLDER, None, "mab", 0.0)]
         return call
 
     for name in ("reference_records", "release_records", "published_records", "trial_records", "aia_iteration"):
@@ -115,8 +115,8 @@ def test_the_raw_reference_of_the_attribute_game_comes_with_the_holders_task_onl
     context = fake_context()
     holder, _ = handlers.aia(task("aia:1", 1), context, [])
     baseline, _ = handlers.aia(task("baseline_aia:independent:1", 1), context, [])
-    assert {r["model"] for r in holder} == {RAW, HOLDER}
-    assert {r["model"] for r in baseline} == {HOLDER}
+    assert {r.model for r in holder} == {RAW, HOLDER}
+    assert {r.model for r in baseline} == {HOLDER}
     assert [args[-2] for _, args, _ in calls] == [1, 1]  # the iteration
 
 

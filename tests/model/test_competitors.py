@@ -16,8 +16,9 @@ from tests.helpers import SMALLEST as TINY
 from tvs_core import load_demo
 from tvs_core.choice import DEFAULT_PRIVACY
 from tvs_core.errors import DataError
+from tvs_core.evaluation.metrics.membership import membership_attacks
 from tvs_core.evaluation.records import HOLDER
-from tvs_core.evaluation.set_metrics import SyntheticSet, membership_attacks
+from tvs_core.evaluation.set_metrics import SyntheticSet
 from tvs_core.figures import model_label, privacy_utility_scatter
 from tvs_core.jobs import JobView, SweepConfig, baseline_spec, submit
 from tvs_core.jobs.config import job_id_for

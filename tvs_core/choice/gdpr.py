@@ -24,7 +24,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..evaluation.anonymity import Part, criterion_record
-from ..evaluation.intervals import interval_words
+from ..evaluation.catalogue import CATALOGUE
+from ..evaluation.intervals import Risk
 from ..evaluation.records import HOLDER
 from ..evaluation.summary import Summary
 from .summary import metric_key, metrics_of
@@ -44,40 +45,46 @@ class CriterionVerdict:
     name: str  # as a person reads it
     verdict: str  # "none", "measurable" or "high"
     beats_baseline: bool  # the main attack did better than guessing blindly
-    risk: float  # median over the point's sets
-    low: float  # median over its sets of each set's 95 % interval (Wilson, ``attacks`` trials)
-    high: float
+    # medians over the point's sets of each set's risk and its 95 % interval (Wilson), over the median attacks per set
+    risk: Risk
     sets: int
-    attacks: float  # median attacks per set
     sentence: str
+
+    @property
+    def numbers(self) -> str:
+        """The risk as every screen words it: its value, its interval, and the sets its medians are over."""
+        return numbers(self.risk, self.sets)
+
+
+def numbers(risk: Risk, sets: int) -> str:
+    return f"residual risk {risk.words()} of one set, median over {sets} published sets"
 
 
 def criterion_verdict(metrics: dict, criterion: str, column: str | None = None) -> CriterionVerdict | None:
     """One criterion's verdict from one point's summary metrics (None: not measured at this point)."""
     get = lambda part: metrics.get(metric_key(criterion_record(criterion, part), column))  # noqa: E731
-    risk, low, high, main, baseline, attacks = (get(p) for p in (Part.RISK, Part.RISK_LOW, Part.RISK_HIGH,
-                                                                 Part.MAIN_RATE, Part.BASELINE_RATE, Part.ATTACKS))
-    if risk is None or risk["median"] is None or math.isnan(risk["median"]):  # NaN: no set could be attacked
+    entry = CATALOGUE[criterion_record(criterion, Part.RISK)]
+    median = lambda name: (metrics.get(metric_key(name, column)) or {}).get("median")  # noqa: E731
+    found, main, baseline = entry.read_risk(median), get(Part.MAIN_RATE), get(Part.BASELINE_RATE)
+    if found is None or math.isnan(found.value):  # NaN: no set could be attacked
         return None
     name = NAMES[criterion].format(column=column)
     what = WHAT[criterion].format(column=column)
-    r, lo, hi = risk["median"], low["median"], high["median"]
-    numbers = (f"residual risk {r:.2f}, {interval_words(lo, hi, round(attacks['median']), kind='wilson')} of one "
-               f"set, median over {risk['n']} published sets")
+    sets = int(metrics[metric_key(entry.name, column)]["n"])
     beats = main["median"] > baseline["median"]
-    if lo <= 0:
+    if found.low <= 0:
         verdict, sentence = "none", (f"{name}: no measurable risk — an attacker holding the release can {what} no "
                                      f"more often among the people in the training data than among people it never "
                                      f"saw" + ("" if beats else ", and the attack did no better than guessing "
-                                                                "blindly") + f" ({numbers}).")
+                                                                "blindly") + f" ({numbers(found, sets)}).")
     else:
-        verdict = "high" if r >= HIGH else "measurable"
+        verdict = "high" if found.value >= HIGH else "measurable"
         sentence = (f"{name}: {'HIGH' if verdict == 'high' else 'measurable'} risk — an attacker holding the release "
                     f"can {what} more often among the people in the training data than among people it never saw "
-                    f"({numbers})." + ("" if beats else " The attack did no better than guessing blindly, so these "
-                                                        "figures are not to be trusted."))
-    return CriterionVerdict(risk_key(criterion, column), name, verdict, beats, r, lo, hi, int(risk["n"]),
-                            float(attacks["median"]), sentence)
+                    f"({numbers(found, sets)})." + ("" if beats else " The attack did no better than guessing "
+                                                                     "blindly, so these figures are not to be "
+                                                                     "trusted."))
+    return CriterionVerdict(risk_key(criterion, column), name, verdict, beats, found, sets, sentence)
 
 
 def risk_key(criterion: str, column: str | None = None) -> str:
@@ -109,5 +116,5 @@ def gdpr_table(summary: Summary, sensitive: list[str], levels: list[int],
         found = point_verdicts(summary, sensitive, model, level)
         if found:
             rows.append({"point": f"level {level}" if model == HOLDER else label(model)}
-                        | {v.name: f"{v.risk:.2f} [{v.low:.2f}, {v.high:.2f}]" for v in found})
+                        | {v.name: v.risk.cell() for v in found})
     return pd.DataFrame(rows)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..evaluation.catalogue import CATALOGUE, PerColumn
+from ..evaluation.catalogue import CATALOGUE, PerColumn, described
 from ..evaluation.dp_audit import audits_from_records
 from ..evaluation.records import HOLDER, REFERENCE_MODELS
 from ..evaluation.summary import Summary, summarise
@@ -67,7 +67,7 @@ def metrics_of(at: Summary, sensitive: list[str]) -> dict[str, dict]:
     found: dict[tuple[str, str | None], dict | None] = {}
     by_metric = {name: Summary(rows) for name, rows in at.frame.groupby("metric", sort=False)}  # one pass, not one
     present = set(by_metric)  # mask over all rows per catalogue entry: the card and the GDPR verdicts read this
-    for entry in CATALOGUE.values():
+    for entry in described().values():  # a risk's interval ends and count too
         if entry.name not in present:
             continue
         rows = by_metric[entry.name]

@@ -277,9 +277,7 @@ def _criteria(criteria: list[CriterionVerdict], level: int) -> Verdict:
     else:
         said = "; ".join(f"{SHORT[v.verdict]} for {v.name[0].lower() + v.name[1:]}" for v in risky) + (
             "; no measurable risk for the rest." if len(risky) < len(criteria) else ".")
-    detail = "; ".join(f"{v.name}: {SHORT[v.verdict]} (residual risk {v.risk:.2f}, "
-                       f"{interval_words(v.low, v.high, round(v.attacks), kind='wilson')}, median over {v.sets} "
-                       "published sets)" for v in criteria) + "."
+    detail = "; ".join(f"{v.name}: {SHORT[v.verdict]} ({v.numbers})" for v in criteria) + "."
     worst = max((v.verdict for v in criteria), key=list(GDPR_SEVERITY).index)
     action = ""
     if risky:

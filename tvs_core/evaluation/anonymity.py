@@ -53,7 +53,7 @@ Deviations, stated:
   estimate of the count scaled back by |train| / |hold-out| (its error likewise). A hold-out larger than the
   training rows is subsampled to their size.
 * The attacks see the set as published: every value rounded as the released table rounds it (the caller's job,
-  ``set_metrics.gdpr_criteria``), so that "a value that occurs once" means what it means in the released file.
+  ``metrics.gdpr.gdpr_criteria``), so that "a value that occurs once" means what it means in the released file.
 * Query generation stops after ``MAX_ATTEMPTS`` candidate predicates (anonymeter: 10 million); fewer predicates
   mean fewer attacks, and n says how many.
 * The 5 % tolerance is taken on |guess| (anonymeter divides by the signed guess, so a negative guess never counts);
@@ -68,7 +68,7 @@ from enum import StrEnum
 import numpy as np
 
 from .distance import gower_space, nearest
-from .intervals import wilson
+from .intervals import IntervalKind, Risk, wilson
 
 N_ATTACKS = 500  # anonymeter's default number of attacks per criterion
 PREDICATE_COLUMNS = 3  # columns of a multivariate singling-out predicate (anonymeter's default)
@@ -112,24 +112,24 @@ class AttackOutcome:
     control: tuple[float, float]
     baseline: tuple[float, float]
 
-    def risk(self) -> tuple[float, float, float]:
-        """(risk, low, high): the residual success (main - control) / (1 - control) with its propagated 95 %
-        interval, clipped to [0, 1]; NaN when there was no attack or the control attack always succeeded."""
+    def risk(self) -> Risk:
+        """The residual success (main - control) / (1 - control) with its propagated 95 % interval, clipped to
+        [0, 1], over ``attacks`` attacks; NaN when there was no attack or the control attack always succeeded."""
         (m, e_m), (c, e_c) = self.main, self.control
         if self.attacks == 0 or not c < 1:
-            return (float("nan"),) * 3
+            return Risk(*(float("nan"),) * 3, self.attacks, IntervalKind.WILSON)
         value = (m - c) / (1 - c)
         error = float(np.hypot(e_m / (1 - c), e_c * (m - 1) / (1 - c) ** 2))
         clip = lambda x: float(min(max(x, 0.0), 1.0))  # noqa: E731
-        return clip(value), clip(value - error), clip(value + error)
+        return Risk(clip(value), clip(value - error), clip(value + error), self.attacks, IntervalKind.WILSON)
 
     def values(self) -> dict[Part, float]:
-        """The record values of every ``Part``: risk, its interval, the three success rates and the number of
-        attacks."""
-        risk, low, high = self.risk()
-        return {Part.RISK: risk, Part.RISK_LOW: low, Part.RISK_HIGH: high, Part.MAIN_RATE: self.main[0],
+        """The record values of every ``Part``: the risk, its interval, the three success rates and the number of
+        attacks (the store keeps a ``Risk`` as these parts, one record each)."""
+        risk = self.risk()
+        return {Part.RISK: risk.value, Part.RISK_LOW: risk.low, Part.RISK_HIGH: risk.high, Part.MAIN_RATE: self.main[0],
                 Part.CONTROL_RATE: self.control[0], Part.BASELINE_RATE: self.baseline[0],
-                Part.ATTACKS: float(self.attacks)}
+                Part.ATTACKS: float(risk.n)}
 
 
 def _outcome(attacks: int, main: float, control: float, baseline: float, control_scale: float = 1.0) -> AttackOutcome:

@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 from .context import EvaluationData
-from .records import record
+from .records import Record, record
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,7 @@ def classify_sets(sets: np.ndarray, target: int, rows: np.ndarray, categorical: 
 
 
 def release_attribute_records(sets: np.ndarray, data: EvaluationData, sensitive: list[str], label: str,
-                              level, first_set: int = 0) -> list[dict]:
+                              level, first_set: int = 0) -> list[Record]:
     """Release MAB/WCAB/R^2: the attacker's regression on sets from the holder's own model."""
     records = []
     categorical = data.categorical

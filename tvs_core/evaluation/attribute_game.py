@@ -13,7 +13,7 @@ from ..seeding import task_rng, task_seed
 from .attribute import Target, classify_sets, guess_errors, population_scaling, regress_sets
 from .context import EvaluationData, FittedModels, GeneratorSpec
 from .protocol import Protocol
-from .records import RAW, record
+from .records import RAW, Record, Role, record
 
 
 def _numeric_records(label, level, column, j, in_sets_by_target, out_sets, targets, data, scaling, iteration):
@@ -25,15 +25,15 @@ def _numeric_records(label, level, column, j, in_sets_by_target, out_sets, targe
         coefs.append(coef)
         r2s.append(r2)
         err = guess_errors(coef, intercept, data.train[t.row], j, scaling)
-        records.append(record(label, level, "mse_in", err.mean(), column, t.row, t.kind, iteration, "game"))
+        records.append(record(label, level, "mse_in", err.mean(), column, t.row, t.kind, iteration, Role.GAME))
     out_coef, out_intercept, _ = regress_sets(out_sets, j, categorical)
     for t in targets:
         err = guess_errors(out_coef, out_intercept, data.train[t.row], j, scaling)
-        records.append(record(label, level, "mse_out", err.mean(), column, t.row, t.kind, iteration, "game"))
+        records.append(record(label, level, "mse_out", err.mean(), column, t.row, t.kind, iteration, Role.GAME))
     coef = np.abs(np.concatenate(coefs))
-    records += [record(label, level, "mab", coef.mean(), column, iteration=iteration, role="game"),
-                record(label, level, "wcab", coef.max(), column, iteration=iteration, role="game"),
-                record(label, level, "mr2", np.concatenate(r2s).mean(), column, iteration=iteration, role="game")]
+    records += [record(label, level, "mab", coef.mean(), column, iteration=iteration, role=Role.GAME),
+                record(label, level, "wcab", coef.max(), column, iteration=iteration, role=Role.GAME),
+                record(label, level, "mr2", np.concatenate(r2s).mean(), column, iteration=iteration, role=Role.GAME)]
     return records
 
 
@@ -48,12 +48,12 @@ def _categorical_records(label, level, column, j, in_sets_by_target, out_sets, t
         hit_in = (classify_sets(in_sets_by_target[t.row], j, row, categorical, seed)[:, 0] == truth).mean()
         hit_out = (classify_sets(out_sets, j, row, categorical, seed)[:, 0] == truth).mean()
         records.append(record(label, level, "advantage", hit_in - hit_out, column, t.row, t.kind, iteration,
-                              "game"))
+                              Role.GAME))
     return records
 
 
 def aia_iteration(spec: GeneratorSpec, data: EvaluationData, targets: list[Target], levels: list,
-                  preset: Protocol, master_seed: int, iteration: int, sensitive: list[str]) -> list[dict]:
+                  preset: Protocol, master_seed: int, iteration: int, sensitive: list[str]) -> list[Record]:
     """One game iteration for every level and every sensitive column; returns tidy records."""
     rng = task_rng(master_seed, "aia", iteration)
     target_rows = sorted({t.row for t in targets})

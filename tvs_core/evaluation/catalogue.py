@@ -1,44 +1,52 @@
-"""Every metric the product reports, gathered from its family: the one place summaries, the level choice, figures,
-pages, the CLI and the manifest read metrics from.
+"""Every metric the product reports, gathered from the registered families: the one place summaries, the level
+choice, figures, pages, the CLI and the manifest read metrics from.
 
-A metric is declared in its family's module of ``evaluation/metrics/`` (``base.py``: what a declaration holds), next
-to the code that computes it: ``compute`` (a function of ``set_metrics``, for a metric of one published set) or
-``produced_by`` (the function writing its records: a game's iteration, the release attack, TSTR, TRTR). To add a
-metric: declare it in its family and write that function (docs/ARCHITECTURE.md walks through it).
+A family is declared and computed in its module of ``evaluation/metrics/`` (``base.py``: what a declaration holds,
+``Family``): its metrics and the code that computes them — ``compute`` (a function of one published set, in the
+same module; a family whose one computation writes all its metrics owns it, ``Family.compute``) or ``produced_by``
+(the function writing its records: a game's iteration, the release attack, TSTR, TRTR). Every module of that package
+is imported here and registers its family (``base.register``); the catalogue is what they registered, in their
+``position`` order. To add a metric: declare it in its family and write that function (docs/ARCHITECTURE.md walks
+through it); to add a family: a module there that registers one.
 """
 
 from __future__ import annotations
 
-from .metrics.attribute import ATTRIBUTE
-from .metrics.audit import AUDIT
+from importlib import import_module
+from pkgutil import iter_modules
+
+from . import metrics
 from .metrics.base import (
     ENUM_FIELDS,
     GROUPS,
     SOURCES,
     AxisKind,
     Direction,
+    Family,
     Group,
     Metric,
     PerColumn,
     Reference,
+    RiskRecords,
     Source,
+    registered,
 )
-from .metrics.closeness import CLOSENESS
-from .metrics.fidelity import FIDELITY
-from .metrics.gdpr import GDPR, GDPR_CRITERIA, GDPR_PARTS, GDPR_RECORDS
-from .metrics.membership import MEMBERSHIP
-from .metrics.structure import STRUCTURE
-from .metrics.utility import TSTR_METRICS, UTILITY, tstr_metric
+from .metrics.gdpr import GDPR_CRITERIA, GDPR_PARTS, GDPR_RECORDS
+from .metrics.utility import TSTR_METRICS, tstr_metric
 
 __all__ = ["CATALOGUE", "DEFAULT_PRIVACY_AXIS", "DEFAULT_UTILITY", "ENUM_FIELDS", "FAMILIES", "GDPR_CRITERIA",
            "GDPR_PARTS", "GDPR_RECORDS", "GROUPS", "METRICS", "SOURCES", "TSTR_METRICS", "AxisKind",
-           "Direction", "Group", "Metric", "PerColumn", "Reference", "Source", "axis_metrics", "label", "tstr_metric"]
+           "Direction", "Family", "Group", "Metric", "PerColumn", "Reference", "RiskRecords", "Source",
+           "axis_metrics", "described", "label", "tstr_metric"]
 
+for _module in iter_modules(metrics.__path__):  # each family module registers its family when imported
+    import_module(f"{metrics.__name__}.{_module.name}")
 # the order every table, the reference page and the figures list metrics in (the reference page groups them by
-# ``Group`` within it): a family's metrics sit together, and a new family goes where its rows should appear
-FAMILIES: tuple[tuple[Metric, ...], ...] = (UTILITY, STRUCTURE, ATTRIBUTE, MEMBERSHIP, CLOSENESS, GDPR, AUDIT, FIDELITY)
+# ``Group`` within it): a family's metrics sit together, the families by their ``position``
+FAMILIES: tuple[Family, ...] = registered()
 METRICS: tuple[Metric, ...] = tuple(metric for family in FAMILIES for metric in family)
 CATALOGUE: dict[str, Metric] = {m.name: m for m in METRICS}
+
 DEFAULT_PRIVACY_AXIS = "mab_worst"  # the paper's: the attacker's MAB on the worst sensitive column
 # U_t: prediction, pairwise dependence and an analysis' results weighed equally (choice/mix.py); "tstr" is the paper's
 DEFAULT_UTILITY = "tstr=1,pair_structure=1,ci_overlap=1"
@@ -46,10 +54,16 @@ DEFAULT_UTILITY = "tstr=1,pair_structure=1,ci_overlap=1"
 
 def label(name: str, short: bool = False) -> str:
     """Readable name of a record metric (unknown names are shown as they are, never hidden)."""
-    found = CATALOGUE.get(name)
+    found = described().get(name)
     if found is None:
         return name.replace("_", " ").capitalize()
     return found.short if short else found.label
+
+
+def described() -> dict[str, Metric]:
+    """Every record name the catalogue's metrics write, described, in the catalogue's order: each metric's own, and
+    a risk's interval ends and count (read from ``CATALOGUE`` when called, so that whatever it holds is described)."""
+    return {m.name: m for metric in CATALOGUE.values() for m in metric.records()}
 
 
 def axis_metrics(axis: AxisKind | str) -> list[Metric]:

@@ -45,7 +45,7 @@ from ..seeding import subsample, task_rng, task_seed
 from .context import EvaluationData, GeneratorSpec
 from .distance import nearest, standardise
 from .intervals import clopper_pearson
-from .records import record
+from .records import Record, Role, record
 from .timing import timed
 
 AUDIT_ROWS = 1_000  # base rows of every audit fit (a smaller dataset only makes one record easier to see)
@@ -222,7 +222,7 @@ def audit_base(data: EvaluationData, master_seed: int) -> np.ndarray:
 
 
 def trial_records(spec: GeneratorSpec, data: EvaluationData, master_seed: int, trial: int,
-                  trials: int = DEFAULT_TRIALS) -> list[dict]:
+                  trials: int = DEFAULT_TRIALS) -> list[Record]:
     """One audit trial: the generator fitted on the base rows plus this trial's canaries, one release of as many
     rows as the base, each canary's score recorded as IN or OUT; trial 0 also records the claimed ε and δ (its
     ``target``: the planned number of trials, which fixes the halves)."""
@@ -239,11 +239,11 @@ def trial_records(spec: GeneratorSpec, data: EvaluationData, master_seed: int, t
     with timed("sampling"):
         release = model.sample_values(len(base), None, task_seed(master_seed, "dp-audit release", spec.label, trial))
     records = [record(spec.label, None, SCORE_IN if inside[key.split("/")[0]] else SCORE_OUT, value, attribute=key,
-                      iteration=trial, role="audit")
+                      iteration=trial, role=Role.AUDIT)
                for key, value in scores(release, base, canaries, data.categorical).items()]
     if trial == 0:
-        records += [record(spec.label, None, CLAIM_EPSILON, claim[0], target=trials, role="audit"),
-                    record(spec.label, None, CLAIM_DELTA, claim[1], target=trials, role="audit")]
+        records += [record(spec.label, None, CLAIM_EPSILON, claim[0], target=trials, role=Role.AUDIT),
+                    record(spec.label, None, CLAIM_DELTA, claim[1], target=trials, role=Role.AUDIT)]
     return records
 
 

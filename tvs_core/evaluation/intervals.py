@@ -4,8 +4,41 @@ success count is the number (the GDPR criteria's attacks, a DP audit's trials) i
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from enum import StrEnum
+
 import numpy as np
 from scipy.stats import beta, norm
+
+
+class IntervalKind(StrEnum):
+    """What an interval is: a bootstrap of a median over replicates, a Wilson interval of one run's success count,
+    or the range of a score redrawn within its metrics' ranges (PU's, no confidence interval)."""
+
+    BOOTSTRAP = "bootstrap"
+    WILSON = "wilson"
+    REDRAWS = "redraws"
+
+
+@dataclass(frozen=True)
+class Risk:
+    """A risk with its interval, as anonymeter's ``PrivacyRisk(value, ci)`` types it, and the count behind it:
+    ``n`` attacks (``kind`` WILSON) or replicates (BOOTSTRAP). Worded by ``interval_words``, the one wording."""
+
+    value: float
+    low: float
+    high: float
+    n: int | None
+    kind: IntervalKind = IntervalKind.BOOTSTRAP
+
+    def words(self, digits: int = 2) -> str:
+        """The value and what its interval is: "0.12, 95 % interval 0.00–0.30 (Wilson, 500 trials)"."""
+        return f"{self.value:.{digits}f}, {interval_words(self.low, self.high, self.n, digits, self.kind)}"
+
+    def cell(self, digits: int = 2) -> str:
+        """The value and its interval in a table's cell, "0.12 [0.00, 0.30]" (the table says once what the brackets
+        are: ``interval_name``)."""
+        return f"{self.value:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
 
 
 def bootstrap_interval(values, statistic=np.median, confidence: float = 0.95, n_boot: int = 2000,
@@ -30,7 +63,8 @@ def bootstrap_interval(values, statistic=np.median, confidence: float = 0.95, n_
 SMALL_N = 10
 
 
-def interval_words(low: float, high: float, n: int | None, digits: int = 2, kind: str = "bootstrap") -> str:
+def interval_words(low: float, high: float, n: int | None, digits: int = 2,
+                   kind: IntervalKind = IntervalKind.BOOTSTRAP) -> str:
     """What an interval is, in the words every screen, the report, the manifest and the figures' legends use: a
     "95 % interval" only where it is one (a bootstrap over at least ``SMALL_N`` replicates, or a Wilson interval of a
     count), else "a spread of N values", which says how few stand behind it; ``kind='redraws'``: the range of a score
@@ -52,7 +86,7 @@ def interval_words(low: float, high: float, n: int | None, digits: int = 2, kind
     return f"spread {span} of only {n} values (too few for a 95 % interval)"
 
 
-def interval_name(n: int | None, kind: str = "bootstrap") -> str:
+def interval_name(n: int | None, kind: IntervalKind = IntervalKind.BOOTSTRAP) -> str:
     """What the range beside a number is, without its numbers, in the words of ``interval_words`` (shorter: a table's
     caption says that a spread is not a 95 % interval): for a table whose cells hold a median and its range and say
     once per row what the range is."""

@@ -26,7 +26,7 @@ from .attribute import Target
 from .context import EvaluationData, FittedModels, GeneratorSpec
 from .forests import RandomForestClassifier
 from .protocol import Protocol
-from .records import record
+from .records import Record, Role, record
 
 # -- feature sets of one synthetic set ---------------------------------------------------------------
 # Every function accepts one set (n, d) or a stack (..., n, d) and returns (..., n_features).
@@ -204,7 +204,7 @@ def train_attackers(shadow_results: list[dict], seed: int) -> dict:
 
 def mia_evaluation_task(spec: GeneratorSpec, data: EvaluationData, targets: list[Target], levels: list,
                         preset: Protocol, master_seed: int, iteration: int, attackers: dict,
-                        feature_set: str = "correlations", edges: np.ndarray | None = None) -> list[dict]:
+                        feature_set: str = "correlations", edges: np.ndarray | None = None) -> list[Record]:
     """One evaluation iteration at every level: PG, TP and FP records per target.
 
     rawT_out (sizeRawT rows of train minus targets) gives one OUT model shared by all targets and
@@ -231,5 +231,5 @@ def mia_evaluation_task(spec: GeneratorSpec, data: EvaluationData, targets: list
             tp, fp = rates[(t.row, level)]
             for metric, value in (("pg", 1.0 - (tp - fp)), ("mia_tp", tp), ("mia_fp", fp)):
                 records.append(record(spec.label, level, metric, value, attribute=t.attribute, target=t.row,
-                                      target_kind=t.kind, iteration=iteration, role="game"))
+                                      target_kind=t.kind, iteration=iteration, role=Role.GAME))
     return records

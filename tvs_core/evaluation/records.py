@@ -1,8 +1,18 @@
-"""Tidy metric records: one row per (model, level, metric, attribute, target, iteration)."""
+"""Tidy metric records: one ``Record`` per (model, level, metric, attribute, target, iteration), built by ``record``.
+
+A record is typed in memory (``Role`` a member, ``value`` a float) and kept in the store as the same text as
+ever (``Record.stored``: a dict of plain values, its role the member's text), so that a job stored by an earlier
+version reads back (``Record.from_stored``) and stored bytes, job ids and summaries do not change.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, fields
+from enum import StrEnum
+
 import pandas as pd
+
+from ..errors import TVSError
 
 HOLDER = "tvinesynth"  # the data holder's own model (TVineSynth.name)
 REAL = "real"  # the real training rows: TRTR and the release attack on them
@@ -11,25 +21,69 @@ RAW = "raw"  # the attribute game's attack on bootstrap samples of the real refe
 # "nothing learnt" looks like for each metric, measured in the same run (the privacy scale's floor)
 SHUFFLED = "shuffled"
 REFERENCE_MODELS = (REAL, RAW, SHUFFLED)
-# role of a stored sweep's first look (jobs/first_look.py): the holder's recipe fitted on this many training
-# rows, one set per level; shown on the live scatter until the level's own results arrive, used nowhere else
-FIRST_LOOK = "first_look"
 FIRST_LOOK_ROWS = 500  # real-data references in the records, not generators
-COLUMNS = ["model", "level", "metric", "attribute", "target", "target_kind", "iteration", "value", "role"]
+
+
+class Role(StrEnum):
+    """Where a record's number comes from; the first three are the catalogue's ``Source`` of its metric."""
+
+    RELEASE = "release"  # the published sets of the holder's model (and of a baseline or an external set)
+    GAME = "game"  # an attack game's generators, fitted on subsets of the training rows
+    REFERENCE = "reference"  # the real rows (TRTR, the release attack on the real and the shuffled rows)
+    AUDIT = "audit"  # the DP audit's trials
+    # a stored sweep's first look (jobs/first_look.py): the holder's recipe fitted on ``FIRST_LOOK_ROWS`` training
+    # rows, one set per level; shown on the live scatter until the level's own results arrive, used nowhere else
+    FIRST_LOOK = "first_look"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Record:
+    """One number of a sweep, and what it is of. Fields in the stored and tabled order (``COLUMNS``)."""
+
+    model: str
+    level: int | None
+    metric: str
+    attribute: str | None = None  # the column (a per-column metric)
+    target: object = None  # the attacked row, or the count of a run (the DP audit's trials)
+    target_kind: str | None = None
+    iteration: int | None = None  # the set's or the game's iteration
+    value: float
+    role: Role = Role.RELEASE
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "value", float(self.value))
+        if not isinstance(self.role, Role):
+            object.__setattr__(self, "role", Role(self.role))
+
+    def stored(self) -> dict:
+        """The record as the store keeps it: plain values in ``COLUMNS`` order, the role as its text."""
+        return {name: getattr(self, name) for name in COLUMNS} | {"role": self.role.value}
+
+    @classmethod
+    def from_stored(cls, row: dict) -> Record:
+        """A record read back from the store; a role this version does not know is refused in one sentence."""
+        if row.get("role") not in ROLES:
+            raise TVSError(f"A stored result has the role {row.get('role')!r}, which this version does not know "
+                           f"(it knows {', '.join(ROLES)}): the job was written by another version of TVineSynth "
+                           "Studio, open it with that version.")
+        return cls(**{name: row.get(name) for name in COLUMNS})
+
+
+COLUMNS = [f.name for f in fields(Record)]
+ROLES = tuple(Role)
 
 
 def record(model: str, level, metric: str, value: float, attribute: str | None = None, target=None,
-           target_kind: str | None = None, iteration=None, role: str = "release") -> dict:
-    """``role`` says where a number comes from: 'release' (the holder's own model), 'game'
-    (an attack game's generators), 'reference' (real data, e.g. TRTR or the raw AIA baseline)."""
-    return {"model": model, "level": level, "metric": metric, "attribute": attribute, "target": target,
-            "target_kind": target_kind, "iteration": iteration, "value": float(value), "role": role}
+           target_kind: str | None = None, iteration=None, role: Role = Role.RELEASE) -> Record:
+    """The one way a record is made: every producer of results calls it."""
+    return Record(model=model, level=level, metric=metric, attribute=attribute, target=target,
+                  target_kind=target_kind, iteration=iteration, value=value, role=role)
 
 
-def to_frame(records: list[dict]) -> pd.DataFrame:
+def to_frame(records: list[Record]) -> pd.DataFrame:
     """Records in one canonical order: results arrive from workers in any order, and intervals
     (bootstraps over the replicates) must not depend on it."""
-    frame = pd.DataFrame(records, columns=COLUMNS)
+    frame = pd.DataFrame([r.stored() for r in records], columns=COLUMNS)
     frame["level"] = frame["level"].astype("Int64")
     return frame.sort_values(COLUMNS, na_position="first", kind="stable").reset_index(drop=True)
 

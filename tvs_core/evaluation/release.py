@@ -3,6 +3,8 @@ reused by every metric (utility, release MAB/WCAB, DCR, MCMIA, fidelity)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..model.generator import SyntheticGenerator
@@ -11,7 +13,7 @@ from .attribute import release_attribute_records
 from .catalogue import CATALOGUE
 from .context import EvaluationData
 from .protocol import Protocol
-from .records import REAL, SHUFFLED, record
+from .records import REAL, SHUFFLED, Record, Role, record
 from .set_metrics import SyntheticSet, bounded
 from .sizes import RELEASE_ROWS
 from .timing import timed
@@ -22,7 +24,7 @@ SCATTER, DETAILS = "scatter", "details"  # the two parts of a release's metrics 
 
 
 def reference_records(data: EvaluationData, master_seed: int, sensitive: list[str] = (),
-                      classifiers=CLASSIFIERS, part: str | None = None) -> list[dict]:
+                      classifiers=CLASSIFIERS, part: str | None = None) -> list[Record]:
     """TRTR: the same classifiers trained on the real training rows (interval: bootstrap over
     test rows), and the release attack run on the real rows themselves. ``part``: as ``set_metric_functions``
     (TRTR and the attack come with the scatter's part)."""
@@ -32,10 +34,10 @@ def reference_records(data: EvaluationData, master_seed: int, sensitive: list[st
     shuffled = shuffled_sets(data.train, master_seed, DISTANCE_SETS)
     for label, sets in ((REAL, data.train[None]), (SHUFFLED, shuffled)):
         if part != DETAILS:
-            records += [{**r, "role": "reference"}
+            records += [replace(r, role=Role.REFERENCE)
                         for r in release_attribute_records(sets, data, sensitive, label, None)]
         for index, values in enumerate(sets):
-            records += set_records(SyntheticSet(values, data, master_seed, label, None, index), role="reference",
+            records += set_records(SyntheticSet(values, data, master_seed, label, None, index), role=Role.REFERENCE,
                                    part=part)
     return records
 
@@ -47,7 +49,7 @@ def shuffled_sets(values: np.ndarray, master_seed: int, n_sets: int) -> np.ndarr
                      for _ in range(n_sets)])
 
 
-def set_records(one: SyntheticSet, role: str = "release", part: str | None = None) -> list[dict]:
+def set_records(one: SyntheticSet, role: Role = Role.RELEASE, part: str | None = None) -> list[Record]:
     """Every per-set metric of the catalogue (of ``part``, see ``set_metric_functions``) on one published set
     (at most ``SET_ROWS`` rows of each kind), as records."""
     records = []
@@ -87,7 +89,7 @@ def set_size(data: EvaluationData) -> int:
 
 def release_records(model: SyntheticGenerator, data: EvaluationData, level, preset: Protocol,
                     sensitive: list[str], master_seed: int, label: str, classifiers=CLASSIFIERS,
-                    chunk: tuple[int, int] | None = None, part: str | None = None) -> list[dict]:
+                    chunk: tuple[int, int] | None = None, part: str | None = None) -> list[Record]:
     """All metrics of one (model, level) on the sets of ``chunk`` = (first, stop) set indices
     (default: all). The sets are drawn once and shared by every metric; distance and fidelity
     metrics use the first DISTANCE_SETS sets, so they come with the first chunk. ``part``: as
@@ -100,7 +102,7 @@ def release_records(model: SyntheticGenerator, data: EvaluationData, level, pres
 
 def published_records(sets: np.ndarray, data: EvaluationData, level, preset: Protocol, sensitive: list[str],
                       master_seed: int, label: str, classifiers=CLASSIFIERS, first: int = 0,
-                      part: str | None = None) -> list[dict]:
+                      part: str | None = None) -> list[Record]:
     """Every release metric of published sets (set indices ``first``, ``first`` + 1, ...): a generator's
     draws, or a synthetic table made elsewhere (one set, scored exactly like a generator's)."""
     in_chunk = list(range(first, first + len(sets)))

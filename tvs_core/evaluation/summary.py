@@ -12,9 +12,9 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from .catalogue import CATALOGUE, GROUPS, label
+from .catalogue import GROUPS, described, label
 from .intervals import bootstrap_interval, interval_words
-from .records import HOLDER
+from .records import HOLDER, Role
 
 KEYS = ["model", "level", "role", "metric", "attribute", "target_kind"]
 SUMMARY_COLUMNS = [*KEYS, "median", "ci_low", "ci_high", "n"]
@@ -78,7 +78,7 @@ class Summary:
         column = self.frame["metric"]
         return self._where(column == names if isinstance(names, str) else column.isin(list(names)))
 
-    def role(self, name: str) -> Summary:
+    def role(self, name: Role) -> Summary:
         return self._where(self.frame["role"] == name)
 
     def attribute(self, column: str | None) -> Summary:
@@ -118,10 +118,10 @@ def summarise(records: pd.DataFrame, confidence: float = 0.95) -> Summary:
     replicates (synthetic sets or game iterations/targets); for a metric whose replicates are
     bootstrap draws already (catalogue ``spread='percentile'``, e.g. TRTR) their percentiles are the
     interval. ``n`` is the number of replicates behind each interval."""
-    rows = []
+    rows, entries = [], described()
     for key, group in records.groupby(KEYS, dropna=False, sort=True):
         values = group["value"].to_numpy(dtype=float)
-        entry = CATALOGUE.get(key[3])
+        entry = entries.get(key[3])
         if entry is not None and entry.spread == "percentile":
             tail = (1 - confidence) / 2
             estimate, low, high = (float(np.nanmedian(values)), float(np.nanquantile(values, tail)),
@@ -144,10 +144,11 @@ def readable(summary: Summary, raw: bool = False) -> pd.DataFrame:
     ``raw`` adds the record name and the interval's ends (``name``, ``low``, ``high``) for a table that lays the
     numbers out itself (the report's table of every level)."""
     groups = {g: i for i, g in enumerate(GROUPS)}
-    order = {name: i for i, name in enumerate(CATALOGUE)}
+    entries = described()
+    order = {name: i for i, name in enumerate(entries)}
     rows = []
     for row in summary.frame.itertuples(index=False):
-        entry = CATALOGUE.get(row.metric)
+        entry = entries.get(row.metric)
         interval = interval_words(row.ci_low, row.ci_high, int(row.n), digits=3)
         rows.append({
             "group": entry.group if entry else "other", "metric": label(row.metric, short=True),

@@ -18,7 +18,7 @@ from ..data.encoding import TableEncoder
 from ..seeding import task_rng, task_seed
 from .context import EvaluationData
 from .forests import RandomForestClassifier, RandomForestRegressor
-from .records import REAL, record
+from .records import REAL, Record, Role, record
 
 CLASSIFIERS = ("random_forest", "logistic")
 # a random forest's trees are grown on bootstrap samples of at most this many rows: its cost and memory stop
@@ -112,7 +112,7 @@ def score_classifier(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarra
 
 
 def tstr_records(sets: np.ndarray, data: EvaluationData, level, master_seed: int, label: str, indices: list[int],
-                 first: int = 0, classifiers=CLASSIFIERS) -> list[dict]:
+                 first: int = 0, classifiers=CLASSIFIERS) -> list[Record]:
     """TSTR: each classifier trained on each published set of ``indices`` (set ``s`` is ``sets[s - first]``) and
     scored on the hold-out rows, as records; each set and classifier seeded on its own, so a chunk of sets gives
     the records it would give with the others."""
@@ -129,7 +129,7 @@ def tstr_records(sets: np.ndarray, data: EvaluationData, level, master_seed: int
     return records
 
 
-def trtr_records(data: EvaluationData, master_seed: int, classifiers=CLASSIFIERS) -> list[dict]:
+def trtr_records(data: EvaluationData, master_seed: int, classifiers=CLASSIFIERS) -> list[Record]:
     """TRTR, the reference TSTR is read against: the same classifiers trained on the real training rows; its
     interval from 199 bootstraps of the hold-out rows (replicate 0: the hold-out itself)."""
     j = data.response_index
@@ -143,7 +143,7 @@ def trtr_records(data: EvaluationData, master_seed: int, classifiers=CLASSIFIERS
         scorer = fitted_scorer(x_train, y_train, data.discrete[j], c, task_seed(master_seed, "trtr", c))
         on_rows = scorer.on_rows(x_test, y_test)  # predicted once; each bootstrap only re-scores
         for b, rows in enumerate(replicates):
-            records.append(record(REAL, None, name, on_rows(rows), iteration=b, role="reference"))
+            records.append(record(REAL, None, name, on_rows(rows), iteration=b, role=Role.REFERENCE))
     return records
 
 

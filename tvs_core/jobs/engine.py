@@ -14,6 +14,7 @@ from typing import Protocol
 from joblib import Parallel, delayed
 
 from ..errors import TVSError
+from ..evaluation.records import Record
 from ..evaluation.timing import peak_memory_mb, reset_peak_memory, run_timed
 from ..storage.store import JobStatus
 from .backends import RESULT_ORDER, backend_context
@@ -26,7 +27,7 @@ from .tasks import Task, run_task, stage_payloads, task_payloads
 class TaskResult:
     key: str
     kind: str
-    records: list[dict]
+    records: list[Record]
     payload: bytes | None
     seconds: dict[str, float]  # fitting, sampling, metrics, total
     peak_mb: float | None = None  # peak resident memory of the process that ran the task, during the task
@@ -68,7 +69,7 @@ class MemorySink:
     def note(self, message: str) -> None:
         self.notes.append(message)
 
-    def records(self) -> list[dict]:
+    def records(self) -> list[Record]:
         return [r for result in self.results.values() for r in result.records]
 
 

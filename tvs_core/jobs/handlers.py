@@ -11,7 +11,7 @@ from ..evaluation import membership
 from ..evaluation.attribute_game import aia_iteration
 from ..evaluation.context import EvaluationData, GeneratorSpec
 from ..evaluation.dp_audit import trial_records
-from ..evaluation.records import HOLDER, RAW
+from ..evaluation.records import HOLDER, RAW, Record
 from ..evaluation.release import DETAILS, DISTANCE_SETS, published_records, reference_records, release_records
 from ..evaluation.sizes import BASELINE_ROWS
 from ..evaluation.timing import timed
@@ -27,7 +27,7 @@ class Task(Protocol):
     params: tuple
     player: str
 
-Result = tuple[list[dict], bytes | None]
+Result = tuple[list[Record], bytes | None]
 
 
 def fit_baseline(spec: GeneratorSpec, data: EvaluationData, master_seed: int) -> SyntheticGenerator:
@@ -92,7 +92,7 @@ def aia(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
     records = aia_iteration(spec, context.data, context.targets, levels, context.protocol, context.seed,
                             task.params[0], context.sensitive)
     if task.player != HOLDER:  # same subsets and targets as the holder's; the raw reference comes with its task
-        records = [r for r in records if r["model"] != RAW]
+        records = [r for r in records if r.model != RAW]
     return records, None
 
 

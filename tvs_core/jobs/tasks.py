@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from enum import Enum, StrEnum
 
-from ..evaluation.records import HOLDER
+from ..evaluation.records import HOLDER, Record
 from . import handlers
 
 LEVELS, GAMES, ATTACKERS, EVALUATIONS = 1, 2, 3, 4  # stage 0: the holder's fit (and the first look)
@@ -135,7 +135,7 @@ def plan_from_json(entries: list) -> list[Task]:
     return tasks
 
 
-def run_task(task: Task, context, payloads: list[bytes] | None = None) -> tuple[list[dict], bytes | None]:
+def run_task(task: Task, context, payloads: list[bytes] | None = None) -> tuple[list[Record], bytes | None]:
     """The task's tidy records and optional payload, by its kind's handler."""
     if task.kind.handler is None:
         raise ValueError(f"a {task.kind.value} task is run by the worker itself, not by a handler")

@@ -9,7 +9,7 @@ import json
 
 import pandas as pd
 
-from ..evaluation.records import HOLDER, to_frame
+from ..evaluation.records import HOLDER, Record, to_frame
 from ..evaluation.summary import Summary, summarise
 from ..model.generator import SyntheticGenerator
 from ..model.ordering import default_levels
@@ -123,7 +123,7 @@ class JobView:
     def records(self, first_look: bool = False) -> pd.DataFrame:
         """Every stored record; ``first_look``: keep the first look's records of the levels whose own release
         task has not reported yet (the live scatter; never for a choice or an export)."""
-        records = to_frame([r for result in self.store.results(self.id) for r in result["records"]])
+        records = to_frame([Record.from_stored(r) for result in self.store.results(self.id) for r in result["records"]])
         return without_first_look(records, keep_missing_levels=first_look)
 
     def notes(self) -> list[str]:

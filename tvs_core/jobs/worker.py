@@ -42,8 +42,8 @@ class StoreSink:
         return self.store.done_tasks(self.job_id)
 
     def add(self, result: TaskResult) -> None:
-        self.store.add_result(self.job_id, result.key, result.kind, result.records, result.seconds.get("total", 0.0),
-                              result.payload, peak_mb=result.peak_mb)
+        self.store.add_result(self.job_id, result.key, result.kind, [r.stored() for r in result.records],
+                              result.seconds.get("total", 0.0), result.payload, peak_mb=result.peak_mb)
         self.notify()
 
     def payload(self, key: str) -> bytes | None:
@@ -153,7 +153,7 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
                 if count is not None:
                     store.update_job(job_id, details=json.dumps({"first_look_levels": count}))
                 store.add_result(job_id, str(TaskKey(TaskKind.FIRST_LOOK, index=(level,))), TaskKind.FIRST_LOOK.value,
-                                 records, time.perf_counter() - start)
+                                 [r.stored() for r in records], time.perf_counter() - start)
                 sink.notify()
                 if sink.cancelled():
                     return JobStatus.CANCELLED

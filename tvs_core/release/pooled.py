@@ -21,7 +21,8 @@ from ..evaluation.attribute import release_attribute_records
 from ..evaluation.catalogue import CATALOGUE
 from ..evaluation.context import EvaluationData, encode_rows
 from ..evaluation.intervals import SMALL_N
-from ..evaluation.set_metrics import SyntheticSet, bounded, membership_attacks
+from ..evaluation.metrics.membership import membership_attacks
+from ..evaluation.set_metrics import SyntheticSet, bounded
 from ..evaluation.summary import Summary
 from ..model.generator import SyntheticGenerator
 from ..seeding import task_seed
@@ -48,7 +49,7 @@ class PooledCheck:
 
 def _risks(values: np.ndarray, data: EvaluationData, sensitive: list[str], level, seed: int) -> dict:
     """{(metric, column): value} of the release attribute attack and the membership attacks on one set."""
-    out = {(r["metric"], r["attribute"]): float(r["value"])
+    out = {(r.metric, r.attribute): r.value
            for r in release_attribute_records(values[None], data, sensitive, "pooled", level)}
     one = bounded(SyntheticSet(values, data, seed, "pooled", level, 0))
     for name, value in membership_attacks(one).items():

@@ -14,7 +14,17 @@ from ..choice.axes import attribute_game_metrics, membership_metrics
 from ..choice.gdpr import gdpr_table
 from ..choice.selection import HIGH, LOW, Column, level_column, level_column_names
 from ..evaluation.anonymity import Part
-from ..evaluation.catalogue import CATALOGUE, GDPR_CRITERIA, GDPR_PARTS, GDPR_RECORDS, GROUPS, SOURCES, Group, Source
+from ..evaluation.catalogue import (
+    CATALOGUE,
+    GDPR_CRITERIA,
+    GDPR_PARTS,
+    GDPR_RECORDS,
+    GROUPS,
+    SOURCES,
+    Group,
+    Source,
+    described,
+)
 from ..evaluation.intervals import SMALL_N, interval_name
 from ..evaluation.summary import MANY_COLUMNS, column_spread, readable
 from ..text import percent
@@ -143,7 +153,7 @@ def _rows(c: ReportContext) -> list[dict]:
                 "column": r.column, "targets": r.targets, "part": part, "unit": r.unit, "better": r.better,
                 "cells": {}})
             row["cells"][level] = (r.median, r.low, r.high, int(r.n))
-    order = {name: i for i, name in enumerate(CATALOGUE)}
+    order = {name: i for i, name in enumerate(described())}
     groups = {g: i for i, g in enumerate(GROUPS)}
     return sorted(rows.values(), key=lambda r: (groups.get(r["group"], len(GROUPS)), order.get(r["name"], 999),
                                                 r["column"], r["targets"]))

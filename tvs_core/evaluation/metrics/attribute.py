@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..attribute import release_attribute_records
 from ..attribute_game import aia_iteration
 from ..records import RAW, REAL, SHUFFLED
-from .base import AxisKind, Direction, Group, Metric, PerColumn, Reference, Source
+from .base import AxisKind, Direction, Family, Group, Metric, PerColumn, Reference, Source, register
 
 
 def _mab(name: str, label: str, short: str, source: Source, reference: str, on_release: str | None = None,
@@ -33,7 +33,7 @@ def _mab(name: str, label: str, short: str, source: Source, reference: str, on_r
                   produced_by=release_attribute_records if published else aia_iteration)
 
 
-ATTRIBUTE: tuple[Metric, ...] = (
+ATTRIBUTE = register(Family("attribute", 30, (
     _mab("mab", "Mean absolute attacker coefficient (MAB)", "Attack game MAB", Source.GAME, RAW,
          on_release="release_mab"),
     _mab("wcab", "Worst-case absolute attacker coefficient (WCAB)", "Attack game WCAB", Source.GAME, RAW,
@@ -71,4 +71,4 @@ ATTRIBUTE: tuple[Metric, ...] = (
            "For a categorical sensitive column: how much better than always guessing the most common category an "
            "attacker trained on the published sets does; 0 means no better.", per_column=PerColumn.SENSITIVE,
            produced_by=release_attribute_records),
-)
+)))

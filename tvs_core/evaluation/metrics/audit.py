@@ -5,9 +5,9 @@ in sweeps run with --audit-dp). Listed with membership risk."""
 from __future__ import annotations
 
 from ..dp_audit import trial_records
-from .base import Direction, Group, Metric, PerColumn, Source
+from .base import Direction, Family, Group, Metric, PerColumn, Source, register
 
-AUDIT: tuple[Metric, ...] = (
+AUDIT = register(Family("audit", 70, (
     Metric("dp_audit_score_in", "DP audit: canary's membership score, canary in the fit", "DP audit score (IN)",
            "score", Direction.LOWER, (float("-inf"), None), Group.MEMBERSHIP_RISK, Source.GAME,
            "How close the release comes to a planted worst-case record (a canary) in the audit's fits that held it, "
@@ -27,4 +27,4 @@ AUDIT: tuple[Metric, ...] = (
            Group.MEMBERSHIP_RISK, Source.GAME,
            "The small probability δ with which the claimed guarantee may fail (0 for pure ε-DP), recorded by the "
            "audit.", produced_by=trial_records),
-)
+)))

@@ -9,10 +9,12 @@ a metric measured on real data in the same run (e.g. the attack on the real rows
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
+from ..intervals import IntervalKind, Risk
 from ..set_metrics import SyntheticSet
 from ..sizes import RELEASE_ROWS, SET_ROWS
 
@@ -103,6 +105,9 @@ class Metric:
     # reader goes from the declaration to the code that computes it
     produced_by: Callable[..., list[dict]] | None = None
     rows: int | None = None  # a tighter cap than SET_ROWS for an expensive per-set metric
+    # a risk (``intervals.Risk``): each value comes with its interval and the count behind it, kept as records of
+    # their own beside the value's (``RiskRecords``); None: a plain value
+    risk: RiskRecords | None = None
 
     def __post_init__(self) -> None:
         """Text given for a typed field becomes its member, so that a misspelt value fails where it is declared."""
@@ -115,12 +120,84 @@ class Metric:
     def lower_is_better(self) -> bool:
         return self.better is Direction.LOWER
 
+    def records(self) -> tuple[Metric, ...]:
+        """Every record this metric writes, described: its value's, and a risk's interval ends and count."""
+        return (self,) if self.risk is None else (self, self.risk.low, self.risk.high, self.risk.count)
+
+    def read_risk(self, value: Callable[[str], float | None]) -> Risk | None:
+        """This risk read back from its records, ``value(record name)`` (e.g. a point's medians over its sets);
+        None where it was not measured."""
+        found = [value(m.name) for m in self.records()]
+        if self.risk is None or any(v is None for v in found):
+            return None
+        risk, low, high, count = found
+        return Risk(risk, low, high, None if math.isnan(count) else round(count), self.risk.kind)
+
     @property
     def rows_cap(self) -> int | None:
         """The most rows of each kind this metric is computed on (None: all of them)."""
         if self.compute:
             return self.rows or SET_ROWS
         return RELEASE_ROWS if self.source is Source.RELEASE else None
+
+
+@dataclass(frozen=True)
+class RiskRecords:
+    """How a risk's interval and count are kept: records of their own beside the value's (the store's rows as they
+    always were), each described as a ``Metric`` for whoever reads one (a table's row, the glossary) but not an entry
+    of the catalogue: the risk is one entry."""
+
+    low: Metric
+    high: Metric
+    count: Metric
+    kind: IntervalKind
+
+
+@dataclass(frozen=True)
+class Family:
+    """A metric family, declared and computed in one module of this package: its metrics, in the order tables list
+    them, and where they come among the families (``position``). ``compute``: the one computation of a published set
+    that writes every metric of the family naming no function of its own (the GDPR criteria's 16 entries and their
+    records), owned here rather than repeated on each declaration."""
+
+    name: str
+    position: int
+    metrics: tuple[Metric, ...]
+    compute: Callable[[SyntheticSet], dict] | None = None
+
+    def __post_init__(self) -> None:
+        if self.compute is not None:
+            object.__setattr__(self, "metrics", tuple(_computed_by(m, self.compute) for m in self.metrics))
+
+    def __iter__(self):
+        return iter(self.metrics)
+
+    def __len__(self) -> int:
+        return len(self.metrics)
+
+
+def _computed_by(metric: Metric, compute: Callable) -> Metric:
+    """``metric`` (and a risk's interval and count records) computed by the family's computation, unless it names
+    a function of its own."""
+    if metric.compute or metric.produced_by:
+        return metric
+    risk = metric.risk and RiskRecords(*(_computed_by(m, compute) for m in metric.records()[1:]), metric.risk.kind)
+    return replace(metric, compute=compute, risk=risk)
+
+
+_REGISTERED: dict[str, Family] = {}
+
+
+def register(family: Family) -> Family:
+    """Make a family known to the catalogue, which is built from every registered family in ``position`` order;
+    each module of this package registers its own when imported (``catalogue`` imports them all)."""
+    _REGISTERED[family.name] = family
+    return family
+
+
+def registered() -> tuple[Family, ...]:
+    """Every registered family, in ``position`` order."""
+    return tuple(sorted(_REGISTERED.values(), key=lambda family: family.position))
 
 
 ENUM_FIELDS = {"better": Direction, "group": Group, "source": Source, "per_column": PerColumn, "axis": AxisKind}

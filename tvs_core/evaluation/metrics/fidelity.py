@@ -1,21 +1,33 @@
 """Fidelity: whether the published rows look like real ones — as typical as the real rows, covering them, new
-rather than copied, with the same pairwise rank correlations and column distributions (``set_metrics.fidelity``
+rather than copied, with the same pairwise rank correlations and column distributions (``fidelity`` below
 over ``evaluation/fidelity.py``)."""
 
 from __future__ import annotations
 
-from .. import set_metrics
-from .base import Direction, Group, Metric, PerColumn, Source
+from ...seeding import task_seed
+from ..fidelity import alpha_precision_beta_recall, authenticity, column_distances, real_spacing
+from ..set_metrics import SyntheticSet, on_real, spearman
+from .base import Direction, Family, Group, Metric, PerColumn, Source, register
+
+
+def fidelity(s: SyntheticSet) -> dict:
+    support = alpha_precision_beta_recall(s.data.train, s.values, seed=task_seed(s.master_seed, "fid", s.index))
+    distances = column_distances(s.data.train, s.values, s.data.discrete)
+    return {"alpha_precision": support["alpha_precision"], "beta_recall": support["beta_recall"],
+            "authenticity": authenticity(s.data.train, s.values,
+                                         on_real(s, "spacing", lambda: real_spacing(s.data.train))),
+            "spearman_difference": spearman(s),
+            "column_distance": dict(zip(s.data.names, distances, strict=True))}
 
 
 def _fidelity(name: str, label: str, short: str, unit: str, better: Direction, value_range: tuple, explanation: str,
               **more) -> Metric:
-    """Every fidelity metric is computed on one published set by ``set_metrics.fidelity``, for the release."""
+    """Every fidelity metric is computed on one published set by ``fidelity``, for the release."""
     return Metric(name, label, short, unit, better, value_range, Group.FIDELITY, Source.RELEASE, explanation,
-                  compute=set_metrics.fidelity, **more)
+                  **more)
 
 
-FIDELITY: tuple[Metric, ...] = (
+FIDELITY = register(Family("fidelity", 80, (
     _fidelity("alpha_precision", "α-precision (fidelity)", "α-precision (fidelity)", "share", Direction.HIGHER,
               (0.0, 1.0),
               "Whether synthetic rows are as typical as real rows: the regions that hold a given share of the most "
@@ -40,4 +52,4 @@ FIDELITY: tuple[Metric, ...] = (
               "How different each column's distribution of values is in the synthetic data, from 0 (the same) to 1 "
               "(no overlap): Kolmogorov-Smirnov distance for numbers, total variation for categories.",
               per_column=PerColumn.ANY),
-)
+), compute=fidelity))

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from ..records import REAL
 from ..utility import CLASSIFIERS, trtr_records, tstr_records, utility_metric
-from .base import AxisKind, Direction, Group, Metric, Reference, Source
+from .base import AxisKind, Direction, Family, Group, Metric, Reference, Source, register
 
 UTILITY_STAGES = ("tstr", "trtr")  # trained on synthetic rows, or on the real training rows (the reference)
 
@@ -39,8 +39,8 @@ def _utility(auc: bool, stage: str, classifier: str) -> Metric:
                   spread="percentile" if real else "bootstrap", produced_by=trtr_records if real else tstr_records)
 
 
-UTILITY: tuple[Metric, ...] = tuple(_utility(auc, stage, classifier) for auc in (True, False)
-                                    for stage in UTILITY_STAGES for classifier in CLASSIFIERS)
+UTILITY = register(Family("utility", 10, tuple(_utility(auc, stage, classifier) for auc in (True, False)
+                                               for stage in UTILITY_STAGES for classifier in CLASSIFIERS)))
 _BY_NAME = {m.name: m for m in UTILITY}
 
 
