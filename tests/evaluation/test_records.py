@@ -11,7 +11,7 @@ import pytest
 
 from tvs_core.errors import TVSError
 from tvs_core.evaluation.catalogue import Source
-from tvs_core.evaluation.records import COLUMNS, HOLDER, REAL, Record, Role, holder_rows, record, to_frame
+from tvs_core.evaluation.records import COLUMNS, HOLDER, REAL, Record, RecordRole, holder_rows, record, to_frame
 from tvs_core.storage.store import Store
 
 # records as the store holds them, written by the version before records were typed (its ``record`` dicts through
@@ -31,24 +31,25 @@ def test_a_record_is_typed_with_a_float_value_and_the_release_role_by_default():
     row = record(HOLDER, 2, "auc_tstr", np.float32(0.5))
     assert [f.name for f in dataclasses.fields(Record)] == COLUMNS
     assert type(row.value) is float and row.value == 0.5
-    assert row.role is Role.RELEASE and row.attribute is row.target is row.iteration is None
-    assert record("m", 1, "mcmia", 1, target=7, iteration=0, role=Role.GAME).value == 1.0
+    assert row.role is RecordRole.RELEASE and row.attribute is row.target is row.iteration is None
+    assert record("m", 1, "mcmia", 1, target=7, iteration=0, role=RecordRole.GAME).value == 1.0
     with pytest.raises(dataclasses.FrozenInstanceError):
         row.value = 0.7  # type: ignore[misc]
 
 
 def test_every_source_of_the_catalogue_is_a_role():
     """A metric's ``Source`` says what its records are measured on; its records carry that role."""
-    assert {str(s) for s in Source} <= {str(r) for r in Role}
+    assert {str(s) for s in Source} <= {str(r) for r in RecordRole}
 
 
 def test_records_stored_by_the_earlier_version_read_back_typed_and_are_stored_again_byte_for_byte(tmp_path):
     store = Store(tmp_path / "space")
     store.create_job("job", "fingerprint", {})
     back = [Record.from_stored(r) for r in json.loads(STORED)]
-    assert [r.role for r in back] == [Role.GAME, Role.REFERENCE, Role.FIRST_LOOK, Role.AUDIT, Role.RELEASE]
-    assert all(type(r.role) is Role and type(r.value) is float for r in back)
-    assert back[0] == record(HOLDER, 2, "mab", 0.25, "income", 17, "outlier", 0, Role.GAME)
+    assert [r.role for r in back] == [RecordRole.GAME, RecordRole.REFERENCE, RecordRole.FIRST_LOOK, RecordRole.AUDIT,
+                                      RecordRole.RELEASE]
+    assert all(type(r.role) is RecordRole and type(r.value) is float for r in back)
+    assert back[0] == record(HOLDER, 2, "mab", 0.25, "income", 17, "outlier", 0, RecordRole.GAME)
     assert back[1].level is None and back[3].target == 200 and math.isnan(back[2].value)
     store.add_result("job", "release:1", "release", [r.stored() for r in back], 1.0)
     (kept,) = store.db.execute("SELECT records FROM results WHERE job_id = 'job'").fetchone()
@@ -68,12 +69,12 @@ def test_a_stored_role_this_version_does_not_know_is_refused_in_one_sentence():
 
 def rows() -> list[Record]:
     """A sweep's records as they may arrive: references without a level, repeated iterations, tied keys."""
-    return [record(HOLDER, 2, "mcmia", 0.6, "s", 3, "outlier", 1, Role.GAME),
-            record(HOLDER, 2, "mcmia", 0.5, "s", 3, "outlier", 0, Role.GAME),
-            record(REAL, None, "auc_trtr", 0.8, role=Role.REFERENCE),
+    return [record(HOLDER, 2, "mcmia", 0.6, "s", 3, "outlier", 1, RecordRole.GAME),
+            record(HOLDER, 2, "mcmia", 0.5, "s", 3, "outlier", 0, RecordRole.GAME),
+            record(REAL, None, "auc_trtr", 0.8, role=RecordRole.REFERENCE),
             record(HOLDER, 1, "auc_tstr", 0.7),
             record(HOLDER, 1, "auc_tstr", 0.6),
-            record("independent", 10, "auc_tstr", 0.55, role=Role.GAME)]
+            record("independent", 10, "auc_tstr", 0.55, role=RecordRole.GAME)]
 
 
 def test_the_frame_is_the_same_for_any_arrival_order():

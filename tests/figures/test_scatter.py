@@ -9,7 +9,7 @@ import pytest
 
 from tvs_core.choice import Axis
 from tvs_core.evaluation.catalogue import CATALOGUE
-from tvs_core.evaluation.records import FIRST_LOOK_ROWS, Role
+from tvs_core.evaluation.records import FIRST_LOOK_ROWS, RecordRole
 from tvs_core.evaluation.summary import Interval, Summary
 from tvs_core.figures import scatter as SC
 from tvs_core.figures.style import baseline_style, model_label
@@ -152,7 +152,7 @@ def test_baselines_are_listed_by_generator_then_by_epsilon_as_a_number():
 def test_a_first_look_level_is_an_open_circle_that_says_so():
     summary = mcmia_summary()
     frame = summary.frame.copy()
-    frame.loc[frame["level"] == 2, "role"] = Role.FIRST_LOOK
+    frame.loc[frame["level"] == 2, "role"] = RecordRole.FIRST_LOOK
     ours = trace(scatter(Summary(frame)), "TVineSynth (by level)")
     assert list(ours.marker.symbol) == ["circle", "circle-open"]
     assert f"first look: fitted on {FIRST_LOOK_ROWS} rows" in ours.hovertext[1]

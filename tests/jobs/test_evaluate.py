@@ -20,7 +20,7 @@ from tests.helpers import TINY
 from tvs_core import IndependentMargins, TVineSynth
 from tvs_core.errors import DataError
 from tvs_core.evaluation.protocol import QUICK
-from tvs_core.evaluation.records import COLUMNS, HOLDER, Record, Role, record, to_frame
+from tvs_core.evaluation.records import COLUMNS, HOLDER, Record, RecordRole, record, to_frame
 from tvs_core.evaluation.summary import summarise
 from tvs_core.jobs.context import split_tables
 from tvs_core.jobs.engine import TaskResult
@@ -172,7 +172,7 @@ def test_the_in_memory_run_skips_the_holders_fit_and_sums_each_phase_over_the_ta
     def fake_execute(context, tasks, sink, n_jobs=2, backend="loky"):
         started_with.append(set(sink.done()))
         for name, level, seconds in (("aia:1", 1, (1.0, 0.5, 2.0)), ("aia:0", 0, (0.25, 0.0, 1.0))):
-            one = record(HOLDER, level, "pg", 1.0, role=Role.GAME)
+            one = record(HOLDER, level, "pg", 1.0, role=RecordRole.GAME)
             sink.add(TaskResult(name, "aia", [one], None, dict(zip(("fitting", "sampling", "metrics"), seconds,
                                                                        strict=True)) | {"total": sum(seconds)}))
         return "done"

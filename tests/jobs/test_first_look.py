@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from tests.conftest import make_small_table
-from tvs_core.evaluation.records import FIRST_LOOK_ROWS, HOLDER, Role, record, to_frame
+from tvs_core.evaluation.records import FIRST_LOOK_ROWS, HOLDER, RecordRole, record, to_frame
 from tvs_core.jobs import SweepConfig
 from tvs_core.jobs import first_look as module
 from tvs_core.jobs.context import split_tables
@@ -81,7 +81,7 @@ def test_a_level_above_what_the_sample_can_fit_is_not_looked_at_nor_counted(smal
 def test_a_looks_records_are_the_holders_at_its_level_marked_as_a_first_look_and_seeded(small_sample):
     found = looks(levels=[1, 2])
     for level, records, _ in found:
-        assert {(r.model, r.level, r.role) for r in records} == {(HOLDER, level, Role.FIRST_LOOK)}
+        assert {(r.model, r.level, r.role) for r in records} == {(HOLDER, level, RecordRole.FIRST_LOOK)}
         assert {"auc_tstr", "release_mab"} <= {r.metric for r in records}
     assert looks(levels=[1, 2]) == found  # the same settings, the same first look
 
@@ -104,10 +104,11 @@ def test_records_without_a_first_look_are_returned_as_they_are():
 def test_only_the_holders_own_release_records_retire_a_levels_first_look():
     """A baseline's records, or the holder's game records, at a level do not mean that level's release task has
     reported: its first look stays on the live scatter."""
-    records = frame((HOLDER, 1, Role.FIRST_LOOK), (HOLDER, 2, Role.FIRST_LOOK), (HOLDER, 3, Role.FIRST_LOOK),
+    records = frame((HOLDER, 1, RecordRole.FIRST_LOOK), (HOLDER, 2, RecordRole.FIRST_LOOK),
+                    (HOLDER, 3, RecordRole.FIRST_LOOK),
                     (HOLDER, 1, "release"), (HOLDER, 2, "game"), ("copy_rows_test", 3, "release"))
     live = without_first_look(records, keep_missing_levels=True)
-    assert sorted(live.loc[live["role"] == Role.FIRST_LOOK, "level"]) == [2, 3]
+    assert sorted(live.loc[live["role"] == RecordRole.FIRST_LOOK, "level"]) == [2, 3]
     assert len(live) == len(records) - 1
-    assert Role.FIRST_LOOK not in set(without_first_look(records)["role"])
+    assert RecordRole.FIRST_LOOK not in set(without_first_look(records)["role"])
     assert len(without_first_look(records)) == 3

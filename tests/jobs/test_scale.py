@@ -13,7 +13,7 @@ from tvs_core.evaluation.catalogue import CATALOGUE
 from tvs_core.evaluation.context import EvaluationData
 from tvs_core.evaluation.distance import mcmia
 from tvs_core.evaluation.protocol import QUICK
-from tvs_core.evaluation.records import Role
+from tvs_core.evaluation.records import RecordRole
 from tvs_core.evaluation.set_metrics import SyntheticSet, bounded
 from tvs_core.evaluation.sizes import PMSE_ROWS, RELEASE_ROWS, SET_ROWS
 from tvs_core.jobs import JobView, SweepConfig, memory, submit
@@ -116,15 +116,16 @@ def test_a_first_look_comes_before_the_holders_fit_and_never_reaches_a_summary(c
     assert [r["task"] for r in looks] == ["first_look:1", "first_look:2", "first_look:3"]
     assert results.index(looks[0]) == 0  # stored first, before the holder's fit
     metrics = {rec["metric"] for rec in looks[0]["records"]}
-    assert {"auc_tstr", "release_mab"} <= metrics and {rec["role"] for rec in looks[0]["records"]} == {Role.FIRST_LOOK}
+    assert {"auc_tstr", "release_mab"} <= metrics
+    assert {rec["role"] for rec in looks[0]["records"]} == {RecordRole.FIRST_LOOK}
     view = JobView(store, job_id)
     assert view.progress()["done"] == view.progress()["total"]  # counted in the plan
-    assert not (view.records()["role"] == Role.FIRST_LOOK).any()  # summaries, choice and export never see it
-    assert not (view.records(first_look=True)["role"] == Role.FIRST_LOOK).any()  # every level has reported
+    assert not (view.records()["role"] == RecordRole.FIRST_LOOK).any()  # summaries, choice and export never see it
+    assert not (view.records(first_look=True)["role"] == RecordRole.FIRST_LOOK).any()  # every level has reported
     live = first_look_module.without_first_look(
         pd.concat([view.records(), pd.DataFrame([{**r, "level": r["level"]} for r in looks[2]["records"]])]),
         keep_missing_levels=True)
-    assert not (live["role"] == Role.FIRST_LOOK).any()  # level 3 reported: its first look is gone
+    assert not (live["role"] == RecordRole.FIRST_LOOK).any()  # level 3 reported: its first look is gone
     early = pd.DataFrame([rec for r in looks for rec in r["records"]])
     early["level"] = early["level"].astype("Int64")
     kept = first_look_module.without_first_look(early, keep_missing_levels=True)
@@ -151,7 +152,7 @@ def test_the_first_looks_lowest_level_is_the_full_recipes_at_that_level(clinical
     assert [count for _, _, count in looks] == [None] + [len(shown)] * (len(shown) - 1)
     chosen = list(first_look_module.first_look(sweep_config(levels=shown), train, test))
     assert {count for _, _, count in chosen} == {len(shown)}  # levels chosen: n at once
-    rng = first_look_module.task_rng(config.seed, Role.FIRST_LOOK, "rows")
+    rng = first_look_module.task_rng(config.seed, RecordRole.FIRST_LOOK, "rows")
     small_train = first_look_module._sample(train, 200, rng)
     small_test = first_look_module._sample(test, 400, rng)
     assert looks[0][:2] == next(first_look_module._looks(config, fitted[1], [1], small_train, small_test))

@@ -8,7 +8,7 @@ import pytest
 
 from tvs_core.data.fingerprint import fingerprint_table
 from tvs_core.errors import TVSError
-from tvs_core.evaluation.records import HOLDER, Role, record
+from tvs_core.evaluation.records import HOLDER, RecordRole, record
 from tvs_core.jobs import JobView, SweepConfig, submit
 from tvs_core.jobs.context import fit_holder
 from tvs_core.jobs.progress import progress
@@ -183,12 +183,12 @@ def test_records_of_every_result_in_one_canonical_frame(view):
 
 
 def test_the_first_look_stands_in_only_on_the_live_scatter_until_its_level_reports(view):
-    add(view, "first_look:1", [record(HOLDER, 1, "release_mab", 0.9, role=Role.FIRST_LOOK)])
-    add(view, "first_look:3", [record(HOLDER, 3, "release_mab", 0.8, role=Role.FIRST_LOOK)])
+    add(view, "first_look:1", [record(HOLDER, 1, "release_mab", 0.9, role=RecordRole.FIRST_LOOK)])
+    add(view, "first_look:3", [record(HOLDER, 3, "release_mab", 0.8, role=RecordRole.FIRST_LOOK)])
     add(view, "release:1:0-10", [record(HOLDER, 1, "release_mab", 0.2)])
-    assert Role.FIRST_LOOK not in set(view.records()["role"])  # never for a summary, a choice or an export
+    assert RecordRole.FIRST_LOOK not in set(view.records()["role"])  # never for a summary, a choice or an export
     live = view.records(first_look=True)
-    assert set(zip(live["level"], live["role"], strict=True)) == {(1, "release"), (3, Role.FIRST_LOOK)}
+    assert set(zip(live["level"], live["role"], strict=True)) == {(1, "release"), (3, RecordRole.FIRST_LOOK)}
     assert view.summary().frame["n"].sum() == 1
     assert view.summary(first_look=True).frame["n"].sum() == 2
 

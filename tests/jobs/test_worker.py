@@ -14,7 +14,7 @@ import pytest
 
 from tests.helpers import PlantedPickle, stored_job
 from tvs_core.errors import DataError, DataErrors, TVSError
-from tvs_core.evaluation.records import Role, record
+from tvs_core.evaluation.records import RecordRole, record
 from tvs_core.jobs import worker
 from tvs_core.jobs.engine import TaskResult
 from tvs_core.jobs.payloads import shadows_payload
@@ -74,7 +74,7 @@ def test_every_result_is_committed_as_it_arrives_and_progress_sees_it_stored(sto
     stored_job(store, JOB, "running")
     seen = []
     sink = StoreSink(store, JOB, progress=lambda job: seen.append((job["done"], sorted(sink.done()))))
-    records = [record("tvinesynth", 1, "mab", 0.5, role=Role.GAME)]
+    records = [record("tvinesynth", 1, "mab", 0.5, role=RecordRole.GAME)]
     sink.add(TaskResult("release:1:0-5", "release", records, None, {"total": 2.5}, peak_mb=120.0))
     sink.add(TaskResult("mia_shadow:0", "mia_shadow", [], b"PK\x03\x04 arrays", {"total": 1.0}, peak_mb=300.0))
     sink.add(TaskResult("mia_shadow:1", "mia_shadow", [], None, {"total": 1.0}, peak_mb=200.0))

@@ -13,7 +13,7 @@ from ..seeding import task_rng, task_seed
 from .attribute import Target, classify_sets, guess_errors, population_scaling, regress_sets
 from .context import EvaluationData, FittedModels, GeneratorSpec
 from .protocol import Protocol
-from .records import RAW, Record, Role, record
+from .records import RAW, Record, RecordRole, record
 
 
 def _numeric_records(label, level, column, j, in_sets_by_target, out_sets, targets, data, scaling, iteration):
@@ -25,15 +25,16 @@ def _numeric_records(label, level, column, j, in_sets_by_target, out_sets, targe
         coefs.append(coef)
         r2s.append(r2)
         err = guess_errors(coef, intercept, data.train[t.row], j, scaling)
-        records.append(record(label, level, "mse_in", err.mean(), column, t.row, t.kind, iteration, Role.GAME))
+        records.append(record(label, level, "mse_in", err.mean(), column, t.row, t.kind, iteration, RecordRole.GAME))
     out_coef, out_intercept, _ = regress_sets(out_sets, j, categorical)
     for t in targets:
         err = guess_errors(out_coef, out_intercept, data.train[t.row], j, scaling)
-        records.append(record(label, level, "mse_out", err.mean(), column, t.row, t.kind, iteration, Role.GAME))
+        records.append(record(label, level, "mse_out", err.mean(), column, t.row, t.kind, iteration, RecordRole.GAME))
     coef = np.abs(np.concatenate(coefs))
-    records += [record(label, level, "mab", coef.mean(), column, iteration=iteration, role=Role.GAME),
-                record(label, level, "wcab", coef.max(), column, iteration=iteration, role=Role.GAME),
-                record(label, level, "mr2", np.concatenate(r2s).mean(), column, iteration=iteration, role=Role.GAME)]
+    records += [record(label, level, "mab", coef.mean(), column, iteration=iteration, role=RecordRole.GAME),
+                record(label, level, "wcab", coef.max(), column, iteration=iteration, role=RecordRole.GAME),
+                record(label, level, "mr2", np.concatenate(r2s).mean(), column, iteration=iteration,
+                       role=RecordRole.GAME)]
     return records
 
 
@@ -48,7 +49,7 @@ def _categorical_records(label, level, column, j, in_sets_by_target, out_sets, t
         hit_in = (classify_sets(in_sets_by_target[t.row], j, row, categorical, seed)[:, 0] == truth).mean()
         hit_out = (classify_sets(out_sets, j, row, categorical, seed)[:, 0] == truth).mean()
         records.append(record(label, level, "advantage", hit_in - hit_out, column, t.row, t.kind, iteration,
-                              Role.GAME))
+                              RecordRole.GAME))
     return records
 
 

@@ -45,7 +45,7 @@ from ..seeding import subsample, task_rng, task_seed
 from .context import EvaluationData, GeneratorSpec
 from .distance import nearest, standardise
 from .intervals import clopper_pearson
-from .records import Record, Role, record
+from .records import Record, RecordRole, record
 from .timing import timed
 
 AUDIT_ROWS = 1_000  # base rows of every audit fit (a smaller dataset only makes one record easier to see)
@@ -239,11 +239,11 @@ def trial_records(spec: GeneratorSpec, data: EvaluationData, master_seed: int, t
     with timed("sampling"):
         release = model.sample_values(len(base), None, task_seed(master_seed, "dp-audit release", spec.label, trial))
     records = [record(spec.label, None, SCORE_IN if inside[key.split("/")[0]] else SCORE_OUT, value, attribute=key,
-                      iteration=trial, role=Role.AUDIT)
+                      iteration=trial, role=RecordRole.AUDIT)
                for key, value in scores(release, base, canaries, data.categorical).items()]
     if trial == 0:
-        records += [record(spec.label, None, CLAIM_EPSILON, claim[0], target=trials, role=Role.AUDIT),
-                    record(spec.label, None, CLAIM_DELTA, claim[1], target=trials, role=Role.AUDIT)]
+        records += [record(spec.label, None, CLAIM_EPSILON, claim[0], target=trials, role=RecordRole.AUDIT),
+                    record(spec.label, None, CLAIM_DELTA, claim[1], target=trials, role=RecordRole.AUDIT)]
     return records
 
 

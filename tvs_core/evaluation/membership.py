@@ -26,7 +26,7 @@ from .attribute import Target
 from .context import EvaluationData, FittedModels, GeneratorSpec
 from .forests import RandomForestClassifier
 from .protocol import Protocol
-from .records import Record, Role, record
+from .records import Record, RecordRole, record
 
 # -- feature sets of one synthetic set ---------------------------------------------------------------
 # Every function accepts one set (n, d) or a stack (..., n, d) and returns (..., n_features).
@@ -231,5 +231,5 @@ def mia_evaluation_task(spec: GeneratorSpec, data: EvaluationData, targets: list
             tp, fp = rates[(t.row, level)]
             for metric, value in (("pg", 1.0 - (tp - fp)), ("mia_tp", tp), ("mia_fp", fp)):
                 records.append(record(spec.label, level, metric, value, attribute=t.attribute, target=t.row,
-                                      target_kind=t.kind, iteration=iteration, role=Role.GAME))
+                                      target_kind=t.kind, iteration=iteration, role=RecordRole.GAME))
     return records

@@ -1,6 +1,6 @@
 """Tidy metric records: one ``Record`` per (model, level, metric, attribute, target, iteration), built by ``record``.
 
-A record is typed in memory (``Role`` a member, ``value`` a float) and kept in the store as the same text as
+A record is typed in memory (``RecordRole`` a member, ``value`` a float) and kept in the store as the same text as
 ever (``Record.stored``: a dict of plain values, its role the member's text), so that a job stored by an earlier
 version reads back (``Record.from_stored``) and stored bytes, job ids and summaries do not change.
 """
@@ -24,7 +24,7 @@ REFERENCE_MODELS = (REAL, RAW, SHUFFLED)
 FIRST_LOOK_ROWS = 500  # real-data references in the records, not generators
 
 
-class Role(StrEnum):
+class RecordRole(StrEnum):
     """Where a record's number comes from; the first three are the catalogue's ``Source`` of its metric."""
 
     RELEASE = "release"  # the published sets of the holder's model (and of a baseline or an external set)
@@ -48,12 +48,12 @@ class Record:
     target_kind: str | None = None
     iteration: int | None = None  # the set's or the game's iteration
     value: float
-    role: Role = Role.RELEASE
+    role: RecordRole = RecordRole.RELEASE
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "value", float(self.value))
-        if not isinstance(self.role, Role):
-            object.__setattr__(self, "role", Role(self.role))
+        if not isinstance(self.role, RecordRole):
+            object.__setattr__(self, "role", RecordRole(self.role))
 
     def stored(self) -> dict:
         """The record as the store keeps it: plain values in ``COLUMNS`` order, the role as its text."""
@@ -70,11 +70,11 @@ class Record:
 
 
 COLUMNS = [f.name for f in fields(Record)]
-ROLES = tuple(Role)
+ROLES = tuple(RecordRole)
 
 
 def record(model: str, level, metric: str, value: float, attribute: str | None = None, target=None,
-           target_kind: str | None = None, iteration=None, role: Role = Role.RELEASE) -> Record:
+           target_kind: str | None = None, iteration=None, role: RecordRole = RecordRole.RELEASE) -> Record:
     """The one way a record is made: every producer of results calls it."""
     return Record(model=model, level=level, metric=metric, attribute=attribute, target=target,
                   target_kind=target_kind, iteration=iteration, value=value, role=role)

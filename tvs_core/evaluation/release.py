@@ -13,7 +13,7 @@ from .attribute import release_attribute_records
 from .catalogue import CATALOGUE
 from .context import EvaluationData
 from .protocol import Protocol
-from .records import REAL, SHUFFLED, Record, Role, record
+from .records import REAL, SHUFFLED, Record, RecordRole, record
 from .set_metrics import SyntheticSet, bounded
 from .sizes import RELEASE_ROWS
 from .timing import timed
@@ -34,11 +34,11 @@ def reference_records(data: EvaluationData, master_seed: int, sensitive: list[st
     shuffled = shuffled_sets(data.train, master_seed, DISTANCE_SETS)
     for label, sets in ((REAL, data.train[None]), (SHUFFLED, shuffled)):
         if part != DETAILS:
-            records += [replace(r, role=Role.REFERENCE)
+            records += [replace(r, role=RecordRole.REFERENCE)
                         for r in release_attribute_records(sets, data, sensitive, label, None)]
         for index, values in enumerate(sets):
-            records += set_records(SyntheticSet(values, data, master_seed, label, None, index), role=Role.REFERENCE,
-                                   part=part)
+            records += set_records(SyntheticSet(values, data, master_seed, label, None, index),
+                                   role=RecordRole.REFERENCE, part=part)
     return records
 
 
@@ -49,7 +49,7 @@ def shuffled_sets(values: np.ndarray, master_seed: int, n_sets: int) -> np.ndarr
                      for _ in range(n_sets)])
 
 
-def set_records(one: SyntheticSet, role: Role = Role.RELEASE, part: str | None = None) -> list[Record]:
+def set_records(one: SyntheticSet, role: RecordRole = RecordRole.RELEASE, part: str | None = None) -> list[Record]:
     """Every per-set metric of the catalogue (of ``part``, see ``set_metric_functions``) on one published set
     (at most ``SET_ROWS`` rows of each kind), as records."""
     records = []

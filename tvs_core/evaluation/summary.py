@@ -14,7 +14,7 @@ import pandas as pd
 
 from .catalogue import GROUPS, described, label
 from .intervals import bootstrap_interval, interval_words
-from .records import HOLDER, Role
+from .records import HOLDER, RecordRole
 
 KEYS = ["model", "level", "role", "metric", "attribute", "target_kind"]
 SUMMARY_COLUMNS = [*KEYS, "median", "ci_low", "ci_high", "n"]
@@ -78,7 +78,7 @@ class Summary:
         column = self.frame["metric"]
         return self._where(column == names if isinstance(names, str) else column.isin(list(names)))
 
-    def role(self, name: Role) -> Summary:
+    def role(self, name: RecordRole) -> Summary:
         return self._where(self.frame["role"] == name)
 
     def attribute(self, column: str | None) -> Summary:

@@ -18,7 +18,7 @@ from ..data.encoding import TableEncoder
 from ..seeding import task_rng, task_seed
 from .context import EvaluationData
 from .forests import RandomForestClassifier, RandomForestRegressor
-from .records import REAL, Record, Role, record
+from .records import REAL, Record, RecordRole, record
 
 CLASSIFIERS = ("random_forest", "logistic")
 # a random forest's trees are grown on bootstrap samples of at most this many rows: its cost and memory stop
@@ -143,7 +143,7 @@ def trtr_records(data: EvaluationData, master_seed: int, classifiers=CLASSIFIERS
         scorer = fitted_scorer(x_train, y_train, data.discrete[j], c, task_seed(master_seed, "trtr", c))
         on_rows = scorer.on_rows(x_test, y_test)  # predicted once; each bootstrap only re-scores
         for b, rows in enumerate(replicates):
-            records.append(record(REAL, None, name, on_rows(rows), iteration=b, role=Role.REFERENCE))
+            records.append(record(REAL, None, name, on_rows(rows), iteration=b, role=RecordRole.REFERENCE))
     return records
 
 

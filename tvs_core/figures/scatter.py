@@ -13,7 +13,7 @@ from ..choice.axes import Axis
 from ..choice.selection import PrivacyPoints, Selection
 from ..evaluation.catalogue import CATALOGUE, Metric, Reference, Source
 from ..evaluation.intervals import interval_words
-from ..evaluation.records import FIRST_LOOK_ROWS, HOLDER, REAL, REFERENCE_MODELS, Role
+from ..evaluation.records import FIRST_LOOK_ROWS, HOLDER, REAL, REFERENCE_MODELS, RecordRole
 from ..evaluation.summary import Interval, Summary
 from .style import HIGHLIGHT_COLOUR, _empty, _padded, baseline_style, level_colour, model_label, model_order
 
@@ -151,7 +151,7 @@ def _read_points(summary: Summary, axis: Axis, utility: Axis, sensitive: list[st
                 continue
             x, column = privacy_of.of(rows, level)
             y = utility.interval(at, None)
-            first_look = len(at.role(Role.FIRST_LOOK)) == len(at)
+            first_look = len(at.role(RecordRole.FIRST_LOOK)) == len(at)
             if first_look:
                 first_looks.add(level)
             notes = _point_notes(axis, source, first_look, model in externals)

@@ -19,7 +19,7 @@ import pandas as pd
 
 from ..evaluation.attribute import release_attribute_records
 from ..evaluation.context import EvaluationData
-from ..evaluation.records import FIRST_LOOK_ROWS, HOLDER, Record, Role, holder_rows, record
+from ..evaluation.records import FIRST_LOOK_ROWS, HOLDER, Record, RecordRole, holder_rows, record
 from ..evaluation.release import release_sets
 from ..evaluation.utility import CLASSIFIERS, score_classifier, split_xy, utility_metric
 from ..seeding import task_rng, task_seed
@@ -63,7 +63,7 @@ def first_look(config: SweepConfig, train: pd.DataFrame, test: pd.DataFrame, thr
     part of the cost on wide tables (60 columns: 59 pair copulas instead of 1 700)."""
     if not looked_levels(len(train), 1):
         return
-    rng = task_rng(config.seed, Role.FIRST_LOOK, "rows")
+    rng = task_rng(config.seed, RecordRole.FIRST_LOOK, "rows")
     small_train, small_test = _sample(train, FIRST_LOOK_ROWS, rng), _sample(test, 2 * FIRST_LOOK_ROWS, rng)
     quick = _quick_level(config)
     if quick is not None:
@@ -92,15 +92,16 @@ def _looks(config: SweepConfig, model, levels: list[int], small_train: pd.DataFr
     j, discrete = data.response_index, data.discrete[data.response_index]
     x_test, y_test = split_xy(data.test, j)
     for level in levels:
-        sets = release_sets(model, level, range(1), FIRST_LOOK_ROWS, config.seed, Role.FIRST_LOOK)
+        sets = release_sets(model, level, range(1), FIRST_LOOK_ROWS, config.seed, RecordRole.FIRST_LOOK)
         x, y = split_xy(sets[0], j)
-        seeds = {c: task_seed(config.seed, Role.FIRST_LOOK, level, c) for c in CLASSIFIERS}
+        seeds = {c: task_seed(config.seed, RecordRole.FIRST_LOOK, level, c) for c in CLASSIFIERS}
         records = [record(HOLDER, level, utility_metric("tstr", discrete, c),
                           score_classifier(x, y, x_test, y_test, discrete, c, seeds[c]), iteration=0,
-                          role=Role.FIRST_LOOK)
+                          role=RecordRole.FIRST_LOOK)
                    for c in CLASSIFIERS]
-        records += [replace(r, model=HOLDER, role=Role.FIRST_LOOK)
-                    for r in release_attribute_records(sets, data, list(config.sensitive), Role.FIRST_LOOK, level)]
+        records += [replace(r, model=HOLDER, role=RecordRole.FIRST_LOOK)
+                    for r in release_attribute_records(sets, data, list(config.sensitive), RecordRole.FIRST_LOOK,
+                                                       level)]
         yield level, records
 
 
@@ -109,12 +110,12 @@ def without_first_look(records: pd.DataFrame, keep_missing_levels: bool = False)
     until that level's own release records have arrived (the live scatter)."""
     if records.empty or "role" not in records:
         return records
-    look = records["role"] == Role.FIRST_LOOK
+    look = records["role"] == RecordRole.FIRST_LOOK
     if not look.any():
         return records
     if not keep_missing_levels:
         return records[~look].reset_index(drop=True)
     holder = holder_rows(records)
-    reported = set(holder.loc[holder["role"] == Role.RELEASE, "level"].dropna())
+    reported = set(holder.loc[holder["role"] == RecordRole.RELEASE, "level"].dropna())
     stale = look & records["level"].isin(reported)
     return records[~stale].reset_index(drop=True)
