@@ -24,8 +24,8 @@ from .choice.selection import METHODS
 from .data.demo import DEFAULT_DEMO, DEMOS, load_demo
 from .data.io import read_table
 from .data.limits import ENV, Limits
-from .data.margins import MARGINS
-from .data.missing import MISSING_POLICIES
+from .data.margins import MARGINS, MarginKind
+from .data.missing import MISSING_POLICIES, MissingPolicy
 from .data.prepare import prepare_table
 from .data.schema import infer_schema
 from .data.validation import check
@@ -37,7 +37,7 @@ from .jobs.backends import BACKENDS, RAY_REFUSAL, risk
 from .jobs.config import COMPETITORS, DEFAULT_BASELINES
 from .model.families import DEFAULT_FAMILY_SET, FAMILY_SETS, FamilySet
 from .model.generator import all_cores
-from .model.ordering import MEASURES, algorithm1, table_associations
+from .model.ordering import MEASURES, Measure, algorithm1, table_associations
 from .model.registry import BaselineName
 from .model.tvinesynth import TVineSynth
 from .seeding import MAX_SEED
@@ -266,9 +266,9 @@ def cmd_release(args) -> dict:
         _check_rows(rows, table.shape[1])
         seed = 0 if args.seed is None else args.seed
         model = TVineSynth(response=schema.response, sensitive=schema.sensitive, rho_star=args.rho,
-                           measure=args.measure, order=args.order, families=FamilySet.parse(args.families),
-                           margins=args.margins, t_max=args.level, seed=seed, threads=args.threads,
-                           missing=args.missing)
+                           measure=Measure(args.measure), order=args.order, families=FamilySet.parse(args.families),
+                           margins=MarginKind(args.margins), t_max=args.level, seed=seed, threads=args.threads,
+                           missing=MissingPolicy(args.missing))
         model.fit(table, schema)
         if args.level > model.order_.full_level:
             raise DataError(f"--level {args.level} is above the full vine's {model.order_.full_level} trees.",

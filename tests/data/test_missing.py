@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import sentences
 from tvs_core import TVineSynth
-from tvs_core.data.missing import INDICATOR_SUFFIX, apply_missing_policy
+from tvs_core.data.missing import INDICATOR_SUFFIX, MissingPolicy, apply_missing_policy
 from tvs_core.data.schema import ColumnType, Role, infer_schema
 from tvs_core.errors import DataError
 from tvs_core.model.families import FamilySet
@@ -146,7 +146,8 @@ def test_impute_keeps_a_date_only_column_at_midnight():
 
 def test_imputed_date_only_column_is_released_as_dates():
     table = _two_day_table()
-    model = TVineSynth(response="y", sensitive=["x"], families=FamilySet.GAUSSIAN, seed=0, missing="impute").fit(table)
+    model = TVineSynth(response="y", sensitive=["x"], families=FamilySet.GAUSSIAN, seed=0,
+                       missing=MissingPolicy.IMPUTE).fit(table)
     day = model.sample(500, seed=3)["day"]
     assert day.isna().any()
     observed = day.dropna()
@@ -164,7 +165,7 @@ def test_unknown_policy_is_refused(holey_table, schema):
 @pytest.fixture(scope="module")
 def imputed_model(holey_table):
     return TVineSynth(response="y", sensitive=["bp"], families=FamilySet.GAUSSIAN, seed=0,
-                      missing="impute").fit(holey_table)
+                      missing=MissingPolicy.IMPUTE).fit(holey_table)
 
 
 @pytest.fixture(scope="module")
@@ -237,5 +238,6 @@ def test_drop_rows_leaving_too_few_rows_suggests_impute():
     with pytest.raises(DataError) as info:
         TVineSynth(response="y", sensitive=["a"], families=FamilySet.GAUSSIAN, seed=0).fit(table)
     assert "impute" in str(info.value) and "rows" in str(info.value)
-    model = TVineSynth(response="y", sensitive=["a"], families=FamilySet.GAUSSIAN, seed=0, missing="impute").fit(table)
+    model = TVineSynth(response="y", sensitive=["a"], families=FamilySet.GAUSSIAN, seed=0,
+                       missing=MissingPolicy.IMPUTE).fit(table)
     assert model.missing_report_.cells_imputed == {"b": n // 2 + 1}

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from tests.conftest import make_small_table
+from tvs_core.data.missing import MissingPolicy
 from tvs_core.data.schema import infer_schema
 from tvs_core.errors import DataError
 from tvs_core.evaluation.context import EvaluationData, FittedModels, GeneratorSpec, encode_rows
@@ -116,7 +117,7 @@ def test_from_model_follows_the_holders_missing_value_policy(tables):
     train.loc[[3, 40], "age"] = np.nan
     dropped = EvaluationData.from_model(TVineSynth(response="y", sensitive=SENSITIVE).fit(train), train, tables[1])
     assert len(dropped.train) == 98 and "age__missing" not in dropped.names
-    imputed = TVineSynth(response="y", sensitive=SENSITIVE, missing="impute").fit(train)
+    imputed = TVineSynth(response="y", sensitive=SENSITIVE, missing=MissingPolicy.IMPUTE).fit(train)
     kept = EvaluationData.from_model(imputed, train, tables[1])
     assert len(kept.train) == 100 and kept.names == imputed.encoder_.names
     assert kept.train[[3, 40], kept.index("age__missing")].tolist() == [1.0, 1.0]

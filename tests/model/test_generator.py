@@ -9,10 +9,13 @@ import pytest
 
 from tests.conftest import make_small_table
 from tests.helpers import CopyRows
+from tvs_core.data.margins import MarginKind
+from tvs_core.data.missing import MissingPolicy
 from tvs_core.data.schema import infer_schema
 from tvs_core.errors import DataError
 from tvs_core.model.baselines import IndependentMargins
 from tvs_core.model.generator import SyntheticGenerator, _regenerate
+from tvs_core.model.ordering import Measure
 
 
 class Tuned(CopyRows):
@@ -60,7 +63,7 @@ def test_a_response_left_with_one_class_is_refused_naming_it_and_impute_fits():
     with pytest.raises(DataError, match="single class") as caught:
         CopyRows(response="y").fit(table)
     assert caught.value.column == "y" and "impute" in caught.value.fix
-    assert CopyRows(response="y", missing="impute").fit(table).n_train_ == 120
+    assert CopyRows(response="y", missing=MissingPolicy.IMPUTE).fit(table).n_train_ == 120
 
 
 @pytest.mark.parametrize("n", [0, -3])
@@ -152,9 +155,22 @@ def test_a_saved_model_names_its_generator_and_comes_back_as_that_class(saved):
     assert type(SyntheticGenerator.from_json(json.dumps(saved))) is IndependentMargins
 
 
+def test_a_saved_models_margins_missing_policy_and_measure_come_back_typed_and_an_unknown_one_is_refused(saved):
+    """A saved file keeps them as text (``"empirical"``); the library takes them typed, so loading reads them."""
+    assert {saved["config"][name] for name in ("margins", "missing", "measure")} == {"empirical", "drop_rows",
+                                                                                      "kendall"}
+    back = SyntheticGenerator.from_json(json.dumps(saved))
+    assert (type(back.margins), type(back.missing), type(back.measure)) == (MarginKind, MissingPolicy, Measure)
+    with pytest.raises(DataError, match="Unknown margins setting 'kernel'") as refused:
+        SyntheticGenerator.from_json(json.dumps({**saved, "config": {**saved["config"], "margins": "kernel"}}))
+    assert "empirical, kde" in refused.value.fix
+
+
 @pytest.mark.parametrize("setting, value, named", [
-    ("margins", "kernel", "Unknown kind of margins 'kernel'"),
-    ("missing", "drop", "Unknown missing-value policy 'drop'"), ("measure", "tau", "Unknown association measure 'tau'"),
+    ("margins", "kernel", "setting 'margins' is 'kernel', not a MarginKind"),
+    ("missing", "drop", "setting 'missing' is 'drop', not a MissingPolicy"),
+    ("measure", "tau", "setting 'measure' is 'tau', not a Measure"),
+    ("margins", "kde", "setting 'margins' is 'kde', not a MarginKind"),  # text, even a valid name: typed at the edge
     ("seed", -1, "seed must be a whole number of 0 or more"),
     ("seed", 2.5, "seed must be a whole number of 0 or more")])
 def test_a_setting_no_fit_can_use_is_refused_in_words_before_any_work(setting, value, named):

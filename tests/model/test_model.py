@@ -14,6 +14,7 @@ from tvs_core import (
     TVineSynth,
     load_demo,
 )
+from tvs_core.data.margins import MarginKind
 from tvs_core.errors import DataError
 from tvs_core.model.families import FamilySet
 from tvs_core.model.ordering import algorithm1, association_matrix
@@ -134,7 +135,8 @@ def test_save_and_load_reproduce_samples(model, tmp_path):
 
 
 def test_kde_margins_release_values_not_in_training(table):
-    model = TVineSynth(response=Y, sensitive=SENSITIVE, families=FamilySet.FAST, margins="kde", seed=0).fit(table)
+    model = TVineSynth(response=Y, sensitive=SENSITIVE, families=FamilySet.FAST, margins=MarginKind.KDE,
+                       seed=0).fit(table)
     out = model.sample(400, seed=1)
     shared = np.isin(out["lactate_mmol_l"], table["lactate_mmol_l"]).mean()
     empirical = TVineSynth(response=Y, sensitive=SENSITIVE, families=FamilySet.FAST).fit(table).sample(400, seed=1)

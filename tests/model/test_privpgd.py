@@ -144,7 +144,7 @@ def test_bad_settings_and_a_missing_torch_are_one_sentence(monkeypatch):
         PrivPGD(particles=0, response="outcome").fit(table)
     with pytest.raises(DataError, match="'iterations' must be a whole number of at least 1"):
         PrivPGD(iterations=2.5, response="outcome").fit(table)
-    with pytest.raises(DataError, match="Unknown kind of margins 'nope'"):  # the settings every generator takes
+    with pytest.raises(DataError, match="setting 'margins' is 'nope', not a MarginKind"):  # every generator's
         PrivPGD(margins="nope", response="outcome").fit(table)
     monkeypatch.setitem(sys.modules, "torch", None)
     with pytest.raises(DataError) as refused:

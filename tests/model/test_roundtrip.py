@@ -11,6 +11,7 @@ import pytest
 from tests.conftest import make_mixed_table
 from tvs_core import SyntheticGenerator, TVineSynth, load_model
 from tvs_core.data.io import read_table
+from tvs_core.data.missing import MissingPolicy
 from tvs_core.data.schema import ColumnType, Role, infer_schema
 from tvs_core.errors import DataError
 from tvs_core.model.families import FamilySet
@@ -194,7 +195,7 @@ def test_csv_table_with_missing_text_dates_imputed(tmp_path):
     table = _csv_table(tmp_path)
     table.loc[::6, "admitted"] = np.nan
     model = TVineSynth(response="outcome", sensitive=["weight"], families=FamilySet.GAUSSIAN, seed=0,
-                       missing="impute").fit(table)
+                       missing=MissingPolicy.IMPUTE).fit(table)
     assert model.missing_report_.cells_imputed == {"admitted": 25}
     synthetic = model.sample(600, seed=2)
     assert str(synthetic["admitted"].dtype) == str(table["admitted"].dtype)

@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from tests.conftest import make_small_table
+from tvs_core.data.margins import MarginKind
 from tvs_core.errors import DataError
 from tvs_core.model.families import FamilySet
 from tvs_core.model.generator import SyntheticGenerator
@@ -49,7 +50,7 @@ def fitted_attributes(generator) -> set[str]:
 # -- settings ------------------------------------------------------------------------------------------------------
 def test_init_only_stores_the_settings_and_the_config_rebuilds_an_equal_generator():
     model = TVineSynth(response="y", sensitive=["age"], rho_star={"age": 0.3}, order=("age", "income"),
-                       families=FamilySet.GAUSSIAN, t_max=2, margins="kde", seed=9, threads=2)
+                       families=FamilySet.GAUSSIAN, t_max=2, margins=MarginKind.KDE, seed=9, threads=2)
     assert fitted_attributes(model) == set()  # nothing learnt, nothing checked yet
     config = model.get_config()
     assert config["rho_star"] == {"age": 0.3} and config["families"] == "gaussian" and config["t_max"] == 2

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from .encoding import TableEncoder
-from .missing import MissingReport, apply_missing_policy
+from .missing import MissingPolicy, MissingReport, apply_missing_policy
 from .schema import ColumnType, Schema, check_dates
 
 
@@ -21,7 +21,8 @@ class PreparedTable:
     labels: pd.Index  # each modelled row's label in the table given (rows the policy dropped are absent)
 
 
-def prepare_table(table: pd.DataFrame, schema: Schema, missing: str = "drop_rows") -> PreparedTable:
+def prepare_table(table: pd.DataFrame, schema: Schema,
+                  missing: MissingPolicy = MissingPolicy.DROP_ROWS) -> PreparedTable:
     """The numeric table every model and the ordering preview work on."""
     for spec in schema.columns:  # an impossible date named by its row in the table as given, before rows are dropped
         if spec.modelled and spec.type == ColumnType.DATETIME and spec.name in table.columns \

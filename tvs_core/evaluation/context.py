@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.encoding import TableEncoder
-from ..data.missing import INDICATOR_SUFFIX
+from ..data.missing import INDICATOR_SUFFIX, MissingPolicy
 from ..data.prepare import prepare_table
 from ..data.schema import CATEGORICAL_TYPES, Schema
 from ..errors import DataError
@@ -82,7 +82,8 @@ class FittedModels:
         return values.reshape(n_sets, size, -1)
 
 
-def encode_rows(encoder: TableEncoder, table: pd.DataFrame, schema: Schema, missing: str = "drop_rows") -> np.ndarray:
+def encode_rows(encoder: TableEncoder, table: pd.DataFrame, schema: Schema,
+                missing: MissingPolicy = MissingPolicy.DROP_ROWS) -> np.ndarray:
     """Rows of another table (the hold-out rows, a release) in an encoding fitted on the training rows. Under
     ``impute`` a column with no gap in these rows gets no missingness indicator of its own: its training indicator
     reads 0 (nothing missing) here."""
@@ -122,7 +123,7 @@ class EvaluationData:
 
     @classmethod
     def from_tables(cls, train: pd.DataFrame, test: pd.DataFrame, schema: Schema,
-                    missing: str = "drop_rows") -> EvaluationData:
+                    missing: MissingPolicy = MissingPolicy.DROP_ROWS) -> EvaluationData:
         prepared = prepare_table(train, schema, missing)
         return cls(prepared.encoder, prepared.schema, prepared.values.to_numpy(),
                    encode_rows(prepared.encoder, test, schema, missing), list(prepared.encoder.names),

@@ -16,11 +16,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..model.ordering import OrderResult, default_levels
+from ..data.missing import MissingPolicy
+from ..model.ordering import Measure, OrderResult, default_levels
 
 
-def table_dependence(table: pd.DataFrame, schema, missing: str = "drop_rows",
-                     measure: str = "kendall") -> tuple[pd.DataFrame, pd.DataFrame]:
+def table_dependence(table: pd.DataFrame, schema, missing: MissingPolicy = MissingPolicy.DROP_ROWS,
+                     measure: Measure = Measure.KENDALL) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(|association| matrix in ``measure``, normal-scores correlation) of a table as the model encodes it: the
     Sensitive page's heatmap and instant preview, before any fit."""
     from ..data.prepare import prepare_table

@@ -16,6 +16,7 @@ from ..data.schema import Schema
 from ..data.split import MIN_HOLDOUT_ROWS, explicit_holdout
 from ..data.validation import check, unseen_labels, validate
 from ..errors import DataError, DataErrors
+from ..model.ordering import Measure
 from ..storage.store import ACTIVE, JobStatus, Store
 from .config import SweepConfig, check_external_name, job_id_for
 from .context import schema_for, split_tables
@@ -53,7 +54,7 @@ def job_id_of(table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame | 
     return job_id_for(_fingerprint(table, holdout), with_externals(config, table, holdout, externals)[0])
 
 
-def start_problems(table: pd.DataFrame, schema: Schema, measure: str = "kendall",
+def start_problems(table: pd.DataFrame, schema: Schema, measure: Measure = Measure.KENDALL,
                    holdout: pd.DataFrame | None = None) -> list[str]:
     """What stops a table (and a hold-out file the holder gave) from being modelled with the schema's roles, as the
     sentences the pages show before Start is offered: the later pages refuse to compute on such a table and say why,

@@ -16,13 +16,13 @@ import numpy as np
 import pandas as pd
 
 from ..data.encoding import TableEncoder, plain_value
-from ..data.margins import MARGINS, make_margins, margins_from_dict
-from ..data.missing import MISSING_POLICIES, MissingReport, reapply_missingness
+from ..data.margins import MarginKind, make_margins, margins_from_dict
+from ..data.missing import MissingPolicy, MissingReport, reapply_missingness
 from ..data.prepare import prepare_table
 from ..data.schema import ColumnType, Schema, infer_schema, mostly_missing
 from ..data.validation import MIN_ROWS, check
 from ..errors import DataError
-from .ordering import MEASURES
+from .ordering import Measure
 
 MODEL_FORMAT = "tvinesynth-studio-model"
 MODEL_FORMAT_VERSION = 1
@@ -40,6 +40,19 @@ def refuse_negative_level(truncation_level: int | None) -> None:
         raise DataError(f"Truncation level {int(truncation_level)} is negative.", fix="Use 0 (independence) or more.")
 
 
+# the settings every generator has that are one of a few named choices: held typed, as the library takes them
+TYPED_SETTINGS = {"margins": MarginKind, "missing": MissingPolicy, "measure": Measure}
+
+
+def _parsed(kind, text: str, setting: str):
+    """A typed setting named in text from outside the library (a saved model); an unknown name refused with the
+    choices."""
+    try:
+        return kind(text)
+    except ValueError:
+        raise DataError(f"Unknown {setting} setting {text!r}.", fix=f"Choose one of: {', '.join(kind)}.") from None
+
+
 class SyntheticGenerator:
     """Base generator. Configure in ``__init__``, ``fit(table)``, then ``sample(n, ...)``.
 
@@ -50,7 +63,8 @@ class SyntheticGenerator:
     has_levels = False  # whether ``sample`` takes a truncation level
 
     def __init__(self, response: str | None = None, sensitive: list[str] | tuple[str, ...] = (),
-                 margins: str = "empirical", missing: str = "drop_rows", measure: str = "kendall",
+                 margins: MarginKind = MarginKind.EMPIRICAL, missing: MissingPolicy = MissingPolicy.DROP_ROWS,
+                 measure: Measure = Measure.KENDALL,
                  seed: int = 0, threads: int = 1):
         self.response = response
         self.sensitive = sensitive
@@ -83,7 +97,11 @@ class SyntheticGenerator:
     def read_config(cls, config: dict) -> dict:
         """Settings as a saved model stores them (an Enum as its text) read back as ``__init__`` takes them; a
         subclass with a typed setting reads it after ``super().read_config(config)``."""
-        return dict(config)
+        config = dict(config)
+        for setting, kind in TYPED_SETTINGS.items():
+            if isinstance(config.get(setting), str) and not isinstance(config[setting], kind):
+                config[setting] = _parsed(kind, config[setting], setting)
+        return config
 
     @classmethod
     def default_setting(cls, name: str):
@@ -99,12 +117,11 @@ class SyntheticGenerator:
         """Refuse, in words and before any work, a setting no fit can use; a subclass adds its own checks after
         ``super()._check_settings()``. (``__init__`` only stores settings, as in scikit-learn, so they are checked
         when the fit starts.)"""
-        choices = {"margins": ("kind of margins", tuple(MARGINS)),
-                   "missing": ("missing-value policy", MISSING_POLICIES), "measure": ("association measure", MEASURES)}
-        for setting, (what, allowed) in choices.items():
-            if getattr(self, setting) not in allowed:
-                raise DataError(f"Unknown {what} '{getattr(self, setting)}' for {self.name}.",
-                                fix=f"Choose one of: {', '.join(allowed)}.")
+        for setting, kind in TYPED_SETTINGS.items():  # text is read by ``read_config`` or the caller's edge
+            value = getattr(self, setting)
+            if not isinstance(value, kind):
+                raise DataError(f"{self.name}'s setting '{setting}' is {value!r}, not a {kind.__name__}.",
+                                fix=f"Give one of: {', '.join(f'{kind.__name__}.{member.name}' for member in kind)}.")
         if not _whole(self.seed) or self.seed < 0:
             raise DataError(f"The seed must be a whole number of 0 or more (it is {self.seed!r}).",
                             fix="Give e.g. seed=0.")

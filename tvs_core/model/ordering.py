@@ -16,6 +16,7 @@ import pandas as pd
 from scipy import stats
 from scipy.stats._stats import _kendall_dis  # scipy's merge count of discordant pairs
 
+from ..data.missing import MissingPolicy
 from ..errors import DataError
 
 
@@ -42,8 +43,8 @@ def default_rho_star(measure: str) -> float:
             "spearman": round(6 / np.pi * np.arcsin(rho / 2), 2)}[measure]
 
 
-def table_associations(table: pd.DataFrame, schema, missing: str = "drop_rows",
-                       measure: str = "kendall") -> pd.DataFrame:
+def table_associations(table: pd.DataFrame, schema, missing: MissingPolicy = MissingPolicy.DROP_ROWS,
+                       measure: Measure = Measure.KENDALL) -> pd.DataFrame:
     """The |association| matrix Algorithm 1 reads, from a table encoded as the model encodes it (``schema``: a
     ``data.schema.Schema`` with roles): what the Sensitive page draws and ``order`` prints before any fit."""
     from ..data.prepare import prepare_table
@@ -51,7 +52,7 @@ def table_associations(table: pd.DataFrame, schema, missing: str = "drop_rows",
     return association_matrix(prepare_table(table, schema, missing).values, measure)
 
 
-def association_matrix(values: pd.DataFrame, measure: str = "kendall") -> pd.DataFrame:
+def association_matrix(values: pd.DataFrame, measure: Measure = Measure.KENDALL) -> pd.DataFrame:
     """Pairwise association of numeric columns; Kendall's tau-b corrects for ties."""
     if measure not in MEASURES:
         raise DataError(f"Unknown association measure '{measure}'.", fix=f"Use one of {', '.join(MEASURES)}.")
@@ -191,7 +192,7 @@ def t_max_advice(order: list[str], sensitive: list[str]) -> tuple[int, str]:
 
 
 def algorithm1(association: pd.DataFrame, response: str, sensitive: list[str],
-               rho_star: float | dict[str, float] | None = None, measure: str = "kendall") -> OrderResult:
+               rho_star: float | dict[str, float] | None = None, measure: Measure = Measure.KENDALL) -> OrderResult:
     """Order covariates by Algorithm 1 from a precomputed association matrix (instant; for sliders).
     ``rho_star`` None means ``default_rho_star(measure)``."""
     if rho_star is None:
