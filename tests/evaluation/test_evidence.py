@@ -81,7 +81,8 @@ ANCHORS = {"utility": {"auc_tstr": (0.5, 0.8), "pair_structure": (0.9, 1.0)}, "p
 
 
 def test_privacy_floor_maps_nothing_learnt_to_one_and_shows_values_beyond():
-    # MAB of the real rows 0.05 scores 0; the shuffled rows' 0.03 scores 1 (the paper's 1 - MAB/MAB_real gave 0.4)
+    # MAB of the real rows 0.05 scores 0; the shuffled rows' 0.03 scores 1 (our reading of the paper,
+    # 1 - MAB/MAB_real, gave 0.4)
     table = levels_table(mab=[0.03, 0.04, 0.07], tstr=[0.65, 0.7, 0.8], pairs_kept=[0.9, 0.95, 1.0])
     sel = select(table, 0.5, privacy=DEFAULT_PRIVACY, anchors=ANCHORS, utility=UtilityMix.parse("tstr,pair_structure"),
                  draws=10)
