@@ -112,3 +112,14 @@ def test_many_levels_beyond_the_anchors_are_counted_in_the_body_and_each_is_a_ro
     assert f"privacy -0.{count + 1}" not in shown
     few = replace(c, selection=SimpleNamespace(table=table.iloc[-evidence.BEYOND_LISTED - 1:]))
     assert appendix.beyond_table(few) == ""  # so few are listed in the body
+
+
+def test_a_level_whose_distances_are_not_scored_yet_still_gives_a_report(context):
+    """Exported mid-sweep, a level may have its quick numbers but not yet its details (the distance of each
+    column's margin): the report says so instead of failing (the export page's report button waited forever)."""
+    unscored = replace(context, summary=context.summary._where(context.summary.frame["metric"] != "column_distance"))
+    assert evidence.column_distances(unscored).empty
+    shown = appendix.render(unscored)
+    assert "none yet: the sweep had not scored this level" in shown
+    assert evidence.fidelity(unscored)  # the margins and correlations, without the distances' summary line
+    assert set(evidence.margins_in_body(unscored)) <= set(evidence.modelled_columns(unscored))

@@ -42,7 +42,8 @@ class GeneratorSpec:
         config = {**self.config, "seed": int(seed), "threads": 1}
         if self.has_levels and t_max is not None:
             config["t_max"] = int(t_max)
-        return generator_class(self.name)(**config)
+        kind = generator_class(self.name)
+        return kind(**kind.read_config(config))  # a spec's settings may come as text (a stored job, evaluate())
 
     @classmethod
     def from_model(cls, model: SyntheticGenerator, label: str | None = None,

@@ -40,7 +40,8 @@ def columns_frame(c: ReportContext) -> tuple[pd.DataFrame, str]:
     schema = schema_frame(c)
     distance = column_distances(c).set_index("column")
     ns = sorted(set(distance["n"]))
-    named = interval_name(ns[0]) if len(ns) == 1 else "a spread or interval by column"
+    named = (interval_name(ns[0]) if len(ns) == 1 else "a spread or interval by column" if ns else
+             "none yet: the sweep had not scored this level's distances when the report was written")
     found = distance.reindex(schema["column"])
     shown = schema[["column", "type", "role"] + (["missing"] if schema["missing"].any() else [])].copy()
     shown[f"distance at level {c.level}"] = [

@@ -387,8 +387,11 @@ def modelled_columns(c: ReportContext) -> list[str]:
 
 
 def column_distances(c: ReportContext) -> pd.DataFrame:
-    """The distance of each column's margin at the released level (``readable`` rows, raw)."""
-    return readable(c.summary.point(c.level).metric("column_distance"), raw=True)
+    """The distance of each column's margin at the released level (``readable`` rows, raw); no rows while the
+    sweep has not scored it yet (a level exported mid-sweep, before its details task), never a frame without the
+    columns the report reads."""
+    frame = readable(c.summary.point(c.level).metric("column_distance"), raw=True)
+    return frame if not frame.empty else pd.DataFrame(columns=["column", "median", "low", "high", "n"])
 
 
 def margins_in_body(c: ReportContext) -> list[str]:
