@@ -218,7 +218,7 @@ for group in table_rows["group"].unique() if len(table_rows) else []:
     st.markdown(f"**{group.capitalize()}**")
     st.dataframe(table_rows[table_rows["group"] == group].drop(columns="group"), hide_index=True, width="stretch")
 for metric, rows in per_column.groupby("metric", sort=False):
-    with st.expander(f"{metric}: each of its {len(rows)} columns"):
+    with st.expander(f"{plain.md(metric)}: each of its {len(rows)} columns"):
         st.dataframe(rows.drop(columns="group"), hide_index=True, width="stretch")
 
 

@@ -8,6 +8,7 @@ from tvs_core import DataError, figures
 from tvs_core.evaluation.preview import preview_levels
 from tvs_core.figures.ordering import FOCUS_NEIGHBOURS, SQUARE_UP_TO
 from tvs_core.model.ordering import MEASURES, Measure, OrderResult, default_rho_star
+from tvs_core.release.export import to_csv_bytes
 
 common.under_navigation()
 
@@ -169,5 +170,5 @@ if len(cut):
             st.caption("In the same order. Search the list with the magnifier above it (or Ctrl+F), sort it by a "
                        "column's header, or download it.")
             st.dataframe(listed, hide_index=True, width="stretch")
-            st.download_button("Download the list (CSV)", listed.to_csv(index=False).encode(),
+            st.download_button("Download the list (CSV)", to_csv_bytes(listed),
                                file_name=f"cut_at_level_{level}.csv", mime="text/csv", on_click="ignore")
