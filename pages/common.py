@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections import OrderedDict
 from enum import Enum
 
 import pandas as pd
@@ -59,7 +60,13 @@ def unexpected_error() -> None:
     """What a page shows for a bug: one sentence, nothing lost, the traceback in the workspace's errors.log."""
     import sys
 
-    kind = sys.exc_info()[0]
+    from tvs_core.errors import out_of_room
+
+    kind, exc = sys.exc_info()[:2]
+    full = out_of_room(exc) if exc is not None else None
+    if full is not None:  # a full disk or a file-size limit: named as such, nothing called damaged or lost
+        st.error(plain.md(full))
+        return
     log = store().space.log_unexpected("the dashboard")
     where = f"where it happened is in {log}" if log else "where it happened could not be written to the workspace"
     st.error(f"Something unexpected went wrong ({kind.__name__}; its message is not shown, as it may quote your "
@@ -89,9 +96,30 @@ def demo_table(name: str) -> pd.DataFrame:
     return load_demo(name)
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
-def _table(fingerprint: str, workspace: str) -> pd.DataFrame:
-    return projects().table(fingerprint)
+TABLES_HELD = 2  # the open project's table and the one before it
+
+
+@st.cache_resource
+def _tables() -> tuple[OrderedDict, threading.Lock]:
+    return OrderedDict(), threading.Lock()
+
+
+def _table(fingerprint: str, workspace: str, opened: pd.DataFrame | None = None) -> pd.DataFrame:
+    """A project's table, held once by the server and handed to every page as that one object: st.cache_data kept a
+    pickled copy and gave each call another, and a table just read from an upload was decoded again from the
+    workspace (a table of 400 MB grew the server by 1.6 GB, issue 54). ``opened``: the table just read, held as it
+    is. Pages never change it in place (pandas' copy-on-write keeps what they derive from it apart)."""
+    held, lock = _tables()
+    with lock:
+        key = (fingerprint, workspace)
+        if opened is not None:
+            held[key] = opened
+        elif key not in held:
+            held[key] = projects().table(fingerprint)
+        held.move_to_end(key)
+        while len(held) > TABLES_HELD:
+            held.popitem(last=False)
+        return held[key]
 
 
 # -- the open project ---------------------------------------------------------------------------------
@@ -177,6 +205,7 @@ def _open_table(table: pd.DataFrame, name: str, source: str, response: str | Non
     from tvs_core.data.fingerprint import fingerprint_table
 
     fingerprint = fingerprint_table(table)
+    _table(fingerprint, str(store().workspace), opened=table)  # the table just read is the one the pages show
     earlier = [p for p in projects().all() if p.fingerprint == fingerprint and p.source == source]
     opened = projects().open(earlier[0].id) if earlier else projects().create(table, name, source, response,
                                                                                  sensitive)
@@ -256,7 +285,7 @@ def table() -> pd.DataFrame:
     return _table(current.fingerprint, str(store().workspace))
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
+@st.cache_resource(show_spinner=False, max_entries=2)
 def _holdout(fingerprint: str, workspace: str) -> pd.DataFrame:
     return projects().table(fingerprint, "holdout")
 

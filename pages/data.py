@@ -7,7 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from pages import common, plain
-from tvs_core import ColumnType, DataError, Role, read_table, validate
+from pages.reading import read_upload
+from tvs_core import ColumnType, DataError, Role, validate
 from tvs_core.data.demo import DEMOS
 from tvs_core.data.missing import MISSING_POLICIES
 from tvs_core.data.split import explicit_holdout, missing_response_rows
@@ -42,14 +43,16 @@ with upload_col:
     upload = st.file_uploader("…or upload a CSV, Parquet or Excel (.xlsx) file",
                               type=["csv", "txt", "tsv", "parquet", "pq", "xlsx", "xlsm", "xls"],
                               help="The file stays on this computer, in the local workspace.")
-    if upload is not None and st.session_state.get(common.OPENED_UPLOAD) != (upload.name, upload.size):
-        st.session_state[common.OPENED_UPLOAD] = (upload.name, upload.size)
+    if upload is not None and st.session_state.get(common.OPENED_UPLOAD) != upload.file_id:
+        uploaded = None
         try:  # read in a process of its own, within the memory and time a read may take; kept as Parquet
-            uploaded = read_table(upload.getvalue(), name=upload.name)
-            common.store().space.save_upload(upload.name, uploaded, upload.getvalue())
+            uploaded = read_upload(upload.getbuffer(), upload.name, upload.file_id)  # the upload's bytes, not a copy
+            if uploaded is not None:
+                common.store().space.save_upload(upload.name, uploaded, upload.getbuffer())
         except DataError as exc:
             st.error(f"Could not open {plain.md(upload.name)}: {plain.md(exc)}")
-        else:
+        st.session_state[common.OPENED_UPLOAD] = upload.file_id  # read, refused or cancelled: not again
+        if uploaded is not None:
             common.open_upload(uploaded, upload.name)
             if uploaded.attrs.get("note"):
                 st.session_state[common.UPLOAD_NOTE] = uploaded.attrs["note"]
@@ -193,12 +196,15 @@ with right:
                              type=["csv", "txt", "tsv", "parquet", "pq", "xlsx", "xlsm"], key=f"holdout.{project.id}")
     if given is not None and st.session_state.get("opened_holdout") != (project.id, given.name, given.size):
         st.session_state["opened_holdout"] = (project.id, given.name, given.size)
+        frame = None
         try:
-            frame = read_table(given.getvalue(), name=given.name)
-            explicit_holdout(table, frame, project.sweep.response)
+            frame = read_upload(given.getbuffer(), given.name, given.file_id)
+            if frame is not None:
+                explicit_holdout(table, frame, project.sweep.response)
         except DataError as exc:
+            frame = None
             st.error(f"{plain.md(given.name)} cannot be the hold-out: {plain.md(exc)}")
-        else:
+        if frame is not None:
             common.update(holdout=common.projects().keep_holdout(frame), holdout_name=given.name,
                           holdout_sha256=hashlib.sha256(given.getvalue()).hexdigest())
             st.rerun()

@@ -43,14 +43,20 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _access_token(workspace: str) -> str:
+    from tvs_core.storage import Workspace
+
+    return Workspace(workspace).access_token()
+
+
 class Server:
-    """``streamlit run app.py`` on 127.0.0.1:port with the workspace given; restartable."""
+    """``streamlit run app.py`` on 127.0.0.1:port with the workspace given; restartable. ``account`` (a
+    ``tests.accounts.Account``): the server runs as that account, as a steward's does, and its workspace is that
+    account's (made by it)."""
 
-    def __init__(self, workspace: Path, port: int | None = None):
-        from tvs_core.storage import Workspace
-
-        self.workspace, self.port = workspace, port or free_port()
-        self.token = Workspace(workspace).access_token()
+    def __init__(self, workspace: Path, port: int | None = None, account=None):
+        self.workspace, self.port, self.account = workspace, port or free_port(), account
+        self.token = account.run(_access_token, str(workspace)) if account else _access_token(str(workspace))
         self.url = self.link()  # the address the console prints: the token in it
         self.process = None
         self.owner = os.environ.get(OWNER)  # who started it (a shared fixture): a restart inside a test keeps it
@@ -67,10 +73,12 @@ class Server:
             env[OWNER] = self.owner
         owner_only = lambda path, flags: os.open(path, flags, 0o600)  # noqa: E731
         with open(self.log, "ab", opener=owner_only) as log:  # beside the workspace: what the server said
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(self.port),
-                 "--server.headless", "true"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True)
+            command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(self.port),
+                       "--server.headless", "true"]
+            if self.account is not None:
+                env["HOME"] = str(self.account.home)
+            self.process = (self.account.popen if self.account is not None else subprocess.Popen)(
+                command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + START_SECONDS
         while time.monotonic() < deadline and self.process.poll() is None:
             try:
@@ -98,18 +106,25 @@ class Server:
             self.process = None
 
     def cancel_jobs(self) -> None:
-        from tvs_core.jobs.process import cancel_job
-        from tvs_core.storage.store import Store
+        if self.account is not None:  # its workspace opens only as its owner
+            self.account.run(_cancel_jobs, str(self.workspace), timeout=600)
+        else:
+            _cancel_jobs(str(self.workspace))
 
-        store = Store(self.workspace)
-        for job in store.jobs():
-            if job["status"] in ("queued", "running"):
-                cancel_job(store, job["id"], grace_seconds=5)
+
+def _cancel_jobs(workspace: str) -> None:
+    from tvs_core.jobs.process import cancel_job
+    from tvs_core.storage.store import Store
+
+    store = Store(workspace)
+    for job in store.jobs():
+        if job["status"] in ("queued", "running"):
+            cancel_job(store, job["id"], grace_seconds=5)
 
 
 @contextmanager
-def running_server(workspace: Path):
-    server = Server(workspace).start()
+def running_server(workspace: Path, account=None):
+    server = Server(workspace, account=account).start()
     try:
         yield server
     finally:
@@ -168,7 +183,8 @@ def browser_page():
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH, timeout=CEILING)
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+            context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+            page = context.new_page()  # in a context of its own, so that a test can open another tab beside it
             page.set_default_timeout(CEILING)  # Playwright's own default is 30 s
             page.set_default_navigation_timeout(CEILING)
             yield page
@@ -290,3 +306,27 @@ def small_sweep(page) -> None:
             raise AssertionError(f"Start sweep stayed disabled; levels shown {chips}; the page says {notes}")
         page.wait_for_timeout(500)  # between two looks
     settled(page)
+
+
+def resident_mb(pid: int, field: str = "VmRSS") -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError(f"process {pid} is gone")
+
+
+def upload_and_weigh(server: Server, page, path: Path) -> tuple[str, float, float]:
+    """Upload ``path`` on the open Data page, as a steward does, and wait for the page's verdict: (what it said —
+    the refusal, or the opened table's heading —, seconds from the upload to the verdict, how far the server grew
+    at its peak meanwhile, MB: its peak resident size, reset before the upload, less its size before)."""
+    pid = server.process.pid
+    Path(f"/proc/{pid}/clear_refs").write_text("5")  # the peak resident size starts again from now (Linux, as root)
+    before = resident_mb(pid)
+    started = time.monotonic()
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(path))
+    verdict = page.get_by_text(f"Could not open {path.name}").or_(page.get_by_text(f"{path.name} — ")).first
+    verdict.wait_for(timeout=CEILING)
+    seconds = time.monotonic() - started
+    said = verdict.inner_text()
+    settled(page)
+    return said, seconds, resident_mb(pid, "VmHWM") - before

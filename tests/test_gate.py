@@ -33,9 +33,26 @@ class Server:
         await send({"type": "http.response.body", "body": b"ok" if scope["path"] == HEALTH else b"choose sweep"})
 
 
-def call(gate, path="/", method="GET", query=b"", cookie=None, kind="http", body=b"", port=PORT, form=False):
-    """One request through ``gate``; (status, headers, body, whether the body was read)."""
-    headers = [(b"host", f"127.0.0.1:{port}".encode())]
+OWN = f"http://127.0.0.1:{PORT}"  # the dashboard's own origin
+ANOTHER_PORT = "http://127.0.0.1:9999"  # another account's page on another port of the same host
+UNSAFE = object()  # the default: the origin a browser sends for a websocket or a form from the dashboard's own page
+
+
+def call(gate, path="/", method="GET", query=b"", cookie=None, kind="http", body=b"", port=PORT, form=False,
+         origin=UNSAFE, host=None, fetch=None, cookies=()):
+    """One request through ``gate``; (status, headers, body, whether the body was read). ``origin``: the Origin
+    header (by default the dashboard's own for a websocket and every method but GET/HEAD/OPTIONS, as a browser sends
+    it, and none otherwise; None: no Origin at all); ``fetch``: the Sec-Fetch-Site/Mode/Dest a browser sends;
+    ``cookies``: more Cookie headers."""
+    headers = [(b"host", (host or f"127.0.0.1:{port}").encode())]
+    if origin is UNSAFE:
+        origin = f"http://127.0.0.1:{port}" if kind == "websocket" or method not in ("GET", "HEAD", "OPTIONS") else None
+    if origin is not None:
+        headers.append((b"origin", origin.encode()))
+    for name, value in zip(("site", "mode", "dest"), fetch or (), strict=False):
+        headers.append((f"sec-fetch-{name}".encode(), value.encode()))
+    for extra in cookies:
+        headers.append((b"cookie", extra.encode()))
     if form:
         headers.append((b"content-type", b"application/x-www-form-urlencoded"))
     if cookie is not None:
@@ -87,6 +104,9 @@ def test_without_the_token_every_route_gets_the_sign_in_page_and_nothing_of_the_
 def test_an_upload_without_the_token_is_refused_before_its_body_is_read(gate, server, method):
     status, _, _, read = call(gate, "/_stcore/upload_file/some-session/file-1", method=method, body=b"x" * 1000)
     assert status == 401 and not read and server.seen == []
+    status, _, _, read = call(gate, "/_stcore/upload_file/some-session/file-1", method=method, body=b"x" * 1000,
+                              origin=ANOTHER_PORT)
+    assert status == 403 and not read and server.seen == []
 
 
 def test_a_websocket_without_the_token_is_closed_before_it_is_accepted(gate, server):
@@ -170,3 +190,89 @@ def test_anything_but_the_token_as_text_is_no_token():
 
     assert same("abc", "abc") and not same("abd", "abc") and not same("", "abc") and not same(None, "abc")
     assert not same(MagicMock(), "abc")  # what AppTest hands the pages for a cookie
+
+
+# -- where a request comes from: ports do not separate sites (the third review) -----------------------------------
+
+@pytest.mark.parametrize("origin", [ANOTHER_PORT, "http://localhost:9999", "http://127.0.0.1", "https://127.0.0.1:8531",
+                                    "http://evil.example:8531", "null", None])
+def test_a_websocket_from_another_origin_is_refused_even_with_the_owners_cookie(gate, server, origin):
+    """The review's attack: a page on 127.0.0.1:9999 opened a websocket to the dashboard; the browser sent the
+    owner's cookie, and the page read every message. Without the dashboard's own Origin, no session is made."""
+    first, _, _, _ = call(gate, "/_stcore/stream", cookie=SIGNED_IN, kind="websocket", origin=origin)
+    assert first == {"type": "websocket.close", "code": 1008} and server.seen == []
+    first, _, _, _ = call(gate, "/_stcore/stream", cookie=SIGNED_IN, kind="websocket", origin=OWN)
+    assert first["type"] == "websocket.accept" and server.seen == [("websocket", "/_stcore/stream")]
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH"])
+def test_a_change_from_another_origin_or_none_is_refused_before_its_body_is_read(gate, server, method):
+    for origin, fetch in ((ANOTHER_PORT, ("same-site", "cors", "empty")), (None, None), ("null", ("same-site",)),
+                          ("null", ("cross-site",))):
+        status, _, body, read = call(gate, "/_stcore/upload_file/session/file", method=method, cookie=SIGNED_IN,
+                                     origin=origin, fetch=fetch, body=b"x" * 1000)
+        assert (status, read) == (403, False) and "did not come from the dashboard's own page" in body
+    assert server.seen == []
+    status, _, _, _ = call(gate, "/_stcore/upload_file/session/file", method=method, cookie=SIGNED_IN, origin="null",
+                           fetch=("same-origin", "cors", "empty"))
+    assert status == 200 and server.seen == [("http", "/_stcore/upload_file/session/file")]
+
+
+@pytest.mark.parametrize("fetch", [("same-site", "cors", "empty"), ("same-site", "no-cors", "image"),
+                                   ("same-site", "no-cors", "script"), ("same-site", "navigate", "iframe"),
+                                   ("cross-site", "navigate", "iframe"), ("cross-site", "no-cors", "style")])
+def test_another_pages_script_image_or_frame_reads_nothing(gate, server, fetch):
+    """A fetch, an <img>, a <script> or a frame of another page, with the owner's cookie: refused, whatever the path
+    (media files, the app's pages, Streamlit's routes)."""
+    for path in ("/", "/media/0123abcd.csv", "/_stcore/host-config", "/static/js/index.js"):
+        status, _, body, _ = call(gate, path, cookie=SIGNED_IN, fetch=fetch)
+        assert status == 403 and "choose" not in body, (path, status)
+    status, _, _, _ = call(gate, "/media/0123abcd.csv", cookie=SIGNED_IN, origin=ANOTHER_PORT)
+    assert status == 403 and server.seen == []
+
+
+@pytest.mark.parametrize("site", ["same-site", "cross-site"])
+def test_a_link_from_another_page_reaches_only_the_sign_in_page(gate, server, site):
+    status, _, body, _ = call(gate, "/export", cookie=SIGNED_IN, fetch=(site, "navigate", "document"),
+                              query=f"token={TOKEN}".encode())
+    assert status == 401 and "opened from another page" in body and server.seen == []
+
+
+@pytest.mark.parametrize("fetch", [("none", "navigate", "document"), ("same-origin", "navigate", "document"),
+                                   ("same-origin", "cors", "empty"), ("same-origin", "no-cors", "image"), None])
+def test_the_owners_own_pages_and_typed_addresses_are_served(gate, server, fetch):
+    status, headers, _, _ = call(gate, "/media/0123abcd.csv", cookie=SIGNED_IN, fetch=fetch)
+    assert status == 200 and server.seen == [("http", "/media/0123abcd.csv")]
+    assert headers[b"x-frame-options"] == b"SAMEORIGIN" and headers[b"cross-origin-resource-policy"] == b"same-origin"
+
+
+@pytest.mark.parametrize("host", ["evil.example:8531", "evil.example", "127.0.0.1:9999", "localhost", "127.0.0.2:8531",
+                                  "127.0.0.1.nip.io:8531"])
+def test_a_request_naming_another_host_is_refused(gate, server, host):
+    """DNS rebinding: a name that points at 127.0.0.1 makes the attacker's page same-origin with itself; the server
+    answers only to its own loopback address and port, health included."""
+    for path, kind in (("/", "http"), (HEALTH, "http"), ("/_stcore/stream", "websocket")):
+        answer = call(gate, path, cookie=SIGNED_IN, kind=kind, host=host, origin=f"http://{host}")[0]
+        assert answer in (403, {"type": "websocket.close", "code": 1008}), (host, path, answer)
+    assert server.seen == []
+    for host in ("localhost:8531", "LOCALHOST:8531", "[::1]:8531"):
+        assert call(gate, "/", cookie=SIGNED_IN, host=host)[0] == 200
+
+
+@pytest.mark.parametrize("planted", ["tossed", "", cookie_value("another token")])
+def test_a_cookie_planted_with_a_longer_path_does_not_lock_the_owner_out(gate, server, planted):
+    """Another page ran document.cookie = "tvs_access_8531=tossed; path=/_stcore": the browser then sends that one
+    first. Every cookie of the name is read; the owner's still opens the server, the planted one alone does not."""
+    both = f"{cookie_name(PORT)}={planted}; {SIGNED_IN}"
+    assert call(gate, "/_stcore/stream", cookie=both, kind="websocket")[0]["type"] == "websocket.accept"
+    assert call(gate, "/", cookie=both)[0] == 200
+    assert call(gate, "/", cookie=f"{cookie_name(PORT)}={planted}", cookies=[SIGNED_IN])[0] == 200  # two headers
+    assert call(gate, "/", cookie=f"{cookie_name(PORT)}={planted}")[0] == 401
+
+
+def test_the_pages_read_every_cookie_of_the_gates_name_as_the_gate_does():
+    from tvs_core.gate import values_in_headers
+
+    assert values_in_headers(["a=1; tvs_access_8531=tossed; tvs_access_8531=good", "tvs_access_8531=third"],
+                             "tvs_access_8531") == ["tossed", "good", "third"]
+    assert values_in_headers(["tvs_access_85311=x; xtvs_access_8531=y"], "tvs_access_8531") == []

@@ -89,14 +89,13 @@ class Health(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def test_the_address_with_the_token_is_said_once_and_only_when_the_server_answers(tmp_path):
-    space = Workspace(tmp_path / "space")
+def _said_once_answering(space: Workspace, out) -> tuple[int, str]:
+    """Start the announcer on a free port, then a server that answers health there; (port, what ``out`` got)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    said = io.StringIO()
-    waiting = launching.announce_when_answering(space, port, out=said)
-    assert waiting.is_alive() and said.getvalue() == ""  # nothing listens on the port yet
+    waiting = launching.announce_when_answering(space, port, out=out)
+    assert waiting.is_alive()
     server = http.server.HTTPServer(("127.0.0.1", port), Health)
     serving = threading.Thread(target=server.serve_forever, daemon=True)
     serving.start()
@@ -106,9 +105,53 @@ def test_the_address_with_the_token_is_said_once_and_only_when_the_server_answer
     finally:
         server.shutdown()
         server.server_close()
-    lines = said.getvalue().splitlines()
+    return port, out
+
+
+def test_the_address_with_the_token_is_said_once_and_only_when_the_server_answers_in_a_terminal(tmp_path):
+    import pty
+
+    space = Workspace(tmp_path / "space")
+    leader, follower = pty.openpty()
+    with os.fdopen(follower, "w") as terminal:
+        port, _ = _said_once_answering(space, terminal)
+    said = os.read(leader, 65536).decode()
+    os.close(leader)
+    lines = said.splitlines()
     assert lines[0] == f"TVineSynth Studio is open for you at http://127.0.0.1:{port}/?token={space.access_token()}"
     assert str(space.token_path) in lines[1] and len(lines) == 2
+
+
+@pytest.mark.parametrize("where", ["pipe", "shared file", "buffer"])
+def test_a_console_that_is_not_a_terminal_gets_where_the_token_is_kept_never_the_token(tmp_path, where):
+    """``python -m tvs_core dashboard > dash.log &`` under umask 022: the log is 0644, and in a 0755 home any
+    account reads it. The address is said with where the token is kept, and the token nowhere."""
+    space = Workspace(tmp_path / "space")
+    if where == "pipe":
+        read_end, write_end = os.pipe()
+        with os.fdopen(write_end, "w") as out:
+            port, _ = _said_once_answering(space, out)
+        with os.fdopen(read_end) as stream:
+            said = stream.read()
+    elif where == "shared file":
+        log = tmp_path / "dash.log"
+        with open(log, "w") as out:
+            os.chmod(log, 0o644)
+            port, _ = _said_once_answering(space, out)
+        said = log.read_text()
+    else:
+        port, out = _said_once_answering(space, io.StringIO())
+        said = out.getvalue()
+    assert space.access_token() not in said and "token=" not in said
+    assert f"http://127.0.0.1:{port}/" in said and str(space.token_path) in said
+
+
+def test_a_log_file_only_the_owner_can_read_gets_the_token(tmp_path):
+    space = Workspace(tmp_path / "space")
+    log = tmp_path / "dash.log"
+    with open(os.open(log, os.O_WRONLY | os.O_CREAT, 0o600), "w") as out:
+        port, _ = _said_once_answering(space, out)
+    assert f"?token={space.access_token()}" in log.read_text()
 
 
 def test_the_upload_cap_is_the_tools_own_file_size_limit(monkeypatch):

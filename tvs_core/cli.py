@@ -29,7 +29,7 @@ from .data.missing import MISSING_POLICIES, MissingPolicy
 from .data.prepare import prepare_table
 from .data.schema import infer_schema
 from .data.validation import check
-from .errors import DataError, DataErrors, TVSError
+from .errors import DataError, DataErrors, TVSError, out_of_room
 from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY, AxisKind
 from .evaluation.dp_audit import DEFAULT_TRIALS
 from .evaluation.protocol import PROTOCOLS
@@ -766,12 +766,14 @@ def main(argv: list[str] | None = None) -> int:
     except DataErrors as exc:
         _say("error: " + " | ".join(str(p) for p in exc.problems))
         return EXIT_USAGE
-    except (TVSError, OSError) as exc:
-        _say(f"error: {' '.join(str(exc).split())}")
-        return EXIT_USAGE
     except (KeyboardInterrupt, SystemExit):
         raise
-    except Exception as exc:  # a bug, not the user's input: one line here, the traceback in the log
+    except Exception as exc:
+        full = None if isinstance(exc, TVSError) else out_of_room(exc)  # a full disk, a file-size limit: named
+        if full is not None or isinstance(exc, (TVSError, OSError)):
+            _say(f"error: {' '.join(str(full or exc).split())}")
+            return EXIT_USAGE
+        # a bug, not the user's input: one line here, the traceback in the log
         log = _log_unexpected(getattr(args, "command", None), getattr(args, "workspace", None))
         where = f"; where it happened is in {log}" if log else ""
         _say(f"error: something unexpected went wrong ({type(exc).__name__}){where}. Its message is not shown, as it "

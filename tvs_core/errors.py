@@ -31,3 +31,27 @@ class DataErrors(DataError):
             "; ".join(str(p) for p in problems),
             column=problems[0].column if len(problems) == 1 else None,
         )
+
+
+# what a failed write says when it failed for want of room (errno, in a sentence)
+_NO_ROOM = {28: "the disk is full", 122: "the disk quota is used up", 27: "a file-size limit was reached"}
+_SQLITE_NO_ROOM = ("SQLITE_FULL", "SQLITE_IOERR")  # SQLite reports a file-size limit as an I/O error
+
+
+def out_of_room(exc: BaseException, what: str = "the workspace") -> TVSError | None:
+    """A write that failed for want of room — a full disk (ENOSPC), a used-up quota (EDQUOT), a file-size limit
+    (EFBIG; SQLite reports it as an I/O error) — as one sentence naming it; None for any other failure, or for an
+    exception that carries no such cause. Nothing is called damaged that is not: the files were not changed."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        reason = _NO_ROOM.get(getattr(exc, "errno", None)) if isinstance(exc, OSError) else None
+        name = getattr(exc, "sqlite_errorname", "") or ""
+        if reason is None and name.startswith(_SQLITE_NO_ROOM):
+            reason = ("the disk is full" if name == "SQLITE_FULL" else
+                      "a write failed (the disk may be full, a file-size limit reached, or the disk failing)")
+        if reason is not None:
+            return TVSError(f"Could not write to {what}: {reason}. Nothing already kept was changed or lost. Free some "
+                            "space on the disk (or raise the file-size limit, ulimit -f), then do it again.")
+        exc = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
+    return None

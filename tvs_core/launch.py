@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 import socket
+import stat
 import sys
 import threading
 import time
@@ -89,9 +90,33 @@ def answers(port: int, timeout: float = 5.0) -> bool:
         return False
 
 
+def private_console(out) -> bool:
+    """Whether what is printed on ``out`` stays the owner's: a terminal, or a file of the owner's that no other
+    account can read. A pipe, a socket or a file others may read (``dashboard > dash.log &`` under umask 022) is not:
+    the token is then not printed there."""
+    try:
+        if out.isatty():
+            return True
+        found = os.fstat(out.fileno())
+    except (AttributeError, OSError, ValueError):  # no file behind it (a test's buffer, a closed stream)
+        return False
+    return stat.S_ISREG(found.st_mode) and found.st_uid == os.geteuid() and not found.st_mode & 0o077
+
+
+def announcement(space: Workspace, port: int, private: bool) -> str:
+    """The two lines the console shows once the server answers: the address with the token where the console is
+    the owner's alone, else the address and where the token is kept."""
+    if private:
+        return (f"TVineSynth Studio is open for you at {address(port, space.access_token())}\n"
+                f"(the token is kept in {space.token_path}; Ctrl-C stops the dashboard)")
+    return (f"TVineSynth Studio is open for you at http://127.0.0.1:{port}/ — sign in with the access token kept in "
+            f"{space.token_path}\n(this output is not a terminal, so the token is not printed where others might "
+            "read it; Ctrl-C stops the dashboard)")
+
+
 def announce_when_answering(space: Workspace, port: int, out=None, ceiling: float = ANSWER_CEILING) -> threading.Thread:
-    """In a thread of the server: once the server answers, print the one address to open (with the token) in the
-    console of the account that started it."""
+    """In a thread of the server: once the server answers, print the one address to open in the console of the
+    account that started it (with the token only where that console is the owner's alone: ``private_console``)."""
     out = sys.stdout if out is None else out
 
     def wait_and_say() -> None:
@@ -102,8 +127,7 @@ def announce_when_answering(space: Workspace, port: int, out=None, ceiling: floa
                       "above.", file=out, flush=True)
                 return
             time.sleep(0.2)
-        print(f"TVineSynth Studio is open for you at {address(port, space.access_token())}\n"
-              f"(the token is kept in {space.token_path}; Ctrl-C stops the dashboard)", file=out, flush=True)
+        print(announcement(space, port, private_console(out)), file=out, flush=True)
 
     thread = threading.Thread(target=wait_and_say, name="tvs-announce", daemon=True)
     thread.start()

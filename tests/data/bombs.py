@@ -240,6 +240,55 @@ def quoted_field(folder: Path, megabytes: int = 50) -> Path:
     return _written(folder / "quoted_field.csv", b'note\n"', (b"x" * 1023 + b"\n") * 1024, megabytes, b'"\n')
 
 
+def parquet_zeros(folder: Path, millions: int = 50) -> Path:
+    """The third review's 0.44 MB Parquet file: two float64 columns of 50 M zeros (within the cells limit), which
+    the reading child could parse under its cap and then hand back whole to the server."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = folder / "zeros.parquet"
+    chunk = pa.table({"a": pa.array([0.0] * 1_000_000), "b": pa.array([0.0] * 1_000_000)})
+    with pq.ParquetWriter(path, chunk.schema) as writer:
+        for _ in range(millions):
+            writer.write_table(chunk)
+    return path
+
+
+def parquet_row_groups(folder: Path, thousands: int = 300) -> Path:
+    """The third review's Parquet file of 300 k one-row row groups: mostly footer, whose metadata alone took the
+    reading child to its 4 GB cap."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = folder / "row_groups.parquet"
+    pq.write_table(pa.table({"x": pa.array(range(thousands * 1000))}), path, row_group_size=1)
+    return path
+
+
+def empty_cells(folder: Path, rows: int = 25_000, columns: int = 1_999) -> Path:
+    """The review's CSV of 1,999 columns × 25 k rows of empty cells: within the columns and cells limits, 50 MB on
+    disk, 400 MB of missing numbers once read."""
+    return _written(folder / "empty_cells.csv", ",".join(f"c{i}" for i in range(columns)).encode() + b"\n",
+                    b"," * (columns - 1) + b"\n", rows)
+
+
+def slow_workbook(folder: Path, megabytes: int = 200) -> Path:
+    """Not a bomb: a workbook within every limit whose sheet openpyxl takes minutes to parse (about 1 MB of XML a
+    second): 200 MB of rows of two numbers, about 25 MB on disk. For what happens while a read is under way."""
+    row = '<row r="{0}"><c r="A{0}"><v>{0}</v></c><c r="B{0}"><v>{0}.5</v></c></row>'
+
+    def stream(part) -> None:
+        part.write(SHEET_START.encode() + b"<sheetData>")
+        written, number = 0, 1
+        while written < megabytes << 20:
+            block = "".join(row.format(i) for i in range(number, number + 10_000)).encode()
+            part.write(block)
+            written, number = written + len(block), number + 10_000
+        part.write(b"</sheetData></worksheet>")
+
+    return minimal_xlsx(folder / "slow.xlsx", stream)
+
+
 def categorical_parquet(folder: Path) -> Path:
     """The review's small Parquet file with a categorical column (pandas keeps its categories), here of one
     category: not a bomb, but it gave "unexpected TypeError"; it reads."""
@@ -257,6 +306,26 @@ def parse_by_allocating(source, name, limits):
     import numpy as np
 
     return np.ones(1 << 40)
+
+
+def parse_by_sleeping(source, name, limits):
+    """Takes as long as a huge file would, and says where it runs (its pid, in a file named by the environment), so
+    that a test can see it end."""
+    import time
+
+    marker = os.environ.get("TVS_TEST_READER_PID")
+    if marker:
+        Path(marker).write_text(str(os.getpid()))
+    time.sleep(3600)
+
+
+def parse_by_returning_a_large_table(source, name, limits):
+    """A table of 2 columns × 1 M numbers (16 MB once read), whatever the file: for the budget of the process
+    that keeps it."""
+    import numpy as np
+    import pandas as pd
+
+    return pd.DataFrame({"a": np.zeros(1_000_000), "b": np.zeros(1_000_000)})
 
 
 def parse_by_dying(source, name, limits):
@@ -285,8 +354,9 @@ class Bomb:
     name: str
     what: str
     build: Callable[[Path], Path]
-    refused_by: str  # the environment variable the refusal names
+    refused_by: str  # the environment variable the refusal names (under the tests' 1 GB cap), or what it says
     disk_mb: float  # at most this on disk: small files, as the review's
+    review: int = 1  # which security review found it (the second and third also tried the dashboard's upload)
 
 
 BOMBS = [
@@ -297,40 +367,50 @@ BOMBS = [
     Bomb("xlsx_far_cell_false_dimension", 'the same cell, <dimension ref="A1:B2">', far_cell_false_dimension,
          "TVS_MAX_COLUMNS", 0.01),
     Bomb("xlsx_deep_rows", "3 columns, a row numbered 10^9, no <dimension>", deep_rows_no_dimension,
-         "TVS_MAX_CELLS", 0.01),
+         "TVS_MAX_ROWS", 0.01),
     Bomb("xlsx_xml_flood", "322 MB of sheet XML in a 4 MB .xlsx", xml_flood, "TVS_MAX_XLSX_MB", 5),
     Bomb("xlsx_ratio", "100 MB of sheet XML deflated 400 to 1", ratio_bomb, "TVS_MAX_XLSX_RATIO", 0.5),
     Bomb("csv_wide", "10 MB CSV of 10^6 columns", wide_csv, "TVS_MAX_COLUMNS", 10),
     Bomb("csv_long_line", "50 MB single-field line", long_line, "TVS_MAX_LINE_MB", 51),
-    Bomb("parquet_tall", "Parquet of 150 M rows, one all-null column", tall_parquet, "TVS_MAX_CELLS", 1),
-    # the second review, within the limits above: refused by what they decode to (the reading process's memory)
+    Bomb("parquet_tall", "Parquet of 150 M rows, one all-null column", tall_parquet, "TVS_MAX_ROWS", 1),
+    # the second review, within the limits of the first: what they decode to
     Bomb("xlsx_shared_strings", "24 MB .xlsx, one cell and 255 MB of shared strings", shared_strings,
-         "TVS_MAX_READ_MB", 30),
+         "shared strings", 30, review=2),
     Bomb("parquet_long_numbers", "Parquet of 2 columns × 50 M rows (800 MB of numbers)", parquet_long_numbers,
-         "TVS_MAX_READ_MB", 1),
+         "TVS_MAX_ROWS", 1, review=2),
     Bomb("parquet_one_long_string", "Parquet of 2 M rows of one 1 MB dictionary string", parquet_one_long_string,
-         "TVS_MAX_READ_MB", 0.05),
-    Bomb("csv_short_lines", "100 MB CSV of 50 M short lines", short_lines, "TVS_MAX_READ_MB", 101),
+         "TVS_MAX_TABLE_MB", 0.05, review=2),
+    Bomb("csv_short_lines", "100 MB CSV of 50 M short lines", short_lines, "TVS_MAX_ROWS", 101, review=2),
     Bomb("csv_quoted_field", "50 MB CSV of one quoted field across lines of 1 KB", quoted_field, "TVS_MAX_LINE_MB",
-         51),
+         51, review=2),
+    # the third review: what the server keeps once the child has read it, and files that take minutes to read
+    Bomb("parquet_zeros", "0.44 MB Parquet of 2 float64 columns × 50 M zeros", parquet_zeros, "TVS_MAX_ROWS", 0.5,
+         review=3),
+    Bomb("parquet_row_groups", "Parquet of 300 k one-row row groups", parquet_row_groups, "TVS_MAX_FOOTER_MB", 70,
+         review=3),
+    Bomb("csv_empty_cells", "CSV of 1,999 columns × 25 k rows of empty cells (400 MB once read)", empty_cells,
+         "TVS_MAX_READ_MB", 50, review=3),
 ]
 
 _READER = """
 import os, resource, signal, sys, time
-resource.setrlimit(resource.RLIMIT_AS, ({cap}, {cap}))
+if {cap}:
+    resource.setrlimit(resource.RLIMIT_AS, ({cap}, {cap}))
 from tvs_core.data.io import read_table
 from tvs_core.errors import DataError
 
 
 def report(status, text):
-    peak = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024
-    print(status, f"{{time.perf_counter() - start:.3f}}", f"{{peak:.0f}}", " ".join(str(text).split()), sep="\\t",
-          flush=True)
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(status, f"{{time.perf_counter() - start:.3f}}", f"{{max(own, child):.0f}}", f"{{own - base:.0f}}",
+          " ".join(str(text).split()), sep="\\t", flush=True)
     os._exit(0)
 
 
 signal.signal(signal.SIGALRM, lambda *_: report("TIMEOUT", ""))
 signal.alarm({timeout})
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # after the imports: what reading adds is beyond
 start = time.perf_counter()
 try:
     if sys.argv[2] == "upload":  # as the dashboard reads an upload: its bytes, and its name
@@ -351,23 +431,27 @@ class Outcome:
     seconds: float  # the read's own time, measured in the reading process
     peak_mb: float  # peak resident memory of the reading process or its child that parses (getrusage; imports in)
     message: str
+    grown_mb: float = math.nan  # how much the reading process itself grew beyond its imports (what keeps the table)
 
 
-def read_capped(path: Path, root: Path = ROOT, cap: int = MEMORY_CAP, timeout: int = HANG_GUARD,
-                upload: bool = False) -> Outcome:
+def read_capped(path: Path, root: Path = ROOT, cap: int | None = MEMORY_CAP, timeout: int = HANG_GUARD,
+                upload: bool = False, defaults: bool = False) -> Outcome:
     """``read_table(path)`` (or, ``upload``, of the file's bytes, as the dashboard reads an upload) in a fresh
-    process under an address-space cap, with ``root``'s tvs_core and the default limits but the read's memory
-    limit at the cap (``TVS_MAX_READ_MB``) and its time limit within the hang guard; the process reports its own
-    time and peak memory (its child's, where the parse runs), also when the hang guard rings."""
+    process under an address-space cap (None: none), with ``root``'s tvs_core and the default limits but the read's
+    memory limit at the cap (``TVS_MAX_READ_MB``; ``defaults``: left at its default, as under an administrator's own
+    ``ulimit -v``) and its time limit within the hang guard; the process reports its own time and peak memory (its
+    child's, where the parse runs), also when the hang guard rings."""
     env = {key: value for key, value in os.environ.items() if not key.startswith("TVS_MAX_")}
-    env.update(PYTHONPATH=str(root), TVS_MAX_READ_MB=str(cap // MB), TVS_MAX_READ_SECONDS=str(max(timeout - 10, 1)))
+    env.update(PYTHONPATH=str(root), TVS_MAX_READ_SECONDS=str(max(timeout - 10, 1)))
+    if cap and not defaults:
+        env.update(TVS_MAX_READ_MB=str(cap // MB))
     try:
-        process = subprocess.run([sys.executable, "-c", _READER.format(cap=cap, timeout=timeout),
+        process = subprocess.run([sys.executable, "-c", _READER.format(cap=cap or 0, timeout=timeout),
                                   str(Path(path).resolve()), "upload" if upload else "path"],
                                  cwd=root, env=env, text=True, capture_output=True, timeout=timeout + 30)
     except subprocess.TimeoutExpired:  # stuck where the alarm cannot ring (inside C code): killed
         return Outcome("TIMEOUT", math.nan, math.nan, "")
-    fields = process.stdout.rstrip("\n").split("\t", 3)  # the message may be empty
-    if len(fields) != 4:
+    fields = process.stdout.rstrip("\n").split("\t", 4)  # the message may be empty
+    if len(fields) != 5:
         return Outcome("CRASHED", math.nan, math.nan, (process.stderr or process.stdout).strip()[-300:])
-    return Outcome(fields[0], float(fields[1]), float(fields[2]), fields[3])
+    return Outcome(fields[0], float(fields[1]), float(fields[2]), fields[4], float(fields[3]))

@@ -61,6 +61,19 @@ def test_the_shared_strings_of_a_workbook_are_counted_in_its_part(tmp_path):
                                Limits(read_mb=strings * SHARED_STRING / MB * 1.01))
 
 
+def test_a_workbook_of_far_more_shared_strings_than_cells_is_refused_at_once(tmp_path):
+    """The second review's 24 MB workbook: one cell and 10 million shared strings. Within the memory a read may use
+    by default, openpyxl spent minutes reading texts no cell uses; the sheets' cells bound the texts they can use."""
+    from tvs_core.data.io import parse_table
+
+    path = shared_strings(tmp_path, megabytes=1)
+    strings = (1 << 20) // len("<si><t>s000000000</t></si>")
+    with pytest.raises(DataError, match=f"holds {strings:,} shared strings .* for sheets of at most 1 cell;"):
+        parse_table(path, "shared_strings.xlsx", Limits())
+    decoded.check_xlsx_decoded(path.read_bytes(), "shared_strings.xlsx", Limits(),
+                               cells=(strings - decoded.UNUSED_STRINGS + 1) // 2)
+
+
 def test_what_a_shared_string_is_counted_is_no_more_than_openpyxl_really_takes(tmp_path):
     """The count must stay a least, or a workbook that fits would be refused: openpyxl's own reading of the strings
     (the pinned version) holds at least ``SHARED_STRING`` bytes per string at its peak."""

@@ -83,6 +83,53 @@ def test_a_parquet_file_is_judged_by_its_footer(tmp_path):
     assert parse_table(path, limits=Limits(cells=200)).shape == (100, 2)
 
 
+def test_rows_are_a_limit_of_their_own_in_every_format(tmp_path):
+    """The third review's files of 50 M rows (one CSV field a line, two Parquet columns of zeros) were within the
+    cells limit and took minutes; rows are counted before parsing, from the lines or the footer."""
+    with pytest.raises(DataError, match="'t.csv' has 10 rows, above the limit of 9 rows.*TVS_MAX_ROWS=10"):
+        parse_table(_csv(rows=10), "t.csv", limits=Limits(rows=9))
+    assert parse_table(_csv(rows=10), "t.csv", limits=Limits(rows=10)).shape == (10, 3)
+    path = tmp_path / "t.parquet"
+    pd.DataFrame({"a": np.zeros(100), "b": np.zeros(100)}).to_parquet(path)
+    with pytest.raises(DataError, match="'t.parquet' has 100 rows, above the limit of 99 rows.*--limit rows=100"):
+        parse_table(path, limits=Limits(rows=99))
+    book = minimal_xlsx(tmp_path / "t.xlsx", sheet("".join(f'<row r="{r}"><c r="A{r}"><v>{r}</v></c></row>'
+                                                           for r in range(1, 12))))
+    with pytest.raises(DataError, match="11 rows, above the limit of 9 rows.*TVS_MAX_ROWS"):
+        parse_table(book, limits=Limits(rows=9))
+    assert parse_table(book, limits=Limits(rows=10)).shape == (10, 1)  # a header and 10 rows
+
+
+def test_a_parquet_file_of_many_row_groups_is_refused_by_its_footer_before_it_is_parsed(tmp_path):
+    """The third review's 300 k one-row row groups: the footer's size is read from the file's last bytes, the row
+    groups from the footer, both before a data page is read."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "pieces.parquet"
+    pq.write_table(pa.table({"x": pa.array(range(2000))}), path, row_group_size=1)
+    footer = struct.unpack("<I", path.read_bytes()[-8:-4])[0]
+    with pytest.raises(DataError, match=r"The footer of 'pieces.parquet' \(its list of columns and row groups\) is "
+                                        r".* MB, above the limit of .*TVS_MAX_FOOTER_MB"):
+        parse_table(path, limits=Limits(footer_mb=footer / MB * 0.99))
+    with pytest.raises(DataError, match="written in 2,000 row groups, above the limit of 1,999 row groups.*"
+                                        "--limit row_groups=2000"):
+        parse_table(path, limits=Limits(row_groups=1999))
+    assert parse_table(path, limits=Limits(row_groups=2000, footer_mb=footer / MB)).shape == (2000, 1)
+
+
+def test_a_table_beyond_the_budget_of_the_process_that_keeps_it_is_refused_before_it_is_parsed(tmp_path):
+    """``table_mb``: what the dashboard's server (or the command line) may hold of one table; judged from what the
+    file declares before the parse, whatever the reading child's own room."""
+    with pytest.raises(DataError, match=r"'t.csv' \(30 cells\) takes at least .* once read, more than the .* a table "
+                                        "may take.*TVS_MAX_TABLE_MB"):
+        parse_table(_csv(rows=10), "t.csv", limits=Limits(table_mb=29 * 8 / MB))
+    path = tmp_path / "t.parquet"
+    pd.DataFrame({"a": np.zeros(100), "b": np.zeros(100)}).to_parquet(path)
+    with pytest.raises(DataError, match="TVS_MAX_TABLE_MB"):
+        parse_table(path, limits=Limits(table_mb=1599 / MB))
+
+
 def test_a_nested_parquet_column_counts_its_values_not_its_rows(tmp_path):
     path = tmp_path / "t.parquet"
     pd.DataFrame({"tags": [list(range(100))] * 3}).to_parquet(path)
@@ -115,7 +162,8 @@ def test_an_invalid_limit_in_the_environment_is_named(monkeypatch):
         parse_table(_csv(), "t.csv")
     assert set(ENV.values()) == {"TVS_MAX_FILE_MB", "TVS_MAX_COLUMNS", "TVS_MAX_CELLS", "TVS_MAX_LINE_MB",
                                  "TVS_MAX_XLSX_MB", "TVS_MAX_XLSX_RATIO", "TVS_MAX_XLSX_PARTS", "TVS_MAX_READ_MB",
-                                 "TVS_MAX_READ_SECONDS"}
+                                 "TVS_MAX_READ_SECONDS", "TVS_MAX_ROWS", "TVS_MAX_TABLE_MB", "TVS_MAX_FOOTER_MB",
+                                 "TVS_MAX_ROW_GROUPS"}
 
 
 def test_the_command_line_option_sets_a_limit_over_the_environment(tmp_path, monkeypatch, capsys):
@@ -126,7 +174,7 @@ def test_the_command_line_option_sets_a_limit_over_the_environment(tmp_path, mon
     assert err.startswith("error: ") and "--limit columns=3" in err and len(err.splitlines()) == 1
     monkeypatch.setenv("TVS_MAX_COLUMNS", "2")
     assert main(["inspect", str(path), "--limit", "columns=3"]) == 0
-    assert main(["inspect", str(path), "--limit", "rows=3"]) == 2
+    assert main(["inspect", str(path), "--limit", "lines=3"]) == 2
     assert "NAME one of file_mb" in capsys.readouterr().err
 
 

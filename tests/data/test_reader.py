@@ -98,3 +98,89 @@ def test_the_child_runs_with_its_address_space_capped(tmp_path, monkeypatch):
     monkeypatch.setattr(reader, "PARSER", "tests.data.bombs:parse_by_reporting_the_cap")
     table = read_table(b"a\n1\n", name="t.csv", limits=Limits(read_mb=3000))
     assert table["cap"].tolist() == [3000 * 2**20]
+
+
+def _gone(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    with open(f"/proc/{pid}/stat") as stat:  # a zombie waiting to be reaped has ended too
+        return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+
+
+def test_a_read_says_it_is_waiting_and_ends_its_child_when_the_wait_is_cancelled(parser, tmp_path, monkeypatch):
+    """The dashboard's Cancel: ``waiting`` is called while the child reads; what it raises ends the child at once
+    and the read with it."""
+    from tests.helpers import wait_until
+
+    parser("parse_by_sleeping")
+    monkeypatch.setenv("TVS_TEST_READER_PID", str(tmp_path / "pid"))
+    seen = []
+
+    class Cancelled(BaseException):  # as Streamlit's own stop of a script run is no Exception
+        pass
+
+    def waiting(seconds: float) -> None:
+        seen.append(seconds)
+        if (tmp_path / "pid").exists():
+            raise Cancelled
+
+    with pytest.raises(Cancelled):
+        read_table(b"a,b\n1,2\n", name="t.csv", waiting=waiting)
+    assert seen == sorted(seen) and seen[0] > 0
+    child = int((tmp_path / "pid").read_text())
+    wait_until(lambda: _gone(child), "the reading child has ended", 60)
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL", "SIGINT"])
+def test_the_reading_child_ends_with_the_process_that_started_it(parser, tmp_path, how):
+    """Ctrl-C or SIGTERM to a dashboard reading an upload: the child (a session of its own, so the terminal's
+    Ctrl-C does not reach it) ran on with PPID 1 until its time or memory cap. Now the kernel ends it with its
+    parent (PR_SET_PDEATHSIG), whatever ends the parent."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.helpers import wait_until
+
+    marker = tmp_path / "pid"
+    script = ("from tvs_core.data import reader\nreader.PARSER = 'tests.data.bombs:parse_by_sleeping'\n"
+              "from tvs_core.data.io import read_table\nread_table(b'a,b\\n1,2\\n', name='t.csv')\n")
+    parent = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, start_new_session=True,
+                              env={**os.environ, "PYTHONPATH": str(ROOT), "TVS_TEST_READER_PID": str(marker)})
+    try:
+        wait_until(marker.exists, "the child is parsing", 600)
+        child = int(marker.read_text())
+        parent.send_signal(getattr(signal, how))
+        parent.wait(timeout=600)
+        wait_until(lambda: _gone(child), "the reading child has ended with its parent", 60)
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+
+
+def test_a_table_beyond_the_keepers_budget_is_refused_before_it_is_decoded(parser):
+    """The third review's 0.44 MB Parquet file grew the server to 6.9 GB: the child could read it under its cap,
+    then handed it back whole. What the child reads is weighed (its size in memory) before it is handed over."""
+    parser("parse_by_returning_a_large_table")
+    with pytest.raises(DataError) as info:
+        read_table(b"a,b\n1,2\n", name="t.csv", limits=Limits(table_mb=15))
+    assert str(info.value).startswith("'t.csv' takes 15 MB once read, more than the 15 MB a table may take")
+    assert "TVS_MAX_TABLE_MB=17" in str(info.value) and "--limit table_mb=17" in str(info.value)
+    assert read_table(b"a,b\n1,2\n", name="t.csv", limits=Limits(table_mb=16)).shape == (1_000_000, 2)
+
+
+def test_an_upload_larger_than_a_pipe_is_read_while_the_page_waits():
+    """The dashboard reads an upload's bytes while it says "Reading…": the bytes must all reach the child, which is
+    still importing when the first wait ends (a pipe holds 64 KB; the rest used never to be sent, and the read waited
+    for ever)."""
+    data = b"a,b\n" + b"".join(f"{i},{i % 7}\n".encode() for i in range(300_000))
+    assert len(data) > 1 << 20
+    seen = []
+    table = read_table(data, name="t.csv", limits=Limits(read_seconds=600), waiting=seen.append)
+    assert table.shape == (300_000, 2) and table["a"].iloc[-1] == 299_999

@@ -102,3 +102,58 @@ def test_a_jobs_status_reads_back_as_a_job_status(tmp_path):
     assert store.job("j")["status"] is JobStatus.QUEUED
     store.update_job("j", status=JobStatus.DONE.value)
     assert store.job("j")["status"] is JobStatus.DONE and store.job("j")["status"] == "done"
+
+
+# -- a full disk is not a damaged database (the third review: a 2 kB file-size limit read as "damaged") -------------
+
+_UNDER_A_FILE_SIZE_LIMIT = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_FSIZE, ({limit}, {limit}))
+from tvs_core.errors import TVSError, out_of_room
+from tvs_core.storage.store import Store
+try:
+    store = Store(sys.argv[1])
+    with store.transaction() as db:
+        db.execute("INSERT INTO meta VALUES ('padding', ?)", ("x" * 100_000,))
+except TVSError as exc:
+    print("opening:", exc)
+except Exception as exc:  # a write inside the work: what the command line and the pages say of it
+    print("writing:", out_of_room(exc) or repr(exc))
+"""
+
+
+def test_a_file_size_limit_or_a_full_disk_is_named_and_the_database_stays_where_it_is(tmp_path):
+    """A write that fails for want of room (SQLite: an I/O error or SQLITE_FULL) said the database was damaged and
+    renamed it aside. The database is sound: it stays, untouched, and the sentence names the cause."""
+    import subprocess
+    import sys
+
+    from tests.helpers import ROOT
+
+    Store(tmp_path / "space").close()
+    before = sorted(p.name for p in (tmp_path / "space").iterdir())
+    content = (tmp_path / "space" / "studio.sqlite").read_bytes()
+    for limit, when in ((2048, "opening"), (len(content) + 8192, "writing")):
+        said = subprocess.run([sys.executable, "-c", _UNDER_A_FILE_SIZE_LIMIT.format(limit=limit),
+                               str(tmp_path / "space")], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                              env={**__import__("os").environ, "PYTHONPATH": str(ROOT)}).stdout
+        assert said.startswith(f"{when}: Could not write to") and "damaged" not in said, said
+        assert "file-size limit" in said, said
+    assert sorted(p.name for p in (tmp_path / "space").iterdir() if "-" not in p.name) == \
+        [n for n in before if "-" not in n]
+    store = Store(tmp_path / "space")  # opens as before: nothing was set aside
+    assert store.jobs() == []
+
+
+def test_a_damaged_database_file_is_set_aside_and_a_new_one_begun(tmp_path):
+    space = tmp_path / "space"
+    Store(space).close()
+    (space / "studio.sqlite").write_bytes(b"this is not a database" * 400)
+    import pytest
+
+    from tvs_core.errors import TVSError
+
+    with pytest.raises(TVSError, match="is damaged .* set aside as studio.sqlite.damaged-"):
+        Store(space)
+    assert [p for p in space.iterdir() if p.name.startswith("studio.sqlite.damaged-")]
+    assert Store(space).jobs() == []

@@ -62,12 +62,53 @@ def check_decoded(need: float, what: str, limits: Limits) -> None:
                         f"{_mb(cap)} a read may use.", fix=_raise_memory(math.ceil((used + need) / MB), ours, cap))
 
 
-def memory_exhausted(name: str, limits: Limits, cap: int | None = None, ours: bool | None = None) -> DataError:
-    """The cap was reached while reading (MemoryError, a failed allocation, or the reading process killed)."""
+def check_table(need: float, what: str, limits: Limits) -> None:
+    """Refuse a table that takes more than ``table_mb`` once read: the budget of the process that keeps it (the
+    dashboard's server, which holds about twice that while it opens it; the command line), checked from what the file
+    declares before parsing and from the table itself before it is handed over."""
+    if need > limits.table_mb * MB:
+        suggested = math.ceil(need / MB * 1.1)
+        raise DataError(f"{what} {_mb(need)} once read, more than the {_mb(limits.table_mb * MB)} a table may take "
+                        "in the dashboard or the command line.",
+                        fix=f"If the file is what you meant to load, and this computer has the memory to spare (about "
+                            f"twice the table's size while it opens), raise the limit: {ENV['table_mb']}={suggested} "
+                            f"in the environment (on the command line, --limit table_mb={suggested}).")
+
+
+def memory_exhausted(name: str, limits: Limits, cap: int | None = None, ours: bool | None = None,
+                     here: bool = False) -> DataError:
+    """The cap was reached while reading (MemoryError, a failed allocation, or the reading process killed); ``here``:
+    in the process that keeps the table, once the child had read it (only a limit set outside the tool, e.g.
+    ``ulimit -v``, or a full machine, stops it there: the table was weighed against ``table_mb`` first)."""
+    if here:
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        outside = (f"the {_mb(soft)} this process may use (an address-space limit set outside this tool, e.g. by "
+                   "ulimit -v)" if soft != resource.RLIM_INFINITY else "the memory this computer has free")
+        return DataError(f"'{name}' was read, but there was no room for the table in {outside}.",
+                         fix=f"Read the file where more memory is allowed, or lower the table's size: "
+                             f"{ENV['table_mb']} (on the command line, --limit table_mb) sets the largest table that "
+                             "is read at all.")
     if cap is None or ours is None:
         cap, ours = memory_cap(limits)
     return DataError(f"Reading '{name}' took all the {_mb(cap)} of memory a read may use.",
                      fix=_raise_memory(2 * math.ceil(cap / MB), ours, cap))
+
+
+HOLD = 2  # a table decoded beside what it is decoded from: at its peak, about twice its size (measured, bench/bombs.md)
+
+
+def room_here(need: float, name: str) -> None:
+    """Refuse, before decoding, a table that the address-space limit of this process (set outside the tool, e.g.
+    ``ulimit -v``) has no room for: the sentence names that limit, instead of an allocation failing mid-decode."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY:
+        return
+    left = soft - address_space()
+    if HOLD * need > left:
+        raise DataError(f"'{name}' was read, but the table needs about {_mb(HOLD * need)} to be opened here, more than "
+                        f"the {_mb(max(left, 0))} left of the {_mb(soft)} this process may use (an address-space "
+                        "limit set outside this tool, e.g. by ulimit -v).",
+                        fix="Read the file where more memory is allowed, or with fewer rows or columns.")
 
 
 def _raise_memory(suggested: int, ours: bool, cap: int) -> str:
@@ -90,6 +131,7 @@ def _mb(size: float) -> str:
 def check_csv_decoded(cells: int, name: str, limits: Limits) -> None:
     """A CSV's cells (lines × header fields, counted before parsing) each take one value in the frame, twice at
     the parse's end: pandas parses in chunks and then joins them into the columns."""
+    check_table(cells * VALUE, f"'{name}' ({cells:,} cells) takes at least", limits)
     check_decoded(2 * cells * VALUE, f"'{name}' ({cells:,} cells) decodes to", limits)
 
 
@@ -105,6 +147,8 @@ def check_parquet_decoded(raw: bytes, name: str, limits: Limits) -> None:
     texts = [field.name for field in schema if _is_text(field.type)]
     need = sum(rows * _width(field.type) for field in schema if field.name not in texts) + len(texts) * rows * VALUE
     what = f"'{name}' ({rows:,} rows × {len(schema)} columns) decodes to"
+    table = f"'{name}' ({rows:,} rows × {len(schema)} columns) takes at least"
+    check_table(need, table, limits)
     check_decoded(need, what, limits)
     if not texts:
         return
@@ -117,14 +161,20 @@ def check_parquet_decoded(raw: bytes, name: str, limits: Limits) -> None:
             else:
                 need += pc.sum(pc.binary_length(chunk)).as_py() or 0
     del columns
+    check_table(need, table, limits)
     check_decoded(need, what, limits)
 
 
-def check_xlsx_decoded(raw: bytes, name: str, limits: Limits) -> None:
+UNUSED_STRINGS = 10_000  # shared strings a workbook may hold beyond its cells (left over from deleted cells)
+
+
+def check_xlsx_decoded(raw: bytes, name: str, limits: Limits, cells: int | None = None) -> None:
     """openpyxl keeps every shared string of a workbook as a Python string, whether a cell uses it or not, and the
     emptied element it was parsed from (``SHARED_STRING``, measured: 161 bytes at the peak for 10-character
     strings): counted in the part, in chunks, before anything is parsed (a string written with a namespace prefix
-    is not counted, so the count stays a least)."""
+    is not counted, so the count stays a least). ``cells``: what the sheets reach (``limits.check_xlsx``); a cell
+    uses one text at most, so far more strings than cells is no spreadsheet program's work, and openpyxl would spend
+    minutes reading them for nothing: refused at once."""
     with zipfile.ZipFile(io.BytesIO(raw)) as archive:
         for info in archive.infolist():
             if info.filename.rsplit("/", 1)[-1].lower() != "sharedstrings.xml":
@@ -135,6 +185,12 @@ def check_xlsx_decoded(raw: bytes, name: str, limits: Limits) -> None:
                     data = tail + chunk  # a tag cut by the chunk is whole here; one wholly in the tail counted before
                     strings += sum(data.count(tag) - tail.count(tag) for tag in _SHARED_STRING)
                     tail = data[-_TAIL:]
+            if cells is not None and strings > 2 * cells + UNUSED_STRINGS:
+                plural = "" if cells == 1 else "s"
+                raise DataError(f"'{name}' holds {strings:,} shared strings (the texts its cells use) for sheets of "
+                                f"at most {cells:,} cell{plural}; a spreadsheet program keeps a text only where a cell "
+                                "uses it.", fix="Open the file in your spreadsheet program and save it again (or save "
+                                                "it as CSV), then load that.")
             check_decoded(strings * SHARED_STRING, f"The {strings:,} shared strings of '{name}' decode to", limits)
 
 

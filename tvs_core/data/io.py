@@ -10,6 +10,7 @@ import codecs
 import csv
 import io
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -28,14 +29,15 @@ _OLE_MAGIC = b"\xd0\xcf\x11\xe0"  # the old binary .xls
 
 
 def read_table(source: str | Path | bytes | BinaryIO, name: str | None = None,
-               limits: Limits | None = None) -> pd.DataFrame:
+               limits: Limits | None = None, waiting: Callable[[float], None] | None = None) -> pd.DataFrame:
     """Read CSV, Parquet or .xlsx into a DataFrame; raise DataError with a readable reason on failure.
 
     Duplicate and empty header names are refused because pandas would silently rename them. ``limits`` (default:
     ``Limits.from_env()``) are checked before anything is parsed, and the parse runs in a child process within
-    ``limits.read_mb`` of memory and ``limits.read_seconds``.
+    ``limits.read_mb`` of memory and ``limits.read_seconds``; the table it gives back must fit ``limits.table_mb``.
+    ``waiting(seconds)``, called while the child reads, may end the read by raising (the dashboard's Cancel).
     """
-    return read_in_child(source, name, Limits.from_env() if limits is None else limits)
+    return read_in_child(source, name, Limits.from_env() if limits is None else limits, waiting)
 
 
 def parse_table(source: str | Path | bytes | BinaryIO, name: str | None = None,
@@ -101,8 +103,7 @@ def _reason(exc: BaseException) -> str:
 def _read_excel(raw: bytes, name: str, limits: Limits) -> tuple[pd.DataFrame, list]:
     """The first sheet of an .xlsx workbook; ``df.attrs['note']`` says which sheet when there are several."""
     try:
-        check_xlsx(raw, name, limits)
-        check_xlsx_decoded(raw, name, limits)
+        check_xlsx_decoded(raw, name, limits, cells=check_xlsx(raw, name, limits))
         with pd.ExcelFile(io.BytesIO(raw), engine="openpyxl") as book:
             sheets = book.sheet_names
             grid = pd.read_excel(book, sheet_name=0, header=None) if sheets else None

@@ -32,17 +32,23 @@ MB = 2**20  # as Streamlit's maxUploadSize counts
 @dataclass(frozen=True)
 class Limits:
     """What a table file may hold. A registry extract of 2 million rows × 50 columns (or 300 000 × 300) is
-    within every default; a sweep on a table near ``cells`` already runs for days."""
+    within every default; a sweep on a table near ``cells`` already runs for days. The defaults keep one table
+    within ``table_mb`` wherever it lands (the dashboard's server holds about twice that while it opens it), so that
+    a 24 GB server shared by several stewards is not exhausted by one of them."""
 
     file_mb: float = 1024.0  # the file itself (and the dashboard's upload cap: Streamlit's maxUploadSize)
     columns: int = 2_000  # a vine on more columns cannot be fitted anyway
+    rows: int = 5_000_000  # a sweep's sets are capped far below; more rows than this is not a table of people
     cells: int = 100_000_000  # rows × columns: about 0.8 GB as numbers, before pandas' copies
+    table_mb: float = 1024.0  # the table once read, in the process that keeps it (the dashboard's server, the CLI)
     line_mb: float = 1.0  # one line of a CSV, and one field (a quoted field may span lines)
     xlsx_mb: float = 256.0  # an .xlsx's parts, uncompressed: openpyxl parses about 1 MB of XML per second
     xlsx_ratio: float = 100.0  # uncompressed / compressed size of one part above 1 MB (Apache POI's bound)
     xlsx_parts: int = 10_000  # files in the .xlsx zip (a workbook has a few dozen)
     read_mb: float = 4096.0  # the address space of the process that parses the file (reader): what it decodes to
     read_seconds: float = 900.0  # how long that process may take: openpyxl parses about 1 MB of XML per second
+    footer_mb: float = 16.0  # a Parquet file's footer (its schema and the list of its row groups), read first
+    row_groups: int = 10_000  # a Parquet file's row groups: each is read on its own, a cost per group and column
 
     @classmethod
     def from_env(cls, environ: dict | None = None) -> Limits:
@@ -138,6 +144,9 @@ def check_csv(raw: bytes, name: str, limits: Limits) -> int:
         raise refusal(f"Line {scan.number:,} of '{name}' is", scan.longest * width / MB, "line_mb", "MB", limits,
                       cure="A table has one row per line; check that the file is one. ")
     rows = max(scan.count - 1, 0)
+    if rows > limits.rows:
+        raise refusal(f"'{name}' has", rows, "rows", "rows", limits,
+                      cure="A table has one row per line and a header; check that the file is one. ")
     if rows * columns > limits.cells:
         raise refusal(f"'{name}' has {_amount(rows, 'lines')} of {_amount(columns, 'fields')} =", rows * columns,
                       "cells", "cells", limits)
@@ -224,11 +233,12 @@ _SHEET = re.compile(r"<(?:[\w.-]+:)?sheet\s[^>]*>")
 _ATTR = re.compile(r"""([\w.:-]+)\s*=\s*(["'])(.*?)\2""", re.S)
 
 
-def check_xlsx(raw: bytes, name: str, limits: Limits) -> None:
+def check_xlsx(raw: bytes, name: str, limits: Limits) -> int:
     """Before openpyxl reads anything: the number of parts (from the zip's end record), their uncompressed
     sizes and ratios (from the directory), then each XML part streamed in chunks — its declared ``<dimension>``
     from the first bytes, and the rows × columns its row and cell tags really reach (a missing or false
-    dimension changes nothing)."""
+    dimension changes nothing). Returns the cells every part reaches (rows × columns, summed): a bound on the
+    texts a workbook's cells can use."""
     parts, room = _zip_entries(raw)
     if parts > limits.xlsx_parts:
         raise refusal(f"'{name}' is a zip of", parts, "xlsx_parts", "parts", limits)
@@ -245,9 +255,11 @@ def check_xlsx(raw: bytes, name: str, limits: Limits) -> None:
                 raise refusal(f"Part {info.filename} of '{name}' is compressed {info.file_size / MB:,.1f} MB into "
                               f"{info.compress_size / MB:,.2f} MB, a ratio of", ratio, "xlsx_ratio", "to 1", limits)
         titles = _sheet_titles(archive)
+        cells = 0
         for info in infos:  # every part, whatever its name: the workbook's relations may point to any of them
             sheet = f"The sheet '{titles[info.filename]}'" if info.filename in titles else f"Part {info.filename}"
-            _check_part(archive, info, f"{sheet} of '{name}'", limits)
+            cells += _check_part(archive, info, f"{sheet} of '{name}'", limits)
+        return cells
 
 
 def _zip_entries(raw: bytes) -> tuple[int, int]:
@@ -264,19 +276,22 @@ def _zip_entries(raw: bytes) -> tuple[int, int]:
     return entries, directory // 46  # 46 bytes: a directory entry with an empty name
 
 
-def _check_part(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, limits: Limits) -> None:
+def _check_part(archive: zipfile.ZipFile, info: zipfile.ZipInfo, where: str, limits: Limits) -> int:
     """One part in chunks, counted as openpyxl counts: a ``<row r>`` sets the row (else the next one), a ``<c r>``
-    the column (else the next one); pandas then builds last row × widest row cells. Where every row and cell
-    states its ``r`` plainly (as spreadsheet programs write them) regular expressions count a chunk at once;
+    the column (else the next one); pandas then builds last row × widest row cells (returned). Where every row and
+    cell states its ``r`` plainly (as spreadsheet programs write them) regular expressions count a chunk at once;
     otherwise the part is read again, tag by tag."""
     for quick in (True, False):
         with archive.open(info) as stream:
-            if _scan_part(stream, where, limits, quick):
-                return
+            cells = _scan_part(stream, where, limits, quick)
+            if cells is not None:
+                return cells
+    return 0
 
 
-def _scan_part(stream, where: str, limits: Limits, quick: bool) -> bool:
-    """False when ``quick`` and a chunk holds a row or cell whose ``r`` the quick count cannot read."""
+def _scan_part(stream, where: str, limits: Limits, quick: bool) -> int | None:
+    """The cells the part reaches; None when ``quick`` and a chunk holds a row or cell whose ``r`` the quick count
+    cannot read."""
     head = stream.read(HEAD)
     if head[:2] in (b"\xff\xfe", b"\xfe\xff") or head[:2] in (b"<\x00", b"\x00<"):  # expat reads UTF-16
         raise DataError(f"{where} is not UTF-8 XML, as every spreadsheet program writes it.",
@@ -296,7 +311,7 @@ def _scan_part(stream, where: str, limits: Limits, quick: bool) -> bool:
         if quick:
             counted = _quick_extent(data)
             if counted is None:
-                return False
+                return None
             last_row, widest = max(last_row, counted[0]), max(widest, counted[1])
         else:
             for match in _TAG.finditer(data):
@@ -314,7 +329,7 @@ def _scan_part(stream, where: str, limits: Limits, quick: bool) -> bool:
                             fix="Save the sheet as CSV from your spreadsheet program.")
         first = False
         data = carry + more if more else b""
-    return True
+    return last_row * widest
 
 
 def _quick_extent(data: bytes) -> tuple[int, int] | None:
@@ -346,6 +361,8 @@ def _check_extent(rows: int, columns: int, where: str, limits: Limits, verb: str
     columns = max(columns, 1)
     if columns > limits.columns:
         raise refusal(f"{where} {verb}", columns, "columns", "columns", limits, at_least=at_least)
+    if rows > limits.rows + 1:  # the header is a row of the sheet
+        raise refusal(f"{where} {verb}", rows, "rows", "rows", limits, at_least=at_least)
     if rows * columns > limits.cells:
         size = f"{'at least ' if at_least else ''}{_amount(rows, 'rows')} × {_amount(columns, 'columns')} ="
         raise refusal(f"{where} {verb} {size}", rows * columns, "cells", "cells", limits, at_least=at_least,
@@ -411,15 +428,32 @@ def _head_text(archive: zipfile.ZipFile, part: str) -> str:
 # -- Parquet: rows and columns from the footer ---------------------------------------------------------------
 
 
+FOOTER_TAIL = 8  # a Parquet file ends with its footer's length (4 bytes, little-endian) and "PAR1"
+
+
 def check_parquet(raw: bytes, name: str, limits: Limits) -> None:
-    """Rows × columns from the footer's metadata before any data page is read; a nested (repeated) column
-    counts its values, which its rows do not bound."""
+    """The footer's size from the file's last bytes, before the footer is parsed (a file of 300 000 one-row row
+    groups is mostly footer); then, from the footer's metadata and before any data page is read, the row groups,
+    rows, columns and cells; a nested (repeated) column counts its values, which its rows do not bound."""
     import pyarrow.parquet as pq
 
+    if len(raw) >= 2 * len(_PARQUET_MAGIC) + FOOTER_TAIL and raw[-4:] == _PARQUET_MAGIC:
+        footer = struct.unpack_from("<I", raw, len(raw) - FOOTER_TAIL)[0]
+        if footer > limits.footer_mb * MB:
+            raise refusal(f"The footer of '{name}' (its list of columns and row groups) is", footer / MB,
+                          "footer_mb", "MB", limits,
+                          cure="A file written in many small pieces can be written again as one: "
+                               "pandas.read_parquet(file).to_parquet(new_file). ")
     meta = pq.ParquetFile(io.BytesIO(raw)).metadata
+    if meta.num_row_groups > limits.row_groups:
+        raise refusal(f"'{name}' is written in", meta.num_row_groups, "row_groups", "row groups", limits,
+                      cure="A file written in many small pieces can be written again as one: "
+                           "pandas.read_parquet(file).to_parquet(new_file). ")
     columns = meta.num_columns
     if columns > limits.columns:
         raise refusal(f"'{name}' has", columns, "columns", "columns", limits)
+    if meta.num_rows > limits.rows:
+        raise refusal(f"'{name}' has", meta.num_rows, "rows", "rows", limits)
     cells = 0
     for i in range(columns):
         if meta.schema.column(i).max_repetition_level > 0:
@@ -429,3 +463,6 @@ def check_parquet(raw: bytes, name: str, limits: Limits) -> None:
     if cells > limits.cells:
         raise refusal(f"'{name}' has {_amount(meta.num_rows, 'rows')} × {_amount(columns, 'columns')}, holding", cells,
                       "cells", "cells", limits)
+
+
+_PARQUET_MAGIC = b"PAR1"

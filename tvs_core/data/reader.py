@@ -7,11 +7,16 @@ which is ended after ``Limits.read_seconds`` (``TVS_MAX_READ_SECONDS``). Whateve
 allocation, the time limit, a signal — becomes one sentence naming the limit and how to raise it.
 
 The child imports only what parsing needs (not the whole library) and writes a JSON line, then the table as
-Parquet (``storage.tables``: every dtype back), to its standard output.
+Parquet (``storage.tables``: every dtype back), to its standard output. The JSON line says what the table takes once
+read, so that the process that keeps it (the dashboard's server, the command line) weighs it against its own budget
+(``Limits.table_mb``) and its own memory before it decodes a byte: a file the child could read within its cap must
+not grow the server past a bound. The child ends with the process that started it, whatever ends that one (the
+kernel kills it: ``PR_SET_PDEATHSIG``), so a dashboard stopped mid-read leaves nothing running.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import io
 import json
@@ -19,6 +24,9 @@ import os
 import signal
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import BinaryIO
@@ -27,15 +35,23 @@ import pandas as pd
 
 from ..errors import DataError
 from ..storage.tables import table_bytes, table_from_bytes
-from .decoded import memory_cap, memory_exhausted
+from .decoded import check_table, memory_cap, memory_exhausted, room_here
 from .limits import ENV, MB, Limits, check_size
+
+WAIT_STEP = 0.5  # seconds between two calls of a read's ``waiting`` (the dashboard's "reading…" and its Cancel)
 
 ROOT = Path(__file__).resolve().parents[2]
 PARSER = "tvs_core.data.io:parse_table"  # named, not imported: io reads every table through this module
 # the child: the tvs_core package made without running its __init__ (which imports the whole library), then the
 # parse, its address space capped once the reader's modules are imported (what they take counts in the cap)
 _BOOT = """
-import sys, types
+import ctypes, os, signal, sys, types
+try:  # ended by the kernel when the process that started it ends (Linux); else it would run on to its limits
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+except (OSError, AttributeError):
+    pass
+if os.getppid() != int(sys.argv[3]):  # that process ended before the line above ran
+    os._exit(1)
 package = types.ModuleType("tvs_core")
 package.__path__ = [sys.argv[1] + "/tvs_core"]
 sys.modules["tvs_core"] = package
@@ -47,20 +63,23 @@ _CHILD_ENV = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THRE
               "ARROW_DEFAULT_MEMORY_POOL": "system", "PYTHONDONTWRITEBYTECODE": "1"}
 
 
-def read_in_child(source: str | Path | bytes | BinaryIO, name: str | None, limits: Limits) -> pd.DataFrame:
-    """The table in ``source`` (a path, bytes, or a binary stream), parsed by ``PARSER`` in a capped child."""
+def read_in_child(source: str | Path | bytes | memoryview | BinaryIO, name: str | None, limits: Limits,
+                  waiting: Callable[[float], None] | None = None) -> pd.DataFrame:
+    """The table in ``source`` (a path, bytes, or a binary stream), parsed by ``PARSER`` in a capped child.
+    ``waiting(seconds)`` is called every ``WAIT_STEP`` while the child reads; whatever it raises (the dashboard's
+    Cancel) ends the child and the read."""
     path, data, name = resolve_source(source, name, limits)
     cap, ours = memory_cap(limits)
     request = json.dumps({"path": path, "name": name, "limits": asdict(limits), "parser": PARSER})
-    process = subprocess.Popen([sys.executable, "-c", _BOOT, str(ROOT), str(cap)], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, **_CHILD_ENV},
-                               start_new_session=True)
-    try:
-        out, err = process.communicate(request.encode() + b"\n" + (data or b""), timeout=limits.read_seconds)
+    process = subprocess.Popen([sys.executable, "-c", _BOOT, str(ROOT), str(cap), str(os.getpid())],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env={**os.environ, **_CHILD_ENV}, start_new_session=True)
+    try:  # the request, then the bytes as they are (an upload is not copied again to be sent)
+        out, err = _wait(process, [request.encode() + b"\n", data or b""], limits.read_seconds, waiting)
     except subprocess.TimeoutExpired:
         _end(process)
         raise too_slow(name, limits) from None
-    except BaseException:  # Ctrl-C, SIGTERM: the child ends with the read
+    except BaseException:  # Ctrl-C, SIGTERM, Cancel: the child ends with the read
         _end(process)
         raise
     head, _, table = out.partition(b"\n")
@@ -75,10 +94,64 @@ def read_in_child(source: str | Path | bytes | BinaryIO, name: str | None, limit
         raise memory_exhausted(name, limits, cap, ours)
     if "error" in answer:
         raise DataError(answer["error"], column=answer.get("column"), fix=answer.get("fix"))
-    frame = table_from_bytes(table)
+    size = float(answer.get("bytes", 0))
+    check_table(size, f"'{name}' takes", limits)  # the child weighed it; its word is checked again here
+    room_here(size + len(table), name)  # decoding: the table, beside the bytes it comes from
+    try:
+        frame = table_from_bytes(table)
+    except MemoryError:
+        raise memory_exhausted(name, limits, here=True) from None
+    except Exception as exc:  # pyarrow's ArrowMemoryError, numpy's allocation failures: the same sentence
+        if _is_allocation(exc):
+            raise memory_exhausted(name, limits, here=True) from None
+        raise
     if answer.get("note"):
         frame.attrs["note"] = answer["note"]
     return frame
+
+
+def _wait(process: subprocess.Popen, given: list, seconds: float,
+          waiting: Callable[[float], None] | None) -> tuple[bytes, bytes]:
+    """The child's output, its input given; ``TimeoutExpired`` after ``seconds``. The input is fed and the output
+    drained by threads while this one waits in steps of ``WAIT_STEP``, calling ``waiting`` between them
+    (``communicate`` cannot be resumed with input left to send: a child still importing when the first step ends
+    would wait for the rest of an upload for ever)."""
+    out: list[bytes] = []
+    err: list[bytes] = []
+
+    def feed() -> None:
+        try:
+            for piece in given:
+                process.stdin.write(piece)
+        except (BrokenPipeError, OSError, ValueError):  # the child ended (or was ended) before it read it all
+            pass
+        finally:
+            with contextlib.suppress(OSError, ValueError):
+                process.stdin.close()
+
+    def drain(stream, into: list[bytes]) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            into.append(stream.read())
+
+    threads = [threading.Thread(target=feed, daemon=True),
+               threading.Thread(target=drain, args=(process.stdout, out), daemon=True),
+               threading.Thread(target=drain, args=(process.stderr, err), daemon=True)]
+    for thread in threads:
+        thread.start()
+    started = time.monotonic()
+    while True:
+        elapsed = time.monotonic() - started
+        if elapsed >= seconds:
+            raise subprocess.TimeoutExpired(process.args, seconds)
+        try:
+            process.wait(timeout=min(WAIT_STEP, seconds - elapsed))
+            break
+        except subprocess.TimeoutExpired:
+            if waiting is not None:
+                waiting(time.monotonic() - started)
+    for thread in threads:
+        thread.join()
+    return b"".join(out), b"".join(err)
 
 
 def too_slow(name: str, limits: Limits) -> DataError:
@@ -88,7 +161,7 @@ def too_slow(name: str, limits: Limits) -> DataError:
                          f"the environment (on the command line, --limit read_seconds={doubled}).")
 
 
-def resolve_source(source, name: str | None, limits: Limits) -> tuple[str | None, bytes | None, str]:
+def resolve_source(source, name: str | None, limits: Limits) -> tuple[str | None, bytes | memoryview | None, str]:
     """(a path for the child to open, or the bytes to hand it; the name for messages). A path's size is checked
     here, before a process starts; a stream is read to one byte over the limit, no further."""
     if isinstance(source, (str, Path)):
@@ -100,7 +173,7 @@ def resolve_source(source, name: str | None, limits: Limits) -> tuple[str | None
         name = name or path.name
         check_size(path.stat().st_size, name, limits)
         return str(path.resolve()), None, name
-    if isinstance(source, bytes):
+    if isinstance(source, (bytes, bytearray, memoryview)):  # an upload's buffer is used as it is, not copied
         data, name = source, name or "upload"
     else:
         name = name or getattr(source, "name", "upload")
@@ -126,7 +199,7 @@ def _end(process: subprocess.Popen) -> None:
         os.killpg(process.pid, signal.SIGKILL)
     except OSError:
         pass
-    process.communicate()
+    process.wait()
 
 
 def _said(err: bytes) -> str:
@@ -166,7 +239,9 @@ def _parse(parse, request: dict, stdin) -> tuple[dict, bytes]:
     name = request["name"]
     try:
         frame = parse(request["path"] if request["path"] is not None else stdin.read(), name, limits)
-        return {"note": frame.attrs.get("note")}, table_bytes(frame)
+        size = int(frame.memory_usage(index=True, deep=True).sum())
+        check_table(size, f"'{name}' takes", limits)  # weighed here, before a byte of it is handed over
+        return {"note": frame.attrs.get("note"), "bytes": size}, table_bytes(frame)
     except DataError as exc:
         return {"error": exc.message, "column": exc.column, "fix": exc.fix}, b""
     except MemoryError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import stat
 import tempfile
 from pathlib import Path
@@ -15,16 +16,31 @@ from ..model.generator import SyntheticGenerator
 
 # Cells starting with these run as formulas in spreadsheet programs (CSV injection).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "|", "%")
+# Control characters a terminal obeys (ESC and the sequences it starts, BEL, a carriage return that rewrites the
+# line, the C1 codes): ``cat`` of a CSV must not recolour, retitle or clear the screen. Each is written as its
+# visible picture (U+2400 + code: ␛ for ESC, ␇ for BEL; ␡ for DEL), a C1 code as U+FFFD; tab and newline stay.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _picture(match: re.Match) -> str:
+    code = ord(match.group(0))
+    return chr(0x2400 + code) if code < 0x20 else "\u2421" if code == 0x7F else "\ufffd"
+
+
+def inert(text: str) -> str:
+    """``text`` with every control character a terminal obeys replaced by its visible picture."""
+    return _CONTROL.sub(_picture, text)
 
 
 def _safe_text(value) -> str:
-    text = str(value)
+    text = inert(str(value))
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
 def neutralise_formulas(table: pd.DataFrame) -> pd.DataFrame:
     """Prefix text cells — and header cells — that a spreadsheet would run as a formula with a single
-    quote. Numbers stay numbers (a negative number is written as a number, not as text)."""
+    quote, and write the control characters a terminal obeys as their pictures (``inert``). Numbers stay numbers
+    (a negative number is written as a number, not as text)."""
     out = table.copy()
     out.columns = [_safe_text(c) for c in out.columns]
     for column in out.columns:
@@ -32,10 +48,10 @@ def neutralise_formulas(table: pd.DataFrame) -> pd.DataFrame:
         if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_datetime64_any_dtype(col):
             continue
         text = col.astype("string")
-        risky = text.str.startswith(FORMULA_STARTS).fillna(False).to_numpy(dtype=bool)
+        risky = (text.str.startswith(FORMULA_STARTS) | text.str.contains(_CONTROL)).fillna(False).to_numpy(dtype=bool)
         if risky.any():
             values = col.astype(object).to_numpy(copy=True)
-            values[risky] = ["'" + str(v) for v in values[risky]]
+            values[risky] = [_safe_text(v) for v in values[risky]]
             out[column] = values
     return out
 

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 
-from ..errors import TVSError
+from ..errors import TVSError, out_of_room
 from . import private
 from .migrate import convert_pickles
 from .workspace import Workspace
@@ -71,6 +71,15 @@ class _Connection:
         self.sqlite = sqlite
 
 
+def damaged(exc: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite says the file itself is damaged (corrupt, or not a database at all): only then is it set
+    aside. A full disk, a file-size limit, a lock or a permission says nothing about the file."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if name:
+        return name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB"))
+    return any(words in str(exc).lower() for words in ("malformed", "not a database", "corrupt"))
+
+
 class Store:
     """``read_only`` is True when the workspace folder cannot be written: finished results can still be
     read, nothing can be run. A damaged database file is set aside (renamed, never deleted)."""
@@ -93,9 +102,12 @@ class Store:
         try:
             self._open()
         except sqlite3.DatabaseError as exc:
-            if self.read_only or not self.path.exists():
-                raise TVSError(f"The workspace database {self.path} cannot be read ({exc}).") from exc
             self.close()
+            full = out_of_room(exc, f"the workspace database {self.path}")
+            if full is not None:  # a full disk or a file-size limit: the file is sound, and stays where it is
+                raise full from exc
+            if self.read_only or not self.path.exists() or not damaged(exc):
+                raise TVSError(f"The workspace database {self.path} cannot be read ({exc}).") from exc
             aside = self._set_aside()
             raise TVSError(f"The workspace database {self.path} is damaged ({exc}); it was set aside as "
                            f"{aside.name} (nothing deleted). Run again to start a new one; finished results "
