@@ -17,20 +17,28 @@ GRACE_SECONDS = 120.0
 
 
 def owned(owner: str) -> dict[int, str]:
-    """pid -> command line of every live process (zombies excluded) whose environment names ``owner``."""
+    """pid -> command line of every live process (zombies excluded) whose environment names ``owner``, and of every
+    process in a session one of those began (other than the test's own): a process that retitles itself (Ray's
+    agents and workers, through setproctitle) overwrites the memory /proc reads its environment from, and would go
+    unseen by its environment alone."""
     wanted = f"{OWNER}={owner}".encode()
-    found = {}
+    found, sessions, everyone = {}, set(), {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         try:
-            if wanted not in (entry / "environ").read_bytes().split(b"\0"):
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if fields[0] == "Z":
                 continue
-            if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
-                continue
-            found[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+            everyone[int(entry.name)] = (int(fields[3]), command)
+            if wanted in (entry / "environ").read_bytes().split(b"\0"):
+                found[int(entry.name)] = command
+                sessions.add(int(fields[3]))
         except OSError:  # gone meanwhile, or not ours to read
             continue
+    sessions.discard(os.getsid(0))
+    found.update({pid: command for pid, (session, command) in everyone.items() if session in sessions})
     return found
 
 

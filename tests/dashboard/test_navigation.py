@@ -22,12 +22,27 @@ def test_streamlit_still_chooses_its_old_multipage_mode_by_the_private_flag_the_
     assert "if PagesManager.uses_pages_directory:" in source and "_mpa_v1(" in source
 
 
+def _navigated() -> set[str]:
+    """The page files app.py's navigation lists (``st.Page("pages/NAME.py", …)``)."""
+    tree = ast.parse((PAGES.parent / "app.py").read_text())
+    return {Path(node.args[0].value).name for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and ast.unparse(node.func) == "st.Page" and node.args
+            and isinstance(node.args[0], ast.Constant)}
+
+
 def test_every_page_hands_its_run_to_app_py_first():
+    pages = _navigated()
+    assert {"data.py", "export.py"} <= pages
     for page in sorted(PAGES.glob("*.py")):
-        if page.name in ("common.py", "signin.py", "plain.py", "__init__.py"):  # what the pages share, no page
-            continue
         body = [node for node in ast.parse(page.read_text()).body
                 if not isinstance(node, (ast.Import, ast.ImportFrom))
                 and not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]
-        first = ast.unparse(body[0])
-        assert first == "common.under_navigation()", f"{page.name} starts with {first!r}"
+        if page.name in pages:
+            first = ast.unparse(body[0])
+            assert first == "common.under_navigation()", f"{page.name} starts with {first!r}"
+        else:  # what the pages share: run on its own (Streamlit's old multipage mode), it draws nothing
+            drawn = [ast.unparse(node)[:80] for node in body
+                     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                     and any(isinstance(inner, ast.Call) and ast.unparse(inner.func).startswith("st.")
+                             for inner in ast.walk(node))]
+            assert drawn == [], f"{page.name} is no page but draws {drawn} when it is run on its own"

@@ -67,3 +67,19 @@ def test_a_parquet_file_with_a_categorical_column_reads(folder):
     """The second review's small Parquet file with a categorical column gave "unexpected TypeError"."""
     outcome = read_capped(categorical_parquet(folder), timeout=TEST_GUARD)
     assert (outcome.status, outcome.message) == ("READ", "(120, 2)"), outcome
+
+
+THIRD_REVIEW = [b for b in BOMBS if b.review >= 3]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bomb", THIRD_REVIEW, ids=[b.name for b in THIRD_REVIEW])
+def test_under_an_administrators_own_memory_cap_the_command_line_names_a_limit(bomb, folder):
+    """The third review ran the command line under ``ulimit -v 1048576`` with the tool's default limits: the
+    Parquet file of zeros failed after 49 s as "something unexpected went wrong (ArrowMemoryError)". Each of its files
+    is now refused in a sentence that names the limit reached (the tool's, or the address space set outside)."""
+    path = built(bomb, folder)
+    outcome = read_capped(path, timeout=TEST_GUARD, defaults=True)
+    assert outcome.status == "REFUSED", outcome
+    assert "TVS_MAX_" in outcome.message or "ulimit -v" in outcome.message, outcome.message
+    assert "unexpected" not in outcome.message
