@@ -416,7 +416,7 @@ def _warnings(selection: Selection, summary: Summary, level: int, preview) -> li
              "columns, so truncation protects less than the theory says.",
              "Rely on the measured attacks above, not on the preview's promise.")
     if row["beyond"]:
-        warn(f"Beyond the anchors (clipped for PU): {row['beyond']}.")
+        warn(f"Beyond the anchors: {row['beyond']}.")
     if level == selection.best_level and float(row["wins"]) < FRAGILE:
         warn(f"Fragile: level {level} is best in only {percent(row['wins'])} of resamples within the intervals.",
              "Look at its neighbours before choosing it.")
