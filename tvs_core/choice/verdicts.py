@@ -15,7 +15,8 @@ The rules, named here:
   an anchor it reads as that anchor; between them **small** from a scaled score of ``standing.SMALL`` (0.6),
   **moderate** from ``standing.MODERATE`` (0.3), **large** below;
 * attribute inference is read on the choice's privacy axis when that axis is an attribute attack, else on the
-  paper's MAB, for the least protected sensitive column (``selection.deciding_columns``);
+  default axis (the attacker's skill on real people), for the least protected sensitive column
+  (``selection.deciding_columns``);
 * membership is read on the strongest of three shadow-free attacks (``mia_auc``) against its noise floor (the same
   attacks on shuffled columns) and the real rows; it is a risk whenever the attack beats that floor;
 * the GDPR criteria are ``gdpr.criterion_verdict``'s; when the attack game finds something to learn about a column
@@ -153,8 +154,8 @@ ATTRIBUTE_WORDS = {Reading.IDEAL: "no better than from shuffled columns, where t
 
 
 def _attribute_axis(selection: Selection, sensitive: list[str]) -> Axis:
-    """The choice's privacy axis when it is an attribute attack, else the paper's MAB on the least protected
-    column."""
+    """The choice's privacy axis when it is an attribute attack, else the default axis (the attacker's skill on real
+    people) on the least protected column."""
     if selection.privacy.metric.group is Group.ATTRIBUTE_RISK:
         return selection.privacy
     return DEFAULT_PRIVACY
