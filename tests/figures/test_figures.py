@@ -679,3 +679,18 @@ def test_the_margins_legend_sits_between_the_title_and_the_plots():
         assert layout.legend.yref == "container" and layout.legend.yanchor == "top"
         legend_top = (1 - layout.legend.y) * layout.height
         assert title_bottom <= legend_top and legend_top + 24 <= layout.margin.t  # one legend line, then the plots
+
+
+def test_a_level_more_revealing_than_the_real_rows_says_so_in_its_hover_and_under_the_plot(summary):
+    """Issue 55: a level whose attack does better than on the real rows (MAB 0.9 against the real rows' 0.45) is
+    named "more revealing than the real data" where the scatter shows it, not left to a number off the scale."""
+    extra = pd.DataFrame([srow("tvinesynth", 7, "release", "auc_tstr", 0.8), srow("tvinesynth", 7, "game", "mab", 0.9,
+                                                                                 "a")])
+    both = Summary(pd.concat([summary.frame, extra], ignore_index=True).astype({"level": "Int64"}))
+    fig = F.privacy_utility_scatter(both, Axis.parse("mab:a"), ["a", "b"], None, [1, 3, 5, 7])
+    levels = next(t for t in fig.data if t.name == "TVineSynth (by level)")
+    hover = dict(zip(levels.customdata, levels.hovertext, strict=True))
+    assert "more revealing than the real data" in hover[7]
+    assert not any("more revealing" in hover[level] for level in (1, 3, 5))
+    notes = " ".join(a.text for a in fig.layout.annotations)
+    assert "More revealing than the real data" in notes and "level 7" in notes

@@ -37,7 +37,7 @@ from ..evaluation.summary import Summary, summarise
 from ..text import percent
 from .axes import DEFAULT_PRIVACY, Axis
 from .gdpr import CriterionVerdict, point_verdicts, risk_key
-from .selection import Column, PrivacyPoints, Selection, level_column, level_column_names
+from .selection import MORE_REVEALING, Column, PrivacyPoints, Selection, level_column, level_column_names
 from .standing import Reading, Standing
 
 NEAR_INDEPENDENT = 0.25  # pair structure scored below this: the level keeps little more than independent columns
@@ -191,7 +191,8 @@ def _attribute(selection: Selection, summary: Summary, level: int, sensitive: li
                                              "sweep has no real-data anchors to read it against.",
                        detail=numbers + "."), column, reading
     detail = (f"{numbers}; {standing.worst.median:.3f} on the real rows, {standing.ideal.median:.3f} on shuffled "
-              f"columns, where there is nothing to learn; scaled between them: {standing.share:.2f}.")
+              f"columns, where there is nothing to learn; scaled between them: "
+              f"{MORE_REVEALING if reading is Reading.BEYOND else f'{standing.share:.2f}'}.")
     sentence = (f"At level {level}, someone who knows a person's other columns predicts their {target}{least} "
                 f"{ATTRIBUTE_WORDS[reading]}")
     if reading in RISK_WORDS:

@@ -21,6 +21,10 @@ def _mab(name: str, label: str, short: str, source: Source, reference: str, on_r
     """The attacker's coefficients; a game's ``on_release`` is the same attack on the published sets: its value on
     the shuffled rows is this one's ideal, and it stands in while the game has not reported."""
     what = "largest" if worst_case else "mean"
+    blind = ("when one column gives the sensitive one away, the attacker needs one large coefficient and the rest are "
+             "near zero, so the mean is small while the guesses are nearly exact" if not worst_case else
+             "a release that spreads the dependence over correlated columns can give large coefficients that "
+             "offset each other and guess badly")
     published = source is Source.RELEASE
     asked = (f"How much the most telling column{' of the published data' if published else ''} reveals the "
              "sensitive columns to an attacker" if worst_case else
@@ -32,10 +36,8 @@ def _mab(name: str, label: str, short: str, source: Source, reference: str, on_r
                   "its guess moves when one other column moves by one (paper, Section 2.4). 0 means the other "
                   "columns tell nothing. Read it against the same attack on the real rows (privacy 0) and on the "
                   "real rows with every column shuffled, where there is nothing to learn (privacy 1). The paper's "
-                  "measure, kept as it defines it; it can mislead, because the size of the coefficients is not how "
-                  "well the guesses hit: when one column gives the sensitive one away, the attacker needs one large "
-                  "coefficient and the rest are near zero, so the mean is small while the guesses are nearly exact. "
-                  "The attacker's skill on real people does not have that blind spot.",
+                  f"measure, kept as it defines it; it can mislead, because the size of the coefficients is not how "
+                  f"well the guesses hit: {blind}. The attacker's skill on real people measures the guesses.",
                   per_column=PerColumn.SENSITIVE, axis=AxisKind.PRIVACY, worst=Reference(name, reference),
                   ideal=Reference(on_release or name, SHUFFLED, 0.0), fallback=on_release,
                   question=f"{asked} (the paper's measure; lower is safer)",
