@@ -21,8 +21,7 @@ number moved; the breast-cancer cases' medians were checked unchanged within ``R
 seventh round: every earlier median within 4.4e-12 relative, best levels unchanged, only the new records added.
 The four small cases were re-recorded for issue 55: every earlier median within ``RELATIVE``, only the attacker's skill
 on real people (``release_skill``) added; the sweeps' PU_t moved with the new default privacy axis (the breast-cancer
-sweep's best level from 2 to 8). The four "full" cases were not re-recorded then (no test reads them): they lack
-those records.
+sweep's best level from 2 to 8), and so were the four "full" ones (the clinical quick sweep's best level from 10 to 5).
 """
 
 from __future__ import annotations
