@@ -6,6 +6,7 @@
 # the test lock's versions, so the tests run exactly what the dashboard installs. Every line carries
 # sha256 hashes. pip-tools runs from a throwaway venv, never the project's .venv. Pins already in a
 # lock are kept; to move a transitive dependency, delete its line (or the lock) and run this again.
+# requirements-judges.lock is bench/judges.py's own resolution (its venv only), held to nothing of the project's.
 set -euo pipefail
 cd "$(dirname "$0")"
 tools=$(mktemp -d)
@@ -22,3 +23,6 @@ compile --find-links /opt/wheels -o requirements-test.lock \
     requirements.txt requirements-extras.txt requirements-competitors.txt
 compile -c requirements-test.lock -o requirements.lock requirements.txt
 compile -c requirements-test.lock -o requirements-dev.lock requirements-dev.txt
+# The independent judges of bench/judges.py (SDMetrics, anonymeter): a resolution of their own, never held to the
+# project's versions (they need pandas<3 and numpy<1.27), installed only into the venv that bench creates.
+compile -o requirements-judges.lock requirements-judges.txt

@@ -55,6 +55,7 @@ LOCKS = {
     "requirements.lock": ["requirements.txt"],
     "requirements-test.lock": ["requirements.txt", "requirements-extras.txt", "requirements-competitors.txt"],
     "requirements-dev.lock": ["requirements-dev.txt"],
+    "requirements-judges.lock": ["requirements-judges.txt"],  # bench/judges.py's own venv, held to nothing else
 }
 HASHED_PIN = r"([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9.+!_-]+)((?:\s+--hash=sha256:[0-9a-f]{64})+)\s*"
 TORCH_WHEEL = Path("/opt/wheels/torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl")

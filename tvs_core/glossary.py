@@ -70,11 +70,13 @@ TERMS: tuple[Term, ...] = (
          ("chosen level", "your choice", "selected level", "Your chosen level")),
     Term("Privacy score P_t", "Choosing a level",
          "A level's privacy on a scale where 1 is best. With the default anchored normalisation, 0 is what the "
-         "attack achieves on the real rows and 1 what it achieves when there is nothing to learn; a value below 0 "
-         "means the attack did better than on the real data.",
-         ("P_t", "P", "privacy score"),
-         "For MAB: P = (MAB_real − MAB) / (MAB_real − MAB_shuffled). On the worst sensitive column by default "
-         "(mab_worst)."),
+         "attack achieves on the real rows and 1 what it achieves when there is nothing to learn. A level where "
+         "the attack does better than on the real data is not given a score: the screens say \"more revealing "
+         "than the real data\", and the recommendation ranks it below every level on the scale.",
+         ("P_t", "P", "privacy score", "more revealing than the real data"),
+         "P = (value_real − value) / (value_real − value_shuffled), e.g. for the attacker's skill on real people "
+         "(release_skill) or the paper's MAB. On the least protected sensitive column by default "
+         "(release_skill_worst)."),
     Term("Utility mix U_t", "Choosing a level",
          "A level's usefulness on a scale where 1 is best, averaged over the parts you weigh: prediction of Y "
          "(TSTR), the pairwise relations between all columns (pair structure) and the results of the regression "
@@ -89,7 +91,8 @@ TERMS: tuple[Term, ...] = (
          "and utility scores. The weight α is yours: 0.5 weighs both equally, 0.75 favours privacy, 0.25 "
          "usefulness.",
          ("PU_t", "PU", "α", "alpha", "weight on privacy", "Weight on privacy α", "Appendix D"),
-         "PU_t = α·P_t + (1 − α)·U_t (paper, Appendix D), each part clipped to [0, 1]. Ties go to the more "
+         "PU_t = α·P_t + (1 − α)·U_t (paper, Appendix D); U_t's parts clipped to [0, 1], P_t at 1 only (a level "
+         "more revealing than the real data keeps its score below 0, so it ranks last). Ties go to the more "
          "private, then the lower level."),
     Term("Normalisation", "Choosing a level",
          "How raw numbers are turned into the 0-to-1 privacy and utility scores. Anchored (default) scales each "
@@ -116,8 +119,9 @@ TERMS: tuple[Term, ...] = (
     Term("Beyond the anchors", "Choosing a level",
          "A score outside 0 to 1: a privacy score below 0 means the attack did better on the release than on the "
          "real data itself (the release exaggerates a link), above 1 that it did worse than on shuffled columns "
-         "(chance). The value is shown and named on the card, and clipped to 0 or 1 in PU_t.",
-         ("beyond", "beyond the anchors", "clipped", "Beyond the anchors (clipped for PU)")),
+         "(chance). The card names it; a privacy score below 0 is shown as \"more revealing than the real data\" "
+         "and keeps its value in PU_t (the level ranks last), the others count as 0 or 1.",
+         ("beyond", "beyond the anchors", "clipped", "Beyond the anchors")),
     Term("Resamples and wins", "Choosing a level",
          "How solid the recommendation is: every number is redrawn 2 000 times within its interval and the best "
          "level found each time. 'Best in 55 % of resamples' means another level wins almost half the time — a "
@@ -130,10 +134,12 @@ TERMS: tuple[Term, ...] = (
          ("Pareto", "Pareto front")),
     Term("Privacy measured by", "Choosing a level",
          "Which attack's result is the privacy score, on the scatter's horizontal axis and in the combined score. "
-         "The default "
-         "is the attack game's MAB on the least protected sensitive column; a membership attack (PG, AUC) can be "
-         "chosen instead when membership is the bigger concern.",
-         ("Privacy measured by", "privacy axis", "mab_worst", "worst sensitive column", "least protected"),
+         "The default is how well an attacker who learns from the release guesses the real people's sensitive "
+         "values (the attacker's skill on real people), on the least protected sensitive column; the paper's MAB "
+         "and WCAB stay selectable, and a membership attack (PG, AUC) can be chosen instead when membership is "
+         "the bigger concern.",
+         ("Privacy measured by", "privacy axis", "release_skill_worst", "mab_worst", "worst sensitive column",
+          "least protected"),
          "Written NAME, NAME:COLUMN or NAME_worst (--privacy on the command line)."),
     Term("Recommendation card", "Choosing a level",
          "The box under the scatter on the Choose page, for the selected level: what it protects (the attack "
@@ -373,7 +379,10 @@ TERMS: tuple[Term, ...] = (
     Term("MAB", "Privacy: the attacks",
          "Mean absolute attacker coefficient: how strongly, on average, the attacker's guess of a sensitive value "
          "follows each of the person's other columns. Lower is more private; it is read against the same attack on "
-         "the real rows (privacy 0) and on shuffled columns (privacy 1).",
+         "the real rows (privacy 0) and on shuffled columns (privacy 1). The paper's measure; it misleads when one "
+         "column gives the sensitive one away: the attacker then needs one large coefficient, the others are near "
+         "zero, and the mean is small while the guesses are nearly exact (the default privacy axis, the attacker's "
+         "skill on real people, does not).",
          ("MAB", "MAB/WCAB"),
          "Paper, Definition 2.2: the mean of |b_k| over the other columns (intercept excluded), game iterations and "
          "synthetic sets."),

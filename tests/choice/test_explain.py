@@ -14,6 +14,8 @@ from tvs_core.evaluation.preview import LevelPreview
 from tvs_core.evaluation.records import HOLDER, REAL, SHUFFLED
 from tvs_core.evaluation.summary import Summary
 
+MAB = Axis.parse("mab_worst")  # the hand-written summaries hold the paper's MAB, not the default axis
+
 
 def with_rows(summary: Summary, summary_of, rows) -> Summary:
     return Summary(pd.concat([summary.frame, summary_of(rows).frame], ignore_index=True))
@@ -32,7 +34,7 @@ def test_the_scale_is_said_in_the_units_of_the_value_it_scales():
 
 
 def test_the_best_level_is_named_and_another_level_points_to_it(two_levels):
-    selection = choose(two_levels, ["a"])
+    selection = choose(two_levels, ["a"], privacy=MAB)
     best, other = explain_level(selection, two_levels, 1, ["a"]), explain_level(selection, two_levels, 2, ["a"])
     assert best.level == 1 and best.headline.endswith("— the best level at these settings")
     assert "best level" not in other.headline
@@ -45,18 +47,18 @@ def test_a_level_keeping_little_pair_structure_is_warned_about(two_levels):
     """Level 1 keeps 10 % of the real pair structure (below NEAR_INDEPENDENT), level 2 80 %; min-max scores say
     nothing about independent columns, so they never warn."""
     assert NEAR_INDEPENDENT == 0.25
-    selection = choose(two_levels, ["a"])
+    selection = choose(two_levels, ["a"], privacy=MAB)
     warned = [w for w in explain_level(selection, two_levels, 1, ["a"]).warnings if "pairwise dependence" in w]
     assert warned == ["Level 1 keeps little more pairwise dependence than independent columns (10 % of the real "
                       "data's): relations between columns other than those with Y will mostly not be reproduced. If "
                       "your users study such relations, choose a higher level."]
     assert not any("pairwise" in w for w in explain_level(selection, two_levels, 2, ["a"]).warnings)
-    minmax = choose(two_levels, ["a"], method="minmax")
+    minmax = choose(two_levels, ["a"], privacy=MAB, method="minmax")
     assert not any("pairwise" in w for w in explain_level(minmax, two_levels, 1, ["a"]).warnings)
 
 
 def test_the_card_prices_each_utility_part_against_its_anchors(two_levels):
-    card = explain_level(choose(two_levels, ["a"]), two_levels, 1, ["a"])
+    card = explain_level(choose(two_levels, ["a"], privacy=MAB), two_levels, 1, ["a"])
     assert card.costs[0].startswith("TSTR AUC (synthetic-trained): 0.700 (") and card.costs[0].endswith(
         "— 50 % of the way from 'nothing kept' to 'as the real data' (scores 0 at 0.500, 1 at 0.900).")
     assert len(card.costs) == 3  # TSTR, pair structure, CI overlap: the default mix
@@ -68,31 +70,36 @@ def test_membership_attacks_are_quoted_beside_the_attribute_axis(two_levels, sum
     summary = with_rows(two_levels, summary_of, [(HOLDER, 1, "mia_auc", None, 0.6, 0.55, 0.65),
                                                  (REAL, None, "mia_auc", None, 0.9), (SHUFFLED, None, "mia_auc", None,
                                                                                       0.5)])
-    card = explain_level(choose(summary, ["a"]), summary, 1, ["a"])
+    card = explain_level(choose(summary, ["a"], privacy=MAB), summary, 1, ["a"])
     assert card.protects[1] == ("Membership attacks (strongest of three): AUC 0.600 (95 % interval 0.550–0.650 "
                                 "(bootstrap over 20 values)) — 0.5 learns nothing; the real rows themselves: 0.900; "
                                 "noise floor: 0.500.")
-    assert len(explain_level(choose(two_levels, ["a"]), two_levels, 1, ["a"]).protects) == 1  # not measured: unsaid
+    # not measured: unsaid
+    assert len(explain_level(choose(two_levels, ["a"], privacy=MAB), two_levels, 1, ["a"]).protects) == 1
 
 
 def test_the_card_warns_of_few_replicates_and_of_values_beyond_the_anchors(two_levels, summary_of):
-    """A MAB above the real rows' own (0.5 > 0.4) scores below 0: clipped for PU, and said; three replicates give
-    a spread, not a 95 % interval."""
+    """A MAB above the real rows' own (0.5 > 0.4) scores below 0: said in words (issue 55: "privacy score -0.09" on a
+    0-to-1 scale was seen by a user); three replicates give a spread, not a 95 % interval."""
     summary = with_rows(two_levels, summary_of, [(HOLDER, 3, "mab", "a", 0.5, 0.45, 0.55, 3),
                                                  (HOLDER, 3, "auc_tstr", None, 0.8),
                                                  (HOLDER, 3, "pair_structure", None, 0.5),
                                                  (HOLDER, 3, "ci_overlap", None, 0.5)])
-    selection = choose(summary, ["a"])
+    selection = choose(summary, ["a"], privacy=MAB)
     warnings = explain_level(selection, summary, 3, ["a"]).warnings
-    assert "Beyond the anchors (clipped for PU): privacy -0.25: the attack does better than on the real data " \
-           "itself." in warnings
+    assert ("Beyond the anchors: privacy: more revealing than the real data (the attack does better on the release "
+            "than on the real rows: 0.500 on the release against 0.400 on the real rows; ranked below every level on "
+            "the scale).") in warnings
+    card = explain_level(selection, summary, 3, ["a"])  # a score below 0 is said in words, never as a score
+    assert "privacy: more revealing than the real data" in card.headline and "-0.25" not in card.headline
+    assert "; more revealing than the real data (scores 0 at 0.400" in card.protects[0]
     assert any(w.startswith("Some intervals rest on only 3 replicates") for w in warnings)
     assert not any("replicates" in w or "Beyond" in w for w in explain_level(selection, summary, 1, ["a"]).warnings)
 
 
 def test_the_choice_notes_are_the_card_warnings(two_levels):
     """A part of the utility mix the sweep did not measure is dropped by the choice; the card says so too."""
-    selection = choose(two_levels, ["a"], utility=UtilityMix.parse("tstr,pmse_ratio"))
+    selection = choose(two_levels, ["a"], privacy=MAB, utility=UtilityMix.parse("tstr,pmse_ratio"))
     assert selection.notes and all(n in explain_level(selection, two_levels, 1, ["a"]).warnings
                                    for n in selection.notes)
 
@@ -121,7 +128,7 @@ def test_the_card_leads_with_the_levels_verdicts_warnings_last(two_levels):
     in (the release's) is the one shown."""
     from tvs_core.choice.verdicts import Topic, level_verdicts
 
-    selection = choose(two_levels, ["a"])
+    selection = choose(two_levels, ["a"], privacy=MAB)
     card = explain_level(selection, two_levels, 1, ["a"])
     assert card.verdicts == level_verdicts(selection, two_levels, 1, ["a"])
     assert card.warnings == [v.text for v in card.verdicts if v.axis is Topic.WARNING]
@@ -140,7 +147,7 @@ def test_why_the_two_answers_differ_is_beside_them_at_level_1_too(two_levels, su
     """Finding 6 (issue 45): level 1's card said "predicts a a little better than from the column's average" next
     to a GDPR inference verdict of no measurable risk, without the sentence level 10's card had: why both hold."""
     summary = with_rows(two_levels, summary_of, gdpr(1, "inference", 0.0, "a") + gdpr(2, "inference", 0.0, "a"))
-    selection = choose(summary, ["a"])
+    selection = choose(summary, ["a"], privacy=MAB)
     for level in (1, 2):  # a small risk (P 0.75) and a large one (P 0.25), neither measurable by the GDPR criterion
         said = [getattr(v, "text", v) for v in explain_level(selection, summary, level, ["a"]).verdicts]
         assert any(t.startswith("Why the two answers differ") for t in said), (level, said)

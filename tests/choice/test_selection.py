@@ -146,6 +146,26 @@ def test_a_value_within_the_spread_of_an_anchor_is_not_beyond_it(summary_of):
     rows = [(RAW, None, "mab", "a", 0.4, 0.38, 0.42), (SHUFFLED, None, "release_mab", "a", 0.0),
             (HOLDER, 1, "mab", "a", 0.401, 0.39, 0.41), (HOLDER, 2, "mab", "a", 0.5, 0.48, 0.52)]
     rows += [(HOLDER, level, "auc_tstr", None, 0.8) for level in (1, 2)]
-    beyond = choose(summary_of(rows), ["a"], utility=UtilityMix.parse("tstr")).table.set_index("level")["beyond"]
-    assert beyond[1] == ""
-    assert beyond[2] == "privacy -0.25: the attack does better than on the real data itself"
+    table = choose(summary_of(rows), ["a"], privacy=Axis.parse("mab_worst"),
+                   utility=UtilityMix.parse("tstr")).table.set_index("level")
+    assert table.loc[1, "beyond"] == "" and not table.loc[1, "more_revealing"]
+    assert table.loc[2, "beyond"] == ("privacy: more revealing than the real data (the attack does better on the "
+                                      "release than on the real rows: 0.500 on the release against 0.400 on the real "
+                                      "rows; ranked below every level on the scale)")
+    assert table.loc[2, "more_revealing"]
+
+
+def test_a_level_more_revealing_than_the_real_rows_is_said_so_and_ranked_below_the_scale():
+    """Issue 55: a privacy score below 0 is neither shown as a score on the 0-to-1 scale nor clipped to 0, where it
+    would tie with publishing the real data. Level 2 is exactly as revealing as the real rows (P 0), level 3 far more
+    (P -1): clipped, level 3 (more useful) would dominate level 2 and share its privacy; kept, level 2 is on the
+    Pareto front, level 3 scores the lowest PU and reads "more revealing than the real data"."""
+    from tvs_core.choice.selection import MORE_REVEALING, shown_privacy
+
+    anchors = {"utility": (0.5, 1.0), "privacy": {"s": (0.4, 0.0)}}
+    table = levels(u=[0.75, 0.95, 1.0], p=[0.2, 0.4, 0.8], width=0.01)
+    chosen = select(table, alpha=0.5, anchors=anchors, draws=200).table.set_index("level")
+    np.testing.assert_allclose(chosen["P"], [0.5, 0.0, -1.0])
+    assert chosen["pareto"].tolist() == [True, True, True] and chosen["PU"].idxmin() == 3
+    assert [shown_privacy(chosen.loc[level]) for level in (1, 2, 3)] == ["0.50", "0.00", MORE_REVEALING]
+    assert chosen.loc[3, "wins"] == 0

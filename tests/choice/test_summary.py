@@ -23,6 +23,8 @@ from tvs_core.choice.summary import (
 from tvs_core.errors import DataError
 from tvs_core.evaluation.records import HOLDER, RAW, REAL, SHUFFLED, record, to_frame
 
+MAB = Axis.parse("mab_worst")  # the hand-written summaries hold the paper's MAB, not the default axis
+
 
 def test_a_metric_key_is_the_name_or_name_and_column():
     assert metric_key("pg") == "pg"
@@ -36,14 +38,15 @@ def test_only_finite_numbers_are_written():
 
 
 def test_the_choice_scores_the_levels_by_hand(two_levels):
-    selection = choose(two_levels, ["a"])
+    selection = choose(two_levels, ["a"], privacy=MAB)
     table = selection.table.set_index("level")
     np.testing.assert_allclose(table["P"], [0.75, 0.25])
     np.testing.assert_allclose(table["U"], [1 / 3, 0.8])
     np.testing.assert_allclose(table["PU"], [0.5 * 0.75 + 0.5 / 3, 0.525])
     assert selection.best_level == 1
-    assert choose(two_levels, ["a"], alpha=0.0).best_level == 2  # utility alone
-    paper = choose(two_levels, ["a"], alpha=0.0, utility=UtilityMix.parse("tstr"))  # the paper's U_t: TSTR alone
+    assert choose(two_levels, ["a"], privacy=MAB, alpha=0.0).best_level == 2  # utility alone
+    # the paper's U_t: TSTR alone
+    paper = choose(two_levels, ["a"], privacy=MAB, alpha=0.0, utility=UtilityMix.parse("tstr"))
     np.testing.assert_allclose(paper.table["U"], [0.5, 1.0])
 
 
@@ -83,7 +86,7 @@ def test_a_missing_metric_is_read_from_its_fallback_and_never_overrides_it(summa
 
 
 def test_the_anchors_are_written_by_metric_key(two_levels):
-    anchors = anchors_json(choose(two_levels, ["a"]), ["a"])
+    anchors = anchors_json(choose(two_levels, ["a"], privacy=MAB), ["a"])
     assert anchors == {"auc_tstr": {"worst": 0.5, "ideal": 0.9}, "pair_structure": {"worst": 0.0, "ideal": 1.0},
                        "ci_overlap": {"worst": 0.0, "ideal": 1.0}, "mab:a": {"worst": 0.4, "ideal": 0.0}}
     assert anchors_json(None, ["a"]) == {}
@@ -100,32 +103,32 @@ MIX = UtilityMix.parse("tstr")
 
 
 def test_why_says_who_chose_the_level(two_levels):
-    selection = choose(two_levels, ["a"])
-    assert why_text(selection, 1, 0.5, "anchored", DEFAULT_PRIVACY, MIX, True) == (
+    selection = choose(two_levels, ["a"], privacy=MAB)
+    assert why_text(selection, 1, 0.5, "anchored", MAB, MIX, True) == (
         "chosen by the user; the recommended level at these settings is 1 (the same)")
-    assert why_text(selection, 2, 0.5, "anchored", DEFAULT_PRIVACY, MIX, True).endswith("is 1")
-    recommended = why_text(selection, 1, 0.5, "anchored", DEFAULT_PRIVACY, MIX, False, ["auc_tstr"])
+    assert why_text(selection, 2, 0.5, "anchored", MAB, MIX, True).endswith("is 1")
+    recommended = why_text(selection, 1, 0.5, "anchored", MAB, MIX, False, ["auc_tstr"])
     assert recommended.startswith("recommended at α = 0.5, utility TSTR AUC (synthetic-trained) 100 %, privacy "
                                   "measured by Mean absolute attacker coefficient (MAB), least protected sensitive "
                                   "column, anchored normalisation: the best level by PU_t (best in 100 % of resamples")
     assert recommended.endswith("not chosen by the user")
-    assert why_text(selection, 2, 0.5, "anchored", DEFAULT_PRIVACY, MIX, False).startswith(
+    assert why_text(selection, 2, 0.5, "anchored", MAB, MIX, False).startswith(
         "level 2 was released without being chosen; no level was recommended")
-    assert "no level was recommended" in why_text(None, 2, 0.5, "anchored", DEFAULT_PRIVACY, MIX, False)
+    assert "no level was recommended" in why_text(None, 2, 0.5, "anchored", MAB, MIX, False)
 
 
 def test_why_calls_the_paper_normalisation_our_reading_of_the_paper_not_the_papers():
     """Appendix D asks for scores from 0 to 1 and gives no formula: the manifest and ledger must not say that
     P = 1 - MAB/MAB_real is the paper's normalisation."""
-    paper = why_text(None, 2, 0.5, "paper", DEFAULT_PRIVACY, MIX, False)
+    paper = why_text(None, 2, 0.5, "paper", MAB, MIX, False)
     assert "normalisation by our reading of the paper (real data ↔ 0)" in paper and "paper normalisation" not in paper
-    assert "min-max normalisation over the levels" in why_text(None, 2, 0.5, "minmax", DEFAULT_PRIVACY, MIX, False)
+    assert "min-max normalisation over the levels" in why_text(None, 2, 0.5, "minmax", MAB, MIX, False)
 
 
 def test_why_names_the_settings_in_plain_words_never_their_codes(two_levels):
     """Finding 4: page 1 said "utility mix tstr=1,pair_structure=1,ci_overlap=1, privacy measured by mab_worst"."""
-    selection = choose(two_levels, ["a"])
-    why = choice_json(selection, 1, 0.5, "anchored", DEFAULT_PRIVACY, DEFAULT_MIX,
+    selection = choose(two_levels, ["a"], privacy=MAB)
+    why = choice_json(selection, 1, 0.5, "anchored", MAB, DEFAULT_MIX,
                       ["auc_tstr", "pair_structure", "ci_overlap"], chosen_by_user=False)["why"]
     for code in ("tstr=", "pair_structure", "ci_overlap", "mab_worst"):
         assert code not in why
@@ -136,17 +139,17 @@ def test_why_names_the_settings_in_plain_words_never_their_codes(two_levels):
 def test_why_never_quotes_a_missing_recommendation_as_none(two_levels):
     """The manifest and the signed page quote this sentence: with no level recommended (nothing scored yet, or no
     level with every metric) it says so in words, not 'is None'."""
-    unranked = choose(two_levels, ["a"])
+    unranked = choose(two_levels, ["a"], privacy=MAB)
     unranked.best_level = None
     for selection in (None, unranked):
-        why = why_text(selection, 2, 0.5, "anchored", DEFAULT_PRIVACY, MIX, True)
+        why = why_text(selection, 2, 0.5, "anchored", MAB, MIX, True)
         assert "None" not in why and why == "chosen by the user; no level was recommended at these settings"
 
 
 def test_the_manifest_choice_holds_the_settings_and_the_chosen_level_scores(two_levels):
-    selection = choose(two_levels, ["a"])
+    selection = choose(two_levels, ["a"], privacy=MAB)
     mix = UtilityMix.parse("tstr=2,pair_structure=2")
-    out = choice_json(selection, np.int64(2), 0.5, "anchored", DEFAULT_PRIVACY, mix, ["auc_tstr"], chosen_by_user=False)
+    out = choice_json(selection, np.int64(2), 0.5, "anchored", MAB, mix, ["auc_tstr"], chosen_by_user=False)
     assert (out["selected_level"], out["best_level"], out["chosen_by"]) == (2, 1, "recommendation")
     assert type(out["selected_level"]) is int
     assert out["utility_mix"] == "tstr=2,pair_structure=2" and out["utility_mix_described"] == (
@@ -154,8 +157,8 @@ def test_the_manifest_choice_holds_the_settings_and_the_chosen_level_scores(two_
     row = selection.table.set_index("level").loc[2]
     assert set(out["scores"]) == {"PU", "U", "P", "P_unclipped", "U_auc_tstr", "U_pair_structure", "U_ci_overlap"}
     assert out["scores"]["P"] == pytest.approx(0.25) and out["scores"]["PU"] == pytest.approx(row["PU"])
-    assert "scores" not in choice_json(selection, 7, 0.5, "anchored", DEFAULT_PRIVACY, PAPER)  # not a level scored
-    assert "scores" not in choice_json(None, 1, 0.5, "anchored", DEFAULT_PRIVACY, PAPER)
+    assert "scores" not in choice_json(selection, 7, 0.5, "anchored", MAB, PAPER)  # not a level scored
+    assert "scores" not in choice_json(None, 1, 0.5, "anchored", MAB, PAPER)
 
 
 PAPER = UtilityMix.parse("tstr")
@@ -189,7 +192,7 @@ def test_summary_json_lists_the_points_and_leaves_the_references_out():
     for level, mab, auc in ((2, 0.3, 0.9), (1, 0.1, 0.7)):
         rows += [record(HOLDER, level, "mab", mab, "a"), record(HOLDER, level, "auc_tstr", auc)]
     rows += [record("independent", None, "auc_tstr", 0.6), record("independent", None, "mab", 0.02, "a")]
-    out = summary_json(to_frame(rows), ["a"], alpha=1.0, utility_mix=UtilityMix.parse("tstr"))
+    out = summary_json(to_frame(rows), ["a"], alpha=1.0, privacy=MAB, utility_mix=UtilityMix.parse("tstr"))
     assert [(e["model"], e["level"]) for e in out["levels"]] == [(HOLDER, 1), (HOLDER, 2), ("independent", None)]
     assert out["best_level"] == 1 and out["utility_mix"] == "tstr=1" and out["notes"] == []
     first = out["levels"][0]
@@ -203,8 +206,8 @@ def test_summary_json_lists_the_points_and_leaves_the_references_out():
 def test_summary_json_names_a_level_beyond_the_anchors_and_an_empty_sweep():
     rows = [record(RAW, None, "mab", 0.4, "a"), record(SHUFFLED, None, "release_mab", 0.0, "a"),
             record(HOLDER, 1, "mab", 0.5, "a"), record(HOLDER, 1, "auc_tstr", 0.7)]
-    out = summary_json(to_frame(rows), ["a"], utility_mix=UtilityMix.parse("tstr"))
-    assert "the attack does better than on the real data itself" in out["levels"][0]["beyond"]
+    out = summary_json(to_frame(rows), ["a"], privacy=MAB, utility_mix=UtilityMix.parse("tstr"))
+    assert "more revealing than the real data" in out["levels"][0]["beyond"]
     assert out["levels"][0]["scores"]["P_unclipped"] == pytest.approx(-0.25)
     empty = summary_json(to_frame([record("independent", None, "auc_tstr", 0.6)]), ["a"])
     assert (empty["best_level"], empty["anchors"], empty["notes"]) == (None, {}, [])

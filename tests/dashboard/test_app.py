@@ -237,7 +237,7 @@ def test_sweep_choose_and_export_flow(after_sweep):
     assert strict["sweep"]["protocol"]["name"] == TINY_QUICK_NAME
     assert {k: strict["sweep"]["protocol"][k] for k in TINY} == TINY
     assert strict["choice"]["alpha"] == 0.9 and strict["choice"]["selected_level"] == 10
-    assert strict["choice"]["privacy_metric"] == "mab_worst" and strict["choice"]["why"]
+    assert strict["choice"]["privacy_metric"] == "release_skill_worst" and strict["choice"]["why"]  # the default
     assert strict["choice"]["utility_mix"] == "tstr=1" and set(strict["choice"]["scores"]) >= {"PU", "U", "P"}
     # the CSV download's callback records the release in the ledger (AppTest cannot press a download button, so
     # the test records it as the callback does); the next export runs the pooled-release check against it

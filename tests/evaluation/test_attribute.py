@@ -11,6 +11,7 @@ from tvs_core.evaluation.preview import (
     attribute_risk_preview,
     expected_beta,
     implied_correlation,
+    implied_correlations,
     normal_scores_correlation,
 )
 from tvs_core.model.families import FamilySet
@@ -85,7 +86,151 @@ def test_release_records_name_every_set_and_metric(fitted):
     model, data, _ = fitted
     sets = model.sample_values(5 * 500, 6, seed=1).reshape(5, 500, -1)
     records = pd.DataFrame(release_attribute_records(sets, data, ["s"], "tvinesynth", 6))
-    assert set(records["metric"]) == {"release_mab", "release_wcab", "release_r2"}
+    assert set(records["metric"]) == {"release_mab", "release_wcab", "release_r2", "release_skill"}
     assert sorted(records.loc[records.metric == "release_mab", "iteration"]) == list(range(5))
     assert (records.loc[records.metric == "release_wcab", "value"].to_numpy()
             >= records.loc[records.metric == "release_mab", "value"].to_numpy()).all()
+
+
+def test_the_attackers_skill_on_the_real_rows_is_their_r2_and_no_release_beats_it(fitted):
+    """The anchors of the default privacy axis: fitted on the real rows, the attacker's skill on them is its in-sample
+    R² (the largest any linear guess reaches on those rows); fitted on a release, never more; fitted on shuffled rows,
+    about 0."""
+    model, data, table = fitted
+    real = pd.DataFrame(release_attribute_records(data.train[None], data, ["s"], "real", None))
+    value = real.set_index("metric")["value"]
+    assert value["release_skill"] == pytest.approx(value["release_r2"], abs=1e-9)
+    sets = model.sample_values(5 * 500, 6, seed=2).reshape(5, 500, -1)
+    released = pd.DataFrame(release_attribute_records(sets, data, ["s"], "tvinesynth", 6))
+    assert (released.loc[released.metric == "release_skill", "value"] <= value["release_skill"] + 1e-12).all()
+    rng = np.random.default_rng(0)
+    shuffled = np.stack([np.column_stack([rng.permutation(c) for c in data.train.T]) for _ in range(5)])
+    noise = pd.DataFrame(release_attribute_records(shuffled, data, ["s"], "shuffled", None))
+    assert abs(noise.loc[noise.metric == "release_skill", "value"].median()) < 0.02  # 3000 rows: noise of ~1e-3
+
+
+def test_a_categorical_secrets_skill_is_the_share_of_the_majority_guess_errors_avoided():
+    from tvs_core.evaluation.attribute import categorical_skill
+
+    assert categorical_skill(0.7, 0.7) == 0 and categorical_skill(1.0, 0.7) == 1
+    assert categorical_skill(0.85, 0.7) == pytest.approx(0.5)
+    assert categorical_skill(0.6, 0.7) < 0 and categorical_skill(1.0, 1.0) == 0
+
+
+# -- the default privacy axis against a known answer (issue 55) ----------------------------------------------------
+# Two Gaussian tables whose C-vine order puts s first and y last, so that each level adds one root to what the vine
+# keeps of s's dependence (Theorem 2.4), and the full vine is the only level holding s's tie to x1:
+# * ONE: s is x1 plus a little noise (r = 0.97); x1 is itself 0.7 x (the mean of x2..x11), each of which is a root
+#   from level 4 up. Below the full vine the attacker reaches s only through x2..x11 — ten coefficients of ~0.2, R²
+#   ~0.46 at level 13 —, at the full vine through x1 alone — one coefficient of ~0.97, R² ~0.94. The mean
+#   |coefficient| (MAB) of the full vine is about half that of level 13: MAB calls the most revealing level safer.
+# * SPREAD: s is 0.9 x (the mean of x1..x10); every level that adds an x_k adds to what the attacker learns.
+ONE = ["s", "x1", *(f"x{k}" for k in range(2, 12)), "z1", "z2", "y"]
+SPREAD = ["s", *(f"x{k}" for k in range(1, 11)), "z1", "z2", "y"]
+
+
+def one_column_gives_it_away(n: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, 10))
+    x1 = 0.7 * x.sum(axis=1) / np.sqrt(10) + np.sqrt(1 - 0.49) * rng.standard_normal(n)
+    s = 0.97 * x1 + np.sqrt(1 - 0.97 ** 2) * rng.standard_normal(n)
+    z = rng.standard_normal((n, 2))
+    y = (z.sum(axis=1) + rng.standard_normal(n) > 0).astype(int)
+    return pd.DataFrame(np.column_stack([s, x1, x, z, y]), columns=ONE).astype({"y": int})
+
+
+def spread_over_many(n: int, seed: int) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, 10))
+    s = 0.9 * x.sum(axis=1) / np.sqrt(10) + np.sqrt(1 - 0.81) * rng.standard_normal(n)
+    z = rng.standard_normal((n, 2))
+    y = (z.sum(axis=1) + rng.standard_normal(n) > 0).astype(int)
+    return pd.DataFrame(np.column_stack([s, x, z, y]), columns=SPREAD).astype({"y": int})
+
+
+def population_correlation(order: list[str]) -> pd.DataFrame:
+    """The tables' correlation in the limit of many rows (y's latent normal stands in for y)."""
+    table = (one_column_gives_it_away if order == ONE else spread_over_many)(200_000, 0)
+    return pd.DataFrame(np.corrcoef(table.to_numpy(dtype=float), rowvar=False), index=order, columns=order)
+
+
+def expected_readings(order: list[str], levels: list[int]) -> pd.DataFrame:
+    """Theorem 2.4's expected attacker per level: its MAB, and its predictive R² on the real rows (the default
+    axis's value), 2 b'r - b'R b for the real correlation R, r and the implied coefficients b."""
+    corr = population_correlation(order).to_numpy()
+    j, rest = 0, list(range(1, len(order)))
+    rows = []
+    for level, implied in implied_correlations(corr, levels):
+        b = expected_beta(implied, j)
+        skill = 2 * b @ corr[rest, j] - b @ corr[np.ix_(rest, rest)] @ b
+        rows.append({"level": level, "mab": np.abs(b).mean(), "skill": skill})
+    return pd.DataFrame(rows).set_index("level")
+
+
+@pytest.mark.parametrize("order", [ONE, SPREAD], ids=["one column", "spread"])
+def test_the_expected_attackers_skill_ranks_the_full_vine_least_private_and_level_1_most(order):
+    """The fast companion of the sampled test below: the expected attacker on the population correlation."""
+    full = len(order) - 1
+    levels = [1, 4, 7, 10, full - 1, full]
+    expected = expected_readings(order, levels)
+    skill = expected["skill"]
+    gap = 0.3 if order == ONE else 0.05  # what x1 alone adds at the full vine; what the last x_k adds
+    assert skill[full] > skill.drop(full).max() + gap and skill[1] < skill.drop(1).min() - 0.03
+    assert skill.is_monotonic_increasing
+    mab = expected["mab"]
+    if order == ONE:  # MAB alone reads the full vine as more private than the level below it
+        assert mab[full] < 0.6 * mab[full - 1]
+    else:
+        assert mab.is_monotonic_increasing
+
+
+def default_axis_reading(table: pd.DataFrame, levels: list[int], seed: int, n_sets: int = 10) -> dict[str, pd.Series]:
+    """P per level as the Choose page reads it, on the default axis and on the paper's MAB (the release MAB: no game
+    played), from the release attack on ``n_sets`` published sets a level and its anchors (the real rows, shuffled
+    rows), measured as a sweep measures them."""
+    from dataclasses import replace
+
+    from tvs_core.choice import DEFAULT_PRIVACY, Axis, select
+    from tvs_core.choice.selection import level_table
+    from tvs_core.evaluation.records import HOLDER, REAL, SHUFFLED, RecordRole, to_frame
+    from tvs_core.evaluation.release import release_sets, set_size, shuffled_sets
+    from tvs_core.evaluation.summary import summarise
+
+    train, test = table.iloc[: int(0.8 * len(table))], table.iloc[int(0.8 * len(table)):]
+    schema = infer_schema(table).with_roles("y", ["s"])
+    model = TVineSynth(response="y", sensitive=["s"], seed=seed).fit(train, schema)
+    assert model.order_.order == list(table.columns) and model.fitted_level_ == len(table.columns) - 1
+    data = EvaluationData.from_model(model, train, test)
+    records = []
+    for label, sets in ((REAL, data.train[None]), (SHUFFLED, shuffled_sets(data.train, seed, 5))):
+        records += [replace(r, role=RecordRole.REFERENCE)
+                    for r in release_attribute_records(sets, data, ["s"], label, None)]
+    for level in levels:
+        sets = release_sets(model, level, range(n_sets), set_size(data), seed, HOLDER)
+        records += release_attribute_records(sets, data, ["s"], HOLDER, level)
+    summary = summarise(to_frame(records))
+    out = {}
+    for name, axis in (("default", DEFAULT_PRIVACY), ("mab", Axis.parse("mab_worst"))):
+        rows, anchors = level_table(summary, ["s"], axis)  # no utility measured: P alone
+        out[name] = select(rows, privacy=axis, anchors=anchors).table.set_index("level")["P"]
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("make", [one_column_gives_it_away, spread_over_many], ids=["one column", "spread"])
+def test_the_default_axis_reads_the_full_vine_least_private_and_level_1_most(make, seed):
+    """The known answer, sampled: fitted, drawn and read as a sweep does. Expected P (1 - skill / real skill):
+    one column ~1.0, 0.9, 0.5, 0 at levels 1, 7, 13, 14; spread ~1.0, 0.7, 0.3, 0 at 1, 6, 10, 13 — gaps of 0.2 or
+    more against a spread of the median of ten sets of ~0.03. MAB reads the one-column table's full vine (MAB ~0.09)
+    as more private than level 13 (~0.15): the reason the default is not MAB (issue 55)."""
+    table = make(1000, seed)
+    full = table.shape[1] - 1
+    levels = [1, 7, full - 1, full] if make is one_column_gives_it_away else [1, 6, 10, full]
+    read = default_axis_reading(table, levels, seed)
+    p = read["default"]
+    assert p[full] == p.min() and p[full] < p.drop(full).min() - 0.1, p
+    assert p[1] == p.max() and p[1] > p.drop(1).max() + 0.05, p
+    if make is one_column_gives_it_away:
+        mab = read["mab"]
+        assert mab[full] > mab[full - 1] + 0.1, mab  # MAB alone: the full vine "more private" than level 13

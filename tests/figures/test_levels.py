@@ -156,7 +156,7 @@ def test_the_curve_runs_over_ranked_levels_in_order_and_its_hover_says_pareto(ta
     assert list(curve.x) == [1, 5] and list(curve.customdata) == [1, 5]
     assert list(curve.marker.color) == [level_colour(t, [1, 3, 5, 7]) for t in (1, 5)]  # the job's every level
     assert curve.hovertext[0] == ("level 1<br>PU: 0.500, range 0.450–0.550 (middle 95 % of 2000 redraws within each "
-                                  "metric's range)<br>P: 0.100, U: 0.900<br>wins: 0.600")
+                                  "metric's range)<br>P: 0.10, U: 0.900<br>wins: 0.600")
     assert curve.hovertext[1].endswith("<br>Pareto-optimal")
     wins = next(t for t in fig.data if t.type == "bar")
     assert list(wins.x) == [1, 3, 5, 7] and list(wins.y) == [0.6, 0.0, 0.4, 0.0]  # every level, ranked or not

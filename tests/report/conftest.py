@@ -12,8 +12,11 @@ import pytest
 
 from tests.choice.conftest import two_levels  # noqa: F401 (a fixture, used by the fixture below)
 from tvs_core.choice import ChoiceSettings, explain_level
+from tvs_core.choice.axes import Axis
 from tvs_core.choice.summary import choose
 from tvs_core.report.context import ReportContext
+
+MAB = Axis.parse("mab_worst")  # the hand-written summaries hold the paper's MAB, not the default axis
 
 SHA = "0123456789abcdef" * 4
 
@@ -28,7 +31,7 @@ def context_of(two_levels):  # noqa: F811
     def make(level: int = 2, reason: str | None = None, exported: bool = True, release: dict | None = None,
              job: dict | None = None, levels: list[int] | None = None, **fields) -> ReportContext:
         summary = fields.pop("summary", two_levels)
-        selection = (choose(summary, ["a"]) if levels is None else
+        selection = (choose(summary, ["a"], privacy=MAB) if levels is None else
                      SimpleNamespace(table=pd.DataFrame({"level": levels}), best_level=levels[0]))
         made = SimpleNamespace(level=level, seed=5, rows=120, file_name="release.csv", sha256=SHA, table_name="ward",
                                choice=lambda: {"why": "chosen by the user"}, override_reason=None, checks=[],
@@ -40,7 +43,7 @@ def context_of(two_levels):  # noqa: F811
                                holdout_words=lambda: "the user's own hold-out file (30 rows), named ward7.csv, "
                                                      f"SHA-256 {'cd' * 32}; no random split")
         card = None if levels else explain_level(selection, summary, level, ["a"])
-        context = ReportContext(made, reason, exported, view, summary, selection, ChoiceSettings(), card,
+        context = ReportContext(made, reason, exported, view, summary, selection, ChoiceSettings(privacy=MAB), card,
                                 pd.DataFrame(columns=["metric"]), [], {}, [], pd.DataFrame(), pd.DataFrame(), None,
                                 "2024-03-03 10:00:00 UTC")
         return replace(context, **fields)

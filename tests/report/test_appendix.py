@@ -104,7 +104,7 @@ def test_many_levels_beyond_the_anchors_are_counted_in_the_body_and_each_is_a_ro
     levels = list(range(1, count + 2))
     table = pd.DataFrame({"level": levels, "beyond": [f"privacy -0.{v}: worse than the real data" for v in levels]})
     c = replace(context_of(level=count + 1, levels=levels), selection=SimpleNamespace(table=table))
-    assert evidence._beyond(c) == [f"{count} levels are beyond the anchors (clipped for PU): "
+    assert evidence._beyond(c) == [f"{count} levels are beyond the anchors: "
                                    f"{', '.join(map(str, levels[:-1]))}; why, level by level: in the appendix."]
     shown = appendix.beyond_table(c)
     for v in levels[:-1]:

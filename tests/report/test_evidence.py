@@ -220,7 +220,7 @@ def test_pu_per_level_gives_the_scores_their_range_the_wins_and_the_pareto_front
 def test_levels_beyond_the_anchors_are_listed_except_the_released_one(context_of):
     table = pd.DataFrame({"level": [1, 2, 3], "beyond": ["MAB worse than the real data", "", "TSTR above TRTR"]})
     c = replace(context_of(level=3, levels=[1, 2, 3]), selection=SimpleNamespace(table=table))
-    assert evidence._beyond(c) == ["Level 1 beyond the anchors (clipped for PU): MAB worse than the real data."]
+    assert evidence._beyond(c) == ["Level 1 beyond the anchors: MAB worse than the real data."]
     no_column = replace(c, selection=SimpleNamespace(table=table.drop(columns="beyond")))
     assert evidence._beyond(no_column) == []  # a selection of an earlier version
 

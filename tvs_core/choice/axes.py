@@ -156,7 +156,7 @@ class Axis:
         return None
 
 
-DEFAULT_PRIVACY = Axis.parse(DEFAULT_PRIVACY_AXIS)  # the paper's: the attacker's MAB on the worst sensitive column
+DEFAULT_PRIVACY = Axis.parse(DEFAULT_PRIVACY_AXIS)  # the release attacker's skill on the least protected column
 
 
 def attribute_game_metrics(holder_summary: Summary) -> list[Metric]:

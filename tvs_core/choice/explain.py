@@ -16,9 +16,9 @@ from ..evaluation.dp_audit import AuditResult
 from ..evaluation.intervals import interval_words
 from ..evaluation.records import REAL, SHUFFLED
 from ..evaluation.summary import Summary
-from ..text import decimal, percent
+from ..text import percent
 from .axes import Axis
-from .selection import Column, Selection, level_column, level_column_names
+from .selection import MORE_REVEALING, Column, Selection, level_column, level_column_names, shown_privacy
 from .verdicts import FRAGILE, NEAR_INDEPENDENT, Topic, Verdicts, level_verdicts
 
 __all__ = ["FRAGILE", "NEAR_INDEPENDENT", "LevelCard", "explain_level"]
@@ -82,7 +82,9 @@ def explain_level(selection: Selection, summary: Summary, level: int, sensitive:
     at = summary.point(level)
     privacy = selection.privacy
     best = " — the best level at these settings" if level == selection.best_level else ""
-    card = LevelCard(level, f"Level {level}: PU = {row['PU']:.2f} (privacy P = {row['P']:.2f}, utility U = "
+    shown = shown_privacy(row)  # a level more revealing than the real rows is said so, not scored below 0
+    p_words = f"privacy: {shown}" if shown == MORE_REVEALING else f"privacy P = {shown}"
+    card = LevelCard(level, f"Level {level}: PU = {row['PU']:.2f} ({p_words}, utility U = "
                             f"{row['U']:.2f}, α = {selection.alpha:g}){best}",
                      verdicts if verdicts is not None else level_verdicts(
                          selection, summary, level, sensitive, preview=preview, response=response, claims=claims,
@@ -96,9 +98,9 @@ def explain_level(selection: Selection, summary: Summary, level: int, sensitive:
     anchor = selection.anchors.get("privacy", {}).get(anchor_key)
     where = f" for {column}" if column and privacy.metric.per_column else ""
     worst = " (the least protected sensitive column after scaling)" if privacy.worst and len(sensitive) > 1 else ""
-    card.protects.append(f"{source.short}{where}{worst}: {_number(point, _n(at, source.name, column))}; privacy "
-                         f"score {decimal(row['P_unclipped'])}{_anchors(anchor, selection.method)}"
-                         f"{PRIVACY_ENDS.get(selection.method, '.')}")
+    score = shown if shown == MORE_REVEALING else f"privacy score {shown}"
+    card.protects.append(f"{source.short}{where}{worst}: {_number(point, _n(at, source.name, column))}; {score}"
+                         f"{_anchors(anchor, selection.method)}{PRIVACY_ENDS.get(selection.method, '.')}")
     if privacy.metric.name != "mia_auc" and not at.metric("mia_auc").empty:
         mia = Axis(CATALOGUE["mia_auc"]).point(at, None)
         real = summary.model(REAL).metric("mia_auc").interval()

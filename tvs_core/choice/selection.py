@@ -11,7 +11,12 @@ P_t (privacy) and U_t (utility) are scaled to [0, 1], higher is better, in one o
   learnt", measured in the same run): for MAB, P = (MAB_real - MAB) / (MAB_real - MAB_shuffled); ``paper``'s
   P = 1 - MAB / MAB_real is the same with the floor at 0 (sweeps stored before the floor was measured).
   PG runs from 0 to 1 (1: the attacker learns nothing); MC-MIA from 1 to 0.5. Values beyond the anchors
-  are kept in ``P_unclipped`` / ``U_<part>`` and named in ``beyond``; PU uses them clipped to [0, 1].
+  are kept in ``P_unclipped`` / ``U_<part>`` and named in ``beyond``. A privacy score below 0 — a level more
+  revealing than the real rows themselves — is NOT clipped: P keeps it, so PU_t, the recommendation and the Pareto
+  front rank such a level below every level on the scale, the further out the lower (clipped to 0 it would tie with
+  the real data and hide how far out it is); screens say "more revealing than the real data" instead of a score
+  (``shown_privacy``). P above 1 (below the nothing-learnt floor: noise) is read as 1, and the utility parts are
+  clipped to [0, 1].
 * ``paper`` — anchored, with privacy's ideal end at the catalogue's constant instead of the measured
   floor: P = 1 - MAB / MAB_real, kept reachable (Appendix D asks only that P_t and U_t be normalised to [0, 1],
   higher better, without a formula: this scale is our reading of it for the MAB).
@@ -37,7 +42,7 @@ from ..evaluation.summary import Interval, Summary
 from ..text import decimal
 from .axes import DEFAULT_PRIVACY, Axis
 from .mix import DEFAULT_MIX, UtilityMix
-from .standing import Standing, overlaps, point
+from .standing import Reading, Standing, overlaps, point
 
 
 class Normalisation(StrEnum):
@@ -205,7 +210,8 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: Normalisation = Nor
     sensitive column for a per-column metric, else the metric itself). ``anchors`` (anchored method):
     {"utility": (worst, ideal) or {metric: (worst, ideal)}, "privacy": {name: (worst, ideal)}}; a missing
     anchor defaults to the catalogue's constants, if it declares them. U is the weighted mean of the
-    scaled parts; PU uses the scaled values clipped to [0, 1], and ``beyond`` says where one was clipped."""
+    scaled parts clipped to [0, 1]; P is the privacy score clipped at 1 only (below 0, a level more revealing than
+    the real rows, it stays below 0); ``beyond`` says where a value left its scale."""
     if method not in METHODS:
         raise ValueError(f"unknown normalisation {method!r}; use one of {METHODS}")
     scaling = "anchored" if method == "paper" else method
@@ -230,7 +236,7 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: Normalisation = Nor
     def scores(u_values, p_values):
         u_parts, p_scaled = scaled(u_values, p_values)
         u = sum(q.weight * np.clip(u_parts[q.column], 0, 1) for q in parts) if parts else np.full(len(lv), np.nan)
-        p = np.clip(p_scaled, 0, 1)
+        p = np.minimum(p_scaled, 1)  # below 0 kept: more revealing than the real rows ranks below the scale
         return u, p, alpha * p + (1 - alpha) * u
 
     u, p, pu = scores(u_raw, p_raw)
@@ -279,7 +285,7 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: Normalisation = Nor
         ends = spread or (point(anchor[0]), point(anchor[1]))
         return Standing(Interval(raw, low, high, 0), *ends)
 
-    beyond = []
+    beyond, revealing = [], []
     for i in range(len(lv)):
         column = table["P_column"].iloc[i] if len(names) > 1 else (names[0] if names else None)
         p_standing = None if column is None else standing(
@@ -289,7 +295,9 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: Normalisation = Nor
             u_raw[q.column][i], u_bounds[q.column][0][i], u_bounds[q.column][1][i], q.anchor,
             spreads.get("utility", {}).get(q.metric.name))) for q in parts}
         beyond.append(_beyond((p_unclipped[i], p_standing), u_standings, scaling))
+        revealing.append(scaling == "anchored" and p_unclipped[i] < 0 and _past(p_unclipped[i], p_standing))
     table["beyond"] = beyond
+    table["more_revealing"] = revealing  # P below 0 by more than the spreads: ``shown_privacy`` says so in words
     return Selection(table, _best(p, pu, lv), alpha, method, privacy, utility, notes, anchors)
 
 
@@ -371,22 +379,53 @@ class PrivacyPoints:
         found = privacy.interval(rows, column, source) if column is not None or len(columns) == 1 else None
         return (None, None) if found is None else (found, column)
 
+    def more_revealing(self, model_rows: Summary, level: int | None, value: Interval, column: str | None) -> bool:
+        """The point ``of`` gave lies beyond the real data's anchor by more than the spreads: the attack does better
+        on it than on the real rows (a level of the selection: its table's ``more_revealing``, as the card says)."""
+        if self.method == "minmax":
+            return False
+        if self.table is not None and level is not None and level in self.table.index:
+            return bool(self.table.loc[level].get("more_revealing", False))
+        source = self.privacy.source_metric(model_rows)
+        standing = Standing(value, self.privacy.anchor_interval(self.summary, "worst", column, source),
+                            self.privacy.anchor_interval(self.summary, "ideal", column, source))
+        return standing.reading is Reading.BEYOND
+
+
+MORE_REVEALING = "more revealing than the real data"  # a privacy score below 0, beyond the spreads: said, not scored
+
+
+def shown_privacy(row) -> str:
+    """A level's privacy score P as a screen shows it (``row``: the levels table's): a score from 0 to 1, or, for a
+    level more revealing than the real rows by more than the spreads, those words — never a negative score on a 0-to-1
+    scale, and never 0, which would rank it with the real data; within the spread of the real data's anchor, 0."""
+    if bool(row.get("more_revealing", False)):
+        return MORE_REVEALING
+    value = float(row["P"])
+    return "not measured" if np.isnan(value) else decimal(min(max(value, 0.0), 1.0))
+
 
 def _beyond(privacy: tuple[float, Standing | None], u_parts: dict[str, tuple[float, Standing | None]],
             method: str) -> str:
-    """Where a scaled value left [0, 1] and was clipped for PU: said, never silent — unless its interval reaches the
-    anchor's (``standing``): within the spread it is read as the anchor, not as a score a hair beyond it."""
+    """Where a scaled value left [0, 1]: said, never silent — unless its interval reaches the anchor's
+    (``standing``): within the spread it is read as the anchor, not as a score a hair beyond it. A utility part is
+    counted at the end of its scale in PU; a privacy score below 0 keeps its value (``select``)."""
     if method != "anchored":
         return ""
     out = []
     value, standing = privacy
     if _past(value, standing):
-        out.append(f"privacy {decimal(value)}: the attack does better than on the real data itself" if value < 0 else
-                   f"privacy {decimal(value)}: below the nothing-learnt floor (noise)")
+        if value < 0:
+            numbers = ("" if standing is None else f": {standing.value.median:.3f} on the release against "
+                                                   f"{standing.worst.median:.3f} on the real rows")
+            out.append(f"privacy: {MORE_REVEALING} (the attack does better on the release than on the real "
+                       f"rows{numbers}; ranked below every level on the scale)")
+        else:
+            out.append("privacy: below the nothing-learnt floor (noise; read as 1)")
     for name, (value, standing) in u_parts.items():
         if _past(value, standing):
-            out.append(f"{name} {decimal(value)}: worse than independent columns / chance" if value < 0 else
-                       f"{name} {decimal(value)}: above the real-data reference")
+            out.append(f"{name} {decimal(value)}: worse than independent columns / chance (counted as 0)" if value < 0
+                       else f"{name} {decimal(value)}: above the real-data reference (counted as 1)")
     return "; ".join(out)
 
 

@@ -15,7 +15,8 @@ The rules, named here:
   an anchor it reads as that anchor; between them **small** from a scaled score of ``standing.SMALL`` (0.6),
   **moderate** from ``standing.MODERATE`` (0.3), **large** below;
 * attribute inference is read on the choice's privacy axis when that axis is an attribute attack, else on the
-  paper's MAB, for the least protected sensitive column (``selection.deciding_columns``);
+  default axis (the attacker's skill on real people), for the least protected sensitive column
+  (``selection.deciding_columns``);
 * membership is read on the strongest of three shadow-free attacks (``mia_auc``) against its noise floor (the same
   attacks on shuffled columns) and the real rows; it is a risk whenever the attack beats that floor;
 * the GDPR criteria are ``gdpr.criterion_verdict``'s; when the attack game finds something to learn about a column
@@ -36,7 +37,7 @@ from ..evaluation.summary import Summary, summarise
 from ..text import percent
 from .axes import DEFAULT_PRIVACY, Axis
 from .gdpr import CriterionVerdict, point_verdicts, risk_key
-from .selection import Column, PrivacyPoints, Selection, level_column, level_column_names
+from .selection import MORE_REVEALING, Column, PrivacyPoints, Selection, level_column, level_column_names
 from .standing import Reading, Standing
 
 NEAR_INDEPENDENT = 0.25  # pair structure scored below this: the level keeps little more than independent columns
@@ -153,8 +154,8 @@ ATTRIBUTE_WORDS = {Reading.IDEAL: "no better than from shuffled columns, where t
 
 
 def _attribute_axis(selection: Selection, sensitive: list[str]) -> Axis:
-    """The choice's privacy axis when it is an attribute attack, else the paper's MAB on the least protected
-    column."""
+    """The choice's privacy axis when it is an attribute attack, else the default axis (the attacker's skill on real
+    people) on the least protected column."""
     if selection.privacy.metric.group is Group.ATTRIBUTE_RISK:
         return selection.privacy
     return DEFAULT_PRIVACY
@@ -190,7 +191,8 @@ def _attribute(selection: Selection, summary: Summary, level: int, sensitive: li
                                              "sweep has no real-data anchors to read it against.",
                        detail=numbers + "."), column, reading
     detail = (f"{numbers}; {standing.worst.median:.3f} on the real rows, {standing.ideal.median:.3f} on shuffled "
-              f"columns, where there is nothing to learn; scaled between them: {standing.share:.2f}.")
+              f"columns, where there is nothing to learn; scaled between them: "
+              f"{MORE_REVEALING if reading is Reading.BEYOND else f'{standing.share:.2f}'}.")
     sentence = (f"At level {level}, someone who knows a person's other columns predicts their {target}{least} "
                 f"{ATTRIBUTE_WORDS[reading]}")
     if reading in RISK_WORDS:
@@ -416,7 +418,7 @@ def _warnings(selection: Selection, summary: Summary, level: int, preview) -> li
              "columns, so truncation protects less than the theory says.",
              "Rely on the measured attacks above, not on the preview's promise.")
     if row["beyond"]:
-        warn(f"Beyond the anchors (clipped for PU): {row['beyond']}.")
+        warn(f"Beyond the anchors: {row['beyond']}.")
     if level == selection.best_level and float(row["wins"]) < FRAGILE:
         warn(f"Fragile: level {level} is best in only {percent(row['wins'])} of resamples within the intervals.",
              "Look at its neighbours before choosing it.")

@@ -56,8 +56,11 @@ Deviations, stated:
   ``metrics.gdpr.gdpr_criteria``), so that "a value that occurs once" means what it means in the released file.
 * Query generation stops after ``MAX_ATTEMPTS`` candidate predicates (anonymeter: 10 million); fewer predicates
   mean fewer attacks, and n says how many.
-* The 5 % tolerance is taken on |guess| (anonymeter divides by the signed guess, so a negative guess never counts);
-  a date secret must be guessed exactly (anonymeter compares dates as categories).
+* The 5 % tolerance is taken on |guess|: |guess - secret| <= 0.05 |guess|. anonymeter 1.1.0 divides by the signed
+  guess (``evaluate_inference_guesses``: |guess - secret| / (guess + 1e-12) <= tolerance), so for a negative guess
+  the ratio is negative and every negative guess counts as a hit, however far off (bench/judges.py codes numeric
+  secrets in deciles before running it, for that reason). A date secret must be guessed exactly (anonymeter
+  compares dates as categories).
 """
 
 from __future__ import annotations

@@ -124,25 +124,53 @@ def classify_sets(sets: np.ndarray, target: int, rows: np.ndarray, categorical: 
 
 def release_attribute_records(sets: np.ndarray, data: EvaluationData, sensitive: list[str], label: str,
                               level, first_set: int = 0) -> list[Record]:
-    """Release MAB/WCAB/R^2: the attacker's regression on sets from the holder's own model."""
+    """The release attack: the attacker's regression on sets from the holder's own model (MAB, WCAB, R² inside the
+    set) and what it does to the real people — the same attacker guessing every training row's sensitive value from
+    its other columns (``release_skill``)."""
     records = []
     categorical = data.categorical
     mean, sd = population_scaling(data)
+    scaled = np.where(categorical, data.train, (data.train - mean) / sd)  # the real rows as the guess reads them
     for column in sensitive:
         j = data.index(column)
         if categorical[j]:
             truth = data.train[:, j]
             majority = np.mean(truth == np.bincount(truth.astype(int)).argmax())
-            scaled = np.where(categorical, data.train, (data.train - mean) / sd)
             guesses = classify_sets(sets, j, scaled, categorical, seed=0)
             for s, g in enumerate(guesses):
-                records.append(record(label, level, "release_advantage", np.mean(g == truth) - majority,
-                                      column, iteration=first_set + s))
+                hits = np.mean(g == truth)
+                records += [record(label, level, "release_advantage", hits - majority, column,
+                                   iteration=first_set + s),
+                            record(label, level, "release_skill", categorical_skill(hits, majority), column,
+                                   iteration=first_set + s)]
             continue
-        coef, _, r2 = regress_sets(sets, j, categorical)
+        coef, intercept, r2 = regress_sets(sets, j, categorical)
+        skill = predictive_r2(coef, intercept, scaled, j)
         for s in range(len(sets)):
             k = first_set + s
             records.append(record(label, level, "release_mab", np.mean(np.abs(coef[s])), column, iteration=k))
             records.append(record(label, level, "release_wcab", np.max(np.abs(coef[s])), column, iteration=k))
             records.append(record(label, level, "release_r2", r2[s], column, iteration=k))
+            records.append(record(label, level, "release_skill", skill[s], column, iteration=k))
     return records
+
+
+def predictive_r2(coef: np.ndarray, intercept: np.ndarray, scaled: np.ndarray, target: int) -> np.ndarray:
+    """Per set, 1 - MSE / variance of the attacker's guesses (the game's guess, ``guess_errors``) of every real row's
+    standardised secret: out of sample, since the attacker fitted on a published set, not on these rows. The attacker
+    fitted on the real rows themselves scores their in-sample R², which no linear guess beats; one that learnt
+    nothing scores about 0 (below 0 when its guesses are worse than the column's average)."""
+    others, truth = np.delete(scaled, target, axis=1), scaled[:, target]
+    variance = truth.var()
+    if not variance > 0:
+        return np.zeros(len(coef))
+    # one product per set: the same bytes whether a set is scored alone or with others (a matrix of sets would let
+    # BLAS block the sum differently with their number)
+    return np.array([1 - ((b0 + others @ b - truth) ** 2).mean() / variance for b, b0 in zip(coef, intercept,
+                                                                                            strict=True)])
+
+
+def categorical_skill(hits: float, majority: float) -> float:
+    """The share of the majority guess's errors the attacker avoids: (accuracy - majority) / (1 - majority), the
+    categorical counterpart of a predictive R² (0: no better than always guessing the most common category)."""
+    return 0.0 if majority >= 1 else float((hits - majority) / (1 - majority))

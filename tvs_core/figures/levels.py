@@ -8,7 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..choice.selection import HIGH, LOW, REDRAWS, Column, level_column
+from ..choice.selection import HIGH, LOW, REDRAWS, Column, level_column, shown_privacy
 from ..evaluation.intervals import interval_name, interval_words
 from ..evaluation.records import holder_rows
 from ..text import percent
@@ -139,7 +139,7 @@ def pu_curve(table: pd.DataFrame, best_level: int | None, selected_level: int | 
                                  mode="lines", line={"dash": dash, "color": "#888888"}, visible="legendonly",
                                  hovertemplate=f"level %{{x}}: {name} %{{y:.3f}}<extra></extra>"))
     hover = [f"level {int(r['level'])}<br>PU: {r['PU']:.3f}, {interval_words(r[low], r[high], REDRAWS, 3, 'redraws')}"
-             f"<br>P: {_fmt(r['P'])}, "
+             f"<br>P: {shown_privacy(r)}, "
              f"U: {_fmt(r['U'])}<br>wins: {r['wins']:.3f}" + ("<br>Pareto-optimal" if bool(r["pareto"]) else "")
              for _, r in ranked.iterrows()]
     fig.add_trace(go.Scatter(x=[int(v) for v in ranked["level"]], y=_floats(ranked["PU"]), mode="lines+markers",
@@ -170,7 +170,8 @@ def pu_curve(table: pd.DataFrame, best_level: int | None, selected_level: int | 
     fig.update_layout(title="Privacy–utility score per truncation level", hovermode="closest",
                       xaxis={"title": {"text": LEVEL_AXIS}, **({"tickmode": "array", "tickvals": levels}
                                                               if len(levels) <= 30 else {})},
-                      yaxis={"title": {"text": "Privacy–utility score PU (0–1, higher is better)"}},
+                      yaxis={"title": {"text": "Privacy–utility score PU (higher is better; below 0 only for a level "
+                                               "more revealing than the real data)"}},
                       yaxis2={"title": {"text": "Share of resamples where the level is best"}, "overlaying": "y",
                               "side": "right", "range": [0, 1], "showgrid": False, "tickmode": "linear",
                               "tick0": 0, "dtick": 0.25, "tickformat": ".0%"},

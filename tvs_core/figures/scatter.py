@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import plotly.graph_objects as go
 
 from ..choice.axes import Axis
-from ..choice.selection import PrivacyPoints, Selection
+from ..choice.selection import MORE_REVEALING, PrivacyPoints, Selection
 from ..evaluation.catalogue import CATALOGUE, Metric, Reference, Source
 from ..evaluation.intervals import interval_words
 from ..evaluation.records import FIRST_LOOK_ROWS, HOLDER, REAL, REFERENCE_MODELS, RecordRole
@@ -155,6 +155,8 @@ def _read_points(summary: Summary, axis: Axis, utility: Axis, sensitive: list[st
             if first_look:
                 first_looks.add(level)
             notes = _point_notes(axis, source, first_look, model in externals)
+            if x is not None and privacy_of.more_revealing(rows, level, x, column):
+                notes.insert(0, f"{MORE_REVEALING}: the attack does better on it than on the real rows")
             if x is not None and y is not None and not (math.isnan(x.median) or math.isnan(y.median)):
                 points.append(_Point(model, level, x, y, column, tuple(notes)))
         if len(points) > before:
@@ -296,6 +298,11 @@ def _notes(axis: Axis, sensitive: list[str], read: _ReadPoints, off_scale: list[
         notes.append("Each point shows its least protected sensitive column: the one with the lowest privacy score "
                      "once every column is scaled between its own anchors (the column the recommendation names; "
                      "the hover says which)")
+    revealing = [f"level {p.level}" if p.level is not None else _unbroken(model_label(p.model)) for p in read.all
+                 if p.notes and p.notes[0].startswith(MORE_REVEALING)]
+    if revealing:
+        notes.append(f"{MORE_REVEALING[0].upper() + MORE_REVEALING[1:]} (the attack does better on them than on the "
+                     f"real rows; ranked below every level on the scale): {', '.join(revealing)}")
     if read.not_played:
         notes.append(f"Not shown, {NOT_PLAYED}: {', '.join(map(_unbroken, read.not_played))}")
     if read.absent:

@@ -84,7 +84,7 @@ def beyond_table(c: ReportContext) -> str:
     later = beyond_levels(c)
     if len(later) <= BEYOND_LISTED:
         return ""
-    return ("<h3>D. The levels beyond the anchors (clipped for PU)</h3>"
+    return ("<h3>D. The levels beyond the anchors</h3>"
             + table(pd.DataFrame(later, columns=["level", "beyond the anchors"]), dense=True))
 
 

@@ -74,7 +74,7 @@ def beyond_levels(c: ReportContext) -> list[tuple[int, str]]:
 
 def beyond(c: ReportContext) -> list[str]:
     """Each level beyond the anchors, in a sentence."""
-    return [f"Level {level} beyond the anchors (clipped for PU): {text}." for level, text in beyond_levels(c)]
+    return [f"Level {level} beyond the anchors: {text}." for level, text in beyond_levels(c)]
 
 
 def _beyond(c: ReportContext) -> list[str]:
@@ -84,7 +84,7 @@ def _beyond(c: ReportContext) -> list[str]:
     if len(found) <= BEYOND_LISTED:
         return found
     levels = [line.split(" ", 2)[1] for line in found]
-    return [f"{len(found)} levels are beyond the anchors (clipped for PU): {', '.join(levels)}; why, level by level: "
+    return [f"{len(found)} levels are beyond the anchors: {', '.join(levels)}; why, level by level: "
             "in the appendix."]
 
 
