@@ -322,6 +322,6 @@ def test_the_verdicts_quote_each_criterion_and_attack_at_their_level(evaluated):
     refuted = AuditResult("privbayes:1", 1.0, 0.0, 1.3, "outside/margins", 0.9, 0.0, 80, 1.41)
     fine = AuditResult("dp_vine:1", 1.0, 0.0, 0.2, "corner/margins", 0.5, 0.2, 80, 1.41)
     line = _dp(claims, [refuted, fine])
-    assert "REFUTES privbayes:1 (its releases spend at least ε = 1.30)" in line.sentence
-    assert "dp_vine:1 (" not in line.sentence and line.severity == "block"
+    assert "REFUTES PrivBayes (ε = 1) (its releases spend at least ε = 1.30)" in line.sentence
+    assert "DP vine (ε = 1) (" not in line.sentence and line.severity == "block"
     assert "consistent" in _dp(claims, [fine, replace(refuted, empirical_epsilon=0.5)]).sentence

@@ -16,7 +16,7 @@ from ..evaluation.dp_audit import AuditResult
 from ..evaluation.intervals import interval_words
 from ..evaluation.records import REAL, SHUFFLED
 from ..evaluation.summary import Summary
-from ..text import decimal, percent
+from ..text import decimal, percent, signed
 from .axes import Axis
 from .selection import Column, Selection, level_column, level_column_names
 from .verdicts import FRAGILE, NEAR_INDEPENDENT, Topic, Verdicts, level_verdicts
@@ -123,7 +123,8 @@ def explain_level(selection: Selection, summary: Summary, level: int, sensitive:
         cut = preview.cut_at(level)
         cost = cut[cut["where"] != "sensitive block (intended)"]
         if len(cut):
-            examples = ", ".join(f"{r.a} – {r.b} ({r.real:+.2f} → {r.kept:+.2f})" for r in cost.head(3).itertuples())
+            examples = ", ".join(f"{r.a} – {r.b} ({signed(r.real)} → {signed(r.kept)})"
+                                 for r in cost.head(3).itertuples())
             card.costs.append(f"Expected to cut {len(cut)} real associations, {len(cut) - len(cost)} of them inside "
                               f"the sensitive block (intended)" + (f"; the others include {examples}" if examples
                                                                    else "") + ".")
