@@ -397,6 +397,19 @@ def recommended_level() -> int | None:
                         current.privacy.text, current.utility.text)
 
 
+SEVERITY_MARKS = {"ok": ("green", "check_circle"), "info": ("blue", "info"), "warn": ("orange", "warning"),
+                  "block": ("red", "block")}
+
+
+def severity_mark(severity) -> str:
+    """A verdict's severity as markdown: a Material icon (Streamlit's own font: no emoji font needed), its colour and
+    its word, so that it reads in black and white and on any machine."""
+    from tvs_core.choice.verdicts import Severity
+
+    colour, icon = SEVERITY_MARKS[str(severity)]
+    return f":{colour}[:material/{icon}: **{Severity(severity).word}**]"
+
+
 def job() -> JobView | None:
     """The project's sweep, if one was started or opened."""
     job_id = project().job_id

@@ -181,7 +181,7 @@ def sweep_verdicts(view, level: int, selection: Selection, records=None, summary
 
 
 # -- reading a value against its anchors ------------------------------------------------------------------------------
-ANOTHER_SEED = "a second sweep with another master seed (the Sweep page) would show whether the reading holds"
+ANOTHER_SEED = "a second sweep with another master seed would show whether the reading holds"
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from ..evaluation.catalogue import (
 )
 from ..evaluation.intervals import SMALL_N, interval_name
 from ..evaluation.summary import MANY_COLUMNS, column_spread, readable
-from ..text import percent
+from ..text import first_capital, percent
 from .context import ReportContext
 from .html import HALF, e, figure, figure_row, fmt, items, table
 
@@ -236,7 +236,7 @@ def metric_table(rows: list[dict], levels: list[int], shown: int) -> str:
         first = part[0]
         if first["group"] != group:
             group = first["group"]
-            body.append(f'<tr class="group"><td colspan="{len(levels) + 2}">{e(str(group).capitalize())}</td></tr>')
+            body.append(f'<tr class="group"><td colspan="{len(levels) + 2}">{e(first_capital(str(group)))}</td></tr>')
         common = set.union(*(_ns(r) for r in part)) if "summary" not in first else set()
         named = interval_name(next(iter(common))) if len(common) == 1 and not said else ""
         mark = f"({marks.setdefault(named, 'abcdefghij'[len(marks)])})" if named else ""
