@@ -26,6 +26,7 @@ from ..evaluation.catalogue import (
     described,
 )
 from ..evaluation.intervals import SMALL_N, interval_name
+from ..evaluation.records import model_label
 from ..evaluation.summary import MANY_COLUMNS, column_spread, readable
 from ..text import first_capital, percent
 from .context import ReportContext
@@ -312,7 +313,7 @@ def _audit(c: ReportContext) -> str:
         return ""
     head = "<h3>Audit of the differential-privacy claims</h3>"
     if not c.audits:
-        return head + ("<p>The references " + e(", ".join(f"{k} (ε = {v:g})" for k, v in c.claims.items()))
+        return head + ("<p>The references " + e(", ".join(model_label(k) for k in c.claims))
                        + " claim differential privacy; the sweep did not audit them (the Sweep page's DP audit, or "
                          "<code>--audit-dp</code>).</p>")
     return head + ("<p>Canary records inserted into the training rows, each generator fitted many times with and "
