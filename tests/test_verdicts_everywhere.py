@@ -65,7 +65,8 @@ def page_one(view, level: int) -> list[str]:
     release = Release.from_sweep(view, level, settings=ChoiceSettings(), chosen_by_user=True)
     page = render(ReportContext.of(release, exported=False))
     verdicts = page.split(f"<h3>Verdicts at level {level}</h3>", 1)[1].split("<h3>Before signing</h3>")[0]
-    return [html.unescape(text) for text in re.findall(r'<div class="[a-z]+">(.*?)</div>', verdicts, flags=re.S)]
+    boxes = r'<div class="[a-z]+"><span class="severity">\w+</span>(.*?)</div>'  # each verdict, its severity first
+    return [html.unescape(text) for text in re.findall(boxes, verdicts, flags=re.S)]
 
 
 @pytest.mark.parametrize("level", LEVELS)

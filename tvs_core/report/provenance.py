@@ -34,6 +34,8 @@ def guardrails(c: ReportContext) -> str:
 def releases(c: ReportContext) -> str:
     """The ledger of the table (every export, who chose its level) and the pooled-release check."""
     ledger = ledger_frame(c.entries).drop(columns=["table", "fingerprint"])  # one table: said in the data section
+    ledger["sha256"] = ledger["sha256"].str[:12] + "…"  # whole on page 1 and in the manifest; here it took the width
+    # "who chose the level" needed
     pooled = ""
     p = c.release.pooled
     if p is not None:
