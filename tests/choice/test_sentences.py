@@ -223,8 +223,9 @@ def test_the_preview_sentences_quote_the_levels_of_its_curve():
         for sentence in sentences:
             column = sentence.split(":")[0]
             rows = risk[risk["attribute"] == column].sort_values("level")
-            for measure, label in (("mab", "(MAB, the curve)"), ("wcab", "(WCAB)")):
-                part = sentence.split(label)[1].split(";")[0]
+            parts = {"mab": sentence.split("on average over the other columns, ")[1].split(";")[0],
+                     "wcab": sentence.split("from the most telling column ")[1].split(" (the curve")[0]}
+            for measure, part in parts.items():
                 below = rows[measure].to_numpy() < RISK_TOLERANCE
                 if "from level 1 on" in part:
                     assert not below[0]

@@ -441,6 +441,13 @@ def _why(column: str | None, reading: Reading, criteria: list[CriterionVerdict])
 
 
 # -- differential privacy ---------------------------------------------------------------------------------------------
+def claimed_words(name: str, epsilon: float) -> str:
+    """A reference and the ε it claims, by the legend's name: "DP vine (ε = 0.1)" (the ε added where the name does
+    not carry it)."""
+    label = model_label(name)
+    return label if label.endswith(f"(ε = {epsilon:g})") else f"{label} (ε = {epsilon:g})"
+
+
 def _dp(claims: dict[str, float], audits: list[AuditResult]) -> Verdict:
     """The ε the sweep's references claim and what their audit found; TVineSynth itself claims none."""
     topic = Topic.DP
@@ -450,9 +457,8 @@ def _dp(claims: dict[str, float], audits: list[AuditResult]) -> Verdict:
                                              "measure.")
     audited = {a.model: a for a in audits}
     flagged = [a for a in audits if a.flagged]
-    claimed = [f"{model_label(name)}" if model_label(name).endswith(f"ε = {eps:g})") else
-               f"{model_label(name)}, ε = {eps:g}" for name, eps in claims.items()]
-    text = "The sweep's references that claim differential privacy: " + ", ".join(claimed) + ". "
+    text = ("The sweep's references that claim differential privacy: "
+            + ", ".join(claimed_words(name, eps) for name, eps in claims.items()) + ". ")
     severity, action = Severity.INFO, ""
     if not audited:
         text += "Their claims were not audited in this sweep: a claim is the generator's design, not a measurement."

@@ -13,6 +13,7 @@ from .. import figures
 from ..choice.axes import attribute_game_metrics, membership_metrics
 from ..choice.gdpr import gdpr_table
 from ..choice.selection import HIGH, LOW, Column, level_column, level_column_names
+from ..choice.verdicts import claimed_words
 from ..evaluation.anonymity import Part
 from ..evaluation.catalogue import (
     CATALOGUE,
@@ -26,7 +27,6 @@ from ..evaluation.catalogue import (
     described,
 )
 from ..evaluation.intervals import SMALL_N, interval_name
-from ..evaluation.records import model_label
 from ..evaluation.summary import MANY_COLUMNS, column_spread, readable
 from ..text import first_capital, percent
 from .context import ReportContext
@@ -313,7 +313,7 @@ def _audit(c: ReportContext) -> str:
         return ""
     head = "<h3>Audit of the differential-privacy claims</h3>"
     if not c.audits:
-        return head + ("<p>The references " + e(", ".join(model_label(k) for k in c.claims))
+        return head + ("<p>The references " + e(", ".join(claimed_words(k, v) for k, v in c.claims.items()))
                        + " claim differential privacy; the sweep did not audit them (the Sweep page's DP audit, or "
                          "<code>--audit-dp</code>).</p>")
     return head + ("<p>Canary records inserted into the training rows, each generator fitted many times with and "
