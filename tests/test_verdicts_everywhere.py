@@ -106,7 +106,7 @@ def test_card_page_1_manifest_ledger_and_command_line_say_the_same_verdicts(swep
     assert cli.main(["release", "--job", view.id, "--level", str(level), "--workspace", str(view.store.workspace),
                      "--no-ledger", "--out", str(out)]) == 0
     printed = capsys.readouterr().err
-    positions = [printed.find(f"{v.axis}: {v.text}") for v in verdicts]
+    positions = [printed.find(v.text if v.sentence.startswith(v.axis) else f"{v.axis}: {v.text}") for v in verdicts]
     assert -1 not in positions and positions == sorted(positions), printed
     # membership leads whenever the strongest attack beats its noise floor (its interval above the floor's)
     auc = summary.point(level).metric("mia_auc").interval()
