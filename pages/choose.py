@@ -15,9 +15,9 @@ from tvs_core.choice import (
     explain_level,
     utility_names,
 )
-from tvs_core.choice.explain import FRAGILE
+from tvs_core.choice.explain import recommendation
 from tvs_core.choice.gdpr import gdpr_table, point_verdicts
-from tvs_core.choice.verdicts import Severity, Topic
+from tvs_core.choice.verdicts import Topic, level_verdicts
 from tvs_core.errors import DataError
 from tvs_core.evaluation.catalogue import TSTR_METRICS, AxisKind
 from tvs_core.evaluation.dp_audit import audits_from_records
@@ -28,7 +28,7 @@ from tvs_core.evaluation.summary import Summary, readable, summarise_columns
 from tvs_core.jobs import JobView
 from tvs_core.model.generator import SyntheticGenerator
 from tvs_core.storage import JobStatus
-from tvs_core.text import percent
+from tvs_core.text import first_capital
 
 common.under_navigation()
 
@@ -58,7 +58,7 @@ def exposure(job_id: str, level: int) -> pd.DataFrame | None:
     return JobView(common.store(), job_id).exposure(level)
 
 
-MARK = {Severity.OK: "✅", Severity.INFO: "ℹ️", Severity.WARN: "⚠️", Severity.BLOCK: "⛔"}  # a verdict's severity
+FIGURE_COLUMNS = 12  # per-column figures drawn until asked for more: 120 margins made the page 17,000 px tall
 MIX_PARTS = [name for name in utility_names() if name not in TSTR_METRICS]  # tstr: AUC or R², as the table needs
 
 
@@ -123,8 +123,8 @@ with st.expander("Change the utility mix"):  # one label: a label that changed w
         column.slider(label, 0.0, 1.0, step=0.25, key=f"{common.WIDGET}mix.{name}", on_change=set_mix)
     if st.session_state.pop("mix_refused", False):
         st.error("At least one part needs a weight above 0; the mix was left as it was.")
-selection = settings.select(summary, config.sensitive)
-if selection is None or selection.best_level is None:
+selection = settings.select(summary, config.sensitive, view.complete_levels())
+if selection is None or (selection.best_level is None and not selection.provisional):
     info = view.progress()
     st.info(f"Waiting for results: no level has both a privacy and a utility value yet (the sweep: {info['text']}). "
             "This page fills in as they arrive.")
@@ -132,24 +132,32 @@ if selection is None or selection.best_level is None:
 levels = selection.table["level"].tolist()
 chosen_level = project.selected_level if project.selected_level in levels else None  # only ever set by a click
 selected = chosen_level if chosen_level is not None else selection.best_level  # what the card and plots show
-unfinished = view.active or view.job["status"] != JobStatus.DONE
 
 # full width, one above the other: side by side, the axis titles and the notes under them were cut off
 st.plotly_chart(figures.pu_curve(selection.table, selection.best_level, selected), width="stretch", key="pu_curve")
-if selection.best_level is not None:
-    wins = float(selection.table.set_index("level").loc[selection.best_level, "wins"])
-    st.markdown(f"**Recommended level: {selection.best_level}** — best in {percent(wins)} of resamples within the "
-                "intervals"
-                + (" (a fragile choice: look at the neighbours)" if wins < FRAGILE else "."))
-    if unfinished:
-        st.warning(f"The sweep has not finished ({view.job['done']} of {view.job['total']} tasks): the attack games "
-                   "of some levels have not reported yet, so this recommendation may still change.")
-    if chosen_level is None:
-        st.info(f"You have not chosen a level. Export releases the recommended level, {selection.best_level}, and "
-                "records it as the recommendation, not as your choice. Click a point or pick a level below to "
-                "choose one.")
-    else:
-        st.success(f"Your choice: level {chosen_level} (recorded as chosen by you).")
+best_verdicts = None if selection.best_level is None else level_verdicts(
+    selection, summary, selection.best_level, config.sensitive, preview=level_preview(view.id),
+    response=config.response, claims=view.claims(), audits=audits_of(view.id, view.job["done"]), preset=config.preset)
+said = recommendation(selection, best_verdicts)
+if selection.best_level is None:  # a running or cancelled sweep whose levels are all provisional
+    st.warning(plain.md(said))
+else:
+    lead, _, rest = said.partition(" — ")
+    st.markdown(f"**{plain.md(lead)}** — {plain.md(rest)}")
+if view.active or view.job["status"] != JobStatus.DONE:
+    st.warning(f"The sweep has not finished ({view.job['done']} of {view.job['total']} tasks): "
+               + ("the levels named above have provisional numbers." if selection.provisional else
+                  "every level has all its numbers, so the recommendation will not change; what is left are "
+                  "reference points."))
+if chosen_level is not None:
+    st.success(f"Your choice: level {chosen_level} (recorded as chosen by you).")
+elif selection.best_level is not None:
+    st.info(f"You have not chosen a level. Export releases the recommended level, {selection.best_level}, and "
+            "records it as the recommendation, not as your choice. Click a point or pick a level below to choose "
+            "one.")
+else:
+    st.info("You have not chosen a level, and none is recommended yet: Export needs a level. Click a point or pick "
+            "a level below to choose one (its numbers are provisional), or wait for the sweep to finish.")
 for note in selection.notes:
     st.info(plain.md(note))
 st.caption("Click a level's point in the scatter (or pick it below) to select it.")
@@ -166,7 +174,8 @@ st.plotly_chart(figures.privacy_utility_scatter(summary, settings.privacy, confi
                 width="stretch", key="choose_scatter", on_select=lambda: common.select_level_from("choose_scatter"),
                 selection_mode="points")
 picked = st.selectbox("Your chosen level", levels, index=levels.index(chosen_level) if chosen_level is not None
-                      else None, placeholder=f"None chosen (recommended: {selection.best_level})")
+                      else None, placeholder="None chosen" + ("" if selection.best_level is None else
+                                                            f" (recommended: {selection.best_level})"))
 if picked is not None and picked != chosen_level:
     common.update(selected_level=int(picked))
     st.rerun()
@@ -177,11 +186,11 @@ if chosen_level is not None and st.button("Clear my choice (use the recommendati
 if selected in levels:
     audits = audits_of(view.id, view.job["done"])
     card = explain_level(selection, summary, int(selected), config.sensitive, level_preview(view.id),
-                         response=config.response, claims=view.claims(), audits=audits)
+                         response=config.response, claims=view.claims(), audits=audits, preset=config.preset)
     with st.container(border=True):
         whose = "your choice" if chosen_level is not None else "the recommended level, not chosen yet"
         st.markdown(f"**Level {selected} — {whose}** (what the report's first page says, in the same words)")
-        st.markdown("".join(f"\n- {MARK[v.severity]} {plain.md(v.text)}" for v in card.lead))
+        st.markdown("".join(f"\n- {common.severity_mark(v.severity)} {plain.md(v.text)}" for v in card.lead))
         for warning in card.verdicts.of(Topic.WARNING):
             st.warning(plain.md(warning.text))
         with st.expander("The numbers and the method behind these sentences"):
@@ -215,11 +224,32 @@ st.caption("Median over the replicates (synthetic sets, game iterations or targe
            "the spread of a few values — use the paper protocol before relying on it.")
 table_rows, per_column = summarise_columns(readable(summary.point(selected)))
 for group in table_rows["group"].unique() if len(table_rows) else []:
-    st.markdown(f"**{group.capitalize()}**")
+    st.markdown(f"**{first_capital(group)}**")
     st.dataframe(table_rows[table_rows["group"] == group].drop(columns="group"), hide_index=True, width="stretch")
 for metric, rows in per_column.groupby("metric", sort=False):
     with st.expander(f"{plain.md(metric)}: each of its {len(rows)} columns"):
         st.dataframe(rows.drop(columns="group"), hide_index=True, width="stretch")
+
+
+def margins_shown(columns: list[str]) -> list[str]:
+    """The columns whose margins are drawn: the sensitive ones and Y first, at most ``FIGURE_COLUMNS`` until the user
+    asks for all; beyond that many, a box filters them by name, as the Data page's."""
+    first = [c for c in (*config.sensitive, config.response) if c in columns]
+    ordered = first + [c for c in columns if c not in first]
+    if len(ordered) <= FIGURE_COLUMNS:
+        return ordered
+    find = st.text_input("Find columns", key="choose_find_column", placeholder="Type to filter…",
+                         help="Typing filters the margins below to the columns whose name contains what you type "
+                              "(case does not matter); clear the box to see the first columns again.").strip()
+    matching = [c for c in ordered if find.lower() in c.lower()] if find else ordered
+    every = len(matching) > FIGURE_COLUMNS and st.toggle(f"Show all {len(matching)} columns (a long page)",
+                                                         key="choose_every_margin")
+    shown = matching if every else matching[:FIGURE_COLUMNS]
+    where = f"of the {len(matching)} containing “{plain.md(find)}”" if find else f"of {len(ordered)}"
+    more = len(matching) - len(shown)
+    st.caption(f"{len(shown)} columns {where}" + ("" if find else ", the sensitive columns and Y first")
+               + (f"; and {more} more (type in the box, or show all)." if more else "."))
+    return shown
 
 
 @st.cache_data(show_spinner="Sampling…", max_entries=16)
@@ -233,7 +263,9 @@ if model is not None and selected is not None:
     real = common.table()
     synthetic = synthetic_at(view.id, int(selected), min(len(real), 2000))
     columns = [c for c in model.schema_.modelled if c in real.columns]
-    st.plotly_chart(figures.marginal_histograms(real, synthetic, columns), width="stretch", key="marginals")
+    st.subheader(f"Level {selected}: each column, real against synthetic")
+    st.plotly_chart(figures.marginal_histograms(real, synthetic, margins_shown(columns)), width="stretch",
+                    key="marginals")
     st.plotly_chart(figures.correlation_pair(real[columns], synthetic[columns]), width="stretch",
                     key="correlations")
 

@@ -408,11 +408,13 @@ def select_level_from(key: str) -> None:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _recommended(job_id: str, done: int, alpha: float, method: str, privacy: str, utility: str) -> int | None:
+def _recommended(job_id: str, done: int, alpha: float, method: str, privacy: str, utility: str,
+                 status: str = "") -> int | None:
     from tvs_core.choice import ChoiceSettings
 
     view = JobView(store(), job_id)
-    selection = ChoiceSettings.parse(alpha, method, privacy, utility).select(view.summary(), view.config.sensitive)
+    selection = ChoiceSettings.parse(alpha, method, privacy, utility).select(view.summary(), view.config.sensitive,
+                                                                             view.complete_levels())
     return None if selection is None else selection.best_level
 
 
@@ -423,7 +425,20 @@ def recommended_level() -> int | None:
     if view is None:
         return None
     return _recommended(view.id, int(view.job["done"]), float(current.alpha), current.normalisation,
-                        current.privacy.text, current.utility.text)
+                        current.privacy.text, current.utility.text, str(view.job["status"]))
+
+
+SEVERITY_MARKS = {"ok": ("green", "check_circle"), "info": ("blue", "info"), "warn": ("orange", "warning"),
+                  "block": ("red", "block")}
+
+
+def severity_mark(severity) -> str:
+    """A verdict's severity as markdown: a Material icon (Streamlit's own font: no emoji font needed), its colour and
+    its word, so that it reads in black and white and on any machine."""
+    from tvs_core.choice.verdicts import Severity
+
+    colour, icon = SEVERITY_MARKS[str(severity)]
+    return f":{colour}[:material/{icon}: **{Severity(severity).word}**]"
 
 
 def job() -> JobView | None:

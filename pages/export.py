@@ -1,15 +1,17 @@
 """Export: the release of the selected level (``tvs_core.release.Release``: rows, guardrails, the pooled check
 against the table's earlier releases, the manifest), its report, and its record in the release ledger when the
-file is downloaded."""
+file is downloaded. A level whose verdicts warn is released only once the user has read them here and confirmed,
+with a reason (kept in the manifest and the ledger, as an override is)."""
 
 import streamlit as st
 
 from pages import common, plain
 from tvs_core.choice import ChoiceSettings
+from tvs_core.choice.explain import officer_words
 from tvs_core.errors import DataError
 from tvs_core.jobs import JobView
 from tvs_core.release.export import MAX_RELEASE_ROWS, MIN_RELEASE_ROWS
-from tvs_core.release.ledger import budget, ledger_frame, releases
+from tvs_core.release.ledger import budget, ledger_frame, release_number, releases
 from tvs_core.release.pooled import display_table, verdict
 from tvs_core.release.release import Release, manifest_path_for
 from tvs_core.report import build_report
@@ -19,14 +21,20 @@ from tvs_core.storage import JobStatus
 common.under_navigation()
 
 REPORT = "release_report"  # (the recorded release's key, the report's bytes): built once per recorded release
+CONFIRMED, WHY = "release_confirmed", "release_confirmed_why"  # the confirmation of a level whose verdicts warn
+TO_RECORD = "release_to_record"  # the release the download records: the generated one, overridden and confirmed
 
 st.title("5 · Export")
 project = common.project()
 view = common.job()
 chosen_by_user = project.selected_level is not None
 level = project.selected_level if chosen_by_user else common.recommended_level()
-if view is None or level is None:
+if view is None:
     st.warning("Run a sweep and select a level first (pages 3 and 4).")
+    st.stop()
+if level is None:
+    st.warning("No level is chosen, and none is recommended yet: no level of the sweep has all its results (or none "
+               "has both a privacy and a utility score). Choose a level on the Choose page, or let the sweep finish.")
     st.stop()
 if view.holder() is None:
     st.info("The sweep has not fitted its model yet: come back in a moment.")
@@ -78,7 +86,8 @@ if st.button("Generate release", type="primary", disabled=rows is None or seed i
         st.error(plain.md(exc))
         st.stop()
     st.session_state[common.RELEASE] = made
-    st.session_state.pop(REPORT, None)
+    for key in (REPORT, CONFIRMED, WHY, TO_RECORD):  # a new release is confirmed anew
+        st.session_state.pop(key, None)
 
 release = st.session_state.get(common.RELEASE)
 if release is None or release.view is None or release.view.id != view.id or release.level != level:
@@ -89,7 +98,7 @@ st.subheader("Guardrails")
 for check in release.checks:
     {"block": st.error, "warn": st.warning}.get(check.severity, st.success)(plain.md(check.message))
 if release.blocked:
-    override = st.checkbox("Release anyway (the reason is written into the manifest)")
+    override = st.checkbox("Release anyway (the reason is written into the manifest and the ledger)")
     reason = st.text_input("Reason for overriding", disabled=not override)
     if not (override and reason and reason.strip()):
         st.info("Download is blocked until the problem is fixed or overridden with a reason.")
@@ -109,6 +118,23 @@ if pooled is not None:
         st.caption(plain.md(note))
     st.caption(f"With this release: {pooled.budget.text}.")
 
+if release.to_confirm:
+    with st.container(border=True):
+        st.markdown(f"**Level {level}'s verdicts that warn** — read them before the file leaves (the report's first "
+                    "page prints them for the officer):")
+        st.markdown("".join(f"\n- {common.severity_mark(v.severity)} {plain.md(v.text)}" for v in release.to_confirm))
+        officer = officer_words(release.verdicts)
+        if officer:
+            st.warning(plain.md(officer))
+        confirmed = st.checkbox("I have read these verdicts and release this level anyway", key=CONFIRMED)
+        why = st.text_input("Why (kept in the manifest and the ledger, e.g. the officer's agreement)", key=WHY,
+                            disabled=not confirmed)
+    if not (confirmed and why and why.strip()):
+        st.info("The download waits for your confirmation and its reason.")
+        st.stop()
+    release = release.confirmed(why)
+st.session_state[TO_RECORD] = release  # as overridden and confirmed: what the download records, the report shows
+
 
 
 @common.callback
@@ -116,8 +142,9 @@ def record() -> None:
     """The download is a release: into the ledger, with a copy of its rows and the note as it stands at the click
     (read now, not when the button was drawn: a note typed just before the click belongs to this release)."""
     note = (st.session_state.get(NOTE) or "").strip() or None
-    entry = release.record(common.store(), note=note)
-    st.session_state[common.RECORDED] = (release.sha256, entry.id)
+    released = st.session_state[TO_RECORD]  # with its override and confirmation, if any
+    entry = released.record(common.store(), note=note)
+    st.session_state[common.RECORDED] = (released.sha256, entry.id)
     st.session_state[NOTE] = ""  # in the widget too: its own on_change may run after this and save what it holds
     common.update(release_note="")
 
@@ -136,7 +163,7 @@ if entry is None:
                        help="The report is the record of a release: download the CSV first, which records it in the "
                             "ledger with your note; the report then shows exactly what was recorded.")
 else:
-    key = (release.sha256, release.override_reason, entry.id)
+    key = (release.sha256, release.override_reason, release.confirmation, entry.id)
     if st.session_state.get(REPORT, (None,))[0] != key:
         with st.spinner("Writing the report…"):
             st.session_state[REPORT] = (key, build_report(release, reason=entry.note).encode("utf-8"))
@@ -145,6 +172,6 @@ else:
                        help="One self-contained page for the privacy officer: open it in a browser, print it to PDF.")
 st.caption(f"SHA-256 of the CSV: `{release.sha256}`")
 if entry is not None:
-    st.success(f"Recorded in the release ledger as release {entry.id}"
+    st.success(f"Recorded in the release ledger as this table's release {release_number(common.store(), entry)}"
                + (f", with your note: “{plain.md(entry.note)}”" if entry.note else ", without a note")
                + "; the earlier releases above include it, and the next export is checked against it.")

@@ -111,18 +111,25 @@ except DataError as exc:
     st.error(plain.md(exc))
     st.stop()
 
-st.markdown(f"**Order** (enters the C-vine left to right; Y is the root of tree 1): S = "
-            f"{', '.join(map(plain.md, order.sensitive))} | K = {', '.join(map(plain.md, order.K)) or '∅'} | "
-            f"{len(order.rest)} other covariates | Y = {plain.md(order.response)}")
-st.markdown(f"**|K| = {len(order.K)}**; Theorem 2.5 level τ_block = {order.tau_block} (zeroes every attacker "
-            f"coefficient only under a block structure, checked below). Recommended top level t_max = {order.t_max} "
-            f"({order.t_max_reason}).")
+linked = len(order.K)
+st.markdown(f"**The order in which the columns enter the model**, left to right: the sensitive columns "
+            f"({', '.join(map(plain.md, order.sensitive))}), then the {linked} column{'s' if linked != 1 else ''} "
+            f"most linked to them, then {len(order.rest)} other covariates, and last the response "
+            f"{plain.md(order.response)}, to which every column is tied first.")
+st.markdown(f"**At levels up to {order.tau_block}**, an attacker expects to learn nothing about the sensitive columns "
+            "from the release — if they and the columns linked to them form a block apart from the rest (checked "
+            f"below). **Recommended top level: {order.t_max}** ({plain.md(order.t_max_reason)}).")
+with st.expander("In the paper's terms"):
+    st.markdown(f"Order of Algorithm 1: S = {', '.join(map(plain.md, order.sensitive))} | K = "
+                f"{', '.join(map(plain.md, order.K)) or '∅'} (|K| = {linked}) | {len(order.rest)} other covariates | "
+                f"Y = {plain.md(order.response)}, the root of tree 1 of the C-vine. The level of Theorem 2.5 is "
+                f"τ_block = {order.tau_block}; the top level of Appendix B is t_max = {order.t_max}.")
 wide = len(order.order) > SQUARE_UP_TO
-views = ["Algorithm-1 order, with the blocks", "The table's order"]
+views = ["The model's order, with the blocks", "The table's order"]
 tabs = st.tabs([f"The sensitive block up close (S, K and the {FOCUS_NEIGHBOURS} columns most linked to them)",
                 *views] if wide else views)
-st.caption("Blocks outlined in red: S = the sensitive columns, K = covariates linked to them (|association| > ρ*), "
-           "rest = the other covariates, Y = the response (the root of the first tree)."
+st.caption("Blocks outlined in red: S = the sensitive columns, K = the covariates linked to them (an association "
+           "stronger than the threshold ρ*), rest = the other covariates, Y = the response."
            + (f" With {len(order.order)} columns, the first tab shows the sensitive block and the columns that "
               "came closest to joining it; the other two show every column: scroll down the matrix, drag over a "
               "part to zoom in (every column's name then shows; double-click to zoom out), hover a cell for both "
@@ -138,17 +145,19 @@ for tab, shown_order, key in zip(tabs[-2:], (order, None), ("heatmap_order", "he
 
 preview = level_preview(normal_corr, order.to_dict())
 st.subheader("Expected attribute-inference risk per truncation level")
-st.caption("Theorem 2.4 on the normal-scores correlation: the attacker's expected mean absolute coefficient "
-           "(MAB) if the data were Gaussian. Instant; the sweep measures the real thing.")
+st.caption("How strongly an attacker could expect to predict each sensitive column at each level, if the table "
+           "were Gaussian: computed instantly from its correlations (the paper's Theorem 2.4, as the mean absolute "
+           "attacker coefficient, MAB). The sweep measures the real thing.")
 st.plotly_chart(figures.preview_curve(preview.risk, order.tau_block), width="stretch", key="preview_curve")
 for sentence in preview.sentences():
-    (st.warning if sentence.startswith("The block assumption of Theorem 2.5 fails") else st.markdown)(
+    (st.warning if sentence.startswith("The block assumption fails") else st.markdown)(
         plain.md(sentence))
 
 st.subheader("What a level cuts")
-st.caption("Real associations (|normal-scores correlation| ≥ 0.1) that the truncated vine keeps at less than half "
-           "their strength — expected from the same Gaussian calculation, before any sweep. Cutting the sensitive "
-           "block's links is the point of truncation; cutting links to Y or between other columns is the cost.")
+st.caption("Real associations (a correlation of at least 0.1 either way) that the truncated model keeps at less "
+           "than half their strength — expected from the same Gaussian calculation, before any sweep. Cutting the "
+           "sensitive block's links is the point of truncation; cutting links to Y or between other columns is the "
+           "cost.")
 levels = list(range(1, order.full_level + 1))
 shown = project.preview_level if project.preview_level in levels else min(order.tau_block, order.full_level)
 st.session_state[common.WIDGET + "preview_level"] = max(1, shown)

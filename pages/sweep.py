@@ -57,7 +57,8 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
     settings = ChoiceSettings.of(project)
     figure = figures.privacy_utility_scatter(summary, settings.privacy, config.sensitive, project.selected_level,
                                              levels, externals=list(config.externals or {}),
-                                             selection=settings.select(summary, config.sensitive))
+                                             selection=settings.select(summary, config.sensitive,
+                                                                       view.complete_levels()))
     st.plotly_chart(figure, width="stretch", key="pu_scatter", on_select=lambda: common.select_level_from("pu_scatter"),
                     selection_mode="points")
     st.caption("Click a level's point to select it (kept for the Choose and Export pages).")
@@ -162,7 +163,7 @@ setting("Attack games: reuse the holder's pair-copula families (refit parameters
         st.checkbox,
         help="Off (the paper's way): every model the games fit selects its families again. On: they keep the "
              "holder's structure and families and refit only the parameters — minutes instead of hours with the "
-             "paper's families; a deviation from the paper, stated in the manifest and report (bench/scale.md).")
+             "paper's families; a deviation from the paper, stated in the manifest and report.")
 setting("Membership game: shadow models per target (the paper's way)", "sweep.per_target_shadows", st.checkbox,
         help="Off: each shadow's subset and OUT model serve every target (about half the shadow fits; the "
              "attackers' training data has the same distribution). On: a subset and OUT model per target.")

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from tvs_core.errors import DataError
-from tvs_core.text import one_line, percent, printable, whole_number
+from tvs_core.text import first_capital, one_line, percent, printable, signed, whole_number
 
 ESCAPES = "\x1b[31mred\x1b[0m \x9b2J \rback\x07\x00"  # colour, a one-byte CSI, a carriage return, a bell, a NUL
 
@@ -56,3 +56,12 @@ def test_a_number_of_thousands_of_digits_is_refused_in_words():
 def test_a_share_is_written_one_way_with_a_space_before_the_percent_sign():
     """The card's verdicts and its costs once wrote "50%" and "50 %" side by side."""
     assert [percent(x) for x in (0.5, 0.0, 1.0, 0.126, np.float32(0.25))] == ["50 %", "0 %", "100 %", "13 %", "25 %"]
+
+
+def test_a_signed_value_that_rounds_to_zero_is_written_without_a_sign():
+    """Issue 56: "charges – aps (+0.46 → -0.00)" in the card's cut list."""
+    assert [signed(v) for v in (0.456, -0.004, 0.0, -0.12, 0.004)] == ["+0.46", "0.00", "0.00", "-0.12", "0.00"]
+
+
+def test_a_first_capital_leaves_an_acronym_as_it_is():
+    assert first_capital("anonymisation (GDPR)") == "Anonymisation (GDPR)" and first_capital("") == ""

@@ -65,7 +65,8 @@ def page_one(view, level: int) -> list[str]:
     release = Release.from_sweep(view, level, settings=ChoiceSettings(), chosen_by_user=True)
     page = render(ReportContext.of(release, exported=False))
     verdicts = page.split(f"<h3>Verdicts at level {level}</h3>", 1)[1].split("<h3>Before signing</h3>")[0]
-    return [html.unescape(text) for text in re.findall(r'<div class="[a-z]+">(.*?)</div>', verdicts, flags=re.S)]
+    boxes = r'<div class="[a-z]+"><span class="severity">\w+</span>(.*?)</div>'  # each verdict, its severity first
+    return [html.unescape(text) for text in re.findall(boxes, verdicts, flags=re.S)]
 
 
 @pytest.mark.parametrize("level", LEVELS)
@@ -105,7 +106,7 @@ def test_card_page_1_manifest_ledger_and_command_line_say_the_same_verdicts(swep
     assert cli.main(["release", "--job", view.id, "--level", str(level), "--workspace", str(view.store.workspace),
                      "--no-ledger", "--out", str(out)]) == 0
     printed = capsys.readouterr().err
-    positions = [printed.find(f"{v.axis}: {v.text}") for v in verdicts]
+    positions = [printed.find(v.text if v.sentence.startswith(v.axis) else f"{v.axis}: {v.text}") for v in verdicts]
     assert -1 not in positions and positions == sorted(positions), printed
     # membership leads whenever the strongest attack beats its noise floor (its interval above the floor's)
     auc = summary.point(level).metric("mia_auc").interval()
@@ -125,3 +126,74 @@ def test_card_page_1_manifest_ledger_and_command_line_say_the_same_verdicts(swep
         learns = "no better than from shuffled columns" not in attribute.sentence
         risk = "no measurable risk" not in inference
         assert bool(verdicts.of(Topic.WHY)) == (learns != risk), (attribute.sentence, inference)
+
+
+# -- issue 56: plain names wherever a person reads ----------------------------------------------------------------
+def internal_names(columns) -> set[str]:
+    """What only the code names: record and metric names, axis and utility-mix texts, model codes, the sweep's and
+    the protocol's setting keys, the membership attacks' keys — those a person could not read as words (an
+    underscore, a colon, or a code of no language); the paper's notation (t_max) and the table's own columns are
+    not among them."""
+    from dataclasses import fields
+
+    from tvs_core.choice import axis_choices
+    from tvs_core.evaluation.catalogue import AxisKind, described
+    from tvs_core.evaluation.membership_attacks import ATTACKS
+    from tvs_core.evaluation.protocol import Protocol
+    from tvs_core.evaluation.records import MODEL_LABELS
+    from tvs_core.jobs.config import SweepConfig
+
+    names = {*described(), *ATTACKS, *MODEL_LABELS, *(f.name for f in fields(SweepConfig)),
+             *(f.name for f in fields(Protocol)), *axis_choices(AxisKind.PRIVACY, ["COLUMN"])}
+    coded = {"mab", "wcab", "mcmia", "pg", "mr2", "rvine", "tvinesynth", "privbayes", "privpgd", "ctgan", "tvae",
+             "mst"}
+    return {n for n in names if "_" in n or n in coded} - set(columns) - {"t_max"}
+
+
+def unreadable(text: str, names: set[str]) -> list[str]:
+    """Internal names, "-0.00", a raw Python dict or list, and a model or axis code with its parameter in ``text``."""
+    found = [n for n in names if re.search(rf"(?<![\w.-]){re.escape(n)}(?![\w-])", text)]
+    found += re.findall(r"-0\.0+\b(?!\d)", text) + re.findall(r"\{'\w+'|\['\w+'", text)
+    found += re.findall(r"\b[a-z]+(?:_[a-z]+)*:\d[\d.]*\b", text)  # dp_vine:0.1, privbayes:1
+    found += re.findall(r"\b[a-z_]+=\d+(?:,[a-z_]+=\d+)+", text)  # tstr=1,pair_structure=1
+    found += re.findall(r"\bPU_t\b|bench/\w+\.md", text)
+    return found
+
+
+def words(html_text: str) -> str:
+    text = re.sub(r"<script.*?</script>|<style.*?</style>|<code>.*?</code>", " ", html_text, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", " ", text))
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_no_internal_name_minus_zero_or_raw_dict_where_a_person_reads(swept, level, tmp_path, capsys):
+    """Findings 5 and 6: "dp_vine:0.1 ε = 0.1" and "Start the sweep with the DP audit" on the card and page 1, "the best
+    level by PU_t", the manifest's choice as "mab_worst" and "tstr=1,pair_structure=1,ci_overlap=1" only, "-0.00" in
+    the cut list, "local_likelihood_ratio" in tables, raw dicts in the report's settings. Over the card (every
+    field), page 1, the whole report, the manifest's verdicts and its human-readable fields, and the command line:
+    none (the manifest's machine fields keep their stored text)."""
+    from tvs_core import cli
+    from tvs_core.release.release import Release
+    from tvs_core.report import build_report
+
+    view, summary, selection = swept
+    config = view.config
+    names = internal_names(view.tables()[0].columns)
+    card = explain_level(selection, summary, level, config.sensitive, view.preview(), response=config.response,
+                         claims=view.claims(), audits=audits_from_records(view.records()), preset=config.preset)
+    read = {"card": " ".join([card.headline, *card.protects, *card.costs, *card.notes,
+                              *(f"{v.sentence} {v.action} {v.detail}" for v in card.verdicts)])}
+    release = Release.from_sweep(view, level, settings=ChoiceSettings(), chosen_by_user=False)
+    read["page 1"] = " ".join(page_one(view, level))
+    read["report"] = words(build_report(release, exported=False))
+    manifest = release.manifest()
+    read["manifest's verdicts"] = " ".join(f"{v['sentence']} {v['action']} {v['detail']}" for v in manifest["verdicts"])
+    read["manifest's choice, for a person"] = " ".join(str(v) for k, v in manifest["choice"].items()
+                                                       if k == "why" or k.endswith("_described"))
+    out = tmp_path / "release.csv"
+    assert cli.main(["release", "--job", view.id, "--level", str(level), "--workspace", str(view.store.workspace),
+                     "--no-ledger", "--out", str(out)]) == 0
+    read["command line"] = capsys.readouterr().err
+    found = {where: unreadable(text, names) for where, text in read.items()}
+    assert not any(found.values()), found
+    assert manifest["choice"]["privacy_metric"] == "mab_worst"  # the machine field keeps its stored text

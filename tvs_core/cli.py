@@ -244,6 +244,7 @@ def cmd_release(args) -> dict:
     from .data.fingerprint import fingerprint_table
     from .jobs import JobView
     from .release.export import refuse_overwriting_inputs
+    from .release.ledger import release_number
     from .release.release import Release, manifest_path_for
     from .report import table_name
 
@@ -277,6 +278,8 @@ def cmd_release(args) -> dict:
         made = Release.from_model(model, table, args.level, rows, seed, fingerprint_table(table), name, store)
     if args.override_reason:
         made = made.overridden(args.override_reason)
+    if args.despite_warnings:
+        made = made.confirmed(args.despite_warnings)
     lines = ([f"verdicts at level {made.level}:", *verdict_lines(made.verdicts.to_json())] if made.verdicts else [])
     lines += [f"guardrail ({check.severity}): {check.message}" for check in made.checks]
     if made.pooled is not None:
@@ -290,7 +293,7 @@ def cmd_release(args) -> dict:
                         fix="Fix the cause, or pass --override-reason TEXT to release anyway (the reason goes into "
                             "the manifest).")
     csv_path, manifest_path = made.write(out, inputs=(args.data,))
-    recorded = None if args.no_ledger else made.record(store, note=args.note).id
+    recorded = None if args.no_ledger else release_number(store, made.record(store, note=args.note))
     return {"out": str(csv_path), "manifest": str(manifest_path), "rows": made.rows, "level": made.level,
             "seed": made.seed, "sha256": made.sha256, "ledger": recorded, "lines": lines,
             "order": made.model.order_.order if hasattr(made.model, "order_") else None}
@@ -488,9 +491,12 @@ def _verdicts(view, level: int | None, settings, records):
 
 
 def verdict_lines(verdicts: list[dict]) -> list[str]:
-    """A level's verdicts as the command line prints them: one line each, its severity first."""
-    return [f"  [{v['severity']}] {v['axis']}: {v['sentence']}" + (f" {v['action']}" if v["action"] else "")
-            for v in verdicts]
+    """A level's verdicts as the command line prints them: one line each, its severity in a word first, then its
+    topic (unless the sentence starts with it already: "GDPR criteria (can an attacker …)")."""
+    from .choice.verdicts import Severity
+
+    return [f"  [{Severity(v['severity']).word}] " + ("" if v["sentence"].startswith(v["axis"]) else f"{v['axis']}: ")
+            + v["sentence"] + (f" {v['action']}" if v["action"] else "") for v in verdicts]
 
 
 def _origin(path: str | None) -> dict | None:
@@ -631,6 +637,9 @@ def build_parser() -> argparse.ArgumentParser:
                               "with a copy of its rows, so later releases are checked against it)")
     release.add_argument("--ledger", action="store_true", help=argparse.SUPPRESS)  # the default now; kept for scripts
     release.add_argument("--note", help="why this release was made (kept in the ledger)")
+    release.add_argument("--despite-warnings", metavar="REASON",
+                         help="why you release the level although its verdicts warn (the Export page asks the same; "
+                              "kept in the manifest and the ledger)")
     release.add_argument("--override-reason", help="release despite a blocking guardrail (exact copies of training "
                                                    "rows); the reason goes into the manifest")
     choice_args(release, "with --job, for the manifest's choice: ")
@@ -782,7 +791,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "release":
         for line in result["lines"]:
             _say(line)
-        recorded = (f"; recorded in the release ledger as release {result['ledger']}" if result["ledger"] is not None
+        recorded = (f"; recorded in the release ledger as the table's release {result['ledger']}"
+                    if result["ledger"] is not None
                     else "; not recorded in the ledger (--no-ledger)")
         _say(f"wrote {result['rows']} rows at truncation level {result['level']} to {result['out']} and its manifest "
              f"to {result['manifest']}{recorded}")

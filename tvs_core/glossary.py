@@ -188,8 +188,8 @@ TERMS: tuple[Term, ...] = (
          ("pair-copula families", "Pair-copula families", "families", "family", "family preset"),
          "Presets: paper (11 families, MLE, AIC), parametric (pyvinecopulib 1.0.1's set, adds Tawn), fast "
          "(one-parameter families and Student t, by inversion of Kendall's τ), tll (nonparametric), gaussian (the "
-         "default: the cheapest preset whose median TSTR AUC is within 0.01 of the paper set's, "
-         "bench/family_presets.md). 'Reuse the holder's pair-copula families' makes the attack games refit only "
+         "default: the cheapest preset whose median TSTR AUC is within 0.01 of the paper set's, measured on the "
+         "project's benchmark tables). 'Reuse the holder's pair-copula families' makes the attack games refit only "
          "the parameters of the holder's families — faster, and a deviation from the paper stated in the manifest "
          "and report."),
     Term("Margins", "The model",

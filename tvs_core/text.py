@@ -27,6 +27,18 @@ def decimal(value: float, digits: int = 2) -> str:
     return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
+def signed(value: float, digits: int = 2) -> str:
+    """``value`` with its sign, "+0.46" or "-0.12", and a value that rounds to zero as "0.00" (never "-0.00")."""
+    text = decimal(value, digits)
+    return text if float(text) == 0 or text.startswith("-") else "+" + text
+
+
+def first_capital(text: str) -> str:
+    """``text`` with its first letter a capital and the rest as it is: "Anonymisation (GDPR)", where ``capitalize``
+    would write "Anonymisation (gdpr)"."""
+    return text[:1].upper() + text[1:]
+
+
 def one_line(text: object) -> str:
     """``text`` without any control character, tab and newline included (a name on one line)."""
     return _ANY_CONTROL.sub("", str(text))

@@ -223,8 +223,9 @@ def test_the_preview_sentences_quote_the_levels_of_its_curve():
         for sentence in sentences:
             column = sentence.split(":")[0]
             rows = risk[risk["attribute"] == column].sort_values("level")
-            for measure, label in (("mab", "(MAB, the curve)"), ("wcab", "(WCAB)")):
-                part = sentence.split(label)[1].split(";")[0]
+            parts = {"mab": sentence.split("on average over the other columns, ")[1].split(";")[0],
+                     "wcab": sentence.split("from the most telling column ")[1].split(" (the curve")[0]}
+            for measure, part in parts.items():
                 below = rows[measure].to_numpy() < RISK_TOLERANCE
                 if "from level 1 on" in part:
                     assert not below[0]
@@ -322,6 +323,6 @@ def test_the_verdicts_quote_each_criterion_and_attack_at_their_level(evaluated):
     refuted = AuditResult("privbayes:1", 1.0, 0.0, 1.3, "outside/margins", 0.9, 0.0, 80, 1.41)
     fine = AuditResult("dp_vine:1", 1.0, 0.0, 0.2, "corner/margins", 0.5, 0.2, 80, 1.41)
     line = _dp(claims, [refuted, fine])
-    assert "REFUTES privbayes:1 (its releases spend at least ε = 1.30)" in line.sentence
-    assert "dp_vine:1 (" not in line.sentence and line.severity == "block"
+    assert "REFUTES PrivBayes (ε = 1) (its releases spend at least ε = 1.30)" in line.sentence
+    assert "DP vine (ε = 1) (" not in line.sentence and line.severity == "block"
     assert "consistent" in _dp(claims, [fine, replace(refuted, empirical_epsilon=0.5)]).sentence

@@ -110,7 +110,8 @@ def test_why_says_who_chose_the_level(two_levels):
     recommended = why_text(selection, 1, 0.5, "anchored", MAB, MIX, False, ["auc_tstr"])
     assert recommended.startswith("recommended at α = 0.5, utility TSTR AUC (synthetic-trained) 100 %, privacy "
                                   "measured by Mean absolute attacker coefficient (MAB), least protected sensitive "
-                                  "column, anchored normalisation: the best level by PU_t (best in 100 % of resamples")
+                                  "column, anchored normalisation: the best balance of privacy and utility there (best "
+                                  "in 100 % of resamples")
     assert recommended.endswith("not chosen by the user")
     assert why_text(selection, 2, 0.5, "anchored", MAB, MIX, False).startswith(
         "level 2 was released without being chosen; no level was recommended")

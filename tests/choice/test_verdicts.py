@@ -4,7 +4,7 @@ summaries (the conftest's two levels: MAB on a, 0.4 on the real rows and 0 on sh
 import pandas as pd
 import pytest
 
-from tvs_core.choice.axes import Axis
+from tvs_core.choice import Axis, UtilityMix
 from tvs_core.choice.summary import choose
 from tvs_core.choice.verdicts import (
     GDPR_SEVERITY,
@@ -18,6 +18,7 @@ from tvs_core.choice.verdicts import (
 )
 from tvs_core.evaluation.anonymity import Part, criterion_record
 from tvs_core.evaluation.dp_audit import AuditResult
+from tvs_core.evaluation.preview import LevelPreview
 from tvs_core.evaluation.records import HOLDER, RAW, REAL, SHUFFLED
 from tvs_core.evaluation.summary import Summary
 
@@ -80,7 +81,9 @@ def test_the_attribute_verdict_names_the_least_protected_column_and_its_share(su
                              "protected sensitive column, nearly as well as from the real data: a large risk against "
                              "this table's own anchors (the release removes 25 % of what the real rows let an attacker "
                              "learn).")
-    assert line.action.startswith("Usually: choose a lower level, drop the columns most linked to b")
+    # level 1 is the only, and the lowest, level: no "choose a lower level" (issue 56)
+    assert line.action.startswith("Usually: drop the columns most linked to b or publish from a differentially "
+                                  "private generator; do not release without the officer's agreement.")
     assert line.action.endswith("More replicates would not change this reading.")
     assert line.detail.startswith("Attack game MAB for b: 0.150 (95 % interval 0.145–0.155 (bootstrap over 20 values))"
                                   "; 0.200 on the real rows, 0.000 on shuffled columns")
@@ -131,8 +134,8 @@ def test_the_attribute_verdict_says_what_it_cannot_compare_and_how_few_replicate
     assert "spread 0.100–0.300 of only 3 values" in line.detail  # three values are no 95 % interval
     few = summary_of([(HOLDER, 1, "mab", "a", 0.1, 0.09, 0.11, 3), (HOLDER, 1, "auc_tstr", None, 0.8)]
                      + anchors({"a": 0.4}, {"a": 0.0}))
-    assert attribute(few, ["a"], 1).action.endswith("Only 3 replicates, too few for a 95 % interval: more (the paper "
-                                                    "preset) could change this reading.")
+    assert attribute(few, ["a"], 1).action.endswith("Only 3 replicates, too few for a 95 % interval: the paper preset "
+                                                    "draws more, and could change this reading.")
 
 
 @pytest.mark.parametrize(("auc", "low", "severity", "words"), [
@@ -181,7 +184,7 @@ def test_the_criteria_verdict_is_marked_as_its_worst_criterion(summary_of):
     three = criteria_at(summary, 3)
     assert three.sentence.endswith("a measurable risk for singling out; a HIGH risk for linkability.")
     assert "Linkability: a HIGH risk (residual risk 0.70, 95 % interval 0.60–0.80 (Wilson, 200 trials)" in three.detail
-    assert three.action.startswith("Usually: choose a lower level, or drop the columns that single people out")
+    assert three.action.startswith("Usually: choose a lower level or drop the columns that single people out")
     assert list(GDPR_SEVERITY) == ["none", "measurable", "high"]  # the order the worst is taken in
 
 
@@ -228,12 +231,114 @@ def test_the_dp_verdict_follows_the_claims_and_their_audit():
     assert "None of the sweep's reference generators claims differential privacy" in none.sentence
     claims = {"privbayes:1": 1.0, "dp_vine:2": 2.0}
     unaudited = _dp(claims, [])
-    assert unaudited.severity is Severity.INFO and "privbayes:1 ε = 1, dp_vine:2 ε = 2" in unaudited.sentence
-    assert unaudited.action == "Start the sweep with the DP audit to check them."
+    # the references by the legend's names, and no instruction to the steward where a verdict belongs (issue 56)
+    assert unaudited.severity is Severity.INFO and "PrivBayes (ε = 1), DP vine (ε = 2)" in unaudited.sentence
+    assert "not audited in this sweep" in unaudited.sentence and not unaudited.action
     partly = _dp(claims, [audit("dp_vine:2", 2.0, 0.4)])
-    assert partly.severity is Severity.OK and "Not audited: privbayes:1." in partly.sentence
+    assert partly.severity is Severity.OK and "Not audited: PrivBayes (ε = 1)." in partly.sentence
     refuted = _dp(claims, [audit("dp_vine:2", 2.0, 0.4), audit("privbayes:1", 1.0, 1.5)])
     assert refuted.severity is Severity.BLOCK and "Not audited" not in refuted.sentence
     assert refuted.action == "Do not rely on those claims."
     for line in (none, partly, refuted):  # whatever the references claim, the holder's model claims nothing
         assert "TVineSynth makes no ε claim" in line.sentence or "TVineSynth itself makes no ε claim" in line.sentence
+
+
+# -- issue 56: advice that can be taken, sentences true to the numbers under them --------------------------------------
+def three_levels(summary_of):
+    """Levels 1, 5 and 9 with the same numbers: a moderate attribute risk on a (MAB 0.2 between 0.4 and 0), a small
+    membership risk (AUC 0.6 between the floor 0.5 and the real rows' 1.0), TSTR half-way (a noticeable cost), pair
+    structure 10 % (a large cost, and little more than independent columns), a measurable GDPR risk."""
+    rows = anchors({"a": 0.4}, {"a": 0.0}) + [
+        (REAL, None, "auc_trtr", None, 0.9), (SHUFFLED, None, "pair_structure", None, 0.0),
+        (SHUFFLED, None, "ci_overlap", None, 0.0), (REAL, None, "mia_auc", None, 1.0),
+        (SHUFFLED, None, "mia_auc", None, 0.5, 0.49, 0.51)]
+    for level in (1, 5, 9):
+        rows += [(HOLDER, level, "mab", "a", 0.2), (HOLDER, level, "mia_auc", None, 0.6, 0.59, 0.61),
+                 (HOLDER, level, "auc_tstr", None, 0.7), (HOLDER, level, "pair_structure", None, 0.1),
+                 (HOLDER, level, "ci_overlap", None, 0.9)]
+        rows += criterion(level, "singling_out", 0.2, 0.1, 0.3)
+    return summary_of(rows)
+
+
+def test_the_advice_names_a_lower_or_higher_level_only_where_one_exists(summary_of):
+    """Finding 1: at level 1, the lowest, the card said "choose a lower level"; at the top level, "or choose a higher
+    level". At the lowest level the other remedies stand instead (drop the linked column, a DP generator); at the
+    highest, none points up; in between, both directions are offered."""
+    summary = three_levels(summary_of)
+    selection = choose(summary, ["a"], privacy=MAB)
+
+    def advice(level, preview=None):
+        verdicts = level_verdicts(selection, summary, level, ["a"], preview=preview)
+        return " ".join(v.action for v in verdicts)
+
+    lowest, middle, highest = advice(1), advice(5), advice(9)
+    assert "lower level" not in lowest and "drop the column most linked to a" in lowest
+    assert "differentially private generator" in lowest
+    assert "drop the columns that single people out" in lowest  # the GDPR criteria's remedy without a lower level
+    assert "higher level" not in highest and "no level keeps more" in highest
+    assert "choose a lower level" in middle and "a higher level keeps more" in middle
+    assert "choose a lower level" in highest and "higher level" in lowest  # each end keeps the other direction
+    # a vine with more levels than the sweep evaluated: the top level swept is not the highest possible
+    preview = LevelPreview(pd.DataFrame(), pd.DataFrame({"level": [1, 5, 9, 12], "a": "a", "b": "x", "real": 0.5,
+                                                         "kept": 0.5, "cut": False}), pd.DataFrame(), {}, 1, ["a"])
+    assert "a higher level, which this sweep did not evaluate" in advice(9, preview)
+
+
+def test_a_membership_attack_read_as_its_noise_floor_shows_the_floor_s_spread_and_says_why(summary_of):
+    """Finding 3: "no better than the attacks' noise floor" above "AUC 0.547 (spread 0.541–0.554 of only 5 values);
+    noise floor 0.507": the whole spread is above the floor's value. It reads as the floor only because the floor's
+    own spread (0.48–0.56) reaches it: the sentence says so, with both numbers, and the detail gives the floor's
+    spread."""
+    summary = summary_of([(HOLDER, 1, "mia_auc", None, 0.547, 0.541, 0.554, 5), (REAL, None, "mia_auc", None, 1.0),
+                          (SHUFFLED, None, "mia_auc", None, 0.507, 0.48, 0.56, 5)])
+    line = _membership(summary, 1)
+    assert line.severity is Severity.OK  # the reading rule stands: the run cannot tell it from the floor
+    assert "no better than the attacks' noise floor" not in line.sentence
+    assert "not measurably better than the attacks' noise floor" in line.sentence
+    assert ("its strongest attack's AUC, 0.547 (spread 0.541–0.554), lies above the noise floor, 0.507, but within "
+            "its own spread, 0.480–0.560, so this run cannot tell the two apart") in line.sentence
+    assert "noise floor (the attacks on shuffled columns) 0.507 (spread 0.480–0.560 of only 5 values" in line.detail
+    # a spread that reaches the floor's own value: "no better", nothing to explain
+    level = summary_of([(HOLDER, 1, "mia_auc", None, 0.51, 0.5, 0.52, 5), (REAL, None, "mia_auc", None, 1.0),
+                        (SHUFFLED, None, "mia_auc", None, 0.507, 0.48, 0.56, 5)])
+    plain = _membership(level, 1)
+    assert "no better than the attacks' noise floor" in plain.sentence and "cannot tell" not in plain.sentence
+
+
+def test_about_as_well_as_the_real_data_is_said_only_when_the_range_reaches_it(summary_of):
+    """Finding 12: "predict Y about as well as the real data" for AUC 0.746 against 0.796. Within the real data's
+    own spread the run cannot tell them apart, and the sentence says so with both numbers."""
+    rows = [(REAL, None, "auc_trtr", None, 0.796, 0.74, 0.85), (HOLDER, 1, "auc_tstr", None, 0.746, 0.735, 0.757),
+            (HOLDER, 2, "auc_tstr", None, 0.79, 0.75, 0.81)]
+    summary = summary_of(rows)
+    selection = choose(summary, [], privacy=Axis.parse("pg"), utility=UtilityMix.parse("tstr"))
+    one = level_verdicts(selection, summary, 1, [], response="Y").of(Topic.USEFULNESS)[0].sentence
+    assert "about as well" not in one
+    assert ("as well as models trained on the real data, as far as this run can tell: their ROC AUC, 0.746 (95 % "
+            "interval 0.735–0.757), lies below the real data's models, 0.796, but within its own spread, "
+            "0.740–0.850") in one
+    two = level_verdicts(selection, summary, 2, [], response="Y").of(Topic.USEFULNESS)[0].sentence
+    assert two == "Models trained on the synthetic data predict Y about as well as models trained on the real data."
+
+
+def test_replicate_advice_never_sends_a_paper_sweep_to_the_paper_preset(summary_of):
+    """Finding 16: under the paper preset the card said "more (the paper preset) could change this reading". A
+    measure the paper preset draws more of gets that advice under the quick preset only; membership, scored on five
+    published sets under every preset, and any measure of a paper sweep get what would settle them: a second sweep
+    with another master seed."""
+    rows = [(HOLDER, 1, "mia_auc", None, 0.6, 0.55, 0.65, 5), (REAL, None, "mia_auc", None, 1.0),
+            (SHUFFLED, None, "mia_auc", None, 0.5, 0.49, 0.51, 5), (HOLDER, 1, "mab", "a", 0.1, 0.09, 0.11, 3)]
+    rows += anchors({"a": 0.4}, {"a": 0.0})
+    summary = summary_of(rows)
+    selection = choose(summary, ["a"], privacy=MAB)
+    for preset in ("quick", "paper"):
+        verdicts = level_verdicts(selection, summary, 1, ["a"], preset=preset)
+        attribute_advice, membership_advice = verdicts[0].action, verdicts.of(Topic.MEMBERSHIP)[0].action
+        warning = next(v.action for v in verdicts.of(Topic.WARNING) if "replicates" in v.sentence)
+        assert ("paper preset draws more" in attribute_advice) == (preset == "quick")
+        assert "paper preset" not in membership_advice and "another master seed" in membership_advice
+        assert "every preset scores this measure on 5 published sets" in membership_advice
+        if preset == "paper":
+            said = " ".join(verdicts.lines())
+            assert "the paper preset draws more" not in said and "draws enough" not in said, said
+            assert "even the paper preset draws no more" in attribute_advice and "another master seed" in warning

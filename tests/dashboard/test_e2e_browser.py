@@ -10,6 +10,7 @@ import pytest
 from tests.browser import (
     CEILING,
     browser_page,
+    confirm_verdicts,
     go_to,
     no_streamlit_errors,
     playwright,
@@ -101,6 +102,7 @@ def test_demo_flow_in_chromium(server, tmp_path):
         settled(page)
         generate.click()
         page.get_by_role("heading", name="Guardrails").wait_for()
+        confirm_verdicts(page, "checked with the officer")
         with page.expect_download() as download:
             page.get_by_role("button", name="Download synthetic CSV").click()
         path = tmp_path / "release.csv"

@@ -9,6 +9,7 @@ import pytest
 from tests.browser import (
     SWEEP_CEILING,
     browser_page,
+    confirm_verdicts,
     go_to,
     held_sweep,
     no_streamlit_errors,
@@ -83,14 +84,16 @@ def test_nudging_settings_mid_sweep_keeps_the_sweep_and_a_note_typed_before_a_cl
         assert "Run a sweep" not in page.locator("body").inner_text()
         page.get_by_role("button", name="Generate release").click()
         page.get_by_role("heading", name="Guardrails").wait_for()
+        confirm_verdicts(page, "the officer agreed on 3 March")  # the level's verdicts warn: read and confirmed
         note = page.get_by_test_id("stTextInput").filter(has_text="Note for the ledger").locator("input")
         note.fill("agreed with the DPO for the registry")  # no Enter, no wait: straight to the download
         with page.expect_download():
             page.get_by_role("button", name="Download synthetic CSV").click()
-        page.get_by_text("Recorded in the release ledger as release").first.wait_for()
+        page.get_by_text("Recorded in the release ledger as this table's release 1").first.wait_for()
         store = Store(workspace)
         recorded = releases(store)
         assert [e.note for e in recorded] == ["agreed with the DPO for the registry"]
+        assert [e.confirmation for e in recorded] == ["the officer agreed on 3 March"]
         assert recorded[0].choice and recorded[0].choice.startswith("recommended at")  # nobody clicked a level
         report = page.get_by_role("button", name="Download report (HTML)")
         report.wait_for()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.dashboard.test_app import finish_sweep
+from tests.dashboard.test_app import confirm, finish_sweep
 from tests.helpers import dashboard, shown
 from tvs_core.data.wide_demo import RESPONSE, SENSITIVE
 
@@ -16,6 +16,16 @@ from tvs_core.data.wide_demo import RESPONSE, SENSITIVE
 def workspace(page_workspace):
     """A workspace of the test's own, the pages on the tiny protocol (``tests/dashboard/conftest.py``)."""
     return page_workspace
+
+
+def margin_columns(at) -> list[str]:
+    """The columns whose margins the Choose page draws, in order: each panel's x-axis title."""
+    import json
+
+    spec = next(json.loads(c.proto.spec) for c in at.get("plotly_chart")
+                if "Margins: real against synthetic" in c.proto.spec)
+    axes = sorted((k for k in spec["layout"] if k.startswith("xaxis")), key=lambda k: int(k[5:] or 1))
+    return [spec["layout"][k]["title"]["text"] for k in axes if spec["layout"][k].get("title", {}).get("text")]
 
 
 def no_errors(at) -> None:
@@ -85,6 +95,18 @@ def test_the_wide_demo_goes_through_every_page_without_an_exception():
                   and d.value["column"].astype(str).str.startswith("all 120 columns").any()]
     assert summarised, "the distance of every column's margin is one row"
     assert any(e.label.endswith("each of its 120 columns") for e in at.expander)
+    # issue 56: the margins of 120 columns made the page 17,000 px tall; at most 12 until asked, the sensitive
+    # columns and Y first, a box that filters them by name
+    assert margin_columns(at)[:4] == [*SENSITIVE, RESPONSE] and len(margin_columns(at)) == 12
+    assert any("12 columns of 120, the sensitive columns and Y first; and 108 more" in c.value for c in at.caption)
+    at.text_input(key="choose_find_column").set_value("COST").run()  # case does not matter
+    no_errors(at)
+    found = margin_columns(at)
+    assert found and all("cost" in c for c in found) and len(found) <= 12
+    at.text_input(key="choose_find_column").set_value("").run()
+    at.toggle(key="choose_every_margin").set_value(True).run()  # asked: every column
+    no_errors(at)
+    assert len(margin_columns(at)) == 120
 
     at.switch_page("pages/export.py").run()
     no_errors(at)
@@ -92,6 +114,7 @@ def test_the_wide_demo_goes_through_every_page_without_an_exception():
     no_errors(at)
     release = at.session_state["release"]
     assert release.table.shape == (1000, 120)  # the training split's rows, every column
+    confirm(at)  # its verdicts warn (few replicates): read and confirmed
     entry = release.record(common.store(), note="wide demo")  # what the CSV download's callback does: AppTest
     at.session_state[common.RECORDED] = (release.sha256, entry.id)  # cannot press a download button
     at.run()

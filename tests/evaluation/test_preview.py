@@ -252,9 +252,11 @@ def test_level_cuts_is_one_row_per_strong_pair_and_level_in_the_order_of_weakeni
 def test_sentences_say_up_to_which_level_the_risk_stays_low():
     every = " ".join(level_preview(zeroed={"s": 3}).sentences())
     assert f"stays below {RISK_TOLERANCE} at every level (1 to 3)" in every and "holds" in every
-    assert "τ ≤ 2" in every
+    assert "at level 2 or lower" in every and "τ" not in every  # the paper's notation is named, not led with
     some = level_preview(zeroed={"s": 1}, mean_zeroed={"s": 2}).sentences()[0]
-    assert "(MAB, the curve) stays below 0.05 up to level 2" in some and "(WCAB) stays below 0.05 up to level 1" in some
+    assert "on average over the other columns, stays below 0.05 up to level 2" in some
+    assert "from the most telling column stays below 0.05 up to level 1" in some
+    assert some.index("MAB") > some.index("up to level 1")  # the notation last, in brackets
     none = level_preview(zeroed={"s": None}).sentences()[0]
     assert none.count(f"is at or above {RISK_TOLERANCE} from level 1 on") == 2  # MAB falls back to WCAB's level
 

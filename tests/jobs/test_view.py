@@ -245,3 +245,29 @@ def test_a_column_named_like_an_exposure_field_is_shown_as_the_record_s(tmp_path
     train = view.tables()[0]
     assert list(exposed["score (record)"]) == list(train.loc[exposed["row"], "score"])
     assert list(exposed["score"]) != list(exposed["score (record)"])  # the exposure's own score beside it
+
+
+def test_complete_levels_are_those_whose_every_task_of_the_holder_is_stored(view):
+    """Issue 56: a cancelled sweep recommended a level from numbers its games had not finished. A level is complete
+    when its own release and details tasks and every shared task of the holder (references, games) are stored; a
+    baseline's task is no level's; a finished sweep's levels are all complete (None)."""
+    from tvs_core.jobs.tasks import Task, TaskKey, TaskKind, plan_json
+
+    store = view.store
+    tasks = [Task(TaskKey(TaskKind.REFERENCE)), Task(TaskKey(TaskKind.RELEASE, index=(1, "0-5"))),
+             Task(TaskKey(TaskKind.RELEASE, index=(3, "0-5"))), Task(TaskKey(TaskKind.RELEASE_DETAILS, index=(3,))),
+             Task(TaskKey(TaskKind.AIA, index=(0,))), Task(TaskKey(TaskKind.BASELINE, player="independent"))]
+    store.update_job(view.id, plan=plan_json(tasks), status="cancelled", details=json.dumps({"levels": [1, 3]}))
+
+    def stored(*names):
+        for name in names:
+            store.add_result(view.id, name, TaskKey.parse(name).kind.value, [], 0.1)
+
+    stored("reference", "release:1:0-5", "release:3:0-5")
+    assert view.complete_levels() == set()  # the attribute game writes every level's: none is complete yet
+    stored("aia:0")
+    assert view.complete_levels() == {1}  # level 3 waits for its details; the baseline is nobody's level
+    stored("release_details:3")
+    assert view.complete_levels() == {1, 3}
+    store.update_job(view.id, status="done")
+    assert view.complete_levels() is None

@@ -50,8 +50,8 @@ def test_guardrails_block_copies_and_manifest_describes_the_file():
     copied = pd.concat([synthetic.head(250), table.head(50)], ignore_index=True)
     assert blocked(guardrails(copied, table, model))[0].message.startswith("50 of 300")
     caps = [{"parameter": "aia_size_raw", "requested": 500, "used": 150, "reason": "only 150 rows"}]
-    assert any(c.severity == "warn" and "aia_size_raw" in c.message for c in guardrails(synthetic, table, model,
-                                                                                          caps=caps))
+    checks = guardrails(synthetic, table, model, caps=caps)
+    assert any(c.severity == "warn" and "real rows per attacker (sizeRawT)" in c.message for c in checks)
     data = to_csv_bytes(synthetic)
     info = json.loads(manifest_bytes(manifest(model, data, 2, 300, 4, "abc", metrics=[{"metric": "auc_tstr"}],
                                               checks=checks)))

@@ -55,7 +55,8 @@ def test_failed_metrics_and_capped_sizes_are_warnings_that_name_them(mixed_table
     caps = [{"parameter": "mia_size_raw", "requested": 500, "used": 120, "reason": "only 160 training rows"}]
     checks = guardrails(not_copies(mixed_table, 10), mixed_table, model, summary=summarise(records), caps=caps)
     warnings = [c.message for c in checks if c.severity == "warn"]
-    assert sorted(warnings) == ["Metric auc_tstr (weight) could not be computed.",
-                                "Metric pmse_ratio could not be computed.",
-                                "mia_size_raw was 120 instead of 500: only 160 training rows."]
+    assert sorted(warnings) == ["Metric Propensity-score MSE ratio (pMSE ratio, synthpop) could not be computed.",
+                                "Metric TSTR ROC AUC (random forest) (weight) could not be computed.",
+                                "membership game: real rows per model (sizeRawT) was 120 instead of 500: only 160 "
+                                "training rows."]  # by their plain names (issue 56)
     assert not blocked(checks)

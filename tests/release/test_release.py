@@ -106,7 +106,7 @@ def test_the_command_line_release_checks_records_and_says_so(stored_sweep, tmp_p
     first = run(*common, "--seed", 1, "--out", tmp_path / "a.csv")
     assert first.returncode == 0, first.stderr
     assert "guardrail (ok): No synthetic row is an exact copy" in first.stderr
-    assert "recorded in the release ledger as release 1" in first.stderr
+    assert "recorded in the release ledger as the table's release 1" in first.stderr
     manifest = json.loads((tmp_path / "a.manifest.json").read_text())
     assert manifest["file"]["sha256"] == __import__("hashlib").sha256((tmp_path / "a.csv").read_bytes()).hexdigest()
     second = run(*common, "--seed", 2, "--out", tmp_path / "b.csv")

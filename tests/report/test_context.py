@@ -5,6 +5,7 @@ real sweep: tests/report/test_provenance.py and tests/test_report.py.)"""
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from tvs_core.errors import DataError
@@ -14,7 +15,10 @@ from tvs_core.report.context import ReportContext
 @pytest.mark.parametrize("release", [
     SimpleNamespace(view=None, selection=SimpleNamespace(best_level=1)),  # a model fitted on the spot
     SimpleNamespace(view=object(), selection=None),  # a sweep without a choice
-    SimpleNamespace(view=object(), selection=SimpleNamespace(best_level=None)),  # nothing scored yet
+    # the released level not scored yet (nothing recommended is no reason to refuse: a cancelled sweep's chosen level
+    # has its report, which says its numbers are provisional)
+    SimpleNamespace(view=object(), level=3, selection=SimpleNamespace(best_level=None,
+                                                                      table=pd.DataFrame({"level": [1]}))),
 ])
 def test_a_release_without_a_scored_sweep_is_refused_with_what_to_do(release):
     with pytest.raises(DataError, match="A report needs a release of a sweep with results") as refused:

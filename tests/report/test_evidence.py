@@ -239,9 +239,9 @@ def test_no_dp_claim_is_no_audit_section(context_of):
 
 
 def test_claims_without_an_audit_are_named_with_their_epsilon_and_escaped(context_of):
-    shown = evidence._audit(context_of(claims={HOSTILE: 1.0, "privbayes:1": 0.5}, audits=[]))
-    assert "<script>" not in shown
-    assert f"The references {html.escape(HOSTILE)} (ε = 1), privbayes:1 (ε = 0.5) claim differential privacy" in shown
+    shown = evidence._audit(context_of(claims={HOSTILE: 1.0, "privbayes:0.5": 0.5}, audits=[]))
+    assert "<script>" not in shown  # each by the legend's name (issue 56)
+    assert f"The references {html.escape(HOSTILE)} (ε = 1), PrivBayes (ε = 0.5) claim differential privacy" in shown
     assert "did not audit them" in shown
 
 
@@ -249,5 +249,6 @@ def test_each_audit_is_a_red_box_when_it_refutes_its_claim_and_a_green_one_other
     audits = [audit("privbayes:1", 1.3), audit("dp_vine:1", 0.2)]
     shown = evidence._audit(context_of(claims={"privbayes:1": 1.0, "dp_vine:1": 1.0}, audits=audits))
     boxes = re.findall(r'<div class="(\w+)">([^<]*)</div>', shown)
-    assert [(kind, words.split(":")[0]) for kind, words in boxes] == [("block", "privbayes"), ("ok", "dp_vine")]
+    named = [(kind, words.split(":")[0]) for kind, words in boxes]
+    assert named == [("block", "PrivBayes (ε = 1)"), ("ok", "DP vine (ε = 1)")]
     assert "VIOLATION" in boxes[0][1] and "VIOLATION" not in boxes[1][1]

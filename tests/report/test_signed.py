@@ -3,6 +3,7 @@ question, the user's note and what must be seen before signing; everything a use
 
 import html
 import re
+from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -68,13 +69,13 @@ def test_the_why_the_note_and_the_override_reason_are_escaped(context_of):
     assert f"Released despite a blocking guardrail, because: {HOSTILE}" in text(shown)
 
 
-# -- before signing -----------------------------------------------------------------------------------------------
+# -- before signing (level 1: its privacy verdicts ask nothing of the officer) ----------------------------------
 def test_nothing_to_see_before_signing_is_no_heading(context_of):
-    assert signed._before_signing(context_of()) == ""
+    assert signed._before_signing(context_of(level=1)) == ""
 
 
 def test_a_running_sweep_is_a_warning_with_its_progress(context_of):
-    shown = signed._before_signing(context_of(job={"status": "running", "done": 3, "total": 9}))
+    shown = signed._before_signing(context_of(level=1, job={"status": "running", "done": 3, "total": 9}))
     assert shown.startswith("<h3>Before signing</h3>")
     assert re.findall(r'<div class="(\w+)">', shown) == ["warn"]
     assert "The sweep is running (3 of 9 tasks)" in shown and "provisional" in shown
@@ -82,7 +83,7 @@ def test_a_running_sweep_is_a_warning_with_its_progress(context_of):
 
 def test_only_blocking_guardrails_are_shown_each_in_a_red_box_and_escaped(context_of):
     checks = [Guardrail("copies", "block", HOSTILE), Guardrail("capped", "warn", "computed on capped sizes")]
-    shown = signed._before_signing(context_of(release={"checks": checks}))
+    shown = signed._before_signing(context_of(level=1, release={"checks": checks}))
     assert re.findall(r'<div class="(\w+)">', shown) == ["block"]
     assert html.escape(HOSTILE) in shown and "<script>" not in shown and "capped sizes" not in shown
 
@@ -94,13 +95,13 @@ def test_only_blocking_guardrails_are_shown_each_in_a_red_box_and_escaped(contex
     (pooled([False], warnings=("the ε budget is spent",)), ["warn", "warn"]),  # the verdict, then each warning
 ])
 def test_the_pooled_check_is_a_verdict_that_warns_when_it_raised_anything(context_of, check, kinds):
-    shown = signed._before_signing(context_of(release={"pooled": check}))
+    shown = signed._before_signing(context_of(level=1, release={"pooled": check}))
     assert re.findall(r'<div class="(\w+)">', shown) == kinds
     assert "Pooled with the 1 earlier release(s)" in shown
 
 
 def test_blocks_come_before_warnings_and_warnings_before_what_is_fine(context_of):
-    c = context_of(job={"status": "running"}, release={"checks": [Guardrail("copies", "block", "copies")]})
+    c = context_of(level=1, job={"status": "running"}, release={"checks": [Guardrail("copies", "block", "copies")]})
     assert re.findall(r'<div class="(\w+)">', signed._before_signing(c)) == ["block", "warn"]
 
 
@@ -112,9 +113,10 @@ def test_page_1_has_the_escaped_name_the_version_and_one_verdict_per_question(co
     words = text(shown)
     assert f"Made 2024-03-03 10:00:00 UTC by TVineSynth Studio {__version__}." in words
     verdicts = shown.split("<h3>Verdicts at level 2</h3>")[1]
-    boxes = re.findall(r'<div class="(\w+)">([^<]*)</div>', verdicts)
-    assert [html.unescape(t) for _, t in boxes] == [v.text for v in c.card.verdicts]  # the card's, in its order
-    assert [kind for kind, _ in boxes] == [str(v.severity) for v in c.card.verdicts]
+    boxes = re.findall(r'<div class="(\w+)"><span class="severity">(\w+)</span>([^<]*)</div>', verdicts)
+    assert [html.unescape(t) for _, _, t in boxes] == [v.text for v in c.card.verdicts]  # the card's, in its order
+    assert [kind for kind, _, _ in boxes] == [str(v.severity) for v in c.card.verdicts]
+    assert [word for _, word, _ in boxes] == [v.severity.word for v in c.card.verdicts]  # not by colour alone
     assert shown.index("What was released") < shown.index("The level and who chose it") < shown.index("Verdicts")
 
 
@@ -138,3 +140,32 @@ def test_page_1_puts_what_must_be_seen_before_signing_last(context_of):
     shown = signed.render(context_of(job={"status": "cancelled", "done": 4, "total": 9}))
     assert shown.index("Verdicts at level") < shown.index("Before signing")
     assert "The sweep is cancelled (4 of 9 tasks)" in shown
+
+
+def test_page_1_names_every_sensitive_column_and_y_and_has_a_block_to_sign(context_of):
+    """Finding 11 (issue 56): page 1 named only the least protected column, and had no place for a name, a date and
+    a decision although it says it is what is signed."""
+    c = context_of()
+    c = replace(c, view=replace_view(c.view, sensitive=["a", "b"], response="death"))
+    words = text(signed.render(c))
+    assert "Sensitive columns a, b — an attacker must not infer them" in words
+    assert "Response Y death — what the release must still predict" in words
+    tail = words[words.index("Decision"):]
+    for field in ("Name", "Role", "Date", "Signature", "Release this file", "Do not release"):
+        assert field in tail
+
+
+def test_page_1_says_when_the_verdicts_ask_for_the_officer_and_that_best_is_not_fit(context_of):
+    """Finding 12: "best in 100 %" beside two large costs: best at the chosen weights is not fit to release; a level
+    whose privacy verdicts warn says, before the signature, that they ask for the officer's agreement."""
+    c = context_of(level=2, release={"chosen_by_user": False})  # level 2: a large attribute risk on a
+    before = text(signed._before_signing(c))
+    assert "Its verdict on attribute inference asks for the privacy officer's agreement before release." in before
+    assert "not a judgement that it is fit to release" in before
+    assert "officer" not in text(signed._before_signing(context_of(level=1)))  # level 1: a small risk, no warning
+
+
+def replace_view(view, **config):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(**{**vars(view), "config": SimpleNamespace(**{**vars(view.config), **config})})

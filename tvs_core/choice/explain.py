@@ -16,12 +16,12 @@ from ..evaluation.dp_audit import AuditResult
 from ..evaluation.intervals import interval_words
 from ..evaluation.records import REAL, SHUFFLED
 from ..evaluation.summary import Summary
-from ..text import percent
+from ..text import percent, signed
 from .axes import Axis
 from .selection import MORE_REVEALING, Column, Selection, level_column, level_column_names, shown_privacy
-from .verdicts import FRAGILE, NEAR_INDEPENDENT, Topic, Verdicts, level_verdicts
+from .verdicts import FRAGILE, NEAR_INDEPENDENT, Topic, Verdicts, anchor_words, level_verdicts
 
-__all__ = ["FRAGILE", "NEAR_INDEPENDENT", "LevelCard", "explain_level"]
+__all__ = ["FRAGILE", "NEAR_INDEPENDENT", "LevelCard", "explain_level", "officer_words", "recommendation"]
 
 
 @dataclass
@@ -74,7 +74,8 @@ PRIVACY_ENDS = {"anchored": " — 0 is what the attack achieves on the real rows
 
 def explain_level(selection: Selection, summary: Summary, level: int, sensitive: list[str],
                   preview=None, response: str | None = None, claims: dict[str, float] | None = None,
-                  audits: list[AuditResult] | None = None, verdicts: Verdicts | None = None) -> LevelCard:
+                  audits: list[AuditResult] | None = None, verdicts: Verdicts | None = None,
+                  preset: str | None = None) -> LevelCard:
     """The card of ``level``: its verdicts first (``verdicts``, or ``level_verdicts`` of the same arguments), then
     the numbers and method; ``preview`` (a ``LevelPreview``) adds the real associations the level cuts."""
     table = selection.table.set_index("level")
@@ -88,7 +89,7 @@ def explain_level(selection: Selection, summary: Summary, level: int, sensitive:
                             f"{row['U']:.2f}, α = {selection.alpha:g}){best}",
                      verdicts if verdicts is not None else level_verdicts(
                          selection, summary, level, sensitive, preview=preview, response=response, claims=claims,
-                         audits=audits))
+                         audits=audits, preset=preset))
     source = privacy.source_metric(at) if len(at) else privacy.metric
     column = row.get("P_column")  # the column whose score is P: its value and its anchors, not another's
     if column is None and privacy.metric.per_column is PerColumn.SENSITIVE:
@@ -106,9 +107,9 @@ def explain_level(selection: Selection, summary: Summary, level: int, sensitive:
         real = summary.model(REAL).metric("mia_auc").interval()
         floor = summary.model(SHUFFLED).metric("mia_auc").interval()
         card.protects.append(f"Membership attacks (strongest of three): AUC {_number(mia, _n(at, 'mia_auc'))} — "
-                             f"0.5 learns nothing" + (f"; the real rows themselves: {real.median:.3f}"
+                             f"0.5 learns nothing" + (f"; the real rows themselves: {anchor_words(real)}"
                                                       if real is not None else "")
-                             + (f"; noise floor: {floor.median:.3f}" if floor is not None else "") + ".")
+                             + (f"; noise floor: {anchor_words(floor)}" if floor is not None else "") + ".")
     for name in level_column_names(table.columns, Column.SCALED):
         part = row[level_column(Column.SCALED, name)]
         metric = CATALOGUE[name]
@@ -125,12 +126,63 @@ def explain_level(selection: Selection, summary: Summary, level: int, sensitive:
         cut = preview.cut_at(level)
         cost = cut[cut["where"] != "sensitive block (intended)"]
         if len(cut):
-            examples = ", ".join(f"{r.a} – {r.b} ({r.real:+.2f} → {r.kept:+.2f})" for r in cost.head(3).itertuples())
+            examples = ", ".join(f"{r.a} – {r.b} ({signed(r.real)} → {signed(r.kept)})"
+                                 for r in cost.head(3).itertuples())
             card.costs.append(f"Expected to cut {len(cut)} real associations, {len(cut) - len(cost)} of them inside "
                               f"the sensitive block (intended)" + (f"; the others include {examples}" if examples
                                                                    else "") + ".")
-    if level != selection.best_level and selection.best_level is not None:
+    if level in selection.provisional:
+        card.notes.append(f"Level {level}'s numbers are provisional: the sweep has not stored every task that writes "
+                          "them, so it is not ranked.")
+    elif level != selection.best_level and selection.best_level is not None:
         card.notes.append(f"Level {level} is not the best at these settings: level {selection.best_level} is "
                           f"(best in {percent(table.loc[selection.best_level, 'wins'])} of resamples; this level in "
                           f"{percent(row['wins'])}).")
     return card
+
+
+TOPIC_WORDS = {Topic.ATTRIBUTE: "attribute inference", Topic.MEMBERSHIP: "membership", Topic.GDPR: "the GDPR criteria"}
+
+
+def _levels(levels: list[int]) -> str:
+    found = [str(v) for v in sorted(levels)]
+    return f"level {found[0]}" if len(found) == 1 else "levels " + ", ".join(found[:-1]) + " and " + found[-1]
+
+
+def officer_words(verdicts: Verdicts) -> str:
+    """What a level's privacy verdicts ask of the officer, in a sentence ("" when none warns): the card, Export and
+    page 1 say it beside a recommendation or a release."""
+    found = verdicts.for_the_officer
+    if not found:
+        return ""
+    topics = list(dict.fromkeys(TOPIC_WORDS[v.axis] for v in found))
+    named = topics[0] if len(topics) == 1 else ", ".join(topics[:-1]) + " and " + topics[-1]
+    return (f"Its verdict{'s' if len(found) > 1 else ''} on {named} "
+            f"ask{'' if len(found) > 1 else 's'} for the privacy officer's agreement before release.")
+
+
+def recommendation(selection: Selection, verdicts: Verdicts | None = None) -> str:
+    """The recommendation as the pages word it, from the selection that made it: which level and how often it is
+    best — at the user's weights, which is not the same as fit to release (``verdicts``: the recommended level's,
+    whose warnings for the officer are then named) —, the levels left out because their numbers are provisional,
+    or why there is none yet."""
+    provisional = ""
+    if selection.provisional:
+        complete = [int(v) for v in selection.table["level"] if int(v) not in selection.provisional]
+        provisional = (f" The numbers of {_levels(selection.provisional)} are provisional (the sweep has not stored "
+                       "every task that writes them): "
+                       + (f"the recommendation is made among the complete ones, {_levels(complete)}." if complete
+                          else "no level is complete yet."))
+    best = selection.best_level
+    if best is None:
+        why = ("no level has all its results yet" if selection.provisional else
+               "no level has both a privacy and a utility score at these settings")
+        return f"No level is recommended: {why}.{provisional}"
+    wins = float(selection.table.set_index("level").loc[best, "wins"])
+    text = (f"Recommended level: {best} — the best balance of privacy and utility at your weights (best in "
+            f"{percent(wins)} of resamples within the intervals" + ("; a fragile choice: look at its neighbours)."
+                                                                  if wins < FRAGILE else ")."))
+    said = officer_words(verdicts) if verdicts is not None else ""
+    text += (" Best at your weights is not the same as fit to release: " + (said[0].lower() + said[1:] if said else
+             "read its verdicts before releasing it."))
+    return text + provisional

@@ -109,6 +109,9 @@ class Selection:
     utility: UtilityMix | Axis  # what U measures: a mix of parts, or one utility metric (a ``level_table``'s u)
     notes: list[str] = field(default_factory=list)  # what the user should know about this choice
     anchors: dict = field(default_factory=dict)  # the anchors the scales used (as ``select`` received them)
+    # levels scored but not ranked: their numbers are provisional (a running or cancelled sweep has not stored all
+    # the tasks that write them), so none of them is recommended and none wins a resample
+    provisional: list[int] = field(default_factory=list)
 
 
 def _scale(values: np.ndarray, metric: Metric, method: str, anchor: tuple | None,
@@ -203,7 +206,8 @@ def _utility_parts(levels: pd.DataFrame, utility: Axis | UtilityMix | None, anch
 
 def select(levels: pd.DataFrame, alpha: float = 0.5, method: Normalisation = Normalisation.ANCHORED,
            privacy: Axis = DEFAULT_PRIVACY, anchors: dict | None = None,
-           utility: Axis | UtilityMix | None = None, draws: int = REDRAWS, seed: int = 0) -> Selection:
+           utility: Axis | UtilityMix | None = None, draws: int = REDRAWS, seed: int = 0,
+           candidates: set[int] | None = None) -> Selection:
     """Score candidate levels. ``levels`` has one row per level with the utility columns ``u``, ``u_low``,
     ``u_high`` (one utility metric) or ``u_<metric>``, ``..._low``, ``..._high`` per part of a
     ``UtilityMix``; and per privacy column ``p_<name>``, ``p_<name>_low``, ``p_<name>_high`` (one name per
@@ -211,7 +215,8 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: Normalisation = Nor
     {"utility": (worst, ideal) or {metric: (worst, ideal)}, "privacy": {name: (worst, ideal)}}; a missing
     anchor defaults to the catalogue's constants, if it declares them. U is the weighted mean of the
     scaled parts clipped to [0, 1]; P is the privacy score clipped at 1 only (below 0, a level more revealing than
-    the real rows, it stays below 0); ``beyond`` says where a value left its scale."""
+    the real rows, it stays below 0); ``beyond`` says where a value left its scale. ``candidates``: the levels that
+    may be recommended (None: all); the others are scored but ``provisional``, never best nor winning a resample."""
     if method not in METHODS:
         raise ValueError(f"unknown normalisation {method!r}; use one of {METHODS}")
     scaling = "anchored" if method == "paper" else method
@@ -240,6 +245,7 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: Normalisation = Nor
         return u, p, alpha * p + (1 - alpha) * u
 
     u, p, pu = scores(u_raw, p_raw)
+    ranked = np.ones(len(lv), dtype=bool) if candidates is None else np.isin(lv, sorted(candidates))
     rng = np.random.default_rng(seed)
     wins = np.zeros(len(lv))
 
@@ -254,7 +260,7 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: Normalisation = Nor
     _, p_draws_scored, pu_draws = scores(u_draws, p_draws)  # every draw at once: arrays of draws x levels
     pu_draws = np.broadcast_to(pu_draws, (draws, len(lv)))
     p_draws_scored = np.broadcast_to(p_draws_scored, (draws, len(lv)))
-    winners = _best_of_each(p_draws_scored, pu_draws, lv)
+    winners = _best_of_each(p_draws_scored, np.where(ranked, pu_draws, np.nan), lv)
     np.add.at(wins, winners[winners >= 0], 1)
     table = levels.copy()
     table["U"], table["P"], table["PU"] = u, p, pu
@@ -298,7 +304,8 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: Normalisation = Nor
         revealing.append(scaling == "anchored" and p_unclipped[i] < 0 and _past(p_unclipped[i], p_standing))
     table["beyond"] = beyond
     table["more_revealing"] = revealing  # P below 0 by more than the spreads: ``shown_privacy`` says so in words
-    return Selection(table, _best(p, pu, lv), alpha, method, privacy, utility, notes, anchors)
+    return Selection(table, _best(p, np.where(ranked, pu, np.nan), lv), alpha, method, privacy, utility, notes,
+                     anchors, [int(v) for v in lv[~ranked]])
 
 
 def deciding_columns(values: dict[str, np.ndarray], privacy: Axis, method: str, anchors: dict,

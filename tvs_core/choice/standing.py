@@ -98,6 +98,18 @@ class Standing:
         return self._reading_of(self.share, overlaps(self.value, self.ideal), overlaps(self.value, self.worst))
 
     @property
+    def one_sided(self) -> bool:
+        """Read as an anchor only because its interval reaches that anchor's spread, its whole interval lying on one
+        side of the anchor's value: worse than the ideal end's median (a membership AUC of 0.541–0.554 against a
+        noise floor of 0.507 whose own spread reaches 0.56), or better than the worst end's. A sentence that reads
+        it as the anchor must say why (``verdicts.read_as_anchor``)."""
+        reading = self.reading
+        if reading not in (Reading.IDEAL, Reading.WORST):
+            return False
+        low, high = self.scaled_ends
+        return high < 1 if reading is Reading.IDEAL else low > 0
+
+    @property
     def settled(self) -> bool:
         """Both ends of the value's interval read the same: more replicates would narrow it, not change the
         reading. (A spread of too few values for a 95 % interval is never settled: ``verdicts`` says so.)"""

@@ -41,14 +41,16 @@ def _interval(rows: Summary) -> dict | None:
 
 def choose(summary: Summary, sensitive: list[str], alpha: float = 0.5,
            method: Normalisation = Normalisation.ANCHORED, privacy: Axis = DEFAULT_PRIVACY, seed: int = 0,
-           utility: UtilityMix = DEFAULT_MIX) -> Selection | None:
-    """PU_t over the holder's levels, U_t being the utility mix; None until there is something to score."""
+           utility: UtilityMix = DEFAULT_MIX, complete: set[int] | None = None) -> Selection | None:
+    """PU_t over the holder's levels, U_t being the utility mix; None until there is something to score.
+    ``complete``: the levels whose numbers are final (``JobView.complete_levels``; None: every level), the only
+    ones recommended."""
     if not summary.has_levels():
         return None
     levels, anchors = level_table(summary, sensitive, privacy, utility=utility, method=method)
     if levels.empty:
         return None
-    return select(levels, alpha, method, privacy, anchors, utility=utility, seed=seed)
+    return select(levels, alpha, method, privacy, anchors, utility=utility, seed=seed, candidates=complete)
 
 
 def _scores(row: pd.Series, named: tuple[str, ...]) -> dict:
@@ -149,10 +151,12 @@ def anchors_json(selection: Selection | None, sensitive: list[str]) -> dict:
 def choice_json(selection: Selection | None, level: int, alpha: float, method: Normalisation, privacy: Axis,
                 utility_mix: UtilityMix, metric_names=(), chosen_by_user: bool = True) -> dict:
     """The manifest's ``choice``: the settings, the released and the recommended level, who chose the level and why,
-    and the scores. A level nobody clicked is the recommendation, and is recorded as one."""
+    and the scores. A level nobody clicked is the recommendation, and is recorded as one. Each setting is kept as
+    its stored text (what the command line and a project read back) and, for a person, ``*_described``."""
     mix = utility_mix
     best = None if selection is None else selection.best_level
     out = {"alpha": alpha, "normalisation": str(method), "privacy_metric": privacy.text, "utility_mix": mix.text,
+           "normalisation_described": Normalisation(method).phrase, "privacy_metric_described": privacy.title,
            "utility_mix_described": mix.describe(metric_names), "selected_level": int(level), "best_level": best,
            "chosen_by": "user" if chosen_by_user else "recommendation"}
     out["why"] = why_text(selection, level, alpha, method, privacy, mix, chosen_by_user, metric_names)
@@ -177,8 +181,8 @@ def why_text(selection: Selection | None, level: int, alpha: float, method: Norm
     if best is None or best != level:
         return f"level {level} was released without being chosen; no level was recommended at {settings}"
     wins = float(selection.table.set_index("level").loc[best, "wins"])
-    return (f"recommended at {settings}: the best level by PU_t (best in {percent(wins)} of resamples within the "
-            "intervals); not chosen by the user")
+    return (f"recommended at {settings}: the best balance of privacy and utility there (best in {percent(wins)} of "
+            "resamples within the intervals); not chosen by the user")
 
 
 @dataclass(frozen=True)
@@ -204,8 +208,10 @@ class ChoiceSettings:
         """A project's (``jobs.projects.Project``: its α, normalisation, privacy axis and utility mix)."""
         return cls(float(project.alpha), project.normalisation, project.privacy, project.utility)
 
-    def select(self, summary: Summary, sensitive: list[str]) -> Selection | None:
-        return choose(summary, sensitive, self.alpha, self.method, self.privacy, utility=self.utility)
+    def select(self, summary: Summary, sensitive: list[str], complete: set[int] | None = None) -> Selection | None:
+        """``choose`` at these settings; ``complete``: the levels that may be recommended (None: all)."""
+        return choose(summary, sensitive, self.alpha, self.method, self.privacy, utility=self.utility,
+                      complete=complete)
 
     def to_json(self, selection: Selection | None, level: int, metric_names=(), chosen_by_user: bool = True) -> dict:
         return choice_json(selection, level, self.alpha, self.method, self.privacy, self.utility, metric_names,

@@ -30,11 +30,14 @@ import math
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..evaluation.catalogue import CATALOGUE, TSTR_METRICS, Group, PerColumn
+from ..evaluation.catalogue import CATALOGUE, TSTR_METRICS, Group, Metric, PerColumn
 from ..evaluation.dp_audit import AuditResult, audits_from_records
 from ..evaluation.intervals import SMALL_N, interval_words
-from ..evaluation.summary import Summary, summarise
-from ..text import percent
+from ..evaluation.protocol import ProtocolName
+from ..evaluation.records import model_label
+from ..evaluation.release import DISTANCE_SETS
+from ..evaluation.summary import Interval, Summary, summarise
+from ..text import decimal, percent
 from .axes import DEFAULT_PRIVACY, Axis
 from .gdpr import CriterionVerdict, point_verdicts, risk_key
 from .selection import MORE_REVEALING, Column, PrivacyPoints, Selection, level_column, level_column_names
@@ -62,6 +65,12 @@ class Severity(StrEnum):
     WARN = "warn"
     BLOCK = "block"  # a refuted DP claim, a high GDPR risk
 
+    @property
+    def word(self) -> str:
+        """The severity in a word, printed beside its colour (the screens, page 1, the command line): read without
+        colour, and on a machine without an emoji font."""
+        return {"ok": "OK", "info": "Note", "warn": "Warning", "block": "Serious"}[self.value]
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -81,6 +90,11 @@ class Verdict:
                 "action": self.action, "detail": self.detail}
 
 
+# the verdicts on what the release reveals: one that warns or blocks asks for the privacy officer's agreement
+PRIVACY_TOPICS = (Topic.ATTRIBUTE, Topic.MEMBERSHIP, Topic.GDPR)
+WARNED = (Severity.WARN, Severity.BLOCK)
+
+
 class Verdicts(tuple):
     """A level's verdicts in ``Topic`` order."""
 
@@ -90,23 +104,68 @@ class Verdicts(tuple):
     def of(self, *axes: Topic) -> Verdicts:
         return Verdicts(v for v in self if v.axis in axes)
 
+    @property
+    def warned(self) -> Verdicts:
+        """The verdicts that warn or block: what Export repeats and asks the user to confirm before the release."""
+        return Verdicts(v for v in self if v.severity in WARNED)
+
+    @property
+    def for_the_officer(self) -> Verdicts:
+        """The privacy verdicts that warn or block — each says "ask the officer" or "do not release without the
+        officer's agreement": a level with any is never recommended without saying so."""
+        return Verdicts(v for v in self.warned if v.axis in PRIVACY_TOPICS)
+
     def to_json(self) -> list[dict]:
         return [v.to_dict() for v in self]
 
 
+@dataclass(frozen=True)
+class Room:
+    """Where a level stands among the levels it could be traded for: the advice "choose a lower (higher) level" is
+    given only where there is one — swept (``lower``, ``higher``), or at least possible but not evaluated by this
+    sweep (``lower_unswept``, ``higher_unswept``: a level of the vine the sweep did not include)."""
+
+    lower: bool
+    higher: bool
+    lower_unswept: bool = False
+    higher_unswept: bool = False
+
+    @classmethod
+    def of(cls, selection: Selection, level: int, preview=None) -> Room:
+        levels = [int(v) for v in selection.table["level"]]
+        full = None if preview is None or not len(preview.cuts) else int(preview.cuts["level"].max())
+        return cls(any(v < level for v in levels), any(v > level for v in levels), level > 1,
+                   full is not None and level < full)
+
+    def lower_level(self, verb: str = "choose") -> str:
+        """The words for a lower level as a remedy ("" where there is none)."""
+        if self.lower:
+            return f"{verb} a lower level"
+        return "sweep a lower level (this sweep has none below this one)" if self.lower_unswept else ""
+
+    def higher_level(self, verb: str = "choose") -> str:
+        if self.higher:
+            return f"{verb} a higher level"
+        return "sweep a higher level (this sweep has none above this one)" if self.higher_unswept else ""
+
+
 def level_verdicts(selection: Selection, summary: Summary, level: int, sensitive: list[str], *, preview=None,
                    response: str | None = None, claims: dict[str, float] | None = None,
-                   audits: list[AuditResult] | None = None) -> Verdicts:
+                   audits: list[AuditResult] | None = None, preset: str | None = None) -> Verdicts:
     """Every verdict at ``level``: ``preview`` (a ``LevelPreview``) adds the block-assumption check, ``claims`` (the
-    ε each DP reference claims) and ``audits`` the differential-privacy verdict."""
-    attribute, column, reading = _attribute(selection, summary, level, sensitive)
-    found = [attribute, _membership(summary, level)]
+    ε each DP reference claims) and ``audits`` the differential-privacy verdict; ``preset`` (the sweep's protocol
+    preset) says whether more replicates are one preset away. Advice names only remedies that exist at this level:
+    no lower level at the lowest (``Room``), no higher at the highest."""
+    room = Room.of(selection, level, preview)
+    replicates = Replicates(preset)
+    attribute, column, reading = _attribute(selection, summary, level, sensitive, room, replicates)
+    found = [attribute, _membership(summary, level, room, replicates)]
     criteria = point_verdicts(summary, sensitive, level=level)
-    found.append(_criteria(criteria, level))
+    found.append(_criteria(criteria, level, room))
     found.append(_why(column, reading, criteria))
     found.append(_dp(claims or {}, audits or []))
-    found += _usefulness(selection, summary, level, response)
-    found += _warnings(selection, summary, level, preview)
+    found += _usefulness(selection, summary, level, response, room, replicates)
+    found += _warnings(selection, summary, level, preview, room, replicates)
     return Verdicts(v for v in found if v is not None)
 
 
@@ -118,20 +177,42 @@ def sweep_verdicts(view, level: int, selection: Selection, records=None, summary
     summary = summarise(records) if summary is None else summary
     config = view.config
     return level_verdicts(selection, summary, int(level), list(config.sensitive), preview=view.preview(),
-                          response=config.response, claims=view.claims(), audits=audits_from_records(records))
+                          response=config.response, claims=view.claims(), audits=audits_from_records(records),
+                          preset=config.preset)
 
 
 # -- reading a value against its anchors ------------------------------------------------------------------------------
-def _replicates(standing: Standing) -> str:
-    """Whether more replicates could change the reading: too few for an interval, an interval reaching another
-    reading, or settled."""
-    n = standing.value.n
-    if n < SMALL_N:
-        return (f"Only {n} replicate{'s' if n != 1 else ''}, too few for a 95 % interval: more (the paper preset) "
-                "could change this reading.")
-    if not standing.settled:
-        return "Its interval reaches another reading: more replicates (the paper preset) could change it."
-    return "More replicates would not change this reading."
+ANOTHER_SEED = "a second sweep with another master seed would show whether the reading holds"
+
+
+@dataclass(frozen=True)
+class Replicates:
+    """What would settle a reading that rests on few replicates: the paper preset, where it draws more for that
+    measure and the sweep did not run it; else — a measure scored on ``DISTANCE_SETS`` published sets under every
+    preset (the membership attacks, the GDPR criteria, structure, closeness and fidelity), or a sweep run with the
+    paper preset already — a second sweep with another master seed, whose replicates are new draws."""
+
+    preset: str | None  # the sweep's protocol preset (None: not known, read as the quick one)
+
+    def paper_draws_more(self, metric: Metric) -> bool:
+        return self.preset != ProtocolName.PAPER and metric.compute is None
+
+    def advice(self, standing: Standing, metric: Metric) -> str:
+        """Whether more replicates could change the reading: too few for an interval, an interval reaching another
+        reading, or settled; and what would settle it."""
+        n = standing.value.n
+        paper = self.paper_draws_more(metric)
+        if n < SMALL_N:
+            few = f"Only {n} replicate{'s' if n != 1 else ''}, too few for a 95 % interval"
+            if paper:
+                return few + ": the paper preset draws more, and could change this reading."
+            where = (f"every preset scores this measure on {DISTANCE_SETS} published sets" if metric.compute
+                     is not None else "even the paper preset draws no more")
+            return f"{few} ({where}): {ANOTHER_SEED}."
+        if not standing.settled:
+            return ("Its interval reaches another reading: more replicates (the paper preset) could change it."
+                    if paper else f"Its interval reaches another reading: {ANOTHER_SEED}.")
+        return "More replicates would not change this reading."
 
 
 def _anchored(axis: Axis, summary: Summary, at: Summary, column: str | None, source=None) -> Standing:
@@ -140,6 +221,31 @@ def _anchored(axis: Axis, summary: Summary, at: Summary, column: str | None, sou
 
 
 RISK_WORDS = {Reading.SMALL: "a small risk", Reading.MODERATE: "a moderate risk", Reading.LARGE: "a large risk"}
+
+
+def anchor_words(found: Interval) -> str:
+    """An anchor's value, and its spread where it has one: what a value within that spread is read as."""
+    if found.n and found.n > 1 and found.low is not None and not math.isnan(found.low) and found.low < found.high:
+        return f"{found.median:.3f} ({interval_words(found.low, found.high, found.n, 3)})"
+    return f"{found.median:.3f}"
+
+
+def value_range(found: Interval) -> str:
+    """A value's range in a sentence: a "95 % interval" only where it is one (``interval_words``' rule)."""
+    kind = "95 % interval" if found.n is None or found.n >= SMALL_N else "spread"
+    return f"{kind} {found.low:.3f}–{found.high:.3f}"
+
+
+def read_as_anchor(standing: Standing, what: str, anchor: str) -> str:
+    """Why a value reads as an anchor it does not equal (``Standing.one_sided``): it lies on one side of that
+    anchor's value, but within the anchor's own spread, which the run cannot tell it from. "" otherwise."""
+    if not standing.one_sided:
+        return ""
+    value = standing.value
+    end = standing.ideal if standing.reading is Reading.IDEAL else standing.worst
+    side = "above" if value.median > end.median else "below"
+    return (f": {what}, {value.median:.3f} ({value_range(value)}), lies {side} {anchor}, {end.median:.3f}, but "
+            f"within its own spread, {end.low:.3f}–{end.high:.3f}, so this run cannot tell the two apart")
 
 
 # -- attribute inference ----------------------------------------------------------------------------------------------
@@ -161,8 +267,8 @@ def _attribute_axis(selection: Selection, sensitive: list[str]) -> Axis:
     return DEFAULT_PRIVACY
 
 
-def _attribute(selection: Selection, summary: Summary, level: int, sensitive: list[str]
-               ) -> tuple[Verdict | None, str | None, Reading]:
+def _attribute(selection: Selection, summary: Summary, level: int, sensitive: list[str], room: Room,
+               replicates: Replicates) -> tuple[Verdict | None, str | None, Reading]:
     """The attribute-inference verdict (None without a sensitive column), the column it is about and how it
     reads."""
     topic = Topic.ATTRIBUTE
@@ -190,26 +296,31 @@ def _attribute(selection: Selection, summary: Summary, level: int, sensitive: li
         return Verdict(topic, Severity.INFO, f"At level {level}, the attribute-inference attack was measured, but the "
                                              "sweep has no real-data anchors to read it against.",
                        detail=numbers + "."), column, reading
-    detail = (f"{numbers}; {standing.worst.median:.3f} on the real rows, {standing.ideal.median:.3f} on shuffled "
-              f"columns, where there is nothing to learn; scaled between them: "
-              f"{MORE_REVEALING if reading is Reading.BEYOND else f'{standing.share:.2f}'}.")
+    detail = (f"{numbers}; {anchor_words(standing.worst)} on the real rows, {anchor_words(standing.ideal)} on "
+              f"shuffled columns, where there is nothing to learn; scaled between them: "
+              f"{MORE_REVEALING if reading is Reading.BEYOND else decimal(standing.share)}.")
+    anchor = "the shuffled columns' value" if reading is Reading.IDEAL else "the real rows' value"
     sentence = (f"At level {level}, someone who knows a person's other columns predicts their {target}{least} "
-                f"{ATTRIBUTE_WORDS[reading]}")
+                f"{ATTRIBUTE_WORDS[reading]}{read_as_anchor(standing, f'its {source.short}', anchor)}")
     if reading in RISK_WORDS:
         sentence += (f": {RISK_WORDS[reading]} against this table's own anchors (the release removes "
                      f"{percent(standing.share)} of what the real rows let an attacker learn).")
     else:
         sentence += "."
+    lower = room.lower_level()
+    dp = "publish from a differentially private generator"
     actions = {Reading.IDEAL: "",
-               Reading.SMALL: f"Usually acceptable; if {target} must not be predictable at all, choose a lower level.",
-               Reading.MODERATE: f"Usually: choose a lower level or drop the column most linked to {target}; ask "
-                                 "the officer before keeping this level."}
-    action = actions.get(reading, f"Usually: choose a lower level, drop the columns most linked to {target}, or "
-                                  "publish from a differentially private generator; do not release without the "
-                                  "officer's agreement.")
+               Reading.SMALL: f"Usually acceptable; if {target} must not be predictable at all, "
+                              + (lower or f"drop the column most linked to it or {dp}") + ".",
+               Reading.MODERATE: "Usually: " + _either(lower, f"drop the column most linked to {target}",
+                                                       "" if lower else dp)
+                                 + "; ask the officer before keeping this level."}
+    action = actions.get(reading, "Usually: " + _either(lower, f"drop the columns most linked to {target}", dp)
+                         + "; do not release without the officer's agreement.")
     severity = Severity.OK if reading is Reading.IDEAL else Severity.INFO if reading is Reading.SMALL else \
         Severity.WARN
-    return Verdict(topic, severity, sentence, _join(action, _replicates(standing)), detail), column, reading
+    return (Verdict(topic, severity, sentence, _join(action, replicates.advice(standing, source)), detail), column,
+            reading)
 
 
 # -- membership -------------------------------------------------------------------------------------------------------
@@ -223,7 +334,11 @@ MEMBERSHIP_WORDS = {Reading.IDEAL: "no better than the attacks' noise floor (the
                     Reading.BEYOND: "better than with the real data itself"}
 
 
-def _membership(summary: Summary, level: int) -> Verdict:
+STRONGEST_AUC = "its strongest attack's AUC"
+
+
+def _membership(summary: Summary, level: int, room: Room | None = None, replicates: Replicates | None = None
+                ) -> Verdict:
     """The strongest shadow-free membership attack against its noise floor and the real rows; the shadow-model
     game's privacy gain, where it has reported, in the detail."""
     topic = Topic.MEMBERSHIP
@@ -238,25 +353,35 @@ def _membership(summary: Summary, level: int) -> Verdict:
             return Verdict(topic, Severity.INFO, f"At level {level}, no membership attack has reported yet.")
         return Verdict(topic, Severity.INFO, f"At level {level}, only the shadow-model membership game has "
                                              "reported.", detail=game[0].upper() + game[1:] + ".")
+    room = room or Room(True, True)
+    replicates = replicates or Replicates(None)
     detail = (f"Strongest of three attacks: AUC {value.median:.3f} ({interval_words(value.low, value.high, value.n, 3)}"
-              f"); noise floor (the attacks on shuffled columns) {standing.ideal.median:.3f}; the real rows "
-              f"themselves {standing.worst.median:.3f}; 0.5 is a coin toss" + (f"; {game}" if game else "") + ".")
+              f"); noise floor (the attacks on shuffled columns) {anchor_words(standing.ideal)}; the real rows "
+              f"themselves {anchor_words(standing.worst)}; 0.5 is a coin toss" + (f"; {game}" if game else "") + ".")
+    words = MEMBERSHIP_WORDS[reading]
+    if standing.one_sided and reading is Reading.IDEAL:  # not "no better": its spread lies above the floor's value
+        words = "not measurably better than the attacks' noise floor (the same attacks when there is nothing to learn)"
+    anchor = "the noise floor" if reading is Reading.IDEAL else "the attacks on the real rows"
     sentence = (f"At level {level}, an attacker holding the release tells whether a person was in the training data "
-                f"{MEMBERSHIP_WORDS[reading]}")
+                f"{words}{read_as_anchor(standing, STRONGEST_AUC, anchor)}")
     if reading in RISK_WORDS:
         sentence += f": {RISK_WORDS[reading]}, measurable, against this table's own anchors."
     else:
         sentence += "."
+    lower = room.lower_level()
+    dp = "publish from a differentially private generator"
     actions = {Reading.IDEAL: "",
-               Reading.SMALL: "Usually acceptable; look at the most exposed training rows (Choose page) and choose a "
-                              "lower level if one of them must not be recognisable.",
-               Reading.MODERATE: "Usually: choose a lower level, or remove unusual records before the fit; ask the "
-                                 "officer before keeping this level."}
-    action = actions.get(reading, "Usually: choose a lower level or publish from a differentially private generator; "
-                                  "do not release without the officer's agreement.")
+               Reading.SMALL: "Usually acceptable; look at the most exposed training rows (Choose page)"
+                              + (f" and {lower} if one of them must not be recognisable." if lower else
+                                 ", and remove those that must not be recognisable before the fit."),
+               Reading.MODERATE: "Usually: " + _either(lower, "remove unusual records before the fit")
+                                 + "; ask the officer before keeping this level."}
+    action = actions.get(reading, "Usually: " + _either(lower, "remove unusual records before the fit", dp)
+                         + "; do not release without the officer's agreement.")
     severity = Severity.OK if reading is Reading.IDEAL else Severity.INFO if reading is Reading.SMALL else \
         Severity.WARN
-    return Verdict(topic, severity, sentence, _join(action, _replicates(standing)), detail)
+    return Verdict(topic, severity, sentence, _join(action, replicates.advice(standing, CATALOGUE["mia_auc"])),
+                   detail)
 
 
 # -- the GDPR criteria, and why they may differ from the attack game --------------------------------------------------
@@ -264,7 +389,7 @@ SHORT = {"none": "no measurable risk", "measurable": "a measurable risk", "high"
 GDPR_SEVERITY = {"none": Severity.OK, "measurable": Severity.WARN, "high": Severity.BLOCK}
 
 
-def _criteria(criteria: list[CriterionVerdict], level: int) -> Verdict:
+def _criteria(criteria: list[CriterionVerdict], level: int, room: Room | None = None) -> Verdict:
     """The three anonymisation criteria (Article 29 Working Party, Opinion 05/2014) in one verdict; each one's full
     sentence is the Choose page's GDPR block and the report's attack section."""
     topic = Topic.GDPR
@@ -283,14 +408,15 @@ def _criteria(criteria: list[CriterionVerdict], level: int) -> Verdict:
     worst = max((v.verdict for v in criteria), key=list(GDPR_SEVERITY).index)
     action = ""
     if risky:
-        action = ("Usually: choose a lower level, or drop the columns that single people out (identifiers, rare "
-                  "values); with a measurable risk the release is not anonymous under Opinion 05/2014 — ask the "
-                  "officer.")
+        lower = (room or Room(True, True)).lower_level()
+        action = ("Usually: " + _either(lower, "drop the columns that single people out (identifiers, rare values)")
+                  + "; with a measurable risk the release is not anonymous under Opinion 05/2014 — ask the officer.")
         if any(not v.beats_baseline for v in risky):
             action += " Where an attack did no better than guessing blindly, its figure is not to be trusted."
         sets = min(v.sets for v in risky)
         if sets < SMALL_N:
-            action += f" Each figure is a median over only {sets} published sets: the paper preset draws more."
+            action += (f" Each figure is a median over only {sets} published sets (every preset scores the criteria "
+                       f"on {DISTANCE_SETS}): {ANOTHER_SEED}.")
     return Verdict(topic, GDPR_SEVERITY[worst], asked + said, action, detail)
 
 
@@ -317,6 +443,13 @@ def _why(column: str | None, reading: Reading, criteria: list[CriterionVerdict])
 
 
 # -- differential privacy ---------------------------------------------------------------------------------------------
+def claimed_words(name: str, epsilon: float) -> str:
+    """A reference and the ε it claims, by the legend's name: "DP vine (ε = 0.1)" (the ε added where the name does
+    not carry it)."""
+    label = model_label(name)
+    return label if label.endswith(f"(ε = {epsilon:g})") else f"{label} (ε = {epsilon:g})"
+
+
 def _dp(claims: dict[str, float], audits: list[AuditResult]) -> Verdict:
     """The ε the sweep's references claim and what their audit found; TVineSynth itself claims none."""
     topic = Topic.DP
@@ -326,32 +459,34 @@ def _dp(claims: dict[str, float], audits: list[AuditResult]) -> Verdict:
                                              "measure.")
     audited = {a.model: a for a in audits}
     flagged = [a for a in audits if a.flagged]
-    text = ("The sweep's differentially private references claim "
-            + ", ".join(f"{name} ε = {eps:g}" for name, eps in claims.items()) + ". ")
+    text = ("The sweep's references that claim differential privacy: "
+            + ", ".join(claimed_words(name, eps) for name, eps in claims.items()) + ". ")
     severity, action = Severity.INFO, ""
     if not audited:
-        text += "Their claims were not audited."
-        action = "Start the sweep with the DP audit to check them."
+        text += "Their claims were not audited in this sweep: a claim is the generator's design, not a measurement."
     elif flagged:
-        text += ("The audit REFUTES " + ", ".join(f"{a.model} (its releases spend at least ε = "
+        text += ("The audit REFUTES " + ", ".join(f"{model_label(a.model)} (its releases spend at least ε = "
                                                    f"{a.empirical_epsilon:.2f})" for a in flagged) + ".")
         action, severity = "Do not rely on those claims.", Severity.BLOCK
     else:
         text += "The audit found every audited claim consistent (an audit can refute a claim, never prove it)."
         severity = Severity.OK
-    missing = [name for name in claims if name not in audited]
+    missing = [model_label(name) for name in claims if name not in audited]
     if audited and missing:
         text += " Not audited: " + ", ".join(missing) + "."
     return Verdict(topic, severity, text + " TVineSynth itself makes no ε claim.", action)
 
 
 # -- usefulness -------------------------------------------------------------------------------------------------------
-def _usefulness(selection: Selection, summary: Summary, level: int, response: str | None) -> list[Verdict]:
+def _usefulness(selection: Selection, summary: Summary, level: int, response: str | None, room: Room | None = None,
+                replicates: Replicates | None = None) -> list[Verdict]:
     """One verdict per part of the utility mix, read between its anchors (chance or independent columns, and the
     real data)."""
     at = summary.point(level)
     table = selection.table.set_index("level")
     y = response or "the response"
+    room, replicates = room or Room(True, True), replicates or Replicates(None)
+    higher = room.higher_level()
     out = []
     for name in level_column_names(table.columns, Column.SCALED):
         metric = CATALOGUE[name]
@@ -364,7 +499,11 @@ def _usefulness(selection: Selection, summary: Summary, level: int, response: st
                    Reading.WORST: "no better than chance", Reading.BEYOND: "worse than chance"}.get(
                 reading, f"{percent(share)} as well as models trained on the real data (counting what they do better "
                          "than chance)")
-            sentence = f"Models trained on the synthetic data predict {y} {how}."
+            if standing.one_sided and reading is Reading.IDEAL:  # not "about as well": its range lies below
+                how = "as well as models trained on the real data, as far as this run can tell"
+            anchor = "the real data's models" if reading is Reading.IDEAL else "chance"
+            sentence = (f"Models trained on the synthetic data predict {y} {how}"
+                        f"{read_as_anchor(standing, f'their {metric.unit}', anchor)}.")
         elif name == "pair_structure":
             sentence = {Reading.IDEAL: "It keeps about all the associations between pairs of columns that the real "
                                        "data has.",
@@ -387,45 +526,75 @@ def _usefulness(selection: Selection, summary: Summary, level: int, response: st
                   f"{standing.worst.median:.3f} for nothing kept, {standing.ideal.median:.3f} for the real data."
                   if reading is not Reading.UNKNOWN else "")
         large = reading in (Reading.LARGE, Reading.WORST, Reading.BEYOND)
-        action = ("A large cost: a higher level keeps more (see PU per level), or give utility more weight (a lower α)."
-                  if large else "A noticeable cost: check that your users' analyses do not rely on it, or choose a "
-                                "higher level." if reading is Reading.MODERATE else "")
+        if large:
+            action = ("A large cost: a higher level keeps more (see PU per level), or give utility more weight (a "
+                      "lower α)." if room.higher else
+                      "A large cost: a higher level, which this sweep did not evaluate, may keep more; check that your "
+                      "users' analyses do not rely on it." if room.higher_unswept else
+                      "A large cost, and no level keeps more: check that your users' analyses do not rely on it; a "
+                      "richer set of pair-copula families (the Sweep page) may keep more.")
+        elif reading is Reading.MODERATE:
+            action = "A noticeable cost: " + _either("check that your users' analyses do not rely on it", higher) + "."
+        else:
+            action = ""
         if reading is not Reading.UNKNOWN and value.n >= SMALL_N and not standing.settled:  # few: a warning says so
-            action = _join(action, _replicates(standing))
+            action = _join(action, replicates.advice(standing, metric))
         severity = Severity.WARN if large else Severity.INFO if reading is Reading.MODERATE else Severity.OK
         out.append(Verdict(Topic.USEFULNESS, severity, sentence, action, detail))
     return out
 
 
 # -- warnings ---------------------------------------------------------------------------------------------------------
-def _warnings(selection: Selection, summary: Summary, level: int, preview) -> list[Verdict]:
+def _warnings(selection: Selection, summary: Summary, level: int, preview, room: Room | None = None,
+              replicates: Replicates | None = None) -> list[Verdict]:
     """What to be careful about at this level: a level keeping little pair structure, the block assumption failing,
     values beyond the anchors, a fragile best level, intervals of too few replicates, the choice's own notes."""
     table = selection.table.set_index("level")
     row = table.loc[level]
+    room, replicates = room or Room(True, True), replicates or Replicates(None)
     out = []
 
-    def warn(sentence: str, action: str = "") -> None:
-        out.append(Verdict(Topic.WARNING, Severity.WARN, sentence, action))
+    def warn(sentence: str, action: str = "", detail: str = "") -> None:
+        out.append(Verdict(Topic.WARNING, Severity.WARN, sentence, action, detail))
 
     pair = level_column(Column.SCALED, "pair_structure")
     if pair in row.index and selection.method != "minmax" and float(row[pair]) < NEAR_INDEPENDENT:
+        higher = room.higher_level()
         warn(f"Level {level} keeps little more pairwise dependence than independent columns ({percent(row[pair])} of "
              "the real data's): relations between columns other than those with Y will mostly not be reproduced.",
-             "If your users study such relations, choose a higher level.")
+             f"If your users study such relations, {higher}." if higher else
+             "If your users study such relations, this release does not serve them.")
     if preview is not None and len(preview.leaks):
-        warn("The block assumption of Theorem 2.5 does not hold on this table: the sensitive block is linked to other "
-             "columns, so truncation protects less than the theory says.",
-             "Rely on the measured attacks above, not on the preview's promise.")
+        warn("On this table the sensitive columns are linked to columns outside their block, so truncation protects "
+             "less than the theory behind the risk preview promises.",
+             "Rely on the measured attacks above, not on the preview's promise.",
+             f"The block assumption of the paper's Theorem 2.5 does not hold: {len(preview.leaks)} pair(s) link the "
+             "sensitive block to the other columns.")
     if row["beyond"]:
         warn(f"Beyond the anchors: {row['beyond']}.")
     if level == selection.best_level and float(row["wins"]) < FRAGILE:
         warn(f"Fragile: level {level} is best in only {percent(row['wins'])} of resamples within the intervals.",
              "Look at its neighbours before choosing it.")
-    small = sorted({int(n) for n in summary.point(level).frame["n"] if n < SMALL_N})
+    frame = summary.point(level).frame
+    few = frame[frame["n"] < SMALL_N]
+    small = sorted({int(n) for n in few["n"]})
     if small:
-        warn(f"Some intervals rest on only {', '.join(map(str, small))} replicates: they show a spread, not a 95 % "
-             "confidence interval.", "The paper preset draws enough for intervals.")
+        metrics = [CATALOGUE[name] for name in few["metric"].unique() if name in CATALOGUE]
+        more = any(replicates.paper_draws_more(m) for m in metrics)
+        fixed = any(m.compute is not None for m in metrics)
+        action = ("The paper preset draws enough for the attack games and the utility" if more else "")
+        if fixed:
+            action = _join(action + ("; the" if action else "The"), f"measures scored on each published set "
+                           f"(membership attacks, GDPR criteria, structure, closeness, fidelity) rest on "
+                           f"{DISTANCE_SETS} sets under every preset: {ANOTHER_SEED}.")
+        elif action:
+            action += "."
+        else:
+            action = f"Even the paper preset draws no more: {ANOTHER_SEED}."
+        # a note, not a warning: every sweep has measures of five sets, and a warning on every level would make
+        # Export ask for a confirmation on every release, which teaches a steward to click through
+        out.append(Verdict(Topic.WARNING, Severity.INFO, f"Some intervals rest on only {', '.join(map(str, small))} "
+                           "replicates: they show a spread, not a 95 % confidence interval.", action))
     for note in selection.notes:
         warn(note)
     return out
@@ -433,3 +602,9 @@ def _warnings(selection: Selection, summary: Summary, level: int, preview) -> li
 
 def _join(*parts: str) -> str:
     return " ".join(p for p in parts if p)
+
+
+def _either(*remedies: str) -> str:
+    """Remedies joined as a list, "a, b or c", the ones that do not exist here ("") left out."""
+    found = [r for r in remedies if r]
+    return found[0] if len(found) == 1 else ", ".join(found[:-1]) + " or " + found[-1]

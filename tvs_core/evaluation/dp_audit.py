@@ -45,7 +45,7 @@ from ..seeding import subsample, task_rng, task_seed
 from .context import EvaluationData, GeneratorSpec
 from .distance import nearest, standardise
 from .intervals import clopper_pearson
-from .records import Record, RecordRole, record
+from .records import Record, RecordRole, model_label, record
 from .timing import timed
 
 AUDIT_ROWS = 1_000  # base rows of every audit fit (a smaller dataset only makes one record easier to see)
@@ -142,7 +142,7 @@ class AuditResult:
                    f"consistent with the claimed ε = {self.claimed_epsilon:g}: the audit proves at least "
                    f"ε = {self.empirical_epsilon:.2f} (at most {self.most_provable:.2f} was provable with "
                    f"{self.trials} fits)")
-        return f"{self.model}: {verdict} ({self.canary} canary, TPR {self.tpr:.2f}, FPR {self.fpr:.2f})"
+        return f"{model_label(self.model)}: {verdict} ({self.canary} canary, TPR {self.tpr:.2f}, FPR {self.fpr:.2f})"
 
     def to_dict(self) -> dict:
         return {"claimed_epsilon": self.claimed_epsilon, "delta": self.delta,

@@ -42,6 +42,8 @@ from ..seeding import subsample
 from .distance import _same_width, as_matrix, nearest, pairwise_chunks, standardise
 
 ATTACKS: tuple[str, ...] = ("density_ratio", "local_likelihood_ratio", "distance_difference")
+ATTACK_NAMES = {"density_ratio": "density ratio (DOMIAS)", "local_likelihood_ratio": "local likelihood ratio (Gen-LRA)",
+                "distance_difference": "distance difference (GAN-Leaks)"}  # each as the tables name it
 K_NEIGHBOURS = 5  # Gen-LRA's neighbourhood; more neighbours only add noise to an exact copy's signal
 MAX_SCORED = 2_000  # members and non-members scored per fold: bounds the cost on a 100 000-row table
 MAX_FIT = 3_000  # rows in a KDE (seeded subsample): the cost is queries x rows

@@ -18,6 +18,7 @@ from scipy import stats
 
 from ..data.missing import MissingPolicy
 from ..model.ordering import Measure, OrderResult, default_levels
+from ..text import signed
 
 
 def table_dependence(table: pd.DataFrame, schema, missing: MissingPolicy = MissingPolicy.DROP_ROWS,
@@ -225,18 +226,19 @@ class LevelPreview:
 
         for column, level in self.zeroed.items():
             mean = self.mean_zeroed.get(column, level)
-            out.append(f"{column}: the expected mean absolute attacker coefficient (MAB, the curve) {up_to(mean)}; "
-                       f"the largest coefficient (WCAB) {up_to(level)}.")
+            out.append(f"{column}: what an attacker expects to learn, on average over the other columns, "
+                       f"{up_to(mean)}; from the most telling column {up_to(level)} (the curve is the mean absolute "
+                       "attacker coefficient, MAB; the most telling one is WCAB).")
         if len(self.leaks):
             top = self.leaks.iloc[0]
-            out.append(f"The block assumption of Theorem 2.5 fails on this table: {len(self.leaks)} pair(s) link the "
-                       f"sensitive block to the other columns (strongest {top['a']} – {top['b']}, "
-                       f"{top['correlation']:+.2f}), so truncating at τ ≤ {self.tau_block} does not by itself zero "
-                       "the attacker's coefficients; trust the curve above, not the theorem's level.")
+            out.append(f"The block assumption fails on this table: {len(self.leaks)} pair(s) link the sensitive block "
+                       f"to the other columns (strongest {top['a']} – {top['b']}, {signed(top['correlation'])}), so "
+                       f"truncating at level {self.tau_block} or lower does not by itself leave the attacker nothing "
+                       "to learn; trust the curve above, not the theorem's level (Theorem 2.5).")
         else:
-            out.append(f"The block assumption of Theorem 2.5 holds (no |correlation| ≥ {BLOCK_TOLERANCE} between the "
-                       f"sensitive block and the rest): truncating at τ ≤ {self.tau_block} zeroes the attacker's "
-                       "expected coefficients.")
+            out.append(f"The block assumption holds (no correlation of {BLOCK_TOLERANCE} or more either way between "
+                       f"the sensitive block and the rest): truncating at level {self.tau_block} or lower leaves the "
+                       "attacker nothing to learn on average (Theorem 2.5).")
         return out
 
 

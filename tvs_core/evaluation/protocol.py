@@ -60,6 +60,38 @@ QUICK = Protocol("quick", utility_sets=5, release_sets=10, aia_iterations=3, aia
                  mia_size_syn=400, mia_sets=10, outlier_quantiles=(0.01, 0.99), random_targets=2)
 PROTOCOLS: dict[ProtocolName, Protocol] = {ProtocolName.QUICK: QUICK, ProtocolName.PAPER: PAPER}
 
+# each size as a person reads it (the report), the paper's name of it last (Appendix J)
+SIZE_NAMES = {
+    "name": "preset", "utility_sets": "synthetic sets per level for the utility (TSTR)",
+    "release_sets": "published sets per level for the release attack", "aia_iterations": "attribute game: iterations",
+    "aia_size_raw": "attribute game: real rows per attacker (sizeRawT)",
+    "aia_size_syn": "attribute game: synthetic rows per set (sizeSynT)",
+    "aia_sets": "attribute game: synthetic sets per model (nSynT)",
+    "aia_bootstrap_size": "attribute game: rows of each bootstrap of the real reference",
+    "mia_iterations": "membership game: iterations", "mia_size_attacker": "membership game: attacker's real rows "
+                                                                           "(sizeRawA)",
+    "mia_shadows": "membership game: shadow models (nShadows)",
+    "mia_shadow_sets": "membership game: sets per shadow model (nSynA)",
+    "mia_size_raw": "membership game: real rows per model (sizeRawT)",
+    "mia_size_syn": "membership game: synthetic rows per set (sizeSynT)",
+    "mia_sets": "membership game: synthetic sets per model (nSynT)",
+    "outlier_quantiles": "targets: outliers at these quantiles", "random_targets": "targets: rows drawn at random",
+    "mia_shared_shadows": "membership game: one shadow subset serves every target (our saving; off is the paper's "
+                          "way)",
+}
+
+
+def size_words(record: dict) -> list[tuple[str, str]]:
+    """A protocol's sizes (``Protocol.to_dict``, as a sweep records them) as (what it is, its value) in words."""
+    def value(v) -> str:
+        if isinstance(v, bool):
+            return "on" if v else "off"
+        if isinstance(v, (list, tuple)):
+            return ", ".join(f"{x:g}" if isinstance(x, float) else str(x) for x in v)
+        return str(v)
+
+    return [(SIZE_NAMES.get(name, name.replace("_", " ")), value(v)) for name, v in record.items()]
+
 # The test suite's sizes: every game played, in seconds (tests/helpers.py's ``TINY``). ``TVS_TEST_PROTOCOL=tiny`` in
 # the environment gives the quick preset these sizes in every process that inherits it — the dashboard's pages, the
 # CLI, the sweep workers — so the browser and AppTest flows run as users run them, at a size a test can afford. For

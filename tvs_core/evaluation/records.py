@@ -13,6 +13,7 @@ from enum import StrEnum
 import pandas as pd
 
 from ..errors import TVSError
+from ..model.registry import EPSILON_GENERATORS, BaselineName
 
 HOLDER = "tvinesynth"  # the data holder's own model (TVineSynth.name)
 REAL = "real"  # the real training rows: TRTR and the release attack on them
@@ -22,6 +23,38 @@ RAW = "raw"  # the attribute game's attack on bootstrap samples of the real refe
 SHUFFLED = "shuffled"
 REFERENCE_MODELS = (REAL, RAW, SHUFFLED)
 FIRST_LOOK_ROWS = 500  # real-data references in the records, not generators
+
+# every model a record can be of, by the name a person reads: the figures' legends, the card, the report and the
+# manifest's sentences (the one place a generator or a reference is named)
+MODEL_LABELS = {
+    HOLDER: "TVineSynth",
+    "rvine": "R-vine (Dissmann)",
+    "rvine_star1": "R-vine, star tree 1",
+    "gaussian_copula": "Gaussian copula",
+    "independent": "Independent margins",
+    "dp_vine": "DP vine",
+    "ctgan": "CTGAN",
+    "tvae": "TVAE",
+    "privbayes": "PrivBayes",
+    "mst": "MST",
+    "privpgd": "PrivPGD",
+    REAL: "Real data",
+    RAW: "Real data (attack game)",
+    SHUFFLED: "Real data, columns shuffled",
+}
+
+
+def model_label(name: str) -> str:
+    """The name a person reads for a model of the records (``dp_vine:<eps>`` included): "DP vine (ε = 0.1)"."""
+    parsed = BaselineName.parse(name)
+    generator, parameter = parsed.generator, parsed.parameter
+    if generator in EPSILON_GENERATORS and parameter:
+        return f"{MODEL_LABELS[generator]} (ε = {parameter})"
+    if generator in ("ctgan", "tvae"):  # the epoch budget is part of what the point means
+        budget = {"": "paper settings", "paper": "paper settings", "quick": "quick epochs"}.get(parameter,
+                                                                                                f"{parameter} epochs")
+        return f"{MODEL_LABELS[generator]} ({budget})"
+    return MODEL_LABELS.get(name, name)
 
 
 class RecordRole(StrEnum):

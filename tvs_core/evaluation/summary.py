@@ -152,7 +152,8 @@ def readable(summary: Summary, raw: bool = False) -> pd.DataFrame:
         interval = interval_words(row.ci_low, row.ci_high, int(row.n), digits=3)
         rows.append({
             "group": entry.group if entry else "other", "metric": label(row.metric, short=True),
-            "column": row.attribute if isinstance(row.attribute, str) else "",
+            "column": (entry.column_name(row.attribute) if entry else row.attribute)
+            if isinstance(row.attribute, str) else "",
             "targets": f"{row.target_kind} targets" if isinstance(row.target_kind, str) else "",
             "median": None if pd.isna(row.median) else round(float(row.median), 4), "interval": interval,
             "n": int(row.n), "unit": entry.unit if entry else "", "better": entry.better if entry else "",

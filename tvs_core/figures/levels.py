@@ -56,9 +56,10 @@ def metric_boxes(records: pd.DataFrame, metric: str, attribute: str | None, titl
             group = rows[rows["level"] == level]
             fig.add_trace(go.Box(x=[str(level)] * len(group), y=_floats(group["value"]), name=f"Level {level}",
                                  marker_color=level_colour(level, levels), showlegend=False, **common))
-    if reference is not None and not pd.isna(reference):
-        fig.add_hline(y=float(reference), line_dash="dash", line_color="#555555",
-                      annotation_text=f"{reference_label}: {float(reference):.3f}", annotation_position="top left")
+    if reference is not None and not pd.isna(reference):  # named in the legend: a label on the line hid the boxes
+        fig.add_hline(y=float(reference), line_dash="dash", line_color="#555555")
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"{reference_label}: {float(reference):.3f}",
+                                 line={"dash": "dash", "color": "#555555"}, hoverinfo="skip"))
         values = [v for v in _floats(rows["value"]) if v is not None]
         fig.update_yaxes(range=_padded(values + [float(reference)]))
     fig.update_layout(title=title, yaxis_title=y_title,

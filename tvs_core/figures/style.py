@@ -4,7 +4,8 @@ Every array handed to plotly is a plain Python list: plotly would otherwise enco
 base64 blobs, and click events must carry plain values (a level, or None). Colours are fixed per
 truncation level (``level_colour``) and per baseline (``baseline_style``: ``BASELINE_STYLE``, and for a generator
 that carries its ε a shade of its family's colour by ε), so a level or a baseline looks the same on every page. Metric
-names come from the catalogue.
+names come from the catalogue, model names from ``evaluation.records.model_label`` (the card and the report use the
+same names).
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import plotly.colors as pcolors
 import plotly.graph_objects as go
 
 from ..evaluation.catalogue import label
-from ..evaluation.records import HOLDER, RAW, REAL
-from ..model.registry import EPSILON_GENERATORS, BaselineName
+from ..evaluation.records import MODEL_LABELS, model_label  # noqa: F401 (the legend's names, kept here too)
+from ..model.registry import BaselineName
 
 LEVEL_SCALE = "Viridis"
 LEVEL_SCALE_END = 0.9  # Viridis' last tenth is pale yellow, unreadable on a white background
@@ -55,37 +56,10 @@ EPSILON_SHADES = (0.1, 10.0)  # ε from the lightest to the darkest shade, on a 
 SHADE_RANGE = (0.4, 0.95)  # the part of each scale used: its first 40 % is too pale on the plot's background
 _FALLBACK_STYLE = ("circle-open", "#999999")
 
-MODEL_LABELS = {
-    HOLDER: "TVineSynth",
-    "rvine": "R-vine (Dissmann)",
-    "rvine_star1": "R-vine, star tree 1",
-    "gaussian_copula": "Gaussian copula",
-    "independent": "Independent margins",
-    "dp_vine": "DP vine",
-    "ctgan": "CTGAN",
-    "tvae": "TVAE",
-    "privbayes": "PrivBayes",
-    "mst": "MST",
-    "privpgd": "PrivPGD",
-    REAL: "Real data",
-    RAW: "Real data (attack game)",
-}
 
 def metric_label(metric: str) -> str:
     """Readable axis title for a record metric, so no figure shows a bare code like 'mab'."""
     return label(metric)
-
-
-def model_label(name: str) -> str:
-    """Readable legend name for a model label in the records (``dp_vine:<eps>`` included)."""
-    generator, parameter = astuple(BaselineName.parse(name))
-    if generator in EPSILON_GENERATORS and parameter:
-        return f"{MODEL_LABELS[generator]} (ε = {parameter})"
-    if generator in ("ctgan", "tvae"):  # the epoch budget is part of what the point means
-        budget = {"": "paper settings", "paper": "paper settings", "quick": "quick epochs"}.get(parameter,
-                                                                                                f"{parameter} epochs")
-        return f"{MODEL_LABELS[generator]} ({budget})"
-    return MODEL_LABELS.get(name, name)
 
 
 def baseline_style(name: str) -> tuple[str, str]:

@@ -15,10 +15,11 @@ from ..data.missing import MissingPolicy
 from ..errors import DataError
 from ..evaluation.context import GeneratorSpec
 from ..evaluation.dp_audit import DEFAULT_TRIALS
+from ..evaluation.protocol import SIZE_NAMES as SIZE_NAMES_OF
 from ..evaluation.protocol import Protocol, ProtocolName, get_protocol
 from ..evaluation.records import HOLDER, RAW, REAL, SHUFFLED
 from ..model.competitors import EPOCH_BUDGETS
-from ..model.families import DEFAULT_FAMILY_SET, FamilySet
+from ..model.families import DEFAULT_FAMILY_SET, FAMILY_SETS, FamilySet
 from ..model.ordering import Measure
 from ..model.registry import EPSILON_GENERATORS, BaselineName, generator_class, generator_names
 
@@ -296,6 +297,52 @@ SETTING_NAMES = {  # each setting as the Sweep page names it
     "externals": "your own synthetic sets", "reuse_families": "attack games reuse the holder's families",
     "dp_audit_trials": "DP audit",
 }
+
+
+# a setting left unset, in words: what the sweep used instead
+UNSET_WORDS = {"rho_star": "the measure's default (the paper's Pearson 0.6 in it)", "order": "Algorithm 1's",
+               "levels": "the default levels", "t_max": "Algorithm 1's advice", "protocol_overrides": "none",
+               "analysis": "every covariate", "externals": "none", "baseline_games": "none", "schema": "inferred"}
+GAME_WORDS = {"release": "metrics of the published sets", "aia": "attribute-inference game", "mia": "membership game"}
+VALUE_WORDS = {"drop_rows": "drop the rows with a missing value", "impute": "impute, with a missing-value indicator",
+               "correlations": "correlations", "kendall": "Kendall's τ", "spearman": "Spearman's ρ",
+               "pearson": "Pearson correlation"}
+
+
+def settings_words(record: dict) -> list[tuple[str, str]]:
+    """A sweep's settings as the report prints them (``JobView.settings_record``: the manifest keeps them as stored):
+    each setting by the Sweep page's name, its value in words — models by the legend's names, no raw list or dict;
+    the game sizes apart (``protocol.size_words``) and the schema in the report's own sections."""
+    from ..evaluation.records import model_label
+
+    out = []
+    for name, value in record.items():
+        if name in ("schema", "protocol"):
+            continue
+        label = SETTING_NAMES.get(name, {"holdout": "hold-out rows", "holdout_file": "hold-out file"}.get(
+            name, name.replace("_", " ")))
+        if value is None or value == [] or value == {}:
+            words = UNSET_WORDS.get(name, "—")
+        elif name == "baselines":
+            words = "; ".join(model_label(str(v)) for v in value)
+        elif name == "families" and str(value) in FAMILY_SETS:
+            words = f"{value} — {FAMILY_SETS[str(value)].description}"
+        elif name in ("games", "baseline_games"):
+            words = ", ".join(GAME_WORDS.get(v, v) for v in value)
+        elif name == "rho_star" and isinstance(value, dict):
+            words = "; ".join(f"{column}: {_shown(v)}" for column, v in value.items())
+        elif name == "holdout_file" and isinstance(value, dict):
+            words = f"{value.get('file') or 'a file'} ({value.get('rows')} rows), SHA-256 {value.get('sha256')}"
+        elif name == "dp_audit_trials":
+            words = f"{value} fits of each DP reference" if value else "off"
+        elif name == "holdout_fraction":
+            words = f"{100 * float(value):g} %"
+        elif isinstance(value, dict):
+            words = "; ".join(f"{SIZE_NAMES_OF.get(k, k.replace('_', ' '))}: {_shown(v)}" for k, v in value.items())
+        else:
+            words = VALUE_WORDS.get(str(value), _shown(value))
+        out.append((label, words))
+    return out
 
 
 def _shown(value) -> str:

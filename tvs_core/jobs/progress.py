@@ -102,7 +102,7 @@ def kind_priors(store: Store, job: dict) -> tuple[dict[str, float], str]:
             scale = _size(done.kind, shape) / _size(done.kind, _shape(other))
             earlier.setdefault(done.kind, []).append(done.seconds * scale / chunk_share(done.key))
     base = {kind: median(values) for kind, values in earlier.items() if values}
-    source = "earlier sweeps in this workspace" if base else "the costs measured in bench/sweep.md"
+    source = "earlier sweeps in this workspace" if base else "the costs measured on a quiet 2-core machine"
     for kind in TaskKind:
         if kind.prior_seconds is not None:
             base.setdefault(kind.value, kind.prior_seconds * _size(kind, shape) / _size(kind, PRIOR_SHAPE))

@@ -13,13 +13,14 @@ from ..evaluation.records import HOLDER, Record, to_frame
 from ..evaluation.summary import Summary, summarise
 from ..model.generator import SyntheticGenerator
 from ..model.ordering import default_levels
-from ..storage.store import ACTIVE, Store
+from ..storage.store import ACTIVE, JobStatus, Store
 from ..text import percent
 from .config import SweepConfig
 from .context import split_tables
 from .first_look import without_first_look
 from .progress import progress
 from .submission import HOLDOUT_ORIGIN, job_tables
+from .tasks import TaskKind, plan_from_json
 
 
 class JobView:
@@ -125,6 +126,25 @@ class JobView:
         task has not reported yet (the live scatter; never for a choice or an export)."""
         records = to_frame([Record.from_stored(r) for result in self.store.results(self.id) for r in result["records"]])
         return without_first_look(records, keep_missing_levels=first_look)
+
+    def complete_levels(self) -> set[int] | None:
+        """The levels whose numbers are final, None when the sweep is done (all are). A level is complete when every
+        task of the holder that writes its records is stored: its own release and details tasks, and the references
+        and the attack games, which write every level's at once. The others are provisional — a running or cancelled
+        sweep's — and are never recommended (``choice.select``'s ``candidates``); a baseline's tasks, the DP audit's
+        and a table made elsewhere are no level's."""
+        job = self.job
+        if job["status"] == JobStatus.DONE:
+            return None
+        done, levels, missing = self.store.done_tasks(self.id), set(self.levels), set()
+        for task in plan_from_json(job["plan"] or []):
+            if task.player != HOLDER or task.kind in (TaskKind.HOLDER, TaskKind.FIRST_LOOK) or task.name in done:
+                continue
+            if task.kind in (TaskKind.RELEASE, TaskKind.RELEASE_DETAILS) and task.key.index:
+                missing.add(int(task.key.index[0]))
+            else:  # a game, a reference: every level waits for it
+                return set()
+        return levels - missing if job["plan"] else set()
 
     def notes(self) -> list[str]:
         """Lines the worker left for the user (e.g. a stage run on fewer workers to fit in memory)."""

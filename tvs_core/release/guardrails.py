@@ -7,7 +7,9 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
+from ..evaluation.catalogue import label
 from ..evaluation.distance import exact_copies
+from ..evaluation.protocol import SIZE_NAMES
 from ..evaluation.summary import Summary
 from ..model.generator import SyntheticGenerator
 
@@ -46,10 +48,11 @@ def guardrails(synthetic: pd.DataFrame, train: pd.DataFrame, model: SyntheticGen
     if summary is not None and len(summary):
         failed = summary.frame[summary.frame["median"].isna()]
         for _, row in failed.iterrows():
-            what = row["metric"] + (f" ({row['attribute']})" if isinstance(row["attribute"], str) else "")
+            what = label(row["metric"]) + (f" ({row['attribute']})" if isinstance(row["attribute"], str) else "")
             checks.append(Guardrail("failed_metric", "warn", f"Metric {what} could not be computed."))
     for cap in caps or []:
-        checks.append(Guardrail("capped", "warn", f"{cap['parameter']} was {cap['used']} instead of "
+        checks.append(Guardrail("capped", "warn", f"{SIZE_NAMES.get(cap['parameter'], cap['parameter'])} was "
+                                                  f"{cap['used']} instead of "
                                                   f"{cap['requested']}: {cap['reason']}."))
     return checks
 

@@ -3,8 +3,9 @@ together (an attacker may hold all of them) and the ε of differentially private
 
 The ledger lives in the workspace's SQLite store (``storage/store.py``, table ``releases``): one row per
 export — the table's fingerprint (``data/fingerprint.py``), the level, the generator and its settings,
-the seed, rows, the SHA-256 of the released file, the time, who chose the level, the user's note and the level's
-verdicts (``choice.verdicts``) — and a copy of the
+the seed, rows, the SHA-256 of the released file, the time, who chose the level, the user's note, the level's
+verdicts (``choice.verdicts``) and why it was released despite those that warn (``confirmation``) or despite a
+blocking guardrail (``override``) — and a copy of the
 released rows in the workspace (``Workspace.release_path``), since the user's file may be moved.
 Wiping the workspace removes both. Rows are only added."""
 
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from ..errors import TVSError
+from ..evaluation.records import model_label
 from ..model.generator import SyntheticGenerator
 from ..storage.store import Store
 
@@ -43,6 +45,8 @@ class LedgerEntry:
     created: float
     choice: str | None = None  # who chose the level and why ("chosen by the user; …" or "recommended at …")
     verdicts: tuple[dict, ...] = ()  # the level's verdicts when it was released (``Verdict.to_dict``), in order
+    confirmation: str | None = None  # why the user released it although its verdicts warn, as confirmed on Export
+    override: str | None = None  # why the user released it despite a blocking guardrail
 
     @classmethod
     def from_row(cls, row: dict) -> LedgerEntry:
@@ -70,7 +74,8 @@ def epsilon_of(model: SyntheticGenerator) -> float | None:
 def record_release(store: Store, fingerprint: str, table: pd.DataFrame, file_bytes: bytes, sha256: str,
                    model: SyntheticGenerator, level: int | None, seed: int | None, note: str | None = None,
                    job_id: str | None = None, table_name: str | None = None, choice: str | None = None,
-                   verdicts: list[dict] | None = None) -> LedgerEntry:
+                   verdicts: list[dict] | None = None, confirmation: str | None = None,
+                   override: str | None = None) -> LedgerEntry:
     """Add an export to the ledger and keep a copy of its rows in the workspace (written to a temporary
     file and renamed, so a crash never leaves half a copy behind)."""
     if store.read_only:
@@ -81,7 +86,8 @@ def record_release(store: Store, fingerprint: str, table: pd.DataFrame, file_byt
              "generator": model.name, "settings": json.dumps(model.get_config(), sort_keys=True, default=str),
              "seed": seed, "rows": len(table), "sha256": sha256, "bytes": len(file_bytes), "epsilon": epsilon_of(model),
              "note": (note or "").strip() or None, "copy": copy, "created": created,
-             "choice": choice, "verdicts": json.dumps(verdicts or [])}
+             "choice": choice, "verdicts": json.dumps(verdicts or []), "confirmation": confirmation,
+             "override": override}
     try:
         release_id = store.add_release(entry)
     except BaseException:
@@ -131,15 +137,42 @@ def budget(entries: list[LedgerEntry]) -> Budget:
     return Budget(float(sum(e.epsilon for e in dp)), len(dp), len(unique) - len(dp))
 
 
-LEDGER_COLUMNS = ["release", "time", "level", "who chose the level", "note", "generator", "ε", "rows", "seed", "table",
-                  "fingerprint", "sweep", "sha256"]
+def numbers(entries: list[LedgerEntry]) -> dict[int, int]:
+    """Each release's number among its own table's releases (1: the table's first), by its ledger id: the ids run
+    over every table of the workspace, so a table's first release may have id 2 while Export said it would be the
+    table's first."""
+    seen: dict[str, int] = {}
+    out = {}
+    for entry in sorted(entries, key=lambda e: e.id):
+        seen[entry.fingerprint] = seen.get(entry.fingerprint, 0) + 1
+        out[entry.id] = seen[entry.fingerprint]
+    return out
+
+
+def release_number(store: Store, entry: LedgerEntry) -> int:
+    """``entry``'s number among its table's releases (``numbers``)."""
+    return numbers(releases(store, entry.fingerprint))[entry.id]
+
+
+LEDGER_COLUMNS = ["release", "time", "level", "who chose the level", "note", "released despite", "generator", "ε",
+                  "rows", "seed", "table", "fingerprint", "sweep", "sha256"]
+
+
+def despite(entry: LedgerEntry) -> str:
+    """Why the release went out despite its warnings or a blocking guardrail, as the user gave it ("" if neither)."""
+    parts = ([f"its warnings: {entry.confirmation}"] if entry.confirmation else []) + (
+        [f"a blocking guardrail: {entry.override}"] if entry.override else [])
+    return "; ".join(parts)
 
 
 def ledger_frame(entries: list[LedgerEntry]) -> pd.DataFrame:
-    """The ledger as a person reads it (pages, the report, the command line): who chose the level and the note
-    beside the level, before the long identifiers a screen shows only after a scroll."""
-    return pd.DataFrame([{"release": e.id, "time": e.when, "level": e.level, "who chose the level": e.choice or "",
-                          "note": e.note or "", "generator": e.generator, "ε": e.epsilon, "rows": e.rows,
-                          "seed": e.seed, "table": e.table_name or e.fingerprint[:12],
-                          "fingerprint": e.fingerprint[:12], "sweep": e.job_id, "sha256": e.sha256}
+    """The ledger as a person reads it (pages, the report, the command line): each release numbered within its table,
+    who chose the level, the note and why it went out despite warnings beside the level, before the long identifiers
+    a screen shows only after a scroll."""
+    number = numbers(entries)
+    return pd.DataFrame([{"release": number[e.id], "time": e.when, "level": e.level,
+                          "who chose the level": e.choice or "", "note": e.note or "", "released despite": despite(e),
+                          "generator": model_label(e.generator), "ε": e.epsilon, "rows": e.rows, "seed": e.seed,
+                          "table": e.table_name or e.fingerprint[:12], "fingerprint": e.fingerprint[:12],
+                          "sweep": e.job_id, "sha256": e.sha256}
                          for e in entries], columns=LEDGER_COLUMNS)

@@ -32,12 +32,14 @@ def package_versions() -> dict[str, str]:
 def manifest(model: SyntheticGenerator, csv_bytes: bytes, level: int | None, rows: int, seed: int,
              data_fingerprint: str, metrics: list[dict] | None = None, checks: list[Guardrail] | None = None,
              override_reason: str | None = None, job_id: str | None = None, sweep: dict | None = None,
-             choice: dict | None = None, verdicts: list[dict] | None = None) -> dict:
+             choice: dict | None = None, verdicts: list[dict] | None = None,
+             confirmation: dict | None = None) -> dict:
     """Everything needed to reproduce and to judge the file: fingerprint, schema, order, level,
     families, margins, seeds, package versions, the sweep's settings (preset, hold-out, levels,
     baselines, the hold-out's origin, …), the choice (α, normalisation, privacy metric, the selected level and why),
     the level's verdicts (``choice.verdicts``: what the card and the report's first page say, in their order),
-    metrics with intervals, and the file's hash."""
+    metrics with intervals, and the file's hash; ``confirmation``: why the user released the level although its
+    verdicts warn (their sentences and the reason given), ``override_reason``: despite a blocking guardrail."""
     config = model.get_config()
     order = getattr(model, "order_", None)
     return {
@@ -54,7 +56,7 @@ def manifest(model: SyntheticGenerator, csv_bytes: bytes, level: int | None, row
         "configuration": config, "packages": package_versions(),
         "sweep": sweep, "choice": choice, "verdicts": verdicts or [],
         "metrics": metrics or [], "guardrails": [c.to_dict() for c in checks or []],
-        "override_reason": override_reason,
+        "override_reason": override_reason, "released_despite_warnings": confirmation,
     }
 
 

@@ -48,6 +48,7 @@ class Release:
     override_reason: str | None = None  # why the user released despite a blocking guardrail
     chosen_by_user: bool = True  # False: the level is the recommendation at ``settings``; nobody chose it
     verdicts: Verdicts = field(default_factory=Verdicts)  # the level's verdicts (``choice.verdicts``); none off a sweep
+    confirmation: str | None = None  # why the user releases the level although its verdicts warn (``to_confirm``)
 
     # -- made once ----------------------------------------------------------------------------------------------
     @classmethod
@@ -79,7 +80,7 @@ class Release:
         pooled = pooled_check(model, view.evaluation_data(model), train, synthetic, sha256_of(csv),
                               [(e, e.table(store)) for e in earlier], view.config.sensitive, int(level),
                               view.config.seed, summary) if earlier else None
-        selection = settings.select(summary, view.config.sensitive)
+        selection = settings.select(summary, view.config.sensitive, view.complete_levels())
         verdicts = (sweep_verdicts(view, int(level), selection, records, summary)
                     if selection is not None and int(level) in set(selection.table["level"]) else Verdicts())
         return cls(model, int(level), seed, synthetic, csv, guardrails(synthetic, train, model, at_level, view.caps),
@@ -122,6 +123,16 @@ class Release:
         return replace(self, override_reason=reason)
 
     @property
+    def to_confirm(self) -> Verdicts:
+        """The level's verdicts that warn or block: Export repeats them and asks the user to confirm the release."""
+        return self.verdicts.warned
+
+    def confirmed(self, reason: str | None) -> Release:
+        """The same release, confirmed by the user despite the verdicts ``to_confirm``, for ``reason`` (kept in the
+        manifest and the ledger, as an override is); an empty reason confirms nothing."""
+        return replace(self, confirmation=(reason or "").strip() or None)
+
+    @property
     def file_name(self) -> str:
         return f"synthetic_level{self.level}.csv" if self.level is not None else "synthetic.csv"
 
@@ -137,7 +148,9 @@ class Release:
                         metrics=self.metrics, checks=self.checks, override_reason=self.override_reason,
                         job_id=None if self.view is None else self.view.id,
                         sweep=None if self.view is None else self.view.settings_record(), choice=self.choice(),
-                        verdicts=self.verdicts.to_json())
+                        verdicts=self.verdicts.to_json(),
+                        confirmation=None if self.confirmation is None else {
+                            "reason": self.confirmation, "verdicts": [v.text for v in self.to_confirm]})
 
     def manifest_bytes(self) -> bytes:
         return manifest_bytes(self.manifest())
@@ -153,7 +166,8 @@ class Release:
                               self.level, self.seed, note=note, job_id=None if self.view is None else self.view.id,
                               table_name=self.table_name,
                               choice=choice["why"] if choice else f"level {self.level} given on the command line",
-                              verdicts=self.verdicts.to_json())
+                              verdicts=self.verdicts.to_json(), confirmation=self.confirmation,
+                              override=self.override_reason)
 
     def write(self, out: str | Path, inputs: tuple = ()) -> tuple[Path, Path]:
         """The CSV at ``out`` and its manifest next to it (``<name>.manifest.json``), each written whole or not at

@@ -44,8 +44,8 @@ class ReportContext:
     def of(cls, release: Release, reason: str | None = None, exported: bool = True) -> ReportContext:
         """Everything the sections read; refused in one sentence for a release without a scored sweep."""
         view = release.view
-        if view is None or release.selection is None or release.selection.best_level is None:
-            raise DataError("A report needs a release of a sweep with results at every level it scores.",
+        if view is None or release.selection is None or int(release.level) not in set(release.selection.table["level"]):
+            raise DataError("A report needs a release of a sweep with results at the level it releases.",
                             fix="Let the sweep run (or resume it) before making its report.")
         summary = view.summary()
         preview = view.preview()

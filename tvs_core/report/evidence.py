@@ -13,6 +13,7 @@ from .. import figures
 from ..choice.axes import attribute_game_metrics, membership_metrics
 from ..choice.gdpr import gdpr_table
 from ..choice.selection import HIGH, LOW, Column, level_column, level_column_names
+from ..choice.verdicts import claimed_words
 from ..evaluation.anonymity import Part
 from ..evaluation.catalogue import (
     CATALOGUE,
@@ -27,7 +28,7 @@ from ..evaluation.catalogue import (
 )
 from ..evaluation.intervals import SMALL_N, interval_name
 from ..evaluation.summary import MANY_COLUMNS, column_spread, readable
-from ..text import percent
+from ..text import first_capital, percent
 from .context import ReportContext
 from .html import HALF, e, figure, figure_row, fmt, items, table
 
@@ -43,7 +44,7 @@ CRITERION_PARTS = {name: (_CRITERIA[criterion], GDPR_PARTS[part][0].removeprefix
 # the catalogue's SOURCES, in a word
 SOURCE_WORDS = {Source.RELEASE: "release", Source.GAME: "game", Source.REFERENCE: "real data"}
 BOX = {"margin": {"t": 30, "b": 40, "l": 50, "r": 8}, "title": {"font": {"size": 11}},
-       "legend": {"orientation": "h", "x": 0, "y": -0.28, "yanchor": "top", "font": {"size": 9}}}
+       "legend": {"orientation": "h", "x": 0, "y": -0.45, "yanchor": "top", "font": {"size": 9}}}
 
 
 def _part(name: str) -> Part | None:
@@ -97,15 +98,15 @@ def choice(c: ReportContext) -> str:
         fig = figures.privacy_utility_scatter(c.summary, c.settings.privacy, c.sensitive, c.level, c.levels,
                                               utility=axis, externals=list(c.config.externals or {}),
                                               selection=c.selection)
-        if i == 0:
-            scatters.append(figure(fig, 380, margin={"t": 30, "b": 115, "l": 60, "r": 10},
+        if i == 0:  # room below for the axis's two lines and the notes under it, beside for the y title's three
+            scatters.append(figure(fig, 420, margin={"t": 30, "b": 150, "l": 80, "r": 10},
                                  legend={"font": {"size": 9}, "tracegroupgap": 0, "title": {"text": ""}}))
-        else:
-            fig.update_xaxes(title_font={"size": 9})
+        else:  # half the width: the privacy axis by its short name (the first panel gives its question)
+            fig.update_xaxes(title_text=c.settings.privacy.metric.short, title_font={"size": 9})
             fig.update_yaxes(title_text=axis.metric.unit, title_font={"size": 9})  # the panel's title names it
-            scatters.append(figure(fig, 260, HALF, showlegend=False, title={"text": axis.metric.short, "font":
+            scatters.append(figure(fig, 270, HALF, showlegend=False, title={"text": axis.metric.short, "font":
                                                                            {"size": 11}},
-                                 margin={"t": 30, "b": 70, "l": 55, "r": 8}))
+                                 margin={"t": 40, "b": 70, "l": 55, "r": 12}))
     return (f"<h3>{e(card.headline)}</h3><p><b>Privacy: what it protects</b></p>{items(card.protects)}"
             f"<p><b>Utility: what it costs</b></p>{items(card.costs)}{items(card.notes)}"
             + items(card.warnings, "warn")
@@ -236,7 +237,7 @@ def metric_table(rows: list[dict], levels: list[int], shown: int) -> str:
         first = part[0]
         if first["group"] != group:
             group = first["group"]
-            body.append(f'<tr class="group"><td colspan="{len(levels) + 2}">{e(str(group).capitalize())}</td></tr>')
+            body.append(f'<tr class="group"><td colspan="{len(levels) + 2}">{e(first_capital(str(group)))}</td></tr>')
         common = set.union(*(_ns(r) for r in part)) if "summary" not in first else set()
         named = interval_name(next(iter(common))) if len(common) == 1 and not said else ""
         mark = f"({marks.setdefault(named, 'abcdefghij'[len(marks)])})" if named else ""
@@ -312,7 +313,7 @@ def _audit(c: ReportContext) -> str:
         return ""
     head = "<h3>Audit of the differential-privacy claims</h3>"
     if not c.audits:
-        return head + ("<p>The references " + e(", ".join(f"{k} (ε = {v:g})" for k, v in c.claims.items()))
+        return head + ("<p>The references " + e(", ".join(claimed_words(k, v) for k, v in c.claims.items()))
                        + " claim differential privacy; the sweep did not audit them (the Sweep page's DP audit, or "
                          "<code>--audit-dp</code>).</p>")
     return head + ("<p>Canary records inserted into the training rows, each generator fitted many times with and "
@@ -335,8 +336,8 @@ def attacks(c: ReportContext) -> str:
         fig = figures.metric_boxes(c.records, metric.name, column, title, **kwargs)
         fig.update_yaxes(title_text=metric.unit, title_font={"size": 9})  # the title names the metric
         game = kwargs.get("by_target_kind", False)
-        layout = BOX | ({"margin": BOX["margin"] | {"b": 75}} if game else {})  # room for the targets' legend
-        return figure(fig, 230 if game else 190, HALF, **layout)
+        layout = BOX | ({"margin": BOX["margin"] | {"b": 95}} if game else {})  # the targets' legend under the axis
+        return figure(fig, 250 if game else 190, HALF, **layout)
 
     for column in c.sensitive:
         for metric in attribute_game_metrics(c.summary.holder()):

@@ -52,6 +52,14 @@ td.cell,th.shown{background:#fff6d8}
 .info{border-left:5px solid #8a8fa8;background:#f4f5f9}
 .warn,.block,.ok,.info{padding:.2rem .55rem;margin:.2rem 0}
 .muted{color:#666;font-size:.85em}
+.severity{font-weight:700;margin-right:.45em;text-transform:uppercase;font-size:.8em;letter-spacing:.03em}
+table.sign{width:100%;border:none;font-size:.9em;margin:.2rem 0}
+table.sign td{border:none;padding:.35rem .3rem 0;white-space:nowrap;width:1%}
+table.sign td.line,span.line{border-bottom:1px solid #444;width:45%}
+span.line{display:inline-block;width:70%;height:1em}
+p.decision{margin:.35rem 0 0}
+span.choice{margin-right:1.6em;white-space:nowrap}
+span.tick{display:inline-block;width:.8em;height:.8em;border:1px solid #333;margin-right:.35em;vertical-align:-.1em}
 .kv td:first-child{font-weight:600;white-space:nowrap}
 .figure{break-inside:avoid;page-break-inside:avoid;margin:.3rem 0}
 .figures{display:flex;flex-wrap:wrap;gap:6px 10px}
@@ -65,8 +73,14 @@ p.order{font-size:.8em;overflow-wrap:anywhere}
   main{max-width:none;padding:0}
   section{margin-top:.9rem}
   section#summary{break-after:page;page-break-after:always}
-  section#summary .ok,section#summary .warn,section#summary .block,section#summary .info{font-size:8pt;
-    line-height:1.22;margin:.1rem 0;padding:.1rem .45rem}
+  section#summary{font-size:8.5pt;line-height:1.22}
+  section#summary h1{font-size:14pt;margin:0}section#summary h3{font-size:9.5pt;margin:.25rem 0 .1rem}
+  section#summary .box{padding:.1rem .5rem;margin:.2rem 0}
+  section#summary table.kv{font-size:7.6pt;margin:.1rem 0}section#summary table.kv td{padding:0 .3rem}
+  section#summary p{margin:.1rem 0}
+  section#summary .ok,section#summary .warn,section#summary .block,section#summary .info{font-size:7.4pt;
+    line-height:1.18;margin:.08rem 0;padding:.05rem .4rem}
+  section#summary table.sign td{padding-top:.25rem}
   section#summary+section{break-before:page;page-break-before:always;border-top:none;margin-top:0}
   h2,h3{break-after:avoid;page-break-after:avoid}
   tr,li,.figure,.box,.warn,.block,.ok,.info{break-inside:avoid;page-break-inside:avoid}

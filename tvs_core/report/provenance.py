@@ -8,7 +8,10 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import figures
+from ..evaluation.protocol import SIZE_NAMES, size_words
+from ..evaluation.records import model_label
 from ..figures.ordering import FOCUS_NEIGHBOURS, SQUARE_UP_TO
+from ..jobs.config import settings_words
 from ..release.ledger import budget, ledger_frame
 from ..release.manifest import package_versions
 from ..release.pooled import display_table, verdict
@@ -31,6 +34,8 @@ def guardrails(c: ReportContext) -> str:
 def releases(c: ReportContext) -> str:
     """The ledger of the table (every export, who chose its level) and the pooled-release check."""
     ledger = ledger_frame(c.entries).drop(columns=["table", "fingerprint"])  # one table: said in the data section
+    ledger["sha256"] = ledger["sha256"].str[:12] + "…"  # whole on page 1 and in the manifest; here it took the width
+    # "who chose the level" needed
     pooled = ""
     p = c.release.pooled
     if p is not None:
@@ -81,8 +86,8 @@ def model(c: ReportContext) -> str:
     return (kv([("Response Y", order.response), ("Sensitive columns S", ", ".join(order.sensitive)),
                 ("Association measure", order.measure), ("ρ* per sensitive column", rho),
                 ("K (linked to S above ρ*)", ", ".join(order.K) or "none"),
-                ("τ_block (Theorem 2.5)", order.tau_block), ("t_max (Appendix B)", order.t_max),
-                ("Why t_max", order.t_max_reason)])
+                ("Level that cuts the sensitive block's links (τ_block, Theorem 2.5)", order.tau_block),
+                ("Recommended top level (t_max, Appendix B)", order.t_max), ("Why that top level", order.t_max_reason)])
             + f'<p class="order"><b>C-vine order</b> (the response last, the root of tree 1): '
               f'{e(" → ".join(order.order))}</p>'
             + (_heatmap(association, order) if association is not None else
@@ -124,14 +129,19 @@ def preview(c: ReportContext) -> str:
 
 def versions(c: ReportContext) -> str:
     config, job, holder = c.config, c.view.job, c.release.model
-    settings = pd.DataFrame([{"setting": k, "value": fmt(v)} for k, v in c.view.settings_record().items()
-                             if k != "schema"])
+    record = c.view.settings_record()
+    settings = pd.DataFrame(settings_words(record), columns=["setting", "value"])
+    sizes = pd.DataFrame(size_words(record.get("protocol") or {}), columns=["size", "value"])
     packages = ", ".join(f"{k} {v}" for k, v in package_versions().items())
     return (kv([("Sweep", c.view.id), ("Status", f"{job['status']} ({job['done']} of {job['total']} tasks)"),
-                ("Protocol preset", config.preset), ("Master seed", config.seed), ("Generator", holder.name),
+                ("Protocol preset", config.preset), ("Master seed", config.seed),
+                ("Generator", model_label(holder.name)),
                 ("Attack games' refits", "the holder's pair-copula families kept, parameters refitted (a deviation "
                  "from the paper)" if config.reuse_families else
                  "families selected again in every refit (the paper's way)"),
-                ("Fitted level t_max", getattr(holder, "fitted_level_", None)), ("Packages", packages)])
+                ("Fitted up to level", getattr(holder, "fitted_level_", None)), ("Packages", packages)])
             + "<h3>Sweep settings</h3>" + side_by_side(settings, 2)
-            + "<h3>Sizes capped by the data</h3>" + table(pd.DataFrame(c.view.caps), dense=True))
+            + ("<h3>Game sizes the sweep ran with</h3>" + side_by_side(sizes, 2) if len(sizes) else "")
+            + "<h3>Sizes capped by the data</h3>" + table(pd.DataFrame(
+                [{"size": SIZE_NAMES.get(cap["parameter"], cap["parameter"]), "asked": cap["requested"],
+                  "used": cap["used"], "why": cap["reason"]} for cap in c.view.caps]), dense=True))

@@ -46,7 +46,7 @@ CREATE TABLE IF NOT EXISTS releases (
     id INTEGER PRIMARY KEY AUTOINCREMENT, fingerprint TEXT NOT NULL, table_name TEXT, job_id TEXT, level INTEGER,
     generator TEXT NOT NULL, settings TEXT NOT NULL, seed INTEGER, rows INTEGER NOT NULL, sha256 TEXT NOT NULL,
     bytes INTEGER NOT NULL, epsilon REAL, note TEXT, copy TEXT NOT NULL, created REAL NOT NULL, choice TEXT,
-    verdicts TEXT);
+    verdicts TEXT, confirmation TEXT, override TEXT);
 CREATE INDEX IF NOT EXISTS releases_by_table ON releases (fingerprint, id);
 """
 
@@ -131,9 +131,10 @@ class Store:
                 if "peak_mb" not in {r[1] for r in db.execute("PRAGMA table_info(results)")}:  # 4
                     db.execute("ALTER TABLE results ADD COLUMN peak_mb REAL")
                 db.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
-        with self.transaction() as db:  # columns the ledger gained: who chose the level and why; the level's verdicts
+        with self.transaction() as db:  # columns the ledger gained: who chose the level and why; the level's verdicts;
+            # why the user released despite warning verdicts, or despite a blocking guardrail
             present = {r[1] for r in db.execute("PRAGMA table_info(releases)")}
-            for column in ("choice", "verdicts"):
+            for column in ("choice", "verdicts", "confirmation", "override"):
                 if column not in present:
                     db.execute(f"ALTER TABLE releases ADD COLUMN {column} TEXT")
         self.db.execute("PRAGMA quick_check(1)").fetchone()  # a truncated or overwritten file shows here
@@ -316,7 +317,7 @@ class Store:
     def add_release(self, entry: dict) -> int:
         """Append one release; returns its id. Rows are never changed or deleted (wiping the workspace does)."""
         columns = ("fingerprint", "table_name", "job_id", "level", "generator", "settings", "seed", "rows", "sha256",
-                   "bytes", "epsilon", "note", "copy", "created", "choice", "verdicts")
+                   "bytes", "epsilon", "note", "copy", "created", "choice", "verdicts", "confirmation", "override")
         with self.transaction() as db:
             cursor = db.execute(f"INSERT INTO releases ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
                                 tuple(entry.get(c) for c in columns))

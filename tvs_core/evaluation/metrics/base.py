@@ -108,6 +108,12 @@ class Metric:
     # a risk (``intervals.Risk``): each value comes with its interval and the count behind it, kept as records of
     # their own beside the value's (``RiskRecords``); None: a plain value
     risk: RiskRecords | None = None
+    # a per-column metric whose "columns" are not the table's (each attack): each by the name a person reads
+    column_names: dict[str, str] | None = None
+
+    def column_name(self, column: str) -> str:
+        """A column of this metric as a table or figure shows it."""
+        return (self.column_names or {}).get(column, column)
 
     def __post_init__(self) -> None:
         """Text given for a typed field becomes its member, so that a misspelt value fails where it is declared."""

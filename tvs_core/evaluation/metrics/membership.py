@@ -7,6 +7,7 @@ from __future__ import annotations
 from ...seeding import task_rng, task_seed
 from ..distance import mcmia
 from ..membership import mia_evaluation_task
+from ..membership_attacks import ATTACK_NAMES
 from ..membership_attacks import membership_attacks as attack
 from ..records import REAL, SHUFFLED
 from ..set_metrics import SyntheticSet
@@ -81,7 +82,7 @@ MEMBERSHIP = register(Family("membership", 40, (
            Direction.LOWER, (0.0, 1.0), Group.MEMBERSHIP_RISK, Source.RELEASE,
            "Each membership attack's AUC on its own (column: the attack), showing which attack is strongest on "
            "this release.",
-           per_column=PerColumn.ANY, compute=membership_attacks),
+           per_column=PerColumn.ANY, compute=membership_attacks, column_names=ATTACK_NAMES),
     Metric("mcmia", "Membership inference score (MC-MIA; 0.5 = indistinguishable)", "MC membership score", "share",
            Direction.LOWER, (0.0, 1.0), Group.MEMBERSHIP_RISK, Source.RELEASE,
            "The share of training rows among the records an attacker counting nearby synthetic rows ranks most "
