@@ -17,10 +17,11 @@ GRACE_SECONDS = 120.0
 
 
 def owned(owner: str) -> dict[int, str]:
-    """pid -> command line of every live process (zombies excluded) whose environment names ``owner``, and of every
-    process in a session one of those began (other than the test's own): a process that retitles itself (Ray's
-    agents and workers, through setproctitle) overwrites the memory /proc reads its environment from, and would go
-    unseen by its environment alone."""
+    """pid -> command line of every live process (zombies excluded) whose environment names ``owner``, of every
+    process in a session one of those began (other than the test's own), and of every descendant of those: a process
+    that retitles itself (Ray's agents and workers, through setproctitle) overwrites the memory /proc reads its
+    environment from, and would go unseen by its environment alone (a Ray worker, started by its raylet, may be in a
+    session of its own)."""
     wanted = f"{OWNER}={owner}".encode()
     found, sessions, everyone = {}, set(), {}
     for entry in Path("/proc").iterdir():
@@ -31,14 +32,20 @@ def owned(owner: str) -> dict[int, str]:
             if fields[0] == "Z":
                 continue
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
-            everyone[int(entry.name)] = (int(fields[3]), command)
+            everyone[int(entry.name)] = (int(fields[3]), command, int(fields[1]))
             if wanted in (entry / "environ").read_bytes().split(b"\0"):
                 found[int(entry.name)] = command
                 sessions.add(int(fields[3]))
         except OSError:  # gone meanwhile, or not ours to read
             continue
     sessions.discard(os.getsid(0))
-    found.update({pid: command for pid, (session, command) in everyone.items() if session in sessions})
+    found.update({pid: command for pid, (session, command, _) in everyone.items() if session in sessions})
+    grew = True
+    while grew:  # descendants, however deep
+        children = {pid: command for pid, (_, command, parent) in everyone.items()
+                    if parent in found and pid not in found}
+        found.update(children)
+        grew = bool(children)
     return found
 
 

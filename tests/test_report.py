@@ -208,8 +208,8 @@ def test_page_1_says_who_chose_the_level_and_why_the_verdicts_and_the_note(no_le
         assert re.search(r"Level \d+: recommended at α = 0\.5, utility TSTR AUC \(synthetic-trained\) 33 %, Pair "
                          r"structure 33 %, CI overlap 33 %, privacy measured by Attacker's skill at guessing the real "
                          r"people's sensitive values, least protected sensitive column, anchored normalisation: the "
-                         r"best level by "
-                         r"PU_t .*; not chosen by the user\.", page_1), page_1
+                         r"best balance of privacy and utility there .*; not chosen by the user\.", page_1), page_1
+        assert "PU_t" not in page_1  # the score's name is behind the click: page 1 is signed by people
         assert "chosen by the user" not in page_1.replace("not chosen by the user", "")
         assert "Agreed with the DPO on 3 March: <b>level</b> & its costs." in page_1  # the note, escaped
         assert re.search(r"SHA-256 of those rows as a file [0-9a-f]{64}", page_1) and "synthetic rows of" in page_1

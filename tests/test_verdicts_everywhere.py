@@ -196,4 +196,4 @@ def test_no_internal_name_minus_zero_or_raw_dict_where_a_person_reads(swept, lev
     read["command line"] = capsys.readouterr().err
     found = {where: unreadable(text, names) for where, text in read.items()}
     assert not any(found.values()), found
-    assert manifest["choice"]["privacy_metric"] == "mab_worst"  # the machine field keeps its stored text
+    assert manifest["choice"]["privacy_metric"] == "release_skill_worst"  # the machine field keeps its stored text

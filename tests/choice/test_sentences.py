@@ -17,7 +17,7 @@ from tvs_core import TVineSynth, evaluate, holdout_split, load_demo
 from tvs_core.choice import Axis, Normalisation, UtilityMix, axis_choices, choose, explain_level
 from tvs_core.choice.explain import FRAGILE
 from tvs_core.choice.gdpr import point_verdicts, risk_key
-from tvs_core.choice.selection import METHODS, Column, level_column, level_column_names
+from tvs_core.choice.selection import METHODS, MORE_REVEALING, Column, level_column, level_column_names, shown_privacy
 from tvs_core.choice.verdicts import Topic
 from tvs_core.evaluation.catalogue import CATALOGUE, AxisKind, Group, PerColumn, Source, axis_metrics
 from tvs_core.evaluation.membership_attacks import record_exposure
@@ -29,7 +29,7 @@ from tvs_core.jobs.progress import progress_text
 from tvs_core.model.ordering import algorithm1
 from tvs_core.release.ledger import Budget
 from tvs_core.release.pooled import PooledCheck, raised, raised_sentences, verdict
-from tvs_core.text import percent
+from tvs_core.text import decimal, percent
 
 Y = "in_hospital_death"
 SENSITIVE = ["total_cost_eur", "lactate_mmol_l"]
@@ -82,7 +82,9 @@ def test_the_card_quotes_the_numbers_its_scores_come_from(evaluated):
             at = summary.point(int(level))
             source = axis.source_metric(at)
             # the headline: the table's PU, P and U
-            assert f"PU = {row['PU']:.2f} (privacy P = {row['P']:.2f}, utility U = {row['U']:.2f}" in card.headline
+            shown = shown_privacy(row)  # from 0 to 1, or said: never a negative score on a 0-to-1 scale
+            p_words = f"privacy: {shown}" if shown == MORE_REVEALING else f"privacy P = {shown}"
+            assert f"PU = {row['PU']:.2f} ({p_words}, utility U = {row['U']:.2f}" in card.headline
             # privacy: the column named is the one whose scaled value is P, and its value and anchors give P
             line = card.protects[0]
             column = row["P_column"]
@@ -92,7 +94,10 @@ def test_the_card_quotes_the_numbers_its_scores_come_from(evaluated):
                     assert column == axis.column
             value = axis.point(at, column, source)[0]
             assert re.search(rf": {value:.3f}\b", line), (line, value)
-            assert f"privacy score {row['P_unclipped']:.2f}" in line
+            # the score as the screens show it: from 0 to 1, or, beyond the real rows by more than the spreads, said
+            assert (shown if shown == MORE_REVEALING else f"privacy score {shown}") in line
+            if 0 <= row["P_unclipped"] <= 1:
+                assert f"privacy score {row['P_unclipped']:.2f}" in line
             if method != "minmax":
                 key = column if axis.metric.per_column is PerColumn.SENSITIVE else axis.metric.name
                 worst, ideal = selection.anchors["privacy"][key]
@@ -117,7 +122,8 @@ def test_the_card_quotes_the_numbers_its_scores_come_from(evaluated):
                 if axis.metric.per_column is PerColumn.SENSITIVE:
                     assert f"their {row['P_column']}" in attribute.sentence
                 if method == "anchored":
-                    assert f"scaled between them: {row['P_unclipped']:.2f}" in attribute.detail
+                    scaled = MORE_REVEALING if row.get("more_revealing", False) else decimal(row["P_unclipped"])
+                    assert f"scaled between them: {scaled}." in attribute.detail
                     if "removes" in attribute.sentence:
                         assert f"removes {percent(row['P_unclipped'])} of what" in attribute.sentence
                         assert 0 < row["P_unclipped"] < 1
@@ -307,10 +313,11 @@ def test_the_verdicts_quote_each_criterion_and_attack_at_their_level(evaluated):
         if pg is not None:
             assert f"privacy gain PG {pg.median:.2f} ({interval_words(pg.low, pg.high, pg.n)}" in members
         # attribute inference: the share of the way from the real rows to nothing to learn is the privacy score P
-        # of the default choice (the game's MAB on the least protected column, anchored)
+        # of the default choice (the attacker's skill on real people, least protected column, anchored)
         row = selection.table.set_index("level").loc[level]
         attribute = verdicts.of(Topic.ATTRIBUTE)[0]
-        assert f"scaled between them: {row['P_unclipped']:.2f}" in attribute.detail
+        scaled = MORE_REVEALING if row.get("more_revealing", False) else decimal(row["P_unclipped"])
+        assert f"scaled between them: {scaled}." in attribute.detail
         if "removes" in attribute.sentence:
             shares += 1
             assert f"removes {percent(row['P_unclipped'])} of what the real rows let an attacker learn" in \

@@ -42,7 +42,7 @@ def test_demo_flow_in_chromium(server, tmp_path):
         page.locator(".js-plotly-plot").nth(2).wait_for()
         # pick the sensitive columns: drop lactate, keep total cost and creatinine
         page.get_by_role("button", name="Remove lactate_mmol_l").click()
-        page.get_by_text("S = total_cost_eur, creatinine_mg_dl").wait_for()
+        page.get_by_text("the sensitive columns (total_cost_eur, creatinine_mg_dl)").wait_for()  # the order, in words
         settled(page)
         no_streamlit_errors(page)
         shot(page, "2-sensitive")

@@ -151,7 +151,7 @@ def test_missing_responses_and_an_excel_workbook_in_the_browser(tmp_path):
         page.get_by_test_id("stMultiSelect").filter(has_text="Sensitive columns").first.click()
         page.get_by_role("option", name="total_cost_eur").first.click()
         page.keyboard.press("Escape")
-        page.get_by_text("S = total_cost_eur").first.wait_for()
+        page.get_by_text("the sensitive columns (total_cost_eur)").first.wait_for()  # the order, in words
         go_to(page, "3 · Sweep")
         small_sweep(page)
         page.get_by_role("button", name="Start sweep").click()
