@@ -9,6 +9,7 @@ import pytest
 
 from tests.browser import (
     CEILING,
+    SWEEP_CEILING,
     browser_page,
     confirm_verdicts,
     go_to,
@@ -17,6 +18,8 @@ from tests.browser import (
     running_server,
     settled,
     shot,
+    sidebar,
+    wait_for_text,
 )
 
 pytestmark = pytest.mark.slow  # a Streamlit server, headless Chromium and a sweep
@@ -83,6 +86,8 @@ def test_demo_flow_in_chromium(server, tmp_path):
                 break
         assert "your choice" in selected.first.inner_text()
 
+        # a level is recommended from complete numbers only: the sweep's end, which the sidebar says
+        wait_for_text(page, lambda: sidebar(page), "Sweep: done", SWEEP_CEILING)
         go_to(page, "4 · Choose")
         page.get_by_text("Recommended level").first.wait_for()
         no_streamlit_errors(page)
