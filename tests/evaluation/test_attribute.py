@@ -89,3 +89,17 @@ def test_release_records_name_every_set_and_metric(fitted):
     assert sorted(records.loc[records.metric == "release_mab", "iteration"]) == list(range(5))
     assert (records.loc[records.metric == "release_wcab", "value"].to_numpy()
             >= records.loc[records.metric == "release_mab", "value"].to_numpy()).all()
+
+
+def test_a_sets_coefficients_do_not_depend_on_the_sets_it_is_regressed_with():
+    """A level's sets are scored in chunks (jobs/plan.py): a set with a constant column (its regression singular)
+    must not change how the others in its chunk are solved, or the chunks' numbers would differ from one task's."""
+    rng = np.random.default_rng(3)
+    sets = rng.normal(size=(3, 60, 4))
+    sets[2, :, 1] = 1.0  # a constant column in the last set only
+    categorical = np.zeros(4, dtype=bool)
+    together = regress_sets(sets, 0, categorical)
+    for s in range(3):
+        alone = regress_sets(sets[s:s + 1], 0, categorical)
+        for whole, part in zip(together, alone, strict=True):
+            assert whole[s].tobytes() == part[0].tobytes(), s

@@ -147,6 +147,43 @@ def test_a_job_begun_by_an_earlier_version_resumes_without_reading_its_pickles(r
 
 
 @pytest.mark.slow
+def test_a_job_stored_with_one_chunk_per_level_resumes_to_the_same_summary_bytes(table, reference, tmp_path,
+                                                                               monkeypatch):
+    """Before the first chunks (issue 57), a level's sets were scored in one release task (release:L:0-5 at the
+    test suite's sizes). A job stored then and resumed now keeps the chunks it holds, scores a level it had not
+    scored in this version's chunks, and ends with the records and summary.json of a sweep run now, byte for byte."""
+    import json
+
+    from tvs_core.evaluation.release import DISTANCE_SETS
+    from tvs_core.jobs import plan as planning
+
+    def one_chunk(protocol):  # the plan before issue 57, as main had it
+        n_sets = max(protocol.utility_sets, protocol.release_sets, DISTANCE_SETS)
+        first = min(n_sets, 10)
+        return [(0, first)] + ([(first, n_sets)] if n_sets > first else [])
+
+    expected, done_store, _ = reference
+    store = Store(tmp_path)
+    job_id = submit(store, table, config())
+    with monkeypatch.context() as earlier:
+        earlier.setattr(planning, "release_chunks", one_chunk)
+        assert run_job(store, job_id, n_jobs=2) == "done"
+    assert {r["task"] for r in store.results(job_id) if r["kind"] == "release"} == {
+        "release:1:0-5", "release:2:0-5", "release:3:0-5"}
+    store.forget_results(job_id, ["release:3:0-5", "aia:0", "release_details:2"])  # stopped before these
+    store.update_job(job_id, status="interrupted")
+    assert run_job(store, job_id, n_jobs=2) == "done", store.job(job_id)["error"]
+    tasks = [r["task"] for r in store.results(job_id)]
+    assert len(tasks) == len(set(tasks)) == store.job(job_id)["total"]
+    assert sorted(t for t in tasks if t.startswith("release:")) == [
+        "release:1:0-5", "release:2:0-5", "release:3:0-2", "release:3:2-5"]  # no set scored twice
+    pd.testing.assert_frame_equal(sorted_records(store, job_id), expected)
+    ran_now = done_store.job(reference[2])["id"]
+    assert json.dumps(summary_json(JobView(store, job_id).records(), ["total_cost_eur"])) == json.dumps(
+        summary_json(JobView(done_store, ran_now).records(), ["total_cost_eur"]))
+
+
+@pytest.mark.slow
 def test_cancel_stops_within_one_task(table, tmp_path):
     store = Store(tmp_path)
     job_id = submit(store, table, config(levels=[1, 2, 3, 4]))

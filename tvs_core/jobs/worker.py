@@ -169,7 +169,8 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
     context = context_for_job(config, table, holdout, holder, job_externals(store, config))
     looks = sorted((key for key in _keys(sink.done()) if key.kind == TaskKind.FIRST_LOOK), key=lambda k: k.index)
     scored = scored_earlier(store.results(job_id)) if stored is not None else set()  # resumed: see scored_earlier
-    tasks = [Task(key, (), 0) for key in looks] + [t for t in plan(context) if t.name not in scored]
+    # a resumed job keeps the release chunks it stored, whichever version planned them (plan.release_tasks)
+    tasks = [Task(key, (), 0) for key in looks] + [t for t in plan(context, sink.done()) if t.name not in scored]
     load, _ = machine_load()  # the time left's speed until a task is measured (jobs/progress.py)
     store.update_job(job_id, total=len(tasks), plan=plan_json(tasks),
                      details=json.dumps(context.details() | {"load_at_plan": load}))
