@@ -69,7 +69,7 @@ def release_tasks(levels: list, protocol, stored: Collection[str] = ()) -> tuple
 def _chunks_left(level, chunks: list[tuple[int, int]], stored: Collection[str]) -> list[tuple[int, int]]:
     """``chunks`` of ``level``; or, where a stored chunk of it is not one of them, the stored chunks and the sets
     they leave, in ``chunks`` cut where a stored chunk ends."""
-    held = [(a, b) for lv, a, b in filter(None, map(_chunk, stored)) if lv == level]
+    held = [(a, b) for lv, a, b in filter(None, map(release_chunk, stored)) if lv == level]
     if all(chunk in chunks for chunk in held):
         return chunks
     cuts = sorted({x for chunk in chunks + held for x in chunk})
@@ -77,7 +77,7 @@ def _chunks_left(level, chunks: list[tuple[int, int]], stored: Collection[str]) 
     return sorted(held + left)
 
 
-def _chunk(name: str) -> tuple[int, int, int] | None:
+def release_chunk(name: str) -> tuple[int, int, int] | None:
     """(level, first set, stop) of a stored release task's key; None for any other key."""
     if not name.startswith(f"{TaskKind.RELEASE.value}:"):
         return None
