@@ -270,8 +270,10 @@ elif view.job["status"] == JobStatus.DONE and view.job.get("started") and view.j
     took = duration_text(view.job["finished"] - view.job["started"])
     st.caption(f"This sweep ran {view.job['total']} tasks in {took} (the last run, if it was resumed).")
 stop, resume = st.columns(2)
-if stop.button("Cancel", disabled=not view.active):
-    cancel_job(common.store(), view.id)
+stopping = view.active and bool(view.job.get("cancel"))
+if stop.button("Cancel", disabled=not view.active or stopping,
+               help="Stopping: the tasks under way are being ended; finished ones are kept." if stopping else None):
+    cancel_job(common.store(), view.id, wait=False)  # at once: the progress line says it is stopping
     st.rerun()
 if resume.button("Resume", disabled=view.active or view.job["status"] == JobStatus.DONE):
     try:
