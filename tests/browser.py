@@ -132,11 +132,13 @@ def _write_locked(database: Path) -> bool:
 
 
 @contextmanager
-def held_sweep(workspace: Path):
+def held_sweep(workspace: Path, until=None):
     """The open project's sweep held where it is while the test acts, as a long sweep on a busy machine is: once it
     runs, its worker's process group (the worker and its pool) is stopped (SIGSTOP) at a moment it holds no write
     lock on the store, and let go (SIGCONT) afterwards. The pages see a running sweep whose progress waits; the
-    sweep then finishes as any other. Yields the job's id."""
+    sweep then finishes as any other. ``until(store, job_id)``: held only once that holds — the worker runs in
+    slices of 20 ms, stopped between them while the condition is read, so that the sweep is held at the first slice
+    after which it holds (a task that takes longer than a slice cannot finish unseen). Yields the job's id."""
     from tvs_core.jobs.projects import Projects
     from tvs_core.storage import Store
 
@@ -146,15 +148,25 @@ def held_sweep(workspace: Path):
         job = wait_until(lambda: (found := store.job(job_id))["status"] == "running" and found["pid"] and found,
                          "the sweep's worker runs", CEILING / 1000)
         group = job["pid"]  # started in a session of its own: its process group
-        for _attempt in range(200):
-            os.killpg(group, signal.SIGSTOP)
-            if not _write_locked(store.path):
-                break
-            os.killpg(group, signal.SIGCONT)  # stopped inside a write: let it finish, then stop it again
-            time.sleep(0.05)
-        else:
+
+        def stop() -> None:
+            for _attempt in range(200):
+                os.killpg(group, signal.SIGSTOP)
+                if not _write_locked(store.path):
+                    return
+                os.killpg(group, signal.SIGCONT)  # stopped inside a write: let it finish, then stop it again
+                time.sleep(0.05)
             raise AssertionError("the sweep's worker never left the store's write lock")
+
+        stop()
         try:
+            if until is not None:
+                deadline = time.monotonic() + CEILING / 1000
+                while not until(store, job_id):
+                    assert time.monotonic() < deadline, f"the sweep never reached the state held for ({until})"
+                    os.killpg(group, signal.SIGCONT)
+                    time.sleep(0.02)
+                    stop()
             yield job_id
         finally:
             with suppress(ProcessLookupError):

@@ -20,6 +20,7 @@ from tvs_core.jobs.progress import (
     calibrated,
     chunk_share,
     competitor_fits,
+    competitors,
     duration_text,
     estimate,
     first_look_tasks,
@@ -287,6 +288,14 @@ def test_other_processes_slow_the_workers_by_their_niceness_and_their_share_of_t
     assert slowdown([19] * 10, 19, 2, 2) == pytest.approx(6.0)  # workers niced as much: equal shares again
     assert slowdown([-5, 0, 0], 0, 1, 2) == pytest.approx(3.0)  # the heavy one takes a whole core, 3 share the other
     assert nice_weight(0) == 1024.0 and round(nice_weight(19)) == 15 and round(nice_weight(-5)) == 3125
+
+
+def test_the_competitors_are_as_many_as_the_load_says_at_the_niceness_proc_shows():
+    """One look at /proc catches a thread that mostly waits only now and then: how many compete comes from the load
+    average (a minute's), their niceness from the threads seen wanting a core."""
+    assert competitors([19, 19, 0], 6.2) == [0, 0, 19, 19, 19, 19]
+    assert competitors([], 2.4) == [0, 0]  # none seen: as eager as anyone
+    assert competitors([19], 0.3) == [] and competitors([5, 19], None) == [5, 19]
 
 
 def test_before_start_weighs_the_processes_that_want_a_core_by_their_niceness(tmp_path):

@@ -570,13 +570,28 @@ def runnable_others(exclude_group: int | None = None) -> list[int] | None:
     return None if found is None else list(found.values())
 
 
-def machine_slowdown(workers: int, exclude_group: int | None = None) -> tuple[float | None, int]:
-    """``slowdown`` of ``workers`` at this process's niceness among the threads that want a core now (None where
-    /proc cannot say), and the cores."""
+def competitors(seen: list[int], load: float | None) -> list[int]:
+    """The niceness of each process that competes for a core over the last minute: as many as the ``load`` average
+    says (smoothed, where one look at /proc catches a thread that mostly waits only now and then), at the niceness
+    mix of the threads ``seen`` wanting a core now (niceness 0 for all, where none was seen); ``seen`` itself where
+    the load is unknown."""
+    if load is None:
+        return list(seen)
+    count = int(round(load))
+    mix = sorted(seen) or [0]
+    return [mix[(i * len(mix)) // count] for i in range(count)] if count else []
+
+
+def machine_slowdown(workers: int, exclude_group: int | None = None, less: int = 0) -> tuple[float | None, int]:
+    """``slowdown`` of ``workers`` at this process's niceness among the processes that compete for a core
+    (``competitors``: the load average less ``less`` of its own, at the niceness of the threads /proc shows wanting
+    a core, ``exclude_group``'s left out); None where /proc cannot say; and the cores."""
     cores = os.cpu_count() or 1
-    others = runnable_others(exclude_group)
-    if others is None:
+    seen = runnable_others(exclude_group)
+    if seen is None:
         return None, cores
+    load, _ = machine_load()
+    others = competitors(seen, None if load is None else max(load - less, 0.0))
     return slowdown(others, os.getpriority(os.PRIO_PROCESS, 0), workers, cores), cores
 
 
@@ -620,17 +635,19 @@ def before_start(store: Store, plan: list[Task], n_train: int, n_columns: int, w
                  competing: tuple[list[int], int, int] | None = None) -> StartEstimate:
     """``estimate`` on this machine as it is now: the other processes that want a core, each weighed by its niceness
     against the sweep's workers (``slowdown``; ``competing``: their niceness values, the workers' own and the cores,
-    default read from /proc), scale it; where only a load average is known (``load``: its value and the cores, as a
-    recorded sweep has it), each runnable process counts as a full competitor (``busy_factor``)."""
+    default ``competitors``: as many as the load average, at the niceness /proc shows), scale it; where only a load
+    average is known (``load``: its value and the cores, as a recorded sweep has it), each runnable process counts as a
+    full competitor (``busy_factor``)."""
     seconds, source = estimate(store, plan, n_train, n_columns, workers, config)
     if load is not None:
         average, cores = load
         factor, others = busy_factor(average, cores, workers), None
     else:
-        if competing is None:
-            found, cores = runnable_others(), os.cpu_count() or 1
-            competing = None if found is None else (found, os.getpriority(os.PRIO_PROCESS, 0), cores)
         average, cores = machine_load()
+        if competing is None:
+            found = runnable_others()
+            competing = None if found is None else (competitors(found, average), os.getpriority(os.PRIO_PROCESS, 0),
+                                                    cores)
         if competing is None:
             factor, others = busy_factor(average, cores, workers), None
         else:

@@ -218,7 +218,7 @@ def _machine(n_jobs: int) -> dict:
     sweep's workers will run among the other threads that want a core, weighed by their niceness (this worker's own
     process group left out)."""
     load, _ = machine_load()
-    slowed, _ = machine_slowdown(n_jobs, os.getpgid(0))
+    slowed, _ = machine_slowdown(n_jobs, os.getpgid(0), less=n_jobs)  # the load counts this sweep's own work too
     return {"load_at_plan": load, "slowdown_at_plan": slowed}
 
 
