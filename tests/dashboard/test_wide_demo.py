@@ -122,7 +122,7 @@ def test_the_wide_demo_shows_every_levels_first_numbers_then_the_refined_numbers
     refined) on the scatter, marked as provisional — the point, its hover, a legend entry saying on how many sets they
     rest —, the same on the Sweep and Choose pages, whose card says so too; then, once the sweep ends, the refined
     numbers, final. The sweep is held (its worker stopped) at the first moment every level's first chunk is stored."""
-    from tests.browser import held_sweep
+    from tests.browser import held_when
     from tests.dashboard.test_app import finish_sweep
 
     at = open_wide_demo()
@@ -130,17 +130,20 @@ def test_the_wide_demo_shows_every_levels_first_numbers_then_the_refined_numbers
     at.multiselect(key="w.sweep.levels").set_value([1, 2]).run()
     at.multiselect(key="w.sweep.baselines").set_value([]).run()
     at.selectbox(key="w.sweep.families").set_value("gaussian").run()
-    next(b for b in at.button if b.label == "Start sweep").click().run()
-    no_errors(at)
     firsts = {"release:1:0-2", "release:2:0-2"}  # the tiny protocol's five sets: 2 first, then 3
 
-    def first_numbers_only(store, job_id) -> bool:
+    def planned(store, job_id) -> bool:  # the holder is fitted: the levels' tasks start
+        return bool(store.job(job_id)["plan"])
+
+    def first_numbers(store, job_id) -> bool:
         return firsts <= store.done_tasks(job_id)
 
-    with held_sweep(workspace, until=first_numbers_only) as job_id:
+    with held_when(workspace, until=first_numbers, near=planned) as hold:
+        next(b for b in at.button if b.label == "Start sweep").click().run()
+        no_errors(at)
         from pages import common
 
-        done = common.store().done_tasks(job_id)
+        done = common.store().done_tasks(hold.job_id())
         assert not {"release:1:2-5", "release:2:2-5"} & done, "a refining chunk ended before the hold"
         at.run()  # the Sweep page's own refresh (AppTest runs no timers)
         no_errors(at)

@@ -194,8 +194,9 @@ def test_a_recorded_sweep_replayed_through_the_store_never_shows_a_full_bar_befo
     store.update_job("job", status="running", workers=case["workers"], started=origin, details=json.dumps(details))
     tasks = sorted(case["tasks"], key=lambda task: task[3])
     moments = sorted({end for *_, end in tasks} | set(range(0, int(case["end"]), 10)))
-    stored, shown = 0, []
+    stored, shown, before = 0, [], None
     for now in moments:
+        counted = stored
         while stored < len(tasks) and tasks[stored][3] <= now:
             key, kind, seconds, end = tasks[stored]
             store.add_result("job", key, kind, [], seconds)
@@ -211,6 +212,9 @@ def test_a_recorded_sweep_replayed_through_the_store_never_shows_a_full_bar_befo
         assert info["fraction"] < 1.0, (now, info)
         if stored:  # a first look has reported: the sweep's levels and shape are known
             assert info["eta_seconds"] is not None and "left" in info["text"], (now, info["text"])
+            if before is not None and stored == counted:  # no task ended since: the time left counts down
+                assert info["eta_seconds"] <= before + 1e-6, (now, info["eta_seconds"], before)
+            before = info["eta_seconds"]
         shown.append(info["fraction"])
     store.update_job("job", status="done")
     assert progress(store, "job")["fraction"] == 1.0

@@ -346,18 +346,21 @@ class TimeLeft:
 
 def time_left(plan: list[Task], finished: list[Finished], priors: dict[str, float], fits: dict[str, float],
               workers: int, now: float | None = None, began: float | None = None, load: float | None = None,
-              cores: int = 1, slowdown: float | None = None, sizes: tuple[int, int] | None = None) -> TimeLeft:
+              cores: int = 1, slowdown: float | None = None, sizes: tuple[int, int] | None = None,
+              running: dict[str, float] | None = None) -> TimeLeft:
     """The time left of ``plan`` at ``now`` (None: nothing is running), its ``finished`` tasks known: the costs
     ``calibrated`` by them, the running tasks' work counted (``in_flight``; ``began``: when the plan's first stage
     started); until a task is measured, the machine's ``slowdown`` when the plan was made (``slowdown``: the other
     processes by their niceness), or, for a job that did not record it, its ``load`` average (the sweep's own
-    workers among it) on its ``cores``, slows the priors. Both ends of the range; ``sizes``: as ``chunk_share``. The
-    dashboard, the command line and the replay of recorded sweeps all read it."""
+    workers among it) on its ``cores``, slows the priors. Both ends of the range; ``sizes``: as ``chunk_share``;
+    ``running``: seconds worked by tasks known to run (the holder's fit before the plan). The dashboard, the command
+    line and the replay of recorded sweeps all read it."""
     names = {task.name for task in plan}
     done = {f.key: f for f in finished if f.key in names}
     share = slowdown if slowdown is not None else (None if load is None else max(1.0, load / cores))
     costs = calibrated(priors, list(done.values()), fits, 1.0 if share is None else share, share, sizes)
     spent = {} if now is None else in_flight(plan, done, workers, now, began if began is not None else now)
+    spent |= running or {}
     expected = seconds_left(plan, set(done), costs.kinds, workers, costs.fits, spent, sizes)
     slow = seconds_left(plan, set(done), costs.high, workers, costs.fits_high, spent, sizes)
     left = [task for task in plan if task.name not in done]
@@ -428,11 +431,17 @@ def _before_the_plan(store: Store, job: dict, looks: int) -> tuple[TimeLeft | No
     shaped = {"id": job["id"], "details": {"n_train": n_train, "n_columns": n_columns,
                                            "n_targets": planned_targets(config)}}
     priors, _ = kind_priors(store, shaped)
-    looks_left = max(int(details.get("first_look_levels") or 0) - looks, 0) * priors.get(TaskKind.FIRST_LOOK, 0.0)
+    looks_left = max(int(details.get("first_look_levels") or 0) - looks, 0)
+    fitting = {}  # every first look stored, the job running: the holder is being fitted since the last one
+    if not looks_left and looks and job["status"] == JobStatus.RUNNING:
+        last = max(f.at for f in finished_tasks(store, job["id"]) if f.kind == TaskKind.FIRST_LOOK)
+        fitting = {str(TaskKey(TaskKind.HOLDER)): max(time.time() - last, 0.0)}
     left = time_left(planned, [], priors, competitor_fits(config, n_train, n_columns), job["workers"] or 1,
                      load=details.get("load_at_plan"), cores=machine_load()[1],
                      slowdown=details.get("slowdown_at_plan"), sizes=(config.protocol().utility_sets,
-                                                                      config.protocol().release_sets))
+                                                                      config.protocol().release_sets),
+                     running=fitting)
+    looks_left *= priors.get(TaskKind.FIRST_LOOK, 0.0)
     return replace(left, seconds=left.seconds + looks_left, low=left.low + looks_left), task_total(planned, n_train)
 
 
