@@ -219,7 +219,10 @@ end / the truth; both once the plan's first tasks (one per worker) have reported
 ranged = the share of those polls said as a range (a kind of the tasks left not measured yet, or a busy machine);
 rise = the largest jump up of what is said, always at a task's end (never between two: the replay test checks both
 ends). The `wide_*` rows are issue 47's 5,000 x 120 sweep (bench/wide_schedules.json), the `support_*` rows the
-884 x 27 default sweep (`--table support`), run under `nice -n 19` beside other work as on a shared server.
+884 x 27 default sweep (`--table support`), run under `nice -n 19` beside other work as on a shared server. Before
+Start: what the recorded run itself said (support_first_chunks_loaded: the threads seen wanting a core in one look,
+all niced as the sweep was, before their count was taken from the load average; the load average alone says 850 s,
+tests/jobs/test_progress_estimate.py).
 
 | recording | busy loops | load average | duration s | before Start s (error) | said, lowest | said, median | \
 said, highest | fast end, median (range) | ranged | largest rise s |
