@@ -172,7 +172,7 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
         levels[:] = levels or sweep_levels(config, train)
         return levels
 
-    machine = _machine(n_jobs)  # how busy the machine is: the time left's speed until a task is measured
+    machine = _machine(n_jobs, running=False)  # how busy: the time left's speed until a task is measured
 
     if stored is None:
         # the first look: seconds, while the holder takes minutes
@@ -202,6 +202,7 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
     scored = scored_earlier(store.results(job_id)) if stored is not None else set()  # resumed: see scored_earlier
     # a resumed job keeps the release chunks it stored, whichever version planned them (plan.release_tasks)
     tasks = [Task(key, (), 0) for key in looks] + [t for t in plan(context, sink.done()) if t.name not in scored]
+    machine = _machine(n_jobs, running=True)  # as the plan's tasks start
     store.update_job(job_id, total=len(tasks), plan=plan_json(tasks), details=json.dumps(context.details() | machine))
     _forget_unreadable_payloads(store, job_id)
     holder_key = str(TaskKey(TaskKind.HOLDER))
@@ -213,13 +214,15 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
     return execute(context, tasks, sink, n_jobs=n_jobs, backend=backend, address=address)
 
 
-def _machine(n_jobs: int) -> dict:
-    """How busy the machine is as the sweep starts (jobs/progress.py): its load average, and how much slower the
-    sweep's workers will run among the other threads that want a core, weighed by their niceness (this worker's own
-    process group left out)."""
+def _machine(n_jobs: int, running: bool) -> dict:
+    """How busy the machine is (jobs/progress.py): its load average with this sweep's own work among it (``running``:
+    the first look and the holder's fit ran on its cores just now, so the load counts them; before them, the
+    workers are added), and how much slower the sweep's workers will run among the other processes that want a core,
+    weighed by their niceness (this worker's own process group left out)."""
     load, _ = machine_load()
-    slowed, _ = machine_slowdown(n_jobs, os.getpgid(0), less=n_jobs)  # the load counts this sweep's own work too
-    return {"load_at_plan": load, "slowdown_at_plan": slowed}
+    slowed, _ = machine_slowdown(n_jobs, os.getpgid(0), less=n_jobs if running else 0)
+    return {"load_at_plan": None if load is None else load + (0 if running else n_jobs),
+            "slowdown_at_plan": slowed}
 
 
 def _forget_unreadable_payloads(store: Store, job_id: str) -> None:
