@@ -68,8 +68,9 @@ def tree_rss_mb(pid: int) -> float:
 
 
 def _levels_done_s(store: Store, job: dict, start_wall: float) -> float | None:
-    """Seconds from submit until every task of the plan's first stage (every level's quick numbers and the
-    reference anchors) was stored; None while one is missing."""
+    """Seconds from submit until every task of the plan's first stage (every level's own first numbers — its first
+    two published sets since issue 57, its quick numbers before — and the reference anchors) was stored; None while
+    one is missing."""
     plan = job.get("plan") or []
     wanted = {entry["key"] for entry in plan if isinstance(entry, dict) and entry.get("stage") == LEVELS}
     created = {r["task"]: r["created"] for r in store.results(job["id"])}
@@ -156,7 +157,8 @@ def _load(entry: dict) -> str:
 def report(entries: list[dict]) -> str:
     entries = sorted(entries, key=lambda e: (e["columns"], e["rows"], e.get("label", "")))
     lines = ["| rows | columns | backend | run | levels | status | wall | peak RSS | first result "
-             "| every level shown | every level's own quick numbers | share of task time (top 4) | code "
+             "| every level shown | every level's own first numbers (before 60c75cb: quick numbers) "
+             "| share of task time (top 4) | code "
              "| load avg before/after |",
              "|---:|---:|---|---|---:|---|---:|---:|---:|---:|---:|---|---|---|"]
     for e in entries:

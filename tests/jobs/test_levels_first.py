@@ -43,7 +43,12 @@ def test_every_level_has_its_quick_numbers_before_the_first_baseline_or_game_res
     kinds = [r["kind"] for r in results]
     first_later = min(i for i, kind in enumerate(kinds) if kind in LATER_KINDS)
     before = results[:first_later]
-    assert {r["kind"] for r in results[first_later:]} <= LATER_KINDS  # nothing of the levels comes after
+    refining = {r["task"] for r in results if r["kind"] == "release" and not r["task"].split(":")[2].startswith("0-")}
+    assert refining == {f"release:{level}:2-5" for level in (1, 2, 3)}  # issue 57: every level's first numbers,
+    # then its other sets
+    assert {r["kind"] for r in results[first_later:] if r["task"] not in refining} <= LATER_KINDS
+    last_first = max(i for i, r in enumerate(results) if r["kind"] == "release" and r["task"] not in refining)
+    assert last_first < min(i for i, r in enumerate(results) if r["task"] in refining)  # every first before any refined
     for level in (1, 2, 3):
         metrics = {rec["metric"] for r in before for rec in r["records"]
                    if rec["model"] == HOLDER and rec["level"] == level}

@@ -10,8 +10,18 @@ from tvs_core.evaluation.protocol import QUICK
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.jobs import SweepConfig
 from tvs_core.jobs.config import baseline_spec
-from tvs_core.jobs.plan import ATTACKER_PARTS, audited, claimed_epsilons, planned_tasks, release_chunks, scored_earlier
-from tvs_core.jobs.tasks import ATTACKERS, EVALUATIONS, GAMES, LEVELS, TaskKind
+from tvs_core.jobs.plan import (
+    ATTACKER_PARTS,
+    FIRST_SETS,
+    audited,
+    claimed_epsilons,
+    plan,
+    planned_tasks,
+    release_chunks,
+    release_tasks,
+    scored_earlier,
+)
+from tvs_core.jobs.tasks import ATTACKERS, EVALUATIONS, GAMES, LEVELS, TaskKind, run_task
 
 Y = "y"
 
@@ -25,19 +35,42 @@ def kinds(tasks):
     return Counter(task.kind for task in tasks)
 
 
-# -- release_chunks ------------------------------------------------------------------------------------------------
-def test_the_quick_preset_is_one_chunk_of_every_set():
-    assert release_chunks(QUICK) == [(0, 10)]  # max(5 utility, 10 release, 5 distance) sets at once
+# -- release_chunks, release_tasks -----------------------------------------------------------------------------------
+def test_the_quick_preset_scores_a_first_chunk_of_two_sets_then_refines_them():
+    """Every level's first numbers rest on FIRST_SETS sets (the fewest with a spread); the rest of max(5 utility, 10
+    release, 5 distance) sets refines them; together the chunks cover every set once."""
+    assert FIRST_SETS == 2
+    assert release_chunks(QUICK) == [(0, 2), (2, 10)]
 
 
-def test_more_sets_than_the_quick_preset_are_a_first_chunk_then_the_rest():
-    """The first chunk has the quick preset's sizes (the first numbers come as fast as a quick sweep's); the second
-    chunk refines them; together they cover every set once."""
-    assert release_chunks(replace(QUICK, release_sets=40, utility_sets=25)) == [(0, 10), (10, 40)]
+def test_more_sets_than_the_quick_preset_are_first_numbers_then_the_quick_numbers_then_the_rest():
+    assert release_chunks(replace(QUICK, release_sets=40, utility_sets=25)) == [(0, 2), (2, 10), (10, 40)]
 
 
 def test_fewer_sets_than_the_distance_metrics_need_still_draw_those():
-    assert release_chunks(replace(QUICK, release_sets=2, utility_sets=1)) == [(0, 5)]  # DISTANCE_SETS = 5
+    assert release_chunks(replace(QUICK, release_sets=2, utility_sets=1)) == [(0, 2), (2, 5)]  # DISTANCE_SETS = 5
+    assert release_chunks(replace(QUICK, **TINY)) == [(0, 2), (2, 5)]  # the test suite's sizes
+
+
+def test_every_levels_first_chunk_comes_before_any_levels_refining_chunk_and_the_next_chunk_before_the_one_after():
+    firsts, refining = release_tasks([1, 5, 9], replace(QUICK, release_sets=40))
+    assert [t.name for t in firsts] == ["release:1:0-2", "release:5:0-2", "release:9:0-2"]
+    assert [t.name for t in refining] == ["release:1:2-10", "release:5:2-10", "release:9:2-10",
+                                          "release:1:10-40", "release:5:10-40", "release:9:10-40"]
+    assert {t.stage for t in firsts} == {LEVELS} and {t.stage for t in refining} == {GAMES}
+
+
+def test_a_job_stored_with_the_earlier_chunks_keeps_them_and_scores_only_the_sets_they_leave():
+    """Before the first chunks, the quick preset scored a level's ten sets in one task and the paper preset ten, then
+    forty: resumed now, a level with such a chunk stored scores no set twice; a level with nothing stored gets this
+    version's chunks (the sets are seeded by index, so the numbers are the same)."""
+    quick = [t.name for t in sum(release_tasks([1, 5], QUICK, {"holder", "release:1:0-10", "aia:0"}), [])]
+    assert quick == ["release:1:0-10", "release:5:0-2", "release:5:2-10"]
+    paper = [t.name for t in sum(release_tasks([1], replace(QUICK, release_sets=50, utility_sets=50),
+                                               {"release:1:0-10"}), [])]
+    assert paper == ["release:1:0-10", "release:1:10-50"]  # as the earlier plan had it
+    assert [t.name for t in sum(release_tasks([1], QUICK, {"release:1:0-2"}), [])] == [
+        "release:1:0-2", "release:1:2-10"]  # this version's own chunks: nothing changes
 
 
 # -- plan (through planned_tasks, the plan known before the holder's fit) ------------------------------------------
@@ -50,9 +83,10 @@ def test_every_task_key_is_unique_and_the_holders_fit_is_stage_0():
 
 
 def test_the_number_of_each_kind_follows_the_protocol_sizes():
-    """TINY: 2 aia iterations, 2 shadows, 1 membership evaluation; 3 levels; one baseline that plays no game."""
+    """TINY: 2 aia iterations, 2 shadows, 1 membership evaluation; 3 levels of two chunks; one baseline that plays
+    no game."""
     tasks = planned_tasks(config(), [1, 2, 3])
-    assert kinds(tasks) == {TaskKind.HOLDER: 1, TaskKind.REFERENCE: 1, TaskKind.RELEASE: 3,
+    assert kinds(tasks) == {TaskKind.HOLDER: 1, TaskKind.REFERENCE: 1, TaskKind.RELEASE: 6,
                             TaskKind.REFERENCE_DETAILS: 1, TaskKind.RELEASE_DETAILS: 3, TaskKind.BASELINE: 1,
                             TaskKind.AIA: 2, TaskKind.MIA_SHADOW: 2, TaskKind.MIA_ATTACKERS: ATTACKER_PARTS,
                             TaskKind.MIA_EVAL: 1}
@@ -62,8 +96,10 @@ def test_stages_never_go_back_and_each_kind_has_its_stage():
     tasks = planned_tasks(config(baselines=["independent"], baseline_games=["mia"]), [1, 4])
     stages = [task.stage for task in tasks]
     assert stages == sorted(stages)  # plan order is streaming order: a stage's tasks after the one before
-    stage_of = {task.kind: task.stage for task in tasks}
-    assert stage_of[TaskKind.REFERENCE] == stage_of[TaskKind.RELEASE] == LEVELS
+    stage_of = {task.kind: task.stage for task in tasks if task.kind != TaskKind.RELEASE}
+    assert stage_of[TaskKind.REFERENCE] == LEVELS
+    assert {(task.params[1], task.stage) for task in tasks if task.kind == TaskKind.RELEASE} == {(0, LEVELS),
+                                                                                               (2, GAMES)}
     assert stage_of[TaskKind.MIA_ATTACKERS] == ATTACKERS and stage_of[TaskKind.MIA_EVAL] == EVALUATIONS
     assert {stage_of[k] for k in (TaskKind.AIA, TaskKind.MIA_SHADOW, TaskKind.BASELINE,
                                   TaskKind.RELEASE_DETAILS)} == {GAMES}
@@ -79,7 +115,8 @@ def test_the_games_stage_ends_on_the_details_tasks():
 def test_a_release_task_carries_its_level_and_its_chunk_of_sets():
     tasks = planned_tasks(config(protocol_overrides={**TINY, "release_sets": 30}), [2, 7])
     releases = [(t.name, t.stage, t.params[:3]) for t in tasks if t.kind == TaskKind.RELEASE]
-    assert releases == [("release:2:0-10", LEVELS, (2, 0, 10)), ("release:7:0-10", LEVELS, (7, 0, 10)),
+    assert releases == [("release:2:0-2", LEVELS, (2, 0, 2)), ("release:7:0-2", LEVELS, (7, 0, 2)),
+                        ("release:2:2-10", GAMES, (2, 2, 10)), ("release:7:2-10", GAMES, (7, 2, 10)),
                         ("release:2:10-30", GAMES, (2, 10, 30)), ("release:7:10-30", GAMES, (7, 10, 30))]
 
 
@@ -162,3 +199,47 @@ def test_only_a_release_or_reference_result_can_have_scored_the_details_earlier(
               "records": [{"metric": "singling_out_risk"}]}
     assert scored_earlier([result]) == set()
     assert scored_earlier([{**result, "task": "reference", "kind": "reference"}]) == {"reference_details"}  # control
+
+
+# -- the refined numbers are those of one chunk per level --------------------------------------------------------------
+@pytest.fixture(scope="module")
+def small_context():
+    from tvs_core import load_demo
+    from tvs_core.jobs.context import context_for_job
+
+    table = load_demo("clinical")[["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "heart_rate_bpm",
+                                   "in_hospital_death"]].head(300)
+    sweep = SweepConfig(response="in_hospital_death", sensitive=["total_cost_eur"], levels=[3], baselines=[])
+    context = context_for_job(sweep, table, None)
+    reference = next(t for t in plan(context) if t.kind == TaskKind.REFERENCE)
+    return sweep, context, run_task(reference, context)[0]  # the scales' anchors, for the summary
+
+
+@pytest.mark.parametrize("sizes", [pytest.param({}, id="quick: two chunks"),
+                                   pytest.param({"utility_sets": 12, "release_sets": 13}, id="three chunks",
+                                                marks=pytest.mark.slow)])
+def test_the_refined_numbers_after_first_chunks_are_the_bytes_of_one_chunk_per_level(small_context, sizes):
+    """Issue 57: every level's first numbers from its first FIRST_SETS sets, then the rest; the records and the
+    summary (summary.json) once every chunk has reported are those of a plan that scores each level's sets in one
+    task, byte for byte (the sets, TSTR's forests and every per-set metric are seeded by the set's index)."""
+    import json
+
+    from tvs_core.choice.summary import summary_json
+    from tvs_core.evaluation.records import to_frame
+    from tvs_core.evaluation.release import SCATTER
+    from tvs_core.jobs.tasks import Task, TaskKey
+
+    sweep, context, reference = small_context
+    context = replace(context, protocol=replace(context.protocol, **sizes))
+    chunked = [t for t in plan(context) if t.kind == TaskKind.RELEASE]
+    n_sets = release_chunks(context.protocol)[-1][1]
+    whole = [Task(TaskKey(TaskKind.RELEASE, index=(level, f"0-{n_sets}")), (level, 0, n_sets, SCATTER), LEVELS)
+             for level in context.levels]
+    assert len(chunked) == len(release_chunks(context.protocol)) * len(whole) > len(whole)
+
+    def records(tasks):
+        return to_frame(reference + [r for task in tasks for r in run_task(task, context)[0]])
+
+    by_chunks, at_once = records(chunked), records(whole)
+    assert by_chunks.to_csv() == at_once.to_csv()
+    assert json.dumps(summary_json(by_chunks, sweep.sensitive)) == json.dumps(summary_json(at_once, sweep.sensitive))

@@ -161,6 +161,21 @@ def test_a_worker_that_stops_within_the_grace_is_not_killed(store, no_kill):
     assert no_kill == [] and store.job(job_id)["status"] == "cancelled"
 
 
+def test_a_cancel_that_does_not_wait_returns_at_once_and_the_job_says_it_is_stopping(store, no_kill):
+    """The Sweep page's Cancel: the flag is set and the call returns while the worker is still alive (here: this
+    process, which never stops); the progress line says so at once; the wait and the backstop run in a thread."""
+    from tests.helpers import wait_until
+    from tvs_core.jobs.progress import progress
+
+    row = this_process()
+    job_id = stored_job(store, "a", "running", **row)
+    cancel_job(store, job_id, grace_seconds=1.0, wait=False)
+    info = progress(store, job_id)
+    assert store.cancel_requested(job_id) and info["stopping"] and info["text"].startswith("stopping — ")
+    wait_until(lambda: store.job(job_id)["status"] == "cancelled", "the backstop ended the job", 600)
+    assert no_kill == [(row["pid"], signal.SIGKILL)]
+
+
 @pytest.mark.parametrize("status", ["done", "failed", "interrupted"])
 def test_a_cancel_leaves_an_ended_jobs_status_as_it_was(store, no_kill, status):
     job_id = stored_job(store, "a", status, pid=None)

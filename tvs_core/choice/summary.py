@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..evaluation.catalogue import CATALOGUE, PerColumn, described
 from ..evaluation.dp_audit import audits_from_records
-from ..evaluation.records import HOLDER, REFERENCE_MODELS
+from ..evaluation.records import HOLDER, REFERENCE_MODELS, RecordRole
 from ..evaluation.summary import Summary, summarise
 from ..text import percent
 from .axes import DEFAULT_PRIVACY, Axis
@@ -44,7 +44,11 @@ def choose(summary: Summary, sensitive: list[str], alpha: float = 0.5,
            utility: UtilityMix = DEFAULT_MIX, complete: set[int] | None = None) -> Selection | None:
     """PU_t over the holder's levels, U_t being the utility mix; None until there is something to score.
     ``complete``: the levels whose numbers are final (``JobView.complete_levels``; None: every level), the only
-    ones recommended."""
+    ones recommended. A first look (records of role ``first_look``, a live scatter's stand-in) never enters it: drawn
+    beside the levels, it would otherwise move a min-max scale, and so which column decides a reported level's
+    privacy."""
+    if "role" in summary.frame and summary.frame["role"].eq(RecordRole.FIRST_LOOK).any():
+        summary = Summary(summary.frame[summary.frame["role"] != RecordRole.FIRST_LOOK].reset_index(drop=True))
     if not summary.has_levels():
         return None
     levels, anchors = level_table(summary, sensitive, privacy, utility=utility, method=method)

@@ -130,10 +130,17 @@ def _memory_slots(context: JobContext, todo: list[Task], sink: Sink, workers: in
 
 
 def _consume(sink: Sink, results) -> bool:
-    for result in results:
-        sink.add(result)
+    """Every result into the sink; True when the job was cancelled — checked after each result, and when the pool
+    fails under a cancel (the worker ends its pool's processes at once when Cancel is pressed: ``worker``)."""
+    try:
+        for result in results:
+            sink.add(result)
+            if sink.cancelled():
+                if hasattr(results, "close"):
+                    results.close()  # joblib drops the tasks under way now (and warns of it, here)
+                return True
+    except Exception:
         if sink.cancelled():
-            if hasattr(results, "close"):
-                results.close()  # joblib drops the tasks under way now (and warns of it, here)
             return True
+        raise
     return False

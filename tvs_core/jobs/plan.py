@@ -1,19 +1,20 @@
 """A job broken into tasks, in the order they should start, in stages that run one after the other.
 
-Levels first: stage 1 is every TVineSynth level's quick numbers (release MAB/WCAB, TSTR, pair
-structure, CI overlap, mia_auc: every metric that may be an axis of the scatter, on the first chunk of sets) and
-the reference anchors, so the scatter is complete for the levels before any baseline or game result is stored.
-Then the games and baselines fill in: stage 2 every task that needs nothing but the holder — the refining chunks,
-the competitors' fits (minutes each, the longest first), the attribute game, the membership game's shadows, the
-other baselines (and uploaded sets, DP audits), then the levels' and the reference's other metrics (``*_details``:
-GDPR criteria, fidelity, closeness), the longest kinds first so that the stage ends on short tasks and neither
-worker waits long for the other; stage 3 the membership attackers (which need every shadow, split in
-``ATTACKER_PARTS`` equal tasks); stage 4 the membership evaluations (which need the attackers).
-Keys name a task uniquely in a job.
+Levels first: stage 1 is every TVineSynth level's first numbers (release MAB/WCAB, TSTR, pair structure, CI
+overlap, mia_auc: every metric that may be an axis of the scatter, on each level's first ``FIRST_SETS`` published
+sets) and the reference anchors, so the scatter has every level's own numbers before any level is refined and before
+any baseline or game result is stored. Then the games and baselines fill in: stage 2 every task that needs nothing
+but the holder — the refining chunks of every level (``release_tasks``), the competitors' fits (minutes each, the
+longest first), the attribute game, the membership game's shadows, the other baselines (and uploaded sets, DP
+audits), then the levels' and the reference's other metrics (``*_details``: GDPR criteria, fidelity, closeness), the
+longest kinds first so that the stage ends on short tasks and neither worker waits long for the other; stage 3 the
+membership attackers (which need every shadow, split in ``ATTACKER_PARTS`` equal tasks); stage 4 the membership
+evaluations (which need the attackers). Keys name a task uniquely in a job.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from types import SimpleNamespace
 
 from ..evaluation.catalogue import CATALOGUE
@@ -34,23 +35,68 @@ def _task(kind: TaskKind, *index, params: tuple = (), stage: int = GAMES, player
     return Task(TaskKey(kind, player, tuple(index)), params, stage)
 
 
+# A level's sets scored before any level is refined: the fewest whose numbers have a spread (one set has none), so
+# that every level's first point carries an error bar; at 120 columns two sets cost about a third of the quick
+# preset's release task (bench/scale.md), the rest refines them. The sets are seeded by index (``release_sets``), so
+# the chunks together are the numbers one task would give.
+FIRST_SETS = 2
+
+
 def release_chunks(protocol) -> list[tuple[int, int]]:
-    """First chunk = the quick preset's sizes (fast first numbers); the rest refines them."""
+    """A level's published sets, in chunks scored one after the other: the first ``FIRST_SETS`` (every level's
+    first numbers), up to the quick preset's count (its numbers, under any larger preset), then the rest."""
     n_sets = max(protocol.utility_sets, protocol.release_sets, DISTANCE_SETS)
-    first = min(n_sets, max(QUICK.utility_sets, QUICK.release_sets, DISTANCE_SETS))
-    return [(0, first)] + ([(first, n_sets)] if n_sets > first else [])
+    quick = max(QUICK.utility_sets, QUICK.release_sets, DISTANCE_SETS)
+    bounds = sorted({0, n_sets} | {b for b in (FIRST_SETS, quick) if b < n_sets})
+    return list(zip(bounds, bounds[1:], strict=False))
 
 
-def plan(context: JobContext) -> list[Task]:
-    """Every task of the job. Stage 0 (the holder's fit) is done by whoever builds the context."""
+def release_tasks(levels: list, protocol, stored: Collection[str] = ()) -> tuple[list[Task], list[Task]]:
+    """Every level's release chunks as tasks: (the first chunk of every level, stage 1; the refining chunks, stage 2,
+    the next chunk of every level before the one after it). ``stored``: the keys a job already holds — a level whose
+    stored chunks another version planned (before the first chunks, the quick preset scored its ten sets in one)
+    keeps them, and only the sets they leave are planned, in this version's chunks: no set is scored twice, and the
+    numbers are those the earlier plan would have given."""
+    by_level = [[_task(TaskKind.RELEASE, level, f"{a}-{b}", params=(level, a, b, SCATTER),
+                       stage=LEVELS if a == 0 else GAMES)
+                 for a, b in _chunks_left(level, release_chunks(protocol), stored)] for level in levels]
+    firsts = [task for tasks in by_level for task in tasks if task.stage == LEVELS]
+    later = [[task for task in tasks if task.stage != LEVELS] for tasks in by_level]
+    refining = [tasks[i] for i in range(max(map(len, later), default=0)) for tasks in later if i < len(tasks)]
+    return firsts, refining
+
+
+def _chunks_left(level, chunks: list[tuple[int, int]], stored: Collection[str]) -> list[tuple[int, int]]:
+    """``chunks`` of ``level``; or, where a stored chunk of it is not one of them, the stored chunks and the sets
+    they leave, in ``chunks`` cut where a stored chunk ends."""
+    held = [(a, b) for lv, a, b in filter(None, map(release_chunk, stored)) if lv == level]
+    if all(chunk in chunks for chunk in held):
+        return chunks
+    cuts = sorted({x for chunk in chunks + held for x in chunk})
+    left = [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if not any(c <= a and b <= d for c, d in held)]
+    return sorted(held + left)
+
+
+def release_chunk(name: str) -> tuple[int, int, int] | None:
+    """(level, first set, stop) of a stored release task's key; None for any other key."""
+    if not name.startswith(f"{TaskKind.RELEASE.value}:"):
+        return None
+    key = TaskKey.parse(name)
+    if len(key.index) != 2 or str(key.index[1]).count("-") != 1 or not isinstance(key.index[0], int):
+        return None
+    first, stop = str(key.index[1]).split("-")
+    return key.index[0], int(first), int(stop)
+
+
+def plan(context: JobContext, stored: Collection[str] = ()) -> list[Task]:
+    """Every task of the job. Stage 0 (the holder's fit) is done by whoever builds the context. ``stored``: the keys
+    of the tasks a resumed job holds (``release_tasks``)."""
     protocol, games = context.protocol, context.games
     baselines = [b.label for b in context.baselines]
     tasks = [_task(TaskKind.HOLDER, stage=0), _task(TaskKind.REFERENCE, params=(SCATTER,), stage=LEVELS)]
-    if "release" in games:
-        chunks = release_chunks(protocol)
-        tasks += [_task(TaskKind.RELEASE, lv, f"{a}-{b}", params=(lv, a, b, SCATTER), stage=stage)
-                  for (a, b), stage in zip(chunks, [LEVELS] + [GAMES] * len(chunks), strict=False)
-                  for lv in context.levels]
+    if "release" in games:  # every level's first numbers (stage 1), then the same levels refined (stage 2)
+        firsts, refining = release_tasks(context.levels, protocol, stored)
+        tasks += firsts + refining
     # what no scatter axis shows (GDPR criteria, fidelity, closeness) fills in beside the games
     details = [_task(TaskKind.REFERENCE_DETAILS)]
     if "release" in games:

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -71,9 +72,28 @@ def start_worker(store: Store, job_id: str, n_jobs: int = 2, backend: str = "lok
     return process.pid
 
 
-def cancel_job(store: Store, job_id: str, grace_seconds: float = 15.0) -> None:
-    """Cooperative cancel; if the worker has not stopped after ``grace_seconds``, kill its process group."""
+def cancel_job(store: Store, job_id: str, grace_seconds: float = 15.0, wait: bool = True) -> None:
+    """Cooperative cancel (the worker stops its tasks under way at its next heartbeat); if the worker has not stopped
+    after ``grace_seconds``, kill its process group. ``wait=False`` (the Sweep page): return at once, the job showing
+    that it is stopping (``progress``), and wait in a thread of this process."""
     store.request_cancel(job_id)
+    if not wait and worker_alive(store.job(job_id)):
+        thread = threading.Thread(target=_cancel_in_thread, args=(store.workspace, job_id, grace_seconds),
+                                  name=f"cancel {job_id}", daemon=True)
+        thread.start()
+        return
+    _stop_within(store, job_id, grace_seconds)
+
+
+def _cancel_in_thread(workspace, job_id: str, grace_seconds: float) -> None:
+    store = Store(workspace)  # this thread's own connection
+    try:
+        _stop_within(store, job_id, grace_seconds)
+    finally:
+        store.close()
+
+
+def _stop_within(store: Store, job_id: str, grace_seconds: float) -> None:
     deadline = time.time() + grace_seconds
     while time.time() < deadline:
         if not worker_alive(store.job(job_id)):  # the worker saw the flag and exited
