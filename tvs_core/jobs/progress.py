@@ -69,7 +69,8 @@ def planned_targets(config: SweepConfig) -> int:
 # the rows a task on the training rows works on at the most (evaluation/sizes.py): a release's sets and the references
 # are drawn at RELEASE_ROWS, a baseline is fitted on BASELINE_ROWS; the holder's fit and the others take every row
 ROW_CAPS = {TaskKind.RELEASE: RELEASE_ROWS, TaskKind.REFERENCE: RELEASE_ROWS, TaskKind.RELEASE_DETAILS: RELEASE_ROWS,
-            TaskKind.REFERENCE_DETAILS: RELEASE_ROWS, TaskKind.EXTERNAL: RELEASE_ROWS, TaskKind.BASELINE: BASELINE_ROWS}
+            TaskKind.REFERENCE_DETAILS: RELEASE_ROWS, TaskKind.EXTERNAL: RELEASE_ROWS, TaskKind.BASELINE: BASELINE_ROWS,
+            TaskKind.BASELINE_FIT: BASELINE_ROWS, TaskKind.BASELINE_SETS: RELEASE_ROWS}
 
 
 def _size(kind: str, shape: tuple[float, float, float]) -> float:
@@ -189,7 +190,8 @@ def competitor_fits(config: SweepConfig, n_train: int, n_columns: int) -> dict[s
             continue
         seconds = fit_cost(spec.name, spec.config.get("epochs"), rows, n_columns)
         if seconds is not None:
-            fits[str(TaskKey(TaskKind.BASELINE, spec.label))] = seconds
+            # the fit's task: its own since issue 57, the baseline's whole task in a plan made before
+            fits |= {str(TaskKey(kind, spec.label)): seconds for kind in (TaskKind.BASELINE_FIT, TaskKind.BASELINE)}
             audit = fit_cost(spec.name, spec.config.get("epochs"), min(n_train, AUDIT_ROWS), n_columns)
             fits |= {str(TaskKey(TaskKind.DP_AUDIT, spec.label, (t,))): audit for t in range(config.dp_audit_trials)}
     return fits
@@ -403,7 +405,7 @@ def task_total(plan: list[Task], n_train: int) -> int:
 def fit_seconds_by_baseline(config: SweepConfig, n_train: int, n_columns: int) -> dict[str, float]:
     """Expected seconds of one fit of each competitor, by baseline name (the Sweep page's line before Start)."""
     fits = {TaskKey.parse(name): seconds for name, seconds in competitor_fits(config, n_train, n_columns).items()}
-    return {key.player: seconds for key, seconds in fits.items() if key.kind == TaskKind.BASELINE}
+    return {key.player: seconds for key, seconds in fits.items() if key.kind == TaskKind.BASELINE_FIT}
 
 
 def audit_seconds(store: Store, config: SweepConfig, n_train: int, n_columns: int, workers: int = 2) -> float:

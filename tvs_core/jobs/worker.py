@@ -23,7 +23,7 @@ from .context import context_for_job, fit_holder, split_tables, sweep_levels
 from .engine import TaskResult, execute
 from .first_look import first_look
 from .payloads import HEAD, current
-from .plan import plan, scored_earlier
+from .plan import plan, scored_earlier, scored_whole
 from .process import Terminated, process_start_time, worker_alive
 from .progress import machine_load
 from .submission import job_externals, job_tables
@@ -168,8 +168,12 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
         holder, seconds = SyntheticGenerator.from_json(stored), 0.0
     context = context_for_job(config, table, holdout, holder, job_externals(store, config))
     looks = sorted((key for key in _keys(sink.done()) if key.kind == TaskKind.FIRST_LOOK), key=lambda k: k.index)
-    scored = scored_earlier(store.results(job_id)) if stored is not None else set()  # resumed: see scored_earlier
-    tasks = [Task(key, (), 0) for key in looks] + [t for t in plan(context) if t.name not in scored]
+    todo = plan(context, workers=n_jobs)
+    if stored is not None:  # resumed: see scored_earlier and scored_whole
+        results = store.results(job_id)
+        scored = scored_earlier(results) | scored_whole(results, todo)
+        todo = [t for t in todo if t.name not in scored]
+    tasks = [Task(key, (), 0) for key in looks] + todo
     load, _ = machine_load()  # the time left's speed until a task is measured (jobs/progress.py)
     store.update_job(job_id, total=len(tasks), plan=plan_json(tasks),
                      details=json.dumps(context.details() | {"load_at_plan": load}))
