@@ -554,16 +554,28 @@ def refuse_open_ports(args) -> None:
 
 def cmd_worker(args) -> dict:
     from .jobs.process import Terminated
+    from .jobs.standby import note_imports, process_started_at, warm
     from .jobs.worker import run_job
     from .storage.store import Store
 
     refuse_open_ports(args)
+    ready_at = warm()  # what a standby worker imports before Start, this one after: recorded
+    store = Store(args.workspace)
+    note_imports(store, args.job_id, ready_at, process_started_at(os.getpid()))
     try:
-        status = run_job(Store(args.workspace), args.job_id, n_jobs=args.n_jobs, backend=args.backend,
+        status = run_job(store, args.job_id, n_jobs=args.n_jobs, backend=args.backend,
                          address=args.address, resume_on_restart=True)
     except KeyboardInterrupt as exc:  # stored as the job's state already; its processes have ended
         raise SystemExit(143 if isinstance(exc, Terminated) else 130) from None
     return {"job_id": args.job_id, "status": status}
+
+
+def cmd_standby(args) -> dict:
+    """A worker that imports now and waits in the workspace's store for the job its dashboard hands it
+    (jobs/standby.py)."""
+    from .jobs.standby import serve
+
+    return {"status": serve(args.workspace, args.dashboard)}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -714,6 +726,10 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_argument("--backend", default="loky")
     worker.add_argument("--address")
     worker.add_argument("--accept-open-ports", action="store_true")
+
+    standby = sub.add_parser("standby")  # no help: listed nowhere (the dashboard's worker, ready before Start)
+    standby.add_argument("--workspace", required=True)
+    standby.add_argument("--dashboard", type=int, required=True)
     return parser
 
 
@@ -725,7 +741,8 @@ def cmd_dashboard(args) -> dict:
 
 
 COMMANDS = {"dashboard": cmd_dashboard, "inspect": cmd_inspect, "order": cmd_order, "release": cmd_release,
-            "sweep": cmd_sweep, "report": cmd_report, "ledger": cmd_ledger, "worker": cmd_worker}
+            "sweep": cmd_sweep, "report": cmd_report, "ledger": cmd_ledger, "worker": cmd_worker,
+            "standby": cmd_standby}
 
 
 def _log_unexpected(command: str | None, workspace: str | None) -> Path | None:
