@@ -1,0 +1,357 @@
+"""The cores of a real server (issue 57): a recorded sweep's task costs replayed on 4 to 64 workers, the way the engine
+schedules them.
+
+Why: a hospital server has 16-64 cores and this machine two; nothing showed how the sweep uses them. Target, by this
+replay: the 5,000 x 120 quick sweep in <= 2 min on 16 workers and <= 1 min on 64.
+
+A recording is one real sweep in a worker process (``record``): every task's key, stage and seconds (the results
+table keeps each task's cost), the plan's order, the worker's start-up (submit to the job's start: the process and
+its imports) and the load average. The replay (``replay``) runs that plan again on W workers as the engine does:
+
+- the worker's start-up, then the first look and the holder's fit in the worker's own process, one after the other,
+  with the threads the worker gives them (``n_jobs`` = W): pyvinecopulib selects each tree's pair copulas in parallel,
+  so a fit's recorded seconds are split into a serial part and a part spread over each tree's edges
+  (``fit_seconds``: the serial share measured by ``threads``, per-thread CPU seconds of the fit);
+- the gap from the holder's fit to the first task (the context, the pool's start), as recorded;
+- then every task on W workers: whenever a worker is free it starts the first task, in plan order, whose inputs are
+  stored (``tvs_core.jobs.tasks.waits_for``: what it reads and, after the first stage, every level's quick numbers) —
+  or, for a recording of an engine that ran stage after stage (``engine: stages``), the first task of the stage under
+  way, each stage waiting for the one before. A baseline's fit gets ``plan.fit_threads(W)`` threads (its serial share
+  measured like the holder's); when the tasks' threads outnumber the cores, every task slows down in proportion.
+
+Each task costs what it cost in the recording (2 workers on this 2-core machine, at the load noted): the replay says
+what a server with W cores as fast as this one's would take, memory and disk aside. Printed per W: the predicted
+wall time, the parallel efficiency (the replay on 1 worker / (W x the replay on W)) and the task that ended last;
+and per recording the critical path (the longest chain of tasks that wait for each other, which no number of
+workers shortens), with its tasks.
+
+Usage (from the repo root, on a shared machine under ``nice -n 19``):
+  ``python -m bench.cores record NAME --sweep support|competitors|wide|wide2 [--backend loky|dask] [--n-jobs 2]``
+  ``python -m bench.cores threads`` (the fits' serial shares: kept in bench/cores_schedules.json)
+  ``python -m bench.cores replay`` (writes the replay's section of bench/cores.md)
+Recordings are kept in bench/cores_schedules.json (bench/wide_schedules.json's ``wide_*`` are replayed too).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from bench.common import exit_with_usage_if_asked
+from bench.machine import cpu_model
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEDULES = ROOT / "bench" / "cores_schedules.json"
+WIDE = ROOT / "bench" / "wide_schedules.json"
+REPORT = ROOT / "bench" / "cores.md"
+WORKERS = (4, 8, 16, 32, 64)
+TARGETS = {16: 120.0, 64: 60.0}  # seconds, 5,000 x 120 (issue 57)
+
+
+# -- what is recorded -------------------------------------------------------------------------------------------------
+def sweep_case(name: str):
+    """(table, config) of the sweeps issue 57 asks about."""
+    from bench.tables import RESPONSE, SENSITIVE, dependent_wide_table, support_like, wide_table
+    from tvs_core import load_demo
+    from tvs_core.data.demo import DEMOS
+    from tvs_core.jobs import COMPETITORS, SweepConfig
+
+    if name == "competitors":  # bench/competitors.py's sweep: the clinical demo, the competitors at paper epochs
+        spec = DEMOS["clinical"]
+        return load_demo("clinical"), SweepConfig(response=spec.response, sensitive=list(spec.sensitive),
+                                                  games=["release"], baselines=list(COMPETITORS))
+    table = {"support": lambda: support_like(), "wide": lambda: wide_table(5000, 120),
+             "wide2": lambda: dependent_wide_table(5000, 120)}[name]()
+    return table, SweepConfig(response=RESPONSE, sensitive=list(SENSITIVE), preset="quick")
+
+
+def commit() -> str:
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    return git("rev-parse", "--short", "HEAD") + ("+" if git("status", "--porcelain", "--untracked-files=no") else "")
+
+
+def record(name: str, sweep: str, backend: str = "loky", n_jobs: int = 2) -> dict:
+    """One sweep in a worker process, as the dashboard starts it; its schedule kept under ``name``."""
+    from tvs_core.jobs import submit
+    from tvs_core.jobs.process import start_worker
+    from tvs_core.storage import Store
+
+    table, config = sweep_case(sweep)
+    loads = [os.getloadavg()[0]]
+    with tempfile.TemporaryDirectory() as folder:
+        store = Store(folder)
+        submitted = time.time()
+        job_id = submit(store, table, config)
+        start_worker(store, job_id, n_jobs=n_jobs, backend=backend)
+        while store.job(job_id)["status"] not in ("done", "failed", "cancelled"):
+            time.sleep(1.0)
+            loads.append(os.getloadavg()[0])
+        job = store.job(job_id)
+        if job["status"] != "done":
+            raise SystemExit(f"the sweep ended {job['status']}: {job['error']}")
+        return keep_schedule(name, store, job_id, submitted, sweep, backend, loads)
+
+
+def keep_schedule(name: str, store, job_id: str, submitted: float, sweep: str, backend: str, loads: list[float]
+                  ) -> dict:
+    """A finished sweep's schedule kept under ``name`` (what ``record`` keeps; bench/scale.py's ``--record``)."""
+    from bench.eta import schedule_of
+
+    job = store.job(job_id)
+    out = schedule_of(store, job_id) | {
+        "startup": round(job["started"] - submitted, 3), "summary": summary_bytes(store, job_id), "sweep": sweep,
+        "backend": backend, "engine": "ready", "load": [round(min(loads), 2), round(max(loads), 2)],
+        "date": str(datetime.date.today()), "cpu": cpu_model(), "code": commit()}
+    save(name, out)
+    print(f"{name}: {out['end']:.0f} s after the job's start ({out['startup']:.1f} s start-up), {len(out['tasks'])} "
+          f"tasks, load {out['load'][0]}-{out['load'][1]}", flush=True)
+    return out
+
+
+def summary_bytes(store, job_id: str) -> str:
+    """SHA-256 of the job's summary as the command line writes summary.json's numbers (every key's median and
+    interval), to compare two backends' runs of one sweep."""
+    import hashlib
+
+    from tvs_core.jobs.view import JobView
+
+    frame = JobView(store, job_id).summary().frame
+    return hashlib.sha256(frame.to_csv(index=False).encode()).hexdigest()
+
+
+def save(name: str, entry: dict) -> None:
+    saved = json.loads(SCHEDULES.read_text()) if SCHEDULES.exists() else {}
+    saved[name] = entry
+    SCHEDULES.write_text(json.dumps(saved, indent=None, separators=(",", ":")).replace("],[", "],\n["))
+
+
+def thread_cpu(fit, threads: int) -> tuple[float, float, float]:
+    """(wall seconds, CPU seconds of the calling thread, CPU seconds of every thread) of ``fit()``: the calling
+    thread's share is the fit's serial part (pyvinecopulib's pool threads do the parallel part)."""
+    def cpu_by_thread() -> dict[int, float]:
+        out = {}
+        for tid in os.listdir(f"/proc/{os.getpid()}/task"):
+            try:
+                fields = Path(f"/proc/{os.getpid()}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
+                out[int(tid)] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            except (OSError, IndexError, ValueError):
+                continue
+        return out
+
+    me = threading.get_native_id()
+    before, start = cpu_by_thread(), time.perf_counter()
+    fit()
+    wall, after = time.perf_counter() - start, cpu_by_thread()
+    spent = {tid: after[tid] - before.get(tid, 0.0) for tid in after}
+    return wall, spent.get(me, 0.0), sum(spent.values())
+
+
+def measure_threads(threads: int = 4) -> dict:
+    """The serial share of the holder's fit on the 5,000 x 120 table and of its longest baseline fits (R-vine,
+    star R-vine) on ``threads`` threads: the calling thread's CPU seconds over all threads' (the rest ran on
+    pyvinecopulib's pool)."""
+    from tvs_core.evaluation.context import EvaluationData
+    from tvs_core.jobs.config import baseline_spec
+    from tvs_core.jobs.context import fit_holder, split_tables, sweep_levels
+    from tvs_core.jobs.handlers import fit_baseline
+
+    table, config = sweep_case("wide")
+    train, test = split_tables(config, table, None)
+    from dataclasses import replace
+
+    config = replace(config, levels=sweep_levels(config, train))
+    out = {}
+    holder = None
+
+    def fit_the_holder():
+        nonlocal holder
+        holder = fit_holder(config, train, threads=threads)
+
+    wall, main, total = thread_cpu(fit_the_holder, threads)
+    out["holder"] = {"serial": round(main / total, 3), "cpu": round(total, 1), "wall": round(wall, 1),
+                     "threads": threads}
+    print(json.dumps(out), flush=True)
+    data = EvaluationData.from_model(holder, train, test)
+    for name in ("rvine", "rvine_star1"):
+        spec = baseline_spec(next(b for b in config.baselines if str(b) == name), config)
+        wall, main, total = thread_cpu(lambda spec=spec: fit_baseline(spec, data, config.seed, threads), threads)
+        out[f"baseline_fit:{name}"] = {"serial": round(main / total, 3), "cpu": round(total, 1), "wall": round(wall, 1),
+                                       "threads": threads}
+    out |= {"load": round(os.getloadavg()[0], 2), "date": str(datetime.date.today()), "code": commit(),
+            "levels": config.levels, "columns": int(train.shape[1])}
+    save("threads", out)
+    print(json.dumps(out), flush=True)
+    return out
+
+
+# -- the replay ------------------------------------------------------------------------------------------------------
+def tree_edges(columns: int, top: int) -> list[int]:
+    """Edges of each tree of a vine on ``columns`` variables fitted up to tree ``top``."""
+    return [columns - k for k in range(1, min(top, columns - 1) + 1)]
+
+
+def fit_seconds(seconds: float, recorded_threads: int, threads: int, serial: float, edges: list[int]) -> float:
+    """A fit's seconds on ``threads`` threads from its seconds on ``recorded_threads``: its serial share runs alone,
+    the rest is spread over each tree's edges (a tree's edges are selected in parallel, equal work each)."""
+    def relative(k: int) -> float:
+        return serial + (1 - serial) * sum(math.ceil(e / k) for e in edges) / sum(edges)
+    return seconds * relative(threads) / relative(recorded_threads)
+
+
+class Task:
+    def __init__(self, key: str, kind: str, stage: int, seconds: float, threads: int = 1):
+        self.key, self.kind, self.stage, self.seconds, self.threads = key, kind, stage, seconds, threads
+        self.waits: list[str] = []
+
+
+def replay_tasks(case: dict, workers: int, threads_info: dict) -> tuple[list[Task], list[Task]]:
+    """(the worker's own tasks, in order; the pool's tasks in plan order with what each waits for) of a recording,
+    costed for ``workers`` workers."""
+    from tvs_core.jobs.plan import fit_threads
+    from tvs_core.jobs.tasks import Task as PlanTask
+    from tvs_core.jobs.tasks import TaskKey, waits_for
+    from tvs_core.model.registry import generator_class
+
+    seconds = {key: s for key, _, s, _ in case["tasks"]}
+    recorded = case["workers"]
+    columns = case["n_columns"]
+    top = max(lv for lv in case["levels"] if lv is not None)
+    own, pool = [], []
+    for key, stage in case["plan"]:
+        kind = TaskKey.parse(key).kind.value
+        if stage == 0:
+            info = threads_info.get("holder", {"serial": 1.0})
+            edges = tree_edges(columns, top if kind == "holder" else int(key.split(":")[1]))
+            own.append(Task(key, kind, 0, fit_seconds(seconds[key], recorded, workers, info["serial"], edges)))
+            continue
+        task = Task(key, kind, stage, seconds[key])
+        if kind == "baseline_fit" and generator_class(TaskKey.parse(key).player.split(":")[0]).threads_keep_the_fit:
+            info = threads_info.get(key) or threads_info.get("baseline_fit:rvine_star1", {"serial": 1.0})
+            task.threads = fit_threads(workers)
+            task.seconds = fit_seconds(seconds[key], 1, task.threads, info["serial"], tree_edges(columns, columns))
+        pool.append(task)
+    plan = [PlanTask(TaskKey.parse(t.key), (), t.stage) for t in pool]
+    if case.get("engine", "stages") == "ready":
+        by_name = {t.key: t for t in pool}
+        for task, planned in zip(pool, plan, strict=True):
+            task.waits = [w.name for w in waits_for(planned, plan) if w.name in by_name]
+    else:  # stage after stage: every task of the stages before
+        for task in pool:
+            task.waits = [t.key for t in pool if t.stage < task.stage]
+    return own, pool
+
+
+def simulate(pool: list[Task], workers: int, start: float) -> tuple[float, dict[str, tuple[float, float]]]:
+    """Greedy list scheduling in plan order with waits, processor sharing when threads outnumber cores: (end,
+    {key: (start, end)})."""
+    pending = list(pool)
+    done: dict[str, float] = {}
+    running: dict[str, list] = {}  # key -> [remaining seconds at full speed, threads, started]
+    times: dict[str, tuple[float, float]] = {}
+    now = start
+    while pending or running:
+        for task in list(pending):
+            if len(running) >= workers:
+                break
+            if all(w in done for w in task.waits):
+                pending.remove(task)
+                running[task.key] = [task.seconds, task.threads, now]
+        if not running:
+            raise RuntimeError("the replay is stuck: a task waits for one that never runs")
+        demand = sum(threads for _, threads, _ in running.values())
+        rate = min(1.0, workers / demand)
+        key, (left, _, _) = min(running.items(), key=lambda item: item[1][0])
+        step = left / rate
+        now += step
+        for other in running.values():
+            other[0] -= step * rate
+        finished = [k for k, (remaining, _, _) in running.items() if remaining <= 1e-9]
+        for k in finished:
+            times[k] = (running[k][2], now)
+            done[k] = now
+            del running[k]
+    return now, times
+
+
+def critical_path(own: list[Task], pool: list[Task], gap: float, startup: float) -> tuple[float, list[str]]:
+    """The longest chain of waiting tasks (infinite workers): its length and its tasks, first to last."""
+    begin = startup + sum(t.seconds for t in own) + gap
+    finish, before = {}, {}
+    for task in pool:  # plan order: what a task waits for comes earlier
+        ready = max((finish[w] for w in task.waits), default=begin)
+        before[task.key] = max(task.waits, key=lambda w: finish[w]) if task.waits else None
+        finish[task.key] = ready + task.seconds
+    last = max(finish, key=finish.get)
+    chain = [last]
+    while before[chain[-1]] is not None:
+        chain.append(before[chain[-1]])
+    return finish[last], [t.key for t in own] + chain[::-1]
+
+
+def replay_case(case: dict, threads_info: dict) -> dict:
+    """Per W: the predicted wall time (from the worker's start), efficiency, the last task; and the critical path."""
+    seconds = {key: s for key, _, s, _ in case["tasks"]}
+    ends = {key: e for key, _, _, e in case["tasks"]}
+    holder_end = ends["holder"]
+    first_pool = min(ends[key] - seconds[key] for key, stage in case["plan"] if stage > 0)
+    gap = max(0.0, first_pool - holder_end)
+    startup = case.get("startup", 0.0)
+    rows = {}
+    for workers in (1, *WORKERS):
+        own, pool = replay_tasks(case, workers, threads_info)
+        begin = startup + sum(t.seconds for t in own) + gap
+        end, times = simulate(pool, workers, begin)
+        rows[workers] = {"wall": end, "last": max(times, key=lambda k: times[k][1]), "begin": begin}
+    for workers in WORKERS:
+        rows[workers]["efficiency"] = rows[1]["wall"] / (workers * rows[workers]["wall"])
+    own, pool = replay_tasks(case, 64, threads_info)
+    length, chain = critical_path(own, pool, gap, startup)
+    recorded = replay_tasks(case, case["workers"], threads_info)
+    check, _ = simulate(recorded[1], case["workers"], startup + sum(t.seconds for t in recorded[0]) + gap)
+    return {"rows": rows, "critical": (length, chain), "check": check, "real": startup + case["end"],
+            "seconds": seconds}
+
+
+def replay() -> str:
+    cases = json.loads(WIDE.read_text()) if WIDE.exists() else {}
+    cases |= json.loads(SCHEDULES.read_text()) if SCHEDULES.exists() else {}
+    threads_info = cases.pop("threads", {})
+    lines = []
+    for name, case in cases.items():
+        found = replay_case(case, threads_info)
+        rows = found["rows"]
+        length, chain = found["critical"]
+        cells = " | ".join(f"{rows[w]['wall']:.0f} s ({100 * rows[w]['efficiency']:.0f} %)" for w in WORKERS)
+        said = f"{found['real']:.0f} / {found['check']:.0f}"
+        lines.append(f"| {name} | {case.get('sweep', '?')} | {case.get('engine', 'stages')} | "
+                     f"{case.get('code', '?')} | {said} | {cells} | {length:.0f} s |")
+        chain_text = ", ".join(f"`{key}` {found['seconds'][key]:.1f}" for key in chain)
+        lines.append(f"|  | critical path |  |  |  | {chain_text} |  |")
+        print(lines[-2], flush=True)
+    return "\n".join(lines)
+
+
+def main() -> None:
+    exit_with_usage_if_asked(__doc__)
+    command = sys.argv[1] if len(sys.argv) > 1 else "replay"
+    if command == "record":
+        args = sys.argv[2:]
+        option = dict(zip(args[1::2], args[2::2], strict=False))
+        record(args[0], option["--sweep"], option.get("--backend", "loky"), int(option.get("--n-jobs", 2)))
+    elif command == "threads":
+        measure_threads()
+    else:
+        print(replay())
+
+
+if __name__ == "__main__":
+    main()
