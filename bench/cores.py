@@ -117,6 +117,69 @@ def keep_schedule(name: str, store, job_id: str, submitted: float, sweep: str, b
     return out
 
 
+def cpu_costs(name: str, sweep: str) -> dict:
+    """Every task of a sweep run one after the other in this process, on one thread, its CPU seconds kept: what each
+    costs a quiet core, whatever the machine's load (``replay`` reads them as a recording; the worker's own first
+    look and holder fit as measured on one thread). Run from another checkout's folder, it costs that checkout's
+    plan (``tvs_core`` is the current folder's)."""
+    from dataclasses import replace
+
+    from tvs_core.jobs import tasks as kinds
+    from tvs_core.jobs.context import context_for_job, fit_holder, split_tables, sweep_levels
+    from tvs_core.jobs.first_look import first_look
+    from tvs_core.jobs.plan import plan
+
+    table, config = sweep_case(sweep)
+    loads = [os.getloadavg()[0]]
+    train, test = split_tables(config, table, None)
+    own, cpu = [], {}
+    clock = time.process_time()
+    for level, _, _ in first_look(config, train, test, threads=1, levels=lambda: sweep_levels(config, train)):
+        own.append(f"first_look:{level}")
+        cpu[own[-1]], clock = time.process_time() - clock, time.process_time()
+    config = replace(config, levels=sweep_levels(config, train))
+    holder = fit_holder(config, train, threads=1)
+    cpu["holder"], clock = time.process_time() - clock, time.process_time()
+    context = context_for_job(config, table, None, holder)
+    try:
+        tasks = plan(context, workers=1)
+    except TypeError:  # a checkout whose plan does not take the workers
+        tasks = plan(context)
+    tasks = [t for t in tasks if t.stage > 0]
+    context_cpu = time.process_time() - clock
+    payloads: dict[str, bytes | None] = {}
+    for task in sorted(tasks, key=lambda t: t.stage):
+        if hasattr(kinds, "reads_from"):
+            given = [payloads[t.name] for t in kinds.reads_from(task, tasks)]
+        else:  # an engine that ran stage after stage: a task read its kind's payloads of its player
+            given = kinds.task_payloads(task, kinds.stage_payloads(tasks, [task], payloads.get))
+        clock = time.process_time()
+        _, payloads[task.name] = kinds.run_task(task, context, given)
+        cpu[task.name] = time.process_time() - clock
+        print(task.name, round(cpu[task.name], 2), flush=True)
+        loads.append(os.getloadavg()[0])
+    out = {"sweep": sweep, "cost": "CPU seconds, one thread, one task at a time", "workers": 1,
+           "engine": "ready" if hasattr(kinds, "waits_for") else "stages",
+           "levels": config.levels, "n_columns": int(context.data.train.shape[1]), "n_train": len(train),
+           "plan": [[key, 0] for key in own] + [["holder", 0]] + [[t.name, t.stage] for t in tasks],
+           "tasks": [[key, key.split(":")[0], round(seconds, 3), None] for key, seconds in cpu.items()],
+           "load": [round(min(loads), 2), round(max(loads), 2)], "date": str(datetime.date.today()),
+           "cpu": cpu_model(), "code": commit(), "startup": import_cpu(), "context": round(context_cpu, 3)}
+    out["gap"] = round(out["context"] + out["startup"], 3)  # the context, then the pool's workers' imports
+    save(name, out)
+    print(f"{name}: {sum(cpu.values()):.0f} CPU seconds in {len(cpu)} tasks", flush=True)
+    return out
+
+
+def import_cpu() -> float:
+    """CPU seconds a fresh worker process spends on its imports (what a standby pays before Start)."""
+    code = ("import time\ntry:\n    from tvs_core.jobs.standby import warm\n    warm()\nexcept ImportError:\n"
+            "    import tvs_core.jobs.worker, pyvinecopulib, sklearn.ensemble\nprint(time.process_time())")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=os.getcwd(),
+                          env={**os.environ, "PYTHONPATH": os.getcwd()})
+    return round(float(done.stdout.strip().splitlines()[-1]), 3)
+
+
 def summary_bytes(store, job_id: str) -> str:
     """SHA-256 of the job's summary as the command line writes summary.json's numbers (every key's median and
     interval), to compare two backends' runs of one sweep."""
@@ -301,9 +364,11 @@ def replay_case(case: dict, threads_info: dict) -> dict:
     """Per W: the predicted wall time (from the worker's start), efficiency, the last task; and the critical path."""
     seconds = {key: s for key, _, s, _ in case["tasks"]}
     ends = {key: e for key, _, _, e in case["tasks"]}
-    holder_end = ends["holder"]
-    first_pool = min(ends[key] - seconds[key] for key, stage in case["plan"] if stage > 0)
-    gap = max(0.0, first_pool - holder_end)
+    timed = ends["holder"] is not None  # a run's schedule, not CPU seconds one task at a time
+    if "gap" in case:
+        gap = case["gap"]
+    else:  # the holder's end to the first task's start, as it ran
+        gap = max(0.0, min(ends[key] - seconds[key] for key, stage in case["plan"] if stage > 0) - ends["holder"])
     startup = case.get("startup", 0.0)
     rows = {}
     for workers in (1, *WORKERS):
@@ -315,10 +380,38 @@ def replay_case(case: dict, threads_info: dict) -> dict:
         rows[workers]["efficiency"] = rows[1]["wall"] / (workers * rows[workers]["wall"])
     own, pool = replay_tasks(case, 64, threads_info)
     length, chain = critical_path(own, pool, gap, startup)
-    recorded = replay_tasks(case, case["workers"], threads_info)
-    check, _ = simulate(recorded[1], case["workers"], startup + sum(t.seconds for t in recorded[0]) + gap)
-    return {"rows": rows, "critical": (length, chain), "check": check, "real": startup + case["end"],
-            "seconds": seconds}
+    check = real = None
+    if timed:  # the replay on the recording's own workers, against how long it really took
+        recorded = replay_tasks(case, case["workers"], threads_info)
+        check, _ = simulate(recorded[1], case["workers"], startup + sum(t.seconds for t in recorded[0]) + gap)
+        real = startup + case["end"]
+    return {"rows": rows, "critical": (length, chain), "check": check, "real": real, "seconds": seconds}
+
+
+def as_scheduled(case: dict) -> dict:
+    """How a recorded run of the engine scheduled its tasks, against what the replay assumes: no task started before
+    what it waits for had ended; never more tasks at once than workers; and how often a worker, when it started a
+    task, passed over a task earlier in plan order that was ready then (the replay never does; joblib's dispatch
+    runs in its own thread, so a task may start a moment before the engine has seen a result come in)."""
+    from tvs_core.jobs.tasks import Task as PlanTask
+    from tvs_core.jobs.tasks import TaskKey, waits_for
+
+    ends = {key: end for key, _, _, end in case["tasks"]}
+    starts = {key: end - seconds for key, _, seconds, end in case["tasks"]}
+    plan = [PlanTask(TaskKey.parse(key), (), stage) for key, stage in case["plan"] if stage > 0]
+    slack = 0.05  # the store's timestamps and the workers' clocks: a task's seconds are measured in its worker
+    early = [t.name for t in plan if any(starts[t.name] < ends[w.name] - slack for w in waits_for(t, plan))]
+    events = sorted([(starts[t.name], 1) for t in plan] + [(ends[t.name], -1) for t in plan])
+    running = peak = 0
+    for _, step in events:
+        running += step
+        peak = max(peak, running)
+    passed = 0
+    for i, task in enumerate(plan):
+        at = starts[task.name]
+        passed += any(starts[o.name] > at + 1.0 and all(ends[w.name] <= at for w in waits_for(o, plan))
+                      for o in plan[:i])
+    return {"tasks": len(plan), "started before their inputs": early, "most at once": peak, "passed over": passed}
 
 
 def replay() -> str:
@@ -331,7 +424,7 @@ def replay() -> str:
         rows = found["rows"]
         length, chain = found["critical"]
         cells = " | ".join(f"{rows[w]['wall']:.0f} s ({100 * rows[w]['efficiency']:.0f} %)" for w in WORKERS)
-        said = f"{found['real']:.0f} / {found['check']:.0f}"
+        said = "—" if found["real"] is None else f"{found['real']:.0f} / {found['check']:.0f}"
         lines.append(f"| {name} | {case.get('sweep', '?')} | {case.get('engine', 'stages')} | "
                      f"{case.get('code', '?')} | {said} | {cells} | {length:.0f} s |")
         chain_text = ", ".join(f"`{key}` {found['seconds'][key]:.1f}" for key in chain)
@@ -349,6 +442,8 @@ def main() -> None:
         record(args[0], option["--sweep"], option.get("--backend", "loky"), int(option.get("--n-jobs", 2)))
     elif command == "threads":
         measure_threads()
+    elif command == "cpu":
+        cpu_costs(sys.argv[2], sys.argv[sys.argv.index("--sweep") + 1])
     else:
         print(replay())
 
