@@ -86,6 +86,8 @@ def timed_sweep(table, response, sensitive, workspace: Path, competitors: bool =
             "levels": max(level_tasks) - start, "first_other": min(others) - start if others else None,
             "estimate": estimated, "load": load, "tasks": len(results), "kinds": kinds,
             "order": [r["task"] for r in results],
+            "plan": [[entry["key"], entry["stage"]] for entry in (job["plan"] if isinstance(job["plan"], list)
+                                                                  else json.loads(job["plan"]))],
             # when each task was stored and how long it ran (s from submit): where the wall time goes
             "worker_started": job["started"] - start,
             "timeline": [[r["task"], r["kind"], round(r["created"] - start, 2), round(r["seconds"], 2)]
@@ -161,7 +163,8 @@ def fixture(args) -> None:
         levels = sorted({int(key.split(":")[1]) for key in run["order"] if key.startswith("release:")})
         out[name] = {"n_train": int(round(len(table) * 0.8)), "response": response, "sensitive": sensitive,
                      "n_columns": len(infer_schema(table).with_roles(response, sensitive).modelled),
-                     "levels": levels, "seconds": run["kinds"], "total": run["total"], "load": run["load"]}
+                     "levels": levels, "seconds": run["kinds"], "total": run["total"], "load": run["load"],
+                     "plan": [entry for entry in run["plan"] if not entry[0].startswith("first_look")]}
     if args.cpu:  # CPU seconds per task, every task in one process (what a quiet core takes), 884 x 27
         out["support"]["cpu_seconds"] = json.loads(Path(args.cpu).read_text())["cpu"]
     (ROOT / "tests" / "jobs" / "recorded_sweeps.json").write_text(json.dumps(out, indent=1))

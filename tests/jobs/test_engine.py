@@ -46,8 +46,9 @@ def test_in_memory_runner_and_worker_give_identical_records(table, stored_job):
     in_memory, _ = run_in_memory(context, n_jobs=2)
     pd.testing.assert_frame_equal(in_memory, view.records())
     kinds = {t.kind for t in plan(context)}
-    assert kinds == {"holder", "reference", "release", "reference_details", "release_details", "baseline", "aia",
-                     "baseline_aia", "mia_shadow", "mia_attackers", "mia_eval"}  # every handler took part
+    assert kinds == {"holder", "reference", "release", "reference_details", "release_details", "baseline_fit",
+                     "baseline_sets", "aia_model", "aia_records", "mia_shadow_model", "mia_attackers",
+                     "mia_eval_model", "mia_eval_records"}  # every handler took part
 
 
 @pytest.mark.slow

@@ -47,8 +47,9 @@ def calls(monkeypatch):
             return [record(RAW, None, "mab", 0.0), record(HOLDER, None, "mab", 0.0)]
         return call
 
-    for name in ("reference_records", "release_records", "published_records", "trial_records", "aia_records"):
+    for name in ("reference_records", "release_records", "published_records", "trial_records"):
         monkeypatch.setattr(handlers, name, recorder(name))
+    monkeypatch.setattr(handlers.attribute_game, "aia_records", recorder("aia_records"))
     monkeypatch.setattr(handlers, "fit_baseline", lambda spec, data, seed, threads: SimpleNamespace(
         to_json=lambda: f"fitted {spec.label} on {threads} threads"))
     monkeypatch.setattr(handlers, "SyntheticGenerator", SimpleNamespace(from_json=lambda text: f"read {text}"))
@@ -58,8 +59,8 @@ def calls(monkeypatch):
         return {level: {("fit", "income", None): (np.full((2, 3), float(iteration)), np.zeros(2))}
                 for level in levels}
 
-    monkeypatch.setattr(handlers, "aia_out_statistics", statistics)
-    monkeypatch.setattr(handlers, "aia_in_statistics", statistics)
+    monkeypatch.setattr(handlers.attribute_game, "aia_out_statistics", statistics)
+    monkeypatch.setattr(handlers.attribute_game, "aia_in_statistics", statistics)
     monkeypatch.setattr(handlers.membership, "shadow_model_features",  # features that say which model made them
                         lambda spec, data, levels, protocol, seed, shadow, rows, row, *rest: {
                             (which, level): np.full((2, 3), float(shadow)) for level in levels
@@ -90,8 +91,8 @@ def task(key, *params):
 
 def test_the_holder_plays_its_levels_and_a_baseline_plays_once_without_a_level():
     context = fake_context()
-    assert handlers._player(task("aia:0", 0), context) == (context.spec, [1, 2])
-    spec, levels = handlers._player(task("aia:dp_vine:1:0", 0), context)
+    assert handlers._player(task("aia_records:0", 0), context) == (context.spec, [1, 2])
+    spec, levels = handlers._player(task("aia_records:dp_vine:1:0", 0), context)
     assert (spec.label, levels) == ("dp_vine:1", [None])
 
 
@@ -140,8 +141,8 @@ def test_the_raw_reference_of_the_attribute_game_comes_with_the_holders_task_onl
     of the holder's, counted twice in its interval."""
     context = fake_context()
     models = [handlers.aia_model(task(f"aia_model:1:{model}", 1, model), context, [])[1] for model in ("out", 11)]
-    handlers.aia(task("aia:1", 1), context, models)
-    handlers.aia(task("baseline_aia:independent:1", 1), context, models)
+    handlers.aia_records(task("aia_records:1", 1), context, models)
+    handlers.aia_records(task("aia_records:independent:1", 1), context, models)
     holder, baseline = [(args, kwargs) for name, args, kwargs in calls if name == "aia_records"]
     assert holder[1]["raw"] and not baseline[1]["raw"]
     assert holder[0][6] == baseline[0][6] == 1  # the iteration
@@ -162,7 +163,7 @@ def test_an_attribute_game_model_is_its_out_model_or_a_target_rows_in_model(call
 def test_an_iteration_puts_its_out_model_and_its_in_models_by_row_together(calls):
     context = fake_context()
     models = [handlers.aia_model(task(f"aia_model:0:{model}", 0, model), context, [])[1] for model in (3, "out", 7)]
-    handlers.aia(task("aia:0", 0), context, models)
+    handlers.aia_records(task("aia_records:0", 0), context, models)
     (_, args, _), = [call for call in calls if call[0] == "aia_records"]
     out, in_by_row = args[-2:]
     assert set(out) == {1, 2} and sorted(in_by_row) == [3, 7]
@@ -232,7 +233,7 @@ def test_an_evaluation_puts_its_out_rates_and_each_rows_in_rates_together(calls)
     attackers = [attackers_payload({(row, level): forest(row) for row in ROWS for level in (1, 2)})]
     models = [handlers.mia_eval_model(task(f"mia_eval_model:0:{model}", 0, model), context, attackers)[1]
               for model in ("out", *ROWS)]
-    handlers.mia_eval(task("mia_eval:0", 0), context, models)
+    handlers.mia_eval_records(task("mia_eval_records:0", 0), context, models)
     (_, args, _), = [call for call in calls if call[0] == "eval_records"]
     label, _, levels, iteration, out, in_rates = args
     assert (label, levels, iteration) == (HOLDER, [1, 2], 0)

@@ -66,9 +66,9 @@ def test_the_number_of_each_kind_follows_the_protocol_sizes():
     tasks = planned_tasks(config(), [1, 2, 3])
     assert kinds(tasks) == {TaskKind.HOLDER: 1, TaskKind.REFERENCE: 1, TaskKind.RELEASE: 3,
                             TaskKind.REFERENCE_DETAILS: 1, TaskKind.RELEASE_DETAILS: 3, TaskKind.BASELINE_FIT: 1,
-                            TaskKind.BASELINE_SETS: 5, TaskKind.AIA_MODEL: 2 * 5, TaskKind.AIA: 2,
+                            TaskKind.BASELINE_SETS: 5, TaskKind.AIA_MODEL: 2 * 5, TaskKind.AIA_RECORDS: 2,
                             TaskKind.MIA_SHADOW_MODEL: 2 * 5, TaskKind.MIA_ATTACKERS: ATTACKER_PARTS,
-                            TaskKind.MIA_EVAL_MODEL: 1 * 5, TaskKind.MIA_EVAL: 1}
+                            TaskKind.MIA_EVAL_MODEL: 1 * 5, TaskKind.MIA_EVAL_RECORDS: 1}
 
 
 def test_a_task_reads_only_from_an_earlier_stage_and_each_kind_has_its_stage():
@@ -81,8 +81,9 @@ def test_a_task_reads_only_from_an_earlier_stage_and_each_kind_has_its_stage():
     assert stage_of[TaskKind.REFERENCE] == stage_of[TaskKind.RELEASE] == LEVELS
     assert {stage_of[k] for k in (TaskKind.AIA_MODEL, TaskKind.MIA_SHADOW_MODEL, TaskKind.BASELINE_FIT,
                                   TaskKind.RELEASE_DETAILS)} == {GAMES}
-    assert stage_of[TaskKind.MIA_ATTACKERS] == stage_of[TaskKind.AIA] == stage_of[TaskKind.BASELINE_SETS] == ATTACKERS
-    assert stage_of[TaskKind.MIA_EVAL_MODEL] == EVALUATIONS and stage_of[TaskKind.MIA_EVAL] == EVALUATIONS + 1
+    assert stage_of[TaskKind.MIA_ATTACKERS] == stage_of[TaskKind.AIA_RECORDS] == ATTACKERS
+    assert stage_of[TaskKind.BASELINE_SETS] == ATTACKERS
+    assert stage_of[TaskKind.MIA_EVAL_MODEL] == EVALUATIONS and stage_of[TaskKind.MIA_EVAL_RECORDS] == EVALUATIONS + 1
 
 
 def test_every_level_comes_first_and_the_plan_ends_on_the_short_details_tasks():
@@ -99,7 +100,8 @@ def test_what_a_chain_of_tasks_waits_on_comes_before_the_bulk_and_the_long_fits_
     the membership game's (the longest chain) first."""
     tasks = planned_tasks(config(baselines=["independent"]), [1, 2])
     order = list(dict.fromkeys(t.kind for t in tasks if t.stage > LEVELS))
-    chain = {TaskKind.MIA_EVAL, TaskKind.MIA_EVAL_MODEL, TaskKind.MIA_ATTACKERS, TaskKind.AIA, TaskKind.BASELINE_SETS}
+    chain = {TaskKind.MIA_EVAL_RECORDS, TaskKind.MIA_EVAL_MODEL, TaskKind.MIA_ATTACKERS, TaskKind.AIA_RECORDS,
+             TaskKind.BASELINE_SETS}
     assert set(order[:len(chain)]) == chain
     assert order[len(chain):len(chain) + 3] == [TaskKind.BASELINE_FIT, TaskKind.MIA_SHADOW_MODEL, TaskKind.AIA_MODEL]
 
@@ -108,9 +110,9 @@ def test_a_games_iteration_is_its_out_model_then_one_in_model_per_target_row():
     tasks = planned_tasks(config(), [1])  # placeholders for the 4 targets' rows before they are chosen
     assert [t.name for t in tasks if t.kind == TaskKind.AIA_MODEL and t.key.index[0] == 1] == [
         "aia_model:1:out", "aia_model:1:0", "aia_model:1:1", "aia_model:1:2", "aia_model:1:3"]
-    iteration = next(t for t in tasks if t.name == "aia:1")
+    iteration = next(t for t in tasks if t.name == "aia_records:1")
     assert [t.name for t in reads_from(iteration, tasks)] == [f"aia_model:1:{m}" for m in ("out", 0, 1, 2, 3)]
-    evaluation = next(t for t in tasks if t.name == "mia_eval:0")
+    evaluation = next(t for t in tasks if t.name == "mia_eval_records:0")
     assert [t.name for t in reads_from(evaluation, tasks)] == [f"mia_eval_model:0:{m}" for m in ("out", 0, 1, 2, 3)]
 
 
@@ -169,14 +171,28 @@ def test_a_baselines_sets_wait_for_its_fit_which_uses_more_threads_on_more_worke
 
 def test_a_resumed_job_runs_no_model_whose_iteration_is_stored_and_no_set_of_a_whole_baseline():
     tasks = planned_tasks(config(baselines=["independent"], baseline_games=["aia"]), [1])
-    done = {"aia:0", "mia_attackers:0", "mia_attackers:1"}
+    done = {"aia_records:0", "mia_attackers:0", "mia_attackers:1"}
     left = {t.name for t in still_needed(tasks, done)}
     assert not any(name.startswith(("aia_model:0:", "mia_shadow_model:")) for name in left)
-    assert {"aia_model:1:out", "baseline_aia:independent:0", "aia_model:independent:0:out"} <= left
+    assert {"aia_model:1:out", "aia_records:independent:0", "aia_model:independent:0:out"} <= left
     assert "mia_eval_model:0:out" in left  # the evaluations still read the stored attackers
     whole = [{"task": "baseline:independent", "kind": "baseline", "records": []}]
     assert scored_whole(whole, tasks) == {t.name for t in tasks if t.player == "independent" and t.kind in (
         TaskKind.BASELINE_FIT, TaskKind.BASELINE_SETS)}
+
+
+def test_a_job_begun_before_the_games_were_split_scores_no_stored_iteration_again():
+    """Earlier versions stored a game's iteration whole (``aia:1``, ``baseline_aia:independent:0``, ``mia_eval:0``):
+    resumed now, those iterations' records are not scored again, nor their models fitted."""
+    tasks = planned_tasks(config(baselines=["independent"], baseline_games=["aia"]), [1])
+    stored = [{"task": key, "kind": key.split(":")[0], "records": []}
+              for key in ("aia:1", "baseline_aia:independent:0", "mia_eval:0")]
+    skipped = scored_whole(stored, tasks)
+    assert skipped == {"aia_records:1", "aia_records:independent:0", "mia_eval_records:0"}
+    left = {t.name for t in still_needed([t for t in tasks if t.name not in skipped], set())}
+    assert not any(name.startswith(("aia_model:1:", "aia_model:independent:0:", "mia_eval_model:0:"))
+                   for name in left)
+    assert "aia_records:0" in left and "aia_model:0:out" in left
 
 
 def test_a_release_task_carries_its_level_and_its_chunk_of_sets():
@@ -189,28 +205,30 @@ def test_a_release_task_carries_its_level_and_its_chunk_of_sets():
 def test_without_the_release_game_no_level_is_scored_but_the_reference_is():
     tasks = planned_tasks(config(games=["aia", "mia"]), [1, 2])
     assert not {TaskKind.RELEASE, TaskKind.RELEASE_DETAILS, TaskKind.BASELINE_FIT} & set(kinds(tasks))
-    assert {TaskKind.REFERENCE, TaskKind.REFERENCE_DETAILS, TaskKind.AIA, TaskKind.MIA_EVAL} <= set(kinds(tasks))
+    assert {TaskKind.REFERENCE, TaskKind.REFERENCE_DETAILS, TaskKind.AIA_RECORDS, TaskKind.MIA_EVAL_RECORDS} <= set(
+        kinds(tasks))
 
 
 def test_release_only_plays_no_game():
     found = set(kinds(planned_tasks(config(games=["release"]), [1])))
-    assert not found & {TaskKind.AIA, TaskKind.AIA_MODEL, TaskKind.MIA_SHADOW_MODEL, TaskKind.MIA_ATTACKERS,
-                        TaskKind.MIA_EVAL_MODEL, TaskKind.MIA_EVAL}
+    assert not found & {TaskKind.AIA_RECORDS, TaskKind.AIA_MODEL, TaskKind.MIA_SHADOW_MODEL, TaskKind.MIA_ATTACKERS,
+                        TaskKind.MIA_EVAL_MODEL, TaskKind.MIA_EVAL_RECORDS}
 
 
 def test_baselines_play_the_membership_game_with_their_own_shadows_attackers_and_evaluations():
     tasks = planned_tasks(config(baselines=["independent", "gaussian_copula"], baseline_games=["mia"]), [1])
     for kind, per_player in ((TaskKind.MIA_SHADOW_MODEL, TINY["mia_shadows"] * 5),
-                             (TaskKind.MIA_ATTACKERS, ATTACKER_PARTS), (TaskKind.MIA_EVAL, TINY["mia_iterations"])):
+                             (TaskKind.MIA_ATTACKERS, ATTACKER_PARTS),
+                             (TaskKind.MIA_EVAL_RECORDS, TINY["mia_iterations"])):
         players = Counter(task.player for task in tasks if task.kind == kind)
         assert players == {HOLDER: per_player, "independent": per_player, "gaussian_copula": per_player}
-    assert not any(task.kind == TaskKind.BASELINE_AIA for task in tasks)  # only "mia" was asked for
+    assert not any(task.kind == TaskKind.AIA_MODEL and task.player != HOLDER for task in tasks)  # only "mia" asked
 
 
 def test_baselines_play_the_attribute_game_once_per_iteration():
     tasks = planned_tasks(config(baselines=["independent"], baseline_games=["aia"]), [1])
-    assert sorted(t.name for t in tasks if t.kind == TaskKind.BASELINE_AIA) == [
-        "baseline_aia:independent:0", "baseline_aia:independent:1"]
+    assert sorted(t.name for t in tasks if t.kind == TaskKind.AIA_RECORDS and t.player != HOLDER) == [
+        "aia_records:independent:0", "aia_records:independent:1"]
     assert {t.player for t in tasks if t.kind == TaskKind.MIA_SHADOW_MODEL} == {HOLDER}
     assert {t.player for t in tasks if t.kind == TaskKind.AIA_MODEL} == {HOLDER, "independent"}
 

@@ -94,6 +94,7 @@ def test_a_job_handed_to_a_ready_standby_spends_no_time_importing_after_start(tm
     assert start_standby(warm) is None  # one at most per workspace
     job_id = small_job(warm)
     assert start_worker(warm, job_id) == pid  # Start hands the job to the standby
+    assert start_standby(warm) is None  # none while the sweep runs: its imports would slow the sweep's start
     wait_until(lambda: warm.job(job_id)["status"] == "done", "the standby's sweep has ended", timeout=900)
     assert warm.job(job_id)["pid"] == pid
     assert imports_after_start(warm, job_id) == 0.0

@@ -285,8 +285,8 @@ def test_baselines_can_play_the_membership_game(table, reference, tmp_path):
     job_id = submit(store, table, config(**changes))
     assert run_job(store, job_id, n_jobs=2) == "done", store.job(job_id)["error"]
     keys = {task.name for task in plan_from_json(store.job(job_id)["plan"])}
-    assert {"mia_attackers:0", "mia_attackers:independent:1", "mia_shadow:independent:0",
-            "mia_eval:independent:0"} <= keys
+    assert {"mia_attackers:0", "mia_attackers:independent:1", "mia_shadow_model:independent:0:out",
+            "mia_eval_model:independent:0:out", "mia_eval_records:independent:0"} <= keys
     records = sorted_records(store, job_id)
     pg = records[(records.model == "independent") & (records.metric == "pg")]
     assert len(pg) > 0 and pg["level"].isna().all() and set(pg["role"]) == {"game"}
@@ -327,4 +327,5 @@ def test_time_left_learns_from_this_sweep_and_earlier_ones(table, reference, tmp
     fresh = {"id": "not-started", "details": {k: job["details"][k] for k in ("n_train", "n_columns", "targets")}}
     costs, source = kind_costs(store, fresh)  # before Start: the earlier sweep's costs
     assert source == "earlier sweeps in this workspace"
-    assert costs["aia"] == pytest.approx(sorted(measured["aia"])[len(measured["aia"]) // 2], rel=0.5)
+    assert costs["aia_model"] == pytest.approx(sorted(measured["aia_model"])[len(measured["aia_model"]) // 2],
+                                               rel=0.5)

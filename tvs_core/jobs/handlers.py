@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..evaluation import membership
-from ..evaluation.attribute_game import aia_in_statistics, aia_out_statistics, aia_records
+from ..evaluation import attribute_game, membership
 from ..evaluation.context import EvaluationData, GeneratorSpec
 from ..evaluation.dp_audit import trial_records
 from ..evaluation.records import HOLDER, Record
@@ -130,11 +129,12 @@ def aia_model(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
     game = (spec, context.data, context.targets, levels, context.protocol, context.seed, task.params[0],
             context.sensitive)
     row = _model(task)
-    statistics = aia_out_statistics(*game) if row is None else aia_in_statistics(*game, row)
+    statistics = (attribute_game.aia_out_statistics(*game) if row is None
+                  else attribute_game.aia_in_statistics(*game, row))
     return [], statistics_payload(row, statistics, list(context.sensitive))
 
 
-def aia(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
+def aia_records(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
     """An attribute-game iteration's records, from its models' statistics. A baseline's iteration has the same
     subsets and targets as the holder's: the raw reference comes with the holder's."""
     spec, levels = _player(task, context)
@@ -145,7 +145,7 @@ def aia(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
             out = statistics
         else:
             in_by_row[row] = statistics
-    return aia_records(spec.label, context.data, context.targets, levels, context.protocol, context.seed,
+    return attribute_game.aia_records(spec.label, context.data, context.targets, levels, context.protocol, context.seed,
                        task.params[0], context.sensitive, out, in_by_row, raw=task.player == HOLDER), None
 
 
@@ -191,7 +191,7 @@ def mia_eval_model(task: Task, context: JobContext, payloads: list[bytes]) -> Re
     return [], rates_payload(row, rates)
 
 
-def mia_eval(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
+def mia_eval_records(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
     """A membership evaluation iteration's records, from its models' rates."""
     spec, levels = _player(task, context)
     out, in_rates = {}, {}

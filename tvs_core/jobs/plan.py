@@ -68,10 +68,8 @@ def plan(context: JobContext, workers: int = 1) -> list[Task]:
     players = [HOLDER] + (baselines if "mia" in context.baseline_games else [])
     rows = _target_rows(context)
     if "aia" in games:
-        tasks += attribute_game_tasks(TaskKind.AIA, HOLDER, protocol.aia_iterations, rows)
-        if "aia" in context.baseline_games:
-            tasks += [task for name in baselines
-                      for task in attribute_game_tasks(TaskKind.BASELINE_AIA, name, protocol.aia_iterations, rows)]
+        tasks += [task for player in [HOLDER] + (baselines if "aia" in context.baseline_games else [])
+                  for task in attribute_game_tasks(player, protocol.aia_iterations, rows)]
     if "mia" in games:
         tasks += [task for player in players for task in membership_game_tasks(player, protocol, rows)]
     if "release" in games:  # tables made elsewhere: release metrics only (the games need a generator to refit)
@@ -97,13 +95,13 @@ def _model_indices(rows: list[int]) -> list:
     return [OUT_MODEL, *rows]
 
 
-def attribute_game_tasks(kind: TaskKind, player: str, iterations: int, rows: list[int]) -> list[Task]:
+def attribute_game_tasks(player: str, iterations: int, rows: list[int]) -> list[Task]:
     """Each iteration of ``player``'s attribute game: one task per model, then the iteration's records from them."""
     tasks = []
     for i in range(iterations):
         tasks += [_task(TaskKind.AIA_MODEL, i, model, params=(i, model), player=player)
                   for model in _model_indices(rows)]
-        tasks.append(_task(kind, i, params=(i,), stage=ATTACKERS, player=player))
+        tasks.append(_task(TaskKind.AIA_RECORDS, i, params=(i,), stage=ATTACKERS, player=player))
     return tasks
 
 
@@ -118,7 +116,7 @@ def membership_game_tasks(player: str, protocol, rows: list[int]) -> list[Task]:
     for i in range(protocol.mia_iterations):
         tasks += [_task(TaskKind.MIA_EVAL_MODEL, i, model, params=(i, model), stage=EVALUATIONS, player=player)
                   for model in _model_indices(rows)]
-        tasks.append(_task(TaskKind.MIA_EVAL, i, params=(i,), stage=EVALUATIONS + 1, player=player))
+        tasks.append(_task(TaskKind.MIA_EVAL_RECORDS, i, params=(i,), stage=EVALUATIONS + 1, player=player))
     return tasks
 
 
@@ -159,8 +157,8 @@ def by_priority(tasks: list[Task]) -> list[Task]:
     games' models, the membership game's first (its chain, shadows to attackers to evaluations, is the longest);
     the refining chunks, audits and uploaded sets; the short details tasks last, so that the end is not one long
     task on one worker. Stable: within a class, the order given."""
-    rank = {TaskKind.MIA_EVAL: 1, TaskKind.MIA_EVAL_MODEL: 1, TaskKind.MIA_ATTACKERS: 1, TaskKind.AIA: 1,
-            TaskKind.BASELINE_AIA: 1, TaskKind.BASELINE_SETS: 1, TaskKind.BASELINE_FIT: 2,
+    rank = {TaskKind.MIA_EVAL_RECORDS: 1, TaskKind.MIA_EVAL_MODEL: 1, TaskKind.MIA_ATTACKERS: 1,
+            TaskKind.AIA_RECORDS: 1, TaskKind.BASELINE_SETS: 1, TaskKind.BASELINE_FIT: 2,
             TaskKind.MIA_SHADOW_MODEL: 3, TaskKind.AIA_MODEL: 4, TaskKind.REFERENCE_DETAILS: 6,
             TaskKind.RELEASE_DETAILS: 6}
     return sorted(tasks, key=lambda task: 0 if task.stage <= LEVELS else rank.get(task.kind, 5))
@@ -197,11 +195,19 @@ def scored_earlier(results: list[dict]) -> set[str]:
     return keys
 
 
+# a task earlier versions planned whole -> the tasks that score its records now (their models follow: still_needed)
+WHOLE = {TaskKind.BASELINE: (TaskKind.BASELINE_FIT, TaskKind.BASELINE_SETS), TaskKind.AIA: (TaskKind.AIA_RECORDS,),
+         TaskKind.BASELINE_AIA: (TaskKind.AIA_RECORDS,), TaskKind.MIA_EVAL: (TaskKind.MIA_EVAL_RECORDS,)}
+
+
 def scored_whole(results: list[dict], tasks: list[Task]) -> set[str]:
-    """Keys of ``tasks`` that score a baseline whose whole task (its fit and every set, as earlier versions planned
-    it) is stored already: a job planned then and resumed now must not score its sets twice."""
-    whole = {TaskKey.parse(r["task"]).player for r in results if r["kind"] == TaskKind.BASELINE}
-    return {t.name for t in tasks if t.kind in (TaskKind.BASELINE_FIT, TaskKind.BASELINE_SETS) and t.player in whole}
+    """Keys of ``tasks`` whose records a stored result of a whole task (a baseline's fit and every set, a game
+    iteration's every model, as earlier versions planned them) holds already: a job planned then and resumed now
+    must not score them twice (twice the records would narrow their intervals)."""
+    stored = {(kind, key.player, key.index) for key, kind in
+              ((TaskKey.parse(r["task"]), TaskKind(r["kind"])) for r in results) if kind in WHOLE}
+    return {t.name for t in tasks for kind, now in WHOLE.items()
+            if t.kind in now and (kind, t.player, t.key.index if kind != TaskKind.BASELINE else ()) in stored}
 
 
 def audited(baselines: list) -> list:

@@ -29,7 +29,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from ..storage.store import JobStatus, Store
+from ..storage.store import ACTIVE, JobStatus, Store
 from .process import process_start_time, worker_alive
 
 KEY = "standby"  # the store's meta entry of the workspace's standby worker
@@ -88,8 +88,11 @@ def waiting(store: Store) -> Standby | None:
 
 # -- the dashboard's side -----------------------------------------------------------------------------------------
 def start_standby(store: Store) -> int | None:
-    """A standby for this workspace, started by (and ended with) this process, unless one waits already; its pid."""
-    if store.read_only or waiting(store) is not None:
+    """A standby for this workspace, started by (and ended with) this process, unless one waits already or a sweep
+    of the workspace is running (a standby's imports would slow its first seconds down; the next one waits once it
+    has ended); its pid."""
+    if store.read_only or waiting(store) is not None or any(
+            job["status"] in ACTIVE and worker_alive(job) for job in store.jobs()):
         return None
     root = str(Path(__file__).resolve().parents[2])  # so "-m tvs_core" resolves from any folder
     path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)

@@ -79,18 +79,22 @@ class TaskKind(StrEnum):
     EXTERNAL = ("external", handlers.external, 0, Growth.DATA, None, ATTACKERS)
     DP_AUDIT = ("dp_audit", handlers.dp_audit, 1, Growth.COLUMNS, 0.6, ATTACKERS)  # trial
     AIA_MODEL = ("aia_model", handlers.aia_model, 2, Growth.COLUMNS, 0.6)  # iteration, model ("out" or target row)
-    AIA = ("aia", handlers.aia, 1, Growth.GAMES, 0.3, GAMES, "aia_model")  # iteration
-    BASELINE_AIA = ("baseline_aia", handlers.aia, 1, Growth.GAMES, 0.3, GAMES, "aia_model")  # iteration
+    AIA_RECORDS = ("aia_records", handlers.aia_records, 1, Growth.GAMES, 0.3, ATTACKERS, "aia_model")  # iteration
     MIA_SHADOW_MODEL = ("mia_shadow_model", handlers.mia_shadow_model, 2, Growth.COLUMNS, 0.5)  # shadow, model
     MIA_ATTACKERS = ("mia_attackers", handlers.mia_attackers, 1, Growth.GAMES, 1.9, ATTACKERS,
                      "mia_shadow_model")  # part
     MIA_EVAL_MODEL = ("mia_eval_model", handlers.mia_eval_model, 2, Growth.COLUMNS, 0.8, EVALUATIONS,
                       "mia_attackers")  # iteration, model
-    MIA_EVAL = ("mia_eval", handlers.mia_eval, 1, Growth.GAMES, 0.1, EVALUATIONS, "mia_eval_model")  # iteration
-    # planned by earlier versions, whole (a baseline's fit and its sets; a shadow's every model): their stored keys
-    # and results still read, their costs still count for a job planned with them; this version plans their parts
+    MIA_EVAL_RECORDS = ("mia_eval_records", handlers.mia_eval_records, 1, Growth.GAMES, 0.1, EVALUATIONS,
+                        "mia_eval_model")  # iteration
+    # planned by earlier versions, whole (a baseline's fit and its sets; a game iteration's or a shadow's every
+    # model): their stored keys and results still read, their costs still count for a job planned with them (the
+    # time left of a sweep begun before); this version plans their parts (``plan.scored_whole``)
     BASELINE = ("baseline", None, 0, Growth.DATA, 3.6, ATTACKERS)
+    AIA = ("aia", None, 1, Growth.GAMES, 6.2)  # iteration
+    BASELINE_AIA = ("baseline_aia", None, 1, Growth.GAMES, 4.6)  # iteration
     MIA_SHADOW = ("mia_shadow", None, 1, Growth.GAMES, 4.9)  # shadow
+    MIA_EVAL = ("mia_eval", None, 1, Growth.GAMES, 7.6, EVALUATIONS, "mia_attackers")  # iteration
 
 
 PAYLOAD_ONLY = frozenset({TaskKind.BASELINE_FIT, TaskKind.AIA_MODEL, TaskKind.MIA_SHADOW_MODEL, TaskKind.MIA_SHADOW,
@@ -179,7 +183,7 @@ def reads_from(task: Task, plan: list[Task]) -> list[Task]:
     if kind is None:
         return []
     found = [t for t in plan if t.kind == kind and t.player == task.player]
-    if task.kind in (TaskKind.AIA, TaskKind.BASELINE_AIA, TaskKind.MIA_EVAL):
+    if task.kind in (TaskKind.AIA_RECORDS, TaskKind.MIA_EVAL_RECORDS):
         return [t for t in found if t.key.index[0] == task.key.index[0]]
     if task.kind == TaskKind.MIA_ATTACKERS and kind == TaskKind.MIA_SHADOW_MODEL:
         parts = sum(t.kind == task.kind and t.player == task.player for t in plan)
