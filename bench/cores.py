@@ -11,7 +11,8 @@ its imports) and the load average. The replay (``replay``) runs that plan again 
 - the worker's start-up, then the first look and the holder's fit in the worker's own process, one after the other,
   with the threads the worker gives them (``n_jobs`` = W): pyvinecopulib selects each tree's pair copulas in parallel,
   so a fit's recorded seconds are split into a serial part and a part spread over each tree's edges
-  (``fit_seconds``: the serial share measured by ``threads``, per-thread CPU seconds of the fit);
+  (``fit_seconds``: the serial share measured by ``threads``, the CPU seconds outside pyvinecopulib's selection; the
+  selection taken as perfectly parallel over a tree's edges, an upper bound on what threads give);
 - the gap from the holder's fit to the first task (the context, the pool's start), as recorded;
 - then every task on W workers: whenever a worker is free it starts the first task, in plan order, whose inputs are
   stored (``tvs_core.jobs.tasks.waits_for``: what it reads and, after the first stage, every level's quick numbers) —
@@ -27,7 +28,7 @@ workers shortens), with its tasks.
 
 Usage (from the repo root, on a shared machine under ``nice -n 19``):
   ``python -m bench.cores record NAME --sweep support|competitors|wide|wide2 [--backend loky|dask] [--n-jobs 2]``
-  ``python -m bench.cores threads`` (the fits' serial shares: kept in bench/cores_schedules.json)
+  ``python -m bench.cores threads`` (the fits' serial shares, on one thread: kept in bench/cores_schedules.json)
   ``python -m bench.cores replay`` (writes the replay's section of bench/cores.md)
 Recordings are kept in bench/cores_schedules.json (bench/wide_schedules.json's ``wide_*`` are replayed too).
 """
@@ -41,7 +42,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -197,31 +197,39 @@ def save(name: str, entry: dict) -> None:
     SCHEDULES.write_text(json.dumps(saved, indent=None, separators=(",", ":")).replace("],[", "],\n["))
 
 
-def thread_cpu(fit, threads: int) -> tuple[float, float, float]:
-    """(wall seconds, CPU seconds of the calling thread, CPU seconds of every thread) of ``fit()``: the calling
-    thread's share is the fit's serial part (pyvinecopulib's pool threads do the parallel part)."""
-    def cpu_by_thread() -> dict[int, float]:
-        out = {}
-        for tid in os.listdir(f"/proc/{os.getpid()}/task"):
+def selection_share(fit) -> tuple[float, float]:
+    """(CPU seconds of ``fit()`` on one thread, the share of them spent in pyvinecopulib's selection of the pair
+    copulas): the selection is what a fit's threads share out (each tree's edges in parallel); the rest — margins,
+    pseudo-observations, the structure's set-up — runs on one thread whatever their number."""
+    from tvs_core.model.vine import VineGenerator
+
+    inside = [0.0]
+    original = VineGenerator._fit_vine_on
+
+    def timed_fit_vine_on(self, upper, lower, column_order, make_vine):
+        def make(data, var_types):
+            start = time.process_time()
             try:
-                fields = Path(f"/proc/{os.getpid()}/task/{tid}/stat").read_text().rsplit(")", 1)[1].split()
-                out[int(tid)] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-            except (OSError, IndexError, ValueError):
-                continue
-        return out
+                return make_vine(data, var_types)
+            finally:
+                inside[0] += time.process_time() - start
+        return original(self, upper, lower, column_order, make)
 
-    me = threading.get_native_id()
-    before, start = cpu_by_thread(), time.perf_counter()
-    fit()
-    wall, after = time.perf_counter() - start, cpu_by_thread()
-    spent = {tid: after[tid] - before.get(tid, 0.0) for tid in after}
-    return wall, spent.get(me, 0.0), sum(spent.values())
+    VineGenerator._fit_vine_on = timed_fit_vine_on
+    try:
+        start = time.process_time()
+        fit()
+        total = time.process_time() - start
+    finally:
+        VineGenerator._fit_vine_on = original
+    return total, inside[0] / total
 
 
-def measure_threads(threads: int = 4) -> dict:
-    """The serial share of the holder's fit on the 5,000 x 120 table and of its longest baseline fits (R-vine,
-    star R-vine) on ``threads`` threads: the calling thread's CPU seconds over all threads' (the rest ran on
-    pyvinecopulib's pool)."""
+def measure_threads() -> dict:
+    """The serial share of the holder's fit on the 5,000 x 120 table and of its longest baseline fits (R-vine, star
+    R-vine), each on one thread: everything outside pyvinecopulib's selection (``selection_share``)."""
+    from dataclasses import replace
+
     from tvs_core.evaluation.context import EvaluationData
     from tvs_core.jobs.config import baseline_spec
     from tvs_core.jobs.context import fit_holder, split_tables, sweep_levels
@@ -229,30 +237,20 @@ def measure_threads(threads: int = 4) -> dict:
 
     table, config = sweep_case("wide")
     train, test = split_tables(config, table, None)
-    from dataclasses import replace
-
     config = replace(config, levels=sweep_levels(config, train))
-    out = {}
-    holder = None
-
-    def fit_the_holder():
-        nonlocal holder
-        holder = fit_holder(config, train, threads=threads)
-
-    wall, main, total = thread_cpu(fit_the_holder, threads)
-    out["holder"] = {"serial": round(main / total, 3), "cpu": round(total, 1), "wall": round(wall, 1),
-                     "threads": threads}
+    out, holder = {}, []
+    total, share = selection_share(lambda: holder.append(fit_holder(config, train, threads=1)))
+    out["holder"] = {"serial": round(1 - share, 3), "cpu": round(total, 1)}
     print(json.dumps(out), flush=True)
-    data = EvaluationData.from_model(holder, train, test)
+    data = EvaluationData.from_model(holder[0], train, test)
     for name in ("rvine", "rvine_star1"):
         spec = baseline_spec(next(b for b in config.baselines if str(b) == name), config)
-        wall, main, total = thread_cpu(lambda spec=spec: fit_baseline(spec, data, config.seed, threads), threads)
-        out[f"baseline_fit:{name}"] = {"serial": round(main / total, 3), "cpu": round(total, 1), "wall": round(wall, 1),
-                                       "threads": threads}
+        total, share = selection_share(lambda spec=spec: fit_baseline(spec, data, config.seed, 1))
+        out[f"baseline_fit:{name}"] = {"serial": round(1 - share, 3), "cpu": round(total, 1)}
+        print(json.dumps(out), flush=True)
     out |= {"load": round(os.getloadavg()[0], 2), "date": str(datetime.date.today()), "code": commit(),
             "levels": config.levels, "columns": int(train.shape[1])}
     save("threads", out)
-    print(json.dumps(out), flush=True)
     return out
 
 

@@ -66,26 +66,28 @@ class TaskKind(StrEnum):
     # (``*_details``: GDPR criteria, fidelity, closeness); ``baseline_aia`` (not in the default plan) from its
     # first measurement; ``first_look`` per level shown; ``dp_audit`` one fit of dp_vine on the audit's rows
     # (1000 x 21 clinical: 0.36 s, scaled to 27 columns; a competitor's audit fits add their measured fit cost); the
-    # games' models, the baselines' fits and sets (issue 57) from bench/cores.md's recording of the same sweep
+    # games' models and records, the baselines' fits and sets (issue 57): their CPU seconds one at a time, one thread
+    # (tests/jobs/recorded_cpu.json, ``python -m bench.cores cpu``) times 1.1, the median ratio of a kind's seconds
+    # on 2 workers to its CPU seconds in the recordings above
     HOLDER = ("holder", None, 0, Growth.DATA, 0.7, 0)  # fitted by the worker itself, before the plan
     FIRST_LOOK = ("first_look", None, 1, Growth.COLUMNS, 0.4, 0)  # likewise, before the holder (first_look.py)
     REFERENCE = ("reference", handlers.reference, 0, Growth.DATA, 2.7, LEVELS)
     RELEASE = ("release", handlers.release, 2, Growth.DATA, 2.0, LEVELS)  # level, chunk of sets
     REFERENCE_DETAILS = ("reference_details", handlers.reference_details, 0, Growth.DATA, 1.0)
     RELEASE_DETAILS = ("release_details", handlers.release_details, 1, Growth.DATA, 0.9)  # level
-    BASELINE_FIT = ("baseline_fit", handlers.baseline_fit, 0, Growth.DATA, 1.5)
-    BASELINE_SETS = ("baseline_sets", handlers.baseline_sets, 1, Growth.DATA, 0.6, ATTACKERS,
+    BASELINE_FIT = ("baseline_fit", handlers.baseline_fit, 0, Growth.DATA, 0.3)
+    BASELINE_SETS = ("baseline_sets", handlers.baseline_sets, 1, Growth.DATA, 0.5, ATTACKERS,
                      "baseline_fit")  # chunk of sets
     EXTERNAL = ("external", handlers.external, 0, Growth.DATA, None, ATTACKERS)
     DP_AUDIT = ("dp_audit", handlers.dp_audit, 1, Growth.COLUMNS, 0.6, ATTACKERS)  # trial
-    AIA_MODEL = ("aia_model", handlers.aia_model, 2, Growth.COLUMNS, 0.6)  # iteration, model ("out" or target row)
-    AIA_RECORDS = ("aia_records", handlers.aia_records, 1, Growth.GAMES, 0.3, ATTACKERS, "aia_model")  # iteration
+    AIA_MODEL = ("aia_model", handlers.aia_model, 2, Growth.COLUMNS, 0.7)  # iteration, model ("out" or target row)
+    AIA_RECORDS = ("aia_records", handlers.aia_records, 1, Growth.GAMES, 0.04, ATTACKERS, "aia_model")  # iteration
     MIA_SHADOW_MODEL = ("mia_shadow_model", handlers.mia_shadow_model, 2, Growth.COLUMNS, 0.5)  # shadow, model
     MIA_ATTACKERS = ("mia_attackers", handlers.mia_attackers, 1, Growth.GAMES, 1.9, ATTACKERS,
                      "mia_shadow_model")  # part
-    MIA_EVAL_MODEL = ("mia_eval_model", handlers.mia_eval_model, 2, Growth.COLUMNS, 0.8, EVALUATIONS,
+    MIA_EVAL_MODEL = ("mia_eval_model", handlers.mia_eval_model, 2, Growth.COLUMNS, 0.65, EVALUATIONS,
                       "mia_attackers")  # iteration, model
-    MIA_EVAL_RECORDS = ("mia_eval_records", handlers.mia_eval_records, 1, Growth.GAMES, 0.1, EVALUATIONS,
+    MIA_EVAL_RECORDS = ("mia_eval_records", handlers.mia_eval_records, 1, Growth.GAMES, 0.02, EVALUATIONS,
                         "mia_eval_model")  # iteration
     # planned by earlier versions, whole (a baseline's fit and its sets; a game iteration's or a shadow's every
     # model): their stored keys and results still read, their costs still count for a job planned with them (the
