@@ -347,7 +347,7 @@ def critical_path(own: list[Task], pool: list[Task], gap: float, startup: float)
     """The longest chain of waiting tasks (infinite workers): its length and its tasks, first to last."""
     begin = startup + sum(t.seconds for t in own) + gap
     finish, before = {}, {}
-    for task in pool:  # plan order: what a task waits for comes earlier
+    for task in sorted(pool, key=lambda t: t.stage):  # what a task waits for is in an earlier stage
         ready = max((finish[w] for w in task.waits), default=begin)
         before[task.key] = max(task.waits, key=lambda w: finish[w]) if task.waits else None
         finish[task.key] = ready + task.seconds
