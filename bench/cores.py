@@ -412,23 +412,122 @@ def as_scheduled(case: dict) -> dict:
     return {"tasks": len(plan), "started before their inputs": early, "most at once": peak, "passed over": passed}
 
 
+def as_whole(case: dict) -> dict:
+    """A recording of the split plan as the plan of 7f83bc4 (before issue 57) would have run the same work: each
+    baseline one task (its fit and every set), each game iteration and shadow one task (every model), in that plan's
+    order and stages, on the engine that ran stage after stage. Every part runs the same computation as the whole
+    task did (the same bytes), so a whole task costs its parts' seconds summed: the replay then compares the two
+    plans and engines on the same measured work."""
+    from tvs_core.jobs.tasks import TaskKey, TaskKind
+    from tvs_core.model.competitors import fit_cost
+
+    seconds: dict[str, float] = {}
+    stage_of: dict[str, int] = {}
+    order: dict[str, list[str]] = {"own": [], "levels": [], "refine": [], "competitors": [], "aia": [],
+                                   "shadows": [], "baseline_aia": [], "baselines": [], "other": [], "details": [],
+                                   "attackers": [], "evaluations": []}
+    costs = {key: cost for key, _, cost, _ in case["tasks"]}
+    for key, stage in case["plan"]:
+        task = TaskKey.parse(key)
+        kind, player, index = task.kind, task.player, task.index
+        if stage == 0:
+            whole, group, new_stage = key, "own", 0
+        elif kind == TaskKind.BASELINE_FIT or kind == TaskKind.BASELINE_SETS:
+            whole = str(TaskKey(TaskKind.BASELINE, player))
+            competitor = fit_cost(player.split(":")[0], None, 1000, case["n_columns"]) is not None
+            group, new_stage = ("competitors" if competitor else "baselines"), 2
+        elif kind in (TaskKind.AIA_MODEL, TaskKind.AIA_RECORDS):
+            holder = player == "tvinesynth"
+            whole = str(TaskKey(TaskKind.AIA if holder else TaskKind.BASELINE_AIA, player, index[:1]))
+            group, new_stage = ("aia" if holder else "baseline_aia"), 2
+        elif kind == TaskKind.MIA_SHADOW_MODEL:
+            whole, group, new_stage = str(TaskKey(TaskKind.MIA_SHADOW, player, index[:1])), "shadows", 2
+        elif kind in (TaskKind.MIA_EVAL_MODEL, TaskKind.MIA_EVAL_RECORDS):
+            whole, group, new_stage = str(TaskKey(TaskKind.MIA_EVAL, player, index[:1])), "evaluations", 4
+        elif kind == TaskKind.MIA_ATTACKERS:
+            whole, group, new_stage = key, "attackers", 3
+        elif kind in (TaskKind.RELEASE_DETAILS, TaskKind.REFERENCE_DETAILS):
+            whole, group, new_stage = key, "details", 2
+        elif stage == 1:
+            whole, group, new_stage = key, "levels", 1
+        elif kind == TaskKind.RELEASE:
+            whole, group, new_stage = key, "refine", 2
+        else:
+            whole, group, new_stage = key, "other", 2
+        if whole not in seconds:
+            order[group].append(whole)
+            seconds[whole], stage_of[whole] = 0.0, new_stage
+        seconds[whole] += costs[key]
+    plan = [key for group in order.values() for key in group]
+    return {**case, "engine": "stages", "plan": [[key, stage_of[key]] for key in plan],
+            "tasks": [[key, TaskKey.parse(key).kind.value, seconds[key], None] for key in plan], "workers": 1,
+            "code": "7f83bc4's plan and engine, " + str(case.get("code"))}
+
+
+HAND_WRITTEN = "<!-- Below: written by hand (the readings); bench/cores.py replay keeps it. -->"
+REPLAYED = ("support-cpu", "competitors-cpu", "wide-cpu")  # the sweeps of issue 57, costed on a quiet core
+
+
 def replay() -> str:
+    """bench/cores.md's replay table from the recordings; returns the table."""
     cases = json.loads(WIDE.read_text()) if WIDE.exists() else {}
     cases |= json.loads(SCHEDULES.read_text()) if SCHEDULES.exists() else {}
     threads_info = cases.pop("threads", {})
-    lines = []
-    for name, case in cases.items():
-        found = replay_case(case, threads_info)
-        rows = found["rows"]
-        length, chain = found["critical"]
-        cells = " | ".join(f"{rows[w]['wall']:.0f} s ({100 * rows[w]['efficiency']:.0f} %)" for w in WORKERS)
-        said = "—" if found["real"] is None else f"{found['real']:.0f} / {found['check']:.0f}"
-        lines.append(f"| {name} | {case.get('sweep', '?')} | {case.get('engine', 'stages')} | "
-                     f"{case.get('code', '?')} | {said} | {cells} | {length:.0f} s |")
-        chain_text = ", ".join(f"`{key}` {found['seconds'][key]:.1f}" for key in chain)
-        lines.append(f"|  | critical path |  |  |  | {chain_text} |  |")
-        print(lines[-2], flush=True)
-    return "\n".join(lines)
+    order = [name for name in REPLAYED if name in cases] + [name for name in cases if name not in REPLAYED]
+    rows, paths = [], []
+    for name in order:
+        case = cases[name]
+        for label, variant in ((name, case), *(((f"{name}, as 7f83bc4 planned it", as_whole(case)),)
+                                               if case.get("engine") == "ready" and case["tasks"][0][3] is None
+                                               else ())):
+            found = replay_case(variant, threads_info)
+            cells = " | ".join(f"{found['rows'][w]['wall']:.0f} s ({100 * found['rows'][w]['efficiency']:.0f} %)"
+                               for w in WORKERS)
+            said = "—" if found["real"] is None else f"{found['real']:.0f} / {found['check']:.0f}"
+            length, chain = found["critical"]
+            costs = "CPU, 1 thread" if variant["tasks"][0][3] is None else f"run on {variant['workers']} workers"
+            rows.append(f"| {label} | {variant.get('sweep', 'wide')} | {variant.get('engine', 'stages')} | {costs} "
+                        f"(load {variant['load'][0]}-{variant['load'][1]}) | {said} | {cells} | {length:.0f} s |")
+            paths.append(f"- **{label}** ({length:.0f} s): " + " → ".join(
+                f"`{key}` {found['seconds'][key]:.1f}" for key in chain))
+            print(rows[-1], flush=True)
+    table = "\n".join(["| recording | sweep | engine | task costs | real / replayed on its own workers "
+                       "| 4 workers | 8 | 16 | 32 | 64 | critical path |",
+                       "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|", *rows])
+    shares = ", ".join(f"{key} {info['serial']:.1%} of {info['cpu']:.0f} CPU s"
+                       for key, info in threads_info.items() if isinstance(info, dict) and "serial" in info)
+    text = f"""# The cores of a real server: a recorded sweep replayed on 4 to 64 workers (issue 57)
+
+Reproduce (from the repo root; on a shared machine under `nice -n 19`):
+`python -m bench.cores cpu support-cpu --sweep support`, `... cpu competitors-cpu --sweep competitors`,
+`... cpu wide-cpu --sweep wide` (each task's CPU seconds, one thread, one task at a time: what it costs a quiet
+core, whatever the load), `python -m bench.cores threads` (the fits' serial shares), then
+`python -m bench.cores replay` (this table). A real run's schedule: `python -m bench.cores record NAME --sweep
+wide [--backend dask --n-jobs 4]` or `python -m bench.scale ... --record NAME`.
+
+- Machine of the recordings: {os.cpu_count()} cores, {cpu_model()}; the load average during each recording is in its
+  row (the machine was shared with other sessions' work throughout).
+- Sweeps: `support` the 884 x 27 default quick sweep (bench/tables.support_like); `competitors` bench/competitors.py's
+  sweep (the clinical demo, release metrics, the paper's competitors at paper epochs); `wide` the 5,000 x 120 quick
+  sweep (bench/tables.wide_table, default levels, baselines and games).
+- Each cell: the predicted wall time from the worker's start (its imports included: a worker started at Start) and,
+  in brackets, the parallel efficiency (the replay on 1 worker / (W x the replay on W)). "As 7f83bc4 planned it":
+  the same measured work summed into the tasks the earlier plan had (a baseline one task, a game iteration one task)
+  and run stage after stage, as that engine did.
+- Serial shares of the fits (the rest spread over each tree's edges, an upper bound on what threads give):
+  {shares or "not measured"}.
+- Targets (issue 57): the 5,000 x 120 sweep on 16 workers <= 120 s, on 64 workers <= 60 s.
+
+{table}
+
+Critical paths (the longest chain of tasks that wait for each other; seconds each, as costed above):
+
+{chr(10).join(paths)}
+"""
+    old = REPORT.read_text() if REPORT.exists() else ""
+    kept = old[old.index(HAND_WRITTEN):] if HAND_WRITTEN in old else HAND_WRITTEN + "\n"
+    REPORT.write_text(text + "\n" + kept)
+    return table
 
 
 def main() -> None:
@@ -443,7 +542,7 @@ def main() -> None:
     elif command == "cpu":
         cpu_costs(sys.argv[2], sys.argv[sys.argv.index("--sweep") + 1])
     else:
-        print(replay())
+        replay()
 
 
 if __name__ == "__main__":
