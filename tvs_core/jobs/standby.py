@@ -33,7 +33,7 @@ from ..storage.store import ACTIVE, JobStatus, Store
 from .process import process_start_time, worker_alive
 
 KEY = "standby"  # the store's meta entry of the workspace's standby worker
-POLL_SECONDS = 0.25  # how often a standby looks for its job and for its dashboard
+POLL_SECONDS = 0.1  # how often a standby looks for its job and for its dashboard (one read of the store)
 HANDOFF_SECONDS = 15.0  # how long Start waits for the standby to take the job before starting a fresh worker
 IDLE_SECONDS = 6 * 3600.0  # a standby never waits longer than this for a job
 KEEP_SECONDS = 2.0  # how often the dashboard makes sure a standby is waiting
