@@ -13,9 +13,11 @@ lists only: there the stages run one after the other, as before.
 
 from __future__ import annotations
 
+import heapq
 import threading
 import time
 import warnings
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -101,7 +103,7 @@ def execute(context: JobContext, tasks: list[Task], sink: Sink, n_jobs: int = 2,
         return _run_ready(context, tasks, sink, workers)
 
 
-IDLE_SECONDS = 0.05  # a free worker with no task ready waits this long in its process, then asks again
+IDLE_SECONDS = 0.1  # a free worker with no task ready waits this long in its process, then asks again
 
 
 def _idle() -> None:
@@ -111,23 +113,32 @@ def _idle() -> None:
 class ReadyTasks:
     """What a free worker runs next, asked by joblib whenever a worker is free (from joblib's own thread, hence the
     lock): the first task still to run, in plan order, whose inputs are all stored and that the free memory holds;
-    else a short wait (``_idle``). The engine's thread tells it each stored result (``finished``) and keeps the
-    payloads later tasks read in memory until they have been handed on."""
+    else a short wait (``_idle``). The engine's thread tells it each stored result (``finished``), which readies the
+    tasks that were waiting for it; the payloads later tasks read are kept in memory until their last reader has
+    been handed them."""
 
     def __init__(self, context: JobContext, tasks: list[Task], sink: Sink, workers: int):
         done = sink.done()
         self.context, self.workers = context, workers
-        self.pending = [task for task in still_needed(tasks, done) if task.stage > 0]
-        self.reads = {task.name: [t.name for t in reads_from(task, tasks)] for task in self.pending}
-        self.waits = {task.name: [t.name for t in waits_for(task, tasks) if t.name not in done]
-                      for task in self.pending}
-        later = {task.name for task in self.pending}
-        missing = {name for waits in self.waits.values() for name in waits} - later
-        if missing:
-            raise TVSError(f"The sweep's plan is inconsistent: tasks wait for {', '.join(sorted(missing))}, which is "
+        pending = [task for task in still_needed(tasks, done) if task.stage > 0]
+        names = {task.name for task in pending}
+        self.tasks = {task.name: task for task in pending}
+        self.order = {task.name: i for i, task in enumerate(pending)}
+        self.reads = {task.name: [t.name for t in reads_from(task, tasks)] for task in pending}
+        self.missing = {task.name: {t.name for t in waits_for(task, tasks)} - done for task in pending}
+        unknown = {name for waits in self.missing.values() for name in waits} - names
+        if unknown:
+            raise TVSError(f"The sweep's plan is inconsistent: tasks wait for {', '.join(sorted(unknown))}, which is "
                            "neither stored nor planned. Start the sweep again.")
-        self.payloads = {name: sink.payload(name) for names in self.reads.values() for name in names if name in done}
-        self.done, self.running = set(done), {}
+        self.waiting: dict[str, list[str]] = {}  # a task -> the tasks waiting for it
+        for name, waits in self.missing.items():
+            for wait in waits:
+                self.waiting.setdefault(wait, []).append(name)
+        self.ready = [(self.order[name], name) for name, waits in self.missing.items() if not waits]
+        heapq.heapify(self.ready)
+        self.readers = Counter(name for names in self.reads.values() for name in names)  # readers still to start
+        self.payloads = {name: sink.payload(name) for name in self.readers if name in done}
+        self.left, self.running = len(pending), {}
         self.peaks = dict(sink.peaks())
         self.notes: list[str] = []
         self.error: str | None = None
@@ -138,22 +149,22 @@ class ReadyTasks:
 
     def __next__(self):
         with self.lock:
-            if self.error is not None or not self.pending:
+            if self.error is not None or not self.left:
                 raise StopIteration
-            for task in self.pending:
-                if not all(name in self.done for name in self.waits[task.name]):
-                    continue
-                if not self._fits(task):
-                    break
-                self.pending.remove(task)
-                self.running[task.name] = task.kind
-                payloads = [self.payloads[name] for name in self.reads[task.name]]
-                wanted = {name for later in self.pending for name in self.reads[later.name]}
-                self.payloads = {name: value for name, value in self.payloads.items() if name in wanted}
-                return delayed(execute_task)(task, self.context, payloads, TASK_TIMER)
-            if self.error is not None:
-                raise StopIteration
-            return delayed(_idle)()
+            if not self.ready or not self._fits(self.tasks[self.ready[0][1]]):
+                if self.error is not None:
+                    raise StopIteration
+                return delayed(_idle)()
+            _, name = heapq.heappop(self.ready)
+            task = self.tasks.pop(name)
+            self.left -= 1
+            self.running[name] = task.kind
+            payloads = [self.payloads[read] for read in self.reads[name]]
+            for read in self.reads[name]:
+                self.readers[read] -= 1
+                if not self.readers[read]:
+                    self.payloads.pop(read, None)  # no task still to start reads it
+            return delayed(execute_task)(task, self.context, payloads, TASK_TIMER)
 
     def _fits(self, task: Task) -> bool:
         """Whether the free memory holds one more task of this kind beside those running (jobs/memory.py): the
@@ -174,10 +185,13 @@ class ReadyTasks:
     def finished(self, result: TaskResult) -> None:
         """``result`` is stored: the tasks waiting for it may start."""
         with self.lock:
-            self.done.add(result.key)
             self.running.pop(result.key, None)
-            if any(result.key in self.reads[task.name] for task in self.pending):
+            if self.readers.get(result.key):
                 self.payloads[result.key] = result.payload
+            for name in self.waiting.pop(result.key, ()):
+                self.missing[name].discard(result.key)
+                if not self.missing[name]:
+                    heapq.heappush(self.ready, (self.order[name], name))
             if result.peak_mb is not None:
                 self.peaks[result.kind] = max(self.peaks.get(result.kind, 0.0), result.peak_mb)
 
@@ -197,7 +211,7 @@ def _run_ready(context: JobContext, tasks: list[Task], sink: Sink, workers: int)
             sink.note(message)
             noted.add(message)
 
-    if ready.pending:
+    if ready.left:
         with warnings.catch_warnings(), Parallel(n_jobs=workers, return_as="generator_unordered",
                                                  pre_dispatch="n_jobs", batch_size=1) as parallel:
             warnings.filterwarnings("ignore", message=".*tasks which were still being processed", category=UserWarning)
