@@ -27,7 +27,7 @@ ROWS = (11, 3, 7)  # the targets' training rows, not in order
 
 
 def fake_context():
-    specs = {name: SimpleNamespace(label=name) for name in ("independent", "dp_vine:1")}
+    specs = {name: SimpleNamespace(label=name) for name in ("independent", "dp_vine:1", "privbayes:1")}
     return SimpleNamespace(spec=SimpleNamespace(label=HOLDER), levels=[1, 2], baseline=specs.__getitem__,
                            holder="holder model", data="data", protocol="protocol", sensitive=["income"], seed=7,
                            externals={"mine": np.zeros((4, 3))}, attacker_rows="attacker rows",
@@ -50,7 +50,7 @@ def calls(monkeypatch):
     for name in ("reference_records", "release_records", "published_records", "trial_records"):
         monkeypatch.setattr(handlers, name, recorder(name))
     monkeypatch.setattr(handlers.attribute_game, "aia_records", recorder("aia_records"))
-    monkeypatch.setattr(handlers, "fit_baseline", lambda spec, data, seed, threads: SimpleNamespace(
+    monkeypatch.setattr(handlers, "fit_baseline", lambda spec, data, seed, threads=1: SimpleNamespace(
         to_json=lambda: f"fitted {spec.label} on {threads} threads"))
     monkeypatch.setattr(handlers, "SyntheticGenerator", SimpleNamespace(from_json=lambda text: f"read {text}"))
 
@@ -112,6 +112,14 @@ def test_a_release_task_scores_its_level_on_its_chunk_of_sets(calls):
     assert [(args[0], args[2], kwargs["chunk"], kwargs["part"]) for _, args, kwargs in calls] == [
         ("holder model", 2, (10, 30), SCATTER), ("holder model", 2, (0, 10), None),
         ("holder model", 2, (0, DISTANCE_SETS), DETAILS)]  # the details: on the sets the distance metrics score
+
+
+def test_a_baseline_that_cannot_be_saved_is_fitted_and_its_release_scored_without_a_level_in_one_task(calls,
+                                                                                                     monkeypatch):
+    monkeypatch.setattr(handlers, "fit_baseline", lambda spec, data, seed: f"fitted {spec.label}")
+    handlers.baseline(task("baseline:dp_vine:1"), fake_context(), [])
+    (_, args, _), = calls
+    assert args[0] == "fitted dp_vine:1" and args[2] is None and args[-1] == "dp_vine:1"
 
 
 def test_a_baseline_is_fitted_on_its_threads_and_its_sets_scored_from_the_fitted_model(calls):
@@ -244,7 +252,7 @@ def test_an_evaluation_puts_its_out_rates_and_each_rows_in_rates_together(calls)
 def test_every_planned_task_is_read_by_its_handler(calls):
     """Every kind the plan writes, with the params it writes them with, is run by its handler (the holder's fit
     aside: the worker does it)."""
-    config = SweepConfig(response="y", sensitive=["income"], baselines=["independent", "dp_vine:1"],
+    config = SweepConfig(response="y", sensitive=["income"], baselines=["independent", "dp_vine:1", "privbayes:1"],
                          baseline_games=["aia", "mia"], externals={"mine": "f" * 64}, dp_audit_trials=2,
                          protocol_overrides={**TINY, "release_sets": 30})
     tasks = planned_tasks(config, [1, 2])

@@ -124,9 +124,7 @@ def test_earlier_finished_sweeps_are_rescaled_to_this_tables_shape(tmp_path):
 # -- competitors' fits -----------------------------------------------------------------------------------------------
 def test_only_a_competitors_fit_is_costed_by_its_task_key():
     fits = competitor_fits(config(baselines=["independent", "dp_vine:1", "ctgan:quick", "privbayes:1"]), 700, 27)
-    # keyed by the fit's task: its own since issue 57, the baseline's whole task in a plan made before
-    assert set(fits) == {f"{kind}:{name}" for kind in ("baseline_fit", "baseline")
-                         for name in ("ctgan:quick", "privbayes:1")}
+    assert set(fits) == {"baseline:ctgan:quick", "baseline:privbayes:1"}
     assert all(seconds > 0 for seconds in fits.values())
 
 
@@ -140,7 +138,6 @@ def test_a_competitors_fit_cost_stops_growing_at_the_baseline_row_cap():
 def test_a_baseline_name_this_version_does_not_know_gives_no_estimate_not_an_error():
     """A sweep stored by another version may name a baseline this one lacks: its page still opens."""
     assert competitor_fits(config(baselines=["no_such_generator", "ctgan:quick"]), 700, 27).keys() == {
-        "baseline_fit:ctgan:quick",
         "baseline:ctgan:quick"}
 
 

@@ -87,6 +87,14 @@ def release_details(task: Task, context: JobContext, payloads: list[bytes]) -> R
                            context.spec.label, chunk=(0, DISTANCE_SETS), part=DETAILS), None
 
 
+def baseline(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
+    """A baseline that cannot be saved (a competitor): fitted, and every set of it scored, in this one task."""
+    spec = context.baseline(task.player)
+    model = fit_baseline(spec, context.data, context.seed)
+    return release_records(model, context.data, None, context.protocol, context.sensitive, context.seed,
+                           spec.label), None
+
+
 def baseline_fit(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
     """A baseline's fit, handed on as its saved model (its sets are scored by ``baseline_sets`` tasks)."""
     threads = task.params[0] if task.params else 1

@@ -30,6 +30,7 @@ from ..evaluation.records import HOLDER
 from ..evaluation.release import DETAILS, DISTANCE_SETS, SCATTER, set_metric_functions
 from ..evaluation.sizes import BASELINE_ROWS
 from ..model.competitors import fit_cost
+from ..model.registry import generator_class
 from .config import SweepConfig, baseline_spec
 from .context import JobContext
 from .tasks import ATTACKERS, EVALUATIONS, GAMES, LEVELS, OUT_MODEL, Task, TaskKey, TaskKind
@@ -129,10 +130,15 @@ def baseline_set_chunks(protocol) -> list[tuple[int, int]]:
 
 
 def baseline_tasks(context, labels: list[str], workers: int) -> list[Task]:
-    """Each baseline (in ``labels``' order): its fit, with ``fit_threads`` threads, then its sets in chunks."""
+    """Each baseline (in ``labels``' order): its fit, with ``fit_threads`` threads, then its sets in chunks; a baseline
+    that cannot hand its fitted model on (a competitor: ``can_be_saved``) in one task, fit and sets."""
     threads = fit_threads(workers)
+    names = {spec.label: spec.name for spec in context.baselines}
     tasks = []
     for label in labels:
+        if not generator_class(names[label]).can_be_saved:
+            tasks.append(_task(TaskKind.BASELINE, player=label))
+            continue
         tasks.append(_task(TaskKind.BASELINE_FIT, params=(threads,), player=label))
         tasks += [_task(TaskKind.BASELINE_SETS, f"{a}-{b}", params=(a, b), stage=ATTACKERS, player=label)
                   for a, b in baseline_set_chunks(context.protocol)]
@@ -158,7 +164,7 @@ def by_priority(tasks: list[Task]) -> list[Task]:
     the refining chunks, audits and uploaded sets; the short details tasks last, so that the end is not one long
     task on one worker. Stable: within a class, the order given."""
     rank = {TaskKind.MIA_EVAL_RECORDS: 1, TaskKind.MIA_EVAL_MODEL: 1, TaskKind.MIA_ATTACKERS: 1,
-            TaskKind.AIA_RECORDS: 1, TaskKind.BASELINE_SETS: 1, TaskKind.BASELINE_FIT: 2,
+            TaskKind.AIA_RECORDS: 1, TaskKind.BASELINE_SETS: 1, TaskKind.BASELINE: 2, TaskKind.BASELINE_FIT: 2,
             TaskKind.MIA_SHADOW_MODEL: 3, TaskKind.AIA_MODEL: 4, TaskKind.REFERENCE_DETAILS: 6,
             TaskKind.RELEASE_DETAILS: 6}
     return sorted(tasks, key=lambda task: 0 if task.stage <= LEVELS else rank.get(task.kind, 5))

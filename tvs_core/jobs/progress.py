@@ -190,8 +190,7 @@ def competitor_fits(config: SweepConfig, n_train: int, n_columns: int) -> dict[s
             continue
         seconds = fit_cost(spec.name, spec.config.get("epochs"), rows, n_columns)
         if seconds is not None:
-            # the fit's task: its own since issue 57, the baseline's whole task in a plan made before
-            fits |= {str(TaskKey(kind, spec.label)): seconds for kind in (TaskKind.BASELINE_FIT, TaskKind.BASELINE)}
+            fits[str(TaskKey(TaskKind.BASELINE, spec.label))] = seconds  # a competitor is never split (plan.py)
             audit = fit_cost(spec.name, spec.config.get("epochs"), min(n_train, AUDIT_ROWS), n_columns)
             fits |= {str(TaskKey(TaskKind.DP_AUDIT, spec.label, (t,))): audit for t in range(config.dp_audit_trials)}
     return fits
@@ -405,7 +404,7 @@ def task_total(plan: list[Task], n_train: int) -> int:
 def fit_seconds_by_baseline(config: SweepConfig, n_train: int, n_columns: int) -> dict[str, float]:
     """Expected seconds of one fit of each competitor, by baseline name (the Sweep page's line before Start)."""
     fits = {TaskKey.parse(name): seconds for name, seconds in competitor_fits(config, n_train, n_columns).items()}
-    return {key.player: seconds for key, seconds in fits.items() if key.kind == TaskKind.BASELINE_FIT}
+    return {key.player: seconds for key, seconds in fits.items() if key.kind == TaskKind.BASELINE}
 
 
 def audit_seconds(store: Store, config: SweepConfig, n_train: int, n_columns: int, workers: int = 2) -> float:

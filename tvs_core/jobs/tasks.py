@@ -75,6 +75,7 @@ class TaskKind(StrEnum):
     RELEASE = ("release", handlers.release, 2, Growth.DATA, 2.0, LEVELS)  # level, chunk of sets
     REFERENCE_DETAILS = ("reference_details", handlers.reference_details, 0, Growth.DATA, 1.0)
     RELEASE_DETAILS = ("release_details", handlers.release_details, 1, Growth.DATA, 0.9)  # level
+    BASELINE = ("baseline", handlers.baseline, 0, Growth.DATA, 3.6, ATTACKERS)  # fit and every set: a competitor
     BASELINE_FIT = ("baseline_fit", handlers.baseline_fit, 0, Growth.DATA, 0.3)
     BASELINE_SETS = ("baseline_sets", handlers.baseline_sets, 1, Growth.DATA, 0.5, ATTACKERS,
                      "baseline_fit")  # chunk of sets
@@ -89,10 +90,9 @@ class TaskKind(StrEnum):
                       "mia_attackers")  # iteration, model
     MIA_EVAL_RECORDS = ("mia_eval_records", handlers.mia_eval_records, 1, Growth.GAMES, 0.02, EVALUATIONS,
                         "mia_eval_model")  # iteration
-    # planned by earlier versions, whole (a baseline's fit and its sets; a game iteration's or a shadow's every
+    # planned by earlier versions, whole (a saved baseline's fit and its sets; a game iteration's or a shadow's every
     # model): their stored keys and results still read, their costs still count for a job planned with them (the
     # time left of a sweep begun before); this version plans their parts (``plan.scored_whole``)
-    BASELINE = ("baseline", None, 0, Growth.DATA, 3.6, ATTACKERS)
     AIA = ("aia", None, 1, Growth.GAMES, 6.2)  # iteration
     BASELINE_AIA = ("baseline_aia", None, 1, Growth.GAMES, 4.6)  # iteration
     MIA_SHADOW = ("mia_shadow", None, 1, Growth.GAMES, 4.9)  # shadow
