@@ -404,6 +404,7 @@ def _in_this_process(args):
 
 def cmd_sweep(args) -> dict:
     from .choice.summary import summary_json
+    from .evaluation.summary import summarise
     from .jobs import JobView, SweepConfig, baseline_spec
     from .jobs.plan import audited
     from .jobs.submission import Next, Started, run_sweep
@@ -462,10 +463,12 @@ def cmd_sweep(args) -> dict:
         raise TVSError(f"job {job_id} {status}: {store.job(job_id)['error'] or ''}".strip())
     view = JobView(store, job_id)
     records = view.records()
+    scored = summarise(records)  # summarised and chosen once: summary.json and the verdicts read the same
+    selection = choice.select(scored, config.sensitive)
     summary = summary_json(records, config.sensitive, alpha=choice.alpha, method=choice.method,
-                           privacy=choice.privacy, utility_mix=choice.utility)
+                           privacy=choice.privacy, utility_mix=choice.utility, chosen=(scored, selection))
     summary["job_id"] = job_id
-    summary["verdicts"] = _verdicts(view, summary["best_level"], choice, records).to_json()
+    summary["verdicts"] = _verdicts(view, summary["best_level"], selection, records, scored).to_json()
     inputs = (args.data, args.holdout, *external_paths.values())
     out.mkdir(parents=True, exist_ok=True)
     write_csv(records, out / "results.csv", inputs)  # column names reach the records' attribute cells
@@ -474,14 +477,11 @@ def cmd_sweep(args) -> dict:
             "dp_audit": summary.get("dp_audit", {}), "verdicts": summary["verdicts"]}
 
 
-def _verdicts(view, level: int | None, settings, records):
-    """The verdicts of ``level`` of a stored sweep, as the card and the report's first page say them (none without
-    a level)."""
+def _verdicts(view, level: int | None, selection, records, summary):
+    """The verdicts of ``level`` of a stored sweep under ``selection`` (of ``summary``, the sweep's ``records``'), as
+    the card and the report's first page say them (none without a level)."""
     from .choice.verdicts import Verdicts, sweep_verdicts
-    from .evaluation.summary import summarise
 
-    summary = summarise(records)
-    selection = settings.select(summary, view.config.sensitive)
     if level is None or selection is None:
         return Verdicts()
     return sweep_verdicts(view, level, selection, records, summary)
