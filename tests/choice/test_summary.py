@@ -232,6 +232,23 @@ def test_summary_json_lists_the_points_and_leaves_the_references_out():
     assert "dp_audit" not in out  # not a sweep run with --audit-dp
 
 
+def test_summary_json_of_a_summary_and_selection_made_once_is_the_one_it_makes_itself():
+    """The command line summarises and chooses once for summary.json and the verdicts: the same file."""
+    from tvs_core.choice.summary import choose
+    from tvs_core.evaluation.summary import summarise
+
+    rows = [record(RAW, None, "mab", 0.4, "a"), record(SHUFFLED, None, "release_mab", 0.0, "a")]
+    for level, mab, auc in ((2, 0.3, 0.9), (1, 0.1, 0.7), (3, 0.35, 0.95)):
+        rows += [record(HOLDER, level, "mab", mab + d, "a", iteration=i) for i, d in enumerate((0, 0.01, -0.02))]
+        rows += [record(HOLDER, level, "auc_tstr", auc - d, iteration=i) for i, d in enumerate((0, 0.02, 0.01))]
+    records = to_frame(rows)
+    mix = UtilityMix.parse("tstr")
+    summary = summarise(records)
+    made_once = summary_json(records, ["a"], alpha=0.3, utility_mix=mix,
+                             chosen=(summary, choose(summary, ["a"], 0.3, utility=mix)))
+    assert made_once == summary_json(records, ["a"], alpha=0.3, utility_mix=mix)
+
+
 def test_summary_json_names_a_level_beyond_the_anchors_and_an_empty_sweep():
     rows = [record(RAW, None, "mab", 0.4, "a"), record(SHUFFLED, None, "release_mab", 0.0, "a"),
             record(HOLDER, 1, "mab", 0.5, "a"), record(HOLDER, 1, "auc_tstr", 0.7)]

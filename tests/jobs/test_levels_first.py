@@ -15,6 +15,8 @@ Y = "in_hospital_death"
 TINY = {**TINY_PROTOCOL, "mia_iterations": 2}
 QUICK_METRICS = {"auc_tstr", "pair_structure", "ci_overlap", "release_mab", "mia_auc"}
 LATER_KINDS = {"baseline", "aia", "baseline_aia", "mia_shadow", "mia_attackers", "mia_eval", "external", "dp_audit",
+               "baseline_fit", "baseline_sets", "aia_model", "aia_records", "mia_shadow_model", "mia_eval_model",
+               "mia_eval_records",
                "reference_details", "release_details"}
 
 

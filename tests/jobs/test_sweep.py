@@ -133,14 +133,19 @@ def test_a_job_begun_by_an_earlier_version_resumes_without_reading_its_pickles(r
     with store.transaction() as db:
         db.execute("UPDATE results SET payload = ? WHERE job_id = ? AND payload IS NOT NULL",
                    (pickle.dumps(PlantedPickle(marker)), job_id))
-    evaluations = [r["task"] for r in store.results(job_id) if r["kind"] == "mia_eval"]
+    evaluations = [r["task"] for r in store.results(job_id) if r["kind"] in ("mia_eval_model", "mia_eval_records")]
+    assert evaluations
     store.forget_results(job_id, evaluations)  # stopped before the membership evaluations
     store.update_job(job_id, status="interrupted")
     assert store.job(job_id)["done"] == store.job(job_id)["total"] - len(evaluations)
     assert run_job(store, job_id, n_jobs=2) == "done", store.job(job_id)["error"]
     assert not marker.exists()
-    assert set(store.payload_heads(job_id, 4)) == set(kept) and set(store.payload_heads(job_id, 4).values()) == {
-        b"PK\x03\x04"}
+    # what the evaluations read ran again and was stored in this version's format; a payload nothing still to run
+    # reads (the attribute game's models: its records are stored) is not made again
+    again = store.payload_heads(job_id, 4)
+    assert set(again.values()) == {b"PK\x03\x04"} and set(again) <= set(kept)
+    assert {task for task in kept if task.startswith(("mia_shadow_model:", "mia_attackers:", "mia_eval_model:"))
+            } <= set(again)
     assert store.job(job_id)["done"] == store.job(job_id)["total"]
     assert any("never reads" in event["message"] for event in store.events(job_id))
     pd.testing.assert_frame_equal(sorted_records(store, job_id), expected)
@@ -343,8 +348,8 @@ def test_baselines_can_play_the_membership_game(table, reference, tmp_path):
     job_id = submit(store, table, config(**changes))
     assert run_job(store, job_id, n_jobs=2) == "done", store.job(job_id)["error"]
     keys = {task.name for task in plan_from_json(store.job(job_id)["plan"])}
-    assert {"mia_attackers:0", "mia_attackers:independent:1", "mia_shadow:independent:0",
-            "mia_eval:independent:0"} <= keys
+    assert {"mia_attackers:0", "mia_attackers:independent:1", "mia_shadow_model:independent:0:out",
+            "mia_eval_model:independent:0:out", "mia_eval_records:independent:0"} <= keys
     records = sorted_records(store, job_id)
     pg = records[(records.model == "independent") & (records.metric == "pg")]
     assert len(pg) > 0 and pg["level"].isna().all() and set(pg["role"]) == {"game"}
@@ -387,4 +392,5 @@ def test_time_left_learns_from_this_sweep_and_earlier_ones(table, reference, tmp
     fresh = {"id": "not-started", "details": {k: job["details"][k] for k in ("n_train", "n_columns", "targets")}}
     costs, source = kind_costs(store, fresh)  # before Start: the earlier sweep's costs
     assert source == "earlier sweeps in this workspace"
-    assert costs["aia"] == pytest.approx(sorted(measured["aia"])[len(measured["aia"]) // 2], rel=0.5)
+    assert costs["aia_model"] == pytest.approx(sorted(measured["aia_model"])[len(measured["aia_model"]) // 2],
+                                               rel=0.5)

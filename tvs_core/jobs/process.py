@@ -58,7 +58,13 @@ def worker_alive(job: dict) -> bool:
 # -- worker processes -------------------------------------------------------------------------------
 def start_worker(store: Store, job_id: str, n_jobs: int = 2, backend: str = "loky",
                  address: str | None = None) -> int:
-    """Start a worker in its own session (it survives a dashboard restart; killable as a group)."""
+    """Start a worker in its own session (it survives a dashboard restart; killable as a group): the workspace's
+    standby worker when one is ready (its imports done: ``standby.py``), else a new process."""
+    from .standby import hand_to_standby
+
+    taken = hand_to_standby(store, job_id, n_jobs, backend, address) if backend != "ray" else None
+    if taken is not None:
+        return taken
     command = [sys.executable, "-m", "tvs_core", "worker", job_id, "--workspace", str(store.workspace),
                "--n-jobs", str(n_jobs), "--backend", backend] + (["--address", address] if address else [])
     store.update_job(job_id, status=JobStatus.QUEUED.value, cancel=0)

@@ -100,7 +100,8 @@ def planned_targets(config: SweepConfig) -> int:
 # the rows a task on the training rows works on at the most (evaluation/sizes.py): a release's sets and the references
 # are drawn at RELEASE_ROWS, a baseline is fitted on BASELINE_ROWS; the holder's fit and the others take every row
 ROW_CAPS = {TaskKind.RELEASE: RELEASE_ROWS, TaskKind.REFERENCE: RELEASE_ROWS, TaskKind.RELEASE_DETAILS: RELEASE_ROWS,
-            TaskKind.REFERENCE_DETAILS: RELEASE_ROWS, TaskKind.EXTERNAL: RELEASE_ROWS, TaskKind.BASELINE: BASELINE_ROWS}
+            TaskKind.REFERENCE_DETAILS: RELEASE_ROWS, TaskKind.EXTERNAL: RELEASE_ROWS, TaskKind.BASELINE: BASELINE_ROWS,
+            TaskKind.BASELINE_FIT: BASELINE_ROWS, TaskKind.BASELINE_SETS: RELEASE_ROWS}
 
 
 def _size(kind: str, shape: tuple[float, float, float]) -> float:
@@ -257,7 +258,7 @@ def competitor_fits(config: SweepConfig, n_train: int, n_columns: int) -> dict[s
             continue
         seconds = fit_cost(spec.name, spec.config.get("epochs"), rows, n_columns)
         if seconds is not None:
-            fits[str(TaskKey(TaskKind.BASELINE, spec.label))] = seconds
+            fits[str(TaskKey(TaskKind.BASELINE, spec.label))] = seconds  # a competitor is never split (plan.py)
             audit = fit_cost(spec.name, spec.config.get("epochs"), min(n_train, AUDIT_ROWS), n_columns)
             fits |= {str(TaskKey(TaskKind.DP_AUDIT, spec.label, (t,))): audit for t in range(config.dp_audit_trials)}
     return fits

@@ -24,11 +24,11 @@ from .context import context_for_job, fit_holder, schema_for, split_tables, swee
 from .engine import TaskResult, execute
 from .first_look import first_look
 from .payloads import HEAD, current
-from .plan import plan, scored_earlier
+from .plan import plan, scored_earlier, scored_whole
 from .process import Terminated, process_start_time, worker_alive
 from .progress import machine_load, machine_slowdown
 from .submission import job_externals, job_tables
-from .tasks import Task, TaskKey, TaskKind, plan_json
+from .tasks import Task, TaskKey, TaskKind, plan_json, still_needed
 
 HEARTBEAT_SECONDS = 2.0
 
@@ -199,12 +199,21 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
         holder, seconds = SyntheticGenerator.from_json(stored), 0.0
     context = context_for_job(config, table, holdout, holder, job_externals(store, config))
     looks = sorted((key for key in _keys(sink.done()) if key.kind == TaskKind.FIRST_LOOK), key=lambda k: k.index)
-    scored = scored_earlier(store.results(job_id)) if stored is not None else set()  # resumed: see scored_earlier
     # a resumed job keeps the release chunks it stored, whichever version planned them (plan.release_tasks)
-    tasks = [Task(key, (), 0) for key in looks] + [t for t in plan(context, sink.done()) if t.name not in scored]
+    todo = plan(context, sink.done(), workers=n_jobs)
+    if stored is not None:  # resumed: see scored_earlier and scored_whole
+        results = store.results(job_id)
+        scored = scored_earlier(results) | scored_whole(results, todo)
+        todo = [t for t in todo if t.name not in scored]
+    _forget_unreadable_payloads(store, job_id)
+    # a task that hands on only a payload which no task still to run reads never runs (``tasks.still_needed``: a
+    # resumed job's game models whose records are stored): not counted, so that a job ends with done == total
+    done = sink.done()
+    needed = {t.name for t in still_needed(todo, done)}
+    todo = [t for t in todo if t.stage == 0 or t.name in done or t.name in needed]
+    tasks = [Task(key, (), 0) for key in looks] + todo
     machine = _machine(n_jobs, running=True)  # as the plan's tasks start
     store.update_job(job_id, total=len(tasks), plan=plan_json(tasks), details=json.dumps(context.details() | machine))
-    _forget_unreadable_payloads(store, job_id)
     holder_key = str(TaskKey(TaskKind.HOLDER))
     if holder_key not in sink.done():
         store.add_result(job_id, holder_key, TaskKind.HOLDER.value, [], seconds)
