@@ -385,7 +385,7 @@ def _attach(store, job_id: str, show) -> str:
 def _in_this_process(args):
     """The command line's runner (``jobs.submission.Runner``): the job runs here, its progress on stderr, and Ctrl-C or
     SIGTERM stop it with what is finished kept."""
-    from .jobs.process import Terminated
+    from .jobs.lifecycle import Terminated
     from .jobs.worker import run_job
 
     def run_here(store, job_id: str):
@@ -559,7 +559,7 @@ def refuse_open_ports(args) -> None:
 
 
 def cmd_worker(args) -> dict:
-    from .jobs.process import Terminated
+    from .jobs.lifecycle import Terminated
     from .jobs.standby import note_imports, process_started_at, warm
     from .jobs.worker import run_job
     from .storage.store import Store
@@ -580,8 +580,9 @@ def cmd_standby(args) -> dict:
     """A worker that imports now and waits in the workspace's store for the job its dashboard hands it
     (jobs/standby.py)."""
     from .jobs.standby import serve
+    from .jobs.worker import run_job
 
-    return {"status": serve(args.workspace, args.dashboard)}
+    return {"status": serve(args.workspace, args.dashboard, run_job)}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -18,16 +18,9 @@ from types import SimpleNamespace
 import pytest
 
 from tests.helpers import stored_job
-from tvs_core.jobs import process
-from tvs_core.jobs.process import (
-    Terminated,
-    cancel_job,
-    process_start_time,
-    resume_orphans,
-    start_worker,
-    stop_on_sigterm,
-    worker_alive,
-)
+from tvs_core.jobs import lifecycle, process
+from tvs_core.jobs.lifecycle import Terminated, process_start_time, stop_on_sigterm, worker_alive
+from tvs_core.jobs.process import cancel_job, resume_orphans, start_worker
 from tvs_core.storage.store import Store
 
 
@@ -66,7 +59,7 @@ def test_the_start_time_is_read_after_the_command_name_even_when_the_name_holds_
     stat.parent.mkdir(parents=True)
     fields = ["S"] + [str(k) for k in range(1, 19)] + ["777"] + ["0"] * 10  # field 22 (starttime) is 777
     stat.write_text("4242 (evil) 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19) " + " ".join(fields))
-    monkeypatch.setattr(process, "Path", lambda name: tmp_path / name.lstrip("/"))
+    monkeypatch.setattr(lifecycle, "Path", lambda name: tmp_path / name.lstrip("/"))
     assert process_start_time(4242) == 777.0
 
 

@@ -12,47 +12,7 @@ import time
 from pathlib import Path
 
 from ..storage.store import ACTIVE, JobStatus, Store
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread like Ctrl-C, so that a job's ``finally`` blocks run and the processes
-    it started end with it (the default SIGTERM ends the process at once and leaves them behind)."""
-
-
-def stop_on_sigterm() -> None:
-    """From now on, SIGTERM raises ``Terminated`` in this process's main thread."""
-    def handler(signum, frame):
-        raise Terminated()
-
-    signal.signal(signal.SIGTERM, handler)
-
-
-def process_start_time(pid: int) -> float | None:
-    """Start time of a process in clock ticks since boot (Linux); tells a reused pid apart."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return float(fields[19])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def worker_alive(job: dict) -> bool:
-    pid = job.get("pid")
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    started = process_start_time(pid)
-    if started is not None and job.get("pid_started") is not None and started != job["pid_started"]:
-        return False
-    stat = Path(f"/proc/{pid}/stat")
-    if stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] == "Z":  # zombie: dead, not reaped
-        return False
-    return True
+from .lifecycle import process_start_time, worker_alive
 
 
 # -- worker processes -------------------------------------------------------------------------------

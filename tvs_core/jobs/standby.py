@@ -26,11 +26,12 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from ..storage.store import ACTIVE, JobStatus, Store
-from .process import process_start_time, worker_alive
+from .lifecycle import process_start_time, worker_alive
 
 KEY = "standby"  # the store's meta entry of the workspace's standby worker
 POLL_SECONDS = 0.1  # how often a standby looks for its job and for its dashboard (one read of the store)
@@ -194,10 +195,11 @@ def warm() -> float:
     return time.time()
 
 
-def serve(workspace: str, dashboard: int) -> str | None:
-    """The standby process: import, claim the workspace's standby entry, wait for a job from this dashboard, run it.
-    Returns the job's final status, or None when it left without a job (another standby waits, the dashboard
-    ended, or ``IDLE_SECONDS`` passed)."""
+def serve(workspace: str, dashboard: int, run_job: Callable[..., str]) -> str | None:
+    """The standby process: import, claim the workspace's standby entry, wait for a job from this dashboard, run it
+    with ``run_job`` (``worker.run_job``, given by the command line: this module, which ``process`` hands jobs
+    through, does not import the worker). Returns the job's final status, or None when it left without a job (another
+    standby waits, the dashboard ended, or ``IDLE_SECONDS`` passed)."""
     parent = os.getppid()
     ready_at = warm()
     store = Store(workspace)
@@ -216,7 +218,7 @@ def serve(workspace: str, dashboard: int) -> str | None:
         if now.state == "handed" and now.job:
             taken = replace(now, state="taken")
             if store.swap_meta(KEY, now.text(), taken.text()):
-                return _run(store, taken)
+                return _run(store, taken, run_job)
             continue
         if os.getppid() != parent or not _alive(dashboard, me.dashboard_started):
             break  # the dashboard ended
@@ -225,10 +227,9 @@ def serve(workspace: str, dashboard: int) -> str | None:
     return None
 
 
-def _run(store: Store, taken: Standby) -> str:
+def _run(store: Store, taken: Standby, run_job: Callable[..., str]) -> str:
     """Run the handed job as a fresh worker would (``cli worker``), its output in the job's log."""
-    from .process import Terminated
-    from .worker import run_job
+    from .lifecycle import Terminated
 
     log = store.space.open_log(taken.job)
     os.dup2(log, 1)

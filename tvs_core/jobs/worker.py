@@ -23,9 +23,9 @@ from .config import SweepConfig
 from .context import context_for_job, fit_holder, schema_for, split_tables, sweep_levels
 from .engine import TaskResult, execute
 from .first_look import first_look
+from .lifecycle import Terminated, process_start_time, worker_alive
 from .payloads import HEAD, current
 from .plan import plan, scored_earlier, scored_whole
-from .process import Terminated, process_start_time, worker_alive
 from .progress import machine_load, machine_slowdown
 from .submission import job_externals, job_tables
 from .tasks import Task, TaskKey, TaskKind, plan_json, still_needed
