@@ -22,7 +22,9 @@ def served() -> dict:
     from streamlit import config
 
     from tvs_core.gate import TokenGate, gate_for
+    from tvs_core.jobs.standby import Keeper
     from tvs_core.launch import announce_when_answering, upload_limit_mb
+    from tvs_core.storage import Store
     from tvs_core.storage.workspace import Workspace
 
     space = Workspace()
@@ -31,7 +33,11 @@ def served() -> dict:
     @asynccontextmanager
     async def say_the_address(_app):
         announce_when_answering(space, config.get_option("server.port"))
-        yield
+        keeper = Keeper(Store(space)).start()  # a worker ready before Start, while the server runs
+        try:
+            yield
+        finally:
+            keeper.stop()
 
     return {"middleware": [Middleware(TokenGate, **gate_for(space))], "lifespan": say_the_address}
 

@@ -5,10 +5,18 @@ Why: registry tables hold 10^5-10^6 rows (issue 12). Targets: 100 000 x 30 in <=
 resident memory <= 4 GB on 2 cores; time growing at most linearly in rows from 5 000 up; first result
 <= 5 s at every size.
 
-Usage (from the repo root): ``python -m bench.scale [--rows 1000,5000] [--columns 10,30]``. Every
-measured size is kept in bench/scale.json (a re-run replaces its own sizes) and bench/scale.md is
-written from all of them. Peak memory: the sum of the resident memory of the worker process and all
-its children, sampled every 0.1 s (an upper bound on what the sweep held at once).
+Usage (from the repo root): ``python -m bench.scale [--rows 1000,5000] [--columns 10,30]
+[--tables wide,dependent] [--standby] [--first-only] [--record NAME]``. Every measured size is kept in
+bench/scale.json (a re-run replaces its own sizes) and bench/scale.md is written from all of them. Peak memory: the
+sum of the resident memory of the worker process and all its children, sampled every 0.1 s (an upper bound on what
+the sweep held at once).
+
+Issue 57: ``--tables`` runs each size on the bench's table (``wide``, bench/tables.wide_table) and on the one whose
+columns are more dependent (``dependent``, bench/tables.dependent_wide_table); ``--standby`` starts the sweep with
+the workspace's standby worker ready (jobs/standby.py: its imports done before Start, as the dashboard does) and
+records the seconds its worker spent importing after Start; ``--first-only`` stops a sweep at its first stored
+result (for the first result's time alone); ``--record NAME`` keeps the sweep's schedule in
+bench/cores_schedules.json for bench/cores.py's replay.
 """
 
 from __future__ import annotations
@@ -27,9 +35,11 @@ from pathlib import Path
 import pyvinecopulib as pv
 
 from bench.machine import cpu_model
-from bench.tables import RESPONSE, SENSITIVE, wide_table
+from bench.tables import RESPONSE, SENSITIVE, dependent_wide_table, wide_table
+from tvs_core import infer_schema
 from tvs_core.jobs import SweepConfig, submit
 from tvs_core.jobs.process import start_worker
+from tvs_core.jobs.standby import imports_after_start, start_standby, waiting
 from tvs_core.jobs.tasks import LEVELS
 from tvs_core.storage.store import Store
 
@@ -68,8 +78,9 @@ def tree_rss_mb(pid: int) -> float:
 
 
 def _levels_done_s(store: Store, job: dict, start_wall: float) -> float | None:
-    """Seconds from submit until every task of the plan's first stage (every level's quick numbers and the
-    reference anchors) was stored; None while one is missing."""
+    """Seconds from submit until every task of the plan's first stage (every level's own first numbers — its first
+    two published sets since issue 57, its quick numbers before — and the reference anchors) was stored; None while
+    one is missing."""
     plan = job.get("plan") or []
     wanted = {entry["key"] for entry in plan if isinstance(entry, dict) and entry.get("stage") == LEVELS}
     created = {r["task"]: r["created"] for r in store.results(job["id"])}
@@ -92,12 +103,23 @@ def _shown_s(store: Store, job: dict, start_wall: float) -> float | None:
     return max(first[level] for level in levels) - start_wall
 
 
+TABLES = {"wide": wide_table, "dependent": dependent_wide_table}
+
+
 def measure(rows: int, columns: int, workspace: Path, backend: str = "loky", timeout: float = TIMEOUT,
-            label: str = "") -> dict:
-    table = wide_table(rows, columns)
+            label: str = "", table_name: str = "wide", standby: bool = False, first_only: bool = False,
+            record: str | None = None) -> dict:
+    table = TABLES[table_name](rows, columns)
     load_before = os.getloadavg()[0]
     store = Store(workspace)
-    config = SweepConfig(response=RESPONSE, sensitive=list(SENSITIVE), preset="quick")
+    # with the table's schema, as the Sweep page's Start and the command line give it (issue 57; before, the worker
+    # inferred it again from the rows, a few tenths of a second of the first look at 120 columns)
+    schema = infer_schema(table).with_roles(RESPONSE, list(SENSITIVE)).to_dict()
+    config = SweepConfig(response=RESPONSE, sensitive=list(SENSITIVE), preset="quick", schema=schema)
+    if standby:  # as the dashboard keeps one: imports done before Start
+        start_standby(store)
+        while (found := waiting(store)) is None or found.state != "ready":
+            time.sleep(0.1)
     start, start_wall = time.perf_counter(), time.time()
     job_id = submit(store, table, config)
     process = start_worker(store, job_id, n_jobs=2, backend=backend)
@@ -109,6 +131,8 @@ def measure(rows: int, columns: int, workspace: Path, backend: str = "loky", tim
             peak = max(peak, tree_rss_mb(pid))
         if first is None and store.done_tasks(job_id):
             first = now
+            if first_only:
+                store.request_cancel(job_id)
         job = store.job(job_id)
         if job["status"] in ("done", "failed", "cancelled"):
             break
@@ -126,7 +150,16 @@ def measure(rows: int, columns: int, workspace: Path, backend: str = "loky", tim
     first_kind = min(store.results(job_id), key=lambda r: r["created"])["kind"] if kinds else None
     job = store.job(job_id)
     status = job["status"] if job["status"] in ("done", "failed", "cancelled") else f"stopped at {timeout / 60:.0f} min"
+    if first_only and status == "cancelled":
+        status = "stopped at its first result"
+    if record and job["status"] == "done":
+        from bench.cores import keep_schedule
+
+        keep_schedule(record, store, job_id, start_wall, sweep=f"{table_name} {rows} x {columns}", backend=backend,
+                      loads=[load_before, os.getloadavg()[0]])
     return {"rows": rows, "columns": columns, "backend": backend, "status": status, "error": job["error"],
+            "table": table_name, "worker": "standby" if standby else "fresh",
+            "imports_after_start": imports_after_start(store, job_id),
             "wall_s": wall,
             "first_s": first, "first_kind": first_kind, "peak_rss_mb": peak, "kinds": kinds, "label": label,
             "levels_s": _levels_done_s(store, job, start_wall), "shown_s": _shown_s(store, job, start_wall),
@@ -145,7 +178,8 @@ def _commit() -> str:
 
 
 def _key(entry: dict) -> tuple:
-    return entry["rows"], entry["columns"], entry.get("backend", "loky"), entry.get("label", "")
+    return (entry["rows"], entry["columns"], entry.get("backend", "loky"), entry.get("label", ""),
+            entry.get("table", "wide"), entry.get("worker", "fresh"))
 
 
 def _load(entry: dict) -> str:
@@ -154,11 +188,12 @@ def _load(entry: dict) -> str:
 
 
 def report(entries: list[dict]) -> str:
-    entries = sorted(entries, key=lambda e: (e["columns"], e["rows"], e.get("label", "")))
-    lines = ["| rows | columns | backend | run | levels | status | wall | peak RSS | first result "
-             "| every level shown | every level's own quick numbers | share of task time (top 4) | code "
-             "| load avg before/after |",
-             "|---:|---:|---|---|---:|---|---:|---:|---:|---:|---:|---|---|---|"]
+    entries = sorted(entries, key=lambda e: (e["columns"], e["rows"], e.get("table", "wide"), e.get("label", "")))
+    lines = ["| rows | columns | table | backend | run | worker (imports after Start) | levels | status | wall "
+             "| peak RSS | first result | every level shown | every level's own first numbers "
+             "(before 60c75cb: quick numbers) "
+             "| share of task time (top 4) | code | load avg before/after |",
+             "|---:|---:|---|---|---|---|---:|---|---:|---:|---:|---:|---:|---|---|---|"]
     for e in entries:
         total = sum(k["seconds"] for k in e["kinds"].values()) or 1.0
         shares = sorted(e["kinds"].items(), key=lambda kv: -kv[1]["seconds"])[:4]
@@ -168,8 +203,10 @@ def report(entries: list[dict]) -> str:
         shown = "—" if e.get("shown_s") is None else f"{e['shown_s']:.0f} s"
         status = e["status"] + (f" ({e['tasks_done']} of {e['tasks_total']} tasks)"
                                 if e["status"] != "done" and e.get("tasks_total") else "")
-        lines.append(f"| {e['rows']:,} | {e['columns']} | {e.get('backend', 'loky')} | {e.get('label') or '—'} | "
-                     f"{len(e['levels'] or [])} | {status} | "
+        imports = e.get("imports_after_start")
+        worker = e.get("worker", "fresh") + ("" if imports is None else f" ({imports:.1f} s)")
+        lines.append(f"| {e['rows']:,} | {e['columns']} | {e.get('table', 'wide')} | {e.get('backend', 'loky')} | "
+                     f"{e.get('label') or '—'} | {worker} | {len(e['levels'] or [])} | {status} | "
                      f"{e['wall_s']:.0f} s | {e['peak_rss_mb'] / 1024:.2f} GB | {first} | {shown} | {levels} | "
                      f"{share} | "
                      f"{e.get('code', UNRECORDED_CODE)} | {_load(e)} |")
@@ -240,19 +277,25 @@ def main() -> None:
     parser.add_argument("--backend", default="loky", choices=["loky", "dask"])
     parser.add_argument("--timeout-min", type=float, default=TIMEOUT / 60, help="stop a size after this long")
     parser.add_argument("--label", default="", help="kept beside the size's other runs, e.g. 'before' / 'after'")
+    parser.add_argument("--tables", default="wide", help="wide (the bench's table), dependent, or both: wide,dependent")
+    parser.add_argument("--standby", action="store_true", help="Start with the standby worker ready")
+    parser.add_argument("--first-only", action="store_true", help="stop each sweep at its first stored result")
+    parser.add_argument("--record", help="keep each sweep's schedule in bench/cores_schedules.json as NAME-TABLE")
     args = parser.parse_args()
     entries = json.loads(RESULTS.read_text()) if RESULTS.exists() else []
     if args.report_only:
         _write_report(entries)
         return
-    for columns in map(int, args.columns.split(",")):
-        for rows in map(int, args.rows.split(",")):
-            with tempfile.TemporaryDirectory() as tmp:
-                entry = measure(rows, columns, Path(tmp), args.backend, args.timeout_min * 60, args.label)
-            print(json.dumps({k: v for k, v in entry.items() if k != "kinds"}), flush=True)
-            entries = [e for e in entries if _key(e) != _key(entry)] + [entry]
-            RESULTS.write_text(json.dumps(entries, indent=1))
-            _write_report(entries)
+    sizes = [(table, columns, rows) for table in args.tables.split(",") for columns in map(int, args.columns.split(","))
+             for rows in map(int, args.rows.split(","))]
+    for table, columns, rows in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            entry = measure(rows, columns, Path(tmp), args.backend, args.timeout_min * 60, args.label, table,
+                            args.standby, args.first_only, args.record and f"{args.record}-{table}")
+        print(json.dumps({k: v for k, v in entry.items() if k != "kinds"}), flush=True)
+        entries = [e for e in entries if _key(e) != _key(entry)] + [entry]
+        RESULTS.write_text(json.dumps(entries, indent=1))
+        _write_report(entries)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ Why (issue 27): the scatter must have every level with all its quick numbers wit
 of the 884 x 27 table must take at most 45 s on 2 cores; the estimate shown before Start must be within 1.5x.
 
 Usage (from the repo root):
-  ``python -m bench.sweep run --out after.json [--runs 3] [--tables support,clinical,breast_cancer] [--competitors]``
+  ``python -m bench.sweep run --out after.json [--runs 3] [--tables support,clinical,breast_cancer] [--competitors]
+  [--standby]``
   ``python -m bench.sweep report before1.json,before2.json after1.json,after2.json`` (the before/after table
   of bench/sweep.md, to stdout; each side's files merged). The before numbers run another checkout's code: the
   ``tvs_core`` measured (and the worker's ``python -m tvs_core``) is the one in the folder the command runs in, so
@@ -53,9 +54,11 @@ def before_start(store, table, config) -> float:
     return estimate(store, planned, n_train, len(schema.modelled), 2, config)[0]
 
 
-def timed_sweep(table, response, sensitive, workspace: Path, competitors: bool = False) -> dict:
+def timed_sweep(table, response, sensitive, workspace: Path, competitors: bool = False, standby: bool = False) -> dict:
     """Submit, start a worker process; first result, every level complete, total, per-kind task seconds.
-    ``competitors``: the default baselines and the paper's competitors (``COMPETITORS``), as the Sweep page offers."""
+    ``competitors``: the default baselines and the paper's competitors (``COMPETITORS``), as the Sweep page offers;
+    ``standby``: Start finds the workspace's standby worker ready, its imports done, as the dashboard keeps one
+    (issue 57; older checkouts have none)."""
     from tvs_core.jobs import SweepConfig, submit
     from tvs_core.jobs.config import COMPETITORS, DEFAULT_BASELINES
     from tvs_core.jobs.process import start_worker
@@ -68,6 +71,12 @@ def timed_sweep(table, response, sensitive, workspace: Path, competitors: bool =
     config = SweepConfig(response=response, sensitive=list(sensitive), preset="quick",
                          **({"baselines": [*DEFAULT_BASELINES, *COMPETITORS]} if competitors else {}))
     estimated = before_start(store, table, config)
+    if standby:
+        from tvs_core.jobs.standby import start_standby, waiting
+
+        start_standby(store)
+        while (found := waiting(store)) is None or found.state != "ready":
+            time.sleep(0.1)
     load = os.getloadavg()[0]
     start = time.time()
     job_id = submit(store, table, config)
@@ -86,6 +95,8 @@ def timed_sweep(table, response, sensitive, workspace: Path, competitors: bool =
             "levels": max(level_tasks) - start, "first_other": min(others) - start if others else None,
             "estimate": estimated, "load": load, "tasks": len(results), "kinds": kinds,
             "order": [r["task"] for r in results],
+            "plan": [[entry["key"], entry["stage"]] for entry in (job["plan"] if isinstance(job["plan"], list)
+                                                                  else json.loads(job["plan"]))],
             # when each task was stored and how long it ran (s from submit): where the wall time goes
             "worker_started": job["started"] - start,
             "timeline": [[r["task"], r["kind"], round(r["created"] - start, 2), round(r["seconds"], 2)]
@@ -103,7 +114,8 @@ def run(args) -> None:
         out[name] = []
         for i in range(args.runs):
             with tempfile.TemporaryDirectory() as tmp:
-                found = timed_sweep(table, response, sensitive, Path(tmp), competitors=args.competitors)
+                found = timed_sweep(table, response, sensitive, Path(tmp), competitors=args.competitors,
+                                    standby=args.standby)
             out[name].append(found)
             print(f"{name} run {i}: total {found['total']:.1f} s, levels {found['levels']:.1f} s, estimate "
                   f"{found['estimate']:.1f} s, load {found['load']:.2f}, {found['status']}", flush=True)
@@ -161,7 +173,8 @@ def fixture(args) -> None:
         levels = sorted({int(key.split(":")[1]) for key in run["order"] if key.startswith("release:")})
         out[name] = {"n_train": int(round(len(table) * 0.8)), "response": response, "sensitive": sensitive,
                      "n_columns": len(infer_schema(table).with_roles(response, sensitive).modelled),
-                     "levels": levels, "seconds": run["kinds"], "total": run["total"], "load": run["load"]}
+                     "levels": levels, "seconds": run["kinds"], "total": run["total"], "load": run["load"],
+                     "plan": [entry for entry in run["plan"] if not entry[0].startswith("first_look")]}
     if args.cpu:  # CPU seconds per task, every task in one process (what a quiet core takes), 884 x 27
         out["support"]["cpu_seconds"] = json.loads(Path(args.cpu).read_text())["cpu"]
     (ROOT / "tests" / "jobs" / "recorded_sweeps.json").write_text(json.dumps(out, indent=1))
@@ -175,6 +188,7 @@ def main() -> None:
     r.add_argument("--runs", type=int, default=3)
     r.add_argument("--tables", default="support,clinical,breast_cancer")
     r.add_argument("--competitors", action="store_true", help="add the paper's competitors to the baselines")
+    r.add_argument("--standby", action="store_true", help="Start with the standby worker ready, as the dashboard")
     p = sub.add_parser("report")
     p.add_argument("before")
     p.add_argument("after")

@@ -38,7 +38,10 @@ def main(out_path: str) -> None:
     payload, cpu = {}, {}
     for stage in sorted({t.stage for t in tasks if t.stage > 0}):
         todo = [t for t in tasks if t.stage == stage]
-        if tasks_module is not None:  # this version: task kinds typed, each task reads its own payloads
+        if tasks_module is not None and hasattr(tasks_module, "reads_from"):  # this version: what each task reads
+            def pick(task):
+                return [payload[t.name] for t in tasks_module.reads_from(task, tasks)]
+        elif tasks_module is not None:  # task kinds typed, each task reads its own payloads (by kind and player)
             payloads = tasks_module.stage_payloads(tasks, todo, payload.get)
 
             def pick(task, payloads=payloads):

@@ -25,6 +25,7 @@ from tvs_core.evaluation.intervals import SMALL_N
 from tvs_core.evaluation.membership_attacks import EXPOSURE_ORDER, exposure_display
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.evaluation.summary import Summary, readable, summarise_columns
+from tvs_core.figures.scatter import first_numbers_words
 from tvs_core.jobs import JobView
 from tvs_core.model.generator import SyntheticGenerator
 from tvs_core.storage import JobStatus
@@ -79,21 +80,23 @@ if view is None:
     st.warning("Run a sweep first (page 3).")
     st.stop()
 config = view.config
-summary = summary_of(view.id, view.job["done"])
+shown_done = view.job["done"]
+summary = summary_of(view.id, shown_done)
+if view.active:  # the numbers change as results arrive: follow them, as the Sweep page's scatter does
+
+    @st.fragment(run_every=2.0)
+    def follow_the_sweep() -> None:
+        current = JobView(common.store(), view.id)
+        if current.job["done"] != shown_done or not current.active:
+            st.rerun(scope="app")
+
+    follow_the_sweep()
 if not summary.has_levels():
     info = view.progress()
     st.info(f"No level has its results yet (the sweep: {info['text']}). The first look on the Sweep "
             "page is only a preview and is never used to choose; this page updates by itself as results arrive."
             if view.active else "No results yet.")
 
-    @st.fragment(run_every=2.0 if view.active else None)
-    def wait_for_results() -> None:
-        current = JobView(common.store(), view.id)
-        found = summary_of(view.id, current.job["done"])
-        if found.has_levels():
-            st.rerun(scope="app")
-
-    wait_for_results()
     st.stop()
 
 project = common.project()
@@ -168,9 +171,7 @@ if len(parts) > 1:
     st.radio("Utility on the scatter's vertical axis", list(parts), horizontal=True,
              key=common.bound("scatter_utility"), on_change=common.keep, args=("scatter_utility",),
              format_func=lambda name: parts[name].metric.short)
-st.plotly_chart(figures.privacy_utility_scatter(summary, settings.privacy, config.sensitive, selected, levels,
-                                                utility=parts[project.scatter_utility],
-                                                externals=list(config.externals or {}), selection=selection),
+st.plotly_chart(common.level_scatter(view, summary, selection, selected, utility=parts[project.scatter_utility]),
                 width="stretch", key="choose_scatter", on_select=lambda: common.select_level_from("choose_scatter"),
                 selection_mode="points")
 picked = st.selectbox("Your chosen level", levels, index=levels.index(chosen_level) if chosen_level is not None
@@ -190,6 +191,11 @@ if selected in levels:
     with st.container(border=True):
         whose = "your choice" if chosen_level is not None else "the recommended level, not chosen yet"
         st.markdown(f"**Level {selected} — {whose}** (what the report's first page says, in the same words)")
+        scored, planned = view.sets_scored().get(int(selected), (0, 0))
+        if 0 < scored < planned:
+            st.info(f"Provisional — {first_numbers_words(scored, planned)}: level {selected}'s numbers rest on its "
+                    f"first {scored} published sets; the other {planned - scored} are being scored and may move them "
+                    "and this card.")
         st.markdown("".join(f"\n- {common.severity_mark(v.severity)} {plain.md(v.text)}" for v in card.lead))
         for warning in card.verdicts.of(Topic.WARNING):
             st.warning(plain.md(warning.text))
@@ -218,17 +224,18 @@ if selected in levels:
             for audit in audits:
                 (st.error if audit.flagged else st.caption)("DP audit — " + plain.md(audit.sentence()))
 
-st.subheader(f"Level {selected}: every metric, with its interval")
-st.caption("Median over the replicates (synthetic sets, game iterations or targets) and a 95 % percentile bootstrap "
-           f"interval of that median; n is the number of replicates. With fewer than {SMALL_N} the interval is only "
-           "the spread of a few values — use the paper protocol before relying on it.")
-table_rows, per_column = summarise_columns(readable(summary.point(selected)))
-for group in table_rows["group"].unique() if len(table_rows) else []:
-    st.markdown(f"**{first_capital(group)}**")
-    st.dataframe(table_rows[table_rows["group"] == group].drop(columns="group"), hide_index=True, width="stretch")
-for metric, rows in per_column.groupby("metric", sort=False):
-    with st.expander(f"{plain.md(metric)}: each of its {len(rows)} columns"):
-        st.dataframe(rows.drop(columns="group"), hide_index=True, width="stretch")
+if selected is not None:  # none while every level is provisional and none is picked (no recommendation)
+    st.subheader(f"Level {selected}: every metric, with its interval")
+    st.caption("Median over the replicates (synthetic sets, game iterations or targets) and a 95 % percentile "
+               f"bootstrap interval of that median; n is the number of replicates. With fewer than {SMALL_N} the "
+               "interval is only the spread of a few values — use the paper protocol before relying on it.")
+    table_rows, per_column = summarise_columns(readable(summary.point(selected)))
+    for group in table_rows["group"].unique() if len(table_rows) else []:
+        st.markdown(f"**{first_capital(group)}**")
+        st.dataframe(table_rows[table_rows["group"] == group].drop(columns="group"), hide_index=True, width="stretch")
+    for metric, rows in per_column.groupby("metric", sort=False):
+        with st.expander(f"{plain.md(metric)}: each of its {len(rows)} columns"):
+            st.dataframe(rows.drop(columns="group"), hide_index=True, width="stretch")
 
 
 def margins_shown(columns: list[str]) -> list[str]:

@@ -18,7 +18,7 @@ import streamlit as st
 
 from pages import plain
 from tvs_core import Schema, load_demo
-from tvs_core.choice import Axis, Normalisation, UtilityMix
+from tvs_core.choice import Axis, ChoiceSettings, Normalisation, UtilityMix
 from tvs_core.data.demo import DEFAULT_DEMO, DEMOS
 from tvs_core.data.margins import MarginKind
 from tvs_core.data.missing import MissingPolicy
@@ -407,11 +407,25 @@ def select_level_from(key: str) -> None:
             update(selected_level=int(level))
 
 
+def level_scatter(view: JobView, summary, selection, selected: int | None, utility: Axis | None = None):
+    """The privacy-utility scatter of the shown sweep as the Sweep and Choose pages both draw it, so that at any
+    moment they show the same point for a level: ``summary`` drawn (the Sweep page's keeps a level's first look
+    until its own numbers report), ``selection`` made from the sweep's own numbers only (its scaling decides each
+    level's column); the project's privacy axis and ``utility`` (default: the Choose page's choice among the utility
+    mix's parts); each level's colour from the sweep's levels; the levels on their first numbers marked as such."""
+    from tvs_core import figures
+
+    settings, config = ChoiceSettings.of(project()), view.config
+    parts = {axis.metric.name: axis for axis, _ in settings.utility.axes(summary.metrics())}
+    utility = utility or parts.get(project().scatter_utility) or next(iter(parts.values()), None)
+    return figures.privacy_utility_scatter(summary, settings.privacy, config.sensitive, selected, view.levels,
+                                           utility=utility, externals=list(config.externals or {}),
+                                           selection=selection, sets_scored=view.sets_scored())
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def _recommended(job_id: str, done: int, alpha: float, method: str, privacy: str, utility: str,
                  status: str = "") -> int | None:
-    from tvs_core.choice import ChoiceSettings
-
     view = JobView(store(), job_id)
     selection = ChoiceSettings.parse(alpha, method, privacy, utility).select(view.summary(), view.config.sensitive,
                                                                              view.complete_levels())

@@ -32,10 +32,12 @@ common.under_navigation()
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def results(job_id: str, done: str) -> tuple[pd.DataFrame, Summary]:
+def results(job_id: str, done: str) -> tuple[pd.DataFrame, Summary, Summary]:
+    """The records drawn (a level's first look stands in until its own release task reports), their summary, and
+    the summary of the sweep's own numbers, which the choice is made from (as on the Choose page)."""
     view = JobView(common.store(), job_id)
-    records = view.records(first_look=True)  # a level's first look stands in until its own release task reports
-    return records, summarise(records)
+    records = view.records(first_look=True)
+    return records, summarise(records), view.summary()
 
 
 def scatter_and_panels(job_id: str, polling: bool = False) -> None:
@@ -43,7 +45,7 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
     info = view.progress()
     if polling and not view.active:
         st.rerun(scope="app")  # finished: redraw once without the timer
-    records, summary = results(job_id, f"{info['phase']}:{info['done']}")
+    records, summary, own = results(job_id, f"{info['phase']}:{info['done']}")
     st.progress(info["fraction"], text=info["text"])
     if info["error"]:
         st.error(f"The sweep failed: {plain.md(info['error'])}")
@@ -54,11 +56,8 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
         return
     config, levels = view.config, view.levels
     project = common.project()
-    settings = ChoiceSettings.of(project)
-    figure = figures.privacy_utility_scatter(summary, settings.privacy, config.sensitive, project.selected_level,
-                                             levels, externals=list(config.externals or {}),
-                                             selection=settings.select(summary, config.sensitive,
-                                                                       view.complete_levels()))
+    selection = ChoiceSettings.of(project).select(own, config.sensitive, view.complete_levels())
+    figure = common.level_scatter(view, summary, selection, project.selected_level)
     st.plotly_chart(figure, width="stretch", key="pu_scatter", on_select=lambda: common.select_level_from("pu_scatter"),
                     selection_mode="points")
     st.caption("Click a level's point to select it (kept for the Choose and Export pages).")
@@ -271,8 +270,10 @@ elif view.job["status"] == JobStatus.DONE and view.job.get("started") and view.j
     took = duration_text(view.job["finished"] - view.job["started"])
     st.caption(f"This sweep ran {view.job['total']} tasks in {took} (the last run, if it was resumed).")
 stop, resume = st.columns(2)
-if stop.button("Cancel", disabled=not view.active):
-    cancel_job(common.store(), view.id)
+stopping = view.active and bool(view.job.get("cancel"))
+if stop.button("Cancel", disabled=not view.active or stopping,
+               help="Stopping: the tasks under way are being ended; finished ones are kept." if stopping else None):
+    cancel_job(common.store(), view.id, wait=False)  # at once: the progress line says it is stopping
     st.rerun()
 if resume.button("Resume", disabled=view.active or view.job["status"] == JobStatus.DONE):
     try:

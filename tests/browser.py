@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -146,29 +147,39 @@ def _write_locked(database: Path) -> bool:
         connection.close()
 
 
+def _stopped(store, group: int) -> None:
+    """The process group stopped (SIGSTOP) at a moment it holds no write lock on the store."""
+    for _attempt in range(200):
+        os.killpg(group, signal.SIGSTOP)
+        if not _write_locked(store.path):
+            return
+        os.killpg(group, signal.SIGCONT)  # stopped inside a write: let it finish, then stop it again
+        time.sleep(0.05)
+    raise AssertionError("the sweep's worker never left the store's write lock")
+
+
+def _running_worker(store) -> tuple[str, int]:
+    """The open project's sweep, once its worker runs: (job id, its process group)."""
+    from tvs_core.jobs.projects import Projects
+
+    job_id = wait_until(lambda: Projects(store).current().job_id, "a sweep was started", CEILING / 1000)
+    job = wait_until(lambda: (found := store.job(job_id))["status"] == "running" and found["pid"] and found,
+                     "the sweep's worker runs", CEILING / 1000)
+    return job_id, job["pid"]  # started in a session of its own: its process group
+
+
 @contextmanager
 def held_sweep(workspace: Path):
     """The open project's sweep held where it is while the test acts, as a long sweep on a busy machine is: once it
     runs, its worker's process group (the worker and its pool) is stopped (SIGSTOP) at a moment it holds no write
     lock on the store, and let go (SIGCONT) afterwards. The pages see a running sweep whose progress waits; the
     sweep then finishes as any other. Yields the job's id."""
-    from tvs_core.jobs.projects import Projects
     from tvs_core.storage import Store
 
     store = Store(workspace)
     try:
-        job_id = wait_until(lambda: Projects(store).current().job_id, "a sweep was started", CEILING / 1000)
-        job = wait_until(lambda: (found := store.job(job_id))["status"] == "running" and found["pid"] and found,
-                         "the sweep's worker runs", CEILING / 1000)
-        group = job["pid"]  # started in a session of its own: its process group
-        for _attempt in range(200):
-            os.killpg(group, signal.SIGSTOP)
-            if not _write_locked(store.path):
-                break
-            os.killpg(group, signal.SIGCONT)  # stopped inside a write: let it finish, then stop it again
-            time.sleep(0.05)
-        else:
-            raise AssertionError("the sweep's worker never left the store's write lock")
+        job_id, group = _running_worker(store)
+        _stopped(store, group)
         try:
             yield job_id
         finally:
@@ -176,6 +187,64 @@ def held_sweep(workspace: Path):
                 os.killpg(group, signal.SIGCONT)
     finally:
         store.close()
+
+
+class Hold:
+    """A sweep held by ``held_when``: ``job_id()`` waits until it is held there and gives its id."""
+
+    def __init__(self):
+        self.reached, self.error, self.job, self.group = threading.Event(), None, None, None
+        self.released = threading.Event()
+
+    def job_id(self) -> str:
+        assert self.reached.wait(CEILING / 1000), "the sweep was never held"
+        if self.error is not None:
+            raise self.error
+        return self.job
+
+
+@contextmanager
+def held_when(workspace: Path, until, near=None):
+    """Entered before Start: the sweep the open project starts is held (its process group stopped) at the first
+    moment ``until(store, job_id)`` holds — a state a running sweep passes through in a moment, such as every level's
+    first numbers stored before any level is refined. A thread waits for the worker, lets it run while
+    ``near(store, job_id)`` does not hold yet, then runs it in slices of 20 ms, stopped between them while
+    ``until`` is read (a task longer than a slice cannot end unseen), and keeps it stopped there until the context
+    ends. Yields a ``Hold``."""
+    from tvs_core.storage import Store
+
+    hold = Hold()
+
+    def watch() -> None:
+        store = Store(workspace)
+        try:
+            hold.job, hold.group = _running_worker(store)
+            deadline = time.monotonic() + CEILING / 1000
+            while near is not None and not near(store, hold.job) and not hold.released.is_set():
+                assert time.monotonic() < deadline, f"the sweep never came near the state held for ({near})"
+                time.sleep(0.05)
+            _stopped(store, hold.group)
+            while not until(store, hold.job) and not hold.released.is_set():
+                assert time.monotonic() < deadline, f"the sweep never reached the state held for ({until})"
+                os.killpg(hold.group, signal.SIGCONT)
+                time.sleep(0.02)
+                _stopped(store, hold.group)
+        except BaseException as exc:  # said by job_id(), in the test's thread
+            hold.error = exc
+        finally:
+            store.close()
+            hold.reached.set()
+
+    watcher = threading.Thread(target=watch, name="held_when", daemon=True)
+    watcher.start()
+    try:
+        yield hold
+    finally:
+        hold.released.set()
+        watcher.join(CEILING / 1000)
+        if hold.group is not None:
+            with suppress(ProcessLookupError):
+                os.killpg(hold.group, signal.SIGCONT)
 
 
 @contextmanager

@@ -4,7 +4,7 @@ import sys
 import threading
 
 from .cli import main
-from .jobs.process import Terminated, stop_on_sigterm
+from .jobs.lifecycle import Terminated, stop_on_sigterm
 
 stop_on_sigterm()  # like Ctrl-C: a job's finally blocks run, and the processes it started end with it
 try:

@@ -385,7 +385,7 @@ def _attach(store, job_id: str, show) -> str:
 def _in_this_process(args):
     """The command line's runner (``jobs.submission.Runner``): the job runs here, its progress on stderr, and Ctrl-C or
     SIGTERM stop it with what is finished kept."""
-    from .jobs.process import Terminated
+    from .jobs.lifecycle import Terminated
     from .jobs.worker import run_job
 
     def run_here(store, job_id: str):
@@ -407,6 +407,7 @@ def _in_this_process(args):
 
 def cmd_sweep(args) -> dict:
     from .choice.summary import summary_json
+    from .evaluation.summary import summarise
     from .jobs import JobView, SweepConfig, baseline_spec
     from .jobs.plan import audited
     from .jobs.submission import Next, Started, run_sweep
@@ -465,10 +466,12 @@ def cmd_sweep(args) -> dict:
         raise TVSError(f"job {job_id} {status}: {store.job(job_id)['error'] or ''}".strip())
     view = JobView(store, job_id)
     records = view.records()
+    scored = summarise(records)  # summarised and chosen once: summary.json and the verdicts read the same
+    selection = choice.select(scored, config.sensitive)
     summary = summary_json(records, config.sensitive, alpha=choice.alpha, method=choice.method,
-                           privacy=choice.privacy, utility_mix=choice.utility)
+                           privacy=choice.privacy, utility_mix=choice.utility, chosen=(scored, selection))
     summary["job_id"] = job_id
-    summary["verdicts"] = _verdicts(view, summary["best_level"], choice, records).to_json()
+    summary["verdicts"] = _verdicts(view, summary["best_level"], selection, records, scored).to_json()
     inputs = (args.data, args.holdout, *external_paths.values())
     out.mkdir(parents=True, exist_ok=True)
     write_csv(records, out / "results.csv", inputs)  # column names reach the records' attribute cells
@@ -477,14 +480,11 @@ def cmd_sweep(args) -> dict:
             "dp_audit": summary.get("dp_audit", {}), "verdicts": summary["verdicts"]}
 
 
-def _verdicts(view, level: int | None, settings, records):
-    """The verdicts of ``level`` of a stored sweep, as the card and the report's first page say them (none without
-    a level)."""
+def _verdicts(view, level: int | None, selection, records, summary):
+    """The verdicts of ``level`` of a stored sweep under ``selection`` (of ``summary``, the sweep's ``records``'), as
+    the card and the report's first page say them (none without a level)."""
     from .choice.verdicts import Verdicts, sweep_verdicts
-    from .evaluation.summary import summarise
 
-    summary = summarise(records)
-    selection = settings.select(summary, view.config.sensitive)
     if level is None or selection is None:
         return Verdicts()
     return sweep_verdicts(view, level, selection, records, summary)
@@ -559,17 +559,30 @@ def refuse_open_ports(args) -> None:
 
 
 def cmd_worker(args) -> dict:
-    from .jobs.process import Terminated
+    from .jobs.lifecycle import Terminated
+    from .jobs.standby import note_imports, process_started_at, warm
     from .jobs.worker import run_job
     from .storage.store import Store
 
     refuse_open_ports(args)
+    ready_at = warm()  # what a standby worker imports before Start, this one after: recorded
+    store = Store(args.workspace)
+    note_imports(store, args.job_id, ready_at, process_started_at(os.getpid()))
     try:
-        status = run_job(Store(args.workspace), args.job_id, n_jobs=args.n_jobs, backend=args.backend,
+        status = run_job(store, args.job_id, n_jobs=args.n_jobs, backend=args.backend,
                          address=args.address, resume_on_restart=True)
     except KeyboardInterrupt as exc:  # stored as the job's state already; its processes have ended
         raise SystemExit(143 if isinstance(exc, Terminated) else 130) from None
     return {"job_id": args.job_id, "status": status}
+
+
+def cmd_standby(args) -> dict:
+    """A worker that imports now and waits in the workspace's store for the job its dashboard hands it
+    (jobs/standby.py)."""
+    from .jobs.standby import serve
+    from .jobs.worker import run_job
+
+    return {"status": serve(args.workspace, args.dashboard, run_job)}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -723,6 +736,10 @@ def build_parser() -> argparse.ArgumentParser:
     worker.add_argument("--backend", default="loky")
     worker.add_argument("--address")
     worker.add_argument("--accept-open-ports", action="store_true")
+
+    standby = sub.add_parser("standby")  # no help: listed nowhere (the dashboard's worker, ready before Start)
+    standby.add_argument("--workspace", required=True)
+    standby.add_argument("--dashboard", type=int, required=True)
     return parser
 
 
@@ -734,7 +751,8 @@ def cmd_dashboard(args) -> dict:
 
 
 COMMANDS = {"dashboard": cmd_dashboard, "inspect": cmd_inspect, "order": cmd_order, "release": cmd_release,
-            "sweep": cmd_sweep, "report": cmd_report, "ledger": cmd_ledger, "worker": cmd_worker}
+            "sweep": cmd_sweep, "report": cmd_report, "ledger": cmd_ledger, "worker": cmd_worker,
+            "standby": cmd_standby}
 
 
 def _log_unexpected(command: str | None, workspace: str | None) -> Path | None:

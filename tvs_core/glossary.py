@@ -348,6 +348,14 @@ TERMS: tuple[Term, ...] = (
          "level's own results arrive, and none is ever used to choose, record or report.",
          ("first look", "First look"),
          "None on a table of at most 500 training rows (the holder is as quick); only the lowest level up to 1 000."),
+    Term("First numbers", "The sweep",
+         "A level's own numbers from its first two published sets, scored for every level before any level is "
+         "refined, so that every level has its own point early. Drawn as an open circle with a dot, marked "
+         "provisional in the legend and on the Choose page's card; the other sets refine them, and the refined "
+         "numbers are exactly those one task scoring every set would give.",
+         ("first numbers", "First numbers", "Provisional", "provisional"),
+         "Two sets: the fewest whose numbers have a spread (an error bar); the quick preset's ten sets, the paper's "
+         "fifty, are scored in chunks (first 2, then up to 10, then the rest), each set seeded by its own index."),
     Term("Your own synthetic data", "The sweep",
          "A synthetic table made elsewhere, uploaded on the Sweep page and scored by the same measures as a "
          "release, as a point of its own. The attack games need a generator to refit, so it does not play them.",

@@ -55,6 +55,34 @@ def test_there_is_nothing_to_choose_before_a_level_reports(summary_of):
     assert choose(summary_of([]), ["a"]) is None
 
 
+def test_a_first_look_beside_the_levels_never_moves_their_choice(summary_of):
+    """Issue 56, point 8: the Sweep page drew level 1 at another value than the Choose page at the same moment. Under
+    min-max scaling, a first look of level 5 (a live scatter's stand-in) in the summary moved level 1's scale and so
+    the sensitive column that decides it (b, 0.16, instead of a, 0.14); it never enters the choice."""
+    from tvs_core.evaluation.records import RecordRole
+
+    rows = [(REAL, None, "auc_trtr", None, 0.8), (REAL, None, "release_mab", "a", 0.5),
+            (REAL, None, "release_mab", "b", 0.5), (SHUFFLED, None, "release_mab", "a", 0.01),
+            (SHUFFLED, None, "release_mab", "b", 0.01)]
+    for level, (a, b, auc) in {1: (0.14, 0.16, 0.70), 3: (0.05, 0.25, 0.72)}.items():
+        rows += [(HOLDER, level, "auc_tstr", None, auc), (HOLDER, level, "release_mab", "a", a),
+                 (HOLDER, level, "release_mab", "b", b)]
+    own = summary_of(rows)
+    looks = summary_of(rows + [(HOLDER, 5, "auc_tstr", None, 0.75), (HOLDER, 5, "release_mab", "a", 0.9),
+                               (HOLDER, 5, "release_mab", "b", 0.02)])
+    frame = looks.frame.copy()
+    frame.loc[frame["level"] == 5, "role"] = RecordRole.FIRST_LOOK
+    live = type(looks)(frame)
+    for method in Normalisation:
+        settings = ChoiceSettings(method=method, privacy=Axis.parse("release_mab_worst"), utility=UtilityMix.parse(
+            "tstr"))
+        chosen, drawn = settings.select(own, ["a", "b"]), settings.select(live, ["a", "b"])
+        assert drawn.table.equals(chosen.table), method
+    mab = Axis.parse("release_mab_worst")  # the hand-written summary holds MAB: chosen by name (issue 55)
+    assert choose(live, ["a", "b"], method=Normalisation.MINMAX, privacy=mab).table.set_index("level").loc[
+        1, "P_column"] == "a"
+
+
 def test_metrics_of_a_point_are_keyed_by_name_and_column(summary_of):
     at = summary_of([(HOLDER, 1, "mab", "a", 0.1), (HOLDER, 1, "mab", "z", 0.2),  # z is not sensitive
                      (HOLDER, 1, "column_distance", "y", 0.3), (HOLDER, 1, "column_distance", "x", 0.4),
@@ -202,6 +230,23 @@ def test_summary_json_lists_the_points_and_leaves_the_references_out():
     assert first["wins"] == 1.0 and first["pareto"] is True and "beyond" not in first
     assert "pu" not in out["levels"][2]  # a baseline is not scored
     assert "dp_audit" not in out  # not a sweep run with --audit-dp
+
+
+def test_summary_json_of_a_summary_and_selection_made_once_is_the_one_it_makes_itself():
+    """The command line summarises and chooses once for summary.json and the verdicts: the same file."""
+    from tvs_core.choice.summary import choose
+    from tvs_core.evaluation.summary import summarise
+
+    rows = [record(RAW, None, "mab", 0.4, "a"), record(SHUFFLED, None, "release_mab", 0.0, "a")]
+    for level, mab, auc in ((2, 0.3, 0.9), (1, 0.1, 0.7), (3, 0.35, 0.95)):
+        rows += [record(HOLDER, level, "mab", mab + d, "a", iteration=i) for i, d in enumerate((0, 0.01, -0.02))]
+        rows += [record(HOLDER, level, "auc_tstr", auc - d, iteration=i) for i, d in enumerate((0, 0.02, 0.01))]
+    records = to_frame(rows)
+    mix = UtilityMix.parse("tstr")
+    summary = summarise(records)
+    made_once = summary_json(records, ["a"], alpha=0.3, utility_mix=mix,
+                             chosen=(summary, choose(summary, ["a"], 0.3, utility=mix)))
+    assert made_once == summary_json(records, ["a"], alpha=0.3, utility_mix=mix)
 
 
 def test_summary_json_names_a_level_beyond_the_anchors_and_an_empty_sweep():

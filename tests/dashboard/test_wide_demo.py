@@ -121,3 +121,90 @@ def test_the_wide_demo_goes_through_every_page_without_an_exception():
     no_errors(at)
     report = next(b for b in at.get("download_button") if "report" in b.proto.label.lower())
     assert not report.proto.disabled
+
+
+def scatter_of(at) -> dict:
+    """The privacy-utility scatter on the page, as plotly's JSON."""
+    import json
+
+    found = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    return next(figure for figure in found if "Privacy against utility" in json.dumps(figure["layout"].get("title")))
+
+
+def level_points(figure: dict) -> dict[int, tuple]:
+    """Each level's point: (x, y, marker symbol, hover)."""
+    trace = next(t for t in figure["data"] if t.get("name") == "TVineSynth (by level)")
+    return {int(level): (x, y, symbol, hover) for level, x, y, symbol, hover in
+            zip(trace["customdata"], trace["x"], trace["y"], trace["marker"]["symbol"], trace["hovertext"],
+                strict=True)}
+
+
+@pytest.mark.slow
+def test_the_wide_demo_shows_every_levels_first_numbers_then_the_refined_numbers_on_the_scatter(workspace):
+    """Issue 57: every level's first numbers (its first two published sets, scored for every level before any is
+    refined) on the scatter, marked as provisional — the point, its hover, a legend entry saying on how many sets they
+    rest —, the same on the Sweep and Choose pages, whose card says so too; then, once the sweep ends, the refined
+    numbers, final. The sweep is held (its worker stopped) at the first moment every level's first chunk is stored."""
+    from tests.browser import held_when
+    from tests.dashboard.test_app import finish_sweep
+
+    at = open_wide_demo()
+    at.switch_page("pages/sweep.py").run()
+    at.multiselect(key="w.sweep.levels").set_value([1, 2]).run()
+    at.multiselect(key="w.sweep.baselines").set_value([]).run()
+    at.selectbox(key="w.sweep.families").set_value("gaussian").run()
+    firsts = {"release:1:0-2", "release:2:0-2"}  # the tiny protocol's five sets: 2 first, then 3
+
+    def planned(store, job_id) -> bool:  # the holder is fitted: the levels' tasks start
+        return bool(store.job(job_id)["plan"])
+
+    def first_numbers(store, job_id) -> bool:
+        return firsts <= store.done_tasks(job_id)
+
+    with held_when(workspace, until=first_numbers, near=planned) as hold:
+        next(b for b in at.button if b.label == "Start sweep").click().run()
+        no_errors(at)
+        from pages import common
+
+        done = common.store().done_tasks(hold.job_id())
+        assert not {"release:1:2-5", "release:2:2-5"} & done, "a refining chunk ended before the hold"
+        at.run()  # the Sweep page's own refresh (AppTest runs no timers)
+        no_errors(at)
+        figure = scatter_of(at)
+        first = level_points(figure)
+        assert set(first) == {1, 2}
+        for _, _, symbol, hover in first.values():
+            assert symbol == "circle-open-dot" and "first numbers: 2 of 5 sets, provisional" in hover
+        legend = [t["name"] for t in figure["data"] if t.get("name", "").startswith("Provisional")]
+        assert legend == ["Provisional — first numbers: 2 of 5 sets"]
+        # the attack games' privacy axis has no anchor before the games report (and the release attack's anchors
+        # coincide at 120 columns): weigh by the membership attacks, which every level's first numbers hold
+        at.switch_page("pages/choose.py").run()
+        at.selectbox(key="w.privacy").set_value("mia_auc").run()
+        no_errors(at)
+        chosen = level_points(scatter_of(at))
+        # every level provisional: none is recommended (issue 56); the card of a level picked says it rests on its
+        # first numbers
+        assert any("none is recommended yet" in i.value for i in at.info)
+        next(s for s in at.selectbox if s.label == "Your chosen level").set_value(1).run()
+        no_errors(at)
+        assert any("Provisional — first numbers: 2 of 5 sets" in i.value for i in at.info)  # the card says so
+        at.switch_page("pages/sweep.py").run()
+        no_errors(at)
+        first = level_points(scatter_of(at))
+        assert {level: point[:2] for level, point in chosen.items()} == {
+            level: point[:2] for level, point in first.items()}  # the same values on both pages, at the same moment
+        assert {point[2] for point in chosen.values()} == {"circle-open-dot"}
+    finish_sweep(at)
+    at.switch_page("pages/sweep.py").run()
+    no_errors(at)
+    refined = level_points(scatter_of(at))
+    assert {point[2] for point in refined.values()} == {"circle"}  # final
+    assert not any("first numbers" in point[3] for point in refined.values())
+    assert not any(t.get("name", "").startswith("Provisional") for t in scatter_of(at)["data"])
+    assert any(refined[level][:2] != first[level][:2] for level in (1, 2))  # the other three sets moved them
+    at.switch_page("pages/choose.py").run()
+    no_errors(at)
+    assert {level: point[:2] for level, point in level_points(scatter_of(at)).items()} == {
+        level: point[:2] for level, point in refined.items()}
+    assert not any("Provisional" in i.value for i in at.info)

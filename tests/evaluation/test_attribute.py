@@ -234,3 +234,17 @@ def test_the_default_axis_reads_the_full_vine_least_private_and_level_1_most(mak
     if make is one_column_gives_it_away:
         mab = read["mab"]
         assert mab[full] > mab[full - 1] + 0.1, mab  # MAB alone: the full vine "more private" than level 13
+
+
+def test_a_sets_coefficients_do_not_depend_on_the_sets_it_is_regressed_with():
+    """A level's sets are scored in chunks (jobs/plan.py): a set with a constant column (its regression singular)
+    must not change how the others in its chunk are solved, or the chunks' numbers would differ from one task's."""
+    rng = np.random.default_rng(3)
+    sets = rng.normal(size=(3, 60, 4))
+    sets[2, :, 1] = 1.0  # a constant column in the last set only
+    categorical = np.zeros(4, dtype=bool)
+    together = regress_sets(sets, 0, categorical)
+    for s in range(3):
+        alone = regress_sets(sets[s:s + 1], 0, categorical)
+        for whole, part in zip(together, alone, strict=True):
+            assert whole[s].tobytes() == part[0].tobytes(), s

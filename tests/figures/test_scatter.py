@@ -149,14 +149,33 @@ def test_baselines_are_listed_by_generator_then_by_epsilon_as_a_number():
     assert [t.name for t in fig.data[1:4]] == [model_label(f"dp_vine:{e}") for e in ("0.5", "2", "10")]
 
 
-def test_a_first_look_level_is_an_open_circle_that_says_so():
+def test_a_first_look_level_is_an_open_circle_that_says_so_in_its_hover_the_legend_and_a_note():
     summary = mcmia_summary()
     frame = summary.frame.copy()
-    frame.loc[frame["level"] == 2, "role"] = RecordRole.FIRST_LOOK
-    ours = trace(scatter(Summary(frame)), "TVineSynth (by level)")
+    frame.loc[frame["level"] == 2, ["role", "n"]] = [RecordRole.FIRST_LOOK, 1]
+    fig = scatter(Summary(frame))
+    ours = trace(fig, "TVineSynth (by level)")
     assert list(ours.marker.symbol) == ["circle", "circle-open"]
-    assert f"first look: fitted on {FIRST_LOOK_ROWS} rows" in ours.hovertext[1]
+    assert f"first look: 1 set of a model fitted on {FIRST_LOOK_ROWS} rows, provisional" in ours.hovertext[1]
     assert "first look" not in ours.hovertext[0]
+    legend = trace(fig, f"Provisional — first look: 1 set of a model fitted on {FIRST_LOOK_ROWS} rows")
+    assert legend.marker.symbol == "circle-open" and legend.x == (None,)  # a legend entry, no point of its own
+    assert "Provisional points (open circles: a first look on a sample)" in notes(fig)
+
+
+def test_a_level_on_its_first_numbers_is_provisional_and_says_on_how_many_sets_it_rests():
+    """Issue 57: a level whose refining chunks have not reported is drawn from its first sets, marked as such in
+    its hover and the legend; a level with every set scored, or no plan known, is final."""
+    fig = scatter(mcmia_summary(more_levels={3: (0.55, 0.74)}), levels=(1, 2, 3), sets_scored={1: (2, 10), 2: (10, 10)})
+    ours = trace(fig, "TVineSynth (by level)")
+    assert list(ours.marker.symbol) == ["circle-open-dot", "circle", "circle"]
+    assert "first numbers: 2 of 10 sets, provisional" in ours.hovertext[0]
+    assert not any("first numbers" in text for text in ours.hovertext[1:])
+    assert trace(fig, "Provisional — first numbers: 2 of 10 sets").marker.symbol == "circle-open-dot"
+    assert "circles with a dot: a level's first numbers" in notes(fig)
+    final = scatter(mcmia_summary(), sets_scored={1: (10, 10), 2: (10, 10)})
+    assert not any((t.name or "").startswith("Provisional") for t in final.data)
+    assert "Provisional points" not in notes(final)
 
 
 def test_a_level_without_a_value_is_left_out_not_drawn_at_zero():

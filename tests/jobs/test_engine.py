@@ -46,8 +46,9 @@ def test_in_memory_runner_and_worker_give_identical_records(table, stored_job):
     in_memory, _ = run_in_memory(context, n_jobs=2)
     pd.testing.assert_frame_equal(in_memory, view.records())
     kinds = {t.kind for t in plan(context)}
-    assert kinds == {"holder", "reference", "release", "reference_details", "release_details", "baseline", "aia",
-                     "baseline_aia", "mia_shadow", "mia_attackers", "mia_eval"}  # every handler took part
+    assert kinds == {"holder", "reference", "release", "reference_details", "release_details", "baseline_fit",
+                     "baseline_sets", "aia_model", "aia_records", "mia_shadow_model", "mia_attackers",
+                     "mia_eval_model", "mia_eval_records"}  # every handler took part
 
 
 @pytest.mark.slow
@@ -161,3 +162,98 @@ def test_a_new_release_metric_is_one_declaration_and_one_function(table, monkeyp
     assert level["metrics"]["rows_in_set"]["median"] == len(train)
     assert summary["best_level"] == 1 and label("rows_in_set") == "Rows in a published set"
     assert "rows_in_set" in axis_choices("privacy", ["total_cost_eur"])
+
+
+# -- ReadyTasks: what a free worker runs next (issue 57) -------------------------------------------------------------
+def ready_tasks(monkeypatch, free_mb=None, done=()):
+    """The plan: two levels' tasks, two shadows' models (one each), the attackers reading both, an evaluation model
+    reading the attackers; ``done`` tasks stored already (with a payload each)."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from tvs_core.jobs import engine
+    from tvs_core.jobs.engine import MemorySink, ReadyTasks, TaskResult
+    from tvs_core.jobs.tasks import ATTACKERS, EVALUATIONS, GAMES, LEVELS, Task, TaskKey, TaskKind
+
+    ready = []
+
+    def available() -> float | None:  # the machine's free memory: what the running tasks hold is not free
+        from tvs_core.jobs.memory import prior_need_mb
+
+        running = len(ready[0].running) if ready else 0
+        return None if free_mb is None else free_mb - running * prior_need_mb("reference", 100)
+
+    monkeypatch.setattr(engine, "available_mb", available)
+    tasks = [Task(TaskKey(TaskKind.REFERENCE), (), LEVELS),
+             Task(TaskKey(TaskKind.RELEASE, index=(1, "0-5")), (), LEVELS),
+             Task(TaskKey(TaskKind.MIA_SHADOW_MODEL, index=(0, "out")), (), GAMES),
+             Task(TaskKey(TaskKind.MIA_SHADOW_MODEL, index=(0, 7)), (), GAMES),
+             Task(TaskKey(TaskKind.MIA_ATTACKERS, index=(0,)), (0, 1), ATTACKERS),
+             Task(TaskKey(TaskKind.MIA_EVAL_MODEL, index=(0, 7)), (0, 7), EVALUATIONS),
+             Task(TaskKey(TaskKind.MIA_EVAL_RECORDS, index=(0,)), (0,), EVALUATIONS + 1)]
+    sink = MemorySink()
+    for name in done:
+        sink.add(TaskResult(name, TaskKey.parse(name).kind.value, [], f"payload of {name}".encode(), {}))
+    context = SimpleNamespace(data=SimpleNamespace(train=np.zeros((100, 3))))
+    ready.append(ReadyTasks(context, tasks, sink, workers=2))
+    return ready[0], sink
+
+
+def started(call) -> str | None:
+    """The task a joblib call runs (None: a free worker's short wait)."""
+    function, args, _ = call
+    return None if function.__name__ == "_idle" else args[0].name
+
+
+def finish(ready, name: str) -> None:
+    from tvs_core.jobs.engine import TaskResult
+    from tvs_core.jobs.tasks import TaskKey
+
+    ready.finished(TaskResult(name, TaskKey.parse(name).kind.value, [], f"payload of {name}".encode(), {}))
+
+
+def test_a_free_worker_starts_the_first_task_whose_inputs_are_stored_and_waits_when_none_is(monkeypatch):
+    ready, _ = ready_tasks(monkeypatch)
+    assert [started(next(ready)), started(next(ready))] == ["reference", "release:1:0-5"]
+    assert started(next(ready)) is None  # the games wait for every level's quick numbers: levels first
+    finish(ready, "release:1:0-5")
+    assert started(next(ready)) is None
+    finish(ready, "reference")
+    assert [started(next(ready)), started(next(ready))] == ["mia_shadow_model:0:out", "mia_shadow_model:0:7"]
+    finish(ready, "mia_shadow_model:0:7")
+    assert started(next(ready)) is None  # the attackers need both shadow models
+    finish(ready, "mia_shadow_model:0:out")
+    call = next(ready)
+    assert started(call) == "mia_attackers:0"
+    assert call[1][2] == [b"payload of mia_shadow_model:0:out", b"payload of mia_shadow_model:0:7"]  # plan order
+    finish(ready, "mia_attackers:0")
+    assert started(next(ready)) == "mia_eval_model:0:7"
+    finish(ready, "mia_eval_model:0:7")
+    assert started(next(ready)) == "mia_eval_records:0"
+    with pytest.raises(StopIteration):
+        next(ready)
+
+
+def test_a_resumed_job_hands_on_the_stored_payloads_and_runs_no_stored_task(monkeypatch):
+    stored = ("reference", "release:1:0-5", "mia_shadow_model:0:out", "mia_shadow_model:0:7")
+    ready, _ = ready_tasks(monkeypatch, done=stored)
+    call = next(ready)
+    assert started(call) == "mia_attackers:0"
+    assert call[1][2] == [b"payload of mia_shadow_model:0:out", b"payload of mia_shadow_model:0:7"]
+
+
+def test_no_more_tasks_run_at_once_than_the_free_memory_holds_and_none_that_cannot_fit(monkeypatch):
+    from tvs_core.jobs.memory import HEADROOM, prior_need_mb
+
+    one = prior_need_mb("reference", 100)
+    ready, _ = ready_tasks(monkeypatch, free_mb=1.5 * one / HEADROOM)  # room for one task of a level, not two
+    assert started(next(ready)) == "reference"
+    assert started(next(ready)) is None  # the level's release waits for the memory, not for an input
+    assert ready.notes and "instead of 2" in ready.notes[0]
+    finish(ready, "reference")
+    assert started(next(ready)) == "release:1:0-5"
+    starved, _ = ready_tasks(monkeypatch, free_mb=0.5 * one)
+    with pytest.raises(StopIteration):
+        next(starved)
+    assert "Not enough memory" in starved.error

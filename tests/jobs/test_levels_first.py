@@ -15,6 +15,8 @@ Y = "in_hospital_death"
 TINY = {**TINY_PROTOCOL, "mia_iterations": 2}
 QUICK_METRICS = {"auc_tstr", "pair_structure", "ci_overlap", "release_mab", "mia_auc"}
 LATER_KINDS = {"baseline", "aia", "baseline_aia", "mia_shadow", "mia_attackers", "mia_eval", "external", "dp_audit",
+               "baseline_fit", "baseline_sets", "aia_model", "aia_records", "mia_shadow_model", "mia_eval_model",
+               "mia_eval_records",
                "reference_details", "release_details"}
 
 
@@ -43,7 +45,12 @@ def test_every_level_has_its_quick_numbers_before_the_first_baseline_or_game_res
     kinds = [r["kind"] for r in results]
     first_later = min(i for i, kind in enumerate(kinds) if kind in LATER_KINDS)
     before = results[:first_later]
-    assert {r["kind"] for r in results[first_later:]} <= LATER_KINDS  # nothing of the levels comes after
+    refining = {r["task"] for r in results if r["kind"] == "release" and not r["task"].split(":")[2].startswith("0-")}
+    assert refining == {f"release:{level}:2-5" for level in (1, 2, 3)}  # issue 57: every level's first numbers,
+    # then its other sets
+    assert {r["kind"] for r in results[first_later:] if r["task"] not in refining} <= LATER_KINDS
+    last_first = max(i for i, r in enumerate(results) if r["kind"] == "release" and r["task"] not in refining)
+    assert last_first < min(i for i, r in enumerate(results) if r["task"] in refining)  # every first before any refined
     for level in (1, 2, 3):
         metrics = {rec["metric"] for r in before for rec in r["records"]
                    if rec["model"] == HOLDER and rec["level"] == level}

@@ -18,16 +18,9 @@ from types import SimpleNamespace
 import pytest
 
 from tests.helpers import stored_job
-from tvs_core.jobs import process
-from tvs_core.jobs.process import (
-    Terminated,
-    cancel_job,
-    process_start_time,
-    resume_orphans,
-    start_worker,
-    stop_on_sigterm,
-    worker_alive,
-)
+from tvs_core.jobs import lifecycle, process
+from tvs_core.jobs.lifecycle import Terminated, process_start_time, stop_on_sigterm, worker_alive
+from tvs_core.jobs.process import cancel_job, resume_orphans, start_worker
 from tvs_core.storage.store import Store
 
 
@@ -66,7 +59,7 @@ def test_the_start_time_is_read_after_the_command_name_even_when_the_name_holds_
     stat.parent.mkdir(parents=True)
     fields = ["S"] + [str(k) for k in range(1, 19)] + ["777"] + ["0"] * 10  # field 22 (starttime) is 777
     stat.write_text("4242 (evil) 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19) " + " ".join(fields))
-    monkeypatch.setattr(process, "Path", lambda name: tmp_path / name.lstrip("/"))
+    monkeypatch.setattr(lifecycle, "Path", lambda name: tmp_path / name.lstrip("/"))
     assert process_start_time(4242) == 777.0
 
 
@@ -159,6 +152,21 @@ def test_a_worker_that_stops_within_the_grace_is_not_killed(store, no_kill):
     finally:
         timer.cancel()
     assert no_kill == [] and store.job(job_id)["status"] == "cancelled"
+
+
+def test_a_cancel_that_does_not_wait_returns_at_once_and_the_job_says_it_is_stopping(store, no_kill):
+    """The Sweep page's Cancel: the flag is set and the call returns while the worker is still alive (here: this
+    process, which never stops); the progress line says so at once; the wait and the backstop run in a thread."""
+    from tests.helpers import wait_until
+    from tvs_core.jobs.progress import progress
+
+    row = this_process()
+    job_id = stored_job(store, "a", "running", **row)
+    cancel_job(store, job_id, grace_seconds=1.0, wait=False)
+    info = progress(store, job_id)
+    assert store.cancel_requested(job_id) and info["stopping"] and info["text"].startswith("stopping — ")
+    wait_until(lambda: store.job(job_id)["status"] == "cancelled", "the backstop ended the job", 600)
+    assert no_kill == [(row["pid"], signal.SIGKILL)]
 
 
 @pytest.mark.parametrize("status", ["done", "failed", "interrupted"])

@@ -14,13 +14,16 @@ import pytest
 from tvs_core.jobs import SweepConfig
 from tvs_core.jobs.plan import planned_tasks
 from tvs_core.jobs.progress import (
+    BUSY_FROM,
     STARTUP_SECONDS,
     Finished,
     before_start,
     calibrated,
+    chunk_share,
     competitor_fits,
     estimate,
     kind_priors,
+    progress,
     seconds_left,
     time_left,
 )
@@ -29,12 +32,16 @@ from tvs_core.storage import Store
 
 RECORDED = json.loads((Path(__file__).parent / "recorded_sweeps.json").read_text())
 SCHEDULES = json.loads((Path(__file__).parent / "recorded_schedules.json").read_text())
+# issue 47's 5,000 x 120 sweeps, recorded beside other work (bench/eta.py record NAME --wide)
+WIDE = json.loads((Path(__file__).parents[2] / "bench" / "wide_schedules.json").read_text())
+EVERY = SCHEDULES | WIDE
 FACTOR = 1.5
 
 
 def _plan(case: dict) -> list:
-    config = SweepConfig(response=case["response"], sensitive=case["sensitive"], preset="quick")
-    return planned_tasks(config, case["levels"])
+    """The plan the recorded sweep ran, kept with it (a recording replays its own plan, whatever this version would
+    plan: issue 57 split the games and baselines into more tasks)."""
+    return [Task(TaskKey.parse(key), (), stage) for key, stage in case["plan"]]
 
 
 @pytest.mark.parametrize("name", sorted(RECORDED))
@@ -59,6 +66,18 @@ def test_the_estimate_before_start_is_within_1_5x_of_the_recorded_quiet_duration
     assert quiet / FACTOR <= predicted <= quiet * FACTOR, (predicted, quiet)
 
 
+def test_the_estimate_before_start_of_a_split_plan_is_within_1_5x_of_its_tasks_cpu_seconds(tmp_path):
+    """Issue 57 split the games and baselines into more tasks: the priors of the new kinds, checked as above against
+    every task's CPU seconds of the split plan on the 884 x 27 table (tests/jobs/recorded_cpu.json)."""
+    case = json.loads((Path(__file__).parent / "recorded_cpu.json").read_text())["support"]
+    cpu = {kind: sum(v) / len(v) for kind, v in case["cpu_seconds"].items()}
+    plan = _plan(case)
+    assert {task.kind for task in plan} <= set(cpu)
+    quiet = STARTUP_SECONDS + sum(case["cpu_seconds"]["first_look"]) + seconds_left(plan, set(), cpu, 2)
+    predicted, _ = estimate(Store(tmp_path), plan, case["n_train"], case["n_columns"], 2)
+    assert quiet / FACTOR <= predicted <= quiet * FACTOR, (predicted, quiet)
+
+
 @pytest.mark.parametrize("name", sorted(RECORDED))
 def test_the_estimate_before_start_is_within_1_5x_of_each_recorded_quiet_sweep(name, tmp_path):
     """The demos differ from the priors' table in what drives the games' cost: the breast cancer demo has one
@@ -75,8 +94,8 @@ def polls(case: dict, tmp_path, every: float = 5.0):
     """Replay one recorded schedule (tests/jobs/recorded_schedules.json: ``python -m bench.eta record``, a real sweep's
     every task with its seconds and end) as the page reads it: at every task's end and every ``every`` seconds from
     the plan's start, the time left from what the store held then — its finished tasks, the running ones' work, the
-    load average the recording saw (none for a job dumped afterwards). Yields (time, time left, time truly left,
-    finished keys, expected seconds of each task then)."""
+    load average the recording saw (none for a job dumped afterwards). Yields (time, time left — a ``TimeLeft``, both
+    ends of its range —, time truly left, finished keys, expected seconds of each task then)."""
     plan = [Task(TaskKey.parse(key), (), stage) for key, stage in case["plan"]]
     names = {task.name for task in plan}
     config = SweepConfig(response=case["response"], sensitive=case["sensitive"], baselines=case["baselines"],
@@ -85,8 +104,8 @@ def polls(case: dict, tmp_path, every: float = 5.0):
     priors, _ = kind_priors(Store(tmp_path), job)
     fits = competitor_fits(config, case["n_train"], case["n_columns"])
     began = next(end for key, _, _, end in case["tasks"] if key == "holder")  # the plan is stored with the holder
-    shown = sorted(case.get("shown", []))  # (time, done, time left shown, load average) polled while it ran
-    load = next((value for at, _, _, value in reversed(shown) if at <= began), None)  # as the plan was stored
+    shown = sorted(case.get("shown", []))  # (time, done, time left shown, load average[, fast end, bar]) polled
+    load = next((entry[3] for entry in reversed(shown) if entry[0] <= began), None)  # as the plan was stored
     moments = sorted({end for *_, end in case["tasks"] if end >= began}
                      | {began + every * i for i in range(int((case["end"] - began) / every))})
     for now in moments:
@@ -94,8 +113,8 @@ def polls(case: dict, tmp_path, every: float = 5.0):
         left = time_left(plan, finished, priors, fits, case["workers"], now, began, load, case["cores"])
         costs = calibrated(priors, [f for f in finished if f.key in names], fits,
                            1.0 if load is None else max(1.0, load / case["cores"]))
-        expected = {task.name: costs.kinds.get(task.kind.value, 0.0) + costs.fits.get(task.name, 0.0)
-                    for task in plan}
+        expected = {task.name: costs.kinds.get(task.kind.value, 0.0) * chunk_share(task.name)
+                    + costs.fits.get(task.name, 0.0) for task in plan}
         yield now, left, case["end"] - now, {f.key for f in finished}, expected
 
 
@@ -113,14 +132,106 @@ def test_a_recorded_sweep_replayed_never_jumps(name, tmp_path):
         if before is not None:
             shown, done, was = before
             new = finished - done
-            if not new:
-                assert left <= shown + 1e-6, (now, left, shown)
-            else:
-                overrun = max(max(1.0, seconds / was[key]) for key, _, seconds, _ in case["tasks"]
-                              if key in new and was.get(key))
-                assert left <= shown * overrun + 1.0, (now, left, shown, overrun, sorted(new))
+            for end, said in ((left.seconds, shown.seconds), (left.low, shown.low)):  # both ends of the range
+                if not new:
+                    assert end <= said + 1e-6, (now, end, said)
+                else:
+                    overrun = max(max(1.0, seconds / was[key]) for key, _, seconds, _ in case["tasks"]
+                                  if key in new and was.get(key))
+                    assert end <= said * overrun + 1.0, (now, end, said, overrun, sorted(new))
         before = (left, finished, expected)
-    assert before is not None and before[0] == 0.0  # nothing is left once every task has reported
+    assert before is not None and before[0].seconds == before[0].low == 0.0  # nothing left once every task reported
+
+
+def _measured(case: dict, finished: set[str]) -> bool:
+    """Whether the plan's first tasks, one per worker, have reported: before, nothing of the sweep has measured the
+    machine its tasks run on (the holder's fit and the first look run alone, with threads)."""
+    return sum(key in finished for key, stage in case["plan"] if stage > 0) >= case["workers"]
+
+
+@pytest.mark.parametrize("name", sorted(EVERY))
+def test_a_recorded_sweep_replayed_never_reads_below_0_8_of_the_truth(name, tmp_path):
+    """Issue 56, "honest time": the estimate errs long rather than short. Replayed from real schedules — loaded by
+    others, beside two busy loops, niced at 120 columns —, what the progress line says (one number, or a range's
+    slow end) is never below 0.8 times the time truly left, once the plan's first tasks have measured the machine
+    and while more than a minute remains. (Before issue 56 the one number read down to 0.44 times the truth.)"""
+    case = EVERY[name]
+    checked = 0
+    for now, left, truth, finished, _ in polls(case, tmp_path):
+        if _measured(case, finished) and truth > 60:
+            assert left.seconds >= 0.8 * truth, (now, left, truth)
+            checked += 1
+    assert checked > 10  # the recording has a long enough middle to judge
+
+
+@pytest.mark.parametrize("name", sorted(EVERY))
+def test_a_recorded_sweep_replayed_gives_a_range_while_a_kind_is_unmeasured_or_the_machine_is_busy(name, tmp_path):
+    """While a kind of the tasks left (or a competitor's fit) has no measured task, or the machine was busy when the
+    sweep was planned, the time left is a range and says why ("about 12–25 min left; the machine is busy"); once
+    every kind left is measured on a quiet machine, one number."""
+    case = EVERY[name]
+    began = next(end for key, _, _, end in case["tasks"] if key == "holder")
+    load = next((entry[3] for entry in reversed(sorted(case.get("shown", []))) if entry[0] <= began), None)
+    busy = load is not None and load / case["cores"] > BUSY_FROM  # as the sweep was planned
+    for now, left, _, _, _ in polls(case, tmp_path):
+        if left.seconds == 0:
+            continue
+        words = left.words()
+        assert left.ranged == (left.busy or bool(left.unmeasured)), (now, left)
+        assert ("the machine is busy" in words) == left.busy and left.low <= left.seconds
+        if left.ranged and not left.busy:
+            assert "some kinds of task have not run yet" in words
+        if left.ranged and round(left.low / 60) != round(left.seconds / 60) and left.seconds >= 90:
+            assert "–" in words, words
+    assert left.busy == bool(busy)
+
+
+@pytest.mark.parametrize("name", sorted(EVERY))
+def test_a_recorded_sweep_replayed_through_the_store_never_shows_a_full_bar_before_its_end(name, tmp_path,
+                                                                                         monkeypatch):
+    """Issue 56, point 4: during the first look at 120 columns both progress bars were full, with no time shown, for
+    the 4 minutes of the holder's fit. Replayed through a store as the worker writes it — the first looks, the sweep's
+    levels and shape as soon as it knows them, the plan with the holder's fit, every task as it ends — the bar counts
+    the whole sweep: below full until the job is done, and a time left shown from the first look on."""
+    from tvs_core.jobs import progress as module
+
+    case = EVERY[name]
+    store = Store(tmp_path)
+    config = SweepConfig(response=case["response"], sensitive=case["sensitive"], baselines=case["baselines"],
+                         preset=case["preset"])
+    store.create_job("job", "fingerprint", config.to_dict())
+    origin = 1_000_000.0
+    looks = [key for key, *_ in case["tasks"] if key.startswith("first_look:")]
+    details = {"first_look_levels": len(looks), "levels": case["levels"], "n_train": case["n_train"],
+               "n_columns": case["n_columns"], "load_at_plan": None}
+    store.update_job("job", status="running", workers=case["workers"], started=origin, details=json.dumps(details))
+    tasks = sorted(case["tasks"], key=lambda task: task[3])
+    moments = sorted({end for *_, end in tasks} | set(range(0, int(case["end"]), 10)))
+    stored, shown, before = 0, [], None
+    for now in moments:
+        counted = stored
+        while stored < len(tasks) and tasks[stored][3] <= now:
+            key, kind, seconds, end = tasks[stored]
+            store.add_result("job", key, kind, [], seconds)
+            with store.transaction() as db:
+                db.execute("UPDATE results SET created = ? WHERE job_id = ? AND task = ?", (origin + end, "job", key))
+            if key == "holder":  # the plan is stored with the holder's fit
+                plan = [{"key": key, "stage": stage} for key, stage in case["plan"]]
+                store.update_job("job", plan=json.dumps(plan), total=len(plan),
+                                 details=json.dumps({**details, "n_targets": case["n_targets"]}))
+            stored += 1
+        monkeypatch.setattr(module.time, "time", lambda now=now: origin + now)
+        info = progress(store, "job")
+        assert info["fraction"] < 1.0, (now, info)
+        if stored:  # a first look has reported: the sweep's levels and shape are known
+            assert info["eta_seconds"] is not None and "left" in info["text"], (now, info["text"])
+            if before is not None and stored == counted:  # no task ended since: the time left counts down
+                assert info["eta_seconds"] <= before + 1e-6, (now, info["eta_seconds"], before)
+            before = info["eta_seconds"]
+        shown.append(info["fraction"])
+    store.update_job("job", status="done")
+    assert progress(store, "job")["fraction"] == 1.0
+    assert max(shown) < 1.0 and shown[-1] > 0.9
 
 
 def test_the_recordings_hold_competitor_sweeps_quiet_and_loaded():
@@ -134,16 +245,21 @@ def test_the_recordings_hold_competitor_sweeps_quiet_and_loaded():
 
 @pytest.mark.parametrize("name", sorted(n for n, c in SCHEDULES.items() if "before_start" in c))
 def test_the_estimate_before_start_says_a_busy_machine_and_scales_by_its_load(name, tmp_path):
-    """Before Start the load average is all there is to know of a busy machine: the recorded sweep's duration, the
-    estimate made with the load it was started at, within 1.5x."""
+    """Where the load average is all there is to know of a busy machine (a recording keeps no niceness of the other
+    processes): the recorded sweep's duration, the estimate made with the load it was started at, within 1.5x, and
+    never shorter than 0.8x. Beyond ten times the cores the load average overstates the slowdown — not every process
+    it counts stays CPU-bound for the whole sweep —, so the estimate errs long by more: the 884 x 27 sweep at load
+    27.7 on 2 cores took 363 s, estimated 850 s."""
     case = SCHEDULES[name]
     config = SweepConfig(response=case["response"], sensitive=case["sensitive"], baselines=case["baselines"],
                          preset=case["preset"])
     plan = planned_tasks(config, case["levels"])
     said = before_start(Store(tmp_path), plan, case["n_train"], case["n_columns"], case["workers"], config,
                         load=(case["load_before"], case["cores"]))
-    assert case["end"] / FACTOR <= said.seconds <= case["end"] * FACTOR, (said.seconds, case["end"])
-    assert ("The machine is busy" in said.sentence) == (case["load_before"] > case["cores"])
+    heavy = case["load_before"] > 10 * case["cores"]
+    assert case["end"] * 0.8 <= said.seconds <= case["end"] * (2.5 if heavy else FACTOR), (said.seconds, case["end"])
+    assert said.busy == (said.factor > BUSY_FROM) and ("The machine is busy" in said.sentence) == said.busy
+    assert said.busy == (case["load_before"] + case["workers"] > BUSY_FROM * case["cores"])
 
 
 @pytest.mark.parametrize("name", sorted(RECORDED))
@@ -166,7 +282,7 @@ def test_a_recorded_quiet_sweep_replayed_shows_a_falling_time_left_within_1_5x_o
     end = events[-1][0]
     for i, (finished, *_) in enumerate(events[:-1]):
         done = [Finished(key, kind, seconds, at) for at, key, kind, seconds in events[:i + 1]]
-        left = time_left(plan, done, costs, {}, 2, finished, 0.0)
+        left = time_left(plan, done, costs, {}, 2, finished, 0.0).seconds
         truth = end - finished
         if truth > 60:
             assert truth / FACTOR <= left <= truth * FACTOR, (finished, left, truth)

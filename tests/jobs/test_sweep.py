@@ -133,17 +133,59 @@ def test_a_job_begun_by_an_earlier_version_resumes_without_reading_its_pickles(r
     with store.transaction() as db:
         db.execute("UPDATE results SET payload = ? WHERE job_id = ? AND payload IS NOT NULL",
                    (pickle.dumps(PlantedPickle(marker)), job_id))
-    evaluations = [r["task"] for r in store.results(job_id) if r["kind"] == "mia_eval"]
+    evaluations = [r["task"] for r in store.results(job_id) if r["kind"] in ("mia_eval_model", "mia_eval_records")]
+    assert evaluations
     store.forget_results(job_id, evaluations)  # stopped before the membership evaluations
     store.update_job(job_id, status="interrupted")
     assert store.job(job_id)["done"] == store.job(job_id)["total"] - len(evaluations)
     assert run_job(store, job_id, n_jobs=2) == "done", store.job(job_id)["error"]
     assert not marker.exists()
-    assert set(store.payload_heads(job_id, 4)) == set(kept) and set(store.payload_heads(job_id, 4).values()) == {
-        b"PK\x03\x04"}
+    # what the evaluations read ran again and was stored in this version's format; a payload nothing still to run
+    # reads (the attribute game's models: its records are stored) is not made again
+    again = store.payload_heads(job_id, 4)
+    assert set(again.values()) == {b"PK\x03\x04"} and set(again) <= set(kept)
+    assert {task for task in kept if task.startswith(("mia_shadow_model:", "mia_attackers:", "mia_eval_model:"))
+            } <= set(again)
     assert store.job(job_id)["done"] == store.job(job_id)["total"]
     assert any("never reads" in event["message"] for event in store.events(job_id))
     pd.testing.assert_frame_equal(sorted_records(store, job_id), expected)
+
+
+@pytest.mark.slow
+def test_a_job_stored_with_one_chunk_per_level_resumes_to_the_same_summary_bytes(table, reference, tmp_path,
+                                                                               monkeypatch):
+    """Before the first chunks (issue 57), a level's sets were scored in one release task (release:L:0-5 at the
+    test suite's sizes). A job stored then and resumed now keeps the chunks it holds, scores a level it had not
+    scored in this version's chunks, and ends with the records and summary.json of a sweep run now, byte for byte."""
+    import json
+
+    from tvs_core.evaluation.release import DISTANCE_SETS
+    from tvs_core.jobs import plan as planning
+
+    def one_chunk(protocol):  # the plan before issue 57, as main had it
+        n_sets = max(protocol.utility_sets, protocol.release_sets, DISTANCE_SETS)
+        first = min(n_sets, 10)
+        return [(0, first)] + ([(first, n_sets)] if n_sets > first else [])
+
+    expected, done_store, _ = reference
+    store = Store(tmp_path)
+    job_id = submit(store, table, config())
+    with monkeypatch.context() as earlier:
+        earlier.setattr(planning, "release_chunks", one_chunk)
+        assert run_job(store, job_id, n_jobs=2) == "done"
+    assert {r["task"] for r in store.results(job_id) if r["kind"] == "release"} == {
+        "release:1:0-5", "release:2:0-5", "release:3:0-5"}
+    store.forget_results(job_id, ["release:3:0-5", "aia:0", "release_details:2"])  # stopped before these
+    store.update_job(job_id, status="interrupted")
+    assert run_job(store, job_id, n_jobs=2) == "done", store.job(job_id)["error"]
+    tasks = [r["task"] for r in store.results(job_id)]
+    assert len(tasks) == len(set(tasks)) == store.job(job_id)["total"]
+    assert sorted(t for t in tasks if t.startswith("release:")) == [
+        "release:1:0-5", "release:2:0-5", "release:3:0-2", "release:3:2-5"]  # no set scored twice
+    pd.testing.assert_frame_equal(sorted_records(store, job_id), expected)
+    ran_now = done_store.job(reference[2])["id"]
+    assert json.dumps(summary_json(JobView(store, job_id).records(), ["total_cost_eur"])) == json.dumps(
+        summary_json(JobView(done_store, ran_now).records(), ["total_cost_eur"]))
 
 
 @pytest.mark.slow
@@ -158,6 +200,26 @@ def test_cancel_stops_within_one_task(table, tmp_path):
     assert job["status"] == "cancelled" and not worker_alive(job)
     assert job["done"] <= asked_at + 2  # the task running when asked may still be stored (and its sibling)
     assert job["done"] < job["total"]
+    assert run_job(store, job_id, n_jobs=2) == "done"  # and it resumes from there
+
+
+@pytest.mark.slow
+def test_a_cancel_says_at_once_that_it_is_stopping_and_the_worker_stops_its_tasks_itself(table, tmp_path):
+    """Issue 56, point 15: Cancel left the page saying "running … about 28 min left" for 20 s. A cancel that does
+    not wait (the Sweep page's) returns at once and the progress line says the sweep is stopping; the worker ends its
+    pool's tasks at its next heartbeat and ends the job as cancelled itself, never killed by the backstop."""
+    store = Store(tmp_path)
+    job_id = submit(store, table, config(levels=[1, 2, 3, 4]))
+    start_worker(store, job_id, n_jobs=2)
+    assert wait_for(lambda: store.job(job_id)["done"] >= 3)
+    cancel_job(store, job_id, grace_seconds=900, wait=False)
+    info = progress(store, job_id)
+    if info["status"] == "running":  # not ended between the two lines
+        assert info["stopping"] and info["text"].startswith("stopping — Cancel was pressed")
+        assert "left" not in info["text"]
+    assert wait_for(lambda: store.job(job_id)["status"] == "cancelled" and not worker_alive(store.job(job_id)))
+    assert "killed" not in {event["kind"] for event in store.events(job_id)}
+    assert store.job(job_id)["done"] < store.job(job_id)["total"]
     assert run_job(store, job_id, n_jobs=2) == "done"  # and it resumes from there
 
 
@@ -286,8 +348,8 @@ def test_baselines_can_play_the_membership_game(table, reference, tmp_path):
     job_id = submit(store, table, config(**changes))
     assert run_job(store, job_id, n_jobs=2) == "done", store.job(job_id)["error"]
     keys = {task.name for task in plan_from_json(store.job(job_id)["plan"])}
-    assert {"mia_attackers:0", "mia_attackers:independent:1", "mia_shadow:independent:0",
-            "mia_eval:independent:0"} <= keys
+    assert {"mia_attackers:0", "mia_attackers:independent:1", "mia_shadow_model:independent:0:out",
+            "mia_eval_model:independent:0:out", "mia_eval_records:independent:0"} <= keys
     records = sorted_records(store, job_id)
     pg = records[(records.model == "independent") & (records.metric == "pg")]
     assert len(pg) > 0 and pg["level"].isna().all() and set(pg["role"]) == {"game"}
@@ -304,9 +366,9 @@ def test_time_left_follows_the_stages_the_worker_runs():
     from tvs_core.jobs.progress import seconds_left
 
     plan = plan_from_json([{"key": key, "stage": stage} for key, stage in (
-        ("holder", 0), ("release:1:0-4", 1), ("release:5:0-4", 1), ("aia:0", 1), ("mia_attackers:0", 2),
+        ("holder", 0), ("release:1:0-10", 1), ("release:5:0-10", 1), ("aia:0", 1), ("mia_attackers:0", 2),
         ("mia_eval:0", 3), ("mia_eval:1", 3))])
-    r1, r2 = "release:1:0-4", "release:5:0-4"
+    r1, r2 = "release:1:0-10", "release:5:0-10"  # a whole release task: one share of its kind
     costs = {"holder": 1.0, "release": 2.0, "aia": 6.0, "mia_attackers": 4.0, "mia_eval": 3.0}
     # stage 1 in plan order on 2 workers: the releases side by side, then aia on the first free: 2 + 6 = 8; stage 2,
     # one task: 4; stage 3: 3
@@ -316,16 +378,19 @@ def test_time_left_follows_the_stages_the_worker_runs():
 
 
 def test_time_left_learns_from_this_sweep_and_earlier_ones(table, reference, tmp_path):
-    from tvs_core.jobs.progress import kind_costs
+    from tvs_core.jobs.progress import chunk_share, kind_costs, protocol_sizes
 
     _, store, job_id = reference  # a finished sweep: its own measured costs are used for it
     job = store.job(job_id)
     costs, source = kind_costs(store, job)
     measured = store.task_seconds(job_id)
-    assert costs["release"] == pytest.approx(sum(measured["release"]) / len(measured["release"]))
+    releases = [r["seconds"] / chunk_share(r["task"], protocol_sizes(job)) for r in store.task_times(job_id)
+                if r["kind"] == "release"]  # each chunk in shares of the quick preset's ten sets (by its position)
+    assert len(releases) == 6 and costs["release"] == pytest.approx(sum(releases) / len(releases))
     assert source.startswith("this sweep's measured tasks")
     # the same table and sensitive columns (the games' costs grow with their attack targets)
     fresh = {"id": "not-started", "details": {k: job["details"][k] for k in ("n_train", "n_columns", "targets")}}
     costs, source = kind_costs(store, fresh)  # before Start: the earlier sweep's costs
     assert source == "earlier sweeps in this workspace"
-    assert costs["aia"] == pytest.approx(sorted(measured["aia"])[len(measured["aia"]) // 2], rel=0.5)
+    assert costs["aia_model"] == pytest.approx(sorted(measured["aia_model"])[len(measured["aia_model"]) // 2],
+                                               rel=0.5)

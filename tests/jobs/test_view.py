@@ -193,6 +193,20 @@ def test_the_first_look_stands_in_only_on_the_live_scatter_until_its_level_repor
     assert view.summary(first_look=True).frame["n"].sum() == 2
 
 
+def test_each_levels_scored_sets_say_whether_it_shows_its_first_numbers(view):
+    """Issue 57: a level whose refining chunk has not reported rests on its first chunk's sets only."""
+    plan = [{"key": key, "stage": stage} for key, stage in (
+        ("release:1:0-2", 1), ("release:3:0-2", 1), ("release:1:2-10", 2), ("release:3:2-10", 2), ("aia:0", 2))]
+    view.store.update_job(view.id, plan=json.dumps(plan))
+    assert view.sets_scored() == {1: (0, 10), 3: (0, 10)}
+    add(view, "release:1:0-2", [])
+    add(view, "release:3:0-2", [])
+    add(view, "release:3:2-10", [])
+    assert view.sets_scored() == {1: (2, 10), 3: (10, 10)}
+    view.store.update_job(view.id, plan=json.dumps([{"key": "release:1:0-10", "stage": 1}]))  # an earlier plan
+    assert view.sets_scored() == {1: (0, 10)}
+
+
 def test_a_job_without_results_has_empty_records_and_summary(view):
     assert view.records().empty
     assert view.summary().frame.empty

@@ -17,8 +17,8 @@ from tvs_core.errors import DataError, DataErrors, TVSError
 from tvs_core.evaluation.records import RecordRole, record
 from tvs_core.jobs import worker
 from tvs_core.jobs.engine import TaskResult
+from tvs_core.jobs.lifecycle import Terminated, process_start_time
 from tvs_core.jobs.payloads import shadows_payload
-from tvs_core.jobs.process import Terminated, process_start_time
 from tvs_core.jobs.worker import StoreSink, _forget_unreadable_payloads, failure_sentence, run_job
 from tvs_core.storage.store import Store
 

@@ -161,6 +161,34 @@ def test_a_fit_and_a_draw_are_the_same_bytes_at_any_thread_count(families):
                        for threads in (2, 3, 4))
 
 
+@pytest.mark.kernels
+@pytest.mark.parametrize("name", ["rvine", "rvine_star1", "dp_vine", "tvinesynth"])
+def test_every_generator_that_says_threads_keep_its_fit_fits_the_same_model_on_more_threads(name):
+    """A sweep on many workers fits a long baseline with several threads (jobs/plan.fit_threads): only where the
+    model is the same bytes (an R-vine's structure selection included), as ``threads_keep_the_fit`` says."""
+    from tvs_core.model.registry import generator_class
+
+    kind = generator_class(name)
+    assert kind.threads_keep_the_fit
+    table = make_small_table(300)
+    fitted = []
+    for threads in (1, 3):
+        model = kind(response="y", sensitive=["income"], seed=3, threads=threads,
+                     **({"epsilon": 1.0} if name == "dp_vine" else {}))
+        model.fit(table)
+        model.threads = 1
+        fitted.append(model.to_json())
+    assert fitted[0] == fitted[1]
+
+
+def test_only_vines_say_that_threads_keep_their_fit():
+    """A neural network's threads sum its gradients in another order: its fit is not claimed to keep."""
+    from tvs_core.model.registry import generator_class
+
+    assert not generator_class("gaussian_copula").threads_keep_the_fit
+    assert not generator_class("independent").threads_keep_the_fit
+
+
 def test_a_top_level_asked_for_is_the_fitted_level_even_when_its_trees_are_all_independence():
     """pyvinecopulib keeps a tree of independence copulas: a model fitted up to level 3 serves level 3 (a sweep's
     highest level, typed by the user), on a table whose columns are independent, so that every tree is."""

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..evaluation.catalogue import CATALOGUE, PerColumn, described
 from ..evaluation.dp_audit import audits_from_records
-from ..evaluation.records import HOLDER, REFERENCE_MODELS
+from ..evaluation.records import HOLDER, REFERENCE_MODELS, RecordRole
 from ..evaluation.summary import Summary, summarise
 from ..text import percent
 from .axes import DEFAULT_PRIVACY, Axis
@@ -44,7 +44,11 @@ def choose(summary: Summary, sensitive: list[str], alpha: float = 0.5,
            utility: UtilityMix = DEFAULT_MIX, complete: set[int] | None = None) -> Selection | None:
     """PU_t over the holder's levels, U_t being the utility mix; None until there is something to score.
     ``complete``: the levels whose numbers are final (``JobView.complete_levels``; None: every level), the only
-    ones recommended."""
+    ones recommended. A first look (records of role ``first_look``, a live scatter's stand-in) never enters it: drawn
+    beside the levels, it would otherwise move a min-max scale, and so which column decides a reported level's
+    privacy."""
+    if "role" in summary.frame and summary.frame["role"].eq(RecordRole.FIRST_LOOK).any():
+        summary = Summary(summary.frame[summary.frame["role"] != RecordRole.FIRST_LOOK].reset_index(drop=True))
     if not summary.has_levels():
         return None
     levels, anchors = level_table(summary, sensitive, privacy, utility=utility, method=method)
@@ -76,10 +80,10 @@ def metrics_of(at: Summary, sensitive: list[str]) -> dict[str, dict]:
         if entry.per_column is None:
             found[(entry.name, None)] = _interval(rows)
             continue
-        columns = (sensitive if entry.per_column is PerColumn.SENSITIVE
-                   else sorted(rows.frame["attribute"].dropna().unique()))
-        for column in columns:
-            value = _interval(rows.attribute(column))
+        by_column = {column: Summary(part) for column, part in rows.frame.groupby("attribute", sort=False)}
+        columns = sensitive if entry.per_column is PerColumn.SENSITIVE else sorted(by_column)
+        for column in columns:  # each column's rows, grouped once (not one mask over the metric's rows per column)
+            value = _interval(by_column[column]) if column in by_column else None
             if value:
                 found[(entry.name, column)] = value
     for entry in CATALOGUE.values():  # the scatter's value: a metric's fallback while it is missing
@@ -93,15 +97,18 @@ def metrics_of(at: Summary, sensitive: list[str]) -> dict[str, dict]:
 
 def summary_json(records: pd.DataFrame, sensitive: list[str], alpha: float = 0.5,
                  method: Normalisation = Normalisation.ANCHORED, privacy: Axis = DEFAULT_PRIVACY,
-                 utility_mix: UtilityMix = DEFAULT_MIX) -> dict:
+                 utility_mix: UtilityMix = DEFAULT_MIX, chosen: tuple[Summary, Selection | None] | None = None
+                 ) -> dict:
     """{levels: [{model, level, metrics: {name: {median, ci_low, ci_high, n}}}], best_level, the utility mix,
     the anchors of the scales, ...; ``dp_audit`` ({model: claimed and empirical ε, flagged, verdict}) when the
-    sweep audited its DP baselines}."""
-    summary = summarise(records)
+    sweep audited its DP baselines}. ``chosen``: the records' summary and its selection under these settings, when
+    the caller holds them (the command line's verdicts read the same: they are made once)."""
+    summary, selection = chosen if chosen is not None else (summarise(records), None)
     mix = utility_mix
     utility = Axis.utility(summary.metrics())
     trtr = _interval(summary.metric(utility.metric.ideal.metric))
-    selection = choose(summary, sensitive, alpha, method, privacy, utility=mix)
+    if chosen is None:
+        selection = choose(summary, sensitive, alpha, method, privacy, utility=mix)
     pu = {} if selection is None else selection.table.set_index("level")
     entries = []
     models = [m for m in summary.models() if m not in REFERENCE_MODELS]

@@ -79,12 +79,22 @@ def regress_sets(sets: np.ndarray, target: int, categorical: np.ndarray):
     rhs = (design.mT @ y[..., None])[..., 0]
     try:
         solution = np.linalg.solve(gram, rhs[..., None])[..., 0]
-    except np.linalg.LinAlgError:  # a constant column in some set: least squares per set
-        solution = np.stack([np.linalg.lstsq(design[s], y[s], rcond=None)[0] for s in range(len(sets))])
+    except np.linalg.LinAlgError:  # a constant column in some set: least squares for that set only, so that a
+        # set's coefficients never depend on the sets it is scored with (a level's sets come in chunks: plan.py)
+        solution = np.stack([_solve_one(gram[s], rhs[s], design[s], y[s]) for s in range(len(sets))])
     fitted = (design @ solution[..., None])[..., 0]
     total = ((y - y.mean(axis=1, keepdims=True)) ** 2).sum(axis=1)
     r2 = np.where(total > 0, 1 - ((y - fitted) ** 2).sum(axis=1) / np.where(total > 0, total, 1), 0.0)
     return solution[:, 1:], solution[:, 0], r2
+
+
+def _solve_one(gram: np.ndarray, rhs: np.ndarray, design: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """One set's OLS solution: the normal equations as every set's are solved (the same LAPACK call, so the same
+    bits as within a batch), least squares where its Gram matrix is singular."""
+    try:
+        return np.linalg.solve(gram, rhs[:, None])[:, 0]
+    except np.linalg.LinAlgError:
+        return np.linalg.lstsq(design, y, rcond=None)[0]
 
 
 def population_scaling(data: EvaluationData):

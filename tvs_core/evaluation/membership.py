@@ -11,6 +11,11 @@ caller can run them in any order on any worker:
    pools them into one forest per (target row, level).
 3. ``mia_evaluation_task`` (one per iteration): the forests guess on fresh IN/OUT sets; PG records.
 
+A shadow and an evaluation iteration are their models — the shared OUT model and one IN model per target row —,
+each seeded from its own key: ``shadow_model_features`` and ``eval_out_rates`` / ``eval_in_rates`` run one model
+alone (a sweep runs them as tasks of their own, on as many workers), ``labelled_shadow`` and ``eval_records`` put
+their parts together, and the two whole tasks are exactly those parts run one after the other.
+
 Cost discipline as in the attribute game: every model is fitted once at the top level and sampled
 at every level; a row that is a target for several sensitive columns is fitted and attacked once.
 """
@@ -139,6 +144,50 @@ def _features_by_level(spec: GeneratorSpec, levels: list, rows: np.ndarray, data
             for level in levels}
 
 
+def _shadow_subset(data: EvaluationData, preset: Protocol, master_seed: int, shadow: int, attacker_rows: np.ndarray,
+                   *per_target) -> np.ndarray:
+    """The shadow's subset of rawA (sizeRawT rows), from the shadow's own seed."""
+    rng = task_rng(master_seed, "mia", "shadow", shadow, *per_target)
+    return data.train[_draw(rng, np.asarray(attacker_rows), preset.mia_size_raw, "sizeRawT (shadow subset)")]
+
+
+def shadow_model_features(spec: GeneratorSpec, data: EvaluationData, levels: list, preset: Protocol,
+                          master_seed: int, shadow: int, attacker_rows: np.ndarray, row: int | None = None,
+                          feature_set: str = "correlations", edges: np.ndarray | None = None) -> dict:
+    """One model of shadow ``shadow`` and the features of its sets per level: {("out" | "in", level): features}.
+
+    ``row`` None: the shadow's OUT model, shared by every target (``preset.mia_shared_shadows``); a target row: its
+    IN model (fitted on the subset and the row), and, when shadows are not shared, its own subset's OUT model too.
+    Each model is seeded from its key, so these parts together are exactly ``mia_shadow_task``'s models."""
+    edges = _edges_for(feature_set, data, edges)
+    sizes = (preset.mia_shadow_sets, preset.mia_size_syn, feature_set, edges, master_seed)
+    per_target = () if preset.mia_shared_shadows else ("target", row)
+    subset = _shadow_subset(data, preset, master_seed, shadow, attacker_rows, *per_target)
+    out = {}
+    if row is None or not preset.mia_shared_shadows:
+        out |= {("out", level): x for level, x in _features_by_level(spec, levels, subset, data, *sizes, "mia",
+                                                                      "shadow", shadow, "out", *per_target).items()}
+    if row is not None:
+        out |= {("in", level): x for level, x in _features_by_level(spec, levels, np.vstack([subset, data.train[row]]),
+                                                                     data, *sizes, "mia", "shadow", shadow, "in",
+                                                                     row).items()}
+    return out
+
+
+def labelled_shadow(out_part: dict | None, in_parts: dict[int, dict], levels: list) -> dict:
+    """One shadow's labelled features, {(target_row, level): (X, y)}, OUT sets 0 and IN sets 1, from its models'
+    features (``shadow_model_features``: the shared OUT part, if any, and each target row's part)."""
+    results = {}
+    for row in sorted(in_parts):
+        part = in_parts[row]
+        for level in levels:
+            x_in, x_out = part[("in", level)], (part.get(("out", level)) if out_part is None
+                                                 else out_part[("out", level)])
+            results[(row, level)] = (np.vstack([x_out, x_in]),
+                                     np.concatenate([np.zeros(len(x_out), int), np.ones(len(x_in), int)]))
+    return results
+
+
 def mia_shadow_task(spec: GeneratorSpec, data: EvaluationData, targets: list[Target], levels: list,
                     preset: Protocol, master_seed: int, shadow: int, attacker_rows: np.ndarray,
                     feature_set: str = "correlations", edges: np.ndarray | None = None) -> dict:
@@ -158,27 +207,11 @@ def mia_shadow_task(spec: GeneratorSpec, data: EvaluationData, targets: list[Tar
     ``edges`` (histogram feature set only) defaults to ``histogram_edges(data.train)``.
     """
     edges = _edges_for(feature_set, data, edges)
-    sizes = (preset.mia_shadow_sets, preset.mia_size_syn, feature_set, edges, master_seed)
-
-    def shadow_out(*per_target):
-        rng = task_rng(master_seed, "mia", "shadow", shadow, *per_target)
-        rows = _draw(rng, np.asarray(attacker_rows), preset.mia_size_raw, "sizeRawT (shadow subset)")
-        return data.train[rows], _features_by_level(spec, levels, data.train[rows], data, *sizes, "mia", "shadow",
-                                                    shadow, "out", *per_target)
-
-    if preset.mia_shared_shadows:
-        subset, out_features = shadow_out()
-    results = {}
-    for row in sorted({t.row for t in targets}):  # one IN model alive at a time
-        if not preset.mia_shared_shadows:
-            subset, out_features = shadow_out("target", row)
-        in_features = _features_by_level(spec, levels, np.vstack([subset, data.train[row]]), data, *sizes,
-                                         "mia", "shadow", shadow, "in", row)
-        for level in levels:
-            x_in, x_out = in_features[level], out_features[level]
-            results[(row, level)] = (np.vstack([x_out, x_in]),
-                                     np.concatenate([np.zeros(len(x_out), int), np.ones(len(x_in), int)]))
-    return results
+    model = (spec, data, levels, preset, master_seed, shadow, attacker_rows)
+    out_part = shadow_model_features(*model, None, feature_set, edges) if preset.mia_shared_shadows else None
+    in_parts = {row: shadow_model_features(*model, row, feature_set, edges)  # one IN model alive at a time
+                for row in sorted({t.row for t in targets})}
+    return labelled_shadow(out_part, in_parts, levels)
 
 
 def train_attackers(shadow_results: list[dict], seed: int) -> dict:
@@ -202,6 +235,53 @@ def train_attackers(shadow_results: list[dict], seed: int) -> dict:
 # -- evaluation --------------------------------------------------------------------------------------
 
 
+def _eval_reference_rows(data: EvaluationData, targets: list[Target], preset: Protocol, master_seed: int,
+                         iteration: int) -> np.ndarray:
+    """rawT_out of an evaluation iteration: sizeRawT rows of train minus the targets, from the iteration's seed."""
+    rng = task_rng(master_seed, "mia", "eval", iteration)
+    return data.train[_draw(rng, _pool(data, targets), preset.mia_size_raw, "sizeRawT")]
+
+
+def eval_out_rates(spec: GeneratorSpec, data: EvaluationData, targets: list[Target], levels: list, preset: Protocol,
+                   master_seed: int, iteration: int, attackers: dict, feature_set: str = "correlations",
+                   edges: np.ndarray | None = None) -> dict:
+    """The iteration's OUT model (shared by every target): FP, the share of its sets each target's attacker calls
+    members, {(row, level): FP}."""
+    edges = _edges_for(feature_set, data, edges)
+    raw_out = _eval_reference_rows(data, targets, preset, master_seed, iteration)
+    features = _features_by_level(spec, levels, raw_out, data, preset.mia_sets, preset.mia_size_syn, feature_set,
+                                  edges, master_seed, "mia", "eval", iteration, "out")
+    # a forest scores each row on its own: these guesses are those of one predict on the IN and OUT sets together
+    return {(row, level): float(np.mean(attackers[(row, level)].predict(features[level]) == 1))
+            for row in sorted({t.row for t in targets}) for level in levels}
+
+
+def eval_in_rates(spec: GeneratorSpec, data: EvaluationData, targets: list[Target], levels: list, preset: Protocol,
+                  master_seed: int, iteration: int, attackers: dict, row: int, feature_set: str = "correlations",
+                  edges: np.ndarray | None = None) -> dict:
+    """Target row ``row``'s IN model: TP, the share of its sets the row's attacker calls members, {level: TP}."""
+    edges = _edges_for(feature_set, data, edges)
+    raw_out = _eval_reference_rows(data, targets, preset, master_seed, iteration)
+    features = _features_by_level(spec, levels, np.vstack([raw_out, data.train[row]]), data, preset.mia_sets,
+                                  preset.mia_size_syn, feature_set, edges, master_seed, "mia", "eval", iteration,
+                                  "in", row)
+    return {level: float(np.mean(attackers[(row, level)].predict(features[level]) == 1)) for level in levels}
+
+
+def eval_records(label: str, targets: list[Target], levels: list, iteration: int, out_rates: dict,
+                 in_rates: dict[int, dict]) -> list[Record]:
+    """PG, TP and FP records per target and level from the iteration's rates (``eval_out_rates``, and
+    ``eval_in_rates`` by target row): PG = 1 - (TP - FP) (Adv_R = 1)."""
+    records = []
+    for level in levels:
+        for t in targets:
+            tp, fp = in_rates[t.row][level], out_rates[(t.row, level)]
+            for metric, value in (("pg", 1.0 - (tp - fp)), ("mia_tp", tp), ("mia_fp", fp)):
+                records.append(record(label, level, metric, value, attribute=t.attribute, target=t.row,
+                                      target_kind=t.kind, iteration=iteration, role=RecordRole.GAME))
+    return records
+
+
 def mia_evaluation_task(spec: GeneratorSpec, data: EvaluationData, targets: list[Target], levels: list,
                         preset: Protocol, master_seed: int, iteration: int, attackers: dict,
                         feature_set: str = "correlations", edges: np.ndarray | None = None) -> list[Record]:
@@ -211,25 +291,7 @@ def mia_evaluation_task(spec: GeneratorSpec, data: EvaluationData, targets: list
     one IN model per unique target row; nSynT sets each per level. TP = share of IN sets the
     target's attacker calls members, FP = share of OUT sets; PG = 1 - (TP - FP) (Adv_R = 1)."""
     edges = _edges_for(feature_set, data, edges)
-    rng = task_rng(master_seed, "mia", "eval", iteration)
-    raw_out = data.train[_draw(rng, _pool(data, targets), preset.mia_size_raw, "sizeRawT")]
-    sizes = (preset.mia_sets, preset.mia_size_syn, feature_set, edges, master_seed)
-    out_features = _features_by_level(spec, levels, raw_out, data, *sizes, "mia", "eval", iteration, "out")
-    rates = {}  # (row, level) -> (TP, FP)
-    for row in sorted({t.row for t in targets}):
-        in_features = _features_by_level(spec, levels, np.vstack([raw_out, data.train[row]]), data, *sizes,
-                                         "mia", "eval", iteration, "in", row)
-        for level in levels:
-            # one predict for the IN and OUT sets: a forest scores each row on its own, so this is the two calls'
-            # answer at half the calls' overhead (sklearn's per-call cost dominated this task)
-            x_in, x_out = in_features[level], out_features[level]
-            guess = attackers[(row, level)].predict(np.vstack([x_in, x_out])) == 1
-            rates[(row, level)] = (np.mean(guess[:len(x_in)]), np.mean(guess[len(x_in):]))
-    records = []
-    for level in levels:
-        for t in targets:
-            tp, fp = rates[(t.row, level)]
-            for metric, value in (("pg", 1.0 - (tp - fp)), ("mia_tp", tp), ("mia_fp", fp)):
-                records.append(record(spec.label, level, metric, value, attribute=t.attribute, target=t.row,
-                                      target_kind=t.kind, iteration=iteration, role=RecordRole.GAME))
-    return records
+    game = (spec, data, targets, levels, preset, master_seed, iteration, attackers)
+    out_rates = eval_out_rates(*game, feature_set, edges)
+    in_rates = {row: eval_in_rates(*game, row, feature_set, edges) for row in sorted({t.row for t in targets})}
+    return eval_records(spec.label, targets, levels, iteration, out_rates, in_rates)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 import plotly.graph_objects as go
@@ -107,7 +107,8 @@ class _ReadPoints:
     ours: list[_Point]  # the TVineSynth levels, by level
     others: list[_Point]  # baselines, competitors and external sets
     sources: dict[str, Metric]  # model -> the metric its privacy value was read from (the axis's or its fallback)
-    first_looks: set[int | None]  # levels whose only results are the first look
+    first_looks: dict[int, int]  # levels whose only results are the first look -> the sets it drew
+    first_numbers: dict[int, tuple[int, int]]  # levels drawn from their first numbers -> (sets scored, planned)
     absent: list[str]  # labels of models without both values
     not_played: list[str]  # labels of external sets that could not play the axis's game
 
@@ -116,12 +117,25 @@ class _ReadPoints:
         return self.ours + self.others
 
 
-def _point_notes(axis: Axis, source: Metric, first_look: bool, external: bool) -> list[str]:
-    """How one point's privacy value was obtained, for its hover: a steward reading a fallback or a first look
-    must not take it for the full game."""
+def first_look_words(sets: int) -> str:
+    """A first-look point in words: the legend's entry and the hover's note say it alike."""
+    return f"first look: {sets} set{'' if sets == 1 else 's'} of a model fitted on {FIRST_LOOK_ROWS} rows"
+
+
+def first_numbers_words(scored: int, planned: int) -> str:
+    """A level's first numbers in words (``first_numbers``): the legend, the hover and the Choose page's card."""
+    return f"first numbers: {scored} of {planned} sets"
+
+
+def _point_notes(axis: Axis, source: Metric, first_look: int | None, sets: tuple[int, int] | None,
+                 external: bool) -> list[str]:
+    """How one point's privacy value was obtained, for its hover: a steward reading a fallback, a first look (its
+    sets) or first numbers (``sets``: scored, planned) must not take it for the full game or every set."""
     notes = []
-    if first_look:
-        notes.append(f"first look: fitted on {FIRST_LOOK_ROWS} rows, one set; replaced when the level reports")
+    if first_look is not None:
+        notes.append(f"{first_look_words(first_look)}, provisional; replaced by the level's own numbers")
+    elif sets is not None:
+        notes.append(f"{first_numbers_words(*sets)}, provisional; refined as the rest report")
     if axis.metric.fallback is not None:
         notes.append(f"from the {SOURCE_WORDS[source.source]}")
         if external and source != axis.metric:
@@ -132,11 +146,11 @@ def _point_notes(axis: Axis, source: Metric, first_look: bool, external: bool) -
 
 
 def _read_points(summary: Summary, axis: Axis, utility: Axis, sensitive: list[str], externals: Collection[str],
-                 selection: Selection | None) -> _ReadPoints:
+                 selection: Selection | None, sets_scored: Mapping[int, tuple[int, int]]) -> _ReadPoints:
     """Every model's points with the metric each privacy value came from. A model without both values is kept by
     name (for a note), never silently dropped; an external set on a game axis is named as not having played."""
     points: list[_Point] = []
-    sources, absent, not_played, first_looks = {}, [], [], set()
+    sources, absent, not_played, first_looks, first_numbers = {}, [], [], {}, {}
     game_axis = axis.metric.source is Source.GAME
     privacy_of = PrivacyPoints(summary, axis, sensitive, selection)
     for model in sorted(summary.models(), key=model_order):
@@ -151,10 +165,15 @@ def _read_points(summary: Summary, axis: Axis, utility: Axis, sensitive: list[st
                 continue
             x, column = privacy_of.of(rows, level)
             y = utility.interval(at, None)
-            first_look = len(at.role(RecordRole.FIRST_LOOK)) == len(at)
-            if first_look:
-                first_looks.add(level)
-            notes = _point_notes(axis, source, first_look, model in externals)
+            looked = at.role(RecordRole.FIRST_LOOK)
+            first_look = int(looked.frame["n"].max()) if len(looked) == len(at) else None
+            scored, planned = sets_scored.get(level, (0, 0)) if model == HOLDER else (0, 0)
+            sets = (scored, planned) if first_look is None and 0 < scored < planned else None
+            if first_look is not None:
+                first_looks[level] = first_look
+            elif sets is not None:
+                first_numbers[level] = sets
+            notes = _point_notes(axis, source, first_look, sets, model in externals)
             if x is not None and privacy_of.more_revealing(rows, level, x, column):
                 notes.insert(0, f"{MORE_REVEALING}: the attack does better on it than on the real rows")
             if x is not None and y is not None and not (math.isnan(x.median) or math.isnan(y.median)):
@@ -166,7 +185,9 @@ def _read_points(summary: Summary, axis: Axis, utility: Axis, sensitive: list[st
         else:
             absent.append(model_label(model))
     ours = sorted((p for p in points if p.level is not None), key=lambda p: p.level)  # only levels have one
-    return _ReadPoints(ours, [p for p in points if p.level is None], sources, first_looks, absent, not_played)
+    return _ReadPoints(ours, [p for p in points if p.level is None], sources,
+                       {p.level: first_looks[p.level] for p in ours if p.level in first_looks},
+                       {p.level: first_numbers[p.level] for p in ours if p.level in first_numbers}, absent, not_played)
 
 
 def _axis_ranges(read: _ReadPoints, trtr: Interval | None) -> tuple[list[float] | None, list[float] | None]:
@@ -200,24 +221,50 @@ class _Hover:
         return "<br>".join(lines)
 
 
-def _add_levels(fig: go.Figure, ours: list[_Point], levels: list[int], first_looks: set[int | None],
-                hover: _Hover) -> None:
+FIRST_LOOK_SYMBOL, FIRST_NUMBERS_SYMBOL = "circle-open", "circle-open-dot"  # provisional points; final: "circle"
+
+
+def _add_levels(fig: go.Figure, ours: list[_Point], levels: list[int], read: _ReadPoints, hover: _Hover) -> None:
     """The TVineSynth levels as one dotted line of numbered points with their intervals; a click on one gives its
-    level (``customdata``). A first look is an open circle."""
+    level (``customdata``). A first look is an open circle, first numbers an open circle with a dot: each has its
+    legend entry as provisional (``_add_provisional``)."""
     if not ours:
         return
+
+    def symbol(level: int) -> str:
+        return (FIRST_LOOK_SYMBOL if level in read.first_looks else
+                FIRST_NUMBERS_SYMBOL if level in read.first_numbers else "circle")
     fig.add_trace(go.Scatter(
         x=[p.x.median for p in ours], y=[p.y.median for p in ours], mode="lines+markers+text",
         name="TVineSynth (by level)", text=[str(p.level) for p in ours],
         textposition=["top center" if i % 2 == 0 else "bottom center" for i in range(len(ours))],
         customdata=[int(p.level) for p in ours], line={"color": "#cccccc", "width": 1, "dash": "dot"},
         marker={"size": 12, "color": [level_colour(p.level, levels) for p in ours],
-                "symbol": ["circle-open" if p.level in first_looks else "circle" for p in ours],
+                "symbol": [symbol(p.level) for p in ours],
                 "line": {"color": "white", "width": 1}},
         error_x={**_error([p.x for p in ours]), "color": "#999999"},
         error_y={**_error([p.y for p in ours]), "color": "#999999"},
         hovertext=[hover(f"TVineSynth, level {p.level}", p) for p in ours],
         hovertemplate="%{hovertext}<extra></extra>"))
+
+
+def _add_provisional(fig: go.Figure, read: _ReadPoints) -> None:
+    """A legend entry for each kind of provisional point the levels show, saying on how many sets it rests (legend
+    only: the points are the levels' own, clicked as any)."""
+    def span(values) -> str:
+        low, high = min(values), max(values)
+        return f"{low}" if low == high else f"{low}–{high}"
+
+    entries = []
+    if read.first_looks:
+        sets = list(read.first_looks.values())
+        entries.append((FIRST_LOOK_SYMBOL, f"Provisional — {first_look_words(max(sets))}"))
+    if read.first_numbers:
+        scored, planned = zip(*read.first_numbers.values(), strict=True)
+        entries.append((FIRST_NUMBERS_SYMBOL, f"Provisional — first numbers: {span(scored)} of {span(planned)} sets"))
+    for symbol, name in entries:
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=name, customdata=[None],
+                                 marker={"symbol": symbol, "size": 12, "color": "#777777"}, hoverinfo="skip"))
 
 
 def _add_baselines(fig: go.Figure, others: list[_Point], x_range: list[float] | None,
@@ -303,6 +350,12 @@ def _notes(axis: Axis, sensitive: list[str], read: _ReadPoints, off_scale: list[
     if revealing:
         notes.append(f"{MORE_REVEALING[0].upper() + MORE_REVEALING[1:]} (the attack does better on them than on the "
                      f"real rows; ranked below every level on the scale): {', '.join(revealing)}")
+    if read.first_looks or read.first_numbers:
+        kinds = [kind for kind, levels in (("open circles: a first look on a sample", read.first_looks),
+                                           ("circles with a dot: a level's first numbers", read.first_numbers))
+                 if levels]
+        notes.append(f"Provisional points ({'; '.join(kinds)}) may move as the sweep refines them: the legend says "
+                     "on how many sets they rest; solid circles are final")
     if read.not_played:
         notes.append(f"Not shown, {NOT_PLAYED}: {', '.join(map(_unbroken, read.not_played))}")
     if read.absent:
@@ -338,7 +391,8 @@ def _lay_out(fig: go.Figure, x_title: str, y_title: str, notes: list[str]) -> No
 
 def privacy_utility_scatter(summary: Summary, privacy: Axis, sensitive: list[str],
                             selected_level: int | None, levels: list[int], utility: Axis | None = None,
-                            externals: Collection[str] = (), selection: Selection | None = None) -> go.Figure:
+                            externals: Collection[str] = (), selection: Selection | None = None,
+                            sets_scored: Mapping[int, tuple[int, int]] | None = None) -> go.Figure:
     """Each TVineSynth level and each baseline as a point (privacy, utility) with intervals: the
     trade-off the user picks a level from. Clicks map back to a level through ``customdata``
     (the level, or None for baselines). A metric a model lacks is read from its catalogue fallback
@@ -347,13 +401,15 @@ def privacy_utility_scatter(summary: Summary, privacy: Axis, sensitive: list[str
     ``config.externals``): on a game axis they are marked as not having played, never silently dropped.
     ``selection`` (the level choice at hand, on the same privacy axis): on a worst-column axis each level
     shows the column that decides its P, as the card does; without one the columns are scaled by the same
-    anchors (``choice.selection.PrivacyPoints``), so the figure never names another column than the card."""
+    anchors (``choice.selection.PrivacyPoints``), so the figure never names another column than the card.
+    ``sets_scored`` (``JobView.sets_scored``: level -> sets scored, planned): a level with fewer scored than planned
+    is drawn as first numbers, provisional, as a first look is."""
     axis = privacy.among(sensitive)
     utility = utility or Axis.utility(summary.metrics())
     x_title, y_title = _title(axis.question, axis.title, "x"), _title(utility.question, utility.metric.label, "y")
     if summary.empty:
         return _empty("Privacy against utility", "No results yet.", x_title, y_title)
-    read = _read_points(summary, axis, utility, sensitive, externals, selection)
+    read = _read_points(summary, axis, utility, sensitive, externals, selection, sets_scored or {})
     if not read.all:
         return _empty("Privacy against utility", f"No model has both the privacy metric and a "
                       f"{utility.metric.label} yet.", x_title, y_title)
@@ -362,7 +418,8 @@ def privacy_utility_scatter(summary: Summary, privacy: Axis, sensitive: list[str
     x_range, y_range = _axis_ranges(read, trtr)
     hover = _Hover(axis, utility, read.sources)
     fig = go.Figure()
-    _add_levels(fig, read.ours, levels, read.first_looks, hover)
+    _add_levels(fig, read.ours, levels, read, hover)
+    _add_provisional(fig, read)
     off_scale = _add_baselines(fig, read.others, x_range, y_range, hover)
     _add_trtr(fig, trtr)
     _add_selected_ring(fig, read.ours, selected_level)

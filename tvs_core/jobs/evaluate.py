@@ -40,7 +40,7 @@ class EvaluationResult:
 
 def run_in_memory(context: JobContext, n_jobs: int = 2, backend: str = "loky") -> tuple[pd.DataFrame, dict]:
     """Every task of the context's plan; the records in canonical order and seconds per phase."""
-    tasks = plan(context)
+    tasks = plan(context, workers=n_jobs)
     sink = MemorySink()
     # the holder was fitted by the caller
     sink.add(TaskResult(str(TaskKey(TaskKind.HOLDER)), TaskKind.HOLDER.value, [], None, {}))

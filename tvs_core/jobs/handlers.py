@@ -1,24 +1,36 @@
 """One handler per task kind (``tasks.TaskKind`` names which): given the task, the job's context and the payloads
 its kind reads from an earlier stage, its tidy records and an optional payload (bytes) that later stages read.
 Handlers are pure and seeded from the master seed and their own key, so the in-memory runner, the worker and any
-backend compute the same numbers."""
+backend compute the same numbers. A game's iteration (or shadow) is one task per model — its OUT model and the IN
+model of each target row — whose statistics its iteration's task turns into records; a baseline is its fit and its
+sets, scored in chunks."""
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from ..evaluation import membership
-from ..evaluation.attribute_game import aia_iteration
+from ..evaluation import attribute_game, membership
 from ..evaluation.context import EvaluationData, GeneratorSpec
 from ..evaluation.dp_audit import trial_records
-from ..evaluation.records import HOLDER, RAW, Record
+from ..evaluation.records import HOLDER, Record
 from ..evaluation.release import DETAILS, DISTANCE_SETS, published_records, reference_records, release_records
 from ..evaluation.sizes import BASELINE_ROWS
 from ..evaluation.timing import timed
 from ..model.generator import SyntheticGenerator
 from ..seeding import subsample, task_rng, task_seed
 from .context import JobContext
-from .payloads import attackers_from_payload, attackers_payload, shadows_from_payload, shadows_payload
+from .payloads import (
+    attackers_from_payload,
+    attackers_payload,
+    model_from_payload,
+    model_payload,
+    rates_from_payload,
+    rates_payload,
+    shadow_model_from_payload,
+    shadow_model_payload,
+    statistics_from_payload,
+    statistics_payload,
+)
 
 
 class Task(Protocol):
@@ -28,14 +40,22 @@ class Task(Protocol):
     player: str
 
 Result = tuple[list[Record], bytes | None]
+OUT_MODEL = "out"  # a game model task's index naming its OUT model (the others name their target row)
 
 
-def fit_baseline(spec: GeneratorSpec, data: EvaluationData, master_seed: int) -> SyntheticGenerator:
-    """Fitted on at most ``BASELINE_ROWS`` training rows (seeded; every row below the cap)."""
+def fit_baseline(spec: GeneratorSpec, data: EvaluationData, master_seed: int, threads: int = 1
+                 ) -> SyntheticGenerator:
+    """Fitted on at most ``BASELINE_ROWS`` training rows (seeded; every row below the cap); ``threads``: for a
+    generator whose fit is the same model at any number of threads (``SyntheticGenerator.threads_keep_the_fit``),
+    the threads its fit may use; it samples with one."""
     rows = subsample(data.train, BASELINE_ROWS, task_rng(master_seed, "baseline rows", spec.label))
+    model = spec.build(task_seed(master_seed, "baseline", spec.label))
+    if model.threads_keep_the_fit:
+        model.threads = max(1, int(threads))
     with timed("fitting"):  # a competitor's cost is its fit: measured apart from its metrics
-        return spec.build(task_seed(master_seed, "baseline", spec.label)).fit_encoded(rows, data.encoder,
-                                                                                       data.schema)
+        model.fit_encoded(rows, data.encoder, data.schema)
+    model.threads = 1
+    return model
 
 
 def _player(task: Task, context: JobContext) -> tuple[GeneratorSpec, list]:
@@ -68,10 +88,28 @@ def release_details(task: Task, context: JobContext, payloads: list[bytes]) -> R
 
 
 def baseline(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
+    """A baseline that cannot be saved (a competitor): fitted, and every set of it scored, in this one task."""
     spec = context.baseline(task.player)
     model = fit_baseline(spec, context.data, context.seed)
     return release_records(model, context.data, None, context.protocol, context.sensitive, context.seed,
                            spec.label), None
+
+
+def baseline_fit(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
+    """A baseline's fit, handed on as its saved model (its sets are scored by ``baseline_sets`` tasks)."""
+    threads = task.params[0] if task.params else 1
+    return [], model_payload(fit_baseline(context.baseline(task.player), context.data, context.seed,
+                                          threads).to_json())
+
+
+def baseline_sets(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
+    """Every release metric of a chunk of a baseline's sets (each set seeded by its index: the chunks together are
+    the sets of one task)."""
+    (fitted,) = payloads
+    first, stop = task.params
+    model = SyntheticGenerator.from_json(model_from_payload(fitted))
+    return release_records(model, context.data, None, context.protocol, context.sensitive, context.seed,
+                           context.baseline(task.player).label, chunk=(first, stop)), None
 
 
 def external(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
@@ -87,37 +125,88 @@ def dp_audit(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
     return trial_records(context.baseline(task.player), context.data, context.seed, trial, trials), None
 
 
-def aia(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
-    spec, levels = _player(task, context)
-    records = aia_iteration(spec, context.data, context.targets, levels, context.protocol, context.seed,
-                            task.params[0], context.sensitive)
-    if task.player != HOLDER:  # same subsets and targets as the holder's; the raw reference comes with its task
-        records = [r for r in records if r.model != RAW]
-    return records, None
+def _model(task: Task) -> int | None:
+    """The model a game's model task fits: None for the OUT model, else the target row of an IN model."""
+    model = task.params[1]
+    return None if model == OUT_MODEL else int(model)
 
 
-def mia_shadow(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
+def aia_model(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
+    """One model of an attribute-game iteration, fitted, sampled at every level and attacked."""
     spec, levels = _player(task, context)
-    result = membership.mia_shadow_task(spec, context.data, context.targets, levels, context.protocol,
-                                        context.seed, task.params[0], context.attacker_rows, context.feature_set)
-    return [], shadows_payload(result)
+    game = (spec, context.data, context.targets, levels, context.protocol, context.seed, task.params[0],
+            context.sensitive)
+    row = _model(task)
+    statistics = (attribute_game.aia_out_statistics(*game) if row is None
+                  else attribute_game.aia_in_statistics(*game, row))
+    return [], statistics_payload(row, statistics, list(context.sensitive))
+
+
+def aia_records(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
+    """An attribute-game iteration's records, from its models' statistics. A baseline's iteration has the same
+    subsets and targets as the holder's: the raw reference comes with the holder's."""
+    spec, levels = _player(task, context)
+    out, in_by_row = None, {}
+    for payload in payloads:
+        row, statistics = statistics_from_payload(payload, list(context.sensitive))
+        if row is None:
+            out = statistics
+        else:
+            in_by_row[row] = statistics
+    return attribute_game.aia_records(spec.label, context.data, context.targets, levels, context.protocol, context.seed,
+                       task.params[0], context.sensitive, out, in_by_row, raw=task.player == HOLDER), None
+
+
+def mia_shadow_model(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
+    """One model of a shadow: its sets' features at every level."""
+    spec, levels = _player(task, context)
+    shadow, row = task.params[0], _model(task)
+    features = membership.shadow_model_features(spec, context.data, levels, context.protocol, context.seed, shadow,
+                                                context.attacker_rows, row, context.feature_set)
+    return [], shadow_model_payload(shadow, row, features)
 
 
 def mia_attackers(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
-    """Part ``part`` of ``parts`` of the attackers: those of every ``parts``-th target row. A forest's seed depends
-    on its key only, so the parts together are the forests one task would train."""
+    """Part ``part`` of ``parts`` of the attackers: those of every ``parts``-th target row, trained on every shadow's
+    labelled features (in shadow order). A forest's seed depends on its key only, so the parts together are the
+    forests one task would train."""
+    _, levels = _player(task, context)
     part, parts = task.params if task.params else (0, 1)
     rows = sorted({t.row for t in context.targets})[part::parts]
-    shadows = [{key: value for key, value in shadows_from_payload(result).items() if key[0] in rows}
-               for result in payloads]
+    outs, ins = {}, {}
+    for payload in payloads:
+        shadow, row, features = shadow_model_from_payload(payload)
+        if row is None:
+            outs[shadow] = features
+        else:
+            ins.setdefault(shadow, {})[row] = features
+    shadows = [membership.labelled_shadow(outs.get(shadow), {row: ins[shadow][row] for row in rows}, levels)
+               for shadow in sorted(ins)]
     attackers = membership.train_attackers(shadows, task_seed(context.seed, "mia", "attackers"))
     return [], attackers_payload(attackers)
 
 
-def mia_eval(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
+def mia_eval_model(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
+    """One model of a membership evaluation iteration: the share of its sets each attacker calls members."""
     spec, levels = _player(task, context)
     attackers: dict = {}
     for part in payloads:  # every part merged, in plan order
         attackers.update(attackers_from_payload(part))
-    return membership.mia_evaluation_task(spec, context.data, context.targets, levels, context.protocol,
-                                          context.seed, task.params[0], attackers, context.feature_set), None
+    game = (spec, context.data, context.targets, levels, context.protocol, context.seed, task.params[0], attackers)
+    row = _model(task)
+    rates = (membership.eval_out_rates(*game, context.feature_set) if row is None else
+             {(row, level): tp for level, tp in membership.eval_in_rates(*game, row, context.feature_set).items()})
+    return [], rates_payload(row, rates)
+
+
+def mia_eval_records(task: Task, context: JobContext, payloads: list[bytes]) -> Result:
+    """A membership evaluation iteration's records, from its models' rates."""
+    spec, levels = _player(task, context)
+    out, in_rates = {}, {}
+    for payload in payloads:
+        row, rates = rates_from_payload(payload)
+        if row is None:
+            out = rates
+        else:
+            in_rates[row] = {level: rate for (_, level), rate in rates.items()}
+    return membership.eval_records(spec.label, context.targets, levels, task.params[0], out, in_rates), None

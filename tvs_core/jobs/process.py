@@ -7,57 +7,24 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 from ..storage.store import ACTIVE, JobStatus, Store
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread like Ctrl-C, so that a job's ``finally`` blocks run and the processes
-    it started end with it (the default SIGTERM ends the process at once and leaves them behind)."""
-
-
-def stop_on_sigterm() -> None:
-    """From now on, SIGTERM raises ``Terminated`` in this process's main thread."""
-    def handler(signum, frame):
-        raise Terminated()
-
-    signal.signal(signal.SIGTERM, handler)
-
-
-def process_start_time(pid: int) -> float | None:
-    """Start time of a process in clock ticks since boot (Linux); tells a reused pid apart."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return float(fields[19])
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def worker_alive(job: dict) -> bool:
-    pid = job.get("pid")
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    started = process_start_time(pid)
-    if started is not None and job.get("pid_started") is not None and started != job["pid_started"]:
-        return False
-    stat = Path(f"/proc/{pid}/stat")
-    if stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] == "Z":  # zombie: dead, not reaped
-        return False
-    return True
+from .lifecycle import process_start_time, worker_alive
 
 
 # -- worker processes -------------------------------------------------------------------------------
 def start_worker(store: Store, job_id: str, n_jobs: int = 2, backend: str = "loky",
                  address: str | None = None) -> int:
-    """Start a worker in its own session (it survives a dashboard restart; killable as a group)."""
+    """Start a worker in its own session (it survives a dashboard restart; killable as a group): the workspace's
+    standby worker when one is ready (its imports done: ``standby.py``), else a new process."""
+    from .standby import hand_to_standby
+
+    taken = hand_to_standby(store, job_id, n_jobs, backend, address) if backend != "ray" else None
+    if taken is not None:
+        return taken
     command = [sys.executable, "-m", "tvs_core", "worker", job_id, "--workspace", str(store.workspace),
                "--n-jobs", str(n_jobs), "--backend", backend] + (["--address", address] if address else [])
     store.update_job(job_id, status=JobStatus.QUEUED.value, cancel=0)
@@ -71,9 +38,28 @@ def start_worker(store: Store, job_id: str, n_jobs: int = 2, backend: str = "lok
     return process.pid
 
 
-def cancel_job(store: Store, job_id: str, grace_seconds: float = 15.0) -> None:
-    """Cooperative cancel; if the worker has not stopped after ``grace_seconds``, kill its process group."""
+def cancel_job(store: Store, job_id: str, grace_seconds: float = 15.0, wait: bool = True) -> None:
+    """Cooperative cancel (the worker stops its tasks under way at its next heartbeat); if the worker has not stopped
+    after ``grace_seconds``, kill its process group. ``wait=False`` (the Sweep page): return at once, the job showing
+    that it is stopping (``progress``), and wait in a thread of this process."""
     store.request_cancel(job_id)
+    if not wait and worker_alive(store.job(job_id)):
+        thread = threading.Thread(target=_cancel_in_thread, args=(store.workspace, job_id, grace_seconds),
+                                  name=f"cancel {job_id}", daemon=True)
+        thread.start()
+        return
+    _stop_within(store, job_id, grace_seconds)
+
+
+def _cancel_in_thread(workspace, job_id: str, grace_seconds: float) -> None:
+    store = Store(workspace)  # this thread's own connection
+    try:
+        _stop_within(store, job_id, grace_seconds)
+    finally:
+        store.close()
+
+
+def _stop_within(store: Store, job_id: str, grace_seconds: float) -> None:
     deadline = time.time() + grace_seconds
     while time.time() < deadline:
         if not worker_alive(store.job(job_id)):  # the worker saw the flag and exited

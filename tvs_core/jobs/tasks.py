@@ -1,10 +1,15 @@
 """What a sweep's tasks are: every kind of task with all that is known of it, and the key that names one task.
 
-A kind carries its handler (``handlers.py``), the kind whose payloads it reads from an earlier stage, what its cost
-grows with, its cost measured in ``bench/sweep.md`` and the stage a plan stored without stages gave it. A key is the
-kind, the player whose generator the task fits (a baseline's label, which may itself hold ':') and the kind's own
-indices; it is stored as the text ``kind[:player]:index…``, written by ``str()`` and read by ``TaskKey.parse`` only.
-A plan is stored as JSON of its tasks (``plan_json``) and read back by ``plan_from_json``.
+A kind carries its handler (``handlers.py``), the kind whose payloads it reads, what its cost grows with, its cost
+measured in ``bench/sweep.md`` and the stage a plan stored without stages gave it. A key is the kind, the player
+whose generator the task fits (a baseline's label, which may itself hold ':') and the kind's own indices; it is stored
+as the text ``kind[:player]:index…``, written by ``str()`` and read by ``TaskKey.parse`` only. A plan is stored as JSON
+of its tasks (``plan_json``) and read back by ``plan_from_json``.
+
+A task waits for the tasks whose payloads it reads (``reads_from``: of the kind it reads, its own player's, and for
+a game's iteration its own models only) and, after the plan's first stage, for every level's quick numbers
+(``waits_for``): the engine starts any other task as soon as a worker is free, in plan order. A task's stage is
+one more than the stage of what it reads, so a backend that runs stage after stage (Ray's) keeps the same order.
 """
 
 from __future__ import annotations
@@ -46,6 +51,12 @@ class TaskKind(StrEnum):
         return kind
 
     @property
+    def gives_records(self) -> bool:
+        """Whether its result holds records (a game's model, a shadow, the attackers and a baseline's fit hand a
+        payload on, and nothing else: one that no task still needs is not run)."""
+        return self not in PAYLOAD_ONLY
+
+    @property
     def reads(self) -> TaskKind | None:
         """The kind whose payloads a task of this kind reads (of its own player, from an earlier stage)."""
         return TaskKind(self._reads_name) if self._reads_name else None
@@ -54,21 +65,43 @@ class TaskKind(StrEnum):
     # machine: the median of 3 runs (bench/sweep.md); the release and reference tasks without their details
     # (``*_details``: GDPR criteria, fidelity, closeness); ``baseline_aia`` (not in the default plan) from its
     # first measurement; ``first_look`` per level shown; ``dp_audit`` one fit of dp_vine on the audit's rows
-    # (1000 x 21 clinical: 0.36 s, scaled to 27 columns; a competitor's audit fits add their measured fit cost)
+    # (1000 x 21 clinical: 0.36 s, scaled to 27 columns; a competitor's audit fits add their measured fit cost); the
+    # games' models and records, the baselines' fits and sets (issue 57): their CPU seconds one at a time, one thread
+    # (tests/jobs/recorded_cpu.json, ``python -m bench.cores cpu``) times 1.1, the median ratio of a kind's seconds
+    # on 2 workers to its CPU seconds in the recordings above
     HOLDER = ("holder", None, 0, Growth.DATA, 0.7, 0)  # fitted by the worker itself, before the plan
     FIRST_LOOK = ("first_look", None, 1, Growth.COLUMNS, 0.4, 0)  # likewise, before the holder (first_look.py)
     REFERENCE = ("reference", handlers.reference, 0, Growth.DATA, 2.7, LEVELS)
     RELEASE = ("release", handlers.release, 2, Growth.DATA, 2.0, LEVELS)  # level, chunk of sets
     REFERENCE_DETAILS = ("reference_details", handlers.reference_details, 0, Growth.DATA, 1.0)
     RELEASE_DETAILS = ("release_details", handlers.release_details, 1, Growth.DATA, 0.9)  # level
-    BASELINE = ("baseline", handlers.baseline, 0, Growth.DATA, 3.6, ATTACKERS)
+    BASELINE = ("baseline", handlers.baseline, 0, Growth.DATA, 3.6, ATTACKERS)  # fit and every set: a competitor
+    BASELINE_FIT = ("baseline_fit", handlers.baseline_fit, 0, Growth.DATA, 0.3)
+    BASELINE_SETS = ("baseline_sets", handlers.baseline_sets, 1, Growth.DATA, 0.5, ATTACKERS,
+                     "baseline_fit")  # chunk of sets
     EXTERNAL = ("external", handlers.external, 0, Growth.DATA, None, ATTACKERS)
     DP_AUDIT = ("dp_audit", handlers.dp_audit, 1, Growth.COLUMNS, 0.6, ATTACKERS)  # trial
-    AIA = ("aia", handlers.aia, 1, Growth.GAMES, 6.2)  # iteration
-    BASELINE_AIA = ("baseline_aia", handlers.aia, 1, Growth.GAMES, 4.6)  # iteration
-    MIA_SHADOW = ("mia_shadow", handlers.mia_shadow, 1, Growth.GAMES, 4.9)  # shadow
-    MIA_ATTACKERS = ("mia_attackers", handlers.mia_attackers, 1, Growth.GAMES, 1.9, ATTACKERS, "mia_shadow")  # part
-    MIA_EVAL = ("mia_eval", handlers.mia_eval, 1, Growth.GAMES, 7.6, EVALUATIONS, "mia_attackers")  # iteration
+    AIA_MODEL = ("aia_model", handlers.aia_model, 2, Growth.COLUMNS, 0.7)  # iteration, model ("out" or target row)
+    AIA_RECORDS = ("aia_records", handlers.aia_records, 1, Growth.GAMES, 0.04, ATTACKERS, "aia_model")  # iteration
+    MIA_SHADOW_MODEL = ("mia_shadow_model", handlers.mia_shadow_model, 2, Growth.COLUMNS, 0.5)  # shadow, model
+    MIA_ATTACKERS = ("mia_attackers", handlers.mia_attackers, 1, Growth.GAMES, 1.9, ATTACKERS,
+                     "mia_shadow_model")  # part
+    MIA_EVAL_MODEL = ("mia_eval_model", handlers.mia_eval_model, 2, Growth.COLUMNS, 0.65, EVALUATIONS,
+                      "mia_attackers")  # iteration, model
+    MIA_EVAL_RECORDS = ("mia_eval_records", handlers.mia_eval_records, 1, Growth.GAMES, 0.02, EVALUATIONS,
+                        "mia_eval_model")  # iteration
+    # planned by earlier versions, whole (a saved baseline's fit and its sets; a game iteration's or a shadow's every
+    # model): their stored keys and results still read, their costs still count for a job planned with them (the
+    # time left of a sweep begun before); this version plans their parts (``plan.scored_whole``)
+    AIA = ("aia", None, 1, Growth.GAMES, 6.2)  # iteration
+    BASELINE_AIA = ("baseline_aia", None, 1, Growth.GAMES, 4.6)  # iteration
+    MIA_SHADOW = ("mia_shadow", None, 1, Growth.GAMES, 4.9)  # shadow
+    MIA_EVAL = ("mia_eval", None, 1, Growth.GAMES, 7.6, EVALUATIONS, "mia_attackers")  # iteration
+
+
+PAYLOAD_ONLY = frozenset({TaskKind.BASELINE_FIT, TaskKind.AIA_MODEL, TaskKind.MIA_SHADOW_MODEL, TaskKind.MIA_SHADOW,
+                          TaskKind.MIA_ATTACKERS, TaskKind.MIA_EVAL_MODEL})
+OUT_MODEL = handlers.OUT_MODEL
 
 
 @dataclass(frozen=True)
@@ -138,22 +171,62 @@ def plan_from_json(entries: list) -> list[Task]:
 def run_task(task: Task, context, payloads: list[bytes] | None = None) -> tuple[list[Record], bytes | None]:
     """The task's tidy records and optional payload, by its kind's handler."""
     if task.kind.handler is None:
-        raise ValueError(f"a {task.kind.value} task is run by the worker itself, not by a handler")
+        raise ValueError(f"a {task.kind.value} task is not run by a handler: the worker runs it itself (the holder's "
+                         "fit, the first look), or only an earlier version planned it")
     return task.kind.handler(task, context, payloads or [])
 
 
-def stage_payloads(tasks: list[Task], todo: list[Task], payload: Callable[[str], bytes | None]) -> dict:
-    """What the tasks ``todo`` read from earlier stages, by (kind read, player), in plan order (never arrival order:
-    the attackers' forests depend on the order of their training rows). They stay the stored bytes: each task
-    reads them in its worker (``payloads.py``), so the forests are not rebuilt here and sent again with every task."""
-    wanted = {(task.kind.reads, task.player) for task in todo if task.kind.reads}
-    found: dict[tuple[TaskKind, str], list[bytes]] = {}
-    for task in tasks:
-        if (task.kind, task.player) in wanted:
-            found.setdefault((task.kind, task.player), []).append(payload(task.name))
+def reads_from(task: Task, plan: list[Task]) -> list[Task]:
+    """The tasks of ``plan`` whose payloads ``task`` reads, in plan order (never arrival order: the attackers' forests
+    depend on the order of their training rows): of the kind it reads and its own player; a game iteration's records
+    only its own models; a part of the attackers only the shadows' OUT models and the IN models of its target rows
+    (``attacker_rows``)."""
+    kind = task.kind.reads
+    if kind is None:
+        return []
+    found = [t for t in plan if t.kind == kind and t.player == task.player]
+    if task.kind in (TaskKind.AIA_RECORDS, TaskKind.MIA_EVAL_RECORDS):
+        return [t for t in found if t.key.index[0] == task.key.index[0]]
+    if task.kind == TaskKind.MIA_ATTACKERS and kind == TaskKind.MIA_SHADOW_MODEL:
+        parts = sum(t.kind == task.kind and t.player == task.player for t in plan)
+        rows = set(attacker_rows(found, task.key.index[0], parts))
+        return [t for t in found if t.key.index[1] == OUT_MODEL or t.key.index[1] in rows]
     return found
 
 
-def task_payloads(task: Task, payloads: dict) -> list[bytes]:
-    """Only what this task reads, and only its player's (so a baseline task does not carry the shadows)."""
-    return payloads.get((task.kind.reads, task.player), []) if task.kind.reads else []
+def attacker_rows(shadow_models: list[Task], part: int, parts: int) -> list[int]:
+    """The target rows whose attackers part ``part`` of ``parts`` trains: every ``parts``-th of the rows the shadows'
+    IN models were fitted for, in order (the rows ``handlers.mia_attackers`` trains)."""
+    rows = sorted({t.key.index[1] for t in shadow_models if t.key.index[1] != OUT_MODEL})
+    return rows[part::parts]
+
+
+def waits_for(task: Task, plan: list[Task]) -> list[Task]:
+    """What ``task`` waits for before it starts: what it reads and, after the first stage, every task of that stage
+    (every level's quick numbers and the reference's come before any game or baseline result: levels first)."""
+    first = [t for t in plan if t.stage == LEVELS] if task.stage > LEVELS else []
+    return first + [t for t in reads_from(task, plan) if t.stage != LEVELS]
+
+
+def still_needed(tasks: list[Task], done: set[str]) -> list[Task]:
+    """The tasks of the plan still to run: those not done, without a task that hands on nothing but a payload
+    which no task still to run reads (a resumed job whose game iteration's records are stored runs none of its
+    models again)."""
+    needed = [task for task in tasks if task.name not in done]
+    while True:
+        read = {t.name for task in needed for t in reads_from(task, tasks)}
+        kept = [task for task in needed if task.kind.gives_records or task.name in read]
+        if len(kept) == len(needed):
+            return kept
+        needed = kept
+
+
+def stage_payloads(tasks: list[Task], todo: list[Task], payload: Callable[[str], bytes | None]) -> dict:
+    """What the tasks ``todo`` read, by key. They stay the stored bytes: each task reads them in its worker
+    (``payloads.py``), so the forests are not rebuilt here and sent again with every task."""
+    return {t.name: payload(t.name) for task in todo for t in reads_from(task, tasks)}
+
+
+def task_payloads(task: Task, payloads: dict, plan: list[Task]) -> list[bytes]:
+    """Only what this task reads, in plan order (so a baseline task does not carry the holder's shadows)."""
+    return [payloads[t.name] for t in reads_from(task, plan)]

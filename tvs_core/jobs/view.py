@@ -18,6 +18,7 @@ from ..text import percent
 from .config import SweepConfig
 from .context import split_tables
 from .first_look import without_first_look
+from .plan import release_chunk
 from .progress import progress
 from .submission import HOLDOUT_ORIGIN, job_tables
 from .tasks import TaskKind, plan_from_json
@@ -145,6 +146,18 @@ class JobView:
             else:  # a game, a reference: every level waits for it
                 return set()
         return levels - missing if job["plan"] else set()
+
+    def sets_scored(self) -> dict[int, tuple[int, int]]:
+        """Per level with release tasks in the plan: (published sets its stored release chunks scored, sets planned).
+        A level with fewer scored than planned shows its first numbers (``plan.release_tasks``)."""
+        done = self.store.done_tasks(self.id)
+        planned: dict[int, list[tuple[int, bool]]] = {}
+        for task in plan_from_json(self.job["plan"] or []):
+            chunk = release_chunk(task.name)
+            if chunk is not None:
+                planned.setdefault(chunk[0], []).append((chunk[2] - chunk[1], task.name in done))
+        return {level: (sum(n for n, stored in chunks if stored), sum(n for n, _ in chunks))
+                for level, chunks in sorted(planned.items())}
 
     def notes(self) -> list[str]:
         """Lines the worker left for the user (e.g. a stage run on fewer workers to fit in memory)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import threading
 import time
 from dataclasses import replace
@@ -19,15 +20,15 @@ from ..model.generator import SyntheticGenerator
 from ..storage.store import ACTIVE, JobStatus, Store
 from ..storage.workspace import traceback_without_values
 from .config import SweepConfig
-from .context import context_for_job, fit_holder, split_tables, sweep_levels
+from .context import context_for_job, fit_holder, schema_for, split_tables, sweep_levels
 from .engine import TaskResult, execute
 from .first_look import first_look
+from .lifecycle import Terminated, process_start_time, worker_alive
 from .payloads import HEAD, current
-from .plan import plan, scored_earlier
-from .process import Terminated, process_start_time, worker_alive
-from .progress import machine_load
+from .plan import plan, scored_earlier, scored_whole
+from .progress import machine_load, machine_slowdown
 from .submission import job_externals, job_tables
-from .tasks import Task, TaskKey, TaskKind, plan_json
+from .tasks import Task, TaskKey, TaskKind, plan_json, still_needed
 
 HEARTBEAT_SECONDS = 2.0
 
@@ -71,9 +72,35 @@ class _Heartbeat(threading.Thread):
 
     def run(self):
         store = Store(self.workspace)  # its own connection
+        stopping = False
         while not self.stopped.wait(HEARTBEAT_SECONDS):
             store.update_job(self.job_id, heartbeat=time.time())
+            if not stopping and store.cancel_requested(self.job_id):
+                stopping = True  # Cancel: the tasks under way stop now, not when the next one ends (issue 56)
+                stop_the_pool()
         store.close()
+
+
+def stop_the_pool() -> None:
+    """End this worker's pool processes (loky's): the results they would send are what a cancel drops anyway, and
+    the engine, seeing the cancel, ends the job as cancelled (``engine._consume``) instead of after the running
+    tasks, which take minutes on a wide table. They hold no lock on the store: only this process writes to it."""
+    own = os.getpid()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                parent = int(stat.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                command = cmdline.read()
+        except (OSError, IndexError, ValueError):
+            continue
+        if parent == own and b"popen_loky" in command:
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
 
 def run_job(store: Store, job_id: str, n_jobs: int = 2, backend: str = "loky", address: str | None = None,
@@ -145,13 +172,17 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
         levels[:] = levels or sweep_levels(config, train)
         return levels
 
+    machine = _machine(n_jobs, running=False)  # how busy: the time left's speed until a task is measured
+
     if stored is None:
         # the first look: seconds, while the holder takes minutes
         if not any(key.kind == TaskKind.FIRST_LOOK for key in _keys(sink.done())):
             start = time.perf_counter()
             for level, records, count in first_look(config, train, test, threads=n_jobs, levels=sweep_levels_once):
-                if count is not None:
-                    store.update_job(job_id, details=json.dumps({"first_look_levels": count}))
+                if count is not None:  # with what the time left of the whole sweep needs before it is planned
+                    store.update_job(job_id, details=json.dumps(
+                        {"first_look_levels": count, "levels": levels or config.levels, "n_train": len(train),
+                         "n_columns": len(schema_for(train, config).modelled)} | machine))
                 store.add_result(job_id, str(TaskKey(TaskKind.FIRST_LOOK, index=(level,))), TaskKind.FIRST_LOOK.value,
                                  [r.stored() for r in records], time.perf_counter() - start)
                 sink.notify()
@@ -168,12 +199,21 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
         holder, seconds = SyntheticGenerator.from_json(stored), 0.0
     context = context_for_job(config, table, holdout, holder, job_externals(store, config))
     looks = sorted((key for key in _keys(sink.done()) if key.kind == TaskKind.FIRST_LOOK), key=lambda k: k.index)
-    scored = scored_earlier(store.results(job_id)) if stored is not None else set()  # resumed: see scored_earlier
-    tasks = [Task(key, (), 0) for key in looks] + [t for t in plan(context) if t.name not in scored]
-    load, _ = machine_load()  # the time left's speed until a task is measured (jobs/progress.py)
-    store.update_job(job_id, total=len(tasks), plan=plan_json(tasks),
-                     details=json.dumps(context.details() | {"load_at_plan": load}))
+    # a resumed job keeps the release chunks it stored, whichever version planned them (plan.release_tasks)
+    todo = plan(context, sink.done(), workers=n_jobs)
+    if stored is not None:  # resumed: see scored_earlier and scored_whole
+        results = store.results(job_id)
+        scored = scored_earlier(results) | scored_whole(results, todo)
+        todo = [t for t in todo if t.name not in scored]
     _forget_unreadable_payloads(store, job_id)
+    # a task that hands on only a payload which no task still to run reads never runs (``tasks.still_needed``: a
+    # resumed job's game models whose records are stored): not counted, so that a job ends with done == total
+    done = sink.done()
+    needed = {t.name for t in still_needed(todo, done)}
+    todo = [t for t in todo if t.stage == 0 or t.name in done or t.name in needed]
+    tasks = [Task(key, (), 0) for key in looks] + todo
+    machine = _machine(n_jobs, running=True)  # as the plan's tasks start
+    store.update_job(job_id, total=len(tasks), plan=plan_json(tasks), details=json.dumps(context.details() | machine))
     holder_key = str(TaskKey(TaskKind.HOLDER))
     if holder_key not in sink.done():
         store.add_result(job_id, holder_key, TaskKind.HOLDER.value, [], seconds)
@@ -181,6 +221,17 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, 
     if sink.cancelled():
         return JobStatus.CANCELLED
     return execute(context, tasks, sink, n_jobs=n_jobs, backend=backend, address=address)
+
+
+def _machine(n_jobs: int, running: bool) -> dict:
+    """How busy the machine is (jobs/progress.py): its load average with this sweep's own work among it (``running``:
+    the first look and the holder's fit ran on its cores just now, so the load counts them; before them, the
+    workers are added), and how much slower the sweep's workers will run among the other processes that want a core,
+    weighed by their niceness (this worker's own process group left out)."""
+    load, _ = machine_load()
+    slowed, _ = machine_slowdown(n_jobs, os.getpgid(0), less=n_jobs if running else 0)
+    return {"load_at_plan": None if load is None else load + (0 if running else n_jobs),
+            "slowdown_at_plan": slowed}
 
 
 def _forget_unreadable_payloads(store: Store, job_id: str) -> None:

@@ -141,6 +141,8 @@ def _save_and_load(model: SyntheticGenerator, rows: int, level, seed: int) -> st
     try:
         text = model.to_json()
     except TVSError as error:
+        if model.can_be_saved:  # a sweep hands a saved baseline's model from its fit's task to its sets' (jobs/plan.py)
+            raise _fail(name, check, "it says it can be saved (can_be_saved) but refuses to be") from None
         return f"{check}: saving is refused in words ({error})"
     loaded = SyntheticGenerator.from_json(text)
     if type(loaded) is not type(model):

@@ -71,6 +71,8 @@ def fit_cost(generator: str, epochs: int | None, n_rows: int, n_columns: int) ->
 class _NotSaved:
     """Competitors are evaluated, not released from: saving one is refused with a way forward."""
 
+    can_be_saved = False
+
     def to_json(self) -> str:
         raise DataError(f"A fitted {self.name} model cannot be saved in the model file format.",
                         fix="Save a synthetic sample of it instead, through the safe writer: "

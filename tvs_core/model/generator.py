@@ -61,6 +61,12 @@ class SyntheticGenerator:
 
     name = "base"
     has_levels = False  # whether ``sample`` takes a truncation level
+    # whether ``fit`` gives the same model whatever ``threads`` is, so that a fit may use the cores it is given (a
+    # neural network's threads reduce in another order: not claimed unless tested, tests/model/test_vine.py)
+    threads_keep_the_fit = False
+    # whether a fitted model can be saved (``to_json``): a sweep then fits a baseline in one task and scores its sets in
+    # others (jobs/plan.py); the competitors cannot, and are fitted and scored in one
+    can_be_saved = True
 
     def __init__(self, response: str | None = None, sensitive: list[str] | tuple[str, ...] = (),
                  margins: MarginKind = MarginKind.EMPIRICAL, missing: MissingPolicy = MissingPolicy.DROP_ROWS,

@@ -58,6 +58,7 @@ class VineGenerator(SyntheticGenerator):
     """Shared by TVineSynth and the vine baselines. ``vine_`` is fitted at ``fitted_level_``."""
 
     has_levels = True
+    threads_keep_the_fit = True  # pyvinecopulib selects each tree's pair copulas in parallel, each alone
 
     def __init__(self, *, families: FamilySet = DEFAULT_FAMILY_SET, parametric_method: str | None = None,
                  t_max: int | None = None, fixed_vine: str | None = None, **kwargs):

@@ -313,6 +313,19 @@ class Store:
         with self.transaction() as db:
             db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
+    def swap_meta(self, key: str, expected: str | None, value: str | None) -> bool:
+        """Set ``key`` to ``value`` (None: remove it) only if it holds ``expected`` now (None: absent), in one
+        transaction: of two processes swapping from the same value, one wins (the standby worker's handoff)."""
+        with self.transaction() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+            if (None if row is None else row["value"]) != expected:
+                return False
+            if value is None:
+                db.execute("DELETE FROM meta WHERE key = ?", (key,))
+            else:
+                db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+            return True
+
     # -- the release ledger (tvs_core/release/ledger.py reads and writes it) ----------------------
     def add_release(self, entry: dict) -> int:
         """Append one release; returns its id. Rows are never changed or deleted (wiping the workspace does)."""
