@@ -141,7 +141,9 @@ def test_kendall_matrices_per_level_approach_the_real_one(split):
 
 
 class ReversedParallel:
-    """joblib.Parallel stand-in that hands results back last-first: a worst case of unordered arrival."""
+    """joblib.Parallel stand-in that hands results back last-first: a worst case of unordered arrival. The engine
+    readies a task when what it reads has been handed back, so every task under way is held until none more can
+    start (the engine's free worker then waits: ``None``), and the held ones come back last-first."""
 
     def __init__(self, *args, **kwargs):
         pass
@@ -153,7 +155,18 @@ class ReversedParallel:
         return False
 
     def __call__(self, calls):
-        return reversed([fn(*args, **kwargs) for fn, args, kwargs in calls])
+        held = []
+        for fn, args, kwargs in calls:
+            result = fn(*args, **kwargs)
+            if result is not None:
+                held.append(result)
+                continue
+            if not held:  # nothing under way: a real wait, handed back as the engine's own idle result
+                yield None
+            while held:
+                yield held.pop()
+        while held:
+            yield held.pop()
 
 
 @pytest.mark.slow

@@ -141,17 +141,39 @@ def test_a_worker_that_does_not_stop_within_the_grace_is_killed_as_a_group(store
     assert killed == [f"worker {row['pid']} did not stop in 0 s and was killed"]
 
 
+def short_lived_worker() -> subprocess.Popen:
+    """A process that ends by itself in a moment, as a worker that saw the cancel flag does."""
+    return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.5)"])
+
+
 def test_a_worker_that_stops_within_the_grace_is_not_killed(store, no_kill):
-    """The worker ends (here: its row says another process now holds its pid) while the cancel waits."""
-    row = this_process()
-    job_id = stored_job(store, "a", "running", **row)
-    timer = threading.Timer(0.3, lambda: Store(store.workspace).update_job(job_id, pid_started=-1.0))
-    timer.start()
+    """The worker ends while the cancel waits (exited, not yet reaped: gone all the same)."""
+    worker = short_lived_worker()
     try:
-        cancel_job(store, job_id, grace_seconds=30)
+        job_id = stored_job(store, "a", "running", pid=worker.pid, pid_started=process_start_time(worker.pid))
+        cancel_job(store, job_id, grace_seconds=600)
     finally:
-        timer.cancel()
+        worker.wait(timeout=600)
     assert no_kill == [] and store.job(job_id)["status"] == "cancelled"
+
+
+def test_a_cancel_waits_for_the_worker_it_was_pressed_on_never_for_one_that_resumed_the_job(store, no_kill):
+    """Cancel on the Sweep page, then Resume before the cancel's grace ran out: the backstop waited for whatever
+    worker the job's row named, so it took the resumed worker for the one that would not stop, killed its process
+    group when the grace ended and marked the job killed. It waits for the worker of the cancel only."""
+    from tests.helpers import wait_until
+
+    worker = short_lived_worker()
+    try:
+        job_id = stored_job(store, "a", "running", pid=worker.pid, pid_started=process_start_time(worker.pid))
+        cancel_job(store, job_id, grace_seconds=2.0, wait=False)
+        Store(store.workspace).update_job(job_id, status="running", cancel=0, **this_process())  # resumed, alive
+        wait_until(lambda: not any(t.name == f"cancel {job_id}" for t in threading.enumerate()),
+                   "the cancel's backstop ended", 600)
+    finally:
+        worker.wait(timeout=600)
+    assert no_kill == [] and "killed" not in {e["kind"] for e in store.events(job_id)}
+    assert store.job(job_id)["status"] == "running"  # the resumed job runs on
 
 
 def test_a_cancel_that_does_not_wait_returns_at_once_and_the_job_says_it_is_stopping(store, no_kill):

@@ -4,6 +4,7 @@ import os
 import pickle
 import shutil
 import signal
+import threading
 import time
 
 import pandas as pd
@@ -221,6 +222,12 @@ def test_a_cancel_says_at_once_that_it_is_stopping_and_the_worker_stops_its_task
     assert "killed" not in {event["kind"] for event in store.events(job_id)}
     assert store.job(job_id)["done"] < store.job(job_id)["total"]
     assert run_job(store, job_id, n_jobs=2) == "done"  # and it resumes from there
+    # the cancel's backstop waits for the worker that was running when Cancel was pressed, never for the one that
+    # resumed the job: it ends once that worker has, and kills nobody (it killed the resumed worker's group, or
+    # marked the job killed, once its grace had run out)
+    assert wait_for(lambda: not any(t.name == f"cancel {job_id}" for t in threading.enumerate()), timeout=60)
+    assert "killed" not in {event["kind"] for event in store.events(job_id)}
+    assert store.job(job_id)["status"] == "done"
 
 
 @pytest.mark.slow

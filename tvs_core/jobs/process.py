@@ -41,38 +41,42 @@ def start_worker(store: Store, job_id: str, n_jobs: int = 2, backend: str = "lok
 def cancel_job(store: Store, job_id: str, grace_seconds: float = 15.0, wait: bool = True) -> None:
     """Cooperative cancel (the worker stops its tasks under way at its next heartbeat); if the worker has not stopped
     after ``grace_seconds``, kill its process group. ``wait=False`` (the Sweep page): return at once, the job showing
-    that it is stopping (``progress``), and wait in a thread of this process."""
+    that it is stopping (``progress``), and wait in a thread of this process. Only the worker running when Cancel
+    was pressed is waited for and killed: a job resumed meanwhile runs in another worker, which is left alone."""
     store.request_cancel(job_id)
-    if not wait and worker_alive(store.job(job_id)):
-        thread = threading.Thread(target=_cancel_in_thread, args=(store.workspace, job_id, grace_seconds),
+    job = store.job(job_id)
+    worker = {"pid": job.get("pid"), "pid_started": job.get("pid_started")}
+    if not wait and worker_alive(worker):
+        thread = threading.Thread(target=_cancel_in_thread, args=(store.workspace, job_id, worker, grace_seconds),
                                   name=f"cancel {job_id}", daemon=True)
         thread.start()
         return
-    _stop_within(store, job_id, grace_seconds)
+    _stop_within(store, job_id, worker, grace_seconds)
 
 
-def _cancel_in_thread(workspace, job_id: str, grace_seconds: float) -> None:
+def _cancel_in_thread(workspace, job_id: str, worker: dict, grace_seconds: float) -> None:
     store = Store(workspace)  # this thread's own connection
     try:
-        _stop_within(store, job_id, grace_seconds)
+        _stop_within(store, job_id, worker, grace_seconds)
     finally:
         store.close()
 
 
-def _stop_within(store: Store, job_id: str, grace_seconds: float) -> None:
+def _stop_within(store: Store, job_id: str, worker: dict, grace_seconds: float) -> None:
+    """Wait for ``worker`` (its pid and start time, as the job had them at the cancel) to end, else kill it."""
     deadline = time.time() + grace_seconds
     while time.time() < deadline:
-        if not worker_alive(store.job(job_id)):  # the worker saw the flag and exited
+        if not worker_alive(worker):  # the worker saw the flag and exited
             break
         time.sleep(0.2)
-    job = store.job(job_id)
-    if worker_alive(job):
+    if worker_alive(worker):
         try:
-            os.killpg(job["pid"], signal.SIGKILL)
+            os.killpg(worker["pid"], signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        store.log(job_id, "killed", f"worker {job['pid']} did not stop in {grace_seconds:.0f} s and was killed")
-    if store.job(job_id)["status"] in ACTIVE:
+        store.log(job_id, "killed", f"worker {worker['pid']} did not stop in {grace_seconds:.0f} s and was killed")
+    job = store.job(job_id)
+    if job["status"] in ACTIVE and job.get("pid") == worker["pid"]:  # not a job resumed since by another worker
         store.update_job(job_id, status=JobStatus.CANCELLED.value, finished=time.time())
 
 
