@@ -149,7 +149,8 @@ def _write_locked(database: Path) -> bool:
 
 def _stopped(store, group: int) -> None:
     """The process group stopped (SIGSTOP) at a moment it holds no write lock on the store."""
-    for _attempt in range(200):
+    deadline = time.monotonic() + CEILING / 1000  # a ceiling, not a wait: a busy machine may take long to commit
+    while time.monotonic() < deadline:
         os.killpg(group, signal.SIGSTOP)
         if not _write_locked(store.path):
             return
