@@ -163,6 +163,15 @@ def our_axes(result, sensitive: list[str], seeds: int = SEEDS) -> tuple[dict, di
     return per_level, per_set, default
 
 
+def command_line() -> str:
+    return "nice -n 19 .venv/bin/python -m bench.judges " + " ".join(sys.argv[1:])
+
+
+def head_commit() -> str:
+    return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                          text=True).stdout.strip() or "an unrecorded commit"
+
+
 def run_table(name: str, python: Path, seeds: int = SEEDS) -> dict:
     table, response, sensitive = table_of(name)
     train, test = holdout_split(table, response, 0.2, SEED)
@@ -178,7 +187,7 @@ def run_table(name: str, python: Path, seeds: int = SEEDS) -> dict:
     per_level, per_set, default = our_axes(result, sensitive, seeds)
     return {"rows": len(train), "hold_out": len(test), "columns": train.shape[1], "sensitive": sensitive,
             "levels": [int(v) for v in result.levels], "judges": theirs, "axes": per_level, "per_set": per_set,
-            "default": default, "seeds": seeds,
+            "default": default, "seeds": seeds, "command": command_line(), "commit": head_commit(),
             "seconds": {"ours": ours_seconds, "judges": time.perf_counter() - started}}
 
 
@@ -255,8 +264,10 @@ def render_table(name: str, found: dict) -> list[str]:
     levels = [str(v) for v in found["levels"]]
     out = [f"## {name}: {found['rows']} training rows, {found['hold_out']} hold-out rows, {found['columns']} columns; "
            f"sensitive {', '.join(sensitive)}; levels {', '.join(levels)}", "",
-           f"Seconds: our evaluation (fit + quick preset, every game) {found['seconds']['ours']:.0f}, the judges on "
-           f"{len(found['judges'])} sets {found['seconds']['judges']:.0f}.", "",
+           f"Run: `{found.get('command', '(not recorded)')}` at {found.get('commit', 'an unrecorded commit')}; "
+           f"{found['seeds']} published sets a level scored by the judges. Seconds: our evaluation (fit + quick "
+           f"preset, every game) {found['seconds']['ours']:.0f}, the judges on {len(found['judges'])} sets "
+           f"{found['seconds']['judges']:.0f}.", "",
            "### The judges per level (median of the seeds [min, max]; higher = more private: DisclosureProtection "
            "as SDMetrics reports it, anonymeter's inference success and linkability risk negated). Seed against "
            "seed: the judge's ranking of the levels on one seed's sets against another's (median over the pairs) — "
@@ -315,26 +326,28 @@ READING = """## Reading
   rows — what our attacker is scored on — rather than anonymeter's risk, which subtracts the same attack's success on
   the hold-out rows (what the release says about anyone, which our axis counts as disclosure too). Linkability is
   anonymeter's risk with the even and odd columns as the two halves.
-* **Where the judges separate the levels at all.** Only where a judge's Kruskal-Wallis p over its three seeds is
-  below 0.05 is its ranking more than its own noise; the column "seed against seed" says how far one seed's sets
-  rank the levels as another's do — the ceiling for any axis. Linkability separates no level on any table (it is 0
-  everywhere: no release lets a record's two halves be joined), so its correlations are noise; so is
-  DisclosureProtection on a column whose p is 0.05 or more.
+* **Where the judges separate the levels at all.** Only where a judge's Kruskal-Wallis p over its seeds is below
+  0.05 is its ranking more than its own noise; the column "seed against seed" says how far one seed's sets rank the
+  levels as another's do — the ceiling for any one seed, not for the median over the seeds that the axes are compared
+  with. Linkability separates no level on any table (it is 0 everywhere: no release lets a record's two halves be
+  joined), so its correlations are noise; so is DisclosureProtection on a column whose p is 0.05 or more.
 * **The default axis against DisclosureProtection, where it separates the levels** (the least protected column
-  against the judge's least protected column; the issue's target: 0.9 or more). Breast cancer: +1.00 (the judge's
-  p 0.005, seed against seed +0.96; the paper's MAB +0.86). Clinical demo: +0.90 (p 0.04; MAB +0.90). SUPPORT2-like
-  table: **+0.86, below the target** (p 0.03; MAB +0.86 too): the judge puts levels 1-20 within 0.57-0.59 of each
-  other and separates only 25 and 26 (0.48-0.49), and one seed's sets rank the levels as another's with a Spearman
-  of only +0.50, so its order among levels 1-20 is mostly its own noise. Against anonymeter's inference the default
-  axis reads +0.82 (breast cancer), +0.87 (clinical) and +0.43 (SUPPORT2-like; +0.57 for totcst alone).
+  against the judge's least protected column; the issue's target: 0.9 or more). SUPPORT2-like table, 10 published
+  sets a level: **+0.96** (the judge's p 8e-7; the paper's MAB +0.96). With 3 sets a level the same table read
+  +0.86 (p 0.03): one seed's sets rank the levels as another's with a Spearman of only +0.46-0.50 there (the judge
+  puts levels 1-20 within 0.56-0.59 of each other), so the median of 3 seeds was mostly the judge's own noise; the
+  median of 10 is not. Breast cancer (3 sets a level): +1.00 (p 0.005, seed against seed +0.96; MAB +0.86). Clinical
+  demo (3 sets a level): +0.90 (p 0.04; MAB +0.90). Against anonymeter's inference the default axis reads +0.61
+  (SUPPORT2-like, 10 sets; +0.77 for totcst alone), +0.82 (breast cancer) and +0.87 (clinical).
 * **Where MAB went wrong, and where it did not here.** On these three tables the paper's MAB orders the levels about
-  as the default axis does (+0.86, +0.90, +0.86 with DisclosureProtection): none of them has a sensitive column given
-  away by one other column (the SUPPORT2-like table's totcst is a factor's mix, not 0.97 tied to totmcst as in the
-  real SUPPORT2), which is where MAB fails (tests/evaluation/test_attribute.py: there MAB reads the full vine as more
-  private than the level below it, and that level as more revealing than the real data). The default axis is
-  chosen for that case and for reading as well as MAB where MAB works.
-* **The full vine** reads the least private level of every table on the default axis (SUPPORT2-like: P 0.06 at 25
-  and 26, their intervals overlapping; clinical: 0.02 at 15 and 20; breast cancer: 0.01), and level 1 the most.
+  as the default axis does (+0.86, +0.90 and, with 10 sets a level, +0.96 with DisclosureProtection): none of them has
+  a sensitive column given away by one other column (the SUPPORT2-like table's totcst is a factor's mix, not 0.97 tied
+  to totmcst as in the real SUPPORT2), which is where MAB fails (tests/evaluation/test_attribute.py: there MAB reads
+  the full vine as more private than the level below it, and that level as more revealing than the real data). The
+  default axis is chosen for that case and for reading as well as MAB where MAB works.
+* **The full vine** reads the least private level of every table on the default axis (SUPPORT2-like: P 0.060 at 25 and
+  0.062 at 26, both shown as 0.06, their intervals overlapping; clinical: 0.02 at 15 and 20; breast cancer: 0.01), and
+  level 1 the most.
 * **Membership** axes (PG, the shadow-free AUC and TPRs, MC-MIA) do not follow the attribute judges, as expected:
   they measure whether a record was in the training rows, and linkability — the only judge of that kind here —
   separates nothing.
@@ -343,10 +356,10 @@ READING = """## Reading
 
 def render(everything: dict, versions: dict, command: str, commit: str) -> str:
     head = ["# Our privacy axes against independent judges (issue 55)", "",
-            f"Command: `{command}`. Machine: {cpu_model()}, {os.cpu_count()} cores, run at nice 19 beside other "
+            f"Last command: `{command}`. Machine: {cpu_model()}, {os.cpu_count()} cores, run at nice 19 beside other "
             f"work. TVineSynth Studio at {commit}; judges in their own environment (requirements-judges.lock): "
-            + ", ".join(f"{k} {v}" for k, v in versions.items()) + f". {SEEDS} published sets a level; seed {SEED}. "
-            "Not run in CI.", ""]
+            + ", ".join(f"{k} {v}" for k, v in versions.items()) + f"; seed {SEED}. Each table says the "
+            "command, the commit and the published sets a level of its own run. Not run in CI.", ""]
     body = []
     for name, found in everything.items():
         body += render_table(name, found)
@@ -371,9 +384,7 @@ def main() -> None:
     else:
         python = judges_venv(args.judges_venv)
         versions = judge_versions(python)
-        command = "nice -n 19 .venv/bin/python -m bench.judges " + " ".join(sys.argv[1:])
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                                text=True).stdout.strip() or "an unrecorded commit"
+        command, commit = command_line(), head_commit()
         everything = json.loads(figures.read_text())["tables"] if figures.exists() else {}
         for name in args.tables.split(","):
             everything[name] = run_table(name, python, args.seeds)
