@@ -2,6 +2,7 @@
 no sweep). The estimate against recorded sweeps is in test_progress_estimate.py."""
 
 import json
+import os
 
 import pytest
 
@@ -27,6 +28,7 @@ from tvs_core.jobs.progress import (
     fit_seconds_by_baseline,
     in_flight,
     kind_costs,
+    kind_priors,
     machine_slowdown,
     nice_weight,
     planned_targets,
@@ -37,6 +39,7 @@ from tvs_core.jobs.progress import (
     seconds_left,
     slowdown,
     task_total,
+    time_left,
 )
 from tvs_core.jobs.tasks import GAMES, LEVELS, Growth, Task, TaskKey, TaskKind, plan_from_json
 from tvs_core.storage import Store
@@ -127,6 +130,35 @@ def test_earlier_finished_sweeps_are_rescaled_to_this_tables_shape(tmp_path):
     costs, source = kind_costs(store, shaped(job_id="new"))
     assert source == "earlier sweeps in this workspace"
     assert costs["reference"] == pytest.approx(5.0)
+
+
+def test_an_earlier_sweep_on_a_busy_machine_is_not_counted_busy_twice(tmp_path):
+    """Issue 56: a 5-minute sweep read "about 92-138 min left" at its start beside the test suite. An earlier sweep of
+    the workspace had run four times slower on the busy machine, and the new sweep's own slowdown multiplied those
+    times again. The earlier times are taken back to a quiet machine by the slowdown they were planned under (the
+    niceness-weighed one, else the load average over the cores); a sweep that recorded neither is taken as it ran."""
+    prior = TaskKind.REFERENCE.prior_seconds
+    store = Store(tmp_path)
+    weighed = stored_job(store, "weighed", status="done", details=shaped()["details"] | {"slowdown_at_plan": 4.0})
+    store.add_result(weighed, "reference", "reference", [], 4 * prior)
+    load = 4.0 * (os.cpu_count() or 1)  # four runnable processes a core: four times slower, by its load average
+    loaded = stored_job(store, "loaded", status="done", details=shaped()["details"] | {"load_at_plan": load})
+    store.add_result(loaded, "reference", "reference", [], 4 * prior)
+    priors, source = kind_priors(store, shaped(job_id="new"))
+    assert source == "earlier sweeps in this workspace"
+    assert priors["reference"] == pytest.approx(prior)
+    plan = [task("reference", LEVELS)]
+    left = time_left(plan, [], {"reference": prior}, {}, 1, slowdown=4.0)
+    assert left.low == pytest.approx(4 * prior) and left.seconds <= 4 * prior * UNMEASURED_SPREAD + 1e-9
+    left = time_left(plan, [], priors, {}, 1, slowdown=4.0)  # the same sweep again, as busy: 4 times, not 16
+    assert left.low == pytest.approx(4 * priors["reference"])
+
+
+def test_an_earlier_sweep_that_recorded_no_load_is_taken_as_it_ran(tmp_path):
+    store = Store(tmp_path)
+    unknown = stored_job(store, "unknown", status="done")
+    store.add_result(unknown, "reference", "reference", [], 3.0)
+    assert kind_priors(store, shaped(job_id="new"))[0]["reference"] == pytest.approx(3.0)
 
 
 # -- competitors' fits -----------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tvs_core.jobs import SweepConfig
-from tvs_core.jobs.plan import planned_tasks
+from tvs_core.jobs.plan import WHOLE, planned_tasks
 from tvs_core.jobs.progress import (
     BUSY_FROM,
     STARTUP_SECONDS,
@@ -90,29 +90,52 @@ def test_the_estimate_before_start_is_within_1_5x_of_each_recorded_quiet_sweep(n
     assert case["total"] / FACTOR <= predicted <= case["total"] * FACTOR, (predicted, case["total"])
 
 
-def polls(case: dict, tmp_path, every: float = 5.0):
+def _load_at_plan(case: dict) -> float | None:
+    """The load average the recording saw when its plan was stored (with the holder's fit); None for a job dumped
+    afterwards."""
+    began = next(end for key, _, _, end in case["tasks"] if key == "holder")
+    return next((entry[3] for entry in reversed(sorted(case.get("shown", []))) if entry[0] <= began), None)
+
+
+def _store_as_done(store: Store, case: dict, job_id: str) -> None:
+    """A recording in a workspace as a finished sweep (its tasks' seconds, shape and load at plan): an earlier sweep
+    the time left of the next one learns its costs from."""
+    config = SweepConfig(response=case["response"], sensitive=case["sensitive"], baselines=case["baselines"],
+                         preset=case["preset"])
+    store.create_job(job_id, job_id, config.to_dict())
+    details = {key: case[key] for key in ("n_train", "n_columns", "n_targets")} | {"load_at_plan": _load_at_plan(case)}
+    store.update_job(job_id, status="done", details=json.dumps(details))
+    for key, kind, seconds, _ in case["tasks"]:
+        store.add_result(job_id, key, kind, [], seconds)
+
+
+def polls(case: dict, tmp_path, every: float = 5.0, earlier: dict | None = None):
     """Replay one recorded schedule (tests/jobs/recorded_schedules.json: ``python -m bench.eta record``, a real sweep's
     every task with its seconds and end) as the page reads it: at every task's end and every ``every`` seconds from
     the plan's start, the time left from what the store held then — its finished tasks, the running ones' work, the
-    load average the recording saw (none for a job dumped afterwards). Yields (time, time left — a ``TimeLeft``, both
+    load average the recording saw (none for a job dumped afterwards); ``earlier``: a recording held in the workspace
+    as a finished sweep, whose costs the replayed one starts from. Yields (time, time left — a ``TimeLeft``, both
     ends of its range —, time truly left, finished keys, expected seconds of each task then)."""
     plan = [Task(TaskKey.parse(key), (), stage) for key, stage in case["plan"]]
     names = {task.name for task in plan}
     config = SweepConfig(response=case["response"], sensitive=case["sensitive"], baselines=case["baselines"],
                          preset=case["preset"])
     job = {"id": None, "details": {key: case[key] for key in ("n_train", "n_columns", "n_targets")}}
-    priors, _ = kind_priors(Store(tmp_path), job)
+    store = Store(tmp_path)
+    if earlier is not None:
+        _store_as_done(store, earlier, "earlier")
+    priors, _ = kind_priors(store, job)
     fits = competitor_fits(config, case["n_train"], case["n_columns"])
     began = next(end for key, _, _, end in case["tasks"] if key == "holder")  # the plan is stored with the holder
-    shown = sorted(case.get("shown", []))  # (time, done, time left shown, load average[, fast end, bar]) polled
-    load = next((entry[3] for entry in reversed(shown) if entry[0] <= began), None)  # as the plan was stored
+    load = _load_at_plan(case)
     moments = sorted({end for *_, end in case["tasks"] if end >= began}
                      | {began + every * i for i in range(int((case["end"] - began) / every))})
     for now in moments:
         finished = [Finished(key, kind, seconds, end) for key, kind, seconds, end in case["tasks"] if end <= now]
         left = time_left(plan, finished, priors, fits, case["workers"], now, began, load, case["cores"])
-        costs = calibrated(priors, [f for f in finished if f.key in names], fits,
-                           1.0 if load is None else max(1.0, load / case["cores"]))
+        share = None if load is None else max(1.0, load / case["cores"])  # as time_left reads the load
+        costs = calibrated(priors, [f for f in finished if f.key in names], fits, 1.0 if share is None else share,
+                           share)
         expected = {task.name: costs.kinds.get(task.kind.value, 0.0) * chunk_share(task.name)
                     + costs.fits.get(task.name, 0.0) for task in plan}
         yield now, left, case["end"] - now, {f.key for f in finished}, expected
@@ -156,12 +179,39 @@ def test_a_recorded_sweep_replayed_never_reads_below_0_8_of_the_truth(name, tmp_
     slow end) is never below 0.8 times the time truly left, once the plan's first tasks have measured the machine
     and while more than a minute remains. (Before issue 56 the one number read down to 0.44 times the truth.)"""
     case = EVERY[name]
+    if "load_rose" in case:
+        pytest.skip(f"{name}: {case['load_rose']} (bench/eta.md)")
     checked = 0
     for now, left, truth, finished, _ in polls(case, tmp_path):
         if _measured(case, finished) and truth > 60:
             assert left.seconds >= 0.8 * truth, (now, left, truth)
             checked += 1
     assert checked > 10  # the recording has a long enough middle to judge
+
+
+# recorded with the plan this version makes (issue 57's parts of the games and baselines, the first chunks): no task
+# of a kind it plans no more
+CURRENT = sorted(name for name, case in EVERY.items()
+                 if not any(TaskKey.parse(key).kind in WHOLE for key, _ in case["plan"]) and "load_rose" not in case)
+
+
+@pytest.mark.parametrize("name", CURRENT)
+def test_a_sweep_of_this_versions_plan_replayed_after_an_earlier_busy_one_errs_long_by_at_most_3x(name, tmp_path):
+    """Issue 56's defect: beside the test suite, the 884 x 27 default sweep (162 tasks, 272 s) read "about 92-138 min
+    left" at its start and "about 4-58 min" midway, after a sweep of the clinical demo in the same workspace. That
+    sweep's costs had been measured on the busy machine, and the busy machine was counted again on top of them.
+    Replayed after each recording held as an earlier sweep of the workspace with the load it was planned at, as a
+    worker stores it (loaded up to 14 times a core's share, of this plan or an older one), what the line says (the
+    range's slow end) is between 0.8 and 3 times the time truly left, once the plan's first tasks have reported and
+    while more than a minute remains."""
+    case = EVERY[name]
+    for other in sorted(other for other in EVERY if _load_at_plan(EVERY[other]) is not None):
+        checked = 0
+        for now, left, truth, finished, _ in polls(case, tmp_path / other, earlier=EVERY[other]):
+            if _measured(case, finished) and truth > 60:
+                assert 0.8 * truth <= left.seconds <= 3 * truth, (other, now, left, truth)
+                checked += 1
+        assert checked > 10
 
 
 @pytest.mark.parametrize("name", sorted(EVERY))
@@ -243,7 +293,8 @@ def test_the_recordings_hold_competitor_sweeps_quiet_and_loaded():
     assert any(case["busy_loops"] >= 2 and case["load"][1] > case["cores"] for case in competitors.values())
 
 
-@pytest.mark.parametrize("name", sorted(n for n, c in SCHEDULES.items() if "before_start" in c))
+@pytest.mark.parametrize("name", sorted(n for n, c in SCHEDULES.items()
+                                         if "before_start" in c and "autogroup" not in c))
 def test_the_estimate_before_start_says_a_busy_machine_and_scales_by_its_load(name, tmp_path):
     """Where the load average is all there is to know of a busy machine (a recording keeps no niceness of the other
     processes): the recorded sweep's duration, the estimate made with the load it was started at, within 1.5x, and

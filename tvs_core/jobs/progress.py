@@ -119,9 +119,22 @@ def _size(kind: str, shape: tuple[float, float, float]) -> float:
     return (1 + targets) * columns ** 2 if growth == Growth.GAMES else columns ** 2
 
 
+def share_at_plan(details: dict, cores: int | None = None) -> float | None:
+    """How much slower than on a quiet machine a job's tasks were expected to run when it was planned: the other
+    processes weighed by their niceness (``slowdown_at_plan``), or, for a job that did not record it, its load
+    average (its own workers among it) over the ``cores``; None where neither was recorded."""
+    if details.get("slowdown_at_plan") is not None:
+        return float(details["slowdown_at_plan"])
+    load = details.get("load_at_plan")
+    return None if load is None else max(1.0, float(load) / (cores or machine_load()[1]))
+
+
 def kind_priors(store: Store, job: dict) -> tuple[dict[str, float], str]:
     """Expected seconds per task kind for ``job`` before any of its own tasks is measured — earlier finished sweeps
-    of this workspace, else the costs measured in bench/sweep.md, rescaled to the job's shape — and their source."""
+    of this workspace, else the costs measured in bench/sweep.md, rescaled to the job's shape — and their source.
+    An earlier sweep's times are taken back to a quiet machine by the slowdown it was planned under: the job's own
+    slowdown multiplies the priors again (``calibrated``), and counting a busy afternoon twice made a 5-minute sweep
+    read "92-138 min left" at its start (issue 56)."""
     earlier: dict[str, list[float]] = {}
     shape = _shape(job)
     for other in store.jobs():
@@ -129,11 +142,12 @@ def kind_priors(store: Store, job: dict) -> tuple[dict[str, float], str]:
             continue
         fits = competitor_fits(SweepConfig.from_dict(other["config"]), int(_shape(other)[0]), int(_shape(other)[1]))
         sizes = protocol_sizes(other)
+        then = share_at_plan(other.get("details") or {}) or 1.0
         for done in finished_tasks(store, other["id"]):
             if done.key in fits:  # a competitor's fit is costed by its own measure, not as its kind's
                 continue
             scale = _size(done.kind, shape) / _size(done.kind, _shape(other))
-            earlier.setdefault(done.kind, []).append(done.seconds * scale / chunk_share(done.key, sizes))
+            earlier.setdefault(done.kind, []).append(done.seconds * scale / chunk_share(done.key, sizes) / then)
     base = {kind: median(values) for kind, values in earlier.items() if values}
     source = "earlier sweeps in this workspace" if base else "the costs measured on a quiet 2-core machine"
     for kind in TaskKind:
@@ -358,7 +372,7 @@ def time_left(plan: list[Task], finished: list[Finished], priors: dict[str, floa
     line and the replay of recorded sweeps all read it."""
     names = {task.name for task in plan}
     done = {f.key: f for f in finished if f.key in names}
-    share = slowdown if slowdown is not None else (None if load is None else max(1.0, load / cores))
+    share = share_at_plan({"slowdown_at_plan": slowdown, "load_at_plan": load}, cores)
     costs = calibrated(priors, list(done.values()), fits, 1.0 if share is None else share, share, sizes)
     spent = {} if now is None else in_flight(plan, done, workers, now, began if began is not None else now)
     spent |= running or {}
