@@ -15,6 +15,7 @@ times its expected cost: what it recalibrates grows by at most k).
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from dataclasses import dataclass, field, replace
@@ -541,7 +542,7 @@ def nice_weight(nice: int) -> float:
     return 1024.0 / 1.25 ** nice
 
 
-def slowdown(others: list[int], own_nice: int, workers: int, cores: int) -> float:
+def slowdown(others: list[float], own_nice: float, workers: int, cores: int) -> float:
     """How much slower each of the sweep's ``workers`` (at niceness ``own_nice``) runs than on an idle machine, among
     ``others`` (the niceness of every other thread that wants a core): the kernel's fair scheduler shares the cores
     in proportion to the weights, no thread getting more than one core (the shares filled as water fills a vessel).
@@ -562,12 +563,11 @@ def slowdown(others: list[int], own_nice: int, workers: int, cores: int) -> floa
     return 1.0 / max(share, 1e-9)
 
 
-def runnable_threads(exclude_group: int | None = None) -> dict[int, int] | None:
-    """Every thread that wants a core now (state R in /proc) with its niceness, by thread id: this process's own and
-    those of the process group ``exclude_group`` left out (a sweep's worker and its pool); None where /proc cannot
-    say. One look: a CPU-bound thread is always found, one that mostly waits seldom."""
+def _runnable(exclude_group: int | None) -> list[tuple[int, int, int]] | None:
+    """(process id, thread id, niceness) of every thread that wants a core now (state R in /proc), this process and
+    the process group ``exclude_group`` left out; None where /proc cannot say."""
     own = os.getpid()
-    found: dict[int, int] = {}
+    found: list[tuple[int, int, int]] = []
     try:
         pids = [int(entry) for entry in os.listdir("/proc") if entry.isdigit()]
     except OSError:
@@ -582,19 +582,93 @@ def runnable_threads(exclude_group: int | None = None) -> dict[int, int] | None:
                 if exclude_group is not None and int(fields[2]) == exclude_group:
                     break
                 if fields[0] == "R":
-                    found[int(tid)] = int(fields[16])
+                    found.append((pid, int(tid), int(fields[16])))
         except (OSError, IndexError, ValueError):  # gone meanwhile, or not ours to read
             continue
     return found
 
 
-def runnable_others(exclude_group: int | None = None) -> list[int] | None:
-    """The niceness of every other thread that wants a core now (``runnable_threads``)."""
-    found = runnable_threads(exclude_group)
-    return None if found is None else list(found.values())
+def runnable_threads(exclude_group: int | None = None) -> dict[int, int] | None:
+    """Every thread that wants a core now (state R in /proc) with its niceness, by thread id: this process's own and
+    those of the process group ``exclude_group`` left out (a sweep's worker and its pool); None where /proc cannot
+    say. One look: a CPU-bound thread is always found, one that mostly waits seldom."""
+    found = _runnable(exclude_group)
+    return None if found is None else {tid: nice for _, tid, nice in found}
 
 
-def competitors(seen: list[int], load: float | None) -> list[int]:
+AUTOGROUP = "/proc/sys/kernel/sched_autogroup_enabled"
+
+
+def autogroup_enabled() -> bool:
+    """Whether the kernel shares the cores between sessions first (``CONFIG_SCHED_AUTOGROUP``, on by default in most
+    distributions' kernels): each session's group gets the weight of its own niceness, whatever the niceness of its
+    threads, which share that weight among themselves (sched(7), "The autogroup feature")."""
+    try:
+        with open(AUTOGROUP) as flag:
+            return flag.read().strip() == "1"
+    except OSError:
+        return False
+
+
+def autogroup(pid: int | str = "self") -> tuple[str, int] | None:
+    """The scheduling group of a process's session and the group's niceness ('/autogroup-25 nice 0'); None where the
+    process has none (the kernel's own threads) or it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/autogroup") as found:
+            name, _, nice = found.read().split()
+        return name, int(nice)
+    except (OSError, ValueError):
+        return None
+
+
+def as_niceness(weight: float) -> float:
+    """The niceness whose weight is ``weight`` (``nice_weight`` inverted; not a whole number in general)."""
+    return math.log(1024.0 / weight, 1.25)
+
+
+def session_niceness(found: list[tuple[int, int, int]], groups: dict[int, tuple[str, int] | None] | None
+                     ) -> list[float]:
+    """The niceness each runnable thread of ``found`` competes with. Without autogroups (``groups`` None), its own.
+    With them (``groups``: each process's ``autogroup``), its session group's weight shared among the group's
+    runnable threads by their own niceness: a loop at niceness 19 alone in its session competes as a thread at 0
+    would, and two loops at 0 in one session as two threads at 3.1 — beside two busy loops at niceness 19, a sweep
+    ran 1.5 times slower, not the 1.04 times their niceness said (bench/eta.md)."""
+    if groups is None:
+        return [nice for _, _, nice in found]
+    members: dict[str, float] = {}
+    for pid, _, nice in found:
+        if groups[pid] is not None:
+            members[groups[pid][0]] = members.get(groups[pid][0], 0.0) + nice_weight(nice)
+    out = []
+    for pid, _, nice in found:
+        group = groups[pid]
+        out.append(float(nice) if group is None else
+                   as_niceness(nice_weight(group[1]) * nice_weight(nice) / members[group[0]]))
+    return out
+
+
+def runnable_others(exclude_group: int | None = None) -> list[float] | None:
+    """The niceness every other thread that wants a core now competes with (``runnable_threads``, weighed by their
+    sessions where the kernel groups them: ``session_niceness``)."""
+    found = _runnable(exclude_group)
+    if found is None:
+        return None
+    groups = {pid: autogroup(pid) for pid, _, _ in found} if autogroup_enabled() else None
+    return session_niceness(found, groups)
+
+
+def workers_niceness(workers: int, own_nice: int, in_new_session: bool) -> float:
+    """The niceness each of a sweep's ``workers`` (threads at ``own_nice``) competes with: its own, or, where the
+    kernel groups sessions, its share of its session group's weight — a worker started from the page runs in a
+    session of its own (``in_new_session``: a new group, at niceness 0), a worker deciding its plan in the one it
+    leads."""
+    if not autogroup_enabled():
+        return own_nice
+    group = None if in_new_session else autogroup()
+    return as_niceness(nice_weight(0 if group is None else group[1]) / max(1, workers))
+
+
+def competitors(seen: list[float], load: float | None) -> list[float]:
     """The niceness of each process that competes for a core over the last minute: as many as the ``load`` average
     says (smoothed, where one look at /proc catches a thread that mostly waits only now and then), at the niceness
     mix of the threads ``seen`` wanting a core now (niceness 0 for all, where none was seen); ``seen`` itself where
@@ -616,7 +690,8 @@ def machine_slowdown(workers: int, exclude_group: int | None = None, less: int =
         return None, cores
     load, _ = machine_load()
     others = competitors(seen, None if load is None else max(load - less, 0.0))
-    return slowdown(others, os.getpriority(os.PRIO_PROCESS, 0), workers, cores), cores
+    own = workers_niceness(workers, os.getpriority(os.PRIO_PROCESS, 0), in_new_session=False)
+    return slowdown(others, own, workers, cores), cores
 
 
 @dataclass(frozen=True)
@@ -656,10 +731,11 @@ class StartEstimate:
 
 def before_start(store: Store, plan: list[Task], n_train: int, n_columns: int, workers: int = 2,
                  config: SweepConfig | None = None, load: tuple[float | None, int] | None = None,
-                 competing: tuple[list[int], int, int] | None = None) -> StartEstimate:
+                 competing: tuple[list[float], float, int] | None = None) -> StartEstimate:
     """``estimate`` on this machine as it is now: the other processes that want a core, each weighed by its niceness
     against the sweep's workers (``slowdown``; ``competing``: their niceness values, the workers' own and the cores,
-    default ``competitors``: as many as the load average, at the niceness /proc shows), scale it; where only a load
+    default ``competitors``: as many as the load average, at the niceness /proc shows, weighed by their sessions
+    where the kernel groups them: ``session_niceness``, ``workers_niceness``), scale it; where only a load
     average is known (``load``: its value and the cores, as a recorded sweep has it), each runnable process counts as a
     full competitor (``busy_factor``)."""
     seconds, source = estimate(store, plan, n_train, n_columns, workers, config)
@@ -670,8 +746,8 @@ def before_start(store: Store, plan: list[Task], n_train: int, n_columns: int, w
         average, cores = machine_load()
         if competing is None:
             found = runnable_others()
-            competing = None if found is None else (competitors(found, average), os.getpriority(os.PRIO_PROCESS, 0),
-                                                    cores)
+            own = workers_niceness(workers, os.getpriority(os.PRIO_PROCESS, 0), in_new_session=True)
+            competing = None if found is None else (competitors(found, average), own, cores)
         if competing is None:
             factor, others = busy_factor(average, cores, workers), None
         else:

@@ -227,7 +227,7 @@ def _machine(n_jobs: int, running: bool) -> dict:
     """How busy the machine is (jobs/progress.py): its load average with this sweep's own work among it (``running``:
     the first look and the holder's fit ran on its cores just now, so the load counts them; before them, the
     workers are added), and how much slower the sweep's workers will run among the other processes that want a core,
-    weighed by their niceness (this worker's own process group left out)."""
+    weighed by their niceness and their sessions (this worker's own process group left out)."""
     load, _ = machine_load()
     slowed, _ = machine_slowdown(n_jobs, os.getpgid(0), less=n_jobs if running else 0)
     return {"load_at_plan": None if load is None else load + (0 if running else n_jobs),
