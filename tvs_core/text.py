@@ -21,6 +21,17 @@ def percent(share: float) -> str:
     return f"{100 * float(share):.0f} %"
 
 
+def way_words(share: float, start: str, end: str) -> str:
+    """Where a scaled value lies between its two anchors, as the card and the verdicts say it: "50 % of the way from
+    'nothing kept' to 'as the real data'"; outside them, on which side and how the score counts it — never "-16 % of
+    the way"."""
+    if share < 0:
+        return f"below {start} (counted as 0)"
+    if share > 1:
+        return f"beyond {end} (counted as 1)"
+    return f"{percent(share)} of the way from {start} to {end}"
+
+
 def decimal(value: float, digits: int = 2) -> str:
     """``value`` to ``digits`` decimals, never "-0.00": a value that rounds to zero is written as zero."""
     text = f"{float(value):.{digits}f}"

@@ -67,6 +67,25 @@ def test_the_card_prices_each_utility_part_against_its_anchors(two_levels):
         "1 at 0.000) — 0 is what the attack achieves on the real rows" in card.protects[0]
 
 
+def test_a_utility_part_outside_its_anchors_says_on_which_side_never_a_negative_share(summary_of):
+    """A steward read "-16 % of the way from 'nothing kept' to 'as the real data'" on the card of a level whose TSTR
+    fell below the noise floor. Outside its anchors a part says on which side it lies and how the score counts it."""
+    from tvs_core.evaluation.records import RAW
+
+    rows = [(RAW, None, "mab", "a", 0.4), (SHUFFLED, None, "release_mab", "a", 0.0),
+            (REAL, None, "auc_trtr", None, 0.9), (SHUFFLED, None, "pair_structure", None, 0.0),
+            (SHUFFLED, None, "ci_overlap", None, 0.0)]
+    for level, auc in {1: 0.45, 2: 0.95}.items():  # below 'nothing kept' (0.5), beyond the real data's (0.9)
+        rows += [(HOLDER, level, "mab", "a", 0.2), (HOLDER, level, "auc_tstr", None, auc),
+                 (HOLDER, level, "pair_structure", None, 0.5), (HOLDER, level, "ci_overlap", None, 0.5)]
+    summary = summary_of(rows)
+    selection = choose(summary, ["a"], privacy=MAB)
+    low, high = (explain_level(selection, summary, level, ["a"]).costs[0] for level in (1, 2))
+    assert "— below 'nothing kept' (counted as 0) (scores 0 at 0.500, 1 at 0.900)." in low
+    assert "— beyond 'as the real data' (counted as 1) (scores 0 at 0.500, 1 at 0.900)." in high
+    assert "-" not in low.split("—")[1] and "of the way" not in low + high
+
+
 def test_membership_attacks_are_quoted_beside_the_attribute_axis(two_levels, summary_of):
     summary = with_rows(two_levels, summary_of, [(HOLDER, 1, "mia_auc", None, 0.6, 0.55, 0.65),
                                                  (REAL, None, "mia_auc", None, 0.9), (SHUFFLED, None, "mia_auc", None,

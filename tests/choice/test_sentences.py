@@ -111,7 +111,9 @@ def test_the_card_quotes_the_numbers_its_scores_come_from(evaluated):
                 short = CATALOGUE[name].short
                 found = [c for c in card.costs if c.startswith(f"{short}:")]
                 assert len(found) == 1
-                assert f"{100 * row[part]:.0f} % of the way" in found[0]
+                share = row[part]  # outside its anchors: the side it lies on, never a negative share (way_words)
+                said = f"{100 * share:.0f} % of the way" if 0 <= share <= 1 else "below" if share < 0 else "beyond"
+                assert said in found[0]
                 assert ("min-max" in found[0]) == (method == "minmax")
             # the verdicts lead, and say what the numbers say: on the choice's attribute axis (else the paper's MAB)
             # the deciding column and, between the anchors, the share of what the real rows reveal that is removed;

@@ -16,10 +16,19 @@ from ..evaluation.dp_audit import AuditResult
 from ..evaluation.intervals import interval_words
 from ..evaluation.records import REAL, SHUFFLED
 from ..evaluation.summary import Summary
-from ..text import percent, signed
+from ..text import percent, signed, way_words
 from .axes import Axis
 from .selection import MORE_REVEALING, Column, Selection, level_column, level_column_names, shown_privacy
-from .verdicts import FRAGILE, NEAR_INDEPENDENT, Topic, Verdicts, anchor_words, level_verdicts
+from .verdicts import (
+    AS_REAL,
+    FRAGILE,
+    NEAR_INDEPENDENT,
+    NOTHING_KEPT,
+    Topic,
+    Verdicts,
+    anchor_words,
+    level_verdicts,
+)
 
 __all__ = ["FRAGILE", "NEAR_INDEPENDENT", "LevelCard", "explain_level", "officer_words", "recommendation"]
 
@@ -117,9 +126,9 @@ def explain_level(selection: Selection, summary: Summary, level: int, sensitive:
         anchor = selection.anchors.get("utility", {})
         anchor = anchor.get(name) if isinstance(anchor, dict) else anchor
         if selection.method == "minmax":
-            scale = f"{percent(part)} of the way from the worst of these levels to the best (min-max scaling)"
+            scale = f"{way_words(part, 'the worst of these levels', 'the best')} (min-max scaling)"
         else:
-            scale = (f"{percent(part)} of the way from 'nothing kept' to 'as the real data'"
+            scale = (f"{way_words(part, NOTHING_KEPT, AS_REAL)}"
                      f"{_anchors(anchor, selection.method)}")
         card.costs.append(f"{metric.short}: {_number(value, _n(at, name))} — {scale}.")
     if preview is not None:

@@ -37,7 +37,7 @@ from ..evaluation.protocol import ProtocolName
 from ..evaluation.records import model_label
 from ..evaluation.release import DISTANCE_SETS
 from ..evaluation.summary import Interval, Summary, summarise
-from ..text import decimal, percent
+from ..text import decimal, percent, way_words
 from .axes import DEFAULT_PRIVACY, Axis
 from .gdpr import CriterionVerdict, point_verdicts, risk_key
 from .selection import MORE_REVEALING, Column, PrivacyPoints, Selection, level_column, level_column_names
@@ -45,6 +45,10 @@ from .standing import Reading, Standing
 
 NEAR_INDEPENDENT = 0.25  # pair structure scored below this: the level keeps little more than independent columns
 FRAGILE = 0.6  # the best level wins fewer resamples than this: the choice is fragile
+
+
+# the two ends of a utility part's anchored scale, as the card's costs and the verdicts name them
+NOTHING_KEPT, AS_REAL = "'nothing kept'", "'as the real data'"
 
 
 class Topic(StrEnum):
@@ -520,7 +524,7 @@ def _usefulness(selection: Selection, summary: Summary, level: int, response: st
             sentence = (f"A regression of {y} on the synthetic data gives confidence intervals that overlap those of "
                         f"the real data {how}.")
         else:
-            sentence = f"{metric.short}: {percent(share)} of the way from 'nothing kept' to 'as the real data'."
+            sentence = f"{metric.short}: {way_words(share, NOTHING_KEPT, AS_REAL)}."
         value = standing.value
         detail = (f"{metric.short}: {value.median:.3f} ({interval_words(value.low, value.high, value.n, 3)}); "
                   f"{standing.worst.median:.3f} for nothing kept, {standing.ideal.median:.3f} for the real data."
