@@ -17,7 +17,7 @@ from tvs_core.choice import (
 )
 from tvs_core.choice.explain import recommendation
 from tvs_core.choice.gdpr import gdpr_table, point_verdicts
-from tvs_core.choice.verdicts import Topic, level_verdicts
+from tvs_core.choice.verdicts import Severity, Topic, level_verdicts
 from tvs_core.errors import DataError
 from tvs_core.evaluation.catalogue import TSTR_METRICS, AxisKind
 from tvs_core.evaluation.dp_audit import audits_from_records
@@ -197,8 +197,8 @@ if selected in levels:
                     f"first {scored} published sets; the other {planned - scored} are being scored and may move them "
                     "and this card.")
         st.markdown("".join(f"\n- {common.severity_mark(v.severity)} {plain.md(v.text)}" for v in card.lead))
-        for warning in card.verdicts.of(Topic.WARNING):
-            st.warning(plain.md(warning.text))
+        for caveat in card.verdicts.of(Topic.WARNING):  # a note in blue, a warning in yellow, as their severity says
+            (st.info if caveat.severity is Severity.INFO else st.warning)(plain.md(caveat.text))
         with st.expander("The numbers and the method behind these sentences"):
             st.markdown(f"**{plain.md(card.headline)}**")
             st.markdown("".join(f"\n- **{v.axis}**: {plain.md(v.detail)}" for v in card.lead if v.detail))

@@ -60,7 +60,7 @@ class Topic(StrEnum):
     WHY = "Why the two answers differ"
     DP = "Differential privacy"
     USEFULNESS = "Usefulness"
-    WARNING = "Warning"
+    WARNING = "Caveat"  # what to be careful about at a level, not a severity: never "[Note] Warning: …"
 
 
 class Severity(StrEnum):
