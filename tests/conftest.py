@@ -52,12 +52,44 @@ def pytest_terminal_summary(terminalreporter):
                                     "tests/dashboard/test_monkey.py)")
 
 
+# -- the longest tests start first. pytest-xdist (--dist loadgroup) hands out the groups of several tests first,
+# then single tests in the order collected: a long test collected late (tests/test_machines.py, the wide demo's
+# report) started last and kept one worker busy for minutes after the other had finished. Started first, the two
+# workers end together on short tests. By the slowest durations of a whole run (--durations), longest first; a
+# name that no longer matches only loses its place. Order only: every test runs, each on its own fixtures.
+LONGEST_FIRST = (
+    "tests/test_machines.py::test_one_test_per_blas_path_passes_under_the_other_blas_kernels",
+    "tests/dashboard/test_e2e_browser.py::test_demo_flow_in_chromium",
+    "tests/test_report.py::test_the_default_report_of_the_wide_demo_prints_on_at_most_15_a4_pages",
+    "tests/dashboard/test_monkey.py::",
+    "tests/dashboard/test_e2e_record.py::",
+    "tests/dashboard/test_e2e_state.py::test_reload_mid_sweep_then_restart_and_reopen_from_the_project_list",
+    "tests/dashboard/test_wide_demo.py::test_the_wide_demo_shows_every_levels_first_numbers",
+    "tests/dashboard/test_wide_demo.py::test_the_wide_demo_goes_through_every_page",
+    "tests/jobs/test_engine.py::test_golden_numbers_are_unchanged[sweep_clinical_small]",
+    "tests/jobs/test_backends.py::test_a_sweep_on_a_dask_cluster_of_four_workers",
+    "tests/test_machines.py::",
+    "tests/jobs/test_engine.py::test_golden_numbers_are_unchanged[evaluate_clinical_small]",
+    "tests/dashboard/test_e2e_state.py::",
+    "tests/dashboard/test_record.py::test_start_says_how_many_tasks_the_progress_will_count",
+    "tests/jobs/test_engine.py::test_golden_numbers_are_unchanged[",
+)
+
+
+def _longest_first(item) -> int:
+    return next((rank for rank, start in enumerate(LONGEST_FIRST) if item.nodeid.startswith(start)),
+                len(LONGEST_FIRST))
+
+
+@pytest.hookimpl(trylast=True)  # after pytest's own ordering by parametrized fixtures, which it keeps
 def pytest_collection_modifyitems(config, items):
     if DATA_SEED:
         skip = pytest.mark.skip(reason=f"pinned to the shipped demos (TVS_TEST_DATA_SEED={DATA_SEED})")
         for item in items:
             if "shipped_demos" in item.keywords:
                 item.add_marker(skip)
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # the same order on every worker: xdist checks that it is
+        items.sort(key=_longest_first)  # stable: the rest keep their order
 
 
 WORDS = ["the", "patient", "was", "seen", "by", "a", "doctor", "today", "and", "felt", "better",

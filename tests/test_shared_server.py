@@ -765,6 +765,7 @@ def slow_file(tmp_path_factory):
     return slow_workbook(tmp_path_factory.mktemp("slow"))
 
 
+@pytest.mark.xdist_group("slow_file")  # both stops read one workbook, built once, on one worker
 @pytest.mark.parametrize("stop", ["SIGTERM", "SIGINT"])
 def test_the_reading_child_ends_when_the_dashboard_is_stopped_mid_read(tmp_path, stop, slow_file):
     """Ctrl-C (SIGINT) or SIGTERM to the dashboard while it reads an upload: the server exited, and the child that

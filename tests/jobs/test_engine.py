@@ -38,6 +38,11 @@ def stored_job(table, tmp_path_factory):
     return store, job_id, config
 
 
+# the tests that read ``stored_job`` run on one worker, which runs its sweep once (not once on each worker)
+STORED_JOB_GROUP = "engine-stored-job"
+
+
+@pytest.mark.xdist_group(STORED_JOB_GROUP)
 @pytest.mark.slow
 def test_in_memory_runner_and_worker_give_identical_records(table, stored_job):
     store, job_id, config = stored_job
@@ -51,6 +56,7 @@ def test_in_memory_runner_and_worker_give_identical_records(table, stored_job):
                      "mia_eval_model", "mia_eval_records"}  # every handler took part
 
 
+@pytest.mark.xdist_group(STORED_JOB_GROUP)
 @pytest.mark.slow
 def test_evaluate_is_the_same_engine_as_a_sweep(table, stored_job):
     """evaluate() on the sweep's own holder and split reproduces the sweep's records."""
@@ -69,6 +75,7 @@ def job_tables_of(view):
     return job_tables(view.store, view.job)
 
 
+@pytest.mark.xdist_group(STORED_JOB_GROUP)
 def test_the_job_view_reads_what_was_planned(stored_job):
     """Pages read levels, caps and targets back from the store instead of rebuilding the context."""
     store, job_id, config = stored_job
@@ -81,6 +88,7 @@ def test_the_job_view_reads_what_was_planned(stored_job):
                                                                               for t in planned.targets]
 
 
+@pytest.mark.xdist_group(STORED_JOB_GROUP)
 @pytest.mark.slow
 def test_every_recorded_metric_is_in_the_catalogue(stored_job):
     store, job_id, _ = stored_job
@@ -92,6 +100,7 @@ def test_every_recorded_metric_is_in_the_catalogue(stored_job):
         assert entry.better in ("higher", "lower") and entry.group and entry.source
 
 
+@pytest.mark.xdist_group(STORED_JOB_GROUP)
 def test_axes_anchor_on_real_data_measured_in_the_same_run(stored_job):
     """Each privacy or utility axis names anchors the run actually records (or constants)."""
     store, job_id, _ = stored_job

@@ -50,6 +50,10 @@ def reference(table, tmp_path_factory):
     return sorted_records(store, job_id), store, job_id
 
 
+# the tests that read ``reference`` run on one worker, which runs its sweep once (not once on each worker)
+REFERENCE_GROUP = "sweep-reference"
+
+
 def wait_for(predicate, timeout=900.0, every=0.1):
     """Whether ``predicate()`` came true within ``timeout`` seconds: a ceiling for a loaded machine, never a budget."""
     deadline = time.monotonic() + timeout
@@ -60,6 +64,7 @@ def wait_for(predicate, timeout=900.0, every=0.1):
     return False
 
 
+@pytest.mark.xdist_group(REFERENCE_GROUP)
 @pytest.mark.slow
 def test_identical_request_is_answered_from_the_store(table, reference):
     records, store, job_id = reference
@@ -70,6 +75,7 @@ def test_identical_request_is_answered_from_the_store(table, reference):
     assert submit(store, table, config(seed=1)) != job_id  # a different configuration is a different job
 
 
+@pytest.mark.xdist_group(REFERENCE_GROUP)
 @pytest.mark.slow
 def test_start_answers_a_finished_sweep_follows_a_running_one_and_runs_or_resumes_the_rest(table, reference,
                                                                                            tmp_path):
@@ -90,6 +96,7 @@ def test_start_answers_a_finished_sweep_follows_a_running_one_and_runs_or_resume
     assert start_or_follow(store, table, config()) == Started(started.job_id, Next.RUN, resuming=True)
 
 
+@pytest.mark.xdist_group(REFERENCE_GROUP)
 def test_every_task_is_stored_once_with_progress_and_plan(reference):
     records, store, job_id = reference
     job = store.job(job_id)
@@ -101,6 +108,7 @@ def test_every_task_is_stored_once_with_progress_and_plan(reference):
     assert store.add_result(job_id, tasks[1], "x", [], 0.0) is False  # a second copy is refused
 
 
+@pytest.mark.xdist_group(REFERENCE_GROUP)
 @pytest.mark.slow
 def test_worker_killed_mid_job_resumes_to_the_same_numbers(table, reference, tmp_path):
     expected = reference[0]
@@ -120,6 +128,7 @@ def test_worker_killed_mid_job_resumes_to_the_same_numbers(table, reference, tmp
     pd.testing.assert_frame_equal(sorted_records(store, job_id), expected)
 
 
+@pytest.mark.xdist_group(REFERENCE_GROUP)
 @pytest.mark.slow
 def test_a_job_begun_by_an_earlier_version_resumes_without_reading_its_pickles(reference, tmp_path):
     """An earlier version kept the membership shadows and attackers as pickles. Resuming such a job runs those tasks
@@ -152,6 +161,7 @@ def test_a_job_begun_by_an_earlier_version_resumes_without_reading_its_pickles(r
     pd.testing.assert_frame_equal(sorted_records(store, job_id), expected)
 
 
+@pytest.mark.xdist_group(REFERENCE_GROUP)
 @pytest.mark.slow
 def test_a_job_stored_with_one_chunk_per_level_resumes_to_the_same_summary_bytes(table, reference, tmp_path,
                                                                                monkeypatch):
@@ -245,6 +255,7 @@ def test_two_jobs_at_once_share_the_store(table, tmp_path):
         assert "locked" not in log
 
 
+@pytest.mark.xdist_group(REFERENCE_GROUP)
 @pytest.mark.slow
 def test_dask_backend_gives_the_same_numbers_as_loky(table, reference, tmp_path):
     pytest.importorskip("dask.distributed")
@@ -254,6 +265,7 @@ def test_dask_backend_gives_the_same_numbers_as_loky(table, reference, tmp_path)
     pd.testing.assert_frame_equal(sorted_records(store, job_id), reference[0])
 
 
+@pytest.mark.xdist_group(REFERENCE_GROUP)
 @pytest.mark.slow
 def test_ray_backend_gives_the_same_numbers_as_loky(table, reference, tmp_path):
     pytest.importorskip("ray")
@@ -268,6 +280,7 @@ def test_ray_backend_gives_the_same_numbers_as_loky(table, reference, tmp_path):
     pd.testing.assert_frame_equal(sorted_records(store, job_id), reference[0])
 
 
+@pytest.mark.xdist_group(REFERENCE_GROUP)
 def test_summary_json_has_the_documented_shape(reference):
     records, _, _ = reference
     summary = summary_json(records, config().sensitive, alpha=0.5)
@@ -325,6 +338,7 @@ def test_ctrl_c_leaves_a_resumable_job_and_the_same_command_resumes(table, tmp_p
     assert store.job(job["id"])["status"] == "done"
 
 
+@pytest.mark.xdist_group(REFERENCE_GROUP)
 @pytest.mark.slow
 def test_baselines_can_play_the_attribute_game_for_one_mab_estimator(table, reference, tmp_path):
     """With baseline_games, a baseline's scatter MAB is the game's (independent margins: ≈ 0), the
@@ -347,6 +361,7 @@ def test_baselines_can_play_the_attribute_game_for_one_mab_estimator(table, refe
     assert entry["metrics"]["mab:total_cost_eur"]["median"] < 0.1
 
 
+@pytest.mark.xdist_group(REFERENCE_GROUP)
 @pytest.mark.slow
 def test_baselines_can_play_the_membership_game(table, reference, tmp_path):
     """A baseline's PG comes from its own shadows and attackers; the holder's game is unchanged."""
@@ -384,6 +399,7 @@ def test_time_left_follows_the_stages_the_worker_runs():
     assert seconds_left(plan, {task.name for task in plan}, costs, workers=2) == 0.0
 
 
+@pytest.mark.xdist_group(REFERENCE_GROUP)
 def test_time_left_learns_from_this_sweep_and_earlier_ones(table, reference, tmp_path):
     from tvs_core.jobs.progress import chunk_share, kind_costs, protocol_sizes
 
