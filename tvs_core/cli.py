@@ -32,8 +32,8 @@ from .data.validation import check
 from .errors import DataError, DataErrors, TVSError, out_of_room
 from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY, AxisKind
 from .evaluation.dp_audit import DEFAULT_TRIALS
-from .evaluation.protocol import PROTOCOLS
-from .jobs.backends import BACKENDS, RAY_REFUSAL, risk
+from .evaluation.protocol import ATTACK_GAMES, PROTOCOLS
+from .jobs.backends import BACKENDS, RAY_REFUSAL, Backend, risk
 from .jobs.config import COMPETITORS, DEFAULT_BASELINES
 from .model.families import DEFAULT_FAMILY_SET, FAMILY_SETS, FamilySet
 from .model.generator import all_cores
@@ -43,7 +43,7 @@ from .model.tvinesynth import TVineSynth
 from .seeding import MAX_SEED
 from .storage.store import ACTIVE, JobStatus
 from .storage.workspace import refuse_inside_workspace
-from .text import printable, whole_number
+from .text import printable, read_choice, whole_number
 
 EXIT_USAGE = 2
 PROG = "python -m tvs_core"
@@ -267,9 +267,11 @@ def cmd_release(args) -> dict:
         _check_rows(rows, table.shape[1])
         seed = 0 if args.seed is None else args.seed
         model = TVineSynth(response=schema.response, sensitive=schema.sensitive, rho_star=args.rho,
-                           measure=Measure(args.measure), order=args.order, families=FamilySet.parse(args.families),
-                           margins=MarginKind(args.margins), t_max=args.level, seed=seed, threads=args.threads,
-                           missing=MissingPolicy(args.missing))
+                           measure=read_choice(Measure, args.measure), order=args.order,
+                           families=read_choice(FamilySet, args.families),
+                           margins=read_choice(MarginKind, args.margins), t_max=args.level, seed=seed,
+                           threads=args.threads,
+                           missing=read_choice(MissingPolicy, args.missing))
         model.fit(table, schema)
         if args.level > model.order_.full_level:
             raise DataError(f"--level {args.level} is above the full vine's {model.order_.full_level} trees.",
@@ -438,9 +440,9 @@ def cmd_sweep(args) -> dict:
                  if name != "none"]
     config = SweepConfig(response=schema.response, sensitive=schema.sensitive, rho_star=args.rho,
                          measure=args.measure, order=args.order, levels=args.levels, preset=args.preset,
-                         families=FamilySet.parse(args.families), margins=args.margins, seed=args.seed,
+                         families=read_choice(FamilySet, args.families), margins=args.margins, seed=args.seed,
                          baselines=baselines,
-                         baseline_games=["aia", "mia"] if args.baseline_games else [], schema=schema.to_dict(),
+                         baseline_games=list(ATTACK_GAMES) if args.baseline_games else [], schema=schema.to_dict(),
                          analysis=args.analysis, reuse_families=args.reuse_families,
                          dp_audit_trials=args.audit_dp or 0)
     config.per_target_shadows = args.per_target_shadows  # the one rule for where the setting is kept
@@ -554,7 +556,7 @@ def _finished_job(store, table, config, holdout, externals=None) -> str:
 
 def refuse_open_ports(args) -> None:
     """Ray starts only when the user has said, with the flag that names it, that its open ports are acceptable."""
-    if args.backend == "ray" and not args.accept_open_ports:
+    if read_choice(Backend, args.backend) == Backend.RAY and not args.accept_open_ports:
         raise TVSError(RAY_REFUSAL)
 
 
@@ -806,7 +808,7 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"error: something unexpected went wrong ({type(exc).__name__}){where}. Its message is not shown, as it "
              "may quote the data.")
         return EXIT_USAGE
-    if args.command == "release":
+    if COMMANDS[args.command] is cmd_release:
         for line in result["lines"]:
             _say(line)
         recorded = (f"; recorded in the release ledger as the table's release {result['ledger']}"

@@ -65,7 +65,7 @@ def test_the_protocol_is_the_presets_with_only_the_overrides_changed():
 
 def test_an_unknown_preset_is_refused_with_the_presets_to_choose_from():
     """'fast' is a family set, not a protocol: refused when the sweep is made, before anything runs."""
-    with pytest.raises(DataError, match="'protocol' is 'fast': not one of quick, paper"):
+    with pytest.raises(DataError, match="The setting 'protocol' cannot be 'fast'. Choose one of: quick, paper."):
         sweep(preset="fast")
 
 
@@ -176,14 +176,19 @@ def test_an_old_sweep_naming_a_baseline_this_version_lacks_still_opens_and_refus
 
 
 BAD_SETTINGS = [
-    ("measure", "mab", "'association measure' is 'mab': not one of kendall, spearman, pearson"),
+    ("measure", "mab", "The setting 'association measure' cannot be 'mab'. Choose one of: kendall, spearman, pearson"),
     ("seed", -1, "'master seed' is -1: not a whole number from 0"),
     ("levels", ["3"], "'truncation levels' is ['3']: not a whole number from 0"),
     ("holdout_fraction", 1.5, "'hold-out fraction' is 1.5: not a number between 0 and 1"),
-    ("games", ["aia", "poker"], "'attack games' is ['aia', 'poker']: not among release, aia, mia"),
-    ("preset", "thorough", "'protocol' is 'thorough': not one of quick, paper"),
-    ("preset", 2, "'protocol' is 2: not one of quick, paper"),
-    ("families", "gauss", "'pair-copula families' is 'gauss': not one of paper, parametric, fast, tll, gaussian"),
+    ("games", ["aia", "poker"], "The setting 'attack games' cannot be 'poker'. Choose one of: release, aia, mia"),
+    ("baseline_games", ["release"], "The setting 'baselines play the attack games' cannot be 'release'. Choose one "
+                                    "of: aia, mia"),
+    ("feature_set", "shadows", "The setting 'attack features' cannot be 'shadows'. Choose one of: correlations, "
+                               "naive, histogram"),
+    ("preset", "thorough", "The setting 'protocol' cannot be 'thorough'. Choose one of: quick, paper"),
+    ("preset", 2, "The setting 'protocol' cannot be '2'. Choose one of: quick, paper"),
+    ("families", "gauss", "The setting 'pair-copula families' cannot be 'gauss'. Choose one of: paper, parametric, "
+                          "fast, tll, gaussian"),
     ("baselines", "independent", "'baselines' is 'independent': not a list of baseline names"),
     ("baselines", ["independent", 3], "'baselines' is ['independent', 3]: not a list of baseline names"),
     ("baselines", ["ctgan:"], "'baselines' is ['ctgan:']: 'ctgan:' is not written GENERATOR or GENERATOR:PARAMETER"),
@@ -195,7 +200,7 @@ def test_a_bad_stored_setting_is_refused_in_one_sentence_naming_it(setting, valu
     stored = {**SweepConfig(response="y", sensitive=["a"]).to_dict(), setting: value}
     with pytest.raises(DataError) as refused:
         SweepConfig.from_dict(stored)
-    assert words in refused.value.message and refused.value.fix
+    assert words in str(refused.value) and refused.value.fix  # a choice: the setting, the value, the choices
 
 
 def test_a_setting_this_version_does_not_know_is_refused_by_name():
@@ -211,7 +216,7 @@ def test_a_bad_value_set_on_a_live_sweep_is_refused_in_the_same_sentence_and_cha
     before = config.to_dict()
     with pytest.raises(DataError) as refused:
         setattr(config, setting, value)
-    assert words in refused.value.message and refused.value.fix
+    assert words in str(refused.value) and refused.value.fix
     assert config.to_dict() == before
 
 

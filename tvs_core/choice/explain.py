@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from ..evaluation.catalogue import CATALOGUE, PerColumn
 from ..evaluation.dp_audit import AuditResult
 from ..evaluation.intervals import interval_words
+from ..evaluation.protocol import ProtocolName
 from ..evaluation.records import REAL, SHUFFLED
 from ..evaluation.summary import Summary
 from ..text import percent, signed
 from .axes import Axis
-from .selection import MORE_REVEALING, Column, Selection, level_column, level_column_names, shown_privacy
+from .selection import MORE_REVEALING, Column, Normalisation, Selection, level_column, level_column_names, shown_privacy
 from .verdicts import FRAGILE, NEAR_INDEPENDENT, Topic, Verdicts, anchor_words, level_verdicts
 
 __all__ = ["FRAGILE", "NEAR_INDEPENDENT", "LevelCard", "explain_level", "officer_words", "recommendation"]
@@ -56,9 +57,9 @@ def _n(rows: Summary, metric: str, column: str | None = None) -> int | None:
     return None if found is None else found.n
 
 
-def _anchors(anchor: tuple | None, method: str) -> str:
+def _anchors(anchor: tuple | None, method: Normalisation) -> str:
     """How the score was scaled, in the units of the value it scales."""
-    if method == "minmax":
+    if method == Normalisation.MINMAX:
         return " (min-max over the levels: the worst level scores 0, the best 1)"
     if anchor is None or any(v is None or (isinstance(v, float) and math.isnan(v)) for v in anchor):
         return ""
@@ -75,7 +76,7 @@ PRIVACY_ENDS = {"anchored": " — 0 is what the attack achieves on the real rows
 def explain_level(selection: Selection, summary: Summary, level: int, sensitive: list[str],
                   preview=None, response: str | None = None, claims: dict[str, float] | None = None,
                   audits: list[AuditResult] | None = None, verdicts: Verdicts | None = None,
-                  preset: str | None = None) -> LevelCard:
+                  preset: ProtocolName | None = None) -> LevelCard:
     """The card of ``level``: its verdicts first (``verdicts``, or ``level_verdicts`` of the same arguments), then
     the numbers and method; ``preview`` (a ``LevelPreview``) adds the real associations the level cuts."""
     table = selection.table.set_index("level")
@@ -116,7 +117,7 @@ def explain_level(selection: Selection, summary: Summary, level: int, sensitive:
         value = Axis(metric).point(at, None)
         anchor = selection.anchors.get("utility", {})
         anchor = anchor.get(name) if isinstance(anchor, dict) else anchor
-        if selection.method == "minmax":
+        if selection.method == Normalisation.MINMAX:
             scale = f"{percent(part)} of the way from the worst of these levels to the best (min-max scaling)"
         else:
             scale = (f"{percent(part)} of the way from 'nothing kept' to 'as the real data'"

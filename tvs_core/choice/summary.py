@@ -11,7 +11,7 @@ from ..evaluation.catalogue import CATALOGUE, PerColumn, described
 from ..evaluation.dp_audit import audits_from_records
 from ..evaluation.records import HOLDER, REFERENCE_MODELS, RecordRole
 from ..evaluation.summary import Summary, summarise
-from ..text import percent
+from ..text import percent, read_choice
 from .axes import DEFAULT_PRIVACY, Axis
 from .mix import DEFAULT_MIX, UtilityMix
 from .selection import (
@@ -204,10 +204,10 @@ class ChoiceSettings:
     utility: UtilityMix = DEFAULT_MIX
 
     @classmethod
-    def parse(cls, alpha: float, method: str, privacy: str, utility: str, sensitive: list[str] | None = None
+    def parse(cls, alpha: float, normalisation: str, privacy: str, utility: str, sensitive: list[str] | None = None
               ) -> ChoiceSettings:
         """The settings as the command line gives them, as text: each refused by name, with the choices."""
-        return cls(float(alpha), Normalisation(method), Axis.parse(privacy, sensitive=sensitive),
+        return cls(float(alpha), read_choice(Normalisation, normalisation), Axis.parse(privacy, sensitive=sensitive),
                    UtilityMix.parse(utility))
 
     @classmethod

@@ -9,7 +9,17 @@ import pandas as pd
 
 from ..errors import DataError, DataErrors
 from ..text import percent
-from .schema import CATEGORICAL_TYPES, DATE_FIX, MOSTLY_MISSING, STRAY_TEXT, ColumnType, Role, Schema, not_dates
+from .schema import (
+    CATEGORICAL_TYPES,
+    DATE_FIX,
+    MOSTLY_MISSING,
+    STRAY_TEXT,
+    ColumnType,
+    Measure,
+    Role,
+    Schema,
+    not_dates,
+)
 
 MIN_ROWS = 50
 # Sensitive columns are attacked by regression (numeric) or by a classifier (categorical).
@@ -93,7 +103,7 @@ def validate(df: pd.DataFrame, schema: Schema, measure: str = "kendall",
                     f"Sensitive column '{spec.name}' is of type {spec.type.value}; the attribute-inference "
                     "attack needs a numeric or categorical column.", column=spec.name,
                     fix="Change its type if it was inferred wrongly, or choose another sensitive column."))
-            elif measure == "pearson" and spec.type not in NUMERIC_TYPES:
+            elif measure == Measure.PEARSON and spec.type not in NUMERIC_TYPES:
                 problems.append(DataError(
                     f"Sensitive column '{spec.name}' is nominal (unordered categories); Pearson correlation "
                     "needs a numeric column.", column=spec.name,

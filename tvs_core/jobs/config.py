@@ -8,20 +8,21 @@ import math
 import numbers
 from collections.abc import Callable
 from dataclasses import asdict, astuple, dataclass, field, fields, replace
-from enum import EnumMeta
 
 from ..data.margins import MarginKind
 from ..data.missing import MissingPolicy
-from ..errors import DataError
+from ..errors import ChoiceRefused, DataError
 from ..evaluation.context import GeneratorSpec
 from ..evaluation.dp_audit import DEFAULT_TRIALS
+from ..evaluation.membership import FeatureSet
+from ..evaluation.protocol import ATTACK_GAMES, Game, Protocol, ProtocolName, get_protocol
 from ..evaluation.protocol import SIZE_NAMES as SIZE_NAMES_OF
-from ..evaluation.protocol import Protocol, ProtocolName, get_protocol
 from ..evaluation.records import HOLDER, RAW, REAL, SHUFFLED
 from ..model.competitors import EPOCH_BUDGETS
 from ..model.families import DEFAULT_FAMILY_SET, FAMILY_SETS, FamilySet
 from ..model.ordering import Measure
 from ..model.registry import EPSILON_GENERATORS, BaselineName, generator_class, generator_names
+from ..text import read_choice
 
 # the baselines by name, as the command line and the Sweep page offer them
 DEFAULT_BASELINES = ("rvine", "rvine_star1", "gaussian_copula", "independent", "dp_vine:0.1", "dp_vine:1",
@@ -32,7 +33,7 @@ DEFAULT_BASELINES = ("rvine", "rvine_star1", "gaussian_copula", "independent", "
 COMPETITORS = ("ctgan", "tvae", "privbayes:0.1", "privbayes:1", "privbayes:5", "privpgd:2.5")
 # offered next to them: MST, which stood in for PrivPGD before it was implemented (same ε, δ)
 OTHER_COMPETITORS = ("mst:2.5",)
-GAMES = ("release", "aia", "mia")  # the games a sweep plays on its own levels
+GAMES = tuple(Game)  # the games a sweep plays on its own levels
 
 
 @dataclass
@@ -53,10 +54,10 @@ class SweepConfig:
     seed: int = 0
     holdout_fraction: float = 0.2
     baselines: list[BaselineName] = field(default_factory=lambda: list(map(BaselineName.parse, DEFAULT_BASELINES)))
-    feature_set: str = "correlations"
-    games: list[str] = field(default_factory=lambda: ["release", "aia", "mia"])
-    # the attack games the baselines play too ("aia", "mia"): game MAB and PG for every model
-    baseline_games: list[str] = field(default_factory=list)
+    feature_set: FeatureSet = FeatureSet.CORRELATIONS
+    games: list[Game] = field(default_factory=lambda: list(GAMES))
+    # the attack games the baselines play too (``ATTACK_GAMES``): game MAB and PG for every model
+    baseline_games: list[Game] = field(default_factory=list)
     protocol_overrides: dict | None = None  # e.g. {"aia_iterations": 2}: sizes changed from the preset
     schema: dict | None = None  # the user's schema (types and roles); None: inferred
     # the covariates of the analysis whose confidence intervals ci_overlap compares (Y on them); None: all
@@ -96,6 +97,20 @@ class SweepConfig:
                             fix="Open the sweep with the version that ran it, or run it again here.")
         return cls(**d)
 
+    @classmethod
+    def for_model(cls, model, preset: ProtocolName | Protocol = ProtocolName.QUICK, **settings) -> SweepConfig:
+        """The settings of an evaluation of the fitted ``model`` (``evaluate()``): its response and sensitive
+        columns, ``settings`` by name; ``preset`` a preset's name, or a ``Protocol`` (kept as its preset with the
+        sizes it changes: ``protocol_overrides``)."""
+        if isinstance(preset, Protocol):
+            base = get_protocol(preset.name)
+            changed = {k: v for k, v in preset.to_dict().items() if k != "name" and v != getattr(base, k)}
+            settings["protocol_overrides"] = {**changed, **(settings.get("protocol_overrides") or {})} or None
+            preset = preset.name
+        return cls(response=getattr(model, "response_", model.response),
+                   sensitive=list(getattr(model, "sensitive_", model.sensitive)),
+                   preset=preset, **settings)
+
     # the Sweep page's switches, each a yes/no view of the field that carries it
     @property
     def baselines_play_games(self) -> bool:
@@ -103,7 +118,7 @@ class SweepConfig:
 
     @baselines_play_games.setter
     def baselines_play_games(self, on: bool) -> None:
-        self.baseline_games = ["aia", "mia"] if on else []
+        self.baseline_games = list(ATTACK_GAMES) if on else []
 
     @property
     def per_target_shadows(self) -> bool:
@@ -129,13 +144,9 @@ class SweepConfig:
         self.dp_audit_trials = DEFAULT_TRIALS if on else 0
 
 
-def _one_of(choices) -> Callable:
-    """A value among ``choices`` (an Enum: its member, read from its text too)."""
-    def check(value):
-        if value not in list(choices):
-            raise ValueError(f"not one of {', '.join(map(str, choices))}")
-        return choices(value) if isinstance(choices, EnumMeta) else value
-    return check
+def _one_of(kind) -> Callable:
+    """A member of the Enum ``kind``, read from its text too (``read_choice``: its one refusal)."""
+    return lambda value: read_choice(kind, value)
 
 
 def _optional(check: Callable) -> Callable:
@@ -151,13 +162,26 @@ def _whole(low: int, high: int | None = None) -> Callable:
     return check
 
 
-def _texts(choices=None) -> Callable:
+def _texts() -> Callable:
     def check(value):
         if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
             raise ValueError("not a list of names")
-        if choices is not None and not set(value) <= set(choices):
-            raise ValueError(f"not among {', '.join(choices)}")
         return list(value)
+    return check
+
+
+def _some_of(kind, choices=None) -> Callable:
+    """A list of members of the Enum ``kind`` (among ``choices``, if given), each read from its text too."""
+    allowed = tuple(kind) if choices is None else tuple(choices)
+
+    def check(value):
+        if not isinstance(value, (list, tuple)):
+            raise ValueError("not a list of names")
+        members = [read_choice(kind, v) for v in value]
+        for member in members:
+            if member not in allowed:
+                raise ChoiceRefused(kind.screen_name, member.value, [choice.value for choice in allowed])
+        return members
     return check
 
 
@@ -209,8 +233,8 @@ CONSTRAINTS: dict[str, Callable] = {
     "preset": _one_of(ProtocolName), "families": _one_of(FamilySet), "margins": _one_of(MarginKind),
     "missing": _one_of(MissingPolicy), "t_max": _optional(_whole(1)), "seed": _seed, "holdout_fraction": _fraction,
     "baselines": _baselines,
-    "feature_set": _of_type(str), "games": _texts(GAMES),
-    "baseline_games": _texts(("aia", "mia")), "protocol_overrides": _optional(_of_type(dict)),
+    "feature_set": _one_of(FeatureSet), "games": _some_of(Game),
+    "baseline_games": _some_of(Game, ATTACK_GAMES), "protocol_overrides": _optional(_of_type(dict)),
     "schema": _optional(_of_type(dict)), "analysis": _optional(_texts()), "externals": _optional(_of_type(dict)),
     "reuse_families": _of_type(bool), "dp_audit_trials": _whole(0),
 }
@@ -219,6 +243,8 @@ CONSTRAINTS: dict[str, Callable] = {
 def _checked(name: str, value, check: Callable):
     try:
         return check(value)
+    except ChoiceRefused as refused:  # read_choice's one wording, under the sweep's name of the setting
+        raise refused.named(SETTING_NAMES.get(name, name)) from None
     except DataError as refused:
         raise DataError(f"The sweep setting '{SETTING_NAMES.get(name, name)}' is {value!r}: {refused.message}",
                         fix=refused.fix) from None
@@ -279,7 +305,7 @@ def epoch_budget(name: BaselineName) -> dict:
     """The settings behind ``ctgan``, ``ctgan:paper``, ``ctgan:quick`` or ``ctgan:EPOCHS`` (same for tvae)."""
     generator, parameter = astuple(name)
     presets = EPOCH_BUDGETS[generator]
-    if parameter in ("", "paper", "quick"):
+    if parameter == "" or parameter in presets:
         return dict(presets[parameter or "paper"])
     if parameter.isdigit() and int(parameter) > 0:
         return {**presets["paper"], "epochs": int(parameter)}
@@ -287,12 +313,14 @@ def epoch_budget(name: BaselineName) -> dict:
                     fix=f"Write e.g. {generator}:quick or {generator}:50.")
 
 
-SETTING_NAMES = {  # each setting as the Sweep page names it
+SETTING_NAMES = {  # each setting as the Sweep page names it (a choice: as its Enum's ``choice_named`` names it)
     "response": "response Y", "sensitive": "sensitive columns", "rho_star": "association threshold ρ*",
-    "measure": "association measure", "order": "column order", "levels": "truncation levels", "preset": "protocol",
-    "families": "pair-copula families", "margins": "margins", "missing": "missing values", "t_max": "top level",
+    "measure": Measure.screen_name, "order": "column order", "levels": "truncation levels",
+    "preset": ProtocolName.screen_name, "families": FamilySet.screen_name, "margins": MarginKind.screen_name,
+    "missing": MissingPolicy.screen_name, "t_max": "top level",
     "seed": "master seed", "holdout_fraction": "hold-out fraction", "baselines": "baselines",
-    "feature_set": "attack features", "games": "attack games", "baseline_games": "baselines play the attack games",
+    "feature_set": FeatureSet.screen_name, "games": Game.screen_name,
+    "baseline_games": "baselines play the attack games",
     "protocol_overrides": "game sizes", "schema": "column types and roles", "analysis": "analysis for the CI overlap",
     "externals": "your own synthetic sets", "reuse_families": "attack games reuse the holder's families",
     "dp_audit_trials": "DP audit",

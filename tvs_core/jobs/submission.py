@@ -18,6 +18,7 @@ from ..data.validation import check, unseen_labels, validate
 from ..errors import DataError, DataErrors
 from ..model.ordering import Measure
 from ..storage.store import ACTIVE, JobStatus, Store
+from .backends import Backend
 from .config import SweepConfig, check_external_name, job_id_for
 from .context import schema_for, split_tables
 from .process import start_worker, worker_alive
@@ -146,7 +147,7 @@ def start_or_follow(store: Store, table: pd.DataFrame, config: SweepConfig, hold
 Runner = Callable[[Store, str], object]
 
 
-def background_worker(backend: str = "loky", n_jobs: int = 2) -> Runner:
+def background_worker(backend: Backend = Backend.LOKY, n_jobs: int = 2) -> Runner:
     """The dashboard's runner: a worker process of its own, which outlives the page and a server restart."""
     return lambda store, job_id: start_worker(store, job_id, n_jobs=n_jobs, backend=backend)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..choice.explain import officer_words
 from ..choice.selection import Normalisation
-from ..choice.verdicts import Verdict
+from ..choice.verdicts import Severity, Verdict
 from ..release.pooled import verdict
 from ..storage.store import JobStatus
 from ..version import __version__
@@ -56,7 +56,7 @@ def _level(c: ReportContext) -> str:
 def _before_signing(c: ReportContext) -> str:
     """What must be seen before signing: a sweep still running, blocking guardrails, the pooled check."""
     job = c.view.job
-    warn, block, ok = [], [g.message for g in c.release.checks if g.severity == "block"], []
+    warn, block, ok = [], [g.message for g in c.release.checks if g.severity == Severity.BLOCK], []
     if job["status"] != JobStatus.DONE:
         warn.append(f"The sweep is {job['status']} ({job['done']} of {job['total']} tasks): the attack games may not "
                     "have reported for every level; its privacy numbers are provisional.")
