@@ -427,11 +427,11 @@ def level_scatter(view: JobView, summary, selection, selected: int | None, utili
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _recommended(job_id: str, done: int, alpha: float, method: str, privacy: str, utility: str,
+def _recommended(job_id: str, done: int, alpha: float, normalisation: str, privacy: str, utility: str,
                  status: str = "") -> int | None:
     view = JobView(store(), job_id)
-    selection = ChoiceSettings.parse(alpha, method, privacy, utility).select(view.summary(), view.config.sensitive,
-                                                                             view.complete_levels())
+    settings = ChoiceSettings.parse(alpha, normalisation, privacy, utility)
+    selection = settings.select(view.summary(), view.config.sensitive, view.complete_levels())
     return None if selection is None else selection.best_level
 
 

@@ -470,7 +470,7 @@ def cmd_sweep(args) -> dict:
     records = view.records()
     scored = summarise(records)  # summarised and chosen once: summary.json and the verdicts read the same
     selection = choice.select(scored, config.sensitive)
-    summary = summary_json(records, config.sensitive, alpha=choice.alpha, method=choice.method,
+    summary = summary_json(records, config.sensitive, alpha=choice.alpha, normalisation=choice.normalisation,
                            privacy=choice.privacy, utility_mix=choice.utility, chosen=(scored, selection))
     summary["job_id"] = job_id
     summary["verdicts"] = _verdicts(view, summary["best_level"], selection, records, scored).to_json()

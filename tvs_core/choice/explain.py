@@ -57,9 +57,9 @@ def _n(rows: Summary, metric: str, column: str | None = None) -> int | None:
     return None if found is None else found.n
 
 
-def _anchors(anchor: tuple | None, method: Normalisation) -> str:
+def _anchors(anchor: tuple | None, normalisation: Normalisation) -> str:
     """How the score was scaled, in the units of the value it scales."""
-    if method == Normalisation.MINMAX:
+    if normalisation == Normalisation.MINMAX:
         return " (min-max over the levels: the worst level scores 0, the best 1)"
     if anchor is None or any(v is None or (isinstance(v, float) and math.isnan(v)) for v in anchor):
         return ""
@@ -102,7 +102,7 @@ def explain_level(selection: Selection, summary: Summary, level: int, sensitive:
     worst = " (the least protected sensitive column after scaling)" if privacy.worst and len(sensitive) > 1 else ""
     score = shown if shown == MORE_REVEALING else f"privacy score {shown}"
     card.protects.append(f"{source.short}{where}{worst}: {_number(point, _n(at, source.name, column))}; {score}"
-                         f"{_anchors(anchor, selection.method)}{PRIVACY_ENDS.get(selection.method, '.')}")
+                         f"{_anchors(anchor, selection.normalisation)}{PRIVACY_ENDS.get(selection.normalisation, '.')}")
     if privacy.metric.name != "mia_auc" and not at.metric("mia_auc").empty:
         mia = Axis(CATALOGUE["mia_auc"]).point(at, None)
         real = summary.model(REAL).metric("mia_auc").interval()
@@ -117,11 +117,11 @@ def explain_level(selection: Selection, summary: Summary, level: int, sensitive:
         value = Axis(metric).point(at, None)
         anchor = selection.anchors.get("utility", {})
         anchor = anchor.get(name) if isinstance(anchor, dict) else anchor
-        if selection.method == Normalisation.MINMAX:
+        if selection.normalisation == Normalisation.MINMAX:
             scale = f"{percent(part)} of the way from the worst of these levels to the best (min-max scaling)"
         else:
             scale = (f"{percent(part)} of the way from 'nothing kept' to 'as the real data'"
-                     f"{_anchors(anchor, selection.method)}")
+                     f"{_anchors(anchor, selection.normalisation)}")
         card.costs.append(f"{metric.short}: {_number(value, _n(at, name))} — {scale}.")
     if preview is not None:
         cut = preview.cut_at(level)

@@ -558,7 +558,7 @@ def _warnings(selection: Selection, summary: Summary, level: int, preview, room:
         out.append(Verdict(Topic.WARNING, Severity.WARN, sentence, action, detail))
 
     pair = level_column(Column.SCALED, "pair_structure")
-    if pair in row.index and selection.method != Normalisation.MINMAX and float(row[pair]) < NEAR_INDEPENDENT:
+    if pair in row.index and selection.normalisation != Normalisation.MINMAX and float(row[pair]) < NEAR_INDEPENDENT:
         higher = room.higher_level()
         warn(f"Level {level} keeps little more pairwise dependence than independent columns ({percent(row[pair])} of "
              "the real data's): relations between columns other than those with Y will mostly not be reproduced.",
