@@ -24,20 +24,20 @@ from .choice.selection import METHODS
 from .data.demo import DEFAULT_DEMO, DEMOS, load_demo
 from .data.io import read_table
 from .data.limits import ENV, Limits
-from .data.margins import MARGINS, MarginKind
-from .data.missing import MISSING_POLICIES, MissingPolicy
+from .data.margins import MarginKind
+from .data.missing import MissingPolicy
 from .data.prepare import prepare_table
 from .data.schema import infer_schema
 from .data.validation import check
 from .errors import DataError, DataErrors, TVSError, out_of_room
 from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY, AxisKind
 from .evaluation.dp_audit import DEFAULT_TRIALS
-from .evaluation.protocol import ATTACK_GAMES, PROTOCOLS
+from .evaluation.protocol import ATTACK_GAMES
 from .jobs.backends import BACKENDS, RAY_REFUSAL, Backend, risk
-from .jobs.config import COMPETITORS, DEFAULT_BASELINES
-from .model.families import DEFAULT_FAMILY_SET, FAMILY_SETS, FamilySet
+from .jobs.config import COMPETITORS, DEFAULT_BASELINES, SETTINGS, setting_default
+from .model.families import FamilySet
 from .model.generator import all_cores
-from .model.ordering import MEASURES, Measure, algorithm1, table_associations
+from .model.ordering import Measure, algorithm1, table_associations
 from .model.registry import BaselineName
 from .model.tvinesynth import TVineSynth
 from .seeding import MAX_SEED
@@ -67,6 +67,22 @@ def options(choices) -> list[str]:
     """An option's choices as the text typed on the command line: argparse names a refused value's choices by their
     repr, which for an Enum member is ``<FamilySet.FAST: 'fast'>``; the settings read the text back typed."""
     return [str(choice) for choice in choices]
+
+
+def setting_flag(parser, name: str, **given) -> None:
+    """The command-line flag of the sweep setting ``name``, from its one declaration (``jobs.config.SETTINGS``): its
+    flag, its help and, for a choice, its choices; its default the config's (``given``: what the command adds, as
+    ``type`` reads the text)."""
+    declared, default = SETTINGS[name], setting_default(name)
+    if declared.kind is not None:
+        given = {"choices": options(declared.kind), "default": str(default), **given}
+    elif isinstance(default, bool):
+        given = {"action": "store_true", **given}
+    elif default is not None:
+        given = {"default": default, **given}
+    shown = "" if isinstance(default, bool) or default is None else f" (default: {default})"
+    parser.add_argument(declared.flag, help=f"{declared.screen_name}: {declared.help}{shown}".replace("%", "%%"),
+                        **given)
 
 
 def _integer(text: str, low: int, high: int | None = None) -> int:
@@ -603,11 +619,11 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--demo", choices=sorted(DEMOS), help="use a built-in demo table instead of DATA")
         limit_arg(p)
         if roles:
-            p.add_argument("--response", help="response column Y")
-            p.add_argument("--sensitive", type=names, help="comma-separated sensitive columns")
+            setting_flag(p, "response", metavar="COLUMN")
+            setting_flag(p, "sensitive", type=names, metavar="A,B,...")
             p.add_argument("--rho", type=unit_interval, default=None,
                            help="association threshold rho* from 0 to 1 (default: Pearson 0.6 in the chosen measure)")
-            p.add_argument("--measure", choices=options(MEASURES), default="kendall")
+            setting_flag(p, "measure")
 
     def choice_args(p, what: str = ""):
         """How a level is weighed (PU_t): the same four options wherever a choice is made or recorded."""
@@ -624,9 +640,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     def model_args(p):
         p.add_argument("--order", type=names, help="explicit comma-separated covariate order (response is appended)")
-        p.add_argument("--seed", type=seed, default=0, help=f"master seed, 0 to {MAX_SEED}")
-        p.add_argument("--families", choices=options(sorted(FAMILY_SETS)), default=str(DEFAULT_FAMILY_SET))
-        p.add_argument("--margins", choices=options(MARGINS), default="empirical")
+        setting_flag(p, "seed", type=seed, metavar=f"0..{MAX_SEED}")
+        setting_flag(p, "families")
+        setting_flag(p, "margins")
 
     data_args(sub.add_parser("inspect", help="print the inferred schema as JSON"), roles=False)
     data_args(sub.add_parser("order", help="print Algorithm 1's order, K and tau as JSON"), roles=True)
@@ -641,7 +657,7 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("--rows", type=release_rows,
                          help="rows to generate, 2 or more (default: as many as the input, or the sweep's training "
                               "split)")
-    release.add_argument("--missing", choices=options(MISSING_POLICIES), default="drop_rows")
+    setting_flag(release, "missing")
     release.add_argument("--threads", type=count, default=all_cores(),
                          help="threads of the fit and the draw (default: every core; the same file at any number)")
     release.add_argument("--out", required=True, type=file_name,
@@ -682,7 +698,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--levels", type=level_list, help="comma-separated levels, 1 or more (default: every 5th, 1 "
                                                          "and t_max; above 10 such levels, 10 placed where the "
                                                          "instant preview changes, as on the Sweep page)")
-    sweep.add_argument("--preset", choices=options(PROTOCOLS), default="quick")
+    setting_flag(sweep, "preset")
     sweep.add_argument("--holdout", help="hold-out CSV/Parquet to use instead of a 20 %% split")
     sweep.add_argument("--baselines", type=names,
                        help="comma-separated baselines, or 'none' (default: " + ", ".join(DEFAULT_BASELINES)
@@ -692,12 +708,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a synthetic table made elsewhere (repeatable): checked against the data's columns, "
                             "types and labels, copied into the workspace and scored by every release metric as "
                             "its own point; the attack games need a generator, so it does not play them")
-    sweep.add_argument("--analysis", type=names,
-                       help="comma-separated covariates of the regression of Y whose confidence intervals the "
-                            "utility part ci_overlap compares (default: all covariates)")
-    sweep.add_argument("--reuse-families", action="store_true",
-                       help="the attack games keep the holder's pair-copula families and refit only their parameters "
-                            "(far cheaper with --families paper; a deviation from the paper, stated in the report)")
+    setting_flag(sweep, "analysis", type=names, metavar="A,B,...")
+    setting_flag(sweep, "reuse_families")
     sweep.add_argument("--per-target-shadows", action="store_true",
                        help="membership game: a shadow subset and OUT model per target, as the paper (slower)")
     sweep.add_argument("--baseline-games", action="store_true",

@@ -437,3 +437,22 @@ def test_the_sweep_page_offers_only_backends_that_keep_the_cluster_to_its_owner(
     at.run()
     no_errors(at)
     assert project(at).backend == "loky" and at.selectbox(key="w.backend").value == "loky"
+
+
+def test_the_sweep_pages_settings_are_labelled_and_explained_as_their_one_declaration_says():
+    """The label and help of a sweep setting's widget come from its declaration (``jobs.config.SETTINGS``), as the
+    command line's flag and the manifest's name do (tests/jobs/test_config.py)."""
+    from tvs_core.jobs.config import SETTINGS
+
+    at = app().run()
+    at.switch_page("pages/sensitive.py").run()
+    at.switch_page("pages/sweep.py").run()
+    no_errors(at)
+    for name, widgets in (("preset", at.selectbox), ("families", at.selectbox), ("margins", at.selectbox),
+                          ("levels", at.multiselect)):
+        assert widgets(key=f"w.sweep.{name}").label == SETTINGS[name].label
+    for name in ("preset", "families", "margins"):
+        declared = SETTINGS[name]
+        assert at.selectbox(key=f"w.sweep.{name}").help == declared.help[0].upper() + declared.help[1:] + "."
+    seed = next(t for t in at.text_input if t.key == "w.sweep.seed#typed")
+    assert seed.label == SETTINGS["seed"].label == "Master seed"

@@ -8,7 +8,9 @@ import pytest
 from tvs_core.errors import DataError
 from tvs_core.evaluation.protocol import get_protocol
 from tvs_core.jobs.config import (
+    CONSTRAINTS,
     DEFAULT_BASELINES,
+    SETTING_NAMES,
     SweepConfig,
     baseline_spec,
     check_external_name,
@@ -234,3 +236,31 @@ def test_a_setting_set_as_text_on_a_live_sweep_is_held_typed_and_a_switch_is_che
     assert config.baseline_games == ["aia", "mia"]
     with pytest.raises(DataError, match="'DP audit' is -1"):
         config.dp_audit_trials = -1
+
+
+def test_each_command_line_flag_of_a_sweep_setting_is_made_from_its_one_declaration():
+    """A sweep setting is declared once (``SweepConfig``'s field: type and default; its ``Setting``: constraint,
+    screen name, help, flag): every command that has its flag offers it with its screen name and help, and a choice
+    with its Enum's values and the field's default; the manifest and every refusal name it by the same screen name."""
+    import argparse
+
+    from tvs_core.cli import build_parser
+    from tvs_core.jobs.config import SETTINGS, setting_default
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    flagged = {name: declared for name, declared in SETTINGS.items() if declared.flag}
+    assert {"response", "sensitive", "measure", "preset", "families", "margins", "missing", "seed", "analysis",
+            "reuse_families"} <= set(flagged)
+    offered = set()
+    for parser in commands.values():
+        for action in parser._actions:
+            for name in (n for n, declared in flagged.items() if declared.flag in action.option_strings):
+                offered.add(name)
+                declared = flagged[name]
+                assert action.help.replace("%%", "%").startswith(f"{declared.screen_name}: {declared.help}")
+                if declared.kind is not None:
+                    assert action.choices == [member.value for member in declared.kind]
+                    assert action.default == setting_default(name)
+    assert offered == set(flagged)
+    assert SETTING_NAMES == {name: declared.screen_name for name, declared in SETTINGS.items()}
+    assert CONSTRAINTS == {name: declared.check for name, declared in SETTINGS.items()}
