@@ -22,7 +22,14 @@ from tvs_core.jobs.config import OTHER_COMPETITORS, SETTINGS, setting_difference
 from tvs_core.jobs.plan import claimed_epsilons, planned_tasks
 from tvs_core.jobs.process import cancel_job
 from tvs_core.jobs.progress import audit_seconds, before_start, duration_text, fit_seconds_by_baseline
-from tvs_core.jobs.submission import Next, background_worker, data_fingerprint, resume_sweep, run_sweep
+from tvs_core.jobs.submission import (
+    Next,
+    background_worker,
+    data_fingerprint,
+    resume_sweep,
+    run_sweep,
+    settings_refused,
+)
 from tvs_core.model.families import FAMILY_SETS
 from tvs_core.model.ordering import default_levels
 from tvs_core.seeding import MAX_SEED
@@ -135,13 +142,13 @@ view = common.job()
 running = view is not None and view.active
 full = list(range(1, order.full_level + 1))
 suggested = suggested_levels(preview_levels(common.associations()[1], order), order.t_max)
-if project.sweep.levels is None or any(level not in full for level in project.sweep.levels):  # empty stays empty
+if project.sweep.levels is None:  # empty stays empty; a level these columns cannot have is refused below, not dropped
     common.update_sweep(levels=suggested)
 default_rule = (f"1, every 5th and the recommended top level t_max = {order.t_max}" if suggested == default_levels(
     order.t_max) else f"{len(suggested)} levels placed where the instant preview on the Sensitive features page "
     f"changes (dense where the expected risk or the associations kept change, sparse where they are flat), up to "
     f"{max(suggested)}, above which the preview sees no change: {', '.join(map(str, suggested))}")
-setting("sweep.levels", st.multiselect, options=full,
+setting("sweep.levels", st.multiselect, options=sorted({*full, *project.sweep.levels}),
         help=f"Default: {default_rule}. Every level is a full evaluation.")
 st.caption(f"To add a level, type its number in the box and pick it (any level from 1 to {order.full_level}); to "
            "remove one, click its ×. Each level you add is one more full evaluation.")
@@ -182,8 +189,7 @@ setting("sweep.audits_dp", st.checkbox, f"Audit the ε claims of the DP referenc
              "bound on the ε it really spends (Clopper-Pearson, 95 %). A bound above the claim refutes the claim. "
              "It costs many fits: the duration below includes it.")
 covariates = [c for c in common.schema().modelled if c != project.sweep.response]
-if any(c not in covariates for c in project.sweep.analysis):
-    common.update_sweep(analysis=[c for c in project.sweep.analysis if c in covariates])
+covariates += [c for c in project.sweep.analysis if c not in covariates]  # shown, and refused below: never dropped
 setting("sweep.analysis", st.multiselect, "Analysis for the CI overlap: covariates of the regression of Y (empty: all)",
         options=covariates, placeholder="All covariates — type to find one…",
         help="The utility part 'CI overlap' fits this regression on the real and on the synthetic rows and compares "
@@ -212,11 +218,13 @@ if shown is not None and shown.fingerprint != data_fingerprint(project.fingerpri
     differences.append("the data: the table or the hold-out file is not the sweep's")
 same_as_shown = shown is not None and not differences
 blocking = common.problems()
+# the settings Start would refuse (the same checks as the command line's, jobs/submission.check_sweep)
+refused = settings_refused(config, list(common.associations()[1].columns))
 why_not = ("The sweep above is running: wait for it to finish, or cancel it first." if running else
            "Choose at least one truncation level above." if not levels else
            "The master seed above is refused: give a whole number." if seed_value is None else
            f"The table cannot be modelled yet: {blocking[0]} (the Data page lists every problem by column)."
-           if blocking else None)
+           if blocking else f"This sweep cannot start: {refused[0]}" if refused else None)
 if why_not is None and not same_as_shown:  # what Start would run: its estimate (the shown sweep has its own line)
     planned = planned_tasks(config, levels)
     st.caption(plain.md(before_start(common.store(), planned, n_train, n_columns, workers=2, config=config).sentence))
@@ -239,7 +247,7 @@ for upload in uploads or []:
     except DataError as exc:
         st.error(f"{plain.md(upload.name)}: {plain.md(exc)}")
 if why_not is not None and not running:
-    st.info(plain.md(why_not))
+    (st.warning if refused else st.info)(plain.md(why_not))
 
 
 def start() -> None:

@@ -426,9 +426,8 @@ def _in_this_process(args):
 def cmd_sweep(args) -> dict:
     from .choice.summary import summary_json
     from .evaluation.summary import summarise
-    from .jobs import JobView, SweepConfig, baseline_spec
-    from .jobs.plan import audited
-    from .jobs.submission import Next, Started, run_sweep
+    from .jobs import JobView, SweepConfig
+    from .jobs.submission import Next, Started, check_sweep, run_sweep
     from .release.export import refuse_overwriting_inputs, write_csv, write_file
 
     refuse_open_ports(args)
@@ -462,12 +461,8 @@ def cmd_sweep(args) -> dict:
                          analysis=args.analysis, reuse_families=args.reuse_families,
                          dp_audit_trials=args.audit_dp or 0)
     config.per_target_shadows = args.per_target_shadows  # the one rule for where the setting is kept
-    specs = [baseline_spec(name, config) for name in config.baselines]  # refuse an unknown baseline before any work
-    if args.audit_dp and not audited(specs):
-        raise DataError("--audit-dp: none of the baselines claims an ε, so there is no claim to audit.",
-                        fix="Add a DP baseline, e.g. --baselines dp_vine:1,privbayes:1 (or mst:2.5).")
     choice = _choice(args, config.sensitive)
-    _check_model_inputs(table, schema, config, holdout)
+    check_sweep(table, config, holdout)  # every check before a sweep: the Sweep page runs the same
     store = _store(args)
     if args.audit_dp:
         _announce_audit(store, config, table, schema, args.n_jobs)
@@ -536,26 +531,6 @@ def _announce_audit(store, config, table, schema, workers: int) -> None:
     seconds = audit_seconds(store, config, int(len(table) * (1 - config.holdout_fraction)), columns, workers)
     _say(f"DP audit: {config.dp_audit_trials} fits of each of {', '.join(names)}; about {seconds / 60:.1f} min "
          "of the sweep's time")
-
-
-def _check_model_inputs(table, schema, config, holdout) -> None:
-    """Everything that would make the job fail later, refused now: the table, the hold-out file, the
-    levels against the model's size, an explicit order."""
-    from .jobs.submission import check_data
-    from .model.ordering import explicit_order
-
-    check_data(table, config, holdout)
-    names = list(prepare_table(table, schema, config.missing).encoder.names)
-    full = len(names) - 1
-    if config.levels and max(config.levels) > full:
-        raise DataError(f"--levels {max(config.levels)} is above the full vine's {full} trees for these columns.",
-                        fix=f"Choose levels from 1 to {full}.")
-    if config.order:
-        explicit_order(config.order, names, config.response, config.sensitive)
-    unknown = [c for c in config.analysis or [] if c not in names or c == config.response]
-    if unknown:
-        raise DataError(f"--analysis names {', '.join(map(repr, unknown))}, not a modelled covariate.",
-                        fix=f"Choose from: {', '.join(c for c in names if c != config.response)}.")
 
 
 def _finished_job(store, table, config, holdout, externals=None) -> str:
