@@ -163,7 +163,8 @@ def choice_json(selection: Selection | None, level: int, alpha: float, normalisa
     mix = utility_mix
     best = None if selection is None else selection.best_level
     out = {"alpha": alpha, "normalisation": str(normalisation), "privacy_metric": privacy.text, "utility_mix": mix.text,
-           "normalisation_described": Normalisation(normalisation).phrase, "privacy_metric_described": privacy.title,
+           "normalisation_described": read_choice(Normalisation, normalisation).phrase,
+           "privacy_metric_described": privacy.title,
            "utility_mix_described": mix.describe(metric_names), "selected_level": int(level), "best_level": best,
            "chosen_by": "user" if chosen_by_user else "recommendation"}
     out["why"] = why_text(selection, level, alpha, normalisation, privacy, mix, chosen_by_user, metric_names)
@@ -184,7 +185,7 @@ def why_text(selection: Selection | None, level: int, alpha: float, normalisatio
         return (f"chosen by the user; the recommended level at these settings is {best}"
                 + (" (the same)" if best == level else ""))
     settings = (f"α = {alpha:g}, utility {mix.describe(metric_names)}, privacy measured by "
-                f"{privacy.title}, {Normalisation(normalisation).phrase}")
+                f"{privacy.title}, {read_choice(Normalisation, normalisation).phrase}")
     if best is None or best != level:
         return f"level {level} was released without being chosen; no level was recommended at {settings}"
     wins = float(selection.table.set_index("level").loc[best, "wins"])

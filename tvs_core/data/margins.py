@@ -185,7 +185,7 @@ class MarginKind(StrEnum):
 MARGINS = {MarginKind.EMPIRICAL: EmpiricalMargins, MarginKind.KDE: KdeMargins}
 
 
-def make_margins(kind: str):
+def make_margins(kind: MarginKind):
     if kind not in MARGINS:
         raise ValueError(f"unknown margins {kind!r}; choose one of {sorted(kind.value for kind in MARGINS)}")
     return MARGINS[kind]()

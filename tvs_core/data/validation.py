@@ -42,7 +42,7 @@ def header_problems(columns: list) -> list[DataError]:
     return problems
 
 
-def validate(df: pd.DataFrame, schema: Schema, measure: str = "kendall",
+def validate(df: pd.DataFrame, schema: Schema, measure: Measure = Measure.KENDALL,
              min_rows: int = MIN_ROWS) -> list[DataError]:
     """All problems that stop modelling ``df`` with ``schema``; an empty list means it can go."""
     problems = header_problems(list(df.columns))
@@ -131,7 +131,7 @@ def validate(df: pd.DataFrame, schema: Schema, measure: str = "kendall",
     return problems
 
 
-def check(df: pd.DataFrame, schema: Schema, measure: str = "kendall", min_rows: int = MIN_ROWS) -> None:
+def check(df: pd.DataFrame, schema: Schema, measure: Measure = Measure.KENDALL, min_rows: int = MIN_ROWS) -> None:
     problems = validate(df, schema, measure=measure, min_rows=min_rows)
     if len(problems) == 1:
         raise problems[0]

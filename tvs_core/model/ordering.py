@@ -27,7 +27,7 @@ PAIRWISE_ROWS = 2_000  # beyond, scipy's O(n log n) count per pair beats countin
 _ROW_BLOCK = 64  # rows compared with all others at once (64 x 2 000 x 60 x (int8 + float32): 38 MB)
 
 
-def default_rho_star(measure: str) -> float:
+def default_rho_star(measure: Measure) -> float:
     """The paper's example threshold, Pearson 0.6, expressed in the chosen measure (Gaussian case:
     Kendall tau = 2/pi asin(rho), Spearman = 6/pi asin(rho/2)), rounded to two decimals."""
     rho = 0.6
