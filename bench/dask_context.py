@@ -22,8 +22,8 @@ if __name__ == '__main__':
     if sys.argv[1:] == ["off"]:
         backends.register_context_size_for_dask = lambda: None
     train = np.random.default_rng(0).random((1_000_000, 50))
-    context = JobContext(data=SimpleNamespace(train=train, test=train[:1000], shared={}), holder=None, spec=None,
-                         levels=[1], protocol=None, caps=[], targets=[], attacker_rows=None, sensitive=[], seed=0)
+    context = JobContext(config=None, data=SimpleNamespace(train=train, test=train[:1000], shared={}), holder=None,
+                         spec=None, levels=[1], protocol=None, caps=[], targets=[], attacker_rows=None)
     with backends.backend_context("dask", n_jobs=2) as workers:
         with Parallel(n_jobs=workers, return_as="generator_unordered") as parallel:
             for stage in range(2):

@@ -29,7 +29,7 @@ from tvs_core.figures.scatter import first_numbers_words
 from tvs_core.jobs import JobView
 from tvs_core.model.generator import SyntheticGenerator
 from tvs_core.storage import JobStatus
-from tvs_core.text import first_capital
+from tvs_core.text import first_capital, read_choice
 
 common.under_navigation()
 
@@ -108,7 +108,7 @@ alpha = a.slider("Weight on privacy α", 0.0, 1.0, step=0.05, key=common.bound("
                  args=("alpha",), help="PU_t = α·P_t + (1 − α)·U_t (paper, Appendix D)")
 method = b.radio("Normalisation", common.texts(METHODS), horizontal=True, key=common.bound("normalisation"),
                  on_change=common.keep, args=("normalisation",),
-                 format_func=lambda m: Normalisation(m).label)
+                 format_func=lambda m: read_choice(Normalisation, m).label)
 privacy = c.selectbox("Privacy measured by", choices, key=common.bound("privacy"), on_change=common.keep,
                       args=("privacy",), format_func=lambda p: Axis.parse(p, sensitive=config.sensitive).title)
 settings = ChoiceSettings.of(common.project())  # as the widgets above left it

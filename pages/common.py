@@ -30,6 +30,7 @@ from tvs_core.model.families import FamilySet
 from tvs_core.model.ordering import Measure
 from tvs_core.model.registry import BaselineName
 from tvs_core.storage import Store, default_workspace
+from tvs_core.text import read_choice
 
 # session-state keys, one place
 PROJECT = "project"  # the open Project
@@ -338,9 +339,11 @@ def shown(value):
 
 
 # the project settings a widget shows as text, read back typed here, at the edge
-PARSED = {"privacy": Axis.parse, "normalisation": Normalisation, "backend": Backend, "sweep.measure": Measure,
-          "sweep.margins": MarginKind, "sweep.missing": MissingPolicy, "sweep.preset": ProtocolName,
-          "sweep.families": FamilySet, "sweep.baselines": lambda names: [BaselineName.parse(name) for name in names]}
+PARSED = {"privacy": Axis.parse, "sweep.baselines": lambda names: [BaselineName.parse(name) for name in names],
+          **{name: functools.partial(read_choice, kind) for name, kind in [
+              ("normalisation", Normalisation), ("backend", Backend), ("sweep.measure", Measure),
+              ("sweep.margins", MarginKind), ("sweep.missing", MissingPolicy), ("sweep.preset", ProtocolName),
+              ("sweep.families", FamilySet)]}}
 
 
 @callback
@@ -424,11 +427,11 @@ def level_scatter(view: JobView, summary, selection, selected: int | None, utili
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _recommended(job_id: str, done: int, alpha: float, method: str, privacy: str, utility: str,
+def _recommended(job_id: str, done: int, alpha: float, normalisation: str, privacy: str, utility: str,
                  status: str = "") -> int | None:
     view = JobView(store(), job_id)
-    selection = ChoiceSettings.parse(alpha, method, privacy, utility).select(view.summary(), view.config.sensitive,
-                                                                             view.complete_levels())
+    settings = ChoiceSettings.parse(alpha, normalisation, privacy, utility)
+    selection = settings.select(view.summary(), view.config.sensitive, view.complete_levels())
     return None if selection is None else selection.best_level
 
 

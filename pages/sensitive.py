@@ -9,6 +9,7 @@ from tvs_core.evaluation.preview import preview_levels
 from tvs_core.figures.ordering import FOCUS_NEIGHBOURS, SQUARE_UP_TO
 from tvs_core.model.ordering import MEASURES, Measure, OrderResult, default_rho_star
 from tvs_core.release.export import to_csv_bytes
+from tvs_core.text import read_choice
 
 common.under_navigation()
 
@@ -26,7 +27,7 @@ def level_preview(normal_corr: pd.DataFrame, order: dict):
 def set_measure() -> None:
     """A threshold means something else in another measure: back to the paper's value in the new one."""
     common.project().rho_star, common.project().rho_overrides = None, {}
-    common.update_sweep(measure=Measure(st.session_state[common.WIDGET + "sweep.measure"]))
+    common.update_sweep(measure=read_choice(Measure, st.session_state[common.WIDGET + "sweep.measure"]))
 
 
 def threshold_key(column: str | None, shown: float | None = None) -> str:

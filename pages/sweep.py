@@ -18,15 +18,23 @@ from tvs_core.evaluation.protocol import PROTOCOLS
 from tvs_core.evaluation.summary import Summary, summarise
 from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView
 from tvs_core.jobs.backends import OWNER_ONLY, Backend
-from tvs_core.jobs.config import OTHER_COMPETITORS, setting_differences
+from tvs_core.jobs.config import OTHER_COMPETITORS, SETTINGS, setting_differences
 from tvs_core.jobs.plan import claimed_epsilons, planned_tasks
 from tvs_core.jobs.process import cancel_job
 from tvs_core.jobs.progress import audit_seconds, before_start, duration_text, fit_seconds_by_baseline
-from tvs_core.jobs.submission import Next, background_worker, data_fingerprint, resume_sweep, run_sweep
+from tvs_core.jobs.submission import (
+    Next,
+    background_worker,
+    data_fingerprint,
+    resume_sweep,
+    run_sweep,
+    settings_refused,
+)
 from tvs_core.model.families import FAMILY_SETS
 from tvs_core.model.ordering import default_levels
 from tvs_core.seeding import MAX_SEED
 from tvs_core.storage import JobStatus
+from tvs_core.text import first_capital
 
 common.under_navigation()
 
@@ -103,9 +111,20 @@ def kendall_panel(job_id: str, levels: list[int]) -> None:
     st.plotly_chart(figures.kendall_pair(real, synthetic, names, level), width="stretch", key="kendall_pair")
 
 
-def setting(label: str, name: str, widget, **kwargs):
-    """A sweep setting bound to the project: restored from it, saved to it on change."""
+def setting(name: str, widget, label: str | None = None, **kwargs):
+    """A setting bound to the project: restored from it, saved to it on change. A sweep setting (``sweep.NAME``) is
+    labelled and explained as its one declaration says (``jobs.config.SETTINGS``: the command line's flag and the
+    manifest use the same); ``label`` and ``help`` given: the page's own words."""
+    declared = SETTINGS.get(name.removeprefix("sweep.")) if name.startswith("sweep.") else None
+    if declared is not None:
+        label = label or declared.label
+        kwargs.setdefault("help", widget_help(declared))
     return widget(label, key=common.bound(name), on_change=common.keep, args=(name,), **kwargs)
+
+
+def widget_help(declared) -> str:
+    """A declared setting's help as a widget shows it: a sentence."""
+    return first_capital(declared.help) + "." if declared.help else ""
 
 
 st.title("3 · Sweep")
@@ -123,26 +142,25 @@ view = common.job()
 running = view is not None and view.active
 full = list(range(1, order.full_level + 1))
 suggested = suggested_levels(preview_levels(common.associations()[1], order), order.t_max)
-if project.sweep.levels is None or any(level not in full for level in project.sweep.levels):  # empty stays empty
+if project.sweep.levels is None:  # empty stays empty; a level these columns cannot have is refused below, not dropped
     common.update_sweep(levels=suggested)
 default_rule = (f"1, every 5th and the recommended top level t_max = {order.t_max}" if suggested == default_levels(
     order.t_max) else f"{len(suggested)} levels placed where the instant preview on the Sensitive features page "
     f"changes (dense where the expected risk or the associations kept change, sparse where they are flat), up to "
     f"{max(suggested)}, above which the preview sees no change: {', '.join(map(str, suggested))}")
-setting("Truncation levels", "sweep.levels", st.multiselect, options=full,
+setting("sweep.levels", st.multiselect, options=sorted({*full, *project.sweep.levels}),
         help=f"Default: {default_rule}. Every level is a full evaluation.")
 st.caption(f"To add a level, type its number in the box and pick it (any level from 1 to {order.full_level}); to "
            "remove one, click its ×. Each level you add is one more full evaluation.")
 a, b, c = st.columns(3)
 with a:
-    setting("Protocol", "sweep.preset", st.selectbox, options=common.texts(PROTOCOLS),
-            help="quick: seconds per level; paper: Appendix J sizes")
+    setting("sweep.preset", st.selectbox, options=common.texts(PROTOCOLS))
 with b:
-    setting("Pair-copula families", "sweep.families", st.selectbox, options=common.texts(FAMILY_SETS),
+    setting("sweep.families", st.selectbox, options=common.texts(FAMILY_SETS),
             format_func=lambda p: f"{p} — {FAMILY_SETS[p].description}")
 with c:
-    setting("Margins", "sweep.margins", st.selectbox, options=common.texts(MARGINS))
-setting("Baselines (reference points)", "sweep.baselines", st.multiselect,
+    setting("sweep.margins", st.selectbox, options=common.texts(MARGINS))
+setting("sweep.baselines", st.multiselect, "Baselines (reference points)",
         options=list(dict.fromkeys([*DEFAULT_BASELINES, *COMPETITORS, *OTHER_COMPETITORS, "ctgan:quick",
                                     "tvae:quick"])),
         format_func=figures.model_label,
@@ -154,40 +172,37 @@ uploads = st.file_uploader("Your own synthetic data (optional): each file is sco
                            "its own point", type=["csv", "parquet", "xlsx"], accept_multiple_files=True,
                            help="Same columns, types and labels as the training table. The attack games need a "
                                 "generator to refit, so an uploaded set does not play them (not played).")
-setting("Baselines play the attack games too", "sweep.baselines_play_games", st.checkbox,
+setting("sweep.baselines_play_games", st.checkbox, "Baselines play the attack games too",
         help="Off: baselines get the release attack's MAB and no PG (cheap). On: the same attribute and membership "
              "games as TVineSynth, so every point on the scatter uses one estimator; each baseline is refitted "
              "(targets + 1) times per game iteration and shadow.")
-setting("Attack games: reuse the holder's pair-copula families (refit parameters only)", "sweep.reuse_families",
-        st.checkbox,
-        help="Off (the paper's way): every model the games fit selects its families again. On: they keep the "
-             "holder's structure and families and refit only the parameters — minutes instead of hours with the "
-             "paper's families; a deviation from the paper, stated in the manifest and report.")
-setting("Membership game: shadow models per target (the paper's way)", "sweep.per_target_shadows", st.checkbox,
+setting("sweep.reuse_families", st.checkbox,
+        "Attack games: reuse the holder's pair-copula families (refit parameters only)",
+        help="Off (the paper's way): every model the games fit selects its families again. On: "
+             + widget_help(SETTINGS["reuse_families"]))
+setting("sweep.per_target_shadows", st.checkbox, "Membership game: shadow models per target (the paper's way)",
         help="Off: each shadow's subset and OUT model serve every target (about half the shadow fits; the "
              "attackers' training data has the same distribution). On: a subset and OUT model per target.")
-setting(f"Audit the ε claims of the DP references ({DEFAULT_TRIALS} fits of each)", "sweep.audits_dp", st.checkbox,
+setting("sweep.audits_dp", st.checkbox, f"Audit the ε claims of the DP references ({DEFAULT_TRIALS} fits of each)",
         help="Canary records are inserted into the training rows, each reference that claims differential privacy "
              "is fitted many times with and without them, and a membership test on its releases gives a lower "
              "bound on the ε it really spends (Clopper-Pearson, 95 %). A bound above the claim refutes the claim. "
              "It costs many fits: the duration below includes it.")
 covariates = [c for c in common.schema().modelled if c != project.sweep.response]
-if any(c not in covariates for c in project.sweep.analysis):
-    common.update_sweep(analysis=[c for c in project.sweep.analysis if c in covariates])
-setting("Analysis for the CI overlap: covariates of the regression of Y (empty: all)", "sweep.analysis", st.multiselect,
+covariates += [c for c in project.sweep.analysis if c not in covariates]  # shown, and refused below: never dropped
+setting("sweep.analysis", st.multiselect, "Analysis for the CI overlap: covariates of the regression of Y (empty: all)",
         options=covariates, placeholder="All covariates — type to find one…",
         help="The utility part 'CI overlap' fits this regression on the real and on the synthetic rows and compares "
              "the coefficients' 95 % intervals (Karr et al. 2006). Name the analysis your users will run. Type part "
              "of a column's name to filter the list.")
 d, e = st.columns(2)
 with d:
-    seed_value = common.whole_number_field("Master seed", "sweep.seed", 0, MAX_SEED, "the master seed",
-                                           help="Every random draw of the sweep follows from it: the same seed, "
-                                                "data and settings give the same numbers on any machine.")
+    seed_value = common.whole_number_field(SETTINGS["seed"].label, "sweep.seed", 0, MAX_SEED, "the master seed",
+                                           help=widget_help(SETTINGS["seed"]))
 with e:
     if project.backend not in OWNER_ONLY:  # a project saved when Ray was offered: never started from here
         common.update(backend=Backend.LOKY)
-    setting("Backend", "backend", st.selectbox, options=list(OWNER_ONLY),
+    setting("backend", st.selectbox, "Backend", options=list(OWNER_ONLY),
             help="Where the sweep runs on this computer; the numbers do not depend on it. loky: processes of your "
                  "account. dask: a Dask cluster that only your account can use (it needs the optional packages). "
                  "Ray is not offered: other users of a shared server could reach its cluster.")
@@ -203,11 +218,13 @@ if shown is not None and shown.fingerprint != data_fingerprint(project.fingerpri
     differences.append("the data: the table or the hold-out file is not the sweep's")
 same_as_shown = shown is not None and not differences
 blocking = common.problems()
+# the settings Start would refuse (the same checks as the command line's, jobs/submission.check_sweep)
+refused = settings_refused(config, list(common.associations()[1].columns))
 why_not = ("The sweep above is running: wait for it to finish, or cancel it first." if running else
            "Choose at least one truncation level above." if not levels else
            "The master seed above is refused: give a whole number." if seed_value is None else
            f"The table cannot be modelled yet: {blocking[0]} (the Data page lists every problem by column)."
-           if blocking else None)
+           if blocking else f"This sweep cannot start: {refused[0]}" if refused else None)
 if why_not is None and not same_as_shown:  # what Start would run: its estimate (the shown sweep has its own line)
     planned = planned_tasks(config, levels)
     st.caption(plain.md(before_start(common.store(), planned, n_train, n_columns, workers=2, config=config).sentence))
@@ -230,7 +247,7 @@ for upload in uploads or []:
     except DataError as exc:
         st.error(f"{plain.md(upload.name)}: {plain.md(exc)}")
 if why_not is not None and not running:
-    st.info(plain.md(why_not))
+    (st.warning if refused else st.info)(plain.md(why_not))
 
 
 def start() -> None:

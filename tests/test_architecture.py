@@ -186,3 +186,56 @@ def test_the_fast_tier_runs_every_modules_own_tests():
                 own[name] = path
     assert len(own) > 90  # the mapping found the test files (102 of 112 modules have one)
     assert [f"{name}: {path.relative_to(tests)}" for name, path in sorted(own.items()) if not fast_tests(path)] == []
+
+
+# -- settings travel typed: no enum's value compared as text (issue 58) ----------------------------------------------
+def enum_values(roots=(ROOT, ROOT.parent / "pages")) -> dict[str, set[str]]:
+    """The text of every member of an Enum the project declares -> the Enums that have it."""
+    out: dict[str, set[str]] = {}
+    for root in roots:
+        for path in root.rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.ClassDef) and any(
+                        getattr(base, "id", getattr(base, "attr", "")) in ("Enum", "StrEnum") for base in node.bases):
+                    for item in node.body:
+                        if isinstance(item, ast.Assign) and isinstance(item.value, ast.Constant) \
+                                and isinstance(item.value.value, str):
+                            out.setdefault(item.value.value, set()).add(node.name)
+    return out
+
+
+def _texts(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return [text for item in node.elts for text in _texts(item)]
+    return []
+
+
+def text_comparisons(source: str, values) -> list[tuple[int, str]]:
+    """(line, text) of every string literal — alone or in a tuple, list or set — compared (``==``, ``!=``, ``in``,
+    ``is``…) with anything, where the text is the value of one of ``values``' Enums: a setting read as text where
+    its Enum exists."""
+    return [(node.lineno, text) for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Compare)
+            for side in (node.left, *node.comparators) for text in _texts(side) if text in values]
+
+
+def test_no_enum_value_is_compared_as_text_in_the_library_or_the_pages():
+    """A setting that has an Enum travels as its member: comparing it with the member's text (``method == "paper"``)
+    works only while the text and the value agree, and hides the setting's type from whoever reads the code."""
+    values = enum_values()
+    found = [f"{path.relative_to(ROOT.parent)}:{line} compares {text!r} (a value of {', '.join(sorted(values[text]))})"
+             for root in (ROOT, ROOT.parent / "pages") for path in sorted(root.rglob("*.py"))
+             for line, text in text_comparisons(path.read_text(), values)]
+    assert not found, "\n".join(found)
+
+
+def test_a_planted_text_comparison_with_an_enum_value_is_found():
+    values = enum_values()
+    planted = ('def scale(method, games, policy, kind):\n'
+               '    scaling = "anchored" if method == "paper" else method\n'
+               '    if "aia" in games or policy not in ("drop_rows", "impute"):\n'
+               '        return kind != "wilson"\n'
+               '    return method == Normalisation.PAPER or kind == "not a choice"\n')
+    assert sorted(text_comparisons(planted, values)) == [(2, "paper"), (3, "aia"), (3, "drop_rows"), (3, "impute"),
+                                                 (4, "wilson")]

@@ -24,26 +24,26 @@ from .choice.selection import METHODS
 from .data.demo import DEFAULT_DEMO, DEMOS, load_demo
 from .data.io import read_table
 from .data.limits import ENV, Limits
-from .data.margins import MARGINS, MarginKind
-from .data.missing import MISSING_POLICIES, MissingPolicy
+from .data.margins import MarginKind
+from .data.missing import MissingPolicy
 from .data.prepare import prepare_table
 from .data.schema import infer_schema
 from .data.validation import check
 from .errors import DataError, DataErrors, TVSError, out_of_room
 from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY, AxisKind
 from .evaluation.dp_audit import DEFAULT_TRIALS
-from .evaluation.protocol import PROTOCOLS
-from .jobs.backends import BACKENDS, RAY_REFUSAL, risk
-from .jobs.config import COMPETITORS, DEFAULT_BASELINES
-from .model.families import DEFAULT_FAMILY_SET, FAMILY_SETS, FamilySet
+from .evaluation.protocol import ATTACK_GAMES
+from .jobs.backends import BACKENDS, RAY_REFUSAL, Backend, risk
+from .jobs.config import COMPETITORS, DEFAULT_BASELINES, SETTINGS, setting_default
+from .model.families import FamilySet
 from .model.generator import all_cores
-from .model.ordering import MEASURES, Measure, algorithm1, table_associations
+from .model.ordering import Measure, algorithm1, table_associations
 from .model.registry import BaselineName
 from .model.tvinesynth import TVineSynth
 from .seeding import MAX_SEED
 from .storage.store import ACTIVE, JobStatus
 from .storage.workspace import refuse_inside_workspace
-from .text import printable, whole_number
+from .text import printable, read_choice, whole_number
 
 EXIT_USAGE = 2
 PROG = "python -m tvs_core"
@@ -67,6 +67,22 @@ def options(choices) -> list[str]:
     """An option's choices as the text typed on the command line: argparse names a refused value's choices by their
     repr, which for an Enum member is ``<FamilySet.FAST: 'fast'>``; the settings read the text back typed."""
     return [str(choice) for choice in choices]
+
+
+def setting_flag(parser, name: str, **given) -> None:
+    """The command-line flag of the sweep setting ``name``, from its one declaration (``jobs.config.SETTINGS``): its
+    flag, its help and, for a choice, its choices; its default the config's (``given``: what the command adds, as
+    ``type`` reads the text)."""
+    declared, default = SETTINGS[name], setting_default(name)
+    if declared.kind is not None:
+        given = {"choices": options(declared.kind), "default": str(default), **given}
+    elif isinstance(default, bool):
+        given = {"action": "store_true", **given}
+    elif default is not None:
+        given = {"default": default, **given}
+    shown = "" if isinstance(default, bool) or default is None else f" (default: {default})"
+    parser.add_argument(declared.flag, help=f"{declared.screen_name}: {declared.help}{shown}".replace("%", "%%"),
+                        **given)
 
 
 def _integer(text: str, low: int, high: int | None = None) -> int:
@@ -267,9 +283,11 @@ def cmd_release(args) -> dict:
         _check_rows(rows, table.shape[1])
         seed = 0 if args.seed is None else args.seed
         model = TVineSynth(response=schema.response, sensitive=schema.sensitive, rho_star=args.rho,
-                           measure=Measure(args.measure), order=args.order, families=FamilySet.parse(args.families),
-                           margins=MarginKind(args.margins), t_max=args.level, seed=seed, threads=args.threads,
-                           missing=MissingPolicy(args.missing))
+                           measure=read_choice(Measure, args.measure), order=args.order,
+                           families=read_choice(FamilySet, args.families),
+                           margins=read_choice(MarginKind, args.margins), t_max=args.level, seed=seed,
+                           threads=args.threads,
+                           missing=read_choice(MissingPolicy, args.missing))
         model.fit(table, schema)
         if args.level > model.order_.full_level:
             raise DataError(f"--level {args.level} is above the full vine's {model.order_.full_level} trees.",
@@ -408,9 +426,8 @@ def _in_this_process(args):
 def cmd_sweep(args) -> dict:
     from .choice.summary import summary_json
     from .evaluation.summary import summarise
-    from .jobs import JobView, SweepConfig, baseline_spec
-    from .jobs.plan import audited
-    from .jobs.submission import Next, Started, run_sweep
+    from .jobs import JobView, SweepConfig
+    from .jobs.submission import Next, Started, check_sweep, run_sweep
     from .release.export import refuse_overwriting_inputs, write_csv, write_file
 
     refuse_open_ports(args)
@@ -438,18 +455,14 @@ def cmd_sweep(args) -> dict:
                  if name != "none"]
     config = SweepConfig(response=schema.response, sensitive=schema.sensitive, rho_star=args.rho,
                          measure=args.measure, order=args.order, levels=args.levels, preset=args.preset,
-                         families=FamilySet.parse(args.families), margins=args.margins, seed=args.seed,
+                         families=read_choice(FamilySet, args.families), margins=args.margins, seed=args.seed,
                          baselines=baselines,
-                         baseline_games=["aia", "mia"] if args.baseline_games else [], schema=schema.to_dict(),
+                         baseline_games=list(ATTACK_GAMES) if args.baseline_games else [], schema=schema.to_dict(),
                          analysis=args.analysis, reuse_families=args.reuse_families,
                          dp_audit_trials=args.audit_dp or 0)
     config.per_target_shadows = args.per_target_shadows  # the one rule for where the setting is kept
-    specs = [baseline_spec(name, config) for name in config.baselines]  # refuse an unknown baseline before any work
-    if args.audit_dp and not audited(specs):
-        raise DataError("--audit-dp: none of the baselines claims an ε, so there is no claim to audit.",
-                        fix="Add a DP baseline, e.g. --baselines dp_vine:1,privbayes:1 (or mst:2.5).")
     choice = _choice(args, config.sensitive)
-    _check_model_inputs(table, schema, config, holdout)
+    check_sweep(table, config, holdout)  # every check before a sweep: the Sweep page runs the same
     store = _store(args)
     if args.audit_dp:
         _announce_audit(store, config, table, schema, args.n_jobs)
@@ -468,7 +481,7 @@ def cmd_sweep(args) -> dict:
     records = view.records()
     scored = summarise(records)  # summarised and chosen once: summary.json and the verdicts read the same
     selection = choice.select(scored, config.sensitive)
-    summary = summary_json(records, config.sensitive, alpha=choice.alpha, method=choice.method,
+    summary = summary_json(records, config.sensitive, alpha=choice.alpha, normalisation=choice.normalisation,
                            privacy=choice.privacy, utility_mix=choice.utility, chosen=(scored, selection))
     summary["job_id"] = job_id
     summary["verdicts"] = _verdicts(view, summary["best_level"], selection, records, scored).to_json()
@@ -520,26 +533,6 @@ def _announce_audit(store, config, table, schema, workers: int) -> None:
          "of the sweep's time")
 
 
-def _check_model_inputs(table, schema, config, holdout) -> None:
-    """Everything that would make the job fail later, refused now: the table, the hold-out file, the
-    levels against the model's size, an explicit order."""
-    from .jobs.submission import check_data
-    from .model.ordering import explicit_order
-
-    check_data(table, config, holdout)
-    names = list(prepare_table(table, schema, config.missing).encoder.names)
-    full = len(names) - 1
-    if config.levels and max(config.levels) > full:
-        raise DataError(f"--levels {max(config.levels)} is above the full vine's {full} trees for these columns.",
-                        fix=f"Choose levels from 1 to {full}.")
-    if config.order:
-        explicit_order(config.order, names, config.response, config.sensitive)
-    unknown = [c for c in config.analysis or [] if c not in names or c == config.response]
-    if unknown:
-        raise DataError(f"--analysis names {', '.join(map(repr, unknown))}, not a modelled covariate.",
-                        fix=f"Choose from: {', '.join(c for c in names if c != config.response)}.")
-
-
 def _finished_job(store, table, config, holdout, externals=None) -> str:
     """In a read-only workspace only a sweep that has finished can be served."""
     from .jobs.submission import job_id_of
@@ -554,7 +547,7 @@ def _finished_job(store, table, config, holdout, externals=None) -> str:
 
 def refuse_open_ports(args) -> None:
     """Ray starts only when the user has said, with the flag that names it, that its open ports are acceptable."""
-    if args.backend == "ray" and not args.accept_open_ports:
+    if read_choice(Backend, args.backend) == Backend.RAY and not args.accept_open_ports:
         raise TVSError(RAY_REFUSAL)
 
 
@@ -601,11 +594,11 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--demo", choices=sorted(DEMOS), help="use a built-in demo table instead of DATA")
         limit_arg(p)
         if roles:
-            p.add_argument("--response", help="response column Y")
-            p.add_argument("--sensitive", type=names, help="comma-separated sensitive columns")
+            setting_flag(p, "response", metavar="COLUMN")
+            setting_flag(p, "sensitive", type=names, metavar="A,B,...")
             p.add_argument("--rho", type=unit_interval, default=None,
                            help="association threshold rho* from 0 to 1 (default: Pearson 0.6 in the chosen measure)")
-            p.add_argument("--measure", choices=options(MEASURES), default="kendall")
+            setting_flag(p, "measure")
 
     def choice_args(p, what: str = ""):
         """How a level is weighed (PU_t): the same four options wherever a choice is made or recorded."""
@@ -622,9 +615,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     def model_args(p):
         p.add_argument("--order", type=names, help="explicit comma-separated covariate order (response is appended)")
-        p.add_argument("--seed", type=seed, default=0, help=f"master seed, 0 to {MAX_SEED}")
-        p.add_argument("--families", choices=options(sorted(FAMILY_SETS)), default=str(DEFAULT_FAMILY_SET))
-        p.add_argument("--margins", choices=options(MARGINS), default="empirical")
+        setting_flag(p, "seed", type=seed, metavar=f"0..{MAX_SEED}")
+        setting_flag(p, "families")
+        setting_flag(p, "margins")
 
     data_args(sub.add_parser("inspect", help="print the inferred schema as JSON"), roles=False)
     data_args(sub.add_parser("order", help="print Algorithm 1's order, K and tau as JSON"), roles=True)
@@ -639,7 +632,7 @@ def build_parser() -> argparse.ArgumentParser:
     release.add_argument("--rows", type=release_rows,
                          help="rows to generate, 2 or more (default: as many as the input, or the sweep's training "
                               "split)")
-    release.add_argument("--missing", choices=options(MISSING_POLICIES), default="drop_rows")
+    setting_flag(release, "missing")
     release.add_argument("--threads", type=count, default=all_cores(),
                          help="threads of the fit and the draw (default: every core; the same file at any number)")
     release.add_argument("--out", required=True, type=file_name,
@@ -680,7 +673,7 @@ def build_parser() -> argparse.ArgumentParser:
     sweep.add_argument("--levels", type=level_list, help="comma-separated levels, 1 or more (default: every 5th, 1 "
                                                          "and t_max; above 10 such levels, 10 placed where the "
                                                          "instant preview changes, as on the Sweep page)")
-    sweep.add_argument("--preset", choices=options(PROTOCOLS), default="quick")
+    setting_flag(sweep, "preset")
     sweep.add_argument("--holdout", help="hold-out CSV/Parquet to use instead of a 20 %% split")
     sweep.add_argument("--baselines", type=names,
                        help="comma-separated baselines, or 'none' (default: " + ", ".join(DEFAULT_BASELINES)
@@ -690,12 +683,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a synthetic table made elsewhere (repeatable): checked against the data's columns, "
                             "types and labels, copied into the workspace and scored by every release metric as "
                             "its own point; the attack games need a generator, so it does not play them")
-    sweep.add_argument("--analysis", type=names,
-                       help="comma-separated covariates of the regression of Y whose confidence intervals the "
-                            "utility part ci_overlap compares (default: all covariates)")
-    sweep.add_argument("--reuse-families", action="store_true",
-                       help="the attack games keep the holder's pair-copula families and refit only their parameters "
-                            "(far cheaper with --families paper; a deviation from the paper, stated in the report)")
+    setting_flag(sweep, "analysis", type=names, metavar="A,B,...")
+    setting_flag(sweep, "reuse_families")
     sweep.add_argument("--per-target-shadows", action="store_true",
                        help="membership game: a shadow subset and OUT model per target, as the paper (slower)")
     sweep.add_argument("--baseline-games", action="store_true",
@@ -806,7 +795,7 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"error: something unexpected went wrong ({type(exc).__name__}){where}. Its message is not shown, as it "
              "may quote the data.")
         return EXIT_USAGE
-    if args.command == "release":
+    if COMMANDS[args.command] is cmd_release:
         for line in result["lines"]:
             _say(line)
         recorded = (f"; recorded in the release ledger as the table's release {result['ledger']}"

@@ -22,6 +22,19 @@ class DataError(TVSError):
         super().__init__(text)
 
 
+class ChoiceRefused(DataError):
+    """A value that is none of a setting's choices, in the one wording every choice has (``text.read_choice``): the
+    setting by its screen name, the value, and the choices."""
+
+    def __init__(self, setting: str, value: str, choices: list[str]):
+        self.value, self.choices = value, list(choices)
+        super().__init__(f"The setting '{setting}' cannot be '{value}'.", fix=f"Choose one of: {', '.join(choices)}.")
+
+    def named(self, setting: str) -> ChoiceRefused:
+        """The same refusal under the name ``setting`` has where it was set (e.g. a sweep's, ``SETTING_NAMES``)."""
+        return ChoiceRefused(setting, self.value, self.choices)
+
+
 class DataErrors(DataError):
     """Several independent problems found in one validation pass."""
 

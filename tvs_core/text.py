@@ -73,3 +73,28 @@ def whole_number(text: object, low: int, high: int | None = None, what: str = "t
     if value < low or (high is not None and value > high):
         raise DataError(f"{value} is out of range for {what}.", fix=f"Give a whole number from {low}{upper}.")
     return value
+
+
+def choice_named(screen_name: str):
+    """Class decorator of an Enum of the project's choices: the name its setting has on the screens, which the
+    refusal of ``read_choice`` (and the sweep's settings, ``jobs.config.SETTING_NAMES``) use."""
+    def named(kind):
+        kind.screen_name = screen_name
+        return kind
+    return named
+
+
+def read_choice(kind, value, setting: str | None = None):
+    """``value`` as a member of the Enum ``kind``: the member itself, or its text as it comes in from outside the
+    library (a command line, a widget, a stored setting, a saved model). Anything else is refused in the one wording
+    every choice has: the setting by its screen name (``setting``, else the one ``choice_named`` gave ``kind``), the
+    value, and the choices."""
+    from .errors import ChoiceRefused
+
+    if isinstance(value, kind):
+        return value
+    try:
+        return kind(value)
+    except (ValueError, TypeError):
+        raise ChoiceRefused(setting or getattr(kind, "screen_name", kind.__name__), one_line(value),
+                            [member.value for member in kind]) from None

@@ -6,7 +6,7 @@ import math
 
 import pandas as pd
 
-from tvs_core.choice import Axis, UtilityMix
+from tvs_core.choice import Axis, Normalisation, UtilityMix
 from tvs_core.choice.explain import NEAR_INDEPENDENT, _anchors, _number, explain_level
 from tvs_core.choice.summary import choose
 from tvs_core.choice.verdicts import Topic
@@ -54,7 +54,7 @@ def test_a_level_keeping_little_pair_structure_is_warned_about(two_levels):
                       "data's): relations between columns other than those with Y will mostly not be reproduced. If "
                       "your users study such relations, choose a higher level."]
     assert not any("pairwise" in w for w in explain_level(selection, two_levels, 2, ["a"]).warnings)
-    minmax = choose(two_levels, ["a"], privacy=MAB, method="minmax")
+    minmax = choose(two_levels, ["a"], privacy=MAB, normalisation=Normalisation.MINMAX)
     assert not any("pairwise" in w for w in explain_level(minmax, two_levels, 1, ["a"]).warnings)
 
 

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tvs_core.choice import DEFAULT_PRIVACY, Axis, UtilityMix
+from tvs_core.choice import DEFAULT_PRIVACY, Axis, Normalisation, UtilityMix
 from tvs_core.choice.selection import HIGH, LOW, Column, level_column, level_column_names, pareto_front, select
 
 
@@ -34,7 +34,7 @@ def test_the_levels_table_names_its_columns_by_one_rule():
 def test_anchored_scores_by_hand():
     # anchors (worst, ideal): utility (chance 0.5, AUC_TRTR 0.9); MAB (MAB_real 0.2, 0)
     table = levels(u=[0.7, 0.8, 0.9], p=[0.05, 0.1, 0.2])
-    sel = select(table, alpha=0.5, method="anchored", privacy=DEFAULT_PRIVACY,
+    sel = select(table, alpha=0.5, normalisation=Normalisation.ANCHORED, privacy=DEFAULT_PRIVACY,
                  anchors={"utility": (0.5, 0.9), "privacy": {"s": (0.2, 0.0)}}, draws=10)
     np.testing.assert_allclose(sel.table["U"], [0.5, 0.75, 1.0])
     np.testing.assert_allclose(sel.table["P"], [0.75, 0.5, 0.0])
@@ -53,7 +53,7 @@ def test_alpha_moves_the_choice():
 
 def test_minmax_scores_by_hand():
     table = levels(u=[0.6, 0.7, 0.8], p=[0.1, 0.3, 0.5])
-    sel = select(table, alpha=0.5, method="minmax", draws=10)
+    sel = select(table, alpha=0.5, normalisation=Normalisation.MINMAX, draws=10)
     np.testing.assert_allclose(sel.table["U"], [0.0, 0.5, 1.0])
     np.testing.assert_allclose(sel.table["P"], [1.0, 0.5, 0.0])  # lower MAB is more private
     assert sel.best_level == 1  # all tie at 0.5: the most private
@@ -133,7 +133,7 @@ def test_bad_parameters_are_refused():
     with pytest.raises(ValueError):
         select(levels([0.8], [0.1]), alpha=1.5)
     with pytest.raises(ValueError):
-        select(levels([0.8], [0.1]), method="zscore")
+        select(levels([0.8], [0.1]), normalisation="zscore")
 
 
 def test_a_value_within_the_spread_of_an_anchor_is_not_beyond_it(summary_of):

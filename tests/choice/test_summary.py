@@ -74,12 +74,12 @@ def test_a_first_look_beside_the_levels_never_moves_their_choice(summary_of):
     frame.loc[frame["level"] == 5, "role"] = RecordRole.FIRST_LOOK
     live = type(looks)(frame)
     for method in Normalisation:
-        settings = ChoiceSettings(method=method, privacy=Axis.parse("release_mab_worst"), utility=UtilityMix.parse(
-            "tstr"))
+        settings = ChoiceSettings(normalisation=method, privacy=Axis.parse("release_mab_worst"),
+                                  utility=UtilityMix.parse("tstr"))
         chosen, drawn = settings.select(own, ["a", "b"]), settings.select(live, ["a", "b"])
         assert drawn.table.equals(chosen.table), method
     mab = Axis.parse("release_mab_worst")  # the hand-written summary holds MAB: chosen by name (issue 55)
-    assert choose(live, ["a", "b"], method=Normalisation.MINMAX, privacy=mab).table.set_index("level").loc[
+    assert choose(live, ["a", "b"], normalisation=Normalisation.MINMAX, privacy=mab).table.set_index("level").loc[
         1, "P_column"] == "a"
 
 

@@ -437,3 +437,50 @@ def test_the_sweep_page_offers_only_backends_that_keep_the_cluster_to_its_owner(
     at.run()
     no_errors(at)
     assert project(at).backend == "loky" and at.selectbox(key="w.backend").value == "loky"
+
+
+def test_the_sweep_pages_settings_are_labelled_and_explained_as_their_one_declaration_says():
+    """The label and help of a sweep setting's widget come from its declaration (``jobs.config.SETTINGS``), as the
+    command line's flag and the manifest's name do (tests/jobs/test_config.py)."""
+    from tvs_core.jobs.config import SETTINGS
+
+    at = app().run()
+    at.switch_page("pages/sensitive.py").run()
+    at.switch_page("pages/sweep.py").run()
+    no_errors(at)
+    for name, widgets in (("preset", at.selectbox), ("families", at.selectbox), ("margins", at.selectbox),
+                          ("levels", at.multiselect)):
+        assert widgets(key=f"w.sweep.{name}").label == SETTINGS[name].label
+    for name in ("preset", "families", "margins"):
+        declared = SETTINGS[name]
+        assert at.selectbox(key=f"w.sweep.{name}").help == declared.help[0].upper() + declared.help[1:] + "."
+    seed = next(t for t in at.text_input if t.key == "w.sweep.seed#typed")
+    assert seed.label == SETTINGS["seed"].label == "Master seed"
+
+
+@pytest.mark.parametrize("settings, flags, words", [
+    ({"levels": [1, 99]}, ["--levels", "1,99"], "include 99, above the full vine's"),
+    ({"analysis": ["ghost"]}, ["--analysis", "ghost"], "names 'ghost', not a modelled covariate"),
+    ({"baselines": ["independent"], "dp_audit_trials": 8}, ["--baselines", "independent", "--audit-dp", "8"],
+     "none of the baselines claims an ε"),
+])
+def test_the_sweep_page_refuses_in_words_what_the_command_line_refuses_and_keeps_the_value(
+        settings, flags, words, tmp_path, capsys):
+    """One check before a sweep (jobs/submission.check_sweep): the command line refuses the value, and the Sweep page
+    says the same words and keeps Start disabled — never dropping the value it cannot use."""
+    from tvs_core.cli import main
+
+    assert main(["sweep", "--demo", "clinical", *flags, "--workspace", str(tmp_path / "ws"),
+                 "--out", str(tmp_path / "out")]) == 2
+    assert words in capsys.readouterr().err
+    at = app().run()
+    at.switch_page("pages/sensitive.py").run()
+    common_project = project(at)
+    for name, value in settings.items():
+        setattr(common_project.sweep, name, value)
+    at.switch_page("pages/sweep.py").run()
+    no_errors(at)
+    assert any(words in w.value for w in at.warning), [w.value for w in at.warning]
+    assert next(b for b in at.button if b.label == "Start sweep").disabled
+    kept = project(at).sweep.to_dict()
+    assert all(kept[name] == value for name, value in settings.items())  # kept as given

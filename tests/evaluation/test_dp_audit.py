@@ -140,7 +140,8 @@ def test_the_audit_is_a_task_kind_of_the_sweep():
     from tvs_core import TVineSynth
     from tvs_core.choice.summary import summary_json
     from tvs_core.evaluation.records import to_frame
-    from tvs_core.jobs.context import context_for_model
+    from tvs_core.jobs.config import SweepConfig
+    from tvs_core.jobs.context import JobContext
     from tvs_core.jobs.plan import plan
     from tvs_core.jobs.tasks import run_task
 
@@ -149,16 +150,20 @@ def test_the_audit_is_a_task_kind_of_the_sweep():
     model = TVineSynth(response=SWEEP_RESPONSE, sensitive=["total_cost_eur"], seed=0,
                        families=FamilySet.FAST).fit(train)
     planted = GeneratorSpec("no_noise_dp_test", {"epsilon": CLAIM}, "no-noise")
-    context = context_for_model(model, train, test, levels=[1], games=("release",), dp_audit_trials=TRIALS,
-                                baselines=[planted, GeneratorSpec("independent", {}, "independent")])
+    def context(**settings):
+        return JobContext.from_config(SweepConfig.for_model(model, levels=[1], games=["release"], **settings), model,
+                                      train, test, baselines=[planted, GeneratorSpec("independent", {}, "independent")])
+
+    context = context(dp_audit_trials=TRIALS)
     tasks = [t for t in plan(context) if t.kind == "dp_audit"]
     assert [t.name for t in tasks] == [f"dp_audit:no-noise:{i}" for i in range(TRIALS)]
     records = [r for t in tasks for r in run_task(t, context)[0]]
     audits = summary_json(to_frame(records), ["total_cost_eur"])["dp_audit"]
     assert list(audits) == ["no-noise"] and audits["no-noise"]["flagged"]
     assert audits["no-noise"]["claimed_epsilon"] == CLAIM and audits["no-noise"]["trials"] == TRIALS
-    assert not [t for t in plan(context_for_model(model, train, test, levels=[1], games=("release",),
-                                                  baselines=[planted])) if t.kind == "dp_audit"]  # off by default
+    off = JobContext.from_config(SweepConfig.for_model(model, levels=[1], games=["release"]), model, train, test,
+                                 baselines=[planted])
+    assert not [t for t in plan(off) if t.kind == "dp_audit"]  # off by default
 
 
 def test_the_command_line_refuses_an_audit_with_nothing_to_audit(tmp_path, capsys):

@@ -27,7 +27,7 @@ def test_the_paper_preset_has_appendix_j_sizes():
 
 
 def test_an_unknown_preset_is_refused_with_the_choices():
-    with pytest.raises(DataError, match="Unknown protocol preset 'fast'") as caught:
+    with pytest.raises(DataError, match="The setting 'protocol' cannot be 'fast'") as caught:
         get_protocol("fast")
     assert caught.value.fix == "Choose one of: quick, paper."
 

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import pytest
 
 from tvs_core import figures as F
-from tvs_core.choice import Axis
+from tvs_core.choice import Axis, Normalisation
 from tvs_core.choice.selection import level_table, select
 from tvs_core.errors import DataError
 from tvs_core.evaluation.catalogue import CATALOGUE
@@ -612,8 +612,8 @@ def test_the_hover_names_the_column_the_choice_names(competitors):
                  for t in COMPETITOR_LEVELS}
     assert all(raw_worst[t] != default[t] for t in COMPETITOR_LEVELS)  # the case the tester met
     assert named(competitor_scatter(competitors)) == {t: [default[t]] for t in COMPETITOR_LEVELS}
-    for method in ("anchored", "paper", "minmax"):
-        selection = choose(competitors, TWO, privacy=MAB, method=method)
+    for method in Normalisation:
+        selection = choose(competitors, TWO, privacy=MAB, normalisation=method)
         fig = F.privacy_utility_scatter(competitors, MAB, TWO, 3, COMPETITOR_LEVELS, selection=selection)
         columns = deciding(selection)
         assert named(fig) == {t: [columns[t]] for t in COMPETITOR_LEVELS}, method

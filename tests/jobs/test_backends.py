@@ -17,9 +17,8 @@ def test_a_jobs_context_counts_its_arrays_for_dask_so_joblib_scatters_it():
 
     train, test = np.zeros((2_000, 10)), np.zeros((500, 10))
     data = SimpleNamespace(train=train, test=test, shared={"distances": np.zeros(1_000)})
-    context = JobContext(data=data, holder=None, spec=None, levels=[1], protocol=None, caps=[], targets=[],
-                         attacker_rows=np.zeros((100, 10)), sensitive=[], seed=0,
-                         externals={"mine": np.zeros((50, 10))})
+    context = JobContext(config=None, data=data, holder=None, spec=None, levels=[1], protocol=None, caps=[],
+                         targets=[], attacker_rows=np.zeros((100, 10)), externals={"mine": np.zeros((50, 10))})
     register_context_size_for_dask()
     arrays = train.nbytes + test.nbytes + 1_000 * 8 + 100 * 10 * 8 + 50 * 10 * 8
     assert arrays <= sizeof(context) < 2 * arrays

@@ -8,7 +8,9 @@ import pytest
 from tvs_core.errors import DataError
 from tvs_core.evaluation.protocol import get_protocol
 from tvs_core.jobs.config import (
+    CONSTRAINTS,
     DEFAULT_BASELINES,
+    SETTING_NAMES,
     SweepConfig,
     baseline_spec,
     check_external_name,
@@ -65,7 +67,7 @@ def test_the_protocol_is_the_presets_with_only_the_overrides_changed():
 
 def test_an_unknown_preset_is_refused_with_the_presets_to_choose_from():
     """'fast' is a family set, not a protocol: refused when the sweep is made, before anything runs."""
-    with pytest.raises(DataError, match="'protocol' is 'fast': not one of quick, paper"):
+    with pytest.raises(DataError, match="The setting 'protocol' cannot be 'fast'. Choose one of: quick, paper."):
         sweep(preset="fast")
 
 
@@ -176,14 +178,19 @@ def test_an_old_sweep_naming_a_baseline_this_version_lacks_still_opens_and_refus
 
 
 BAD_SETTINGS = [
-    ("measure", "mab", "'association measure' is 'mab': not one of kendall, spearman, pearson"),
+    ("measure", "mab", "The setting 'association measure' cannot be 'mab'. Choose one of: kendall, spearman, pearson"),
     ("seed", -1, "'master seed' is -1: not a whole number from 0"),
     ("levels", ["3"], "'truncation levels' is ['3']: not a whole number from 0"),
     ("holdout_fraction", 1.5, "'hold-out fraction' is 1.5: not a number between 0 and 1"),
-    ("games", ["aia", "poker"], "'attack games' is ['aia', 'poker']: not among release, aia, mia"),
-    ("preset", "thorough", "'protocol' is 'thorough': not one of quick, paper"),
-    ("preset", 2, "'protocol' is 2: not one of quick, paper"),
-    ("families", "gauss", "'pair-copula families' is 'gauss': not one of paper, parametric, fast, tll, gaussian"),
+    ("games", ["aia", "poker"], "The setting 'attack games' cannot be 'poker'. Choose one of: release, aia, mia"),
+    ("baseline_games", ["release"], "The setting 'baselines play the attack games' cannot be 'release'. Choose one "
+                                    "of: aia, mia"),
+    ("feature_set", "shadows", "The setting 'attack features' cannot be 'shadows'. Choose one of: correlations, "
+                               "naive, histogram"),
+    ("preset", "thorough", "The setting 'protocol' cannot be 'thorough'. Choose one of: quick, paper"),
+    ("preset", 2, "The setting 'protocol' cannot be '2'. Choose one of: quick, paper"),
+    ("families", "gauss", "The setting 'pair-copula families' cannot be 'gauss'. Choose one of: paper, parametric, "
+                          "fast, tll, gaussian"),
     ("baselines", "independent", "'baselines' is 'independent': not a list of baseline names"),
     ("baselines", ["independent", 3], "'baselines' is ['independent', 3]: not a list of baseline names"),
     ("baselines", ["ctgan:"], "'baselines' is ['ctgan:']: 'ctgan:' is not written GENERATOR or GENERATOR:PARAMETER"),
@@ -195,7 +202,7 @@ def test_a_bad_stored_setting_is_refused_in_one_sentence_naming_it(setting, valu
     stored = {**SweepConfig(response="y", sensitive=["a"]).to_dict(), setting: value}
     with pytest.raises(DataError) as refused:
         SweepConfig.from_dict(stored)
-    assert words in refused.value.message and refused.value.fix
+    assert words in str(refused.value) and refused.value.fix  # a choice: the setting, the value, the choices
 
 
 def test_a_setting_this_version_does_not_know_is_refused_by_name():
@@ -211,7 +218,7 @@ def test_a_bad_value_set_on_a_live_sweep_is_refused_in_the_same_sentence_and_cha
     before = config.to_dict()
     with pytest.raises(DataError) as refused:
         setattr(config, setting, value)
-    assert words in refused.value.message and refused.value.fix
+    assert words in str(refused.value) and refused.value.fix
     assert config.to_dict() == before
 
 
@@ -229,3 +236,31 @@ def test_a_setting_set_as_text_on_a_live_sweep_is_held_typed_and_a_switch_is_che
     assert config.baseline_games == ["aia", "mia"]
     with pytest.raises(DataError, match="'DP audit' is -1"):
         config.dp_audit_trials = -1
+
+
+def test_each_command_line_flag_of_a_sweep_setting_is_made_from_its_one_declaration():
+    """A sweep setting is declared once (``SweepConfig``'s field: type and default; its ``Setting``: constraint,
+    screen name, help, flag): every command that has its flag offers it with its screen name and help, and a choice
+    with its Enum's values and the field's default; the manifest and every refusal name it by the same screen name."""
+    import argparse
+
+    from tvs_core.cli import build_parser
+    from tvs_core.jobs.config import SETTINGS, setting_default
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    flagged = {name: declared for name, declared in SETTINGS.items() if declared.flag}
+    assert {"response", "sensitive", "measure", "preset", "families", "margins", "missing", "seed", "analysis",
+            "reuse_families"} <= set(flagged)
+    offered = set()
+    for parser in commands.values():
+        for action in parser._actions:
+            for name in (n for n, declared in flagged.items() if declared.flag in action.option_strings):
+                offered.add(name)
+                declared = flagged[name]
+                assert action.help.replace("%%", "%").startswith(f"{declared.screen_name}: {declared.help}")
+                if declared.kind is not None:
+                    assert action.choices == [member.value for member in declared.kind]
+                    assert action.default == setting_default(name)
+    assert offered == set(flagged)
+    assert SETTING_NAMES == {name: declared.screen_name for name, declared in SETTINGS.items()}
+    assert CONSTRAINTS == {name: declared.check for name, declared in SETTINGS.items()}

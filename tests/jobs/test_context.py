@@ -17,6 +17,7 @@ from tests.conftest import make_small_table
 from tests.helpers import TINY
 from tvs_core import IndependentMargins
 from tvs_core.errors import DataError
+from tvs_core.evaluation.protocol import Game
 from tvs_core.jobs import SweepConfig
 from tvs_core.jobs.context import context_for_job, fit_holder, split_tables
 
@@ -145,7 +146,7 @@ def test_the_attackers_reference_rows_exist_only_when_the_membership_game_is_pla
     assert context.attacker_rows is not None and len(context.attacker_rows) == context.protocol.mia_size_attacker
     assert not {t.row for t in context.targets} & set(np.asarray(context.attacker_rows).tolist())
     without = context_for_job(config(games=["release", "aia"]), table, None, holder)
-    assert without.attacker_rows is None and without.games == ("release", "aia")
+    assert without.attacker_rows is None and without.games == [Game.RELEASE, Game.AIA]
 
 
 def test_baselines_are_named_as_the_sweep_names_them(table, holder):

@@ -19,7 +19,8 @@ from tests.conftest import make_small_table
 from tests.helpers import TINY
 from tvs_core import IndependentMargins, TVineSynth
 from tvs_core.errors import DataError
-from tvs_core.evaluation.protocol import QUICK
+from tvs_core.evaluation.membership import FeatureSet
+from tvs_core.evaluation.protocol import QUICK, Game
 from tvs_core.evaluation.records import COLUMNS, HOLDER, Record, RecordRole, record, to_frame
 from tvs_core.evaluation.summary import summarise
 from tvs_core.jobs.context import split_tables
@@ -145,9 +146,9 @@ def test_the_settings_reach_the_engine_as_given(model, split, engine):
              baseline_games=("mia",), feature_set="naive", analysis=["age"], dp_audit_trials=3)
     context = engine[0]
     assert (context.seed, context.games, context.baseline_games, context.feature_set) == (
-        9, ("aia", "mia"), ("mia",), "naive")
+        9, [Game.AIA, Game.MIA], [Game.MIA], FeatureSet.NAIVE)
     assert context.baselines == [independent] and context.data.analysis == ["age"]
-    assert context.dp_audit_trials == 3 and context.attacker_rows is not None
+    assert context.config.dp_audit_trials == 3 and context.attacker_rows is not None
 
 
 def test_no_kendall_matrix_is_drawn_when_the_release_is_not_evaluated(model, split, engine):
@@ -164,9 +165,11 @@ def test_a_model_without_levels_is_evaluated_at_the_one_level_none(split, engine
 def test_the_in_memory_run_skips_the_holders_fit_and_sums_each_phase_over_the_tasks(model, split, monkeypatch):
     """The holder was fitted by the caller: its task is done before the engine starts. Records come back in
     canonical order, whatever order the tasks finished in."""
-    from tvs_core.jobs.context import context_for_model
+    from tvs_core.jobs import SweepConfig
+    from tvs_core.jobs.context import JobContext
 
-    context = context_for_model(model, *split, levels=[1], preset=PRESET, games=("aia",))
+    context = JobContext.from_config(SweepConfig.for_model(model, levels=[1], preset=PRESET, games=["aia"],
+                                                           baselines=[]), model, *split)
     started_with = []
 
     def fake_execute(context, tasks, sink, n_jobs=2, backend="loky"):

@@ -2,7 +2,6 @@
 
 from collections import Counter
 from dataclasses import replace
-from types import SimpleNamespace
 
 import pytest
 
@@ -156,21 +155,17 @@ def test_a_games_iteration_is_its_out_model_then_one_in_model_per_target_row():
 
 
 def test_the_plan_of_a_fitted_holder_has_one_in_model_per_distinct_target_row():
-    from types import SimpleNamespace
+    from tvs_core.jobs.plan import PlanInputs, plan
 
-    from tvs_core.evaluation.attribute import Target
-    from tvs_core.jobs.plan import plan
-
-    targets = [Target(row, column, "random") for row, column in ((9, "a"), (2, "a"), (9, "b"))]
-    context = SimpleNamespace(levels=[1], protocol=replace(QUICK, aia_iterations=1, mia_iterations=1, mia_shadows=1),
-                              games=("aia", "mia"), baselines=[], baseline_games=(), externals={}, targets=targets)
+    # three targets on two rows (row 9 a target for two columns): one IN model per row
+    context = PlanInputs(config(games=["aia", "mia"], baselines=[]), [1],
+                         replace(QUICK, aia_iterations=1, mia_iterations=1, mia_shadows=1), [], (), [2, 9])
     tasks = plan(context)
     assert [t.name for t in tasks if t.kind == TaskKind.AIA_MODEL] == ["aia_model:0:out", "aia_model:0:2",
                                                                        "aia_model:0:9"]
     assert [t.name for t in tasks if t.kind == TaskKind.MIA_SHADOW_MODEL] == [
         "mia_shadow_model:0:out", "mia_shadow_model:0:2", "mia_shadow_model:0:9"]
-    unshared = plan(SimpleNamespace(**{**vars(context), "protocol": replace(context.protocol,
-                                                                            mia_shared_shadows=False)}))
+    unshared = plan(replace(context, protocol=replace(context.protocol, mia_shared_shadows=False)))
     assert [t.name for t in unshared if t.kind == TaskKind.MIA_SHADOW_MODEL] == [  # each row's part fits its OUT
         "mia_shadow_model:0:2", "mia_shadow_model:0:9"]
 
@@ -195,7 +190,7 @@ def test_a_baselines_sets_are_scored_one_costly_set_a_chunk_then_five_at_a_time_
 
 
 def test_a_baselines_sets_wait_for_its_fit_which_uses_more_threads_on_more_workers():
-    from tvs_core.jobs.plan import FIT_THREADS_PER, plan
+    from tvs_core.jobs.plan import FIT_THREADS_PER, PlanInputs, plan
 
     tasks = planned_tasks(config(baselines=["independent", "rvine"]), [1])
     for task in (t for t in tasks if t.kind == TaskKind.BASELINE_SETS):
@@ -203,8 +198,8 @@ def test_a_baselines_sets_wait_for_its_fit_which_uses_more_threads_on_more_worke
     assert {t.params for t in tasks if t.kind == TaskKind.BASELINE_FIT} == {(1,)}
     assert fit_threads(2) == 1 and fit_threads(FIT_THREADS_PER * 8) == 8
     sweep = config(baselines=["rvine"])
-    context = SimpleNamespace(levels=[1], protocol=QUICK, games=("release",), baseline_games=(), externals={},
-                              baselines=[baseline_spec(name, sweep) for name in sweep.baselines], planned_targets=4)
+    context = PlanInputs(replace(sweep, games=["release"]), [1], QUICK,
+                         [baseline_spec(name, sweep) for name in sweep.baselines], (), list(range(4)))
     assert {t.params for t in plan(context, workers=64) if t.kind == TaskKind.BASELINE_FIT} == {(fit_threads(64),)}
 
 

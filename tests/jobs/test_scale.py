@@ -18,7 +18,7 @@ from tvs_core.evaluation.set_metrics import SyntheticSet, bounded
 from tvs_core.evaluation.sizes import PMSE_ROWS, RELEASE_ROWS, SET_ROWS
 from tvs_core.jobs import JobView, SweepConfig, memory, submit
 from tvs_core.jobs import first_look as first_look_module
-from tvs_core.jobs.context import context_for_model, fit_holder, split_tables
+from tvs_core.jobs.context import JobContext, fit_holder, split_tables
 from tvs_core.jobs.tasks import TaskKind, plan_from_json
 from tvs_core.jobs.worker import run_job
 from tvs_core.model import vine as vine_module
@@ -299,9 +299,11 @@ def test_reusing_the_holders_families_refits_only_their_parameters(clinical):
 def test_the_games_reuse_the_holders_families_only_when_asked(clinical):
     train, test = clinical.iloc[:250], clinical.iloc[250:]
     holder = TVineSynth(response=Y, sensitive=["total_cost_eur"], seed=0, families=FamilySet.FAST).fit(train)
-    assert "fixed_vine" not in {k for k, v in context_for_model(holder, train, test).spec.config.items()
-                                if v is not None}
-    spec = context_for_model(holder, train, test, reuse_families=True).spec
+    def context(**settings):
+        return JobContext.from_config(SweepConfig.for_model(holder, baselines=[], **settings), holder, train, test)
+
+    assert "fixed_vine" not in {k for k, v in context().spec.config.items() if v is not None}
+    spec = context(reuse_families=True).spec
     rows = EvaluationData.from_model(holder, train, test).train[:150]
     game_model = spec.build(seed=7, t_max=2).fit_encoded(rows, holder.encoder_, holder.schema_)
     assert game_model.vine_.families == holder.vine_at(2).families

@@ -6,27 +6,28 @@ import pyvinecopulib as pv
 
 from tvs_core.errors import DataError
 from tvs_core.model.families import DEFAULT_FAMILY_SET, FAMILY_SETS, FamilyChoice, FamilySet
+from tvs_core.text import read_choice
 
 F = pv.BicopFamily
 
 
 def test_an_unknown_family_set_in_text_is_refused_with_every_choice_named():
     with pytest.raises(DataError) as caught:
-        FamilySet.parse("gauss")
-    assert "'gauss'" in caught.value.message
+        read_choice(FamilySet, "gauss")
+    assert caught.value.message == "The setting 'pair-copula families' cannot be 'gauss'."
     assert all(name in caught.value.fix for name in FAMILY_SETS)
 
 
 @pytest.mark.parametrize("text", [None, 3, ["paper"]])
 def test_what_is_not_text_naming_a_family_set_is_refused_in_words_too(text):
-    with pytest.raises(DataError, match="Unknown pair-copula family set"):
-        FamilySet.parse(text)
+    with pytest.raises(DataError, match="The setting 'pair-copula families' cannot be"):
+        read_choice(FamilySet, text)
 
 
 def test_each_set_is_read_from_its_name_and_has_its_choice_and_the_default_exists():
     for name, preset in FAMILY_SETS.items():
         assert isinstance(preset, FamilyChoice) and preset.name == name
-        assert FamilySet.parse(str(name)) is name and FamilySet.parse(name) is name
+        assert read_choice(FamilySet, str(name)) is name and read_choice(FamilySet, name) is name
     assert set(FAMILY_SETS) == set(FamilySet) and DEFAULT_FAMILY_SET in FAMILY_SETS
 
 

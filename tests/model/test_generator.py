@@ -161,7 +161,7 @@ def test_a_saved_models_margins_missing_policy_and_measure_come_back_typed_and_a
                                                                                       "kendall"}
     back = SyntheticGenerator.from_json(json.dumps(saved))
     assert (type(back.margins), type(back.missing), type(back.measure)) == (MarginKind, MissingPolicy, Measure)
-    with pytest.raises(DataError, match="Unknown margins setting 'kernel'") as refused:
+    with pytest.raises(DataError, match="The setting 'margins' cannot be 'kernel'") as refused:
         SyntheticGenerator.from_json(json.dumps({**saved, "config": {**saved["config"], "margins": "kernel"}}))
     assert "empirical, kde" in refused.value.fix
 

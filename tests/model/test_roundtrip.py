@@ -154,7 +154,7 @@ def test_a_saved_model_keeps_its_family_set_as_text_and_loads_it_typed(model):
 def test_a_saved_model_naming_a_family_set_this_version_lacks_is_refused_in_words(model):
     saved = json.loads(model.to_json())
     saved["config"]["families"] = "gauss"
-    with pytest.raises(DataError, match="Unknown pair-copula family set 'gauss'") as caught:
+    with pytest.raises(DataError, match="The setting 'pair-copula families' cannot be 'gauss'") as caught:
         SyntheticGenerator.from_json(json.dumps(saved))
     assert all(str(name) in caught.value.fix for name in FamilySet)
 

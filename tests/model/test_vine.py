@@ -97,7 +97,7 @@ def test_every_sampled_unit_value_is_strictly_inside_the_unit_interval(star):
 
 @pytest.mark.parametrize("families", ["nope", "gaussian"])
 def test_a_family_set_given_as_text_is_refused_at_fit_with_the_sets_named(families):
-    """The library takes a ``FamilySet``; text is read by ``FamilySet.parse`` where it comes in (command line, stored
+    """The library takes a ``FamilySet``; text is read by ``read_choice`` where it comes in (command line, stored
     settings, saved models), so text reaching a fit is refused in words, with every set to give instead."""
     with pytest.raises(DataError, match=f"family set is '{families}', not a FamilySet") as caught:
         RVine(response="y", families=families).fit(make_small_table())
@@ -105,7 +105,8 @@ def test_a_family_set_given_as_text_is_refused_at_fit_with_the_sets_named(famili
 
 
 @pytest.mark.parametrize("setting, value, named", [
-    ("parametric_method", "ml", "Unknown estimation method 'ml'"), ("t_max", -1, "'t_max' must be a whole number"),
+    ("parametric_method", "ml", "The setting 'estimation method' cannot be 'ml'"),
+    ("t_max", -1, "'t_max' must be a whole number"),
     ("t_max", 2.5, "'t_max' must be a whole number"), ("families", "nope", "family set is 'nope'")])
 def test_a_vine_setting_no_fit_can_use_is_refused_in_words_before_any_work(setting, value, named):
     """Not pyvinecopulib's RuntimeError or TypeError from inside the fit: the setting and its choices."""

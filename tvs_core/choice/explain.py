@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from ..evaluation.catalogue import CATALOGUE, PerColumn
 from ..evaluation.dp_audit import AuditResult
 from ..evaluation.intervals import interval_words
+from ..evaluation.protocol import ProtocolName
 from ..evaluation.records import REAL, SHUFFLED
 from ..evaluation.summary import Summary
 from ..text import percent, signed, way_words
 from .axes import Axis
-from .selection import MORE_REVEALING, Column, Selection, level_column, level_column_names, shown_privacy
+from .selection import MORE_REVEALING, Column, Normalisation, Selection, level_column, level_column_names, shown_privacy
 from .verdicts import (
     AS_REAL,
     FRAGILE,
@@ -65,9 +66,9 @@ def _n(rows: Summary, metric: str, column: str | None = None) -> int | None:
     return None if found is None else found.n
 
 
-def _anchors(anchor: tuple | None, method: str) -> str:
+def _anchors(anchor: tuple | None, normalisation: Normalisation) -> str:
     """How the score was scaled, in the units of the value it scales."""
-    if method == "minmax":
+    if normalisation == Normalisation.MINMAX:
         return " (min-max over the levels: the worst level scores 0, the best 1)"
     if anchor is None or any(v is None or (isinstance(v, float) and math.isnan(v)) for v in anchor):
         return ""
@@ -84,7 +85,7 @@ PRIVACY_ENDS = {"anchored": " — 0 is what the attack achieves on the real rows
 def explain_level(selection: Selection, summary: Summary, level: int, sensitive: list[str],
                   preview=None, response: str | None = None, claims: dict[str, float] | None = None,
                   audits: list[AuditResult] | None = None, verdicts: Verdicts | None = None,
-                  preset: str | None = None) -> LevelCard:
+                  preset: ProtocolName | None = None) -> LevelCard:
     """The card of ``level``: its verdicts first (``verdicts``, or ``level_verdicts`` of the same arguments), then
     the numbers and method; ``preview`` (a ``LevelPreview``) adds the real associations the level cuts."""
     table = selection.table.set_index("level")
@@ -110,7 +111,7 @@ def explain_level(selection: Selection, summary: Summary, level: int, sensitive:
     worst = " (the least protected sensitive column after scaling)" if privacy.worst and len(sensitive) > 1 else ""
     score = shown if shown == MORE_REVEALING else f"privacy score {shown}"
     card.protects.append(f"{source.short}{where}{worst}: {_number(point, _n(at, source.name, column))}; {score}"
-                         f"{_anchors(anchor, selection.method)}{PRIVACY_ENDS.get(selection.method, '.')}")
+                         f"{_anchors(anchor, selection.normalisation)}{PRIVACY_ENDS.get(selection.normalisation, '.')}")
     if privacy.metric.name != "mia_auc" and not at.metric("mia_auc").empty:
         mia = Axis(CATALOGUE["mia_auc"]).point(at, None)
         real = summary.model(REAL).metric("mia_auc").interval()
@@ -125,11 +126,11 @@ def explain_level(selection: Selection, summary: Summary, level: int, sensitive:
         value = Axis(metric).point(at, None)
         anchor = selection.anchors.get("utility", {})
         anchor = anchor.get(name) if isinstance(anchor, dict) else anchor
-        if selection.method == "minmax":
+        if selection.normalisation == Normalisation.MINMAX:
             scale = f"{way_words(part, 'the worst of these levels', 'the best')} (min-max scaling)"
         else:
             scale = (f"{way_words(part, NOTHING_KEPT, AS_REAL)}"
-                     f"{_anchors(anchor, selection.method)}")
+                     f"{_anchors(anchor, selection.normalisation)}")
         card.costs.append(f"{metric.short}: {_number(value, _n(at, name))} — {scale}.")
     if preview is not None:
         cut = preview.cut_at(level)

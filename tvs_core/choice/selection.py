@@ -39,12 +39,13 @@ import pandas as pd
 from ..evaluation.catalogue import Metric, PerColumn, Reference
 from ..evaluation.records import HOLDER
 from ..evaluation.summary import Interval, Summary
-from ..text import decimal
+from ..text import choice_named, decimal
 from .axes import DEFAULT_PRIVACY, Axis
 from .mix import DEFAULT_MIX, UtilityMix
 from .standing import Reading, Standing, overlaps, point
 
 
+@choice_named("normalisation")
 class Normalisation(StrEnum):
     """How a level's utility and privacy are put on one scale before PU_t weighs them."""
 
@@ -104,7 +105,7 @@ class Selection:
     table: pd.DataFrame
     best_level: int | None
     alpha: float
-    method: str
+    normalisation: Normalisation
     privacy: Axis  # what P measures
     utility: UtilityMix | Axis  # what U measures: a mix of parts, or one utility metric (a ``level_table``'s u)
     notes: list[str] = field(default_factory=list)  # what the user should know about this choice
@@ -114,14 +115,14 @@ class Selection:
     provisional: list[int] = field(default_factory=list)
 
 
-def _scale(values: np.ndarray, metric: Metric, method: str, anchor: tuple | None,
+def _scale(values: np.ndarray, metric: Metric, normalisation: Normalisation, anchor: tuple | None,
            candidates: np.ndarray | None = None) -> np.ndarray:
     """Values of ``metric`` on the [0, 1] scale, higher = better, NOT clipped (anchored values beyond
     the anchors stay visible: below 0 is worse than the real data, above 1 beyond the floor); NaN where
     the anchors are unknown. Min-max runs along the last axis, so a stack of draws (draws x levels) is
     scaled row by row in one call."""
     ref = values if candidates is None else candidates
-    if method == "minmax":
+    if normalisation == Normalisation.MINMAX:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)  # a row without any value: nothing to scale
             low, high = np.nanmin(ref, axis=-1, keepdims=True), np.nanmax(ref, axis=-1, keepdims=True)
@@ -204,22 +205,22 @@ def _utility_parts(levels: pd.DataFrame, utility: Axis | UtilityMix | None, anch
     return [part], axis, []
 
 
-def select(levels: pd.DataFrame, alpha: float = 0.5, method: Normalisation = Normalisation.ANCHORED,
+def select(levels: pd.DataFrame, alpha: float = 0.5, normalisation: Normalisation = Normalisation.ANCHORED,
            privacy: Axis = DEFAULT_PRIVACY, anchors: dict | None = None,
            utility: Axis | UtilityMix | None = None, draws: int = REDRAWS, seed: int = 0,
            candidates: set[int] | None = None) -> Selection:
     """Score candidate levels. ``levels`` has one row per level with the utility columns ``u``, ``u_low``,
     ``u_high`` (one utility metric) or ``u_<metric>``, ``..._low``, ``..._high`` per part of a
     ``UtilityMix``; and per privacy column ``p_<name>``, ``p_<name>_low``, ``p_<name>_high`` (one name per
-    sensitive column for a per-column metric, else the metric itself). ``anchors`` (anchored method):
+    sensitive column for a per-column metric, else the metric itself). ``anchors`` (anchored normalisation):
     {"utility": (worst, ideal) or {metric: (worst, ideal)}, "privacy": {name: (worst, ideal)}}; a missing
     anchor defaults to the catalogue's constants, if it declares them. U is the weighted mean of the
     scaled parts clipped to [0, 1]; P is the privacy score clipped at 1 only (below 0, a level more revealing than
     the real rows, it stays below 0); ``beyond`` says where a value left its scale. ``candidates``: the levels that
     may be recommended (None: all); the others are scored but ``provisional``, never best nor winning a resample."""
-    if method not in METHODS:
-        raise ValueError(f"unknown normalisation {method!r}; use one of {METHODS}")
-    scaling = "anchored" if method == "paper" else method
+    if normalisation not in METHODS:
+        raise ValueError(f"unknown normalisation {normalisation!r}; use one of {METHODS}")
+    scaling = Normalisation.ANCHORED if normalisation == Normalisation.PAPER else normalisation
     if not 0 <= alpha <= 1:
         raise ValueError("alpha must lie in [0, 1]")
     anchors = anchors or {}
@@ -268,7 +269,7 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: Normalisation = Nor
     for q in parts:
         table[level_column(Column.SCALED, q.metric.name)] = u_parts[q.column]
     table["P_unclipped"] = p_unclipped
-    table["P_column"] = deciding_columns(p_raw, privacy, method, p_anchor)
+    table["P_column"] = deciding_columns(p_raw, privacy, normalisation, p_anchor)
     with np.errstate(all="ignore"):
         finite = np.isfinite(pu_draws).any(axis=0)
         for end, q in ((LOW, 0.025), (HIGH, 0.975)):
@@ -301,14 +302,14 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, method: Normalisation = Nor
             u_raw[q.column][i], u_bounds[q.column][0][i], u_bounds[q.column][1][i], q.anchor,
             spreads.get("utility", {}).get(q.metric.name))) for q in parts}
         beyond.append(_beyond((p_unclipped[i], p_standing), u_standings, scaling))
-        revealing.append(scaling == "anchored" and p_unclipped[i] < 0 and _past(p_unclipped[i], p_standing))
+        revealing.append(scaling == Normalisation.ANCHORED and p_unclipped[i] < 0 and _past(p_unclipped[i], p_standing))
     table["beyond"] = beyond
     table["more_revealing"] = revealing  # P below 0 by more than the spreads: ``shown_privacy`` says so in words
-    return Selection(table, _best(p, np.where(ranked, pu, np.nan), lv), alpha, method, privacy, utility, notes,
+    return Selection(table, _best(p, np.where(ranked, pu, np.nan), lv), alpha, normalisation, privacy, utility, notes,
                      anchors, [int(v) for v in lv[~ranked]])
 
 
-def deciding_columns(values: dict[str, np.ndarray], privacy: Axis, method: str, anchors: dict,
+def deciding_columns(values: dict[str, np.ndarray], privacy: Axis, normalisation: Normalisation, anchors: dict,
                      candidates: dict[str, np.ndarray] | None = None) -> list[str | None]:
     """Per point, the sensitive column whose scaled privacy is P: the least protected one after scaling each
     column against its own anchors, which is not always the one with the worst raw value. The one rule that names
@@ -320,7 +321,7 @@ def deciding_columns(values: dict[str, np.ndarray], privacy: Axis, method: str, 
     size = len(next(iter(values.values()))) if values else 0
     if privacy.metric.per_column is not PerColumn.SENSITIVE or not names:
         return [None] * size
-    scaling = "anchored" if method == "paper" else method
+    scaling = Normalisation.ANCHORED if normalisation == Normalisation.PAPER else normalisation
     raw = np.vstack([np.asarray(values[n], dtype=float) for n in names])
     scaled = np.vstack([_scale(raw[i], privacy.metric, scaling, anchors.get(n),
                                None if candidates is None else candidates.get(n)) for i, n in enumerate(names)])
@@ -336,14 +337,15 @@ def deciding_columns(values: dict[str, np.ndarray], privacy: Axis, method: str, 
 
 
 def privacy_anchors(summary: Summary, privacy: Axis, sensitive: list[str], source: Metric | None = None,
-                    method: str = "anchored") -> dict[str, tuple]:
+                    normalisation: Normalisation = Normalisation.ANCHORED) -> dict[str, tuple]:
     """Per privacy column (the metric's name for a metric without columns): (worst, ideal), the values scoring 0
-    and 1, measured in this run for ``source`` (default: the holder's); ``method='paper'``: the paper's ideal."""
+    and 1, measured in this run for ``source`` (default: the holder's); ``normalisation='paper'``: the paper's ideal."""
     source = source or privacy.source_metric(summary.holder())
     columns = privacy.columns(sensitive)
     names = [c if c is not None else privacy.metric.name for c in columns]
     return {name: (privacy.anchor(summary, "worst", column, source),
-                   _paper_ideal(source) if method == "paper" else privacy.anchor(summary, "ideal", column, source))
+                   _paper_ideal(source) if normalisation == Normalisation.PAPER
+                   else privacy.anchor(summary, "ideal", column, source))
             for name, column in zip(names, columns, strict=True)}
 
 
@@ -357,7 +359,7 @@ class PrivacyPoints:
         if selection is not None and selection.privacy != privacy:
             raise ValueError(f"the selection scored {selection.privacy}, not {privacy.text}")
         self.summary, self.privacy, self.sensitive = summary, privacy, sensitive
-        self.method = "anchored" if selection is None else selection.method
+        self.normalisation = Normalisation.ANCHORED if selection is None else selection.normalisation
         self.table = None if selection is None else selection.table.set_index("level")
         self._anchors: dict[str, dict] = {}  # by source metric: measured once per figure, not once per point
 
@@ -376,12 +378,12 @@ class PrivacyPoints:
         else:
             if source.name not in self._anchors:
                 self._anchors[source.name] = privacy_anchors(self.summary, privacy, self.sensitive, source,
-                                                             self.method)
+                                                             self.normalisation)
             candidates = ({c: self.table[level_column(Column.PRIVACY, c)].to_numpy(dtype=float) for c in columns}
-                          if self.table is not None and self.method == "minmax" else None)
+                          if self.table is not None and self.normalisation == Normalisation.MINMAX else None)
             each = {c: privacy.interval(rows, c, source) for c in columns}
             values = {c: np.array([np.nan if v is None else v.median]) for c, v in each.items()}
-            column = deciding_columns(values, privacy, self.method, self._anchors[source.name], candidates)[0]
+            column = deciding_columns(values, privacy, self.normalisation, self._anchors[source.name], candidates)[0]
             return (None, None) if column is None else (each[column], column)
         found = privacy.interval(rows, column, source) if column is not None or len(columns) == 1 else None
         return (None, None) if found is None else (found, column)
@@ -389,7 +391,7 @@ class PrivacyPoints:
     def more_revealing(self, model_rows: Summary, level: int | None, value: Interval, column: str | None) -> bool:
         """The point ``of`` gave lies beyond the real data's anchor by more than the spreads: the attack does better
         on it than on the real rows (a level of the selection: its table's ``more_revealing``, as the card says)."""
-        if self.method == "minmax":
+        if self.normalisation == Normalisation.MINMAX:
             return False
         if self.table is not None and level is not None and level in self.table.index:
             return bool(self.table.loc[level].get("more_revealing", False))
@@ -413,11 +415,11 @@ def shown_privacy(row) -> str:
 
 
 def _beyond(privacy: tuple[float, Standing | None], u_parts: dict[str, tuple[float, Standing | None]],
-            method: str) -> str:
+            normalisation: Normalisation) -> str:
     """Where a scaled value left [0, 1]: said, never silent — unless its interval reaches the anchor's
     (``standing``): within the spread it is read as the anchor, not as a score a hair beyond it. A utility part is
     counted at the end of its scale in PU; a privacy score below 0 keeps its value (``select``)."""
-    if method != "anchored":
+    if normalisation != Normalisation.ANCHORED:
         return ""
     out = []
     value, standing = privacy
@@ -454,7 +456,7 @@ def _constants(metric: Metric) -> tuple | None:
 
 def level_table(summary: Summary, sensitive: list[str], privacy: Axis = DEFAULT_PRIVACY,
                 model: str = HOLDER, utility: UtilityMix = DEFAULT_MIX,
-                method: Normalisation = Normalisation.ANCHORED) -> tuple[pd.DataFrame, dict]:
+                normalisation: Normalisation = Normalisation.ANCHORED) -> tuple[pd.DataFrame, dict]:
     """From a results summary (``evaluation.summarise``): the per-level input of ``select`` (one
     ``u_<metric>`` column triple per part of the utility mix) and the anchors. A metric missing for the
     model is read from its catalogue fallback (the game MAB from the release attack until the game has run)."""
@@ -476,20 +478,20 @@ def level_table(summary: Summary, sensitive: list[str], privacy: Axis = DEFAULT_
         rows.append(row)
     anchors = {"utility": {axis.metric.name: (axis.anchor(summary, "worst", None), axis.anchor(summary, "ideal", None))
                            for axis in parts},
-               "privacy": privacy_anchors(summary, privacy, sensitive, source, method),
+               "privacy": privacy_anchors(summary, privacy, sensitive, source, normalisation),
                "spreads": {"utility": {axis.metric.name: _spreads(summary, axis, None) for axis in parts},
-                           "privacy": {name: _spreads(summary, privacy, column, source, method)
+                           "privacy": {name: _spreads(summary, privacy, column, source, normalisation)
                                        for name, column in zip(names, privacy.columns(sensitive), strict=True)}}}
     return pd.DataFrame(rows), anchors
 
 
 def _spreads(summary: Summary, axis: Axis, column: str | None, source: Metric | None = None,
-             method: str = "anchored") -> tuple[Interval, Interval] | None:
+             normalisation: Normalisation = Normalisation.ANCHORED) -> tuple[Interval, Interval] | None:
     """(worst, ideal) of a scale with their intervals, as ``standing`` reads a value against them; the paper's ideal
     is its constant. None where either is unknown."""
     worst = axis.anchor_interval(summary, "worst", column, source)
-    ideal = (point(_paper_ideal(source or axis.metric)) if method == "paper" and _paper_ideal(source or axis.metric)
-             is not None else axis.anchor_interval(summary, "ideal", column, source))
+    paper_ideal = _paper_ideal(source or axis.metric) if normalisation == Normalisation.PAPER else None
+    ideal = point(paper_ideal) if paper_ideal is not None else axis.anchor_interval(summary, "ideal", column, source)
     return None if worst is None or ideal is None else (worst, ideal)
 
 

@@ -11,7 +11,7 @@ from ..evaluation.catalogue import CATALOGUE, PerColumn, described
 from ..evaluation.dp_audit import audits_from_records
 from ..evaluation.records import HOLDER, REFERENCE_MODELS, RecordRole
 from ..evaluation.summary import Summary, summarise
-from ..text import percent
+from ..text import percent, read_choice
 from .axes import DEFAULT_PRIVACY, Axis
 from .mix import DEFAULT_MIX, UtilityMix
 from .selection import (
@@ -40,7 +40,7 @@ def _interval(rows: Summary) -> dict | None:
 
 
 def choose(summary: Summary, sensitive: list[str], alpha: float = 0.5,
-           method: Normalisation = Normalisation.ANCHORED, privacy: Axis = DEFAULT_PRIVACY, seed: int = 0,
+           normalisation: Normalisation = Normalisation.ANCHORED, privacy: Axis = DEFAULT_PRIVACY, seed: int = 0,
            utility: UtilityMix = DEFAULT_MIX, complete: set[int] | None = None) -> Selection | None:
     """PU_t over the holder's levels, U_t being the utility mix; None until there is something to score.
     ``complete``: the levels whose numbers are final (``JobView.complete_levels``; None: every level), the only
@@ -51,10 +51,10 @@ def choose(summary: Summary, sensitive: list[str], alpha: float = 0.5,
         summary = Summary(summary.frame[summary.frame["role"] != RecordRole.FIRST_LOOK].reset_index(drop=True))
     if not summary.has_levels():
         return None
-    levels, anchors = level_table(summary, sensitive, privacy, utility=utility, method=method)
+    levels, anchors = level_table(summary, sensitive, privacy, utility=utility, normalisation=normalisation)
     if levels.empty:
         return None
-    return select(levels, alpha, method, privacy, anchors, utility=utility, seed=seed, candidates=complete)
+    return select(levels, alpha, normalisation, privacy, anchors, utility=utility, seed=seed, candidates=complete)
 
 
 def _scores(row: pd.Series, named: tuple[str, ...]) -> dict:
@@ -96,7 +96,7 @@ def metrics_of(at: Summary, sensitive: list[str]) -> dict[str, dict]:
 
 
 def summary_json(records: pd.DataFrame, sensitive: list[str], alpha: float = 0.5,
-                 method: Normalisation = Normalisation.ANCHORED, privacy: Axis = DEFAULT_PRIVACY,
+                 normalisation: Normalisation = Normalisation.ANCHORED, privacy: Axis = DEFAULT_PRIVACY,
                  utility_mix: UtilityMix = DEFAULT_MIX, chosen: tuple[Summary, Selection | None] | None = None
                  ) -> dict:
     """{levels: [{model, level, metrics: {name: {median, ci_low, ci_high, n}}}], best_level, the utility mix,
@@ -108,7 +108,7 @@ def summary_json(records: pd.DataFrame, sensitive: list[str], alpha: float = 0.5
     utility = Axis.utility(summary.metrics())
     trtr = _interval(summary.metric(utility.metric.ideal.metric))
     if chosen is None:
-        selection = choose(summary, sensitive, alpha, method, privacy, utility=mix)
+        selection = choose(summary, sensitive, alpha, normalisation, privacy, utility=mix)
     pu = {} if selection is None else selection.table.set_index("level")
     entries = []
     models = [m for m in summary.models() if m not in REFERENCE_MODELS]
@@ -131,7 +131,7 @@ def summary_json(records: pd.DataFrame, sensitive: list[str], alpha: float = 0.5
                     entry["beyond"] = row["beyond"]
             entries.append(entry)
     out = {"best_level": None if selection is None else selection.best_level, "alpha": alpha,
-           "normalisation": method, "privacy_metric": str(privacy), "utility_mix": mix.text,
+           "normalisation": normalisation, "privacy_metric": str(privacy), "utility_mix": mix.text,
            "utility_mix_described": mix.describe(summary.metrics()),
            "anchors": anchors_json(selection, sensitive),
            "notes": [] if selection is None else selection.notes, "levels": entries}
@@ -155,25 +155,26 @@ def anchors_json(selection: Selection | None, sensitive: list[str]) -> dict:
     return out
 
 
-def choice_json(selection: Selection | None, level: int, alpha: float, method: Normalisation, privacy: Axis,
+def choice_json(selection: Selection | None, level: int, alpha: float, normalisation: Normalisation, privacy: Axis,
                 utility_mix: UtilityMix, metric_names=(), chosen_by_user: bool = True) -> dict:
     """The manifest's ``choice``: the settings, the released and the recommended level, who chose the level and why,
     and the scores. A level nobody clicked is the recommendation, and is recorded as one. Each setting is kept as
     its stored text (what the command line and a project read back) and, for a person, ``*_described``."""
     mix = utility_mix
     best = None if selection is None else selection.best_level
-    out = {"alpha": alpha, "normalisation": str(method), "privacy_metric": privacy.text, "utility_mix": mix.text,
-           "normalisation_described": Normalisation(method).phrase, "privacy_metric_described": privacy.title,
+    out = {"alpha": alpha, "normalisation": str(normalisation), "privacy_metric": privacy.text, "utility_mix": mix.text,
+           "normalisation_described": read_choice(Normalisation, normalisation).phrase,
+           "privacy_metric_described": privacy.title,
            "utility_mix_described": mix.describe(metric_names), "selected_level": int(level), "best_level": best,
            "chosen_by": "user" if chosen_by_user else "recommendation"}
-    out["why"] = why_text(selection, level, alpha, method, privacy, mix, chosen_by_user, metric_names)
+    out["why"] = why_text(selection, level, alpha, normalisation, privacy, mix, chosen_by_user, metric_names)
     if selection is not None and level in set(selection.table["level"]):
         row = selection.table.set_index("level").loc[level]
         out["scores"] = _scores(row, ("PU", "U", "P", "P_unclipped"))
     return out
 
 
-def why_text(selection: Selection | None, level: int, alpha: float, method: Normalisation, privacy: Axis,
+def why_text(selection: Selection | None, level: int, alpha: float, normalisation: Normalisation, privacy: Axis,
              mix: UtilityMix, chosen_by_user: bool, metric_names=()) -> str:
     """Who chose the level and why, as the manifest, the ledger and the report say it: the settings by their plain
     names (the catalogue's labels), never their codes."""
@@ -184,7 +185,7 @@ def why_text(selection: Selection | None, level: int, alpha: float, method: Norm
         return (f"chosen by the user; the recommended level at these settings is {best}"
                 + (" (the same)" if best == level else ""))
     settings = (f"α = {alpha:g}, utility {mix.describe(metric_names)}, privacy measured by "
-                f"{privacy.title}, {Normalisation(method).phrase}")
+                f"{privacy.title}, {read_choice(Normalisation, normalisation).phrase}")
     if best is None or best != level:
         return f"level {level} was released without being chosen; no level was recommended at {settings}"
     wins = float(selection.table.set_index("level").loc[best, "wins"])
@@ -199,15 +200,15 @@ class ChoiceSettings:
     again (``parse`` reads the command line's text; a project reads its own when it is loaded)."""
 
     alpha: float = 0.5
-    method: Normalisation = Normalisation.ANCHORED
+    normalisation: Normalisation = Normalisation.ANCHORED
     privacy: Axis = DEFAULT_PRIVACY
     utility: UtilityMix = DEFAULT_MIX
 
     @classmethod
-    def parse(cls, alpha: float, method: str, privacy: str, utility: str, sensitive: list[str] | None = None
+    def parse(cls, alpha: float, normalisation: str, privacy: str, utility: str, sensitive: list[str] | None = None
               ) -> ChoiceSettings:
         """The settings as the command line gives them, as text: each refused by name, with the choices."""
-        return cls(float(alpha), Normalisation(method), Axis.parse(privacy, sensitive=sensitive),
+        return cls(float(alpha), read_choice(Normalisation, normalisation), Axis.parse(privacy, sensitive=sensitive),
                    UtilityMix.parse(utility))
 
     @classmethod
@@ -217,9 +218,9 @@ class ChoiceSettings:
 
     def select(self, summary: Summary, sensitive: list[str], complete: set[int] | None = None) -> Selection | None:
         """``choose`` at these settings; ``complete``: the levels that may be recommended (None: all)."""
-        return choose(summary, sensitive, self.alpha, self.method, self.privacy, utility=self.utility,
+        return choose(summary, sensitive, self.alpha, self.normalisation, self.privacy, utility=self.utility,
                       complete=complete)
 
     def to_json(self, selection: Selection | None, level: int, metric_names=(), chosen_by_user: bool = True) -> dict:
-        return choice_json(selection, level, self.alpha, self.method, self.privacy, self.utility, metric_names,
+        return choice_json(selection, level, self.alpha, self.normalisation, self.privacy, self.utility, metric_names,
                            chosen_by_user)

@@ -40,7 +40,7 @@ from ..evaluation.summary import Interval, Summary, summarise
 from ..text import decimal, percent, way_words
 from .axes import DEFAULT_PRIVACY, Axis
 from .gdpr import CriterionVerdict, point_verdicts, risk_key
-from .selection import MORE_REVEALING, Column, PrivacyPoints, Selection, level_column, level_column_names
+from .selection import MORE_REVEALING, Column, Normalisation, PrivacyPoints, Selection, level_column, level_column_names
 from .standing import Reading, Standing
 
 NEAR_INDEPENDENT = 0.25  # pair structure scored below this: the level keeps little more than independent columns
@@ -155,7 +155,7 @@ class Room:
 
 def level_verdicts(selection: Selection, summary: Summary, level: int, sensitive: list[str], *, preview=None,
                    response: str | None = None, claims: dict[str, float] | None = None,
-                   audits: list[AuditResult] | None = None, preset: str | None = None) -> Verdicts:
+                   audits: list[AuditResult] | None = None, preset: ProtocolName | None = None) -> Verdicts:
     """Every verdict at ``level``: ``preview`` (a ``LevelPreview``) adds the block-assumption check, ``claims`` (the
     ε each DP reference claims) and ``audits`` the differential-privacy verdict; ``preset`` (the sweep's protocol
     preset) says whether more replicates are one preset away. Advice names only remedies that exist at this level:
@@ -196,7 +196,7 @@ class Replicates:
     preset (the membership attacks, the GDPR criteria, structure, closeness and fidelity), or a sweep run with the
     paper preset already — a second sweep with another master seed, whose replicates are new draws."""
 
-    preset: str | None  # the sweep's protocol preset (None: not known, read as the quick one)
+    preset: ProtocolName | None  # the sweep's protocol preset (None: not known, read as the quick one)
 
     def paper_draws_more(self, metric: Metric) -> bool:
         return self.preset != ProtocolName.PAPER and metric.compute is None
@@ -562,7 +562,7 @@ def _warnings(selection: Selection, summary: Summary, level: int, preview, room:
         out.append(Verdict(Topic.WARNING, Severity.WARN, sentence, action, detail))
 
     pair = level_column(Column.SCALED, "pair_structure")
-    if pair in row.index and selection.method != "minmax" and float(row[pair]) < NEAR_INDEPENDENT:
+    if pair in row.index and selection.normalisation != Normalisation.MINMAX and float(row[pair]) < NEAR_INDEPENDENT:
         higher = room.higher_level()
         warn(f"Level {level} keeps little more pairwise dependence than independent columns ({percent(row[pair])} of "
              "the real data's): relations between columns other than those with Y will mostly not be reproduced.",

@@ -13,6 +13,8 @@ from enum import StrEnum
 import numpy as np
 import pyvinecopulib as pv
 
+from ..text import choice_named
+
 
 def _clip(u: np.ndarray) -> np.ndarray:
     return np.clip(u, 1e-10, 1 - 1e-10)
@@ -174,6 +176,7 @@ def _closest_index(support: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.searchsorted(support, _closest(support, x))
 
 
+@choice_named("margins")
 class MarginKind(StrEnum):
     EMPIRICAL = "empirical"
     KDE = "kde"
@@ -182,7 +185,7 @@ class MarginKind(StrEnum):
 MARGINS = {MarginKind.EMPIRICAL: EmpiricalMargins, MarginKind.KDE: KdeMargins}
 
 
-def make_margins(kind: str):
+def make_margins(kind: MarginKind):
     if kind not in MARGINS:
         raise ValueError(f"unknown margins {kind!r}; choose one of {sorted(kind.value for kind in MARGINS)}")
     return MARGINS[kind]()

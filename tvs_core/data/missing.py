@@ -8,10 +8,12 @@ from enum import StrEnum
 import numpy as np
 import pandas as pd
 
+from ..text import choice_named, read_choice
 from .encoding import plain_value
 from .schema import CATEGORICAL_TYPES, ColumnSpec, ColumnType, Role, Schema, parse_dates
 
 
+@choice_named("missing values")
 class MissingPolicy(StrEnum):
     DROP_ROWS = "drop_rows"
     IMPUTE = "impute"
@@ -36,7 +38,7 @@ class MissingReport:
         return asdict(self)
 
     def summary(self) -> str:
-        if self.policy == "drop_rows":
+        if self.policy == MissingPolicy.DROP_ROWS:
             return f"dropped {self.rows_dropped} of {self.rows_before} rows with a missing value"
         cells = sum(self.cells_imputed.values())
         text = f"imputed {cells} cells in {len(self.cells_imputed)} columns"
@@ -46,7 +48,7 @@ class MissingReport:
 
 
 def apply_missing_policy(df: pd.DataFrame, schema: Schema,
-                         policy: MissingPolicy = "drop_rows") -> tuple[pd.DataFrame, Schema, MissingReport]:
+                         policy: MissingPolicy = MissingPolicy.DROP_ROWS) -> tuple[pd.DataFrame, Schema, MissingReport]:
     """Return the modelled table without missing values, its schema and what was changed.
 
     ``impute`` fills each cell with the column's median (numbers, dates) or mode (categories) and adds
@@ -55,15 +57,12 @@ def apply_missing_policy(df: pd.DataFrame, schema: Schema,
     Rows with a missing response are always dropped: a response cannot be imputed honestly. The rows kept keep
     their labels in ``df``, so that a row can be named as the user's table names it.
     """
-    if policy not in ("drop_rows", "impute"):
-        from ..errors import DataError
-
-        raise DataError(f"Unknown missing-value policy '{policy}'.", fix="Use 'drop_rows' or 'impute'.")
+    policy = read_choice(MissingPolicy, policy)
     modelled = schema.modelled
     table = df[modelled]
     n_before = len(table)
     response = schema.response
-    if policy == "drop_rows":
+    if policy == MissingPolicy.DROP_ROWS:
         keep = table.notna().all(axis=1)
         out = table.loc[keep]
         report = MissingReport(policy, n_before, len(out), int((~keep).sum()),

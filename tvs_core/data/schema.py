@@ -10,7 +10,16 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
-from ..text import percent
+from ..text import choice_named, percent
+
+
+@choice_named("association measure")
+class Measure(StrEnum):
+    """The association measure of Algorithm 1's order and of ρ* (here, beside the column types it can measure)."""
+
+    KENDALL = "kendall"
+    SPEARMAN = "spearman"
+    PEARSON = "pearson"
 
 
 class ColumnType(StrEnum):

@@ -9,7 +9,17 @@ import pandas as pd
 
 from ..errors import DataError, DataErrors
 from ..text import percent
-from .schema import CATEGORICAL_TYPES, DATE_FIX, MOSTLY_MISSING, STRAY_TEXT, ColumnType, Role, Schema, not_dates
+from .schema import (
+    CATEGORICAL_TYPES,
+    DATE_FIX,
+    MOSTLY_MISSING,
+    STRAY_TEXT,
+    ColumnType,
+    Measure,
+    Role,
+    Schema,
+    not_dates,
+)
 
 MIN_ROWS = 50
 # Sensitive columns are attacked by regression (numeric) or by a classifier (categorical).
@@ -32,7 +42,7 @@ def header_problems(columns: list) -> list[DataError]:
     return problems
 
 
-def validate(df: pd.DataFrame, schema: Schema, measure: str = "kendall",
+def validate(df: pd.DataFrame, schema: Schema, measure: Measure = Measure.KENDALL,
              min_rows: int = MIN_ROWS) -> list[DataError]:
     """All problems that stop modelling ``df`` with ``schema``; an empty list means it can go."""
     problems = header_problems(list(df.columns))
@@ -93,7 +103,7 @@ def validate(df: pd.DataFrame, schema: Schema, measure: str = "kendall",
                     f"Sensitive column '{spec.name}' is of type {spec.type.value}; the attribute-inference "
                     "attack needs a numeric or categorical column.", column=spec.name,
                     fix="Change its type if it was inferred wrongly, or choose another sensitive column."))
-            elif measure == "pearson" and spec.type not in NUMERIC_TYPES:
+            elif measure == Measure.PEARSON and spec.type not in NUMERIC_TYPES:
                 problems.append(DataError(
                     f"Sensitive column '{spec.name}' is nominal (unordered categories); Pearson correlation "
                     "needs a numeric column.", column=spec.name,
@@ -121,7 +131,7 @@ def validate(df: pd.DataFrame, schema: Schema, measure: str = "kendall",
     return problems
 
 
-def check(df: pd.DataFrame, schema: Schema, measure: str = "kendall", min_rows: int = MIN_ROWS) -> None:
+def check(df: pd.DataFrame, schema: Schema, measure: Measure = Measure.KENDALL, min_rows: int = MIN_ROWS) -> None:
     problems = validate(df, schema, measure=measure, min_rows=min_rows)
     if len(problems) == 1:
         raise problems[0]

@@ -75,9 +75,9 @@ def interval_words(low: float, high: float, n: int | None, digits: int = 2,
     if low is None or high is None or math.isnan(low) or math.isnan(high):
         return "no interval" if n is None or n <= 1 else f"no interval ({n} values)"
     span = f"{low:.{digits}f}–{high:.{digits}f}"
-    if kind == "wilson":
+    if kind == IntervalKind.WILSON:
         return f"95 % interval {span} (Wilson, {n} trials)"
-    if kind == "redraws":
+    if kind == IntervalKind.REDRAWS:
         return f"range {span} ({interval_name(n, kind)})"
     if n is not None and n <= 1:
         return "a single value, no interval"
@@ -90,9 +90,9 @@ def interval_name(n: int | None, kind: IntervalKind = IntervalKind.BOOTSTRAP) ->
     """What the range beside a number is, without its numbers, in the words of ``interval_words`` (shorter: a table's
     caption says that a spread is not a 95 % interval): for a table whose cells hold a median and its range and say
     once per row what the range is."""
-    if kind == "wilson":
+    if kind == IntervalKind.WILSON:
         return f"95 % interval (Wilson, {n} trials)"
-    if kind == "redraws":
+    if kind == IntervalKind.REDRAWS:
         return f"middle 95 % of {n} redraws within each metric's range"
     if n is not None and n <= 1:
         return "a single value, no interval"

@@ -23,10 +23,12 @@ at every level; a row that is a target for several sensitive columns is fitted a
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import StrEnum
 
 import numpy as np
 
 from ..seeding import task_rng, task_seed
+from ..text import choice_named, read_choice
 from .attribute import Target
 from .context import EvaluationData, FittedModels, GeneratorSpec
 from .forests import RandomForestClassifier
@@ -88,27 +90,36 @@ def features_histogram(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
     return (counts / n).reshape(values.shape[:-2] + (d * bins,))
 
 
-FEATURE_SETS: dict[str, Callable[..., np.ndarray]] = {
-    "correlations": features_correlations,
-    "naive": features_naive,
-    "histogram": features_histogram,
+@choice_named("attack features")
+class FeatureSet(StrEnum):
+    """How the membership attacker summarises a synthetic set (Stadler et al.'s feature sets)."""
+
+    CORRELATIONS = "correlations"
+    NAIVE = "naive"
+    HISTOGRAM = "histogram"
+
+
+FEATURE_SETS: dict[FeatureSet, Callable[..., np.ndarray]] = {
+    FeatureSet.CORRELATIONS: features_correlations,
+    FeatureSet.NAIVE: features_naive,
+    FeatureSet.HISTOGRAM: features_histogram,
 }
 
 
-def set_features(sets: np.ndarray, feature_set: str = "correlations", edges: np.ndarray | None = None) -> np.ndarray:
+def set_features(sets: np.ndarray, feature_set: FeatureSet = FeatureSet.CORRELATIONS,
+                 edges: np.ndarray | None = None) -> np.ndarray:
     """(n_sets, n, d) synthetic sets -> (n_sets, n_features) for the attack classifier."""
-    if feature_set not in FEATURE_SETS:
-        raise ValueError(f"Unknown MIA feature set '{feature_set}'; choose one of {', '.join(FEATURE_SETS)}.")
+    feature_set = read_choice(FeatureSet, feature_set)
     sets = np.asarray(sets, dtype=float)
-    if feature_set == "histogram":
+    if feature_set == FeatureSet.HISTOGRAM:
         if edges is None:
             raise ValueError("The histogram feature set needs bin edges; compute them with histogram_edges(train).")
         return features_histogram(sets, edges)
     return FEATURE_SETS[feature_set](sets)
 
 
-def _edges_for(feature_set: str, data: EvaluationData, edges):
-    return histogram_edges(data.train) if feature_set == "histogram" and edges is None else edges
+def _edges_for(feature_set: FeatureSet, data: EvaluationData, edges):
+    return histogram_edges(data.train) if feature_set == FeatureSet.HISTOGRAM and edges is None else edges
 
 
 # -- reference data ----------------------------------------------------------------------------------
@@ -136,7 +147,7 @@ def attacker_reference_rows(data: EvaluationData, targets: list[Target], preset:
 
 
 def _features_by_level(spec: GeneratorSpec, levels: list, rows: np.ndarray, data: EvaluationData, n_sets: int,
-                       size: int, feature_set: str, edges, master_seed: int, *key) -> dict:
+                       size: int, feature_set: FeatureSet, edges, master_seed: int, *key) -> dict:
     """Fit one model on ``rows`` (seed from ``key``) and return the features of its sets per level."""
     model = FittedModels(spec, levels, rows, data, task_seed(master_seed, *key))
     return {level: set_features(model.sets(level, n_sets, size, task_seed(master_seed, *key, level)), feature_set,
@@ -153,7 +164,7 @@ def _shadow_subset(data: EvaluationData, preset: Protocol, master_seed: int, sha
 
 def shadow_model_features(spec: GeneratorSpec, data: EvaluationData, levels: list, preset: Protocol,
                           master_seed: int, shadow: int, attacker_rows: np.ndarray, row: int | None = None,
-                          feature_set: str = "correlations", edges: np.ndarray | None = None) -> dict:
+                          feature_set: FeatureSet = FeatureSet.CORRELATIONS, edges: np.ndarray | None = None) -> dict:
     """One model of shadow ``shadow`` and the features of its sets per level: {("out" | "in", level): features}.
 
     ``row`` None: the shadow's OUT model, shared by every target (``preset.mia_shared_shadows``); a target row: its
@@ -190,7 +201,7 @@ def labelled_shadow(out_part: dict | None, in_parts: dict[int, dict], levels: li
 
 def mia_shadow_task(spec: GeneratorSpec, data: EvaluationData, targets: list[Target], levels: list,
                     preset: Protocol, master_seed: int, shadow: int, attacker_rows: np.ndarray,
-                    feature_set: str = "correlations", edges: np.ndarray | None = None) -> dict:
+                    feature_set: FeatureSet = FeatureSet.CORRELATIONS, edges: np.ndarray | None = None) -> dict:
     """Labelled features of one shadow: {(target_row, level): (X, y)}, OUT sets 0, IN sets 1.
 
     A random subset of rawA (size sizeRawT) is drawn; the OUT model is fitted on it once and, per
@@ -243,7 +254,7 @@ def _eval_reference_rows(data: EvaluationData, targets: list[Target], preset: Pr
 
 
 def eval_out_rates(spec: GeneratorSpec, data: EvaluationData, targets: list[Target], levels: list, preset: Protocol,
-                   master_seed: int, iteration: int, attackers: dict, feature_set: str = "correlations",
+                   master_seed: int, iteration: int, attackers: dict, feature_set: FeatureSet = FeatureSet.CORRELATIONS,
                    edges: np.ndarray | None = None) -> dict:
     """The iteration's OUT model (shared by every target): FP, the share of its sets each target's attacker calls
     members, {(row, level): FP}."""
@@ -257,8 +268,8 @@ def eval_out_rates(spec: GeneratorSpec, data: EvaluationData, targets: list[Targ
 
 
 def eval_in_rates(spec: GeneratorSpec, data: EvaluationData, targets: list[Target], levels: list, preset: Protocol,
-                  master_seed: int, iteration: int, attackers: dict, row: int, feature_set: str = "correlations",
-                  edges: np.ndarray | None = None) -> dict:
+                  master_seed: int, iteration: int, attackers: dict, row: int,
+                  feature_set: FeatureSet = FeatureSet.CORRELATIONS, edges: np.ndarray | None = None) -> dict:
     """Target row ``row``'s IN model: TP, the share of its sets the row's attacker calls members, {level: TP}."""
     edges = _edges_for(feature_set, data, edges)
     raw_out = _eval_reference_rows(data, targets, preset, master_seed, iteration)
@@ -284,7 +295,8 @@ def eval_records(label: str, targets: list[Target], levels: list, iteration: int
 
 def mia_evaluation_task(spec: GeneratorSpec, data: EvaluationData, targets: list[Target], levels: list,
                         preset: Protocol, master_seed: int, iteration: int, attackers: dict,
-                        feature_set: str = "correlations", edges: np.ndarray | None = None) -> list[Record]:
+                        feature_set: FeatureSet = FeatureSet.CORRELATIONS,
+                        edges: np.ndarray | None = None) -> list[Record]:
     """One evaluation iteration at every level: PG, TP and FP records per target.
 
     rawT_out (sizeRawT rows of train minus targets) gives one OUT model shared by all targets and

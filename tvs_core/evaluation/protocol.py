@@ -10,14 +10,30 @@ import os
 from dataclasses import asdict, dataclass, replace
 from enum import StrEnum
 
+from ..text import choice_named, read_choice
+
 OUTLIER_QUANTILES = (0.01, 0.025, 0.975, 0.99)
 
 
+@choice_named("protocol")
 class ProtocolName(StrEnum):
     """A sweep's game and release sizes by name, in the order offered: the quick look first."""
 
     QUICK = "quick"
     PAPER = "paper"
+
+
+@choice_named("attack games")
+class Game(StrEnum):
+    """What a sweep plays on its levels: the published sets' metrics, the attribute-inference game, the membership
+    game (the text is the one every sweep stored)."""
+
+    RELEASE = "release"
+    AIA = "aia"
+    MIA = "mia"
+
+
+ATTACK_GAMES = (Game.AIA, Game.MIA)  # the games a baseline may play too
 
 
 @dataclass(frozen=True)
@@ -130,8 +146,7 @@ def get_protocol(name: ProtocolName) -> Protocol:
     ``TVS_TEST_PROTOCOL=tiny``)."""
     from ..errors import DataError
 
-    if name not in PROTOCOLS:
-        raise DataError(f"Unknown protocol preset '{name}'.", fix=f"Choose one of: {', '.join(PROTOCOLS)}.")
+    name = read_choice(ProtocolName, name)
     sizes = os.environ.get(TEST_PROTOCOL_ENV, "")
     if sizes not in ("", "tiny"):
         raise DataError(f"{TEST_PROTOCOL_ENV} is '{sizes}', which is not a size the tests know.",

@@ -14,6 +14,7 @@ import pandas as pd
 
 from .catalogue import GROUPS, described, label
 from .intervals import bootstrap_interval, interval_words
+from .metrics.base import Direction
 from .records import HOLDER, RecordRole
 
 KEYS = ["model", "level", "role", "metric", "attribute", "target_kind"]
@@ -209,7 +210,7 @@ def summarise_columns(frame: pd.DataFrame, limit: int = MANY_COLUMNS) -> tuple[p
             continue
         done.add((row["metric"], row["targets"]))
         part = frame[many & (frame["metric"] == row["metric"]) & (frame["targets"] == row["targets"])]
-        spread = column_spread(dict(zip(part["column"], part["median"], strict=True)), row["better"] == "lower")
+        spread = column_spread(dict(zip(part["column"], part["median"], strict=True)), row["better"] == Direction.LOWER)
         rows.append(row.to_dict() | {
             "column": f"all {len(part)} columns: their median", "median": None if spread is None else spread.median,
             "interval": "" if spread is None else f"worst: {spread.worst:.3f} ({spread.worst_column})",

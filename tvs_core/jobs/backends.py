@@ -20,8 +20,10 @@ from enum import StrEnum
 from joblib import parallel_config
 
 from ..errors import TVSError
+from ..text import choice_named, read_choice
 
 
+@choice_named("backend")
 class Backend(StrEnum):
     """Where a sweep's tasks run (the numbers do not depend on it)."""
 
@@ -34,7 +36,7 @@ BACKENDS = tuple(Backend)
 # The backends whose cluster on this machine accepts only the account that started it (the dashboard offers no
 # other): loky's workers are this process's children; Dask's local cluster is TLS with a key of its own
 # (dask_cluster). Ray's is not: its servers listen on every network address (Ray 2.60 has no setting for it).
-OWNER_ONLY = ("loky", "dask")
+OWNER_ONLY = (Backend.LOKY, Backend.DASK)
 RAY_RISK = ("Warning: Ray's cluster listens on every network address of this computer and cannot be limited to your "
             "account, so on a shared server other users may reach it and the data it holds; use the default backend "
             "(loky) there.")
@@ -61,9 +63,10 @@ def register_context_size_for_dask() -> None:
 
 
 @contextmanager
-def backend_context(backend: str = "loky", address: str | None = None, n_jobs: int = 2):
+def backend_context(backend: Backend = Backend.LOKY, address: str | None = None, n_jobs: int = 2):
     """joblib's backend for the tasks. Dask and Ray are optional and imported only when chosen."""
-    if backend == "loky":
+    backend = read_choice(Backend, backend)
+    if backend == Backend.LOKY:
         interrupted = False
         try:
             with parallel_config(backend="loky", n_jobs=n_jobs, initializer=leave_interrupts_to_parent):
@@ -76,7 +79,7 @@ def backend_context(backend: str = "loky", address: str | None = None, n_jobs: i
             # Ctrl-C or SIGTERM lands anywhere in joblib, which may still hold its semaphores: the workers end now,
             # the trackers with the process (the command line runs its exit handlers, which release them, first)
             stop_local_workers(trackers=not interrupted)
-    elif backend == "dask":
+    elif backend == Backend.DASK:
         try:
             from dask.distributed import Client
 
@@ -101,7 +104,7 @@ def backend_context(backend: str = "loky", address: str | None = None, n_jobs: i
             if cluster is not None:
                 cluster.close()
             stop_local_workers()  # the resource tracker its processes' start launched
-    elif backend == "ray":
+    elif backend == Backend.RAY:
         try:
             import ray
             from ray.util.joblib import register_ray
@@ -160,12 +163,12 @@ def extras_needed(name: str) -> str:
             "pip install --require-hashes -r requirements-test.lock.")
 
 
-def risk(backend: str, address: str | None = None) -> str | None:
+def risk(backend: Backend, address: str | None = None) -> str | None:
     """The one sentence a user must read before a backend sends their data where other people may reach it; None
     when the backend keeps it to their account (a remote cluster secured with TLS is the user's to secure)."""
-    if backend == "ray":
+    if backend == Backend.RAY:
         return RAY_RISK
-    if backend == "dask" and address:
+    if backend == Backend.DASK and address:
         try:
             import dask
 

@@ -7,21 +7,22 @@ import json
 import math
 import numbers
 from collections.abc import Callable
-from dataclasses import asdict, astuple, dataclass, field, fields, replace
-from enum import EnumMeta
+from dataclasses import MISSING, asdict, astuple, dataclass, field, fields, replace
 
 from ..data.margins import MarginKind
 from ..data.missing import MissingPolicy
-from ..errors import DataError
+from ..errors import ChoiceRefused, DataError
 from ..evaluation.context import GeneratorSpec
 from ..evaluation.dp_audit import DEFAULT_TRIALS
+from ..evaluation.membership import FeatureSet
+from ..evaluation.protocol import ATTACK_GAMES, Game, Protocol, ProtocolName, get_protocol
 from ..evaluation.protocol import SIZE_NAMES as SIZE_NAMES_OF
-from ..evaluation.protocol import Protocol, ProtocolName, get_protocol
 from ..evaluation.records import HOLDER, RAW, REAL, SHUFFLED
 from ..model.competitors import EPOCH_BUDGETS
 from ..model.families import DEFAULT_FAMILY_SET, FAMILY_SETS, FamilySet
 from ..model.ordering import Measure
 from ..model.registry import EPSILON_GENERATORS, BaselineName, generator_class, generator_names
+from ..text import read_choice
 
 # the baselines by name, as the command line and the Sweep page offer them
 DEFAULT_BASELINES = ("rvine", "rvine_star1", "gaussian_copula", "independent", "dp_vine:0.1", "dp_vine:1",
@@ -32,110 +33,12 @@ DEFAULT_BASELINES = ("rvine", "rvine_star1", "gaussian_copula", "independent", "
 COMPETITORS = ("ctgan", "tvae", "privbayes:0.1", "privbayes:1", "privbayes:5", "privpgd:2.5")
 # offered next to them: MST, which stood in for PrivPGD before it was implemented (same ε, δ)
 OTHER_COMPETITORS = ("mst:2.5",)
-GAMES = ("release", "aia", "mia")  # the games a sweep plays on its own levels
+GAMES = tuple(Game)  # the games a sweep plays on its own levels
 
 
-@dataclass
-class SweepConfig:
-    """Everything that determines a sweep's numbers (backend and worker count do not)."""
-
-    response: str | None  # None only while a project has no response yet (a sweep cannot start then)
-    sensitive: list[str]
-    rho_star: float | dict | None = None
-    measure: Measure = Measure.KENDALL
-    order: list[str] | None = None
-    levels: list[int] | None = None  # None: every 5th plus 1 and t_max
-    preset: ProtocolName = ProtocolName.QUICK
-    families: FamilySet = DEFAULT_FAMILY_SET
-    margins: MarginKind = MarginKind.EMPIRICAL
-    missing: MissingPolicy = MissingPolicy.DROP_ROWS
-    t_max: int | None = None
-    seed: int = 0
-    holdout_fraction: float = 0.2
-    baselines: list[BaselineName] = field(default_factory=lambda: list(map(BaselineName.parse, DEFAULT_BASELINES)))
-    feature_set: str = "correlations"
-    games: list[str] = field(default_factory=lambda: ["release", "aia", "mia"])
-    # the attack games the baselines play too ("aia", "mia"): game MAB and PG for every model
-    baseline_games: list[str] = field(default_factory=list)
-    protocol_overrides: dict | None = None  # e.g. {"aia_iterations": 2}: sizes changed from the preset
-    schema: dict | None = None  # the user's schema (types and roles); None: inferred
-    # the covariates of the analysis whose confidence intervals ci_overlap compares (Y on them); None: all
-    analysis: list[str] | None = None
-    # synthetic tables made elsewhere, scored like a release: name -> fingerprint of the workspace copy
-    externals: dict[str, str] | None = None
-    # the games refit the holder's pair-copula families (parameters only) instead of selecting them again:
-    # an opt-in deviation from the paper that makes the paper's family set affordable
-    reuse_families: bool = False
-    # fits of the empirical audit of every baseline that claims an ε (evaluation/dp_audit.py); 0: no audit
-    dp_audit_trials: int = 0
-
-    def __setattr__(self, name: str, value) -> None:
-        """Each setting is checked against ``CONSTRAINTS`` whenever it is set: when a config is made (from a stored
-        job or project too) and when a page or the command line changes one of a live config; a refused value
-        leaves the setting as it was."""
-        check = CONSTRAINTS.get(name)
-        super().__setattr__(name, value if check is None else _checked(name, value, check))
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["baselines"] = [str(name) for name in self.baselines]  # as typed on the command line (asdict splits them)
-        # settings added after the first sweeps were stored: left out when unset, so earlier sweeps keep their ids
-        for added in ("analysis", "externals", "reuse_families", "dp_audit_trials"):
-            if not d[added]:
-                del d[added]
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> SweepConfig:
-        """Stored settings (of this version or an earlier one), each checked against ``CONSTRAINTS``; a value or a
-        setting this version cannot read is refused in one sentence."""
-        known = {f.name for f in fields(cls)}
-        unknown = [name for name in d if name not in known]
-        if unknown:
-            raise DataError(f"These stored sweep settings are not known to this version: {', '.join(unknown)}.",
-                            fix="Open the sweep with the version that ran it, or run it again here.")
-        return cls(**d)
-
-    # the Sweep page's switches, each a yes/no view of the field that carries it
-    @property
-    def baselines_play_games(self) -> bool:
-        return bool(self.baseline_games)
-
-    @baselines_play_games.setter
-    def baselines_play_games(self, on: bool) -> None:
-        self.baseline_games = ["aia", "mia"] if on else []
-
-    @property
-    def per_target_shadows(self) -> bool:
-        """The paper's membership game: a subset and an OUT model per target instead of shared shadows."""
-        return (self.protocol_overrides or {}).get("mia_shared_shadows") is False
-
-    @per_target_shadows.setter
-    def per_target_shadows(self, on: bool) -> None:
-        others = {k: v for k, v in (self.protocol_overrides or {}).items() if k != "mia_shared_shadows"}
-        self.protocol_overrides = ({**others, "mia_shared_shadows": False} if on else others) or None
-
-    def protocol(self) -> Protocol:
-        """The game and release sizes this sweep runs: its preset's, with its overrides."""
-        protocol = get_protocol(self.preset)
-        return replace(protocol, **self.protocol_overrides) if self.protocol_overrides else protocol
-
-    @property
-    def audits_dp(self) -> bool:
-        return self.dp_audit_trials > 0
-
-    @audits_dp.setter
-    def audits_dp(self, on: bool) -> None:
-        self.dp_audit_trials = DEFAULT_TRIALS if on else 0
-
-
-def _one_of(choices) -> Callable:
-    """A value among ``choices`` (an Enum: its member, read from its text too)."""
-    def check(value):
-        if value not in list(choices):
-            raise ValueError(f"not one of {', '.join(map(str, choices))}")
-        return choices(value) if isinstance(choices, EnumMeta) else value
-    return check
+def _one_of(kind) -> Callable:
+    """A member of the Enum ``kind``, read from its text too (``read_choice``: its one refusal)."""
+    return lambda value: read_choice(kind, value)
 
 
 def _optional(check: Callable) -> Callable:
@@ -151,13 +54,26 @@ def _whole(low: int, high: int | None = None) -> Callable:
     return check
 
 
-def _texts(choices=None) -> Callable:
+def _texts() -> Callable:
     def check(value):
         if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
             raise ValueError("not a list of names")
-        if choices is not None and not set(value) <= set(choices):
-            raise ValueError(f"not among {', '.join(choices)}")
         return list(value)
+    return check
+
+
+def _some_of(kind, choices=None) -> Callable:
+    """A list of members of the Enum ``kind`` (among ``choices``, if given), each read from its text too."""
+    allowed = tuple(kind) if choices is None else tuple(choices)
+
+    def check(value):
+        if not isinstance(value, (list, tuple)):
+            raise ValueError("not a list of names")
+        members = [read_choice(kind, v) for v in value]
+        for member in members:
+            if member not in allowed:
+                raise ChoiceRefused(kind.screen_name, member.value, [choice.value for choice in allowed])
+        return members
     return check
 
 
@@ -199,26 +115,196 @@ def _seed(value):
     return _whole(0, MAX_SEED)(value)
 
 
-# What each setting of a sweep may hold, in the way of scikit-learn's ``_parameter_constraints``: checked whenever a
-# setting of a ``SweepConfig`` is set (when it is made, from a stored job or project too, and on a live config), so
-# that a bad value is refused in one sentence naming the setting; an Enum setting's text (as every earlier version
-# stored it) reads as its member.
-CONSTRAINTS: dict[str, Callable] = {
-    "response": _optional(_of_type(str)), "sensitive": _texts(), "rho_star": _optional(_of_type(float, int, dict)),
-    "measure": _one_of(Measure), "order": _optional(_texts()), "levels": _optional(_levels),
-    "preset": _one_of(ProtocolName), "families": _one_of(FamilySet), "margins": _one_of(MarginKind),
-    "missing": _one_of(MissingPolicy), "t_max": _optional(_whole(1)), "seed": _seed, "holdout_fraction": _fraction,
-    "baselines": _baselines,
-    "feature_set": _of_type(str), "games": _texts(GAMES),
-    "baseline_games": _texts(("aia", "mia")), "protocol_overrides": _optional(_of_type(dict)),
-    "schema": _optional(_of_type(dict)), "analysis": _optional(_texts()), "externals": _optional(_of_type(dict)),
-    "reuse_families": _of_type(bool), "dp_audit_trials": _whole(0),
-}
+@dataclass(frozen=True)
+class Setting:
+    """A sweep setting's declaration beside its field's type and default (``SweepConfig``), in the way of
+    scikit-learn's ``_parameter_constraints`` with its words for the steward: what it may hold (``check``; a choice:
+    its Enum, ``kind``, whose member the setting holds, read from its text too), its name on the screens, in the
+    manifest and in every refusal (``screen_name``; a choice: its Enum's), its help, and its command-line flag.
+    ``CONSTRAINTS``, ``SETTING_NAMES``, the command line's flags (``cli.setting_flag``) and the Sweep page's labels
+    and help (``pages/sweep.setting``) are derived from it; ``added_later``: left out of the stored settings while
+    unset, so that sweeps stored before it keep their ids."""
+
+    check: Callable | None = None
+    screen_name: str = ""
+    help: str = ""
+    flag: str | None = None
+    kind: type | None = None
+    added_later: bool = False
+
+    def __post_init__(self):
+        if self.kind is not None:
+            object.__setattr__(self, "check", self.check or _one_of(self.kind))
+            object.__setattr__(self, "screen_name", self.screen_name or self.kind.screen_name)
+
+    @property
+    def label(self) -> str:
+        """Its name as a widget's label: the screen name with a capital."""
+        return self.screen_name[:1].upper() + self.screen_name[1:]
+
+
+def _setting(default=MISSING, default_factory=MISSING, **declared):
+    """A field of ``SweepConfig`` and its ``Setting``, in one declaration."""
+    return field(default=default, default_factory=default_factory, metadata={"setting": Setting(**declared)})
+
+
+@dataclass
+class SweepConfig:
+    """Everything that determines a sweep's numbers (backend and worker count do not)."""
+
+    # None only while a project has no response yet (a sweep cannot start then)
+    response: str | None = _setting(check=_optional(_of_type(str)), screen_name="response Y",
+                                     help="the column the analysis predicts", flag="--response")
+    sensitive: list[str] = _setting(check=_texts(), screen_name="sensitive columns",
+                                    help="comma-separated sensitive columns", flag="--sensitive")
+    rho_star: float | dict | None = _setting(None, check=_optional(_of_type(float, int, dict)),
+                                             screen_name="association threshold ρ*")
+    measure: Measure = _setting(Measure.KENDALL, kind=Measure, flag="--measure",
+                                help="how Algorithm 1 measures the association of two columns, and ρ* with it")
+    order: list[str] | None = _setting(None, check=_optional(_texts()), screen_name="column order")
+    levels: list[int] | None = _setting(None, check=_optional(_levels),  # None: every 5th plus 1 and t_max
+                                        screen_name="truncation levels")
+    preset: ProtocolName = _setting(ProtocolName.QUICK, kind=ProtocolName, flag="--preset",
+                                    help="the game and release sizes: quick, seconds per level; paper, Appendix J's")
+    families: FamilySet = _setting(DEFAULT_FAMILY_SET, kind=FamilySet, flag="--families",
+                                   help="the pair copulas the vine may choose, and how they are estimated")
+    margins: MarginKind = _setting(MarginKind.EMPIRICAL, kind=MarginKind, flag="--margins",
+                                   help="how each column is mapped to the unit interval and back: empirical, as in "
+                                        "the paper, or a kernel density estimate (kde)")
+    missing: MissingPolicy = _setting(MissingPolicy.DROP_ROWS, kind=MissingPolicy, flag="--missing",
+                                      help="drop the rows with a missing value (drop_rows), or impute them with a "
+                                           "missing-value indicator (impute)")
+    t_max: int | None = _setting(None, check=_optional(_whole(1)), screen_name="top level")
+    seed: int = _setting(0, check=_seed, screen_name="master seed", flag="--seed",
+                         help="every random draw follows from it: the same seed, data and settings give the same "
+                              "numbers on any machine")
+    holdout_fraction: float = _setting(0.2, check=_fraction, screen_name="hold-out fraction")
+    baselines: list[BaselineName] = _setting(
+        default_factory=lambda: list(map(BaselineName.parse, DEFAULT_BASELINES)), check=_baselines,
+        screen_name="baselines")
+    feature_set: FeatureSet = _setting(FeatureSet.CORRELATIONS, kind=FeatureSet)
+    games: list[Game] = _setting(default_factory=lambda: list(GAMES), check=_some_of(Game),
+                                 screen_name=Game.screen_name)
+    # the attack games the baselines play too (``ATTACK_GAMES``): game MAB and PG for every model
+    baseline_games: list[Game] = _setting(default_factory=list, check=_some_of(Game, ATTACK_GAMES),
+                                          screen_name="baselines play the attack games")
+    # e.g. {"aia_iterations": 2}: sizes changed from the preset
+    protocol_overrides: dict | None = _setting(None, check=_optional(_of_type(dict)), screen_name="game sizes")
+    # the user's schema (types and roles); None: inferred
+    schema: dict | None = _setting(None, check=_optional(_of_type(dict)), screen_name="column types and roles")
+    # the covariates of the analysis whose confidence intervals ci_overlap compares (Y on them); None: all
+    analysis: list[str] | None = _setting(
+        None, check=_optional(_texts()), screen_name="analysis for the CI overlap", flag="--analysis",
+        added_later=True, help="the covariates of the regression of Y whose confidence intervals the utility part "
+                               "ci_overlap compares (default: all covariates)")
+    # synthetic tables made elsewhere, scored like a release: name -> fingerprint of the workspace copy
+    externals: dict[str, str] | None = _setting(None, check=_optional(_of_type(dict)),
+                                                screen_name="your own synthetic sets", added_later=True)
+    # the games refit the holder's pair-copula families (parameters only) instead of selecting them again:
+    # an opt-in deviation from the paper that makes the paper's family set affordable
+    reuse_families: bool = _setting(
+        False, check=_of_type(bool), screen_name="attack games reuse the holder's families", added_later=True,
+        flag="--reuse-families", help="the attack games keep the holder's pair-copula families and refit only "
+                                      "their parameters (far cheaper with the paper's families; a deviation from the "
+                                      "paper, stated in the manifest and the report)")
+    # fits of the empirical audit of every baseline that claims an ε (evaluation/dp_audit.py); 0: no audit
+    dp_audit_trials: int = _setting(0, check=_whole(0), screen_name="DP audit", added_later=True)
+
+    def __setattr__(self, name: str, value) -> None:
+        """Each setting is checked against ``CONSTRAINTS`` whenever it is set: when a config is made (from a stored
+        job or project too) and when a page or the command line changes one of a live config; a refused value
+        leaves the setting as it was."""
+        check = CONSTRAINTS.get(name)
+        super().__setattr__(name, value if check is None else _checked(name, value, check))
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["baselines"] = [str(name) for name in self.baselines]  # as typed on the command line (asdict splits them)
+        # settings added after the first sweeps were stored: left out when unset, so earlier sweeps keep their ids
+        for added in (name for name, declared in SETTINGS.items() if declared.added_later):
+            if not d[added]:
+                del d[added]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> SweepConfig:
+        """Stored settings (of this version or an earlier one), each checked against ``CONSTRAINTS``; a value or a
+        setting this version cannot read is refused in one sentence."""
+        known = {f.name for f in fields(cls)}
+        unknown = [name for name in d if name not in known]
+        if unknown:
+            raise DataError(f"These stored sweep settings are not known to this version: {', '.join(unknown)}.",
+                            fix="Open the sweep with the version that ran it, or run it again here.")
+        return cls(**d)
+
+    @classmethod
+    def for_model(cls, model, preset: ProtocolName | Protocol = ProtocolName.QUICK, **settings) -> SweepConfig:
+        """The settings of an evaluation of the fitted ``model`` (``evaluate()``): its response and sensitive
+        columns, ``settings`` by name; ``preset`` a preset's name, or a ``Protocol`` (kept as its preset with the
+        sizes it changes: ``protocol_overrides``)."""
+        if isinstance(preset, Protocol):
+            base = get_protocol(preset.name)
+            changed = {k: v for k, v in preset.to_dict().items() if k != "name" and v != getattr(base, k)}
+            settings["protocol_overrides"] = {**changed, **(settings.get("protocol_overrides") or {})} or None
+            preset = preset.name
+        return cls(response=getattr(model, "response_", model.response),
+                   sensitive=list(getattr(model, "sensitive_", model.sensitive)),
+                   preset=preset, **settings)
+
+    # the Sweep page's switches, each a yes/no view of the field that carries it
+    @property
+    def baselines_play_games(self) -> bool:
+        return bool(self.baseline_games)
+
+    @baselines_play_games.setter
+    def baselines_play_games(self, on: bool) -> None:
+        self.baseline_games = list(ATTACK_GAMES) if on else []
+
+    @property
+    def per_target_shadows(self) -> bool:
+        """The paper's membership game: a subset and an OUT model per target instead of shared shadows."""
+        return (self.protocol_overrides or {}).get("mia_shared_shadows") is False
+
+    @per_target_shadows.setter
+    def per_target_shadows(self, on: bool) -> None:
+        others = {k: v for k, v in (self.protocol_overrides or {}).items() if k != "mia_shared_shadows"}
+        self.protocol_overrides = ({**others, "mia_shared_shadows": False} if on else others) or None
+
+    def protocol(self) -> Protocol:
+        """The game and release sizes this sweep runs: its preset's, with its overrides."""
+        protocol = get_protocol(self.preset)
+        return replace(protocol, **self.protocol_overrides) if self.protocol_overrides else protocol
+
+    @property
+    def audits_dp(self) -> bool:
+        return self.dp_audit_trials > 0
+
+    @audits_dp.setter
+    def audits_dp(self, on: bool) -> None:
+        self.dp_audit_trials = DEFAULT_TRIALS if on else 0
+
+
+# Each setting's declaration (``Setting``), by name, in the order of ``SweepConfig``'s fields.
+SETTINGS: dict[str, Setting] = {f.name: f.metadata["setting"] for f in fields(SweepConfig)}
+
+
+def setting_default(name: str):
+    """The value setting ``name`` of a new ``SweepConfig`` holds (its field's default)."""
+    found = next(f for f in fields(SweepConfig) if f.name == name)
+    if found.default is MISSING:
+        return None if found.default_factory is MISSING else found.default_factory()
+    return found.default
+# What each setting may hold: checked whenever a setting of a ``SweepConfig`` is set (when it is made, from a stored
+# job or project too, and on a live config), so that a bad value is refused in one sentence naming the setting; an
+# Enum setting's text (as every earlier version stored it) reads as its member.
+CONSTRAINTS: dict[str, Callable] = {name: declared.check for name, declared in SETTINGS.items()}
 
 
 def _checked(name: str, value, check: Callable):
     try:
         return check(value)
+    except ChoiceRefused as refused:  # read_choice's one wording, under the sweep's name of the setting
+        raise refused.named(SETTING_NAMES.get(name, name)) from None
     except DataError as refused:
         raise DataError(f"The sweep setting '{SETTING_NAMES.get(name, name)}' is {value!r}: {refused.message}",
                         fix=refused.fix) from None
@@ -279,7 +365,7 @@ def epoch_budget(name: BaselineName) -> dict:
     """The settings behind ``ctgan``, ``ctgan:paper``, ``ctgan:quick`` or ``ctgan:EPOCHS`` (same for tvae)."""
     generator, parameter = astuple(name)
     presets = EPOCH_BUDGETS[generator]
-    if parameter in ("", "paper", "quick"):
+    if parameter == "" or parameter in presets:
         return dict(presets[parameter or "paper"])
     if parameter.isdigit() and int(parameter) > 0:
         return {**presets["paper"], "epochs": int(parameter)}
@@ -287,16 +373,7 @@ def epoch_budget(name: BaselineName) -> dict:
                     fix=f"Write e.g. {generator}:quick or {generator}:50.")
 
 
-SETTING_NAMES = {  # each setting as the Sweep page names it
-    "response": "response Y", "sensitive": "sensitive columns", "rho_star": "association threshold ρ*",
-    "measure": "association measure", "order": "column order", "levels": "truncation levels", "preset": "protocol",
-    "families": "pair-copula families", "margins": "margins", "missing": "missing values", "t_max": "top level",
-    "seed": "master seed", "holdout_fraction": "hold-out fraction", "baselines": "baselines",
-    "feature_set": "attack features", "games": "attack games", "baseline_games": "baselines play the attack games",
-    "protocol_overrides": "game sizes", "schema": "column types and roles", "analysis": "analysis for the CI overlap",
-    "externals": "your own synthetic sets", "reuse_families": "attack games reuse the holder's families",
-    "dp_audit_trials": "DP audit",
-}
+SETTING_NAMES = {name: declared.screen_name for name, declared in SETTINGS.items()}  # as the screens name them
 
 
 # a setting left unset, in words: what the sweep used instead

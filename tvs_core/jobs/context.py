@@ -18,34 +18,91 @@ from ..data.split import explicit_holdout, holdout_split
 from ..errors import DataError
 from ..evaluation.attribute import Target, choose_targets
 from ..evaluation.context import EvaluationData, GeneratorSpec, encode_rows
-from ..evaluation.membership import attacker_reference_rows
+from ..evaluation.membership import FeatureSet, attacker_reference_rows
 from ..evaluation.preview import normal_scores_correlation, preview_levels, suggested_levels, table_dependence
-from ..evaluation.protocol import Protocol, ProtocolName, capped, get_protocol
+from ..evaluation.protocol import Game, Protocol, capped
 from ..model.generator import SyntheticGenerator
 from ..model.ordering import algorithm1, default_levels, explicit_order
 from ..model.tvinesynth import TVineSynth
 from ..seeding import task_rng
-from .config import GAMES, SweepConfig, baseline_spec
+from .config import SweepConfig, baseline_spec
 
 
 @dataclass
 class JobContext:
+    """What every task of a job reads: the sweep's settings whole (``config``) and what they resolve to on this
+    table and holder."""
+
+    config: SweepConfig  # the settings the job runs (the games, the attack features, the audit, the master seed…)
     data: EvaluationData
     holder: SyntheticGenerator
     spec: GeneratorSpec  # the holder's recipe, refitted by the attack games
     levels: list  # [None] for a generator without levels
-    protocol: Protocol  # after capping
+    protocol: Protocol  # the config's, after capping
     caps: list[dict]
     targets: list[Target]
     attacker_rows: np.ndarray | None  # rawA of the membership game
-    sensitive: list[str]
-    seed: int
-    games: tuple = GAMES
     baselines: list[GeneratorSpec] = field(default_factory=list)
-    baseline_games: tuple = ()
-    feature_set: str = "correlations"
     externals: dict[str, np.ndarray] = field(default_factory=dict)  # name -> encoded rows of a table made elsewhere
-    dp_audit_trials: int = 0  # fits of the DP audit of every baseline that claims an ε (0: no audit)
+
+    # the settings the tasks read, as the config holds them
+    @property
+    def seed(self) -> int:
+        return self.config.seed
+
+    @property
+    def sensitive(self) -> list[str]:
+        return self.config.sensitive
+
+    @property
+    def games(self) -> list[Game]:
+        return self.config.games
+
+    @property
+    def baseline_games(self) -> list[Game]:
+        return self.config.baseline_games
+
+    @property
+    def feature_set(self) -> FeatureSet:
+        return self.config.feature_set
+
+    @classmethod
+    def from_config(cls, config: SweepConfig, holder: SyntheticGenerator, train: pd.DataFrame, test: pd.DataFrame,
+                    *, baselines: list[GeneratorSpec] | None = None, externals: dict[str, pd.DataFrame] | None = None,
+                    targets: dict[str, list[int]] | None = None, refit_per_level: bool = False) -> JobContext:
+        """The context of the sweep ``config`` for its fitted ``holder`` on its training rows and the hold-out
+        ``test`` — the one way a stored sweep (``context_for_job``), its worker and ``evaluate()`` build it.
+        ``baselines``: recipes instead of the config's names (``evaluate()``'s callers may give any);
+        ``externals``: synthetic tables made elsewhere (name -> table), checked against ``train``'s schema;
+        ``targets``: attack targets chosen by the caller (column -> rows); ``refit_per_level``: the games refit the
+        holder at each level (the slow reference the fast path is tested against)."""
+        data = EvaluationData.from_model(holder, train, test)
+        if config.analysis:
+            unknown = [c for c in config.analysis if c not in data.names or c == data.schema.response]
+            if unknown:
+                raise DataError(f"Analysis covariate(s) {', '.join(map(repr, unknown))} are not modelled covariates.",
+                                fix=f"Choose from: {', '.join(c for c in data.names if c != data.schema.response)}.")
+            data.analysis = list(config.analysis)
+        protocol = config.protocol()
+        if holder.has_levels:
+            levels = sorted(set(config.levels or model_levels(holder, data)))
+            if max(levels) > holder.fitted_level_:
+                raise DataError(f"Level {max(levels)} is above the model's top level {holder.fitted_level_}.",
+                                fix=f"Choose levels from 0 to {holder.fitted_level_}.")
+        else:
+            levels = [None]
+        spec = GeneratorSpec.from_model(holder, reuse_families=config.reuse_families)
+        spec.refit_per_level = refit_per_level
+        chosen = choose_targets(data, config.sensitive, protocol.outlier_quantiles, protocol.random_targets,
+                                task_rng(config.seed, "targets"), targets)
+        protocol, caps = capped(protocol, len(data.train) - len({t.row for t in chosen}))
+        attacker_rows = (attacker_reference_rows(data, chosen, protocol, config.seed) if Game.MIA in config.games
+                         else None)
+        encoded = {name: encode_rows(data.encoder, conform_external(frame, train, holder.schema_, name),
+                                     holder.schema_, holder.missing) for name, frame in (externals or {}).items()}
+        if baselines is None:
+            baselines = [baseline_spec(name, config) for name in config.baselines]
+        return cls(config, data, holder, spec, levels, protocol, caps, chosen, attacker_rows, list(baselines), encoded)
 
     def baseline(self, label: str) -> GeneratorSpec:
         """The recipe of the job's baseline ``label``; KeyError naming the job's baselines for any other (a
@@ -63,48 +120,6 @@ class JobContext:
                 "protocol": self.protocol.to_dict(), "baselines": [b.label for b in self.baselines],
                 "n_train": int(len(self.data.train)), "n_columns": int(self.data.train.shape[1]),
                 "externals": {name: int(len(rows)) for name, rows in self.externals.items()}}
-
-
-def context_for_model(model: SyntheticGenerator, train: pd.DataFrame, test: pd.DataFrame, *,
-                      levels: list[int] | None = None,
-                      preset: ProtocolName | Protocol = ProtocolName.QUICK, seed: int = 0, games=GAMES,
-                      baselines: list[GeneratorSpec] = (), baseline_games=(),
-                      targets: dict[str, list[int]] | None = None, feature_set: str = "correlations",
-                      sensitive: list[str] | None = None, refit_per_level: bool = False,
-                      analysis: list[str] | None = None,
-                      externals: dict[str, pd.DataFrame] | None = None, reuse_families: bool = False,
-                      dp_audit_trials: int = 0) -> JobContext:
-    """The context of a fitted holder ``model`` on its training rows and the hold-out ``test``;
-    ``analysis``: the covariates of the regression of Y whose intervals ci_overlap compares (None: all);
-    ``externals``: synthetic tables made elsewhere (name -> table), checked against ``train``'s schema;
-    ``reuse_families``: the games' refits keep the holder's pair-copula families (parameters refitted);
-    ``dp_audit_trials``: fits of the empirical audit of each baseline that claims an ε (0: none)."""
-    data = EvaluationData.from_model(model, train, test)
-    if analysis:
-        unknown = [c for c in analysis if c not in data.names or c == data.schema.response]
-        if unknown:
-            raise DataError(f"Analysis covariate(s) {', '.join(map(repr, unknown))} are not modelled covariates.",
-                            fix=f"Choose from: {', '.join(c for c in data.names if c != data.schema.response)}.")
-        data.analysis = list(analysis)
-    sensitive = list(model.sensitive_ if sensitive is None else sensitive)
-    protocol = get_protocol(preset) if isinstance(preset, str) else preset
-    if model.has_levels:
-        levels = sorted(set(levels or model_levels(model, data)))
-        if max(levels) > model.fitted_level_:
-            raise DataError(f"Level {max(levels)} is above the model's top level {model.fitted_level_}.",
-                            fix=f"Choose levels from 0 to {model.fitted_level_}.")
-    else:
-        levels = [None]
-    spec = GeneratorSpec.from_model(model, reuse_families=reuse_families)
-    spec.refit_per_level = refit_per_level
-    chosen = choose_targets(data, sensitive, protocol.outlier_quantiles, protocol.random_targets,
-                            task_rng(seed, "targets"), targets)
-    protocol, caps = capped(protocol, len(data.train) - len({t.row for t in chosen}))
-    attacker_rows = attacker_reference_rows(data, chosen, protocol, seed) if "mia" in games else None
-    encoded = {name: encode_rows(data.encoder, conform_external(frame, train, model.schema_, name), model.schema_,
-                                 model.missing) for name, frame in (externals or {}).items()}
-    return JobContext(data, model, spec, levels, protocol, caps, chosen, attacker_rows, sensitive, seed,
-                      tuple(games), list(baselines), tuple(baseline_games), feature_set, encoded, int(dp_audit_trials))
 
 
 def model_levels(model: SyntheticGenerator, data: EvaluationData) -> list[int]:
@@ -163,11 +178,6 @@ def split_tables(config: SweepConfig, table: pd.DataFrame, holdout: pd.DataFrame
 def context_for_job(config: SweepConfig, table: pd.DataFrame, holdout: pd.DataFrame | None,
                     holder: SyntheticGenerator | None = None,
                     externals: dict[str, pd.DataFrame] | None = None) -> JobContext:
-    """The context of a sweep: split, the holder (fitted unless given), the configured protocol."""
+    """The context of a sweep: split, the holder (fitted unless given), then ``JobContext.from_config``."""
     train, test = split_tables(config, table, holdout)
-    holder = holder or fit_holder(config, train)
-    return context_for_model(holder, train, test, levels=config.levels, preset=config.protocol(), seed=config.seed,
-                             games=config.games, baselines=[baseline_spec(n, config) for n in config.baselines],
-                             baseline_games=config.baseline_games, feature_set=config.feature_set,
-                             sensitive=config.sensitive, analysis=config.analysis, externals=externals,
-                             reuse_families=config.reuse_families, dp_audit_trials=config.dp_audit_trials)
+    return JobContext.from_config(config, holder or fit_holder(config, train), train, test, externals=externals)

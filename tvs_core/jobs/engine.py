@@ -27,7 +27,7 @@ from ..errors import TVSError
 from ..evaluation.records import Record
 from ..evaluation.timing import peak_memory_mb, reset_peak_memory, run_timed
 from ..storage.store import JobStatus
-from .backends import RESULT_ORDER, backend_context
+from .backends import RESULT_ORDER, Backend, backend_context
 from .context import JobContext
 from .memory import available_mb, stage_need_mb, workers_that_fit
 from .tasks import Task, reads_from, run_task, stage_payloads, still_needed, task_payloads, waits_for
@@ -93,7 +93,7 @@ def execute_task(task: Task, context: JobContext, payloads: list[bytes] | None =
     return TaskResult(task.name, task.kind.value, records, payload, seconds, peak_memory_mb())
 
 
-def execute(context: JobContext, tasks: list[Task], sink: Sink, n_jobs: int = 2, backend: str = "loky",
+def execute(context: JobContext, tasks: list[Task], sink: Sink, n_jobs: int = 2, backend: Backend = Backend.LOKY,
             address: str | None = None) -> str:
     """Run every task not yet in ``sink``; 'done', or 'cancelled' when the sink says so (checked after every
     result). The backend's processes end when this returns or raises."""
@@ -241,7 +241,7 @@ def _run_ready(context: JobContext, tasks: list[Task], sink: Sink, workers: int)
     return JobStatus.DONE
 
 
-def _run_stages(context: JobContext, tasks: list[Task], sink: Sink, workers: int, backend: str) -> str:
+def _run_stages(context: JobContext, tasks: list[Task], sink: Sink, workers: int, backend: Backend) -> str:
     """Stage after stage, for a backend whose results come back as lists (Ray's): each stage's tasks in plan order,
     at most as many at once as the free memory holds."""
     with warnings.catch_warnings(), Parallel(n_jobs=workers, return_as=RESULT_ORDER[backend]) as parallel:

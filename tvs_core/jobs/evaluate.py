@@ -12,12 +12,14 @@ import pandas as pd
 
 from ..evaluation.attribute import Target
 from ..evaluation.context import GeneratorSpec
-from ..evaluation.protocol import Protocol, ProtocolName
+from ..evaluation.protocol import Game, Protocol
 from ..evaluation.records import to_frame
 from ..evaluation.release import kendall_matrices
 from ..evaluation.summary import Summary, summarise
 from ..model.generator import SyntheticGenerator
-from .context import GAMES, JobContext, context_for_model
+from .backends import Backend
+from .config import SweepConfig
+from .context import JobContext
 from .engine import MemorySink, TaskResult, execute
 from .plan import plan
 from .tasks import TaskKey, TaskKind
@@ -38,7 +40,8 @@ class EvaluationResult:
         return summarise(self.records)
 
 
-def run_in_memory(context: JobContext, n_jobs: int = 2, backend: str = "loky") -> tuple[pd.DataFrame, dict]:
+def run_in_memory(context: JobContext, n_jobs: int = 2, backend: Backend = Backend.LOKY
+                  ) -> tuple[pd.DataFrame, dict]:
     """Every task of the context's plan; the records in canonical order and seconds per phase."""
     tasks = plan(context, workers=n_jobs)
     sink = MemorySink()
@@ -52,26 +55,26 @@ def run_in_memory(context: JobContext, n_jobs: int = 2, backend: str = "loky") -
     return to_frame(sink.records()), timings
 
 
-def evaluate(model: SyntheticGenerator, train: pd.DataFrame, test: pd.DataFrame, *, levels: list[int] | None = None,
-             preset: ProtocolName | Protocol = ProtocolName.QUICK, seed: int = 0, n_jobs: int = 2, games=GAMES,
-             baselines: list[GeneratorSpec] = (), baseline_games=(), targets: dict[str, list[int]] | None = None,
-             feature_set: str = "correlations", refit_per_level: bool = False,
-             analysis: list[str] | None = None, externals: dict[str, pd.DataFrame] | None = None,
-             reuse_families: bool = False, dp_audit_trials: int = 0) -> EvaluationResult:
-    """Evaluate a fitted holder model on its training rows ``train`` and the hold-out ``test``;
-    ``analysis``: the covariates of the regression of Y that ci_overlap compares (None: all);
-    ``externals``: synthetic tables made elsewhere (name -> table), scored by the release metrics;
-    ``reuse_families``: the games refit the holder's pair-copula families' parameters only (a deviation);
-    ``dp_audit_trials``: fits of the empirical DP audit of each baseline that claims an ε (0: none)."""
+def evaluate(model: SyntheticGenerator, train: pd.DataFrame, test: pd.DataFrame, config: SweepConfig | None = None,
+             *, n_jobs: int = 2, baselines: list[GeneratorSpec] | None = None,
+             targets: dict[str, list[int]] | None = None, refit_per_level: bool = False,
+             externals: dict[str, pd.DataFrame] | None = None, **settings) -> EvaluationResult:
+    """Evaluate a fitted holder model on its training rows ``train`` and the hold-out ``test`` with the sweep
+    settings ``config`` — or, without one, the settings given by name (``SweepConfig.for_model``: ``levels``,
+    ``preset``, ``seed``, ``games``…), no baseline by default. The context is built as a stored sweep's
+    (``JobContext.from_config``). ``baselines``: recipes instead of the config's baseline names; ``targets``: the
+    attack targets (column -> rows); ``externals``: synthetic tables made elsewhere (name -> table), scored by the
+    release metrics; ``refit_per_level``: the games refit the holder at each level (the slow reference)."""
     started = time.perf_counter()
-    context = context_for_model(model, train, test, levels=levels, preset=preset, seed=seed, games=games,
-                                baselines=baselines, baseline_games=baseline_games, targets=targets,
-                                feature_set=feature_set, refit_per_level=refit_per_level, analysis=analysis,
-                                externals=externals, reuse_families=reuse_families,
-                                dp_audit_trials=dp_audit_trials)
+    if config is None:
+        config = SweepConfig.for_model(model, **{"baselines": [], **settings})
+    elif settings:
+        raise TypeError(f"evaluate() takes its settings in config or by name, not both: {', '.join(settings)}")
+    context = JobContext.from_config(config, model, train, test, baselines=baselines, externals=externals,
+                                     targets=targets, refit_per_level=refit_per_level)
     records, timings = run_in_memory(context, n_jobs)
-    kendall = (kendall_matrices(model, context.data, context.levels, seed, context.spec.label)
-               if "release" in games else {})
+    kendall = (kendall_matrices(model, context.data, context.levels, config.seed, context.spec.label)
+               if Game.RELEASE in config.games else {})
     timings["wall"] = time.perf_counter() - started
     return EvaluationResult(records, context.protocol, context.caps, context.targets, context.levels, timings,
                             kendall, list(context.data.names))

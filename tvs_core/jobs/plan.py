@@ -23,11 +23,12 @@ is free (``tasks.waits_for``).
 from __future__ import annotations
 
 from collections.abc import Collection
-from types import SimpleNamespace
+from dataclasses import dataclass
 
 from ..evaluation.catalogue import CATALOGUE
+from ..evaluation.context import GeneratorSpec
 from ..evaluation.dp_audit import claimed_privacy
-from ..evaluation.protocol import QUICK
+from ..evaluation.protocol import QUICK, Game, Protocol
 from ..evaluation.records import HOLDER
 from ..evaluation.release import DETAILS, DISTANCE_SETS, SCATTER, set_metric_functions
 from ..evaluation.sizes import BASELINE_ROWS
@@ -97,47 +98,59 @@ def release_chunk(name: str) -> tuple[int, int, int] | None:
     return key.index[0], int(first), int(stop)
 
 
-def plan(context: JobContext, stored: Collection[str] = (), workers: int = 1) -> list[Task]:
+@dataclass(frozen=True)
+class PlanInputs:
+    """What the plan reads of a job: from its context once the holder is fitted (``of``), or from its settings alone
+    before (``planned_tasks``: the estimate shown before Start)."""
+
+    config: SweepConfig  # the games, the baselines' games and the audit's fits
+    levels: list
+    protocol: Protocol  # after capping, once known
+    baselines: list[GeneratorSpec]
+    externals: tuple[str, ...]  # the names of the tables made elsewhere
+    target_rows: list[int]  # the attack targets' rows; before they are chosen, as many placeholders as targets
+    train_shape: tuple[int, int] | None = None  # (rows, columns) of the training table, once split
+
+    @classmethod
+    def of(cls, context: JobContext) -> PlanInputs:
+        return cls(context.config, list(context.levels), context.protocol, list(context.baselines),
+                   tuple(context.externals), sorted({t.row for t in context.targets}), context.data.train.shape)
+
+
+def plan(context: JobContext | PlanInputs, stored: Collection[str] = (), workers: int = 1) -> list[Task]:
     """Every task of the job, in the order they should start (``by_priority``). Stage 0 (the holder's fit) is done
     by whoever builds the context. ``stored``: the keys of the tasks a resumed job holds (``release_tasks``).
     ``workers``: the workers the job runs on (a long fit's threads, never a number)."""
-    protocol, games = context.protocol, context.games
+    context = context if isinstance(context, PlanInputs) else PlanInputs.of(context)
+    protocol, games = context.protocol, context.config.games
     baselines = [b.label for b in context.baselines]
     tasks = [_task(TaskKind.HOLDER, stage=0), _task(TaskKind.REFERENCE, params=(SCATTER,), stage=LEVELS)]
-    if "release" in games:  # every level's first numbers (stage 1), then the same levels refined (stage 2)
+    if Game.RELEASE in games:  # every level's first numbers (stage 1), then the same levels refined (stage 2)
         firsts, refining = release_tasks(context.levels, protocol, stored)
         tasks += firsts + refining
     # what no scatter axis shows (GDPR criteria, fidelity, closeness) fills in beside the games
     tasks += [_task(TaskKind.REFERENCE_DETAILS)]
-    if "release" in games:
+    if Game.RELEASE in games:
         tasks += [_task(TaskKind.RELEASE_DETAILS, lv, params=(lv,)) for lv in context.levels]
         tasks += baseline_tasks(context, [spec.label for spec in _competitors_longest_first(context)] +
                                 [name for name in baselines if name not in _competitor_labels(context)], workers)
-    players = [HOLDER] + (baselines if "mia" in context.baseline_games else [])
-    rows = _target_rows(context)
-    if "aia" in games:
-        tasks += [task for player in [HOLDER] + (baselines if "aia" in context.baseline_games else [])
+    players = [HOLDER] + (baselines if Game.MIA in context.config.baseline_games else [])
+    rows = context.target_rows
+    if Game.AIA in games:
+        tasks += [task for player in [HOLDER] + (baselines if Game.AIA in context.config.baseline_games else [])
                   for task in attribute_game_tasks(player, protocol.aia_iterations, rows)]
-    if "mia" in games:
+    if Game.MIA in games:
         tasks += [task for player in players for task in membership_game_tasks(player, protocol, rows)]
-    if "release" in games:  # tables made elsewhere: release metrics only (the games need a generator to refit)
+    if Game.RELEASE in games:  # tables made elsewhere: release metrics only (the games need a generator to refit)
         tasks += [_task(TaskKind.EXTERNAL, player=name) for name in context.externals]
     # the empirical audit of every baseline that claims an ε: one fit per task (evaluation/dp_audit.py)
-    trials = getattr(context, "dp_audit_trials", 0)
+    trials = context.config.dp_audit_trials
     tasks += [_task(TaskKind.DP_AUDIT, t, params=(t, trials), player=spec.label)
               for spec in audited(context.baselines) if trials for t in range(trials)]
     return by_priority(tasks)
 
 
 # -- splitting: a game's iteration into its models, a baseline into its fit and its sets (issue 57) ----------------
-def _target_rows(context) -> list[int]:
-    """The attack targets' rows; before they are chosen (the plan the estimate before Start costs), as many
-    placeholders as there will be targets at most (``planned_targets``: a row chosen twice counts once)."""
-    if hasattr(context, "targets"):
-        return sorted({t.row for t in context.targets})
-    return list(range(context.planned_targets))
-
-
 def _model_indices(rows: list[int]) -> list:
     """A game's models: its OUT model, then one IN model per target row."""
     return [OUT_MODEL, *rows]
@@ -176,7 +189,7 @@ def baseline_set_chunks(protocol) -> list[tuple[int, int]]:
     return list(zip(edges, edges[1:], strict=False))
 
 
-def baseline_tasks(context, labels: list[str], workers: int) -> list[Task]:
+def baseline_tasks(context: PlanInputs, labels: list[str], workers: int) -> list[Task]:
     """Each baseline (in ``labels``' order): its fit, with ``fit_threads`` threads, then its sets in chunks; a baseline
     that cannot hand its fitted model on (a competitor: ``can_be_saved``) in one task, fit and sets."""
     threads = fit_threads(workers)
@@ -217,16 +230,16 @@ def by_priority(tasks: list[Task]) -> list[Task]:
     return sorted(tasks, key=lambda task: 0 if task.stage <= LEVELS else rank.get(task.kind, 5))
 
 
-def _competitor_labels(context) -> set[str]:
+def _competitor_labels(context: PlanInputs) -> set[str]:
     return {spec.label for spec in _competitors_longest_first(context)}
 
 
-def _competitors_longest_first(context) -> list:
+def _competitors_longest_first(context: PlanInputs) -> list:
     """The baselines whose fit is measured in minutes (``fit_cost`` knows them), the longest expected fit first: the
     stage's tasks are handed to the workers in plan order, so a long fit started last would leave one worker idle
     while it runs."""
-    train = getattr(getattr(context, "data", None), "train", None)
-    rows, columns = (min(len(train), BASELINE_ROWS), train.shape[1]) if train is not None else (BASELINE_ROWS, 27)
+    shape = context.train_shape
+    rows, columns = (min(shape[0], BASELINE_ROWS), shape[1]) if shape is not None else (BASELINE_ROWS, 27)
     costs = {spec.label: fit_cost(spec.name, spec.config.get("epochs"), rows, columns) for spec in context.baselines}
     return sorted((spec for spec in context.baselines if costs[spec.label] is not None),
                   key=lambda spec: -costs[spec.label])
@@ -277,11 +290,8 @@ def claimed_epsilons(config: SweepConfig) -> dict[str, float]:
 def planned_tasks(config: SweepConfig, levels: list[int]) -> list[Task]:
     """The tasks a sweep will run, known before its holder is fitted (for the estimate shown before Start)."""
     protocol = config.protocol()
-    inputs = SimpleNamespace(levels=list(levels), protocol=protocol, games=tuple(config.games),
-                             baselines=[baseline_spec(name, config) for name in config.baselines],
-                             baseline_games=tuple(config.baseline_games),
-                             externals=dict.fromkeys(config.externals or {}),
-                             dp_audit_trials=config.dp_audit_trials,
-                             planned_targets=len(config.sensitive) * (len(protocol.outlier_quantiles)
-                                                                      + protocol.random_targets))
-    return plan(inputs)
+    # the targets are not chosen yet: as many placeholders as there will be targets at most (a row chosen twice
+    # counts once)
+    targets = len(config.sensitive) * (len(protocol.outlier_quantiles) + protocol.random_targets)
+    return plan(PlanInputs(config, list(levels), protocol, [baseline_spec(name, config) for name in config.baselines],
+                           tuple(config.externals or {}), list(range(targets))))

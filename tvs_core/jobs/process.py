@@ -12,17 +12,18 @@ import time
 from pathlib import Path
 
 from ..storage.store import ACTIVE, JobStatus, Store
+from .backends import Backend
 from .lifecycle import process_start_time, worker_alive
 
 
 # -- worker processes -------------------------------------------------------------------------------
-def start_worker(store: Store, job_id: str, n_jobs: int = 2, backend: str = "loky",
+def start_worker(store: Store, job_id: str, n_jobs: int = 2, backend: Backend = Backend.LOKY,
                  address: str | None = None) -> int:
     """Start a worker in its own session (it survives a dashboard restart; killable as a group): the workspace's
     standby worker when one is ready (its imports done: ``standby.py``), else a new process."""
     from .standby import hand_to_standby
 
-    taken = hand_to_standby(store, job_id, n_jobs, backend, address) if backend != "ray" else None
+    taken = hand_to_standby(store, job_id, n_jobs, backend, address) if backend != Backend.RAY else None
     if taken is not None:
         return taken
     command = [sys.executable, "-m", "tvs_core", "worker", job_id, "--workspace", str(store.workspace),

@@ -22,6 +22,7 @@ from ..data.fingerprint import fingerprint_table
 from ..data.schema import Schema, infer_schema
 from ..errors import DataError
 from ..storage.store import Store
+from ..text import read_choice
 from .backends import Backend
 from .config import SweepConfig
 
@@ -116,8 +117,8 @@ class Project:
         try:
             typed = {"privacy": Axis.parse(d.pop("privacy", DEFAULT_PRIVACY.text)),
                      "utility": UtilityMix.parse(d.pop("utility", DEFAULT_MIX.text)),
-                     "normalisation": Normalisation(d.pop("normalisation", Normalisation.ANCHORED)),
-                     "backend": Backend(d.pop("backend", Backend.LOKY))}
+                     "normalisation": read_choice(Normalisation, d.pop("normalisation", Normalisation.ANCHORED)),
+                     "backend": read_choice(Backend, d.pop("backend", Backend.LOKY))}
         except ValueError as refused:
             raise DataError(f"A stored project setting cannot be read: {refused}.",
                             fix="Open it with the version that saved it, or set the Choose page's settings again."
@@ -125,8 +126,8 @@ class Project:
         if "sweep" in d:
             sweep = SweepConfig.from_dict(d.pop("sweep"))
         else:  # saved before the project held a SweepConfig: its settings were fields of their own
-            sweep = SweepConfig(**{k: d.pop(k) for k in _FLAT_SWEEP_SETTINGS if k in d and k != "response"},
-                                response=d.pop("response", None))
+            response = d.pop("response", None)
+            sweep = SweepConfig(**{k: d.pop(k) for k in _FLAT_SWEEP_SETTINGS if k in d}, response=response)
             sweep.baselines_play_games = bool(d.pop("baseline_games", False))
             sweep.per_target_shadows = bool(d.pop("per_target_shadows", False))
             sweep.audits_dp = bool(d.pop("dp_audit", False))

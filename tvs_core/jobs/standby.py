@@ -30,7 +30,10 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from ..errors import DataError
 from ..storage.store import ACTIVE, JobStatus, Store
+from ..text import read_choice
+from .backends import Backend
 from .lifecycle import process_start_time, worker_alive
 
 KEY = "standby"  # the store's meta entry of the workspace's standby worker
@@ -57,7 +60,7 @@ class Standby:
     state: str = "starting"  # starting, ready, handed (a job is waiting for it), taken (it runs that job)
     job: str | None = None
     n_jobs: int = 2
-    backend: str = "loky"
+    backend: Backend = Backend.LOKY
     address: str | None = None
     handed_at: float | None = None
 
@@ -67,8 +70,11 @@ class Standby:
     @classmethod
     def read(cls, text: str | None) -> Standby | None:
         try:
-            return cls(**json.loads(text)) if text else None
-        except (TypeError, ValueError):
+            if not text:
+                return None
+            entry = cls(**json.loads(text))
+            return replace(entry, backend=read_choice(Backend, entry.backend))
+        except (TypeError, ValueError, DataError):
             return None  # an entry this version does not know: as if none waited
 
     def alive(self) -> bool:
@@ -116,7 +122,7 @@ def start_standby(store: Store) -> int | None:
 _children: list[subprocess.Popen] = []  # the standbys this process started (reaped when they end)
 
 
-def hand_to_standby(store: Store, job_id: str, n_jobs: int = 2, backend: str = "loky",
+def hand_to_standby(store: Store, job_id: str, n_jobs: int = 2, backend: Backend = Backend.LOKY,
                     address: str | None = None) -> int | None:
     """Give the job to the workspace's ready standby; its pid once it has taken it, None when no standby is ready
     (or it did not take the job within ``HANDOFF_SECONDS``: the caller starts a fresh worker)."""

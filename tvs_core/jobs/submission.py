@@ -18,8 +18,10 @@ from ..data.validation import check, unseen_labels, validate
 from ..errors import DataError, DataErrors
 from ..model.ordering import Measure
 from ..storage.store import ACTIVE, JobStatus, Store
-from .config import SweepConfig, check_external_name, job_id_for
+from .backends import Backend
+from .config import SETTING_NAMES, SweepConfig, baseline_spec, check_external_name, job_id_for
 from .context import schema_for, split_tables
+from .plan import audited
 from .process import start_worker, worker_alive
 
 
@@ -86,6 +88,57 @@ def check_data(table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame |
             raise problems[0] if len(problems) == 1 else DataErrors(problems)
 
 
+def check_sweep(table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame | None = None) -> None:
+    """Every check before a sweep, in one place — the command line's ``sweep`` and the Sweep page's Start (both
+    through ``submit``) alike: the table and the hold-out file against the roles (``check_data``), then the settings
+    against the modelled columns (``settings_refused``, which the Sweep page also runs before Start is pressed)."""
+    from ..data.prepare import prepare_table
+
+    check_data(table, config, holdout)
+    refused = settings_refused(config, list(prepare_table(table, schema_for(table, config), config.missing).encoder
+                                            .names))
+    if refused:
+        raise refused[0]
+
+
+def settings_refused(config: SweepConfig, names: list[str]) -> list[DataError]:
+    """What a sweep of ``config`` on the modelled (encoded) columns ``names`` cannot use, each in words naming the
+    setting as the Sweep page does (``SETTING_NAMES``): truncation levels beyond the full vine, an explicit column
+    order that is not one, analysis covariates that are not modelled covariates, a baseline this version lacks or
+    whose parameter it cannot use, a DP audit with no ε claim to audit. Empty: the sweep can start."""
+    from ..model.ordering import explicit_order
+
+    refused = []
+    full = len(names) - 1
+    if config.levels and max(config.levels) > full:
+        too_high = sorted(level for level in config.levels if level > full)
+        refused.append(DataError(f"The {SETTING_NAMES['levels']} include {', '.join(map(str, too_high))}, above the "
+                                 f"full vine's {full} trees for these columns.",
+                                 fix=f"Choose levels from 1 to {full}."))
+    if config.order:
+        try:
+            explicit_order(config.order, names, config.response, config.sensitive)
+        except DataError as exc:
+            refused.append(exc)
+    covariates = [c for c in names if c != config.response]
+    unknown = [c for c in config.analysis or [] if c not in covariates]
+    if unknown:
+        refused.append(DataError(f"The {SETTING_NAMES['analysis']} names {', '.join(map(repr, unknown))}, not a "
+                                 "modelled covariate.", fix=f"Choose from: {', '.join(covariates)}."))
+    specs = []
+    for name in config.baselines:
+        try:
+            specs.append(baseline_spec(name, config))
+        except DataError as exc:
+            refused.append(exc)
+    if config.dp_audit_trials and not audited(specs) and len(specs) == len(config.baselines):
+        refused.append(DataError(f"The {SETTING_NAMES['dp_audit_trials']} is on, but none of the baselines claims an "
+                                 "ε, so there is no claim to audit.",
+                                 fix="Add a DP baseline (a DP vine, PrivBayes, MST or PrivPGD), e.g. --baselines "
+                                     "dp_vine:1, or turn the audit off."))
+    return refused
+
+
 def submit(store: Store, table: pd.DataFrame, config: SweepConfig, holdout: pd.DataFrame | None = None,
            externals: dict[str, pd.DataFrame] | None = None, holdout_origin: dict | None = None) -> str:
     """Register a sweep (or find the identical one) and keep its data in the workspace; returns the job id.
@@ -94,7 +147,7 @@ def submit(store: Store, table: pd.DataFrame, config: SweepConfig, holdout: pd.D
     ``holdout_origin``: where the hold-out file came from ({"file": name, "sha256": of its bytes}), kept beside the
     data (not in the job's identity: the same rows under another name are the same sweep) for the manifest and the
     report."""
-    check_data(table, config, holdout)
+    check_sweep(table, config, holdout)
     config, externals = with_externals(config, table, holdout, externals)
     fingerprint = _fingerprint(table, holdout)
     job_id = job_id_for(fingerprint, config)
@@ -146,7 +199,7 @@ def start_or_follow(store: Store, table: pd.DataFrame, config: SweepConfig, hold
 Runner = Callable[[Store, str], object]
 
 
-def background_worker(backend: str = "loky", n_jobs: int = 2) -> Runner:
+def background_worker(backend: Backend = Backend.LOKY, n_jobs: int = 2) -> Runner:
     """The dashboard's runner: a worker process of its own, which outlives the page and a server restart."""
     return lambda store, job_id: start_worker(store, job_id, n_jobs=n_jobs, backend=backend)
 

@@ -19,6 +19,7 @@ from ..evaluation.records import HOLDER
 from ..model.generator import SyntheticGenerator
 from ..storage.store import ACTIVE, JobStatus, Store
 from ..storage.workspace import traceback_without_values
+from .backends import Backend
 from .config import SweepConfig
 from .context import context_for_job, fit_holder, schema_for, split_tables, sweep_levels
 from .engine import TaskResult, execute
@@ -103,7 +104,7 @@ def stop_the_pool() -> None:
                 pass
 
 
-def run_job(store: Store, job_id: str, n_jobs: int = 2, backend: str = "loky", address: str | None = None,
+def run_job(store: Store, job_id: str, n_jobs: int = 2, backend: Backend = Backend.LOKY, address: str | None = None,
             progress=None, resume_on_restart: bool = False) -> str:
     """Run (or resume) a job to its end in this process; returns the final status.
 
@@ -157,7 +158,7 @@ def failure_sentence(exc: Exception, log) -> str:
             "its message, which may quote the data). Finished results are kept: Resume tries again from there.")
 
 
-def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: str, address) -> str:
+def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: Backend, address) -> str:
     job = store.job(job_id)
     config = SweepConfig.from_dict(job["config"])
     table, holdout = job_tables(store, job)

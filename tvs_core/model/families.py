@@ -13,11 +13,12 @@ from enum import StrEnum
 
 import pyvinecopulib as pv
 
-from ..errors import DataError
+from ..text import choice_named
 
 F = pv.BicopFamily
 
 
+@choice_named("pair-copula families")
 class FamilySet(StrEnum):
     """Which pair-copula families the vine may choose, and how they are estimated, by name."""
 
@@ -27,15 +28,13 @@ class FamilySet(StrEnum):
     TLL = "tll"
     GAUSSIAN = "gaussian"
 
-    @classmethod
-    def parse(cls, text: str) -> FamilySet:
-        """A family set named in text from outside the library (a command line, a stored setting, a saved model);
-        an unknown name is refused with the choices."""
-        try:
-            return cls(text)
-        except ValueError:
-            raise DataError(f"Unknown pair-copula family set {text!r}.",
-                            fix=f"Choose one of: {', '.join(cls)}.") from None
+
+@choice_named("estimation method")
+class ParametricMethod(StrEnum):
+    """pyvinecopulib's estimators of a parametric pair copula: maximum likelihood, or inversion of Kendall's τ."""
+
+    MLE = "mle"
+    ITAU = "itau"
 
 
 @dataclass(frozen=True)
@@ -45,7 +44,7 @@ class FamilyChoice:
 
     name: FamilySet
     families: tuple
-    parametric_method: str
+    parametric_method: ParametricMethod
     description: str
 
     def controls(self, trunc_lvl: int, num_threads: int = 1, **kwargs) -> pv.FitControlsVinecop:
@@ -56,14 +55,15 @@ class FamilyChoice:
 
 FAMILY_SETS: dict[FamilySet, FamilyChoice] = {p.name: p for p in [
     FamilyChoice(FamilySet.PAPER, (F.indep, F.gaussian, F.student, F.clayton, F.gumbel, F.frank, F.joe,
-                                   F.bb1, F.bb6, F.bb7, F.bb8), "mle",
+                                   F.bb1, F.bb6, F.bb7, F.bb8), ParametricMethod.MLE,
                  "the paper's set (pyvinecopulib 0.6 parametric families), MLE, AIC"),
-    FamilyChoice(FamilySet.PARAMETRIC, tuple(pv.families.parametric), "mle",
+    FamilyChoice(FamilySet.PARAMETRIC, tuple(pv.families.parametric), ParametricMethod.MLE,
                  "pyvinecopulib 1.0.1's full parametric set (paper's + Tawn), MLE, AIC"),
-    FamilyChoice(FamilySet.FAST, (F.indep, F.gaussian, F.student, F.clayton, F.gumbel, F.joe), "itau",
+    FamilyChoice(FamilySet.FAST, (F.indep, F.gaussian, F.student, F.clayton, F.gumbel, F.joe), ParametricMethod.ITAU,
                  "families with closed-form h-inverses (plus Student t), inversion of Kendall's tau"),
-    FamilyChoice(FamilySet.TLL, (F.indep, F.tll), "mle", "nonparametric transformation local-likelihood copulas"),
-    FamilyChoice(FamilySet.GAUSSIAN, (F.indep, F.gaussian), "mle",
+    FamilyChoice(FamilySet.TLL, (F.indep, F.tll), ParametricMethod.MLE,
+                 "nonparametric transformation local-likelihood copulas"),
+    FamilyChoice(FamilySet.GAUSSIAN, (F.indep, F.gaussian), ParametricMethod.MLE,
                  "Gaussian pair copulas only (a Gaussian copula; matches the analytic preview exactly)"),
 ]}
 

@@ -22,6 +22,7 @@ from ..data.prepare import prepare_table
 from ..data.schema import ColumnType, Schema, infer_schema, mostly_missing
 from ..data.validation import MIN_ROWS, check
 from ..errors import DataError
+from ..text import read_choice
 from .ordering import Measure
 
 MODEL_FORMAT = "tvinesynth-studio-model"
@@ -42,15 +43,6 @@ def refuse_negative_level(truncation_level: int | None) -> None:
 
 # the settings every generator has that are one of a few named choices: held typed, as the library takes them
 TYPED_SETTINGS = {"margins": MarginKind, "missing": MissingPolicy, "measure": Measure}
-
-
-def _parsed(kind, text: str, setting: str):
-    """A typed setting named in text from outside the library (a saved model); an unknown name refused with the
-    choices."""
-    try:
-        return kind(text)
-    except ValueError:
-        raise DataError(f"Unknown {setting} setting {text!r}.", fix=f"Choose one of: {', '.join(kind)}.") from None
 
 
 class SyntheticGenerator:
@@ -106,7 +98,7 @@ class SyntheticGenerator:
         config = dict(config)
         for setting, kind in TYPED_SETTINGS.items():
             if isinstance(config.get(setting), str) and not isinstance(config[setting], kind):
-                config[setting] = _parsed(kind, config[setting], setting)
+                config[setting] = read_choice(kind, config[setting])
         return config
 
     @classmethod

@@ -9,7 +9,6 @@ which, under a block structure, the attacker's regression coefficients all have 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from enum import StrEnum
 
 import numpy as np
 import pandas as pd
@@ -17,16 +16,9 @@ from scipy import stats
 from scipy.stats._stats import _kendall_dis  # scipy's merge count of discordant pairs
 
 from ..data.missing import MissingPolicy
+from ..data.schema import Measure
 from ..errors import DataError
-
-
-class Measure(StrEnum):
-    """The association measure of Algorithm 1's order and of ρ*."""
-
-    KENDALL = "kendall"
-    SPEARMAN = "spearman"
-    PEARSON = "pearson"
-
+from ..text import read_choice
 
 MEASURES = tuple(Measure)
 HIGH_DIMENSIONAL = 400  # Appendix B.3 (4): beyond this many covariates, truncate early
@@ -35,7 +27,7 @@ PAIRWISE_ROWS = 2_000  # beyond, scipy's O(n log n) count per pair beats countin
 _ROW_BLOCK = 64  # rows compared with all others at once (64 x 2 000 x 60 x (int8 + float32): 38 MB)
 
 
-def default_rho_star(measure: str) -> float:
+def default_rho_star(measure: Measure) -> float:
     """The paper's example threshold, Pearson 0.6, expressed in the chosen measure (Gaussian case:
     Kendall tau = 2/pi asin(rho), Spearman = 6/pi asin(rho/2)), rounded to two decimals."""
     rho = 0.6
@@ -54,12 +46,11 @@ def table_associations(table: pd.DataFrame, schema, missing: MissingPolicy = Mis
 
 def association_matrix(values: pd.DataFrame, measure: Measure = Measure.KENDALL) -> pd.DataFrame:
     """Pairwise association of numeric columns; Kendall's tau-b corrects for ties."""
-    if measure not in MEASURES:
-        raise DataError(f"Unknown association measure '{measure}'.", fix=f"Use one of {', '.join(MEASURES)}.")
+    measure = read_choice(Measure, measure)
     x = values.to_numpy(dtype=float)
-    if measure == "pearson":
+    if measure == Measure.PEARSON:
         mat = np.corrcoef(x, rowvar=False)
-    elif measure == "spearman":
+    elif measure == Measure.SPEARMAN:
         mat = np.corrcoef(stats.rankdata(x, axis=0), rowvar=False)
     else:
         mat = kendall_tau_matrix(x)

@@ -7,12 +7,13 @@ import pyvinecopulib as pv
 from scipy.special import ndtr, ndtri
 
 from ..errors import DataError
+from ..text import read_choice
 from .exact_linalg import exact_product
-from .families import DEFAULT_FAMILY_SET, FAMILY_SETS, FamilySet
+from .families import DEFAULT_FAMILY_SET, FAMILY_SETS, FamilySet, ParametricMethod
 from .generator import SyntheticGenerator, refuse_negative_level
 
 LINEAR_FAMILIES = {pv.BicopFamily.indep, pv.BicopFamily.gaussian}
-PARAMETRIC_METHODS = ("mle", "itau")  # pyvinecopulib's estimators of a parametric pair copula
+PARAMETRIC_METHODS = tuple(ParametricMethod)  # pyvinecopulib's estimators of a parametric pair copula
 LINEAR_TOLERANCE = 1e-9  # largest difference in u from pyvinecopulib's own inverse Rosenblatt we accept
 MIN_BLOCK_ROWS = 2_000  # rows below which a thread of its own costs more than it saves
 
@@ -60,7 +61,7 @@ class VineGenerator(SyntheticGenerator):
     has_levels = True
     threads_keep_the_fit = True  # pyvinecopulib selects each tree's pair copulas in parallel, each alone
 
-    def __init__(self, *, families: FamilySet = DEFAULT_FAMILY_SET, parametric_method: str | None = None,
+    def __init__(self, *, families: FamilySet = DEFAULT_FAMILY_SET, parametric_method: ParametricMethod | None = None,
                  t_max: int | None = None, fixed_vine: str | None = None, **kwargs):
         super().__init__(**kwargs)
         self.families = families
@@ -74,17 +75,18 @@ class VineGenerator(SyntheticGenerator):
     def read_config(cls, config: dict) -> dict:
         config = super().read_config(config)
         if "families" in config:
-            config["families"] = FamilySet.parse(config["families"])
+            config["families"] = read_choice(FamilySet, config["families"])
+        if config.get("parametric_method") is not None:
+            config["parametric_method"] = read_choice(ParametricMethod, config["parametric_method"])
         return config
 
     def _check_settings(self) -> None:
         super()._check_settings()
-        if not isinstance(self.families, FamilySet):  # text is read by FamilySet.parse where it comes in
+        if not isinstance(self.families, FamilySet):  # text is read by read_choice where it comes in
             raise DataError(f"{self.name}'s pair-copula family set is {self.families!r}, not a FamilySet.",
                             fix=f"Give one of: {', '.join(f'FamilySet.{member.name}' for member in FamilySet)}.")
-        if self.parametric_method not in (None, *PARAMETRIC_METHODS):
-            raise DataError(f"Unknown estimation method '{self.parametric_method}' for {self.name}.",
-                            fix=f"Choose one of: {', '.join(PARAMETRIC_METHODS)}, or leave it to the family preset.")
+        if self.parametric_method is not None:  # None: the family preset's
+            read_choice(ParametricMethod, self.parametric_method)
         if self.t_max is not None:
             self._require_counts("t_max", minimum=0)
 

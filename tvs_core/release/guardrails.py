@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 
 import pandas as pd
 
+from ..choice.verdicts import Severity
 from ..evaluation.catalogue import label
 from ..evaluation.distance import exact_copies
 from ..evaluation.protocol import SIZE_NAMES
@@ -17,7 +18,7 @@ from ..model.generator import SyntheticGenerator
 @dataclass
 class Guardrail:
     name: str
-    severity: str  # "block": download refused unless overridden with a reason; "warn": shown
+    severity: Severity  # BLOCK: download refused unless overridden with a reason; WARN: shown
     message: str
 
     def to_dict(self) -> dict:
@@ -40,22 +41,22 @@ def guardrails(synthetic: pd.DataFrame, train: pd.DataFrame, model: SyntheticGen
     checks = []
     copies = copies_of_training_rows(synthetic, train, model.schema_.modelled)
     if copies:
-        checks.append(Guardrail("exact_copies", "block",
+        checks.append(Guardrail("exact_copies", Severity.BLOCK,
                                 f"{copies} of {len(synthetic)} synthetic rows are exact copies of training rows. "
                                 "Releasing them releases real records."))
     else:
-        checks.append(Guardrail("exact_copies", "ok", "No synthetic row is an exact copy of a training row."))
+        checks.append(Guardrail("exact_copies", Severity.OK, "No synthetic row is an exact copy of a training row."))
     if summary is not None and len(summary):
         failed = summary.frame[summary.frame["median"].isna()]
         for _, row in failed.iterrows():
             what = label(row["metric"]) + (f" ({row['attribute']})" if isinstance(row["attribute"], str) else "")
-            checks.append(Guardrail("failed_metric", "warn", f"Metric {what} could not be computed."))
+            checks.append(Guardrail("failed_metric", Severity.WARN, f"Metric {what} could not be computed."))
     for cap in caps or []:
-        checks.append(Guardrail("capped", "warn", f"{SIZE_NAMES.get(cap['parameter'], cap['parameter'])} was "
+        checks.append(Guardrail("capped", Severity.WARN, f"{SIZE_NAMES.get(cap['parameter'], cap['parameter'])} was "
                                                   f"{cap['used']} instead of "
                                                   f"{cap['requested']}: {cap['reason']}."))
     return checks
 
 
 def blocked(checks: list[Guardrail]) -> list[Guardrail]:
-    return [c for c in checks if c.severity == "block"]
+    return [c for c in checks if c.severity == Severity.BLOCK]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from ..data.schema import Role
 from ..evaluation.catalogue import CATALOGUE
 from ..evaluation.intervals import interval_name
 from .context import ReportContext
@@ -55,7 +56,7 @@ def render(c: ReportContext) -> str:
     schema = schema_frame(c)
     why = e("; ".join(f"{reason} ({n} columns)" for reason, n in
                       schema["why this type"].str.replace(r"\d+", "N", regex=True).value_counts().items()))
-    dropped = schema[schema["role"] == "dropped"]
+    dropped = schema[schema["role"] == Role.DROPPED]
     out = (f"<h3>A. Every column ({len(columns)}): type, role, and the {e(CATALOGUE['column_distance'].short)} of its "
            f"margin at level {c.level}</h3>"
            f"<p class=\"muted\">{e(CATALOGUE['column_distance'].explanation)} The distance: median over the sets, in "

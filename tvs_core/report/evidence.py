@@ -27,6 +27,7 @@ from ..evaluation.catalogue import (
     described,
 )
 from ..evaluation.intervals import SMALL_N, interval_name
+from ..evaluation.metrics.base import Direction
 from ..evaluation.summary import MANY_COLUMNS, column_spread, readable
 from ..text import first_capital, percent
 from .context import ReportContext
@@ -189,7 +190,7 @@ def _summarised(rows: list[dict], levels: list[int]) -> tuple[list[dict], dict[t
         median, worst = {}, {}
         for level in levels:
             spread = column_spread({x["column"]: x["cells"][level][0] for x in columns if level in x["cells"]},
-                                   r["better"] == "lower")
+                                   r["better"] == Direction.LOWER)
             if spread is not None:
                 median[level], worst[level] = spread.median, (spread.worst, spread.worst_column)
         r["summary"] = (len(columns), median, worst)

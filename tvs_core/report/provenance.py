@@ -8,6 +8,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import figures
+from ..data.schema import Role
 from ..evaluation.protocol import SIZE_NAMES, size_words
 from ..evaluation.records import model_label
 from ..figures.ordering import FOCUS_NEIGHBOURS, SQUARE_UP_TO
@@ -67,7 +68,7 @@ def _schema_counts(schema: pd.DataFrame) -> str:
     """The columns counted by type and role, the dropped ones named with why; each column in the appendix."""
     counts = pd.crosstab(schema["type"], schema["role"], margins=True, margins_name="all").reset_index()
     counts = counts.rename(columns={"type": "type / role"}).rename_axis(columns=None)
-    dropped = schema[schema["role"] == "dropped"]
+    dropped = schema[schema["role"] == Role.DROPPED]
     named = items([f"{name}: {why}" for name, why in zip(dropped["column"], dropped["why dropped"], strict=True)])
     return (table(counts, dense=True) + (f"<p>Dropped, not modelled ({len(dropped)}):</p>{named}" if len(dropped)
                                          else "<p>No column was dropped: every one is modelled.</p>")

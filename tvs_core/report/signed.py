@@ -7,8 +7,7 @@ a block for the officer's name, role, date and decision. Numbers and methods com
 from __future__ import annotations
 
 from ..choice.explain import officer_words
-from ..choice.selection import Normalisation
-from ..choice.verdicts import Verdict
+from ..choice.verdicts import Severity, Verdict
 from ..release.pooled import verdict
 from ..storage.store import JobStatus
 from ..version import __version__
@@ -39,7 +38,7 @@ def _level(c: ReportContext) -> str:
     s = c.settings
     weighed = (f"How the levels were weighed: privacy weight α = {s.alpha:g}; privacy measured by "
                f"{s.privacy.title}; utility: "
-               f"{s.utility.describe(c.summary.metrics())}; {Normalisation(s.method).phrase}.")
+               f"{s.utility.describe(c.summary.metrics())}; {s.normalisation.phrase}.")
     note = (f"<p><b>The user's note:</b> {e(c.note)}</p>" if c.note else
             "<p><b>The user's note:</b> <i>none given</i></p>")
     override = (f"<p><b>Released despite a blocking guardrail, because:</b> {e(c.release.override_reason)}</p>"
@@ -56,7 +55,7 @@ def _level(c: ReportContext) -> str:
 def _before_signing(c: ReportContext) -> str:
     """What must be seen before signing: a sweep still running, blocking guardrails, the pooled check."""
     job = c.view.job
-    warn, block, ok = [], [g.message for g in c.release.checks if g.severity == "block"], []
+    warn, block, ok = [], [g.message for g in c.release.checks if g.severity == Severity.BLOCK], []
     if job["status"] != JobStatus.DONE:
         warn.append(f"The sweep is {job['status']} ({job['done']} of {job['total']} tasks): the attack games may not "
                     "have reported for every level; its privacy numbers are provisional.")
