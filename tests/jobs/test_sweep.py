@@ -401,7 +401,7 @@ def test_time_left_follows_the_stages_the_worker_runs():
 
 @pytest.mark.xdist_group(REFERENCE_GROUP)
 def test_time_left_learns_from_this_sweep_and_earlier_ones(table, reference, tmp_path):
-    from tvs_core.jobs.progress import chunk_share, kind_costs, protocol_sizes
+    from tvs_core.jobs.progress import chunk_share, kind_costs, protocol_sizes, share_at_plan
 
     _, store, job_id = reference  # a finished sweep: its own measured costs are used for it
     job = store.job(job_id)
@@ -415,5 +415,6 @@ def test_time_left_learns_from_this_sweep_and_earlier_ones(table, reference, tmp
     fresh = {"id": "not-started", "details": {k: job["details"][k] for k in ("n_train", "n_columns", "targets")}}
     costs, source = kind_costs(store, fresh)  # before Start: the earlier sweep's costs
     assert source == "earlier sweeps in this workspace"
-    assert costs["aia_model"] == pytest.approx(sorted(measured["aia_model"])[len(measured["aia_model"]) // 2],
+    then = share_at_plan(job["details"]) or 1.0  # its times taken back to a quiet machine (issue 56)
+    assert costs["aia_model"] == pytest.approx(sorted(measured["aia_model"])[len(measured["aia_model"]) // 2] / then,
                                                rel=0.5)
