@@ -220,8 +220,7 @@ def test_a_recorded_sweep_replayed_gives_a_range_while_a_kind_is_unmeasured_or_t
     sweep was planned, the time left is a range and says why ("about 12–25 min left; the machine is busy"); once
     every kind left is measured on a quiet machine, one number."""
     case = EVERY[name]
-    began = next(end for key, _, _, end in case["tasks"] if key == "holder")
-    load = next((entry[3] for entry in reversed(sorted(case.get("shown", []))) if entry[0] <= began), None)
+    load = _load_at_plan(case)
     busy = load is not None and load / case["cores"] > BUSY_FROM  # as the sweep was planned
     for now, left, _, _, _ in polls(case, tmp_path):
         if left.seconds == 0:
