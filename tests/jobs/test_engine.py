@@ -174,9 +174,10 @@ def test_a_new_release_metric_is_one_declaration_and_one_function(table, monkeyp
 
 
 # -- ReadyTasks: what a free worker runs next (issue 57) -------------------------------------------------------------
-def ready_tasks(monkeypatch, free_mb=None, done=()):
-    """The plan: two levels' tasks, two shadows' models (one each), the attackers reading both, an evaluation model
-    reading the attackers; ``done`` tasks stored already (with a payload each)."""
+def ready_tasks(monkeypatch, free_mb=None, done=(), levels=(1,)):
+    """The plan: the reference and each level's first chunk (``levels``), two shadows' models (one each), the
+    attackers reading both, an evaluation model reading the attackers; ``done`` tasks stored already (with a payload
+    each)."""
     from types import SimpleNamespace
 
     import numpy as np
@@ -195,7 +196,7 @@ def ready_tasks(monkeypatch, free_mb=None, done=()):
 
     monkeypatch.setattr(engine, "available_mb", available)
     tasks = [Task(TaskKey(TaskKind.REFERENCE), (), LEVELS),
-             Task(TaskKey(TaskKind.RELEASE, index=(1, "0-5")), (), LEVELS),
+             *(Task(TaskKey(TaskKind.RELEASE, index=(level, "0-5")), (), LEVELS) for level in levels),
              Task(TaskKey(TaskKind.MIA_SHADOW_MODEL, index=(0, "out")), (), GAMES),
              Task(TaskKey(TaskKind.MIA_SHADOW_MODEL, index=(0, 7)), (), GAMES),
              Task(TaskKey(TaskKind.MIA_ATTACKERS, index=(0,)), (0, 1), ATTACKERS),
@@ -266,3 +267,16 @@ def test_no_more_tasks_run_at_once_than_the_free_memory_holds_and_none_that_cann
     with pytest.raises(StopIteration):
         next(starved)
     assert "Not enough memory" in starved.error
+
+
+def test_a_worker_that_ends_a_task_gets_the_next_ready_task_before_its_result_is_stored(monkeypatch):
+    """joblib asks for the next call as soon as a worker ends one, before the engine's thread stores that result:
+    with a task ready and memory to spare, the free worker is handed that task, not a wait (a wait cost every task
+    0.1 s: a sixth of a 27-column sweep's time)."""
+    ready, _ = ready_tasks(monkeypatch, levels=(1, 5, 10))
+    assert [started(next(ready)), started(next(ready))] == ["reference", "release:1:0-5"]
+    assert started(next(ready)) == "release:5:0-5"  # the reference ended; its result is not stored yet
+    finish(ready, "reference")
+    assert started(next(ready)) == "release:10:0-5"
+    finish(ready, "release:1:0-5")
+    assert started(next(ready)) is None  # nothing is ready: the games wait for every level's quick numbers

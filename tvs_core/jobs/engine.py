@@ -180,6 +180,11 @@ class ReadyTasks:
             self.notes.append(message)
         if slots < 1 and not self.running:
             self.error = message
+        if slots >= self.workers:
+            # joblib runs at most ``workers`` calls at once and asks for the next one when a call ends, before this
+            # engine's thread has stored that result (``finished``): its task is still counted as running, and
+            # counting it would hand the free worker a wait instead of the task that is ready (0.1 s a task)
+            return True
         return len(self.running) < slots
 
     def finished(self, result: TaskResult) -> None:
