@@ -338,3 +338,30 @@ def test_adding_a_sweep_setting_is_one_declaration(monkeypatch):
     assert config.scratch_knob == 3 and config.to_dict()["scratch_knob"] == 3
     with pytest.raises(cli.UsageError, match="--scratch-knob"):
         parser.parse_args(["sweep", "--out", "o", "--scratch-knob", "x"])
+
+
+@pytest.mark.parametrize("generator", ["dp_vine", "privbayes", "mst", "privpgd"])
+def test_a_generators_privacy_claim_is_declared_once_and_read_alike_everywhere(generator):
+    """Each generator that promises differential privacy declares its claim once (``registry.EPSILON_GENERATORS``):
+    the sweep's baseline carries the ε of its name, the fitted model promises it (the release ledger's ε and the DP
+    audit's (ε, δ)), the figures shade it, and one check refuses a budget that is none, in the name and in the fit."""
+    from tvs_core.evaluation.dp_audit import claimed_privacy
+    from tvs_core.figures.style import baseline_style
+    from tvs_core.model.registry import EPSILON_GENERATORS, generator_class
+    from tvs_core.release.ledger import epsilon_of
+
+    claim = EPSILON_GENERATORS[generator]
+    spec = baseline_spec(BaselineName.parse(f"{generator}:2"), sweep())
+    epsilon, delta = claimed_privacy(spec)
+    assert epsilon == 2.0 == epsilon_of(spec.build(0)) == BaselineName.parse(f"{generator}:2").epsilon
+    assert (delta > 0) == claim.delta
+    assert baseline_style(f"{generator}:2") != baseline_style(f"{generator}:0.2")  # shaded by its ε
+    for bad in ("0", "-1", "nan", "inf", "x"):
+        with pytest.raises(DataError, match="positive number"):
+            baseline_spec(BaselineName.parse(f"{generator}:{bad}"), sweep())
+        assert BaselineName.parse(f"{generator}:{bad}").epsilon is None
+    model = generator_class(generator)(response="y", epsilon=0.0)
+    with pytest.raises(DataError, match="needs ε > 0") as refused:
+        model._check_settings()
+    assert f"{generator}:{claim.example}" in refused.value.fix
+    assert claimed_privacy(baseline_spec(BaselineName.parse("independent"), sweep())) is None

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import numbers
 from collections.abc import Callable
 from dataclasses import MISSING, asdict, astuple, dataclass, field, fields, replace
@@ -416,11 +415,7 @@ def baseline_spec(name: BaselineName, config: SweepConfig) -> GeneratorSpec:
     known_baseline(name)
     generator, parameter = astuple(name)
     if generator in EPSILON_GENERATORS:
-        try:
-            epsilon = float(parameter)
-        except ValueError:
-            epsilon = math.nan
-        if not math.isfinite(epsilon) or epsilon <= 0:
+        if (epsilon := name.epsilon) is None:
             raise DataError(f"Baseline '{name}' needs a positive number after '{generator}:' (its privacy budget ε).",
                             fix=f"Write e.g. {generator}:1.")
         settings = {"families": config.families} if generator == "dp_vine" else {}
