@@ -7,7 +7,7 @@ import streamlit as st
 
 from pages import common, plain
 from tvs_core import DataError, figures
-from tvs_core.choice import Axis, ChoiceSettings
+from tvs_core.choice import Axis
 from tvs_core.choice.axes import attribute_game_metrics, membership_metrics
 from tvs_core.data.io import read_table
 from tvs_core.data.margins import MARGINS
@@ -62,7 +62,7 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
         return
     config, levels = view.config, view.levels
     project = common.project()
-    selection = ChoiceSettings.of(project).select(own, config.sensitive, view.complete_levels())
+    selection = project.choice.select(own, config.sensitive, view.complete_levels())
     figure = common.level_scatter(view, summary, selection, project.selected_level)
     st.plotly_chart(figure, width="stretch", key="pu_scatter", on_select=lambda: common.select_level_from("pu_scatter"),
                     selection_mode="points")

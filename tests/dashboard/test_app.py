@@ -208,7 +208,7 @@ def test_sweep_choose_and_export_flow(after_sweep):
     at.slider(key="w.mix.pair_structure").set_value(0.0).run()
     at.slider(key="w.mix.ci_overlap").set_value(0.0).run()
     no_errors(at)
-    assert project(at).utility.text == "tstr=1"
+    assert project(at).choice.utility.text == "tstr=1"
     at.switch_page("pages/export.py").run()
     no_errors(at)
     at.button[0].click().run()
@@ -309,7 +309,7 @@ def test_a_reload_brings_the_same_project_and_sweep_back(after_sweep):
     reloaded.switch_page("pages/choose.py").run()
     no_errors(reloaded)
     after = project(reloaded)
-    assert (after.id, after.job_id, after.alpha) == (before.id, before.job_id, 0.8)
+    assert (after.id, after.job_id, after.choice.alpha) == (before.id, before.job_id, 0.8)
     assert reloaded.slider(key="w.alpha").value == 0.8
     on_first_page = app().run()  # (AppTest lists the sidebar only before any switch_page)
     assert after.selected_level is None  # visiting Choose chooses nothing: the recommendation is not a choice
