@@ -8,6 +8,7 @@ traceback reaches the user. An unexpected error is written with its traceback to
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import os
@@ -23,8 +24,6 @@ from .choice.selection import METHODS
 from .data.demo import DEFAULT_DEMO, DEMOS, load_demo
 from .data.io import read_table
 from .data.limits import ENV, Limits
-from .data.margins import MarginKind
-from .data.missing import MissingPolicy
 from .data.prepare import prepare_table
 from .data.schema import infer_schema
 from .data.validation import check
@@ -32,9 +31,8 @@ from .errors import DataError, DataErrors, TVSError, out_of_room
 from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY, AxisKind
 from .jobs.backends import BACKENDS, RAY_REFUSAL, Backend, risk
 from .jobs.config import SETTINGS, SWITCHES, SweepConfig, setting_default
-from .model.families import FamilySet
 from .model.generator import all_cores
-from .model.ordering import Measure, algorithm1, table_associations
+from .model.ordering import algorithm1, table_associations
 from .model.tvinesynth import TVineSynth
 from .storage.store import ACTIVE, JobStatus
 from .storage.workspace import refuse_inside_workspace
@@ -70,8 +68,9 @@ def setting_flag(parser, name: str, **given) -> None:
     choices; its default the config's, its value stored under the setting's name (``with_flags`` reads them back)."""
     declared = SETTINGS.get(name) or SWITCHES[name]
     default = setting_default(name) if name in SETTINGS else False
-    if declared.kind is not None:
-        given = {"choices": options(declared.kind), "default": str(default), **given}
+    if declared.kind is not None:  # read into its member here, at the edge, refused in read_choice's one wording
+        given = {"choices": list(declared.kind), "default": default, "metavar": "{" + ",".join(options(declared.kind))
+                 + "}", "type": argument_type(functools.partial(read_choice, declared.kind)), **given}
     elif isinstance(default, bool):
         given = {"action": "store_true", **given}
     else:
@@ -114,7 +113,7 @@ def argument_type(read):
         except DataError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
-    typed.__name__ = read.__name__
+    typed.__name__ = getattr(read, "__name__", "value")
     return typed
 
 
@@ -283,11 +282,8 @@ def cmd_release(args) -> dict:
         _check_rows(rows, table.shape[1])
         seed = 0 if args.seed is None else args.seed
         model = TVineSynth(response=schema.response, sensitive=schema.sensitive, rho_star=args.rho_star,
-                           measure=read_choice(Measure, args.measure), order=args.order,
-                           families=read_choice(FamilySet, args.families),
-                           margins=read_choice(MarginKind, args.margins), t_max=args.level, seed=seed,
-                           threads=args.threads,
-                           missing=read_choice(MissingPolicy, args.missing))
+                           measure=args.measure, order=args.order, families=args.families, margins=args.margins,
+                           t_max=args.level, seed=seed, threads=args.threads, missing=args.missing)
         model.fit(table, schema)
         if args.level > model.order_.full_level:
             raise DataError(f"--level {args.level} is above the full vine's {model.order_.full_level} trees.",
