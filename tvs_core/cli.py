@@ -30,13 +30,13 @@ from .data.validation import check
 from .errors import DataError, DataErrors, TVSError, out_of_room
 from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY, AxisKind
 from .jobs.backends import BACKENDS, RAY_REFUSAL, Backend, risk
-from .jobs.config import SETTINGS, SWITCHES, SweepConfig, setting_default
+from .jobs.config import SETTINGS, SWITCHES, SweepConfig, declaration, setting_default
 from .model.generator import all_cores
 from .model.ordering import algorithm1, table_associations
 from .model.tvinesynth import TVineSynth
 from .storage.store import ACTIVE, JobStatus
 from .storage.workspace import refuse_inside_workspace
-from .text import comma_separated, printable, read_choice, unit_number, whole_number
+from .text import printable, read_choice, unit_number, whole_number
 
 EXIT_USAGE = 2
 PROG = "python -m tvs_core"
@@ -66,7 +66,7 @@ def setting_flag(parser, name: str, **given) -> None:
     """The command-line flag of the sweep setting (or switch) ``name``, from its one declaration
     (``jobs.config.SETTINGS``, ``SWITCHES``): its flag, its help, how its text is read and, for a choice, its
     choices; its default the config's, its value stored under the setting's name (``with_flags`` reads them back)."""
-    declared = SETTINGS.get(name) or SWITCHES[name]
+    declared = declaration(name)
     default = setting_default(name) if name in SETTINGS else False
     if declared.kind is not None:  # read into its member here, at the edge, refused in read_choice's one wording
         given = {"choices": list(declared.kind), "default": default, "metavar": "{" + ",".join(options(declared.kind))
@@ -146,7 +146,6 @@ def level(text: str) -> int:
 
 
 unit_interval = argument_type(unit_number)
-names = argument_type(comma_separated)
 
 
 def external_file(text: str) -> tuple[str, str]:
