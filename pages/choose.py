@@ -8,7 +8,6 @@ from tvs_core import figures
 from tvs_core.choice import (
     METHODS,
     Axis,
-    ChoiceSettings,
     Normalisation,
     UtilityMix,
     axis_choices,
@@ -69,7 +68,7 @@ def set_mix() -> None:
     weights = [(name, float(st.session_state[f"{common.WIDGET}mix.{name}"])) for name in MIX_PARTS
                if st.session_state[f"{common.WIDGET}mix.{name}"] > 0]
     try:
-        common.update(utility=UtilityMix.of(weights))
+        common.update_choice(utility=UtilityMix.of(weights))
     except DataError:
         st.session_state["mix_refused"] = True
 
@@ -101,8 +100,8 @@ if not summary.has_levels():
 
 project = common.project()
 choices = axis_choices(AxisKind.PRIVACY, config.sensitive)
-if project.privacy.text not in choices:
-    common.update(privacy=Axis.parse(choices[0]))
+if project.choice.privacy.text not in choices:
+    common.update_choice(privacy=Axis.parse(choices[0]))
 a, b, c = st.columns(3)
 alpha = a.slider("Weight on privacy α", 0.0, 1.0, step=0.05, key=common.bound("alpha"), on_change=common.keep,
                  args=("alpha",), help="PU_t = α·P_t + (1 − α)·U_t (paper, Appendix D)")
@@ -111,7 +110,7 @@ method = b.radio("Normalisation", common.texts(METHODS), horizontal=True, key=co
                  format_func=lambda m: read_choice(Normalisation, m).label)
 privacy = c.selectbox("Privacy measured by", choices, key=common.bound("privacy"), on_change=common.keep,
                       args=("privacy",), format_func=lambda p: Axis.parse(p, sensitive=config.sensitive).title)
-settings = ChoiceSettings.of(common.project())  # as the widgets above left it
+settings = common.project().choice  # as the widgets above left it
 mix = settings.utility
 st.caption(f"Utility U_t = {plain.md(mix.describe(summary.metrics()))}")
 with st.expander("Change the utility mix"):  # one label: a label that changed with the mix closed the panel

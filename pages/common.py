@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections import OrderedDict
+from dataclasses import fields, replace
 from enum import Enum
 
 import pandas as pd
@@ -172,6 +173,17 @@ def update_sweep(**changes) -> Project:
         return update()
 
 
+def update_choice(**changes) -> Project:
+    """Change the project's choice settings (its ``ChoiceSettings``: α, normalisation, privacy axis, utility mix) and
+    save it."""
+    with _CHANGES:
+        return update(choice=replace(project().choice, **changes))
+
+
+# the choice settings a widget binds by their own names (``bound("alpha")``), held by the project's ChoiceSettings
+CHOICE = {f.name for f in fields(ChoiceSettings)}
+
+
 NOTICE = "notice"  # one sentence for the next run of the page (a change the user should know the page made)
 
 
@@ -303,8 +315,11 @@ def schema() -> Schema:
 
 # -- widgets bound to project fields --------------------------------------------------------------------
 def _owner(name: str):
-    """The object that holds setting ``name``: the project, or its sweep for ``sweep.FIELD``."""
-    return project().sweep if name.startswith("sweep.") else project()
+    """The object that holds setting ``name``: the project, its sweep for ``sweep.FIELD``, its choice for one of the
+    choice settings (``CHOICE``)."""
+    if name.startswith("sweep."):
+        return project().sweep
+    return project().choice if name in CHOICE else project()
 
 
 def bound(name: str) -> str:
@@ -354,6 +369,9 @@ def keep(name: str) -> None:
         value = PARSED[name](value)
     if name.startswith("sweep."):
         update_sweep(**{name.removeprefix("sweep."): value})
+        return
+    if name in CHOICE:
+        update_choice(**{name: value})
         return
     update(**{name: value})
 
@@ -418,7 +436,7 @@ def level_scatter(view: JobView, summary, selection, selected: int | None, utili
     mix's parts); each level's colour from the sweep's levels; the levels on their first numbers marked as such."""
     from tvs_core import figures
 
-    settings, config = ChoiceSettings.of(project()), view.config
+    settings, config = project().choice, view.config
     parts = {axis.metric.name: axis for axis, _ in settings.utility.axes(summary.metrics())}
     utility = utility or parts.get(project().scatter_utility) or next(iter(parts.values()), None)
     return figures.privacy_utility_scatter(summary, settings.privacy, config.sensitive, selected, view.levels,
@@ -438,7 +456,7 @@ def _recommended(job_id: str, done: int, alpha: float, normalisation: str, priva
 def recommended_level() -> int | None:
     """The level the Choose page recommends for the shown sweep at the project's α, normalisation, privacy axis and
     utility mix (None before any level has both a privacy and a utility value)."""
-    view, current = job(), project()
+    view, current = job(), project().choice
     if view is None:
         return None
     return _recommended(view.id, int(view.job["done"]), float(current.alpha), current.normalisation,

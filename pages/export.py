@@ -6,7 +6,6 @@ with a reason (kept in the manifest and the ledger, as an override is)."""
 import streamlit as st
 
 from pages import common, plain
-from tvs_core.choice import ChoiceSettings
 from tvs_core.choice.explain import officer_words
 from tvs_core.errors import DataError
 from tvs_core.jobs import JobView
@@ -80,7 +79,7 @@ if st.button("Generate release", type="primary", disabled=rows is None or seed i
              help="Fix the refused field above first." if rows is None or seed is None else None):
     try:
         with st.spinner("Drawing the rows, checking them, attacking them together with the earlier releases…"):
-            made = Release.from_sweep(view, int(level), int(rows), int(seed), ChoiceSettings.of(project),
+            made = Release.from_sweep(view, int(level), int(rows), int(seed), project.choice,
                                       table_name=project.name, store=common.store(), chosen_by_user=chosen_by_user)
     except DataError as exc:
         st.error(plain.md(exc))

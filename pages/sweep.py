@@ -7,18 +7,17 @@ import streamlit as st
 
 from pages import common, plain
 from tvs_core import DataError, figures
-from tvs_core.choice import Axis, ChoiceSettings
+from tvs_core.choice import Axis
 from tvs_core.choice.axes import attribute_game_metrics, membership_metrics
 from tvs_core.data.io import read_table
 from tvs_core.data.margins import MARGINS
-from tvs_core.evaluation.dp_audit import DEFAULT_TRIALS
 from tvs_core.evaluation.fidelity import kendall_real_and_synthetic
 from tvs_core.evaluation.preview import preview_levels, suggested_levels
 from tvs_core.evaluation.protocol import PROTOCOLS
 from tvs_core.evaluation.summary import Summary, summarise
 from tvs_core.jobs import COMPETITORS, DEFAULT_BASELINES, JobView
 from tvs_core.jobs.backends import OWNER_ONLY, Backend
-from tvs_core.jobs.config import OTHER_COMPETITORS, SETTINGS, setting_differences
+from tvs_core.jobs.config import OTHER_COMPETITORS, SETTINGS, declaration, setting_differences
 from tvs_core.jobs.plan import claimed_epsilons, planned_tasks
 from tvs_core.jobs.process import cancel_job
 from tvs_core.jobs.progress import audit_seconds, before_start, duration_text, fit_seconds_by_baseline
@@ -34,7 +33,6 @@ from tvs_core.model.families import FAMILY_SETS
 from tvs_core.model.ordering import default_levels
 from tvs_core.seeding import MAX_SEED
 from tvs_core.storage import JobStatus
-from tvs_core.text import first_capital
 
 common.under_navigation()
 
@@ -64,7 +62,7 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
         return
     config, levels = view.config, view.levels
     project = common.project()
-    selection = ChoiceSettings.of(project).select(own, config.sensitive, view.complete_levels())
+    selection = project.choice.select(own, config.sensitive, view.complete_levels())
     figure = common.level_scatter(view, summary, selection, project.selected_level)
     st.plotly_chart(figure, width="stretch", key="pu_scatter", on_select=lambda: common.select_level_from("pu_scatter"),
                     selection_mode="points")
@@ -112,19 +110,14 @@ def kendall_panel(job_id: str, levels: list[int]) -> None:
 
 
 def setting(name: str, widget, label: str | None = None, **kwargs):
-    """A setting bound to the project: restored from it, saved to it on change. A sweep setting (``sweep.NAME``) is
-    labelled and explained as its one declaration says (``jobs.config.SETTINGS``: the command line's flag and the
-    manifest use the same); ``label`` and ``help`` given: the page's own words."""
-    declared = SETTINGS.get(name.removeprefix("sweep.")) if name.startswith("sweep.") else None
+    """A setting bound to the project: restored from it, saved to it on change. A sweep setting or switch
+    (``sweep.NAME``) is labelled and explained as its one declaration says (``jobs.config.declaration``: the command
+    line's flag and the manifest use the same); ``label`` and ``help`` given: the page's own words."""
+    declared = declaration(name.removeprefix("sweep.")) if name.startswith("sweep.") else None
     if declared is not None:
         label = label or declared.label
-        kwargs.setdefault("help", widget_help(declared))
+        kwargs.setdefault("help", declared.sentence)
     return widget(label, key=common.bound(name), on_change=common.keep, args=(name,), **kwargs)
-
-
-def widget_help(declared) -> str:
-    """A declared setting's help as a widget shows it: a sentence."""
-    return first_capital(declared.help) + "." if declared.help else ""
 
 
 st.title("3 · Sweep")
@@ -160,45 +153,24 @@ with b:
             format_func=lambda p: f"{p} — {FAMILY_SETS[p].description}")
 with c:
     setting("sweep.margins", st.selectbox, options=common.texts(MARGINS))
-setting("sweep.baselines", st.multiselect, "Baselines (reference points)",
+setting("sweep.baselines", st.multiselect,
         options=list(dict.fromkeys([*DEFAULT_BASELINES, *COMPETITORS, *OTHER_COMPETITORS, "ctgan:quick",
                                     "tvae:quick"])),
-        format_func=figures.model_label,
-        help="CTGAN, TVAE and PrivPGD need `pip install -r requirements-competitors.txt`; 'paper settings' are "
-             "Appendix J's epochs, 'quick epochs' a short budget for interactive sweeps. PrivPGD (ε = 2.5) is the "
-             "paper's DP marginal method; MST, which stood in for it, stays available (docs/reference/models.md, "
-             "Competitors).")
+        format_func=figures.model_label)
 uploads = st.file_uploader("Your own synthetic data (optional): each file is scored like a release and drawn as "
                            "its own point", type=["csv", "parquet", "xlsx"], accept_multiple_files=True,
                            help="Same columns, types and labels as the training table. The attack games need a "
                                 "generator to refit, so an uploaded set does not play them (not played).")
-setting("sweep.baselines_play_games", st.checkbox, "Baselines play the attack games too",
-        help="Off: baselines get the release attack's MAB and no PG (cheap). On: the same attribute and membership "
-             "games as TVineSynth, so every point on the scatter uses one estimator; each baseline is refitted "
-             "(targets + 1) times per game iteration and shadow.")
-setting("sweep.reuse_families", st.checkbox,
-        "Attack games: reuse the holder's pair-copula families (refit parameters only)",
-        help="Off (the paper's way): every model the games fit selects its families again. On: "
-             + widget_help(SETTINGS["reuse_families"]))
-setting("sweep.per_target_shadows", st.checkbox, "Membership game: shadow models per target (the paper's way)",
-        help="Off: each shadow's subset and OUT model serve every target (about half the shadow fits; the "
-             "attackers' training data has the same distribution). On: a subset and OUT model per target.")
-setting("sweep.audits_dp", st.checkbox, f"Audit the ε claims of the DP references ({DEFAULT_TRIALS} fits of each)",
-        help="Canary records are inserted into the training rows, each reference that claims differential privacy "
-             "is fitted many times with and without them, and a membership test on its releases gives a lower "
-             "bound on the ε it really spends (Clopper-Pearson, 95 %). A bound above the claim refutes the claim. "
-             "It costs many fits: the duration below includes it.")
+for switch in ("baselines_play_games", "reuse_families", "per_target_shadows", "audits_dp"):
+    setting(f"sweep.{switch}", st.checkbox)
 covariates = [c for c in common.schema().modelled if c != project.sweep.response]
 covariates += [c for c in project.sweep.analysis if c not in covariates]  # shown, and refused below: never dropped
-setting("sweep.analysis", st.multiselect, "Analysis for the CI overlap: covariates of the regression of Y (empty: all)",
-        options=covariates, placeholder="All covariates — type to find one…",
-        help="The utility part 'CI overlap' fits this regression on the real and on the synthetic rows and compares "
-             "the coefficients' 95 % intervals (Karr et al. 2006). Name the analysis your users will run. Type part "
-             "of a column's name to filter the list.")
+setting("sweep.analysis", st.multiselect, options=covariates, placeholder="All covariates — type to find one…",
+        help=SETTINGS["analysis"].sentence + " Type part of a column's name to filter the list.")
 d, e = st.columns(2)
 with d:
     seed_value = common.whole_number_field(SETTINGS["seed"].label, "sweep.seed", 0, MAX_SEED, "the master seed",
-                                           help=widget_help(SETTINGS["seed"]))
+                                           help=SETTINGS["seed"].sentence)
 with e:
     if project.backend not in OWNER_ONLY:  # a project saved when Ray was offered: never started from here
         common.update(backend=Backend.LOKY)

@@ -8,9 +8,9 @@ traceback reaches the user. An unexpected error is written with its traceback to
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
-import math
 import os
 import sys
 import time
@@ -24,26 +24,19 @@ from .choice.selection import METHODS
 from .data.demo import DEFAULT_DEMO, DEMOS, load_demo
 from .data.io import read_table
 from .data.limits import ENV, Limits
-from .data.margins import MarginKind
-from .data.missing import MissingPolicy
 from .data.prepare import prepare_table
 from .data.schema import infer_schema
 from .data.validation import check
 from .errors import DataError, DataErrors, TVSError, out_of_room
 from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY, AxisKind
-from .evaluation.dp_audit import DEFAULT_TRIALS
-from .evaluation.protocol import ATTACK_GAMES
 from .jobs.backends import BACKENDS, RAY_REFUSAL, Backend, risk
-from .jobs.config import COMPETITORS, DEFAULT_BASELINES, SETTINGS, setting_default
-from .model.families import FamilySet
+from .jobs.config import SETTINGS, SWITCHES, SweepConfig, declaration, setting_default
 from .model.generator import all_cores
-from .model.ordering import Measure, algorithm1, table_associations
-from .model.registry import BaselineName
+from .model.ordering import algorithm1, table_associations
 from .model.tvinesynth import TVineSynth
-from .seeding import MAX_SEED
 from .storage.store import ACTIVE, JobStatus
 from .storage.workspace import refuse_inside_workspace
-from .text import printable, read_choice, whole_number
+from .text import printable, read_choice, unit_number, whole_number
 
 EXIT_USAGE = 2
 PROG = "python -m tvs_core"
@@ -70,19 +63,58 @@ def options(choices) -> list[str]:
 
 
 def setting_flag(parser, name: str, **given) -> None:
-    """The command-line flag of the sweep setting ``name``, from its one declaration (``jobs.config.SETTINGS``): its
-    flag, its help and, for a choice, its choices; its default the config's (``given``: what the command adds, as
-    ``type`` reads the text)."""
-    declared, default = SETTINGS[name], setting_default(name)
-    if declared.kind is not None:
-        given = {"choices": options(declared.kind), "default": str(default), **given}
+    """The command-line flag of the sweep setting (or switch) ``name``, from its one declaration
+    (``jobs.config.SETTINGS``, ``SWITCHES``): its flag, its help, how its text is read and, for a choice, its
+    choices; its default the config's, its value stored under the setting's name (``with_flags`` reads them back)."""
+    declared = declaration(name)
+    default = setting_default(name) if name in SETTINGS else False
+    if declared.kind is not None:  # read into its member here, at the edge, refused in read_choice's one wording
+        given = {"choices": list(declared.kind), "default": default, "metavar": "{" + ",".join(options(declared.kind))
+                 + "}", "type": argument_type(functools.partial(read_choice, declared.kind)), **given}
     elif isinstance(default, bool):
         given = {"action": "store_true", **given}
-    elif default is not None:
+    else:
         given = {"default": default, **given}
-    shown = "" if isinstance(default, bool) or default is None else f" (default: {default})"
-    parser.add_argument(declared.flag, help=f"{declared.screen_name}: {declared.help}{shown}".replace("%", "%%"),
-                        **given)
+    if declared.parse is not None:
+        given.setdefault("type", argument_type(declared.parse))
+    if declared.const is not None:
+        given = {"nargs": "?", "const": declared.const, **given}
+    if declared.metavar is not None:
+        given.setdefault("metavar", declared.metavar)
+    if isinstance(default, bool) or declared.const is not None:
+        shown = ""
+    elif default is None or default == []:
+        shown = f" (default: {declared.unset})" if declared.unset else ""
+    else:
+        shown = f" (default: {', '.join(map(str, default)) if isinstance(default, list) else default})"
+    typed = f"; {declared.typed}" if declared.typed else ""
+    parser.add_argument(declared.flag, dest=name, help=f"{declared.screen_name}: {declared.help}{typed}{shown}"
+                        .replace("%", "%%"), **given)
+
+
+def with_flags(args, **given):
+    """A sweep's settings as the command's flags gave them (``setting_flag``; a flag left out: the setting's default),
+    each checked by its constraint; ``given``: what the command read otherwise, e.g. the roles, which ``_roles``
+    reads from their flags into the schema."""
+    values = {name: getattr(args, name) for name, declared in {**SETTINGS, **SWITCHES}.items()
+              if declared.flag is not None and hasattr(args, name)}
+    values.update(given)
+    config = SweepConfig(**{name: value for name, value in values.items() if name in SETTINGS})
+    for name in SWITCHES.keys() & values.keys():  # a switch sets the field that carries it
+        setattr(config, name, values[name])
+    return config
+
+
+def argument_type(read):
+    """A reader of a setting's text (a ``DataError`` refuses it) as argparse's ``type``: the refusal in its words."""
+    def typed(text: str):
+        try:
+            return read(text)
+        except DataError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    typed.__name__ = getattr(read, "__name__", "value")
+    return typed
 
 
 def _integer(text: str, low: int, high: int | None = None) -> int:
@@ -113,29 +145,7 @@ def level(text: str) -> int:
     return _integer(text, 0)
 
 
-def seed(text: str) -> int:
-    return _integer(text, 0, MAX_SEED)
-
-
-def unit_interval(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value) or not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"{text} is out of range: give a number from 0 to 1")
-    return value
-
-
-def _comma_separated(text: str, entry: str, example: str) -> list[str]:
-    parts = [part.strip() for part in text.split(",")]
-    if any(not part for part in parts):
-        raise argparse.ArgumentTypeError(f"{text!r} has an empty {entry}: write {example}")
-    return parts
-
-
-def level_list(text: str) -> list[int]:
-    return sorted({_integer(part, 1) for part in _comma_separated(text, "entry", "levels like 1,5,10")})
+unit_interval = argument_type(unit_number)
 
 
 def external_file(text: str) -> tuple[str, str]:
@@ -144,18 +154,6 @@ def external_file(text: str) -> tuple[str, str]:
     if not equals or not name.strip() or not path.strip():
         raise argparse.ArgumentTypeError(f"{text!r}: write NAME=FILE, e.g. mine=synthetic.csv")
     return name.strip(), path.strip()
-
-
-def audit_fits(text: str) -> int:
-    """Fits of a DP audit: at least 8, a multiple of 4 (two halves, each canary in half of each)."""
-    value = _integer(text, 8)
-    if value % 4:
-        raise argparse.ArgumentTypeError(f"{value} is not a multiple of 4: give e.g. {value + 4 - value % 4}")
-    return value
-
-
-def names(text: str) -> list[str]:
-    return _comma_separated(text, "name", "names like A,B")
 
 
 def limit(text: str) -> tuple[str, str]:
@@ -247,7 +245,7 @@ def cmd_order(args) -> dict:
     schema = _roles(args, table)
     check(table, schema, measure=args.measure)
     result = algorithm1(table_associations(table, schema, measure=args.measure), schema.response, schema.sensitive,
-                        args.rho, args.measure)
+                        args.rho_star, args.measure)
     return {"order": result.order, "K": result.K, "tau_block": result.tau_block,
             "S": result.sensitive, "rho_star": result.rho_star, "measure": result.measure,
             "t_max": result.t_max, "t_max_reason": result.t_max_reason, "full_level": result.full_level}
@@ -282,12 +280,9 @@ def cmd_release(args) -> dict:
         rows = args.rows or len(table)
         _check_rows(rows, table.shape[1])
         seed = 0 if args.seed is None else args.seed
-        model = TVineSynth(response=schema.response, sensitive=schema.sensitive, rho_star=args.rho,
-                           measure=read_choice(Measure, args.measure), order=args.order,
-                           families=read_choice(FamilySet, args.families),
-                           margins=read_choice(MarginKind, args.margins), t_max=args.level, seed=seed,
-                           threads=args.threads,
-                           missing=read_choice(MissingPolicy, args.missing))
+        model = TVineSynth(response=schema.response, sensitive=schema.sensitive, rho_star=args.rho_star,
+                           measure=args.measure, order=args.order, families=args.families, margins=args.margins,
+                           t_max=args.level, seed=seed, threads=args.threads, missing=args.missing)
         model.fit(table, schema)
         if args.level > model.order_.full_level:
             raise DataError(f"--level {args.level} is above the full vine's {model.order_.full_level} trees.",
@@ -426,7 +421,7 @@ def _in_this_process(args):
 def cmd_sweep(args) -> dict:
     from .choice.summary import summary_json
     from .evaluation.summary import summarise
-    from .jobs import JobView, SweepConfig
+    from .jobs import JobView
     from .jobs.submission import Next, Started, check_sweep, run_sweep
     from .release.export import refuse_overwriting_inputs, write_csv, write_file
 
@@ -451,20 +446,11 @@ def cmd_sweep(args) -> dict:
     holdout = read_table(holdout_path, limits=_limits(args)) if holdout_path else None
     externals = {name: read_table(path, limits=_limits(args))  # read once, copied on submit
                  for name, path in external_paths.items()}
-    baselines = [BaselineName.parse(name) for name in (DEFAULT_BASELINES if args.baselines is None else args.baselines)
-                 if name != "none"]
-    config = SweepConfig(response=schema.response, sensitive=schema.sensitive, rho_star=args.rho,
-                         measure=args.measure, order=args.order, levels=args.levels, preset=args.preset,
-                         families=read_choice(FamilySet, args.families), margins=args.margins, seed=args.seed,
-                         baselines=baselines,
-                         baseline_games=list(ATTACK_GAMES) if args.baseline_games else [], schema=schema.to_dict(),
-                         analysis=args.analysis, reuse_families=args.reuse_families,
-                         dp_audit_trials=args.audit_dp or 0)
-    config.per_target_shadows = args.per_target_shadows  # the one rule for where the setting is kept
+    config = with_flags(args, response=schema.response, sensitive=schema.sensitive, schema=schema.to_dict())
     choice = _choice(args, config.sensitive)
     check_sweep(table, config, holdout)  # every check before a sweep: the Sweep page runs the same
     store = _store(args)
-    if args.audit_dp:
+    if config.dp_audit_trials:
         _announce_audit(store, config, table, schema, args.n_jobs)
     started, status = ((Started(_finished_job(store, table, config, holdout, externals), Next.NOTHING), None)
                        if store.read_only else
@@ -595,9 +581,8 @@ def build_parser() -> argparse.ArgumentParser:
         limit_arg(p)
         if roles:
             setting_flag(p, "response", metavar="COLUMN")
-            setting_flag(p, "sensitive", type=names, metavar="A,B,...")
-            p.add_argument("--rho", type=unit_interval, default=None,
-                           help="association threshold rho* from 0 to 1 (default: Pearson 0.6 in the chosen measure)")
+            setting_flag(p, "sensitive")
+            setting_flag(p, "rho_star")
             setting_flag(p, "measure")
 
     def choice_args(p, what: str = ""):
@@ -614,8 +599,8 @@ def build_parser() -> argparse.ArgumentParser:
                             f" (default {DEFAULT_UTILITY}; the paper's: tstr)")
 
     def model_args(p):
-        p.add_argument("--order", type=names, help="explicit comma-separated covariate order (response is appended)")
-        setting_flag(p, "seed", type=seed, metavar=f"0..{MAX_SEED}")
+        setting_flag(p, "order")
+        setting_flag(p, "seed")
         setting_flag(p, "families")
         setting_flag(p, "margins")
 
@@ -670,30 +655,14 @@ def build_parser() -> argparse.ArgumentParser:
     sweep = sub.add_parser("sweep", help="evaluate every truncation level (resumable; stored in the workspace)")
     data_args(sweep, roles=True)
     model_args(sweep)
-    sweep.add_argument("--levels", type=level_list, help="comma-separated levels, 1 or more (default: every 5th, 1 "
-                                                         "and t_max; above 10 such levels, 10 placed where the "
-                                                         "instant preview changes, as on the Sweep page)")
-    setting_flag(sweep, "preset")
+    for name, declared in {**SETTINGS, **SWITCHES}.items():  # every declared setting: a new one needs no line here
+        if declared.flag is not None and declared.flag not in sweep._option_string_actions:
+            setting_flag(sweep, name)
     sweep.add_argument("--holdout", help="hold-out CSV/Parquet to use instead of a 20 %% split")
-    sweep.add_argument("--baselines", type=names,
-                       help="comma-separated baselines, or 'none' (default: " + ", ".join(DEFAULT_BASELINES)
-                            + "); the paper's competitors: " + ", ".join(COMPETITORS) + " (ctgan, tvae and privpgd "
-                            "need requirements-competitors.txt; :quick or :EPOCHS for a shorter budget); also mst:EPS")
     sweep.add_argument("--external", type=external_file, action="append", metavar="NAME=FILE",
                        help="a synthetic table made elsewhere (repeatable): checked against the data's columns, "
                             "types and labels, copied into the workspace and scored by every release metric as "
                             "its own point; the attack games need a generator, so it does not play them")
-    setting_flag(sweep, "analysis", type=names, metavar="A,B,...")
-    setting_flag(sweep, "reuse_families")
-    sweep.add_argument("--per-target-shadows", action="store_true",
-                       help="membership game: a shadow subset and OUT model per target, as the paper (slower)")
-    sweep.add_argument("--baseline-games", action="store_true",
-                       help="the baselines play both attack games too (slower; game MAB and PG for every model)")
-    sweep.add_argument("--audit-dp", type=audit_fits, nargs="?", const=DEFAULT_TRIALS, metavar="FITS",
-                       help="audit every baseline that claims an ε: FITS fits (default "
-                            f"{DEFAULT_TRIALS}, a multiple of 4) with and without planted worst-case records, a "
-                            "membership test on each release, and the ε the releases demonstrably spend (Clopper-"
-                            "Pearson, 95 %%) next to the claimed ε; its duration is printed before the sweep starts")
     sweep.add_argument("--backend", choices=options(BACKENDS), default="loky",
                        help="where the tasks run: loky (default), processes of this account on this computer; dask, "
                             "a Dask cluster (one started here accepts only your account: encrypted, with a key of "

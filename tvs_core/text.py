@@ -98,3 +98,34 @@ def read_choice(kind, value, setting: str | None = None):
     except (ValueError, TypeError):
         raise ChoiceRefused(setting or getattr(kind, "screen_name", kind.__name__), one_line(value),
                             [member.value for member in kind]) from None
+
+
+# -- a setting's text as typed (a command-line flag): each refuses by naming the value and what to write -------------
+def unit_number(text: str) -> float:
+    """A number from 0 to 1, as typed."""
+    import math
+
+    from .errors import DataError
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise DataError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or not 0 <= value <= 1:
+        raise DataError(f"{text} is out of range: give a number from 0 to 1")
+    return value
+
+
+def comma_separated(text: str, entry: str = "name", example: str = "names like A,B") -> list[str]:
+    """Comma-separated entries, each stripped; an empty one is refused."""
+    from .errors import DataError
+
+    parts = [part.strip() for part in text.split(",")]
+    if any(not part for part in parts):
+        raise DataError(f"{text!r} has an empty {entry}: write {example}")
+    return parts
+
+
+def level_list(text: str) -> list[int]:
+    """Comma-separated truncation levels, 1 or more, sorted, each once."""
+    return sorted({whole_number(part, 1) for part in comma_separated(text, "entry", "levels like 1,5,10")})

@@ -1,7 +1,6 @@
 """choice/summary.py: the level choice on a summary, ``summary.json``'s pieces and the manifest's ``choice``."""
 
 import math
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -204,13 +203,6 @@ def test_settings_parse_their_text_once_and_refuse_a_misspelt_axis(two_levels):
     chosen = settings.select(two_levels, ["a"])
     assert chosen.best_level == 2 and chosen.privacy == settings.privacy  # α 0: utility alone
     assert settings.to_json(chosen, 2)["chosen_by"] == "user"
-
-
-def test_settings_of_a_project_are_its_own():
-    project = SimpleNamespace(alpha=0.3, normalisation=Normalisation.PAPER, privacy=Axis.parse("pg"),
-                              utility=UtilityMix.parse("pair_structure"))
-    assert ChoiceSettings.of(project) == ChoiceSettings(0.3, "paper", Axis.parse("pg"),
-                                                        UtilityMix.parse("pair_structure"))
 
 
 def test_summary_json_lists_the_points_and_leaves_the_references_out():

@@ -208,7 +208,7 @@ def test_sweep_choose_and_export_flow(after_sweep):
     at.slider(key="w.mix.pair_structure").set_value(0.0).run()
     at.slider(key="w.mix.ci_overlap").set_value(0.0).run()
     no_errors(at)
-    assert project(at).utility.text == "tstr=1"
+    assert project(at).choice.utility.text == "tstr=1"
     at.switch_page("pages/export.py").run()
     no_errors(at)
     at.button[0].click().run()
@@ -309,7 +309,7 @@ def test_a_reload_brings_the_same_project_and_sweep_back(after_sweep):
     reloaded.switch_page("pages/choose.py").run()
     no_errors(reloaded)
     after = project(reloaded)
-    assert (after.id, after.job_id, after.alpha) == (before.id, before.job_id, 0.8)
+    assert (after.id, after.job_id, after.choice.alpha) == (before.id, before.job_id, 0.8)
     assert reloaded.slider(key="w.alpha").value == 0.8
     on_first_page = app().run()  # (AppTest lists the sidebar only before any switch_page)
     assert after.selected_level is None  # visiting Choose chooses nothing: the recommendation is not a choice
@@ -440,20 +440,25 @@ def test_the_sweep_page_offers_only_backends_that_keep_the_cluster_to_its_owner(
 
 
 def test_the_sweep_pages_settings_are_labelled_and_explained_as_their_one_declaration_says():
-    """The label and help of a sweep setting's widget come from its declaration (``jobs.config.SETTINGS``), as the
-    command line's flag and the manifest's name do (tests/jobs/test_config.py)."""
-    from tvs_core.jobs.config import SETTINGS
+    """The label and help of a sweep setting's widget come from its declaration (``jobs.config.SETTINGS`` and the
+    switches', ``SWITCHES``), as the command line's flag and the manifest's name do (tests/jobs/test_config.py)."""
+    from tvs_core.jobs.config import SETTINGS, declaration
 
     at = app().run()
     at.switch_page("pages/sensitive.py").run()
     at.switch_page("pages/sweep.py").run()
     no_errors(at)
-    for name, widgets in (("preset", at.selectbox), ("families", at.selectbox), ("margins", at.selectbox),
-                          ("levels", at.multiselect)):
-        assert widgets(key=f"w.sweep.{name}").label == SETTINGS[name].label
-    for name in ("preset", "families", "margins"):
-        declared = SETTINGS[name]
-        assert at.selectbox(key=f"w.sweep.{name}").help == declared.help[0].upper() + declared.help[1:] + "."
+    widgets = {**{name: at.selectbox for name in ("preset", "families", "margins")},
+               **{name: at.multiselect for name in ("levels", "baselines", "analysis")},
+               **{name: at.checkbox for name in ("baselines_play_games", "reuse_families", "per_target_shadows",
+                                                  "audits_dp")}}
+    for name, kind in widgets.items():
+        widget = kind(key=f"w.sweep.{name}")
+        assert widget.label == declaration(name).label
+        if name not in ("levels", "analysis"):  # their help adds what this table makes of them
+            assert widget.help == declaration(name).sentence != ""
+    assert at.multiselect(key="w.sweep.analysis").help.startswith(SETTINGS["analysis"].sentence)
+    assert at.multiselect(key="w.sweep.baselines").label == "Baselines (reference points)"
     seed = next(t for t in at.text_input if t.key == "w.sweep.seed#typed")
     assert seed.label == SETTINGS["seed"].label == "Master seed"
 

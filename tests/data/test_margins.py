@@ -123,6 +123,8 @@ def test_saved_dp_histogram_margins_are_read_back_as_such():
 
 
 def test_an_unknown_kind_of_margins_is_refused_with_the_choices():
-    with pytest.raises(ValueError, match=r"unknown margins 'gauss'; choose one of \['empirical', 'kde'\]"):
+    from tvs_core.errors import ChoiceRefused
+
+    with pytest.raises(ChoiceRefused, match="The setting 'margins' cannot be 'gauss'. Choose one of: empirical, kde."):
         make_margins("gauss")
     assert isinstance(make_margins("empirical"), EmpiricalMargins) and isinstance(make_margins("kde"), KdeMargins)

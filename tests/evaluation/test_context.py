@@ -164,7 +164,7 @@ def test_a_recipe_from_a_tvinesynth_keeps_the_holders_order(holder, data):
     assert spec.name == "tvinesynth" and spec.label == "holder"
     assert spec.config["order"] == holder.order_.order[:-1] and spec.config["seed"] == holder.seed
     refit = spec.build(11).fit_encoded(data.train[:60], data.encoder, data.schema)
-    assert refit.order_.order == holder.order_.order and refit.order_.measure == "explicit"
+    assert refit.order_.order == holder.order_.order and refit.order_.measure is None
 
 
 def test_a_recipe_can_reuse_the_holders_fitted_vine_and_one_without_a_vine_is_refused(holder, tables):

@@ -28,7 +28,7 @@ from tvs_core.evaluation.dp_audit import (
 )
 from tvs_core.model.families import FamilySet
 from tvs_core.model.generator import SyntheticGenerator
-from tvs_core.model.registry import register
+from tvs_core.model.registry import PrivacyClaim, register
 
 TRIALS = 40
 SEEDS = (0, 1, 2)
@@ -41,6 +41,7 @@ class NoNoiseDP(CopyRows):
     of a fit that held it."""
 
     name = "no_noise_dp_test"
+    privacy = PrivacyClaim()  # what it claims, declared as every generator that claims an ε declares it
 
     def __init__(self, epsilon: float = 1.0, **kwargs):
         super().__init__(**kwargs)
@@ -55,6 +56,7 @@ class PublicDomainDP(SyntheticGenerator):
     their bin."""
 
     name = "public_domain_dp_test"
+    privacy = PrivacyClaim()
 
     def __init__(self, epsilon: float = 1.0, bounds: list | None = None, bins: int = 20, **kwargs):
         super().__init__(**kwargs)

@@ -56,8 +56,8 @@ def test_the_heatmap_cells_follow_the_order_not_the_tables():
 
 
 @pytest.mark.parametrize("measure, shown", [("kendall", "|Kendall's τ|"), ("spearman", "|Spearman's ρ|"),
-                                            ("pearson", "|Pearson's r|"), ("distance", "|distance|")])
-def test_the_colour_bar_names_the_measure_and_an_unknown_one_as_it_is(measure, shown):
+                                            ("pearson", "|Pearson's r|"), (None, "|association|")])
+def test_the_colour_bar_names_the_measure_and_an_explicit_orders_none(measure, shown):
     fig = O.association_heatmap(association(), None, measure)
     assert fig.data[0].colorbar.title.text == shown
     assert fig.layout.title.text == f"{shown} in the table order"

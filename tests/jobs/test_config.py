@@ -112,7 +112,7 @@ def test_each_difference_is_one_phrase_in_the_sweep_pages_words():
         "association threshold ρ* for s: 0.3 in the sweep, 0.4 now",  # only the column that changed
         "master seed: 0 in the sweep, 1 now",
         "hold-out fraction: 0.2 in the sweep, 0.25 now",
-        "baselines: independent in the sweep, independent, rvine now",
+        "baselines (reference points): independent in the sweep, independent, rvine now",
         "baselines play the attack games: — in the sweep, aia, mia now",
         "attack games reuse the holder's families: — in the sweep, on now",
     ]
@@ -191,9 +191,11 @@ BAD_SETTINGS = [
     ("preset", 2, "The setting 'protocol' cannot be '2'. Choose one of: quick, paper"),
     ("families", "gauss", "The setting 'pair-copula families' cannot be 'gauss'. Choose one of: paper, parametric, "
                           "fast, tll, gaussian"),
-    ("baselines", "independent", "'baselines' is 'independent': not a list of baseline names"),
-    ("baselines", ["independent", 3], "'baselines' is ['independent', 3]: not a list of baseline names"),
-    ("baselines", ["ctgan:"], "'baselines' is ['ctgan:']: 'ctgan:' is not written GENERATOR or GENERATOR:PARAMETER"),
+    ("baselines", "independent", "'baselines (reference points)' is 'independent': not a list of baseline names"),
+    ("baselines", ["independent", 3],
+     "'baselines (reference points)' is ['independent', 3]: not a list of baseline names"),
+    ("baselines", ["ctgan:"],
+     "'baselines (reference points)' is ['ctgan:']: 'ctgan:' is not written GENERATOR or GENERATOR:PARAMETER"),
 ]
 
 
@@ -240,27 +242,126 @@ def test_a_setting_set_as_text_on_a_live_sweep_is_held_typed_and_a_switch_is_che
 
 def test_each_command_line_flag_of_a_sweep_setting_is_made_from_its_one_declaration():
     """A sweep setting is declared once (``SweepConfig``'s field: type and default; its ``Setting``: constraint,
-    screen name, help, flag): every command that has its flag offers it with its screen name and help, and a choice
-    with its Enum's values and the field's default; the manifest and every refusal name it by the same screen name."""
+    screen name, help, flag, how its text is read): every command that has its flag offers it with its screen name
+    and help, a choice with its Enum's values and the field's default; the sweep command offers every declared flag,
+    the switches' too; the manifest and every refusal name it by the same screen name."""
     import argparse
 
     from tvs_core.cli import build_parser
-    from tvs_core.jobs.config import SETTINGS, setting_default
+    from tvs_core.jobs.config import SETTINGS, SWITCHES, setting_default
 
     commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
-    flagged = {name: declared for name, declared in SETTINGS.items() if declared.flag}
-    assert {"response", "sensitive", "measure", "preset", "families", "margins", "missing", "seed", "analysis",
-            "reuse_families"} <= set(flagged)
+    flagged = {name: declared for name, declared in {**SETTINGS, **SWITCHES}.items() if declared.flag}
+    assert {"response", "sensitive", "rho_star", "measure", "order", "levels", "preset", "families", "margins",
+            "missing", "seed", "baselines", "analysis", "reuse_families", "dp_audit_trials", "baselines_play_games",
+            "per_target_shadows"} <= set(flagged)
     offered = set()
     for parser in commands.values():
         for action in parser._actions:
             for name in (n for n, declared in flagged.items() if declared.flag in action.option_strings):
                 offered.add(name)
                 declared = flagged[name]
+                assert action.dest == name
                 assert action.help.replace("%%", "%").startswith(f"{declared.screen_name}: {declared.help}")
                 if declared.kind is not None:
                     assert action.choices == [member.value for member in declared.kind]
                     assert action.default == setting_default(name)
     assert offered == set(flagged)
+    assert set(flagged) <= {action.dest for action in commands["sweep"]._actions}
     assert SETTING_NAMES == {name: declared.screen_name for name, declared in SETTINGS.items()}
     assert CONSTRAINTS == {name: declared.check for name, declared in SETTINGS.items()}
+
+
+def test_the_sweep_flags_give_the_config_the_command_line_runs():
+    """What the flags say is what the sweep runs: each flag's text read as its setting declares, set on the config
+    by the setting's name (``cli.with_flags``), the switches through the field that carries them."""
+    from tvs_core.cli import build_parser, with_flags
+
+    args = build_parser().parse_args(
+        ["sweep", "--out", "o", "--rho", "0.3", "--order", "b,a", "--levels", "5,1,5", "--baselines", "none",
+         "--audit-dp", "--baseline-games", "--per-target-shadows", "--missing", "impute", "--seed", "7"])
+    config = with_flags(args, response="y", sensitive=["s"])
+    assert (config.rho_star, config.order, config.levels, config.baselines) == (0.3, ["b", "a"], [1, 5], [])
+    assert (config.dp_audit_trials, config.baseline_games, config.per_target_shadows) == (80, ["aia", "mia"], True)
+    assert (config.missing, config.seed) == ("impute", 7)
+    untouched = build_parser().parse_args(["sweep", "--out", "o"])
+    # no flag: the config's defaults, the same sweep (the same id)
+    assert with_flags(untouched, response="y", sensitive=["s"]).to_dict() == sweep().to_dict()
+
+
+SCRATCH_SETTING = """
+    # a setting added in a test: one declaration
+    scratch_knob: int = _setting(0, check=_whole(0), screen_name="scratch knob", added_later=True,
+                                 flag="--scratch-knob", parse=lambda text: whole_number(text, 0),
+                                 help="how far the scratch knob is turned")
+"""
+
+
+def test_adding_a_sweep_setting_is_one_declaration(monkeypatch):
+    """A scratch copy of jobs/config.py with one more field declared (and nothing else changed): its constraint, its
+    name in the manifest and the refusals, its command-line flag (help, default, how its text is read, and the value
+    that reaches the config) and the Sweep page's label and help of its widget all follow; an earlier sweep keeps
+    its id while the new setting is unset."""
+    import sys
+    import types
+    from pathlib import Path
+
+    import tvs_core.cli as cli
+    from tvs_core.jobs import config as real
+
+    source = Path(real.__file__).read_text()
+    anchor = "\n    def __setattr__(self, name: str, value) -> None:"
+    assert source.count(anchor) == 1
+    module = types.ModuleType("tvs_core.jobs.scratch_config")
+    module.__package__ = "tvs_core.jobs"
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    exec(compile(source.replace(anchor, SCRATCH_SETTING + anchor), real.__file__, "exec"), module.__dict__)
+
+    assert module.SETTING_NAMES["scratch_knob"] == "scratch knob"
+    assert module.CONSTRAINTS["scratch_knob"] is module.SETTINGS["scratch_knob"].check
+    config = module.SweepConfig(response="y", sensitive=["s"])
+    assert real.job_id_for("f", real.SweepConfig(response="y", sensitive=["s"])) == module.job_id_for("f", config)
+    with pytest.raises(DataError, match="'scratch knob' is -1"):
+        config.scratch_knob = -1
+    assert module.declaration("scratch_knob").label == "Scratch knob"  # the Sweep page's widget (pages/sweep.setting)
+    assert module.declaration("scratch_knob").sentence == "How far the scratch knob is turned."
+
+    for name in ("SETTINGS", "SWITCHES", "SweepConfig", "declaration", "setting_default"):
+        monkeypatch.setattr(cli, name, getattr(module, name))
+    parser = cli.build_parser()
+    sweep_command = parser._subparsers._group_actions[0].choices["sweep"]
+    knob = sweep_command._option_string_actions["--scratch-knob"]
+    assert knob.help == "scratch knob: how far the scratch knob is turned (default: 0)"
+    assert knob.default == 0
+    args = parser.parse_args(["sweep", "--out", "o", "--scratch-knob", "3"])
+    config = cli.with_flags(args, response="y", sensitive=["s"])
+    assert config.scratch_knob == 3 and config.to_dict()["scratch_knob"] == 3
+    with pytest.raises(cli.UsageError, match="--scratch-knob"):
+        parser.parse_args(["sweep", "--out", "o", "--scratch-knob", "x"])
+
+
+@pytest.mark.parametrize("generator", ["dp_vine", "privbayes", "mst", "privpgd"])
+def test_a_generators_privacy_claim_is_declared_once_and_read_alike_everywhere(generator):
+    """Each generator that promises differential privacy declares its claim once (``registry.EPSILON_GENERATORS``):
+    the sweep's baseline carries the ε of its name, the fitted model promises it (the release ledger's ε and the DP
+    audit's (ε, δ)), the figures shade it, and one check refuses a budget that is none, in the name and in the fit."""
+    from tvs_core.evaluation.dp_audit import claimed_privacy
+    from tvs_core.figures.style import baseline_style
+    from tvs_core.model.registry import EPSILON_GENERATORS, generator_class
+    from tvs_core.release.ledger import epsilon_of
+
+    claim = EPSILON_GENERATORS[generator]
+    spec = baseline_spec(BaselineName.parse(f"{generator}:2"), sweep())
+    epsilon, delta = claimed_privacy(spec)
+    assert epsilon == 2.0 == epsilon_of(spec.build(0)) == BaselineName.parse(f"{generator}:2").epsilon
+    assert (delta > 0) == claim.delta
+    assert baseline_style(f"{generator}:2") != baseline_style(f"{generator}:0.2")  # shaded by its ε
+    for bad in ("0", "-1", "nan", "inf", "x"):
+        with pytest.raises(DataError, match="positive number"):
+            baseline_spec(BaselineName.parse(f"{generator}:{bad}"), sweep())
+        assert BaselineName.parse(f"{generator}:{bad}").epsilon is None
+    model = generator_class(generator)(response="y", epsilon=0.0)
+    with pytest.raises(DataError, match="needs ε > 0") as refused:
+        model._check_settings()
+    assert f"{generator}:{claim.example}" in refused.value.fix
+    assert claimed_privacy(baseline_spec(BaselineName.parse("independent"), sweep())) is None

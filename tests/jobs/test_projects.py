@@ -39,7 +39,7 @@ def test_a_project_saved_before_the_change_opens_with_the_same_settings_and_the_
     assert (sweep.levels, sweep.preset, sweep.families, sweep.margins, sweep.baselines, sweep.seed) == (
         [10, 1, 5], "paper", "paper", "kde", [BaselineName("independent")], 7)
     assert sweep.baselines_play_games and sweep.per_target_shadows and sweep.audits_dp and sweep.reuse_families
-    assert (project.rho_star, project.rho_overrides, project.alpha, project.selected_level, project.job_id) == (
+    assert (project.rho_star, project.rho_overrides, project.choice.alpha, project.selected_level, project.job_id) == (
         0.5, {"s2": 0.7}, 0.8, 5, "j1")
 
     # the sweep Start runs is the one the old project defined field by field (same job id)
@@ -90,7 +90,7 @@ def test_a_project_and_its_job_stored_by_this_version_read_back_typed(tmp_path):
     """What the Choose page set, and the sweep it started, come back as the types the library takes, never text."""
     import pandas as pd
 
-    from tvs_core.choice import Axis, Normalisation, UtilityMix
+    from tvs_core.choice import Axis, ChoiceSettings, Normalisation, UtilityMix
     from tvs_core.data.missing import MissingPolicy
     from tvs_core.evaluation.protocol import ProtocolName
     from tvs_core.jobs.backends import Backend
@@ -101,16 +101,17 @@ def test_a_project_and_its_job_stored_by_this_version_read_back_typed(tmp_path):
     store = Store(tmp_path / "ws")
     table = pd.DataFrame({"a": [1.0, 2.0, 3.0], "y": [0, 1, 0]})
     project = Projects(store).create(table, "t", "upload:t.csv", response="y", sensitive=["a"])
-    project.privacy, project.utility = Axis.parse("mab:a"), UtilityMix.parse("tstr=2,ci_overlap=1")
-    project.normalisation, project.backend = Normalisation.PAPER, Backend.DASK
+    project.choice = ChoiceSettings(0.3, Normalisation.PAPER, Axis.parse("mab:a"),
+                                    UtilityMix.parse("tstr=2,ci_overlap=1"))
+    project.backend = Backend.DASK
     project.sweep.measure, project.sweep.missing = "pearson", "impute"  # as a widget leaves them
     project.sweep.preset, project.sweep.families = "paper", "fast"
     Projects(store).save(project)
     store.create_job("j", project.fingerprint, project.sweep_config().to_dict())
 
     again = Projects(Store(tmp_path / "ws")).load(project.id)
-    assert again.privacy == Axis.parse("mab:a") and again.utility == UtilityMix.parse("tstr=2,ci_overlap=1")
-    assert type(again.normalisation) is Normalisation and type(again.backend) is Backend
+    assert again.choice == project.choice and type(again.choice.normalisation) is Normalisation
+    assert again.choice.privacy == Axis.parse("mab:a") and type(again.backend) is Backend
     assert type(again.sweep.measure) is Measure and again.sweep.missing is MissingPolicy.IMPUTE
     assert again.sweep.preset is ProtocolName.PAPER and again.sweep.families is FamilySet.FAST
     assert all(type(name) is BaselineName for name in again.sweep.baselines) and again.sweep.baselines
@@ -119,3 +120,38 @@ def test_a_project_and_its_job_stored_by_this_version_read_back_typed(tmp_path):
     assert job["status"] is JobStatus.QUEUED and config.measure is Measure.PEARSON and config.sensitive == ["a"]
     assert config.preset is ProtocolName.PAPER and config.families is FamilySet.FAST
     assert config.baselines == again.sweep.baselines and type(config.baselines[0]) is BaselineName
+
+
+# a project as this version writes it (the choice held as one ChoiceSettings, stored as four keys as before)
+CURRENT_PROJECT = {
+    "id": "cur", "name": "cohort.csv", "source": "upload:cohort.csv", "fingerprint": "f" * 16, "rows": 300,
+    "columns": 5, "schema": {"columns": []},
+    "sweep": {"response": "y", "sensitive": ["s1"], "rho_star": None, "measure": "kendall", "order": None,
+              "levels": [1, 5], "preset": "quick", "families": "gaussian", "margins": "empirical",
+              "missing": "drop_rows", "t_max": None, "seed": 0, "holdout_fraction": 0.2,
+              "baselines": ["independent"], "feature_set": "correlations", "games": ["release", "aia", "mia"],
+              "baseline_games": [], "protocol_overrides": None, "schema": None, "analysis": []},
+    "rho_star": None, "rho_overrides": {}, "preview_level": None, "holdout": None, "holdout_name": None,
+    "holdout_sha256": None, "backend": "loky", "job_id": None, "jobs": [], "alpha": 0.25, "normalisation": "minmax",
+    "privacy": "mab:s1", "utility": "tstr=2,pair_structure=1", "scatter_utility": None, "selected_level": None,
+    "release_rows": None, "release_seed": None, "release_note": "", "created": 1.0, "updated": 2.0,
+}
+
+
+def test_a_project_holds_its_choice_once_and_stores_it_in_the_words_it_always_had(tmp_path):
+    """The choice is one ChoiceSettings (no loose α, normalisation, privacy or utility field beside it); a project
+    file written with the four keys, by this version or an earlier one, opens with that choice and is written back
+    byte for byte."""
+    from tvs_core.choice import Axis, ChoiceSettings, Normalisation, UtilityMix
+
+    assert not {"alpha", "normalisation", "privacy", "utility"} & {f.name for f in fields(Project)}
+    store = Store(tmp_path / "ws")
+    for stored in (CURRENT_PROJECT, OLD_PROJECT):
+        store.save_project(stored["id"], json.dumps(stored), 2.0)
+    current = Projects(store).load("cur")
+    assert current.choice == ChoiceSettings(0.25, Normalisation.MINMAX, Axis.parse("mab:s1"),
+                                            UtilityMix.parse("tstr=2,pair_structure=1"))
+    assert json.loads(json.dumps(current.to_dict(), default=str)) == CURRENT_PROJECT
+    assert list(current.to_dict()) == list(CURRENT_PROJECT)  # the keys in their old places too
+    old = Projects(store).load("abc")
+    assert old.choice == ChoiceSettings(0.8, Normalisation.PAPER, Axis.parse("mab_worst"), UtilityMix.parse("tstr"))

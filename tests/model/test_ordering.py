@@ -139,3 +139,23 @@ def test_the_kendall_matrix_is_scipys_kendalltau_bit_for_bit(rows, seed):
     found = association_matrix(pd.DataFrame(x), "kendall").to_numpy()
     assert np.array_equal(found, expected)
     assert np.array_equal(kendall_matrix(x), expected)  # the fidelity panel reads the same matrix
+
+
+def test_an_orders_measure_is_typed_and_stored_as_the_text_it_always_was():
+    """Algorithm 1's order holds its ``Measure``; an explicit order, read from no association, none — stored as
+    "explicit", as before, and both read back as they were written."""
+    import json
+
+    from tvs_core.data.schema import Measure
+    from tvs_core.model.ordering import OrderResult
+
+    names = ["s", "a", "b", "y"]
+    assoc = pd.DataFrame(np.eye(4) + 0.1, index=names, columns=names)
+    found = algorithm1(assoc, "y", ["s"], 0.5, "spearman")
+    assert found.measure is Measure.SPEARMAN and found.to_dict()["measure"] == "spearman"
+    given = explicit_order(["a", "b", "s"], names, "y", ["s"])
+    assert given.measure is None and given.to_dict()["measure"] == "explicit"
+    for order in (found, given):
+        stored = json.dumps(order.to_dict())
+        assert OrderResult.from_dict(json.loads(stored)) == order
+        assert json.dumps(OrderResult.from_dict(json.loads(stored)).to_dict()) == stored

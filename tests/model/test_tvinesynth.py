@@ -116,7 +116,7 @@ def test_a_t_max_is_the_fitted_level_and_one_above_the_full_vine_is_lowered_to_i
 def test_an_explicit_order_is_kept_and_nothing_is_measured_for_it(table):
     order = ["income", "age", "color", "sex", "years_left"]
     model = TVineSynth(response="y", sensitive=SENSITIVE, order=order).fit(table)
-    assert model.order_.order == [*order, "y"] and model.order_.measure == "explicit"
+    assert model.order_.order == [*order, "y"] and model.order_.measure is None
     assert not hasattr(model, "association_")
     assert model.fitted_level_ == 4  # the sensitive column second: d + 1 - j = 5 + 1 - 2
     assert "association" not in SyntheticGenerator.from_json(model.to_json())._state()

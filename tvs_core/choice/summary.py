@@ -196,8 +196,8 @@ def why_text(selection: Selection | None, level: int, alpha: float, normalisatio
 @dataclass(frozen=True)
 class ChoiceSettings:
     """How a level is weighed: α, the normalisation, the privacy axis and the utility mix — what the Choose page,
-    the command line's options and a project hold, in one place: typed, so that what reads them never parses text
-    again (``parse`` reads the command line's text; a project reads its own when it is loaded)."""
+    the command line's options and a project (``Project.choice``) hold, in one place: typed, so that what reads them
+    never parses text again (``parse`` reads the command line's text; a project reads its own when it is loaded)."""
 
     alpha: float = 0.5
     normalisation: Normalisation = Normalisation.ANCHORED
@@ -210,11 +210,6 @@ class ChoiceSettings:
         """The settings as the command line gives them, as text: each refused by name, with the choices."""
         return cls(float(alpha), read_choice(Normalisation, normalisation), Axis.parse(privacy, sensitive=sensitive),
                    UtilityMix.parse(utility))
-
-    @classmethod
-    def of(cls, project) -> ChoiceSettings:
-        """A project's (``jobs.projects.Project``: its α, normalisation, privacy axis and utility mix)."""
-        return cls(float(project.alpha), project.normalisation, project.privacy, project.utility)
 
     def select(self, summary: Summary, sensitive: list[str], complete: set[int] | None = None) -> Selection | None:
         """``choose`` at these settings; ``complete``: the levels that may be recommended (None: all)."""

@@ -13,7 +13,7 @@ from enum import StrEnum
 import numpy as np
 import pyvinecopulib as pv
 
-from ..text import choice_named
+from ..text import choice_named, read_choice
 
 
 def _clip(u: np.ndarray) -> np.ndarray:
@@ -186,9 +186,8 @@ MARGINS = {MarginKind.EMPIRICAL: EmpiricalMargins, MarginKind.KDE: KdeMargins}
 
 
 def make_margins(kind: MarginKind):
-    if kind not in MARGINS:
-        raise ValueError(f"unknown margins {kind!r}; choose one of {sorted(kind.value for kind in MARGINS)}")
-    return MARGINS[kind]()
+    """New, unfitted margins of ``kind`` (its text too: anything else refused in read_choice's one wording)."""
+    return MARGINS[read_choice(MarginKind, kind)]()
 
 
 def margins_from_dict(d: dict):

@@ -10,19 +10,34 @@ P(correct | IN) - P(correct | OUT) (Stadler et al.'s definition for finite value
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
+from ..text import choice_named, read_choice
 from .context import EvaluationData
 from .records import Record, record
+
+
+@choice_named("kind of target")
+class TargetKind(StrEnum):
+    """How a target row of the games was picked: near an outer quantile of its column (for a categorical one: of
+    its rarest categories), at random, or chosen by the user. Records keep it as its text (``target_kind``)."""
+
+    OUTLIER = "outlier"
+    RANDOM = "random"
+    CHOSEN = "chosen"
 
 
 @dataclass(frozen=True)
 class Target:
     row: int  # index into the training rows
     attribute: str
-    kind: str  # "outlier" or "random"
+    kind: TargetKind
+
+    def __post_init__(self):
+        object.__setattr__(self, "kind", read_choice(TargetKind, self.kind))
 
 
 def choose_targets(data: EvaluationData, sensitive: list[str], quantiles, n_random: int,
@@ -34,7 +49,7 @@ def choose_targets(data: EvaluationData, sensitive: list[str], quantiles, n_rand
     targets: list[Target] = []
     for column in sensitive:
         if overrides and column in overrides:
-            targets += [Target(int(r), column, "chosen") for r in overrides[column]]
+            targets += [Target(int(r), column, TargetKind.CHOSEN) for r in overrides[column]]
             continue
         j = data.index(column)
         x = data.train[:, j]
@@ -50,10 +65,10 @@ def choose_targets(data: EvaluationData, sensitive: list[str], quantiles, n_rand
                     if int(r) not in taken and int(r) not in picks:
                         picks.append(int(r))
                         break
-        targets += [Target(r, column, "outlier") for r in picks]
+        targets += [Target(r, column, TargetKind.OUTLIER) for r in picks]
         taken |= set(picks)
         pool = np.setdiff1d(np.arange(len(x)), list(taken))
-        targets += [Target(int(r), column, "random") for r in rng.choice(pool, size=n_random, replace=False)]
+        targets += [Target(int(r), column, TargetKind.RANDOM) for r in rng.choice(pool, size=n_random, replace=False)]
     return targets
 
 

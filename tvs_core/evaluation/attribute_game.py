@@ -102,7 +102,7 @@ def _attack(label, level, out: Statistics, in_by_row: dict[int, Statistics], tar
         if data.categorical[j]:
             records += [record(label, level, "advantage", (in_by_row[t.row][("hit", column, t.row)][0]
                                                           - out[("hit", column, t.row)][0]).item(),
-                               column, t.row, t.kind, iteration, RecordRole.GAME) for t in own]
+                               column, t.row, t.kind.value, iteration, RecordRole.GAME) for t in own]
             continue
         coefs, r2s = [], []
         for t in own:
@@ -110,12 +110,12 @@ def _attack(label, level, out: Statistics, in_by_row: dict[int, Statistics], tar
             coefs.append(coef)
             r2s.append(r2)
             err = guess_errors(coef, intercept, data.train[t.row], j, scaling)
-            records.append(record(label, level, "mse_in", err.mean(), column, t.row, t.kind, iteration,
+            records.append(record(label, level, "mse_in", err.mean(), column, t.row, t.kind.value, iteration,
                                   RecordRole.GAME))
         out_coef, out_intercept = out[("fit", column, None)][:2]
         for t in own:
             err = guess_errors(out_coef, out_intercept, data.train[t.row], j, scaling)
-            records.append(record(label, level, "mse_out", err.mean(), column, t.row, t.kind, iteration,
+            records.append(record(label, level, "mse_out", err.mean(), column, t.row, t.kind.value, iteration,
                                   RecordRole.GAME))
         coef = np.abs(np.concatenate(coefs))
         records += [record(label, level, "mab", coef.mean(), column, iteration=iteration, role=RecordRole.GAME),

@@ -208,12 +208,9 @@ def audits_from_records(records: pd.DataFrame) -> list[AuditResult]:
 
 
 def claimed_privacy(spec: GeneratorSpec) -> tuple[float, float] | None:
-    """(ε, δ) a generator's settings claim (an ``epsilon`` setting; δ its ``delta`` setting, else 0: pure DP);
-    None for a generator that claims none."""
-    config = spec.build(0).get_config()
-    if "epsilon" not in config:
-        return None
-    return float(config["epsilon"]), float(config.get("delta") or 0.0)
+    """(ε, δ) a generator's settings claim (its declared ``registry.PrivacyClaim``; δ 0: pure DP); None for a
+    generator that claims none."""
+    return spec.build(0).privacy_claim()
 
 
 def audit_base(data: EvaluationData, master_seed: int) -> np.ndarray:

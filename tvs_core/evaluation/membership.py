@@ -289,7 +289,7 @@ def eval_records(label: str, targets: list[Target], levels: list, iteration: int
             tp, fp = in_rates[t.row][level], out_rates[(t.row, level)]
             for metric, value in (("pg", 1.0 - (tp - fp)), ("mia_tp", tp), ("mia_fp", fp)):
                 records.append(record(label, level, metric, value, attribute=t.attribute, target=t.row,
-                                      target_kind=t.kind, iteration=iteration, role=RecordRole.GAME))
+                                      target_kind=t.kind.value, iteration=iteration, role=RecordRole.GAME))
     return records
 
 

@@ -49,7 +49,7 @@ def model_label(name: str) -> str:
     parsed = BaselineName.parse(name)
     generator, parameter = parsed.generator, parsed.parameter
     if generator in EPSILON_GENERATORS and parameter:
-        return f"{MODEL_LABELS[generator]} (ε = {parameter})"
+        return f"{MODEL_LABELS.get(generator, generator)} (ε = {parameter})"
     if generator in ("ctgan", "tvae"):  # the epoch budget is part of what the point means
         budget = {"": "paper settings", "paper": "paper settings", "quick": "quick epochs"}.get(parameter,
                                                                                                 f"{parameter} epochs")

@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from ..model.ordering import OrderResult
+from ..model.ordering import Measure, OrderResult
 from .style import ASSOCIATION_SCALE, LEVEL_AXIS, _attribute_colour, _floats, label_width
 
-MEASURE_NAMES = {"kendall": "Kendall's τ", "spearman": "Spearman's ρ", "pearson": "Pearson's r"}
+MEASURE_NAMES = {Measure.KENDALL: "Kendall's τ", Measure.SPEARMAN: "Spearman's ρ", Measure.PEARSON: "Pearson's r"}
 BLOCK_NAMES = {"S": "S: sensitive", "K": "K: linked to S", "rest": "rest", "Y": "Y: response"}
 
 
@@ -47,7 +47,7 @@ def _blocks(names: list[str], order: OrderResult) -> dict[str, tuple[int, int]]:
     return out
 
 
-def association_heatmap(assoc: pd.DataFrame, order: OrderResult | None, measure: str,
+def association_heatmap(assoc: pd.DataFrame, order: OrderResult | None, measure: Measure | None,
                         title: str | None = None, focus: int | None = None) -> go.Figure:
     """|association| in C-vine order with the S | K | rest | Y blocks outlined: shows at a glance
     which covariates Algorithm 1 put next to the sensitive block and why. The block names sit above the matrix,
@@ -68,7 +68,7 @@ def association_heatmap(assoc: pd.DataFrame, order: OrderResult | None, measure:
     elif focus is not None:
         raise ValueError("a focus view needs the order: it shows the sensitive block")
     signed = assoc.loc[names, names].to_numpy(dtype=float)
-    label = f"|{MEASURE_NAMES.get(measure, measure)}|"
+    label = f"|{MEASURE_NAMES.get(measure, 'association')}|"  # None: an explicit order's (read from no measure)
     if title is None:
         where = "in Algorithm-1 order" if order is not None else "in the table order"
         title = (f"{label} of the sensitive block and the {len(names) - len(order.sensitive) - len(order.K) - 1} "

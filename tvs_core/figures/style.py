@@ -11,7 +11,6 @@ same names).
 from __future__ import annotations
 
 import math
-from contextlib import suppress
 from dataclasses import astuple
 
 import pandas as pd
@@ -66,17 +65,16 @@ def baseline_style(name: str) -> tuple[str, str]:
     """(marker symbol, colour) of a baseline. A generator with an ε takes its family's symbol and the shade of
     its ε (fixed by ε alone, so it is the same on every page whichever other ε a sweep ran; no ε: the
     family's middle shade); an unknown name a grey open circle."""
-    generator, parameter = astuple(BaselineName.parse(name))
-    if generator in EPSILON_FAMILIES:
-        symbol, scale = EPSILON_FAMILIES[generator]
+    parsed = BaselineName.parse(name)
+    if parsed.generator in EPSILON_FAMILIES:
+        symbol, scale = EPSILON_FAMILIES[parsed.generator]
         position = 0.5
-        with suppress(ValueError):
-            epsilon = float(parameter)
+        if (epsilon := parsed.epsilon) is not None:
             low, high = (math.log10(v) for v in EPSILON_SHADES)
-            position = min(max((math.log10(epsilon) - low) / (high - low), 0.0), 1.0) if epsilon > 0 else 0.0
+            position = min(max((math.log10(epsilon) - low) / (high - low), 0.0), 1.0)
         start, stop = SHADE_RANGE
         return symbol, pcolors.sample_colorscale(scale, [start + (stop - start) * position])[0]
-    return BASELINE_STYLE.get(generator, _FALLBACK_STYLE)
+    return BASELINE_STYLE.get(parsed.generator, _FALLBACK_STYLE)
 
 
 def model_order(name: str) -> tuple:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import numbers
 from collections.abc import Callable
 from dataclasses import MISSING, asdict, astuple, dataclass, field, fields, replace
@@ -22,7 +21,8 @@ from ..model.competitors import EPOCH_BUDGETS
 from ..model.families import DEFAULT_FAMILY_SET, FAMILY_SETS, FamilySet
 from ..model.ordering import Measure
 from ..model.registry import EPSILON_GENERATORS, BaselineName, generator_class, generator_names
-from ..text import read_choice
+from ..seeding import MAX_SEED
+from ..text import comma_separated, first_capital, level_list, read_choice, unit_number, whole_number
 
 # the baselines by name, as the command line and the Sweep page offer them
 DEFAULT_BASELINES = ("rvine", "rvine_star1", "gaussian_copula", "independent", "dp_vine:0.1", "dp_vine:1",
@@ -110,9 +110,25 @@ def _levels(value):
 
 
 def _seed(value):
-    from ..seeding import MAX_SEED
-
     return _whole(0, MAX_SEED)(value)
+
+
+# -- a setting's text on the command line (``Setting.parse``) ----------------------------------------------------------
+def _read_seed(text: str) -> int:
+    return whole_number(text, 0, MAX_SEED)
+
+
+def _read_baselines(text: str) -> list[BaselineName]:
+    """Comma-separated baseline names; 'none': no baseline."""
+    return [BaselineName.parse(name) for name in comma_separated(text) if name != "none"]
+
+
+def _read_audit_fits(text: str) -> int:
+    """Fits of a DP audit: at least 8, a multiple of 4 (two halves, each canary in half of each)."""
+    value = whole_number(text, 8)
+    if value % 4:
+        raise DataError(f"{value} is not a multiple of 4: give e.g. {value + 4 - value % 4}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -120,8 +136,10 @@ class Setting:
     """A sweep setting's declaration beside its field's type and default (``SweepConfig``), in the way of
     scikit-learn's ``_parameter_constraints`` with its words for the steward: what it may hold (``check``; a choice:
     its Enum, ``kind``, whose member the setting holds, read from its text too), its name on the screens, in the
-    manifest and in every refusal (``screen_name``; a choice: its Enum's), its help, and its command-line flag.
-    ``CONSTRAINTS``, ``SETTING_NAMES``, the command line's flags (``cli.setting_flag``) and the Sweep page's labels
+    manifest and in every refusal (``screen_name``; a choice: its Enum's), its help, what it means left unset
+    (``unset``), and its command-line flag: ``parse`` reads the flag's text (a ``DataError`` refuses it), ``typed``
+    says how it is written there, ``const`` is its value when the flag is given alone. ``CONSTRAINTS``,
+    ``SETTING_NAMES``, ``UNSET_WORDS``, the command line's flags (``cli.setting_flag``) and the Sweep page's labels
     and help (``pages/sweep.setting``) are derived from it; ``added_later``: left out of the stored settings while
     unset, so that sweeps stored before it keep their ids."""
 
@@ -131,6 +149,11 @@ class Setting:
     flag: str | None = None
     kind: type | None = None
     added_later: bool = False
+    unset: str = ""
+    parse: Callable[[str], object] | None = None
+    typed: str = ""
+    metavar: str | None = None
+    const: object = None
 
     def __post_init__(self):
         if self.kind is not None:
@@ -140,7 +163,12 @@ class Setting:
     @property
     def label(self) -> str:
         """Its name as a widget's label: the screen name with a capital."""
-        return self.screen_name[:1].upper() + self.screen_name[1:]
+        return first_capital(self.screen_name)
+
+    @property
+    def sentence(self) -> str:
+        """Its help as a widget shows it: a sentence."""
+        return first_capital(self.help) + "." if self.help else ""
 
 
 def _setting(default=MISSING, default_factory=MISSING, **declared):
@@ -156,14 +184,22 @@ class SweepConfig:
     response: str | None = _setting(check=_optional(_of_type(str)), screen_name="response Y",
                                      help="the column the analysis predicts", flag="--response")
     sensitive: list[str] = _setting(check=_texts(), screen_name="sensitive columns",
-                                    help="comma-separated sensitive columns", flag="--sensitive")
-    rho_star: float | dict | None = _setting(None, check=_optional(_of_type(float, int, dict)),
-                                             screen_name="association threshold ρ*")
+                                    help="comma-separated sensitive columns", flag="--sensitive",
+                                    parse=comma_separated, metavar="A,B,...")
+    rho_star: float | dict | None = _setting(
+        None, check=_optional(_of_type(float, int, dict)), screen_name="association threshold ρ*", flag="--rho",
+        parse=unit_number, metavar="RHO", help="a number from 0 to 1",
+        unset="the paper's Pearson 0.6, in the chosen measure")
     measure: Measure = _setting(Measure.KENDALL, kind=Measure, flag="--measure",
                                 help="how Algorithm 1 measures the association of two columns, and ρ* with it")
-    order: list[str] | None = _setting(None, check=_optional(_texts()), screen_name="column order")
-    levels: list[int] | None = _setting(None, check=_optional(_levels),  # None: every 5th plus 1 and t_max
-                                        screen_name="truncation levels")
+    order: list[str] | None = _setting(None, check=_optional(_texts()), screen_name="column order", flag="--order",
+                                       parse=comma_separated, metavar="ORDER", unset="Algorithm 1's",
+                                       help="an explicit comma-separated covariate order (the response is appended)")
+    levels: list[int] | None = _setting(
+        None, check=_optional(_levels), screen_name="truncation levels", flag="--levels", parse=level_list,
+        metavar="LEVELS", help="the levels evaluated, each a full evaluation; comma-separated, 1 or more",
+        unset="every 5th, 1 and t_max; above 10 such levels, 10 placed where the instant preview changes, as on the "
+              "Sweep page")
     preset: ProtocolName = _setting(ProtocolName.QUICK, kind=ProtocolName, flag="--preset",
                                     help="the game and release sizes: quick, seconds per level; paper, Appendix J's")
     families: FamilySet = _setting(DEFAULT_FAMILY_SET, kind=FamilySet, flag="--families",
@@ -174,41 +210,62 @@ class SweepConfig:
     missing: MissingPolicy = _setting(MissingPolicy.DROP_ROWS, kind=MissingPolicy, flag="--missing",
                                       help="drop the rows with a missing value (drop_rows), or impute them with a "
                                            "missing-value indicator (impute)")
-    t_max: int | None = _setting(None, check=_optional(_whole(1)), screen_name="top level")
-    seed: int = _setting(0, check=_seed, screen_name="master seed", flag="--seed",
+    t_max: int | None = _setting(None, check=_optional(_whole(1)), screen_name="top level",
+                                 unset="Algorithm 1's advice")
+    seed: int = _setting(0, check=_seed, screen_name="master seed", flag="--seed", parse=_read_seed,
+                         metavar=f"0..{MAX_SEED}",
                          help="every random draw follows from it: the same seed, data and settings give the same "
                               "numbers on any machine")
     holdout_fraction: float = _setting(0.2, check=_fraction, screen_name="hold-out fraction")
     baselines: list[BaselineName] = _setting(
         default_factory=lambda: list(map(BaselineName.parse, DEFAULT_BASELINES)), check=_baselines,
-        screen_name="baselines")
+        screen_name="baselines (reference points)", flag="--baselines", parse=_read_baselines, metavar="BASELINES",
+        typed="comma-separated, or 'none'",
+        help=f"the other generators drawn beside TVineSynth; the paper's competitors: {', '.join(COMPETITORS)} (CTGAN, "
+             "TVAE and PrivPGD need requirements-competitors.txt; for CTGAN and TVAE 'paper settings' are Appendix J's "
+             "epochs, :quick a short budget for interactive sweeps, :EPOCHS any number); PrivPGD (ε = 2.5) is the "
+             "paper's DP marginal method; MST (mst:EPS), which stood in for it, stays available "
+             "(docs/reference/models.md, Competitors)")
     feature_set: FeatureSet = _setting(FeatureSet.CORRELATIONS, kind=FeatureSet)
     games: list[Game] = _setting(default_factory=lambda: list(GAMES), check=_some_of(Game),
                                  screen_name=Game.screen_name)
     # the attack games the baselines play too (``ATTACK_GAMES``): game MAB and PG for every model
     baseline_games: list[Game] = _setting(default_factory=list, check=_some_of(Game, ATTACK_GAMES),
-                                          screen_name="baselines play the attack games")
+                                          screen_name="baselines play the attack games", unset="none")
     # e.g. {"aia_iterations": 2}: sizes changed from the preset
-    protocol_overrides: dict | None = _setting(None, check=_optional(_of_type(dict)), screen_name="game sizes")
+    protocol_overrides: dict | None = _setting(None, check=_optional(_of_type(dict)), screen_name="game sizes",
+                                               unset="none")
     # the user's schema (types and roles); None: inferred
-    schema: dict | None = _setting(None, check=_optional(_of_type(dict)), screen_name="column types and roles")
+    schema: dict | None = _setting(None, check=_optional(_of_type(dict)), screen_name="column types and roles",
+                                   unset="inferred")
     # the covariates of the analysis whose confidence intervals ci_overlap compares (Y on them); None: all
     analysis: list[str] | None = _setting(
         None, check=_optional(_texts()), screen_name="analysis for the CI overlap", flag="--analysis",
-        added_later=True, help="the covariates of the regression of Y whose confidence intervals the utility part "
-                               "ci_overlap compares (default: all covariates)")
+        parse=comma_separated, metavar="A,B,...", added_later=True, unset="every covariate",
+        help="the covariates of the regression of Y whose coefficients' 95 % confidence intervals the utility part "
+             "'CI overlap' (ci_overlap) compares on the real and the synthetic rows (Karr et al. 2006): name the "
+             "analysis your users will run")
     # synthetic tables made elsewhere, scored like a release: name -> fingerprint of the workspace copy
     externals: dict[str, str] | None = _setting(None, check=_optional(_of_type(dict)),
-                                                screen_name="your own synthetic sets", added_later=True)
+                                                screen_name="your own synthetic sets", added_later=True, unset="none")
     # the games refit the holder's pair-copula families (parameters only) instead of selecting them again:
     # an opt-in deviation from the paper that makes the paper's family set affordable
     reuse_families: bool = _setting(
         False, check=_of_type(bool), screen_name="attack games reuse the holder's families", added_later=True,
-        flag="--reuse-families", help="the attack games keep the holder's pair-copula families and refit only "
+        flag="--reuse-families", help="on: the attack games keep the holder's pair-copula families and refit only "
                                       "their parameters (far cheaper with the paper's families; a deviation from the "
-                                      "paper, stated in the manifest and the report)")
+                                      "paper, stated in the manifest and the report); off (the paper's way): every "
+                                      "model the games fit selects its families again")
     # fits of the empirical audit of every baseline that claims an ε (evaluation/dp_audit.py); 0: no audit
-    dp_audit_trials: int = _setting(0, check=_whole(0), screen_name="DP audit", added_later=True)
+    dp_audit_trials: int = _setting(
+        0, check=_whole(0), screen_name="DP audit", added_later=True, flag="--audit-dp", parse=_read_audit_fits,
+        metavar="FITS", const=DEFAULT_TRIALS,
+        typed=f"FITS fits of each reference (given alone: {DEFAULT_TRIALS}; 8 or more, a multiple of 4)",
+        help="audits every reference that claims differential privacy (an ε): worst-case (canary) records are "
+             "planted in the training rows, the reference is fitted many times with and without them, and a "
+             "membership test on its releases gives a lower bound on the ε it really spends (Clopper-Pearson, "
+             "95 %), next to the claimed ε: a bound above the claim refutes the claim. It costs many fits: its "
+             "duration is shown before the sweep starts")
 
     def __setattr__(self, name: str, value) -> None:
         """Each setting is checked against ``CONSTRAINTS`` whenever it is set: when a config is made (from a stored
@@ -286,6 +343,28 @@ class SweepConfig:
 
 # Each setting's declaration (``Setting``), by name, in the order of ``SweepConfig``'s fields.
 SETTINGS: dict[str, Setting] = {f.name: f.metadata["setting"] for f in fields(SweepConfig)}
+# The yes/no switches of the Sweep page and the command line, each a view of the setting that carries it (a property
+# of ``SweepConfig``), declared as the settings are: their flag, label and help come from here.
+SWITCHES: dict[str, Setting] = {
+    "baselines_play_games": Setting(
+        screen_name="baselines play the attack games too", flag="--baseline-games",
+        help="on: the baselines play the same attribute and membership games as TVineSynth (game MAB and PG for "
+             "every model), so every point on the scatter uses one estimator; slower: each baseline is refitted "
+             "(targets + 1) times per game iteration and shadow. Off: they get the release attack's MAB and no PG "
+             "(cheap)"),
+    "per_target_shadows": Setting(
+        screen_name="membership game: shadow models per target (the paper's way)", flag="--per-target-shadows",
+        help="on: a shadow subset and OUT model per target, as the paper (slower). Off: each shadow's subset and OUT "
+             "model serve every target (about half the shadow fits; the attackers' training data has the same "
+             "distribution)"),
+    "audits_dp": replace(SETTINGS["dp_audit_trials"], flag=None,
+                         screen_name=f"audit the ε claims of the DP references ({DEFAULT_TRIALS} fits of each)"),
+}
+
+
+def declaration(name: str) -> Setting | None:
+    """The declaration of the setting or switch ``name`` (``SETTINGS``, ``SWITCHES``); None: not a sweep setting."""
+    return SETTINGS.get(name) or SWITCHES.get(name)
 
 
 def setting_default(name: str):
@@ -336,11 +415,7 @@ def baseline_spec(name: BaselineName, config: SweepConfig) -> GeneratorSpec:
     known_baseline(name)
     generator, parameter = astuple(name)
     if generator in EPSILON_GENERATORS:
-        try:
-            epsilon = float(parameter)
-        except ValueError:
-            epsilon = math.nan
-        if not math.isfinite(epsilon) or epsilon <= 0:
+        if (epsilon := name.epsilon) is None:
             raise DataError(f"Baseline '{name}' needs a positive number after '{generator}:' (its privacy budget ε).",
                             fix=f"Write e.g. {generator}:1.")
         settings = {"families": config.families} if generator == "dp_vine" else {}
@@ -377,9 +452,7 @@ SETTING_NAMES = {name: declared.screen_name for name, declared in SETTINGS.items
 
 
 # a setting left unset, in words: what the sweep used instead
-UNSET_WORDS = {"rho_star": "the measure's default (the paper's Pearson 0.6 in it)", "order": "Algorithm 1's",
-               "levels": "the default levels", "t_max": "Algorithm 1's advice", "protocol_overrides": "none",
-               "analysis": "every covariate", "externals": "none", "baseline_games": "none", "schema": "inferred"}
+UNSET_WORDS = {name: declared.unset for name, declared in SETTINGS.items() if declared.unset}
 GAME_WORDS = {"release": "metrics of the published sets", "aia": "attribute-inference game", "mia": "membership game"}
 VALUE_WORDS = {"drop_rows": "drop the rows with a missing value", "impute": "impute, with a missing-value indicator",
                "correlations": "correlations", "kendall": "Kendall's τ", "spearman": "Spearman's ρ",

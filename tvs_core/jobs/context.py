@@ -116,7 +116,7 @@ class JobContext:
     def details(self) -> dict:
         """What a job view needs without rebuilding the context (stored with the job)."""
         return {"levels": [None if lv is None else int(lv) for lv in self.levels], "caps": self.caps,
-                "targets": [{"row": t.row, "attribute": t.attribute, "kind": t.kind} for t in self.targets],
+                "targets": [{"row": t.row, "attribute": t.attribute, "kind": t.kind.value} for t in self.targets],
                 "protocol": self.protocol.to_dict(), "baselines": [b.label for b in self.baselines],
                 "n_train": int(len(self.data.train)), "n_columns": int(self.data.train.shape[1]),
                 "externals": {name: int(len(rows)) for name, rows in self.externals.items()}}

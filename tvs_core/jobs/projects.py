@@ -18,6 +18,7 @@ import pandas as pd
 from ..choice.axes import DEFAULT_PRIVACY, Axis
 from ..choice.mix import DEFAULT_MIX, UtilityMix
 from ..choice.selection import Normalisation
+from ..choice.summary import ChoiceSettings
 from ..data.fingerprint import fingerprint_table
 from ..data.schema import Schema, infer_schema
 from ..errors import DataError
@@ -58,11 +59,9 @@ class Project:
     backend: Backend = Backend.LOKY  # where the sweep runs (the numbers do not depend on it)
     job_id: str | None = None  # the sweep shown on the Sweep, Choose and Export pages
     jobs: list[str] = field(default_factory=list)  # every sweep started from this project
-    # the choice
-    alpha: float = 0.5
-    normalisation: Normalisation = Normalisation.ANCHORED
-    privacy: Axis = DEFAULT_PRIVACY
-    utility: UtilityMix = DEFAULT_MIX  # the utility mix U_t (choice/mix.py)
+    # the choice: α, the normalisation, the privacy axis and the utility mix U_t, held once (stored as four keys of
+    # the project, as before it was one value)
+    choice: ChoiceSettings = field(default_factory=ChoiceSettings)
     scatter_utility: str | None = None  # the mix part on the scatter's vertical axis (None: the first)
     selected_level: int | None = None
     # the release
@@ -104,9 +103,14 @@ class Project:
 
     def to_dict(self) -> dict:
         """The project as the workspace stores it: every setting as the text the screen and the manifest show."""
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out = {}
+        for f in fields(self):
+            if f.name == "choice":  # its four settings, in the place and the words they always had
+                out |= {"alpha": self.choice.alpha, "normalisation": self.choice.normalisation,
+                        "privacy": self.choice.privacy.text, "utility": self.choice.utility.text}
+            else:
+                out[f.name] = getattr(self, f.name)
         out["sweep"] = self.sweep.to_dict() | {"analysis": list(self.sweep.analysis or [])}
-        out["privacy"], out["utility"] = self.privacy.text, self.utility.text
         return out
 
     @classmethod
@@ -115,9 +119,11 @@ class Project:
         version cannot read is refused in one sentence naming it."""
         d = dict(d)
         try:
-            typed = {"privacy": Axis.parse(d.pop("privacy", DEFAULT_PRIVACY.text)),
-                     "utility": UtilityMix.parse(d.pop("utility", DEFAULT_MIX.text)),
-                     "normalisation": read_choice(Normalisation, d.pop("normalisation", Normalisation.ANCHORED)),
+            typed = {"choice": ChoiceSettings(
+                        float(d.pop("alpha", 0.5)),
+                        read_choice(Normalisation, d.pop("normalisation", Normalisation.ANCHORED)),
+                        Axis.parse(d.pop("privacy", DEFAULT_PRIVACY.text)),
+                        UtilityMix.parse(d.pop("utility", DEFAULT_MIX.text))),
                      "backend": read_choice(Backend, d.pop("backend", Backend.LOKY))}
         except ValueError as refused:
             raise DataError(f"A stored project setting cannot be read: {refused}.",

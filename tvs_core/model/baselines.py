@@ -68,9 +68,9 @@ class DPVine(VineGenerator):
 
     def _check_settings(self) -> None:
         super()._check_settings()
-        if not (self.epsilon > 0 and 0 < self.split < 1):
-            raise DataError(f"The DP vine needs ε > 0 and a split of the rows between 0 and 1 (got ε={self.epsilon}, "
-                            f"split={self.split}).", fix="Write e.g. dp_vine:1; leave the split at 0.5.")
+        if not 0 < self.split < 1:
+            raise DataError(f"The DP vine needs a split of the rows between 0 and 1 (got split={self.split}).",
+                            fix="Leave the split at 0.5.")
         self._require_counts("bins")
 
     def _fit_values(self, values: np.ndarray) -> None:

@@ -240,9 +240,8 @@ class PrivBayes(_NotSaved, SyntheticGenerator):
         if self.degree != 1:
             raise DataError(f"PrivBayes is implemented for degree 1 (the paper's setting), not {self.degree}.",
                             fix="Use degree=1.")
-        if not (self.epsilon > 0 and 0 < self.beta < 1):
-            raise DataError(f"PrivBayes needs ε > 0 and 0 < β < 1 (got ε={self.epsilon}, β={self.beta}).",
-                            fix="Write e.g. privbayes:1.")
+        if not 0 < self.beta < 1:
+            raise DataError(f"PrivBayes needs 0 < β < 1 (got β={self.beta}).", fix="Leave β at 0.3.")
         self._require_counts("bins")
 
     def _fit_values(self, values: np.ndarray) -> None:

@@ -24,6 +24,7 @@ from ..data.validation import MIN_ROWS, check
 from ..errors import DataError
 from ..text import read_choice
 from .ordering import Measure
+from .registry import EPSILON_GENERATORS
 
 MODEL_FORMAT = "tvinesynth-studio-model"
 MODEL_FORMAT_VERSION = 1
@@ -123,6 +124,13 @@ class SyntheticGenerator:
         if not _whole(self.seed) or self.seed < 0:
             raise DataError(f"The seed must be a whole number of 0 or more (it is {self.seed!r}).",
                             fix="Give e.g. seed=0.")
+        if (claim := EPSILON_GENERATORS.get(self.name)) is not None:  # the privacy it promises: its one check
+            claim.check(type(self).__name__, self.name, self.get_config())
+
+    def privacy_claim(self) -> tuple[float, float] | None:
+        """(ε, δ) this generator promises (its declared ``registry.PrivacyClaim``); None: it claims none."""
+        claim = EPSILON_GENERATORS.get(self.name)
+        return None if claim is None else claim.of(self.get_config())
 
     def _require_counts(self, *settings: str, minimum: int = 1) -> None:
         """Refuse a count setting (epochs, bins, ...) that is not a whole number of at least ``minimum``."""

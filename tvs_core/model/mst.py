@@ -45,7 +45,6 @@ from itertools import combinations
 
 import numpy as np
 
-from ..errors import DataError
 from .competitors import _NotSaved, cell_values, discretise, grid_sizes
 from .generator import SyntheticGenerator
 
@@ -394,9 +393,6 @@ class MST(_NotSaved, SyntheticGenerator):
 
     def _check_settings(self) -> None:
         super()._check_settings()
-        if not (self.epsilon > 0 and 0 < self.delta < 1):
-            raise DataError(f"MST needs ε > 0 and 0 < δ < 1 (got ε={self.epsilon}, δ={self.delta}).",
-                            fix="Write e.g. mst:2.5.")
         self._require_counts("bins", "iterations")
 
     def _fit_values(self, values: np.ndarray) -> None:

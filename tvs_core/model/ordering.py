@@ -21,6 +21,7 @@ from ..errors import DataError
 from ..text import read_choice
 
 MEASURES = tuple(Measure)
+EXPLICIT = "explicit"  # the measure an explicit order stores (it was read from no association)
 HIGH_DIMENSIONAL = 400  # Appendix B.3 (4): beyond this many covariates, truncate early
 HIGH_DIMENSIONAL_T_MAX = 50
 PAIRWISE_ROWS = 2_000  # beyond, scipy's O(n log n) count per pair beats counting the n^2 pairs of rows
@@ -131,7 +132,7 @@ class OrderResult:
     rest: list[str]
     response: str
     rho_star: dict[str, float]
-    measure: str
+    measure: Measure | None  # None: an order given explicitly, read from no association (stored as EXPLICIT)
     tau_block: int  # Theorem 2.5: d + 1 - |K| - |S|
     t_max: int  # Appendix B advice
     t_max_reason: str
@@ -145,12 +146,15 @@ class OrderResult:
 
     def to_dict(self) -> dict:
         d = asdict(self)
+        d["measure"] = EXPLICIT if self.measure is None else self.measure.value
         d["blocks"] = {k: list(v) for k, v in self.blocks.items()}
         return d
 
     @classmethod
     def from_dict(cls, d: dict) -> OrderResult:
-        return cls(**{k: v for k, v in d.items() if k != "blocks"})
+        measure = d.get("measure")
+        return cls(**{k: v for k, v in d.items() if k not in ("blocks", "measure")},
+                   measure=None if measure == EXPLICIT else read_choice(Measure, measure))
 
 
 def _rho_per_column(rho_star: float | dict[str, float], sensitive: list[str]) -> dict[str, float]:
@@ -210,7 +214,7 @@ def algorithm1(association: pd.DataFrame, response: str, sensitive: list[str],
     d = len(covariates)
     t_max, reason = t_max_advice(order, sensitive)
     return OrderResult(order=order, sensitive=list(sensitive), K=K, rest=rest, response=response,
-                       rho_star=rho, measure=measure, tau_block=d + 1 - len(K) - len(sensitive),
+                       rho_star=rho, measure=read_choice(Measure, measure), tau_block=d + 1 - len(K) - len(sensitive),
                        t_max=t_max, t_max_reason=reason, full_level=d)
 
 
@@ -237,7 +241,7 @@ def explicit_order(covariate_order: list[str], names: list[str], response: str,
     prefix = max((covariate_order.index(s) + 1 for s in sensitive), default=0)
     K = [c for c in covariate_order[:prefix] if c not in sensitive]
     return OrderResult(order=order, sensitive=list(sensitive), K=K, rest=covariate_order[prefix:],
-                       response=response, rho_star={}, measure="explicit", tau_block=d + 1 - prefix,
+                       response=response, rho_star={}, measure=None, tau_block=d + 1 - prefix,
                        t_max=t_max, t_max_reason=reason, full_level=d)
 
 

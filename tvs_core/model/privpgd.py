@@ -120,9 +120,6 @@ class PrivPGD(_NotSaved, SyntheticGenerator):
 
     def _check_settings(self) -> None:
         super()._check_settings()
-        if not (self.epsilon > 0 and 0 < self.delta < 1):
-            raise DataError(f"PrivPGD needs ε > 0 and 0 < δ < 1 (got ε={self.epsilon}, δ={self.delta}).",
-                            fix="Write e.g. privpgd:2.5.")
         self._require_counts("bins", "particles", "iterations", "projections", "projection_iterations",
                              "projection_projections", "step", "projection_step")
         if not 0 <= self.mask < 100 or int(self.batch) < 0:

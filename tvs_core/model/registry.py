@@ -6,6 +6,7 @@ dependencies, costs nothing until chosen); ``register`` adds a generator defined
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from importlib import import_module
 
@@ -24,14 +25,57 @@ BUILT_IN: dict[str, tuple[str, str]] = {
     "mst": ("tvs_core.model.mst", "MST"),
     "privpgd": ("tvs_core.model.privpgd", "PrivPGD"),
 }
-# the generators whose name carries their privacy budget: ``NAME:EPS`` (the CLI, the legends)
-EPSILON_GENERATORS = ("dp_vine", "privbayes", "mst", "privpgd")
+
+
+def _budget(value) -> float | None:
+    """``value`` as a privacy budget ε: a positive finite number, else None (the one constraint on an ε)."""
+    try:
+        epsilon = float(value)
+    except (TypeError, ValueError):
+        return None
+    return epsilon if math.isfinite(epsilon) and epsilon > 0 else None
+
+
+@dataclass(frozen=True)
+class PrivacyClaim:
+    """The differential privacy a generator promises, declared once per generator (``EPSILON_GENERATORS``): ε, its
+    setting ``epsilon`` and the parameter of its name (``NAME:EPS``), and δ, its setting ``delta`` when it has one
+    (``delta``: True), else 0 (pure ε-DP). Its fit refuses a budget outside them (``check``); the sweep's baselines,
+    the legends and the figures' shades read ε from the name, the release ledger and the DP audit (ε, δ) from the
+    fitted model (``SyntheticGenerator.privacy_claim``)."""
+
+    example: str = "1"  # an ε to suggest: ``NAME:EXAMPLE``
+    delta: bool = False
+
+    def of(self, settings: dict) -> tuple[float, float]:
+        """(ε, δ) that a generator with these settings promises."""
+        return float(settings["epsilon"]), float(settings["delta"]) if self.delta else 0.0
+
+    def check(self, who: str, name: str, settings: dict) -> None:
+        """Refuses, in words, an ε that is not a positive number, or a δ (when the generator has one: its noise is
+        calibrated with it) not strictly between 0 and 1."""
+        delta = settings.get("delta") if self.delta else 0.0
+        if _budget(settings.get("epsilon")) is None or self.delta and not (
+                isinstance(delta, (int, float)) and 0 < delta < 1):
+            needs, got = ("ε > 0 and 0 < δ < 1", f"ε={settings.get('epsilon')}, δ={delta}") if self.delta else (
+                "ε > 0", f"ε={settings.get('epsilon')}")
+            raise DataError(f"{who} needs {needs} (got {got}).", fix=f"Write e.g. {name}:{self.example}.")
+
+
+# the generators that promise differential privacy, each with its claim; their name carries their ε: ``NAME:EPS`` (the
+# CLI, the legends); a generator registered later declares its own (its class's ``privacy``)
+EPSILON_GENERATORS: dict[str, PrivacyClaim] = {
+    "dp_vine": PrivacyClaim(), "privbayes": PrivacyClaim(), "mst": PrivacyClaim("2.5", delta=True),
+    "privpgd": PrivacyClaim("2.5", delta=True)}
 _registered: dict[str, type] = {}
 
 
 def register(cls: type) -> type:
-    """Make a generator class known by its ``name`` (usable as a decorator)."""
+    """Make a generator class known by its ``name`` (usable as a decorator), with its privacy claim if it declares
+    one (``privacy``: a ``PrivacyClaim``)."""
     _registered[cls.name] = cls
+    if getattr(cls, "privacy", None) is not None:
+        EPSILON_GENERATORS[cls.name] = cls.privacy
     return cls
 
 
@@ -50,6 +94,12 @@ class BaselineName:
 
     def __str__(self) -> str:
         return f"{self.generator}:{self.parameter}" if self.parameter else self.generator
+
+    @property
+    def epsilon(self) -> float | None:
+        """The ε the name carries (``dp_vine:1``); None when its generator claims none or it is not a positive
+        number."""
+        return _budget(self.parameter) if self.generator in EPSILON_GENERATORS else None
 
 
 def generator_names() -> list[str]:

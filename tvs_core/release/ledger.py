@@ -12,7 +12,6 @@ Wiping the workspace removes both. Rows are only added."""
 from __future__ import annotations
 
 import json
-import math
 import time
 from dataclasses import dataclass
 
@@ -66,9 +65,10 @@ class LedgerEntry:
 
 
 def epsilon_of(model: SyntheticGenerator) -> float | None:
-    """The ε a differentially private generator promises (``dp_vine:EPS``), None for the others."""
-    value = model.get_config().get("epsilon")
-    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
+    """The ε a differentially private generator promises (its declared claim: ``dp_vine:EPS``), None for the
+    others."""
+    claim = model.privacy_claim()
+    return None if claim is None else claim[0]
 
 
 def record_release(store: Store, fingerprint: str, table: pd.DataFrame, file_bytes: bytes, sha256: str,

@@ -85,7 +85,8 @@ def model(c: ReportContext) -> str:
     rho = ", ".join(f"{k}: {fmt(v)}" for k, v in order.rho_star.items())
     association = getattr(holder, "association_", None)
     return (kv([("Response Y", order.response), ("Sensitive columns S", ", ".join(order.sensitive)),
-                ("Association measure", order.measure), ("ρ* per sensitive column", rho),
+                ("Association measure", order.measure or "none: the order was given explicitly"),
+                ("ρ* per sensitive column", rho),
                 ("K (linked to S above ρ*)", ", ".join(order.K) or "none"),
                 ("Level that cuts the sensitive block's links (τ_block, Theorem 2.5)", order.tau_block),
                 ("Recommended top level (t_max, Appendix B)", order.t_max), ("Why that top level", order.t_max_reason)])
