@@ -25,10 +25,10 @@ from tvs_core.data.missing import MissingPolicy
 from tvs_core.evaluation.protocol import ProtocolName
 from tvs_core.jobs import JobView
 from tvs_core.jobs.backends import Backend
-from tvs_core.jobs.projects import Project, Projects
 from tvs_core.model.families import FamilySet
 from tvs_core.model.ordering import Measure
 from tvs_core.model.registry import BaselineName
+from tvs_core.projects import Project, Projects
 from tvs_core.storage import Store, default_workspace
 from tvs_core.text import read_choice
 

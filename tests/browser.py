@@ -161,7 +161,7 @@ def _stopped(store, group: int) -> None:
 
 def _running_worker(store) -> tuple[str, int]:
     """The open project's sweep, once its worker runs: (job id, its process group)."""
-    from tvs_core.jobs.projects import Projects
+    from tvs_core.projects import Projects
 
     job_id = wait_until(lambda: Projects(store).current().job_id, "a sweep was started", CEILING / 1000)
     job = wait_until(lambda: (found := store.job(job_id))["status"] == "running" and found["pid"] and found,
@@ -291,7 +291,7 @@ def settled(page, timeout: float = CEILING) -> None:
 def project_keeps(workspace: Path, what: str, check) -> None:
     """Wait until the open project, as the workspace stores it, passes ``check``: a choice is kept once it is
     saved, whatever the screen shows meanwhile."""
-    from tvs_core.jobs.projects import Projects
+    from tvs_core.projects import Projects
     from tvs_core.storage import Store
 
     def saved():

@@ -11,7 +11,7 @@ ALLOWED = {
     "data": {"storage"},
     "model": {"data", "storage"},
     "evaluation": {"data", "model", "storage"},
-    "jobs": {"data", "model", "evaluation", "choice", "storage"},  # choice: a project holds the choice, typed
+    "jobs": {"data", "model", "evaluation", "storage"},
     "choice": {"evaluation", "storage"},
     "release": {"model", "evaluation", "choice", "storage"},  # choice: the manifest records the choice
     "figures": {"model", "evaluation", "choice", "storage"},

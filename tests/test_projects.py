@@ -5,8 +5,8 @@ from dataclasses import fields
 
 from tvs_core.evaluation.dp_audit import DEFAULT_TRIALS
 from tvs_core.jobs.config import SweepConfig, job_id_for
-from tvs_core.jobs.projects import Project, Projects
 from tvs_core.model.registry import BaselineName
+from tvs_core.projects import Project, Projects
 from tvs_core.storage.store import Store
 
 # a project as the dashboard saved it before issue 24: every sweep setting a field of its own

@@ -45,7 +45,7 @@ def test_another_account_reads_nothing_in_the_workspace(other, debian_umask):
                    "--note", "for the registry", "--workspace", workspace)
         assert made.returncode == 0, made.stderr
         assert run("ledger", "--demo", "clinical", "--workspace", workspace).returncode == 0
-        from tvs_core.jobs.projects import Projects
+        from tvs_core.projects import Projects
         from tvs_core.storage import Store
 
         store = Store(workspace)

@@ -331,7 +331,7 @@ def test_a_baseline_is_fitted_on_at_most_baseline_rows_the_same_rows_every_time(
 def test_the_reuse_choice_is_kept_by_the_project_and_restored_from_a_sweep(clinical, tmp_path):
     """Saved with the project (a restart reloads it), put into the sweep it defines, and shown again when that
     sweep is opened from a project that had it off."""
-    from tvs_core.jobs.projects import Projects
+    from tvs_core.projects import Projects
 
     projects = Projects(Store(tmp_path / "ws"))
     project = projects.create(clinical, "clinical", "demo:clinical", response=Y, sensitive=["total_cost_eur"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
-from tvs_core.jobs.projects import Projects
+from tvs_core.projects import Projects
 from tvs_core.storage.store import Store
 from tvs_core.storage.workspace import Workspace
 

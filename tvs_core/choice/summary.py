@@ -213,7 +213,7 @@ class ChoiceSettings:
 
     @classmethod
     def of(cls, project) -> ChoiceSettings:
-        """A project's (``jobs.projects.Project``: its α, normalisation, privacy axis and utility mix)."""
+        """A project's (``projects.Project``: its α, normalisation, privacy axis and utility mix)."""
         return cls(float(project.alpha), project.normalisation, project.privacy, project.utility)
 
     def select(self, summary: Summary, sensitive: list[str], complete: set[int] | None = None) -> Selection | None:
