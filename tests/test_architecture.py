@@ -4,7 +4,8 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "tvs_core"
-# package -> the packages it may import (the pipeline: data -> model -> evaluation -> jobs/choice -> release);
+# every package and top-level module of tvs_core -> the ones it may import (the pipeline: data -> model -> evaluation
+# -> jobs/choice -> release/figures, then the dashboard's project, the report and the entry points on top);
 # storage (the workspace and its store) is the bottom: it imports none of them, and any of them may keep things in it
 ALLOWED = {
     "storage": set(),
@@ -15,8 +16,23 @@ ALLOWED = {
     "choice": {"evaluation", "storage"},
     "release": {"model", "evaluation", "choice", "storage"},  # choice: the manifest records the choice
     "figures": {"model", "evaluation", "choice", "storage"},
+    "projects": {"data", "jobs", "choice", "storage"},  # the dashboard's project: a sweep's settings and a choice
+    "report": {"data", "model", "evaluation", "jobs", "choice", "release", "figures", "projects", "storage"},
+    "glossary": {"evaluation"},  # a term's catalogue of metrics
+    "gate": set(),
+    "launch": {"data", "storage", "gate"},
+    "cli": {"data", "model", "evaluation", "jobs", "choice", "release", "figures", "report", "launch", "storage"},
+    "reference": {"evaluation", "glossary", "cli"},  # the generated docs read the flags off the command line
+    "__main__": {"cli", "jobs"},
+    "__init__": {"data", "model", "evaluation", "jobs", "choice", "storage"},  # the library's public names
 }
-SHARED = {"errors", "seeding", "text", "version"}  # cross-cutting modules any package may use
+SHARED = {"errors", "seeding", "text", "version"}  # cross-cutting modules any package may use (and only each other)
+
+
+def part_of(name: str) -> str:
+    """The package or top-level module of tvs_core a module belongs to (``__init__`` for the library's own)."""
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
 
 
 def modules() -> dict[str, Path]:
@@ -53,17 +69,55 @@ def imports(name: str, path: Path, known: dict) -> set[str]:
     return found
 
 
-def test_packages_import_only_what_comes_before_them_in_the_pipeline():
-    known = modules()
-    for name, path in known.items():
-        parts = name.split(".")
-        if len(parts) < 3 or parts[1] not in ALLOWED:
+def fence_breaches(known: dict[str, Path]) -> list[str]:
+    """Every import of one module of tvs_core by another that ``ALLOWED`` does not allow."""
+    found = []
+    for name, path in sorted(known.items()):
+        part = part_of(name)
+        if part not in ALLOWED and part not in SHARED:
+            found.append(f"{name} is in no layer of ALLOWED (add it, and to docs/ARCHITECTURE.md)")
             continue
-        for target in imports(name, path, known):
-            other = target.split(".")[1] if target.count(".") else ""
-            if other in (parts[1], *SHARED) or (path.name == "__init__.py" and target.startswith(name)):
+        for target in sorted(imports(name, path, known)):
+            other = part_of(target)
+            if other in (part, *SHARED) or (path.name == "__init__.py" and target.startswith(name + ".")):
                 continue
-            assert other in ALLOWED[parts[1]], f"{name} imports {target}"
+            if other not in ALLOWED.get(part, set()):
+                found.append(f"{name} imports {target}")
+    return found
+
+
+def test_packages_import_only_what_comes_before_them_in_the_pipeline():
+    """Every package and every top-level module of tvs_core has its layer, and imports only those below it."""
+    known = modules()
+    assert {part_of(name) for name in known} == set(ALLOWED) | SHARED  # no layer for a module that is gone
+    assert fence_breaches(known) == []
+
+
+def test_a_planted_import_breaches_the_fence(tmp_path):
+    """The fence sees an import against the chain in a package, in a top-level module, in report/ and in a shared
+    module, at module level or inside a function."""
+    known = modules()
+    planted = {"tvs_core.storage.planted": "from ..report import build_report\n",
+               "tvs_core.jobs.planted": "def later():\n    from ..choice.axes import Axis\n",
+               "tvs_core.report.planted": "from tvs_core import cli\n",
+               "tvs_core.gate_planted": "from .projects import Projects\n",
+               "tvs_core.text_planted": "import tvs_core.data.schema\n"}
+    for name, source in planted.items():
+        path = tmp_path / f"{name}.py"
+        path.write_text(source)
+        known[name] = path
+    ALLOWED["gate_planted"] = ALLOWED["gate"]
+    SHARED.add("text_planted")
+    try:
+        found = fence_breaches(known)
+    finally:
+        del ALLOWED["gate_planted"]
+        SHARED.discard("text_planted")
+    assert found == ["tvs_core.gate_planted imports tvs_core.projects",
+                     "tvs_core.jobs.planted imports tvs_core.choice.axes",
+                     "tvs_core.report.planted imports tvs_core.cli",
+                     "tvs_core.storage.planted imports tvs_core.report",
+                     "tvs_core.text_planted imports tvs_core.data.schema"]
 
 
 def test_no_module_import_cycle():
