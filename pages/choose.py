@@ -80,14 +80,14 @@ if view is None:
     st.warning("Run a sweep first (page 3).")
     st.stop()
 config = view.config
-shown_done = view.job["done"]
+shown_done = view.job.done
 summary = summary_of(view.id, shown_done)
 if view.active:  # the numbers change as results arrive: follow them, as the Sweep page's scatter does
 
     @st.fragment(run_every=2.0)
     def follow_the_sweep() -> None:
         current = JobView(common.store(), view.id)
-        if current.job["done"] != shown_done or not current.active:
+        if current.job.done != shown_done or not current.active:
             st.rerun(scope="app")
 
     follow_the_sweep()
@@ -140,15 +140,15 @@ selected = chosen_level if chosen_level is not None else selection.best_level  #
 st.plotly_chart(figures.pu_curve(selection.table, selection.best_level, selected), width="stretch", key="pu_curve")
 best_verdicts = None if selection.best_level is None else level_verdicts(
     selection, summary, selection.best_level, config.sensitive, preview=level_preview(view.id),
-    response=config.response, claims=view.claims(), audits=audits_of(view.id, view.job["done"]), preset=config.preset)
+    response=config.response, claims=view.claims(), audits=audits_of(view.id, view.job.done), preset=config.preset)
 said = recommendation(selection, best_verdicts)
 if selection.best_level is None:  # a running or cancelled sweep whose levels are all provisional
     st.warning(plain.md(said))
 else:
     lead, _, rest = said.partition(" — ")
     st.markdown(f"**{plain.md(lead)}** — {plain.md(rest)}")
-if view.active or view.job["status"] != JobStatus.DONE:
-    st.warning(f"The sweep has not finished ({view.job['done']} of {view.job['total']} tasks): "
+if view.active or view.job.status != JobStatus.DONE:
+    st.warning(f"The sweep has not finished ({view.job.done} of {view.job.total} tasks): "
                + ("the levels named above have provisional numbers." if selection.provisional else
                   "every level has all its numbers, so the recommendation will not change; what is left are "
                   "reference points."))
@@ -185,7 +185,7 @@ if chosen_level is not None and st.button("Clear my choice (use the recommendati
     st.rerun()
 
 if selected in levels:
-    audits = audits_of(view.id, view.job["done"])
+    audits = audits_of(view.id, view.job.done)
     card = explain_level(selection, summary, int(selected), config.sensitive, level_preview(view.id),
                          response=config.response, claims=view.claims(), audits=audits, preset=config.preset)
     with st.container(border=True):

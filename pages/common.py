@@ -441,8 +441,8 @@ def recommended_level() -> int | None:
     view, current = job(), project()
     if view is None:
         return None
-    return _recommended(view.id, int(view.job["done"]), float(current.alpha), current.normalisation,
-                        current.privacy.text, current.utility.text, str(view.job["status"]))
+    return _recommended(view.id, int(view.job.done), float(current.alpha), current.normalisation,
+                        current.privacy.text, current.utility.text, str(view.job.status))
 
 
 SEVERITY_MARKS = {"ok": ("green", "check_circle"), "info": ("blue", "info"), "warn": ("orange", "warning"),

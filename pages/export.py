@@ -45,8 +45,8 @@ train, _ = view.tables()  # the data the sweep ran on, kept in the workspace
 st.markdown(f"Release of **level {level}** from sweep {plain.md(view.id)} — "
             + ("your choice." if chosen_by_user else "the recommended level: you have not chosen one on the Choose "
                "page, so the manifest and the ledger will say it is the recommendation, not your choice."))
-if job["status"] != JobStatus.DONE:
-    st.warning(f"The sweep is {job['status']} ({job['done']} of {job['total']} tasks): the attack games may not "
+if job.status != JobStatus.DONE:
+    st.warning(f"The sweep is {job.status} ({job.done} of {job.total} tasks): the attack games may not "
                "have reported for this level yet, so its privacy numbers are provisional.")
 a, b = st.columns(2)
 rows = common.whole_number_field(

@@ -41,7 +41,7 @@ for project in common.projects().all():
             left, right = st.columns([4, 1])
             left.markdown(
                 f"**Sweep `{job_id}`** — {info['text']} · started "
-                f"{when(job['created'])}  \n{config.preset} protocol, levels "
+                f"{when(job.created)}  \n{config.preset} protocol, levels "
                 f"{', '.join(map(str, view.levels)) or 'default'}, families {config.families}, seed {config.seed}, "
                 f"{len(config.baselines)} baselines" + (f"  \nError: {info['error']}" if info["error"] else ""))
             shown = project.id == current.id and current.job_id == job_id

@@ -283,16 +283,16 @@ if differences:
             project.adopt(view.config)
             common.update()
             st.rerun()
-elif view.job["status"] == JobStatus.DONE and view.job.get("started") and view.job.get("finished"):
-    took = duration_text(view.job["finished"] - view.job["started"])
-    st.caption(f"This sweep ran {view.job['total']} tasks in {took} (the last run, if it was resumed).")
+elif view.job.status == JobStatus.DONE and view.job.started and view.job.finished:
+    took = duration_text(view.job.finished - view.job.started)
+    st.caption(f"This sweep ran {view.job.total} tasks in {took} (the last run, if it was resumed).")
 stop, resume = st.columns(2)
-stopping = view.active and bool(view.job.get("cancel"))
+stopping = view.active and bool(view.job.cancel)
 if stop.button("Cancel", disabled=not view.active or stopping,
                help="Stopping: the tasks under way are being ended; finished ones are kept." if stopping else None):
     cancel_job(common.store(), view.id, wait=False)  # at once: the progress line says it is stopping
     st.rerun()
-if resume.button("Resume", disabled=view.active or view.job["status"] == JobStatus.DONE):
+if resume.button("Resume", disabled=view.active or view.job.status == JobStatus.DONE):
     try:
         resume_sweep(common.store(), view.id, background_worker(project.backend))
         st.rerun()

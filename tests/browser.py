@@ -119,8 +119,8 @@ def _cancel_jobs(workspace: str) -> None:
 
     store = Store(workspace)
     for job in store.jobs():
-        if job["status"] in ("queued", "running"):
-            cancel_job(store, job["id"], grace_seconds=5)
+        if job.status in ("queued", "running"):
+            cancel_job(store, job.id, grace_seconds=5)
 
 
 @contextmanager
@@ -164,9 +164,9 @@ def _running_worker(store) -> tuple[str, int]:
     from tvs_core.projects import Projects
 
     job_id = wait_until(lambda: Projects(store).current().job_id, "a sweep was started", CEILING / 1000)
-    job = wait_until(lambda: (found := store.job(job_id))["status"] == "running" and found["pid"] and found,
+    job = wait_until(lambda: (found := store.job(job_id)).status == "running" and found.pid and found,
                      "the sweep's worker runs", CEILING / 1000)
-    return job_id, job["pid"]  # started in a session of its own: its process group
+    return job_id, job.pid  # started in a session of its own: its process group
 
 
 @contextmanager

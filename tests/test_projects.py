@@ -115,7 +115,7 @@ def test_a_project_and_its_job_stored_by_this_version_read_back_typed(tmp_path):
     assert again.sweep.preset is ProtocolName.PAPER and again.sweep.families is FamilySet.FAST
     assert all(type(name) is BaselineName for name in again.sweep.baselines) and again.sweep.baselines
     job = Store(tmp_path / "ws").job("j")
-    config = SweepConfig.from_dict(job["config"])
-    assert job["status"] is JobStatus.QUEUED and config.measure is Measure.PEARSON and config.sensitive == ["a"]
+    config = SweepConfig.from_dict(job.config)
+    assert job.status is JobStatus.QUEUED and config.measure is Measure.PEARSON and config.sensitive == ["a"]
     assert config.preset is ProtocolName.PAPER and config.families is FamilySet.FAST
     assert config.baselines == again.sweep.baselines and type(config.baselines[0]) is BaselineName

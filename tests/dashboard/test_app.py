@@ -153,7 +153,7 @@ def finish_sweep(at: AppTest) -> AppTest:
 
     def ended() -> bool:
         job = common.store().job(job_id)
-        return job["status"] not in ACTIVE and not worker_alive(job)
+        return job.status not in ACTIVE and not worker_alive(job)
 
     wait_until(ended, f"sweep {job_id} ended and its worker is gone", SWEEP_SECONDS, 0.5)
     at.run()
@@ -184,7 +184,7 @@ def test_sweep_choose_and_export_flow(after_sweep):
     job_id = project(at).job_id
     from pages import common
 
-    assert common.store().job(job_id)["status"] == "done"
+    assert common.store().job(job_id).status == "done"
     assert len(at.get("plotly_chart")) >= 1  # the privacy-utility scatter
     # a click on the scatter: what the on_select callback writes
     project(at).selected_level = 10

@@ -28,7 +28,7 @@ from tvs_core.jobs.progress import (
     time_left,
 )
 from tvs_core.jobs.tasks import Task, TaskKey
-from tvs_core.storage import Store
+from tvs_core.storage import JobRow, Store
 
 RECORDED = json.loads((Path(__file__).parent / "recorded_sweeps.json").read_text())
 SCHEDULES = json.loads((Path(__file__).parent / "recorded_schedules.json").read_text())
@@ -120,7 +120,7 @@ def polls(case: dict, tmp_path, every: float = 5.0, earlier: dict | None = None)
     names = {task.name for task in plan}
     config = SweepConfig(response=case["response"], sensitive=case["sensitive"], baselines=case["baselines"],
                          preset=case["preset"])
-    job = {"id": None, "details": {key: case[key] for key in ("n_train", "n_columns", "n_targets")}}
+    job = JobRow(None, details={key: case[key] for key in ("n_train", "n_columns", "n_targets")})
     store = Store(tmp_path)
     if earlier is not None:
         _store_as_done(store, earlier, "earlier")
