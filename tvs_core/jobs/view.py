@@ -9,6 +9,8 @@ import json
 
 import pandas as pd
 
+from ..evaluation.context import EvaluationData
+from ..evaluation.preview import LevelPreview, normal_scores_correlation, preview_levels
 from ..evaluation.records import HOLDER, to_frame
 from ..evaluation.summary import Summary, summarise
 from ..model.generator import SyntheticGenerator
@@ -175,19 +177,16 @@ class JobView:
         table, holdout = job_tables(self.store, self.job)
         return split_tables(self.config, table, holdout)
 
-    def evaluation_data(self, holder: SyntheticGenerator | None = None):
+    def evaluation_data(self, holder: SyntheticGenerator | None = None) -> EvaluationData | None:
         """The encoded train/test rows as the evaluation saw them (the holder's encoder); None before the fit."""
-        from ..evaluation.context import EvaluationData
-
         holder = holder or self.holder()
         if holder is None:
             return None
         train, test = self.tables()
         return EvaluationData.from_model(holder, train, test)
 
-    def preview(self):
+    def preview(self) -> LevelPreview | None:
         """The instant preview (risk, what each level cuts, the block check) of the holder's order."""
-        from ..evaluation.preview import normal_scores_correlation, preview_levels
 
         holder = self.holder()
         data = self.evaluation_data(holder)
