@@ -306,10 +306,8 @@ def cmd_release(args) -> dict:
         lines.append(f"pooled check: {verdict(made.pooled)}")
         lines += [f"  {warning}" for warning in made.pooled.warnings]
         lines.append(f"privacy budget with this release: {made.pooled.budget.text}")
-    if made.blocked:
-        raise DataError(f"The release is blocked: {made.blocked[0].message} Nothing was written.",
-                        fix="Fix the cause, or pass --override-reason TEXT to release anyway (the reason goes into "
-                            "the manifest).")
+    made.refuse_if_blocked(fix="Fix the cause, or pass --override-reason TEXT to release anyway (the reason goes into "
+                               "the manifest).")
     csv_path, manifest_path = made.write(out, inputs=(args.data,))
     recorded = None if args.no_ledger else release_number(store, made.record(store, note=args.note))
     return {"out": str(csv_path), "manifest": str(manifest_path), "rows": made.rows, "level": made.level,

@@ -194,11 +194,16 @@ class Release:
         return manifest_bytes(self.manifest())
 
     # -- what happens to it ---------------------------------------------------------------------------------------
+    def refuse_if_blocked(self, fix: str = "Fix the problem, or release anyway with a reason (it goes into the "
+                                           "manifest).") -> None:
+        """The one refusal of a release a guardrail blocks (and no reason overrides): its first block, in words;
+        nothing is written or recorded."""
+        if self.blocked:
+            raise DataError(f"The release is blocked: {self.blocked[0].message} Nothing was written.", fix=fix)
+
     def record(self, store: Store, note: str | None = None) -> LedgerEntry:
         """Into the ledger of ``store``'s workspace, with a copy of the rows (the download, the command line)."""
-        if self.blocked:
-            raise DataError(f"The release is blocked: {self.blocked[0].message}",
-                            fix="Fix the problem, or release anyway with a reason (it goes into the manifest).")
+        self.refuse_if_blocked()
         choice = self.choice()
         return record_release(store, self.table_fingerprint, self.table, self.csv, self.sha256, self.model,
                               self.level, self.seed, note=note, job_id=None if self.view is None else self.view.id,
@@ -210,9 +215,7 @@ class Release:
     def write(self, out: str | Path, inputs: tuple = ()) -> tuple[Path, Path]:
         """The CSV at ``out`` and its manifest next to it (``<name>.manifest.json``), each written whole or not at
         all and never over an input; returns both paths."""
-        if self.blocked:
-            raise DataError(f"The release is blocked: {self.blocked[0].message}",
-                            fix="Fix the problem, or release anyway with a reason (it goes into the manifest).")
+        self.refuse_if_blocked()
         out = Path(out)
         manifest_path = manifest_path_for(out)
         csv_path = write_file(self.csv, out, inputs)
