@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from pages import common, plain
+from pages.shared import notices, scatter, tables, widgets
 from tvs_core import figures
 from tvs_core.choice import (
     METHODS,
@@ -104,12 +105,12 @@ choices = axis_choices(AxisKind.PRIVACY, config.sensitive)
 if project.privacy.text not in choices:
     common.update(privacy=Axis.parse(choices[0]))
 a, b, c = st.columns(3)
-alpha = a.slider("Weight on privacy α", 0.0, 1.0, step=0.05, key=common.bound("alpha"), on_change=common.keep,
+alpha = a.slider("Weight on privacy α", 0.0, 1.0, step=0.05, key=widgets.bound("alpha"), on_change=widgets.keep,
                  args=("alpha",), help="PU_t = α·P_t + (1 − α)·U_t (paper, Appendix D)")
-method = b.radio("Normalisation", common.texts(METHODS), horizontal=True, key=common.bound("normalisation"),
-                 on_change=common.keep, args=("normalisation",),
+method = b.radio("Normalisation", widgets.texts(METHODS), horizontal=True, key=widgets.bound("normalisation"),
+                 on_change=widgets.keep, args=("normalisation",),
                  format_func=lambda m: read_choice(Normalisation, m).label)
-privacy = c.selectbox("Privacy measured by", choices, key=common.bound("privacy"), on_change=common.keep,
+privacy = c.selectbox("Privacy measured by", choices, key=widgets.bound("privacy"), on_change=widgets.keep,
                       args=("privacy",), format_func=lambda p: Axis.parse(p, sensitive=config.sensitive).title)
 settings = ChoiceSettings.of(common.project())  # as the widgets above left it
 mix = settings.utility
@@ -169,10 +170,10 @@ if project.scatter_utility not in parts:
     common.update(scatter_utility=next(iter(parts)))
 if len(parts) > 1:
     st.radio("Utility on the scatter's vertical axis", list(parts), horizontal=True,
-             key=common.bound("scatter_utility"), on_change=common.keep, args=("scatter_utility",),
+             key=widgets.bound("scatter_utility"), on_change=widgets.keep, args=("scatter_utility",),
              format_func=lambda name: parts[name].metric.short)
-st.plotly_chart(common.level_scatter(view, summary, selection, selected, utility=parts[project.scatter_utility]),
-                width="stretch", key="choose_scatter", on_select=lambda: common.select_level_from("choose_scatter"),
+st.plotly_chart(scatter.level_scatter(view, summary, selection, selected, utility=parts[project.scatter_utility]),
+                width="stretch", key="choose_scatter", on_select=lambda: scatter.select_level_from("choose_scatter"),
                 selection_mode="points")
 picked = st.selectbox("Your chosen level", levels, index=levels.index(chosen_level) if chosen_level is not None
                       else None, placeholder="None chosen" + ("" if selection.best_level is None else
@@ -196,7 +197,7 @@ if selected in levels:
             st.info(f"Provisional — {first_numbers_words(scored, planned)}: level {selected}'s numbers rest on its "
                     f"first {scored} published sets; the other {planned - scored} are being scored and may move them "
                     "and this card.")
-        st.markdown("".join(f"\n- {common.severity_mark(v.severity)} {plain.md(v.text)}" for v in card.lead))
+        st.markdown("".join(f"\n- {notices.severity_mark(v.severity)} {plain.md(v.text)}" for v in card.lead))
         for caveat in card.verdicts.of(Topic.WARNING):  # a note in blue, a warning in yellow, as their severity says
             (st.info if caveat.severity is Severity.INFO else st.warning)(plain.md(caveat.text))
         with st.expander("The numbers and the method behind these sentences"):
@@ -267,7 +268,7 @@ def synthetic_at(job_id: str, level: int, rows: int) -> pd.DataFrame:
 
 model = holder(view.id)
 if model is not None and selected is not None:
-    real = common.table()
+    real = tables.table()
     synthetic = synthetic_at(view.id, int(selected), min(len(real), 2000))
     columns = [c for c in model.schema_.modelled if c in real.columns]
     st.subheader(f"Level {selected}: each column, real against synthetic")

@@ -150,7 +150,7 @@ def test_the_library_never_imports_streamlit():
 def test_pages_are_views_over_the_library():
     """No page parses task keys or builds an evaluation context itself."""
     pages = Path(__file__).resolve().parents[1] / "pages"
-    for path in pages.glob("*.py"):
+    for path in pages.rglob("*.py"):
         text = path.read_text()
         for internal in ("context_for_job", "context_for_model", "plan(", "split_tables", ".split(\":\")"):
             assert internal not in text, f"{path.name} uses {internal}"
