@@ -36,6 +36,7 @@ from pathlib import Path
 
 from bench.common import exit_with_usage_if_asked
 from bench.machine import cpu_model
+from bench.replay import polls
 from bench.tables import RESPONSE, SENSITIVE, support_like, wide_table
 from tvs_core import load_demo
 from tvs_core.data.demo import DEMOS
@@ -180,12 +181,10 @@ def dump(workspace: str, job_id: str, name: str, load: str) -> None:
 
 
 def replay() -> None:
-    """Every recorded schedule replayed as the page reads it (tests/jobs/test_progress_estimate.polls): what the line
+    """Every recorded schedule replayed as the page reads it (bench/replay.polls): what the line
     says (one number, or a range's slow end) and the range's fast end against the truth once the plan's first tasks
     (one per worker) have measured the machine, while more than a minute remains; how often it is a range; the
     largest rise when tasks finish; its section of bench/eta.md written anew."""
-    from tests.jobs.test_progress_estimate import polls
-
     cases = json.loads(SCHEDULES.read_text()) | (json.loads(WIDE_SCHEDULES.read_text()) if WIDE_SCHEDULES.exists()
                                                   else {})
     rows = []

@@ -378,7 +378,7 @@ def _wide_workbook() -> bytes:
     """A cell at column XFD (16 384 columns): refused by TVS_MAX_COLUMNS before openpyxl reads a cell."""
     import io
 
-    from tests.data.bombs import minimal_xlsx, sheet
+    from bench.hostile_files import minimal_xlsx, sheet
 
     buffer = io.BytesIO()
     minimal_xlsx(buffer, sheet('<row r="1"><c r="XFD1"><v>1</v></c></row>'))
