@@ -353,7 +353,7 @@ def test_a_csv_with_missing_responses_can_be_swept():
     at.multiselect(key="w.sweep.baselines").set_value(["independent"]).run()
     next(b for b in at.button if b.label == "Start sweep").click().run()
     finish_sweep(at)
-    assert common.store().job(project(at).job_id)["status"] == "done"
+    assert common.store().job(project(at).job_id).status == "done"
 
 
 def test_an_excel_workbook_is_read_and_an_old_xls_refused():

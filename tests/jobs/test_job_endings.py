@@ -74,7 +74,7 @@ def test_a_command_line_sweep_leaves_no_process_behind(ending, data_file, tmp_pa
     if ending != "done":
         store = Store(workspace)
         deadline = time.monotonic() + 900  # a ceiling: the sweep's first tasks on a loaded machine
-        while not any(j["done"] >= 3 for j in store.jobs()) and time.monotonic() < deadline:
+        while not any(j.done >= 3 for j in store.jobs()) and time.monotonic() < deadline:
             assert cli.poll() is None, cli.communicate()[1]
             time.sleep(0.1)
         assert len(in_session(cli.pid)) > 2  # the sweep's own processes are running: the test is not vacuous

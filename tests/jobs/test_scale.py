@@ -115,15 +115,15 @@ def test_a_first_look_comes_before_the_holders_fit_and_never_reaches_a_summary(c
     looks = [r for r in results if r.kind == TaskKind.FIRST_LOOK]
     assert [r.task for r in looks] == ["first_look:1", "first_look:2", "first_look:3"]
     assert results.index(looks[0]) == 0  # stored first, before the holder's fit
-    metrics = {rec["metric"] for rec in looks[0]["records"]}
+    metrics = {rec["metric"] for rec in looks[0].records}
     assert {"auc_tstr", "release_mab"} <= metrics
-    assert {rec["role"] for rec in looks[0]["records"]} == {RecordRole.FIRST_LOOK}
+    assert {rec["role"] for rec in looks[0].records} == {RecordRole.FIRST_LOOK}
     view = JobView(store, job_id)
     assert view.progress()["done"] == view.progress()["total"]  # counted in the plan
     assert not (view.records()["role"] == RecordRole.FIRST_LOOK).any()  # summaries, choice and export never see it
     assert not (view.records(first_look=True)["role"] == RecordRole.FIRST_LOOK).any()  # every level has reported
     live = first_look_module.without_first_look(
-        pd.concat([view.records(), pd.DataFrame([{**r, "level": r["level"]} for r in looks[2]["records"]])]),
+        pd.concat([view.records(), pd.DataFrame([{**r, "level": r["level"]} for r in looks[2].records])]),
         keep_missing_levels=True)
     assert not (live["role"] == RecordRole.FIRST_LOOK).any()  # level 3 reported: its first look is gone
     early = pd.DataFrame([rec for r in looks for rec in r.records])

@@ -323,7 +323,7 @@ def test_ctrl_c_leaves_a_resumable_job_and_the_same_command_resumes(table, tmp_p
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     store = Store(workspace)
-    assert wait_for(lambda: any(j["done"] >= 2 for j in store.jobs()))
+    assert wait_for(lambda: any(j.done >= 2 for j in store.jobs()))
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=600)
     assert process.returncode == 130, stderr
