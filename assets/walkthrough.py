@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.browser import browser_page, go_to, running_server, wait_for_text  # noqa: E402
+from bench.browser import browser_page, go_to, running_server, wait_for_text  # noqa: E402
 
 OUT = ROOT / "assets" / "walkthrough.png"
 WIDTH = 1400  # the browser's width in pixels; the picture is the page's main column

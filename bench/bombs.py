@@ -1,6 +1,6 @@
 """Hostile files: how long each takes to be refused (or read), and how far the process that keeps the table grows.
 
-Each bomb of the security reviews (tests/data/bombs.py builds them) is read three ways, with the **default limits**:
+Each bomb of the security reviews (bench/hostile_files.py builds them) is read three ways, with the **default limits**:
 
 - **command line**: ``read_table(path)`` in a fresh process, as ``python -m tvs_core`` reads a file; its growth is the
   reading process's peak resident size beyond its imports (the child that parses is capped on its own);
@@ -27,8 +27,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from bench.machine import cpu_model
-from tests.data.bombs import (
+from bench.hostile_files import (
     BOMBS,
     HANG_GUARD,
     MB,
@@ -39,6 +38,7 @@ from tests.data.bombs import (
     honest_xlsx,
     read_capped,
 )
+from bench.machine import cpu_model
 
 REFUSE_WITHIN = 10.0  # seconds (issue 54): a bomb is refused within this on a quiet machine
 GROW_AT_MOST = 300.0  # MB the server may grow by while it refuses one
@@ -87,7 +87,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", help="also measure the code of this commit (e.g. a commit of main)")
     args = parser.parse_args()
-    from tests.browser import browser_page, go_to, running_server, upload_and_weigh
+    from bench.browser import browser_page, go_to, running_server, upload_and_weigh
 
     started, rows, said = load(), [], []
     with tempfile.TemporaryDirectory() as temporary, running_server(Path(temporary) / "workspace") as server, \
@@ -125,7 +125,7 @@ def main() -> None:
         f" --before {args.before}" if args.before else "")
     text = f"""# Hostile files: refused before they are parsed, or read within the budget of the process that keeps them
 
-Reproduce: `{command}` (from the repo root, as root; the bombs are built by `tests/data/bombs.py`, as
+Reproduce: `{command}` (from the repo root, as root; the bombs are built by `bench/hostile_files.py`, as
 `tests/data/test_bombs.py` reads them).
 
 - Date: {datetime.date.today()}; machine: {os.cpu_count()} cores (load average 1 / 5 / 15 min: {started} at the start,

@@ -92,12 +92,12 @@ def record(name: str, sweep: str, backend: str = "loky", n_jobs: int = 2) -> dic
         submitted = time.time()
         job_id = submit(store, table, config)
         start_worker(store, job_id, n_jobs=n_jobs, backend=backend)
-        while store.job(job_id)["status"] not in ("done", "failed", "cancelled"):
+        while store.job(job_id).status not in ("done", "failed", "cancelled"):
             time.sleep(1.0)
             loads.append(os.getloadavg()[0])
         job = store.job(job_id)
-        if job["status"] != "done":
-            raise SystemExit(f"the sweep ended {job['status']}: {job['error']}")
+        if job.status != "done":
+            raise SystemExit(f"the sweep ended {job.status}: {job.error}")
         return keep_schedule(name, store, job_id, submitted, sweep, backend, loads)
 
 
@@ -108,7 +108,7 @@ def keep_schedule(name: str, store, job_id: str, submitted: float, sweep: str, b
 
     job = store.job(job_id)
     out = schedule_of(store, job_id) | {
-        "startup": round(job["started"] - submitted, 3), "summary": summary_bytes(store, job_id), "sweep": sweep,
+        "startup": round(job.started - submitted, 3), "summary": summary_bytes(store, job_id), "sweep": sweep,
         "backend": backend, "engine": "ready", "load": [round(min(loads), 2), round(max(loads), 2)],
         "date": str(datetime.date.today()), "cpu": cpu_model(), "code": commit()}
     save(name, out)

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from bench.common import exit_with_usage_if_asked
 from bench.machine import cpu_model
+from bench.replay import polls
 from bench.tables import RESPONSE, SENSITIVE, support_like, wide_table
 from tvs_core import load_demo
 from tvs_core.data.demo import DEMOS
@@ -88,18 +89,18 @@ TESTER = ["rvine", "rvine_star1", "gaussian_copula", "independent", "ctgan:quick
 def schedule_of(store: Store, job_id: str) -> dict:
     """A finished job's schedule, times in seconds from the worker's start: plan, tasks, shape, settings."""
     job = store.job(job_id)
-    config = SweepConfig.from_dict(job["config"])
-    origin = job["started"]
+    config = SweepConfig.from_dict(job.config)
+    origin = job.started
     times = sorted(store.task_times(job_id), key=lambda r: r["created"])
-    details = job["details"] or {}
+    details = job.details
 
-    plan = job["plan"] if isinstance(job["plan"], list) else json.loads(job["plan"])
+    plan = job.plan if isinstance(job.plan, list) else json.loads(job.plan)
     return {"response": config.response, "sensitive": list(config.sensitive),
             "baselines": list(map(str, config.baselines)),
-            "preset": config.preset, "levels": details.get("levels"), "workers": job["workers"],
+            "preset": config.preset, "levels": details.get("levels"), "workers": job.workers,
             "n_train": details.get("n_train"), "n_columns": details.get("n_columns"),
             "n_targets": details.get("n_targets") or len({t["row"] for t in details.get("targets") or ()}),
-            "cores": os.cpu_count(), "end": round(job["finished"] - origin, 3),
+            "cores": os.cpu_count(), "end": round(job.finished - origin, 3),
             "plan": [[entry["key"], entry["stage"]] for entry in plan],
             "tasks": [[r["task"], r["kind"], round(r["seconds"], 3), round(r["created"] - origin, 3)] for r in times]}
 
@@ -149,9 +150,9 @@ def record(name: str, busy: int, wide: bool = False, table_name: str | None = No
                 info = progress(store, job_id)
                 job = store.job(job_id)
                 loads.append(os.getloadavg()[0])
-                if job["started"] and (not shown or time.time() - job["started"] - shown[-1][0] >= 10):  # small
+                if job.started and (not shown or time.time() - job.started - shown[-1][0] >= 10):  # small
                     eta, low = info["eta_seconds"], info.get("eta_low")
-                    shown.append([round(time.time() - job["started"], 1), info["done"],
+                    shown.append([round(time.time() - job.started, 1), info["done"],
                                   None if eta is None else round(eta, 1), round(loads[-1], 2),
                                   None if low is None else round(low, 1), round(info["fraction"], 3)])
                 if info["status"] in ("done", "failed", "cancelled"):
@@ -180,12 +181,10 @@ def dump(workspace: str, job_id: str, name: str, load: str) -> None:
 
 
 def replay() -> None:
-    """Every recorded schedule replayed as the page reads it (tests/jobs/test_progress_estimate.polls): what the line
+    """Every recorded schedule replayed as the page reads it (bench/replay.polls): what the line
     says (one number, or a range's slow end) and the range's fast end against the truth once the plan's first tasks
     (one per worker) have measured the machine, while more than a minute remains; how often it is a range; the
     largest rise when tasks finish; its section of bench/eta.md written anew."""
-    from tests.jobs.test_progress_estimate import polls
-
     cases = json.loads(SCHEDULES.read_text()) | (json.loads(WIDE_SCHEDULES.read_text()) if WIDE_SCHEDULES.exists()
                                                   else {})
     rows = []

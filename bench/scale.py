@@ -41,7 +41,7 @@ from tvs_core.jobs import SweepConfig, submit
 from tvs_core.jobs.process import start_worker
 from tvs_core.jobs.standby import imports_after_start, start_standby, waiting
 from tvs_core.jobs.tasks import LEVELS
-from tvs_core.storage.store import Store
+from tvs_core.storage.store import JobRow, Store
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -77,27 +77,27 @@ def tree_rss_mb(pid: int) -> float:
     return total
 
 
-def _levels_done_s(store: Store, job: dict, start_wall: float) -> float | None:
+def _levels_done_s(store: Store, job: JobRow, start_wall: float) -> float | None:
     """Seconds from submit until every task of the plan's first stage (every level's own first numbers — its first
     two published sets since issue 57, its quick numbers before — and the reference anchors) was stored; None while
     one is missing."""
-    plan = job.get("plan") or []
+    plan = job.plan or []
     wanted = {entry["key"] for entry in plan if isinstance(entry, dict) and entry.get("stage") == LEVELS}
-    created = {r["task"]: r["created"] for r in store.results(job["id"])}
+    created = {r.task: r.created for r in store.results(job.id)}
     if not wanted or not wanted <= set(created):
         return None
     return max(created[key] for key in wanted) - start_wall
 
 
-def _shown_s(store: Store, job: dict, start_wall: float) -> float | None:
+def _shown_s(store: Store, job: JobRow, start_wall: float) -> float | None:
     """Seconds from submit until every level of the sweep had numbers on the scatter: its first look or its own
     release task, whichever came first; None while a level had neither."""
-    levels = [lv for lv in (job.get("details") or {}).get("levels") or () if lv is not None]
+    levels = [lv for lv in job.details.get("levels") or () if lv is not None]
     first: dict[int, float] = {}
-    for result in store.results(job["id"]):
-        key = result["task"].split(":")
+    for result in store.results(job.id):
+        key = result.task.split(":")
         if key[0] in ("first_look", "release") and len(key) > 1 and key[1].isdigit():
-            first[int(key[1])] = min(first.get(int(key[1]), float("inf")), result["created"])
+            first[int(key[1])] = min(first.get(int(key[1]), float("inf")), result.created)
     if not levels or any(level not in first for level in levels):
         return None
     return max(first[level] for level in levels) - start_wall
@@ -134,7 +134,7 @@ def measure(rows: int, columns: int, workspace: Path, backend: str = "loky", tim
             if first_only:
                 store.request_cancel(job_id)
         job = store.job(job_id)
-        if job["status"] in ("done", "failed", "cancelled"):
+        if job.status in ("done", "failed", "cancelled"):
             break
         if now > timeout:  # stopped: what finished stays in the entry, with the status it had
             os.killpg(process, signal.SIGTERM)
@@ -143,29 +143,29 @@ def measure(rows: int, columns: int, workspace: Path, backend: str = "loky", tim
     wall = time.perf_counter() - start
     kinds: dict[str, dict] = {}
     for result in store.results(job_id):
-        entry = kinds.setdefault(result["kind"], {"tasks": 0, "seconds": 0.0, "peak_mb": 0.0})
+        entry = kinds.setdefault(result.kind, {"tasks": 0, "seconds": 0.0, "peak_mb": 0.0})
         entry["tasks"] += 1
-        entry["seconds"] += result["seconds"]
-        entry["peak_mb"] = max(entry["peak_mb"], result.get("peak_mb") or 0.0)
-    first_kind = min(store.results(job_id), key=lambda r: r["created"])["kind"] if kinds else None
+        entry["seconds"] += result.seconds
+        entry["peak_mb"] = max(entry["peak_mb"], result.peak_mb or 0.0)
+    first_kind = min(store.results(job_id), key=lambda r: r.created).kind if kinds else None
     job = store.job(job_id)
-    status = job["status"] if job["status"] in ("done", "failed", "cancelled") else f"stopped at {timeout / 60:.0f} min"
+    status = job.status if job.status in ("done", "failed", "cancelled") else f"stopped at {timeout / 60:.0f} min"
     if first_only and status == "cancelled":
         status = "stopped at its first result"
-    if record and job["status"] == "done":
+    if record and job.status == "done":
         from bench.cores import keep_schedule
 
         keep_schedule(record, store, job_id, start_wall, sweep=f"{table_name} {rows} x {columns}", backend=backend,
                       loads=[load_before, os.getloadavg()[0]])
-    return {"rows": rows, "columns": columns, "backend": backend, "status": status, "error": job["error"],
+    return {"rows": rows, "columns": columns, "backend": backend, "status": status, "error": job.error,
             "table": table_name, "worker": "standby" if standby else "fresh",
             "imports_after_start": imports_after_start(store, job_id),
             "wall_s": wall,
             "first_s": first, "first_kind": first_kind, "peak_rss_mb": peak, "kinds": kinds, "label": label,
             "levels_s": _levels_done_s(store, job, start_wall), "shown_s": _shown_s(store, job, start_wall),
             "tasks_done": len(store.done_tasks(job_id)),
-            "tasks_total": job.get("total"),
-            "levels": (job.get("details") or {}).get("levels"), "date": datetime.date.today().isoformat(),
+            "tasks_total": job.total,
+            "levels": job.details.get("levels"), "date": datetime.date.today().isoformat(),
             "code": _commit(), "load": [load_before, os.getloadavg()[0]]}
 
 

@@ -81,26 +81,26 @@ def timed_sweep(table, response, sensitive, workspace: Path, competitors: bool =
     start = time.time()
     job_id = submit(store, table, config)
     start_worker(store, job_id, n_jobs=2)
-    while store.job(job_id)["status"] not in ("done", "failed", "cancelled"):
+    while store.job(job_id).status not in ("done", "failed", "cancelled"):
         time.sleep(0.1)
     job = store.job(job_id)
-    total = job["finished"] - start
+    total = job.finished - start
     results = store.results(job_id)
     kinds: dict[str, list[float]] = {}
     for r in results:
-        kinds.setdefault(r["kind"], []).append(r["seconds"])
-    level_tasks = [r["created"] for r in results if r["kind"] == "release"]
-    others = [r["created"] for r in results if r["kind"] not in ("release", "holder", "first_look", "reference")]
-    return {"status": job["status"], "total": total, "first": min(r["created"] for r in results) - start,
+        kinds.setdefault(r.kind, []).append(r.seconds)
+    level_tasks = [r.created for r in results if r.kind == "release"]
+    others = [r.created for r in results if r.kind not in ("release", "holder", "first_look", "reference")]
+    return {"status": job.status, "total": total, "first": min(r.created for r in results) - start,
             "levels": max(level_tasks) - start, "first_other": min(others) - start if others else None,
             "estimate": estimated, "load": load, "tasks": len(results), "kinds": kinds,
-            "order": [r["task"] for r in results],
-            "plan": [[entry["key"], entry["stage"]] for entry in (job["plan"] if isinstance(job["plan"], list)
-                                                                  else json.loads(job["plan"]))],
+            "order": [r.task for r in results],
+            "plan": [[entry["key"], entry["stage"]] for entry in (job.plan if isinstance(job.plan, list)
+                                                                  else json.loads(job.plan))],
             # when each task was stored and how long it ran (s from submit): where the wall time goes
-            "worker_started": job["started"] - start,
-            "timeline": [[r["task"], r["kind"], round(r["created"] - start, 2), round(r["seconds"], 2)]
-                         for r in sorted(results, key=lambda r: r["created"])]}
+            "worker_started": job.started - start,
+            "timeline": [[r.task, r.kind, round(r.created - start, 2), round(r.seconds, 2)]
+                         for r in sorted(results, key=lambda r: r.created)]}
 
 
 def run(args) -> None:

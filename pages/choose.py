@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from pages import common, plain
+from pages.shared import notices, scatter, tables, widgets
 from tvs_core import figures
 from tvs_core.choice import (
     METHODS,
@@ -79,14 +80,14 @@ if view is None:
     st.warning("Run a sweep first (page 3).")
     st.stop()
 config = view.config
-shown_done = view.job["done"]
+shown_done = view.job.done
 summary = summary_of(view.id, shown_done)
 if view.active:  # the numbers change as results arrive: follow them, as the Sweep page's scatter does
 
     @st.fragment(run_every=2.0)
     def follow_the_sweep() -> None:
         current = JobView(common.store(), view.id)
-        if current.job["done"] != shown_done or not current.active:
+        if current.job.done != shown_done or not current.active:
             st.rerun(scope="app")
 
     follow_the_sweep()
@@ -103,12 +104,12 @@ choices = axis_choices(AxisKind.PRIVACY, config.sensitive)
 if project.choice.privacy.text not in choices:
     common.update_choice(privacy=Axis.parse(choices[0]))
 a, b, c = st.columns(3)
-alpha = a.slider("Weight on privacy α", 0.0, 1.0, step=0.05, key=common.bound("alpha"), on_change=common.keep,
+alpha = a.slider("Weight on privacy α", 0.0, 1.0, step=0.05, key=widgets.bound("alpha"), on_change=widgets.keep,
                  args=("alpha",), help="PU_t = α·P_t + (1 − α)·U_t (paper, Appendix D)")
-method = b.radio("Normalisation", common.texts(METHODS), horizontal=True, key=common.bound("normalisation"),
-                 on_change=common.keep, args=("normalisation",),
+method = b.radio("Normalisation", widgets.texts(METHODS), horizontal=True, key=widgets.bound("normalisation"),
+                 on_change=widgets.keep, args=("normalisation",),
                  format_func=lambda m: read_choice(Normalisation, m).label)
-privacy = c.selectbox("Privacy measured by", choices, key=common.bound("privacy"), on_change=common.keep,
+privacy = c.selectbox("Privacy measured by", choices, key=widgets.bound("privacy"), on_change=widgets.keep,
                       args=("privacy",), format_func=lambda p: Axis.parse(p, sensitive=config.sensitive).title)
 settings = common.project().choice  # as the widgets above left it
 mix = settings.utility
@@ -139,15 +140,15 @@ selected = chosen_level if chosen_level is not None else selection.best_level  #
 st.plotly_chart(figures.pu_curve(selection.table, selection.best_level, selected), width="stretch", key="pu_curve")
 best_verdicts = None if selection.best_level is None else level_verdicts(
     selection, summary, selection.best_level, config.sensitive, preview=level_preview(view.id),
-    response=config.response, claims=view.claims(), audits=audits_of(view.id, view.job["done"]), preset=config.preset)
+    response=config.response, claims=view.claims(), audits=audits_of(view.id, view.job.done), preset=config.preset)
 said = recommendation(selection, best_verdicts)
 if selection.best_level is None:  # a running or cancelled sweep whose levels are all provisional
     st.warning(plain.md(said))
 else:
     lead, _, rest = said.partition(" — ")
     st.markdown(f"**{plain.md(lead)}** — {plain.md(rest)}")
-if view.active or view.job["status"] != JobStatus.DONE:
-    st.warning(f"The sweep has not finished ({view.job['done']} of {view.job['total']} tasks): "
+if view.active or view.job.status != JobStatus.DONE:
+    st.warning(f"The sweep has not finished ({view.job.done} of {view.job.total} tasks): "
                + ("the levels named above have provisional numbers." if selection.provisional else
                   "every level has all its numbers, so the recommendation will not change; what is left are "
                   "reference points."))
@@ -168,10 +169,10 @@ if project.scatter_utility not in parts:
     common.update(scatter_utility=next(iter(parts)))
 if len(parts) > 1:
     st.radio("Utility on the scatter's vertical axis", list(parts), horizontal=True,
-             key=common.bound("scatter_utility"), on_change=common.keep, args=("scatter_utility",),
+             key=widgets.bound("scatter_utility"), on_change=widgets.keep, args=("scatter_utility",),
              format_func=lambda name: parts[name].metric.short)
-st.plotly_chart(common.level_scatter(view, summary, selection, selected, utility=parts[project.scatter_utility]),
-                width="stretch", key="choose_scatter", on_select=lambda: common.select_level_from("choose_scatter"),
+st.plotly_chart(scatter.level_scatter(view, summary, selection, selected, utility=parts[project.scatter_utility]),
+                width="stretch", key="choose_scatter", on_select=lambda: scatter.select_level_from("choose_scatter"),
                 selection_mode="points")
 picked = st.selectbox("Your chosen level", levels, index=levels.index(chosen_level) if chosen_level is not None
                       else None, placeholder="None chosen" + ("" if selection.best_level is None else
@@ -184,7 +185,7 @@ if chosen_level is not None and st.button("Clear my choice (use the recommendati
     st.rerun()
 
 if selected in levels:
-    audits = audits_of(view.id, view.job["done"])
+    audits = audits_of(view.id, view.job.done)
     card = explain_level(selection, summary, int(selected), config.sensitive, level_preview(view.id),
                          response=config.response, claims=view.claims(), audits=audits, preset=config.preset)
     with st.container(border=True):
@@ -195,7 +196,7 @@ if selected in levels:
             st.info(f"Provisional — {first_numbers_words(scored, planned)}: level {selected}'s numbers rest on its "
                     f"first {scored} published sets; the other {planned - scored} are being scored and may move them "
                     "and this card.")
-        st.markdown("".join(f"\n- {common.severity_mark(v.severity)} {plain.md(v.text)}" for v in card.lead))
+        st.markdown("".join(f"\n- {notices.severity_mark(v.severity)} {plain.md(v.text)}" for v in card.lead))
         for caveat in card.verdicts.of(Topic.WARNING):  # a note in blue, a warning in yellow, as their severity says
             (st.info if caveat.severity is Severity.INFO else st.warning)(plain.md(caveat.text))
         with st.expander("The numbers and the method behind these sentences"):
@@ -266,7 +267,7 @@ def synthetic_at(job_id: str, level: int, rows: int) -> pd.DataFrame:
 
 model = holder(view.id)
 if model is not None and selected is not None:
-    real = common.table()
+    real = tables.table()
     synthetic = synthetic_at(view.id, int(selected), min(len(real), 2000))
     columns = [c for c in model.schema_.modelled if c in real.columns]
     st.subheader(f"Level {selected}: each column, real against synthetic")

@@ -8,6 +8,7 @@ import streamlit as st
 
 from pages import common, plain
 from pages.reading import read_upload
+from pages.shared import notices, tables, widgets
 from tvs_core import ColumnType, DataError, Role, validate
 from tvs_core.data.demo import DEMOS
 from tvs_core.data.missing import MISSING_POLICIES
@@ -26,7 +27,7 @@ st.markdown(
     "level; **5 · Export** — the synthetic CSV with its manifest. Everything stays on this computer, and every "
     "choice is saved as you make it (the **Projects** page reopens earlier work).")
 st.header("1 · Data")
-common.show_notice()
+notices.show_notice()
 project = common.project()
 
 source, upload_col = st.columns([1, 2])
@@ -37,7 +38,7 @@ with source:
                           index=names.index(opened_demo) if opened_demo in names else None,
                           placeholder="Choose a demo…", key=f"demo_choice.{project.id}")
     if choice is not None and choice != opened_demo:
-        common.open_demo(choice)
+        tables.open_demo(choice)
         st.rerun()
 with upload_col:
     upload = st.file_uploader("…or upload a CSV, Parquet or Excel (.xlsx) file",
@@ -53,14 +54,14 @@ with upload_col:
             st.error(f"Could not open {plain.md(upload.name)}: {plain.md(exc)}")
         st.session_state[common.OPENED_UPLOAD] = upload.file_id  # read, refused or cancelled: not again
         if uploaded is not None:
-            common.open_upload(uploaded, upload.name)
+            tables.open_upload(uploaded, upload.name)
             if uploaded.attrs.get("note"):
                 st.session_state[common.UPLOAD_NOTE] = uploaded.attrs["note"]
             st.rerun()
 if st.session_state.get(common.UPLOAD_NOTE):
     st.info(plain.md(st.session_state[common.UPLOAD_NOTE]))
 
-table = common.table()
+table = tables.table()
 schema = common.schema()
 st.subheader(f"{plain.md(project.name)} — {len(table)} rows × {table.shape[1]} columns")
 st.dataframe(table.head(50), width="stretch", height=240)
@@ -69,7 +70,7 @@ candidates = [c.name for c in schema.columns if c.modelled or c.name == project.
 st.selectbox("Response Y — what the synthetic data must predict", candidates,
              index=candidates.index(project.sweep.response) if project.sweep.response in candidates else None,
              placeholder="Choose the response…", key=f"{common.WIDGET}response.data",
-             on_change=common.set_response, args=(f"{common.WIDGET}response.data",),
+             on_change=widgets.set_response, args=(f"{common.WIDGET}response.data",),
              help="Suggested from the column names when the table was opened; the table below shows it as role "
                   "'response'. Step 2 sets the sensitive columns. Type in the box to filter the list.")
 
@@ -176,8 +177,8 @@ if not problems:
 
 left, right = st.columns(2)
 with left:
-    st.radio("Missing values", common.texts(MISSING_POLICIES), key=common.bound("sweep.missing"), horizontal=True,
-             on_change=common.keep, args=("sweep.missing",),
+    st.radio("Missing values", widgets.texts(MISSING_POLICIES), key=widgets.bound("sweep.missing"), horizontal=True,
+             on_change=widgets.keep, args=("sweep.missing",),
              format_func=lambda v: {"drop_rows": "Drop rows with a missing value (paper)",
                                     "impute": "Impute and model a missingness indicator"}[v])
     missing_rows = int(table[schema.modelled].isna().any(axis=1).sum())
@@ -188,8 +189,8 @@ with left:
                    "dropped "
                    "before the hold-out split, whatever the policy.")
 with right:
-    st.slider("Hold-out fraction (never seen by any model)", 0.1, 0.4, key=common.bound("sweep.holdout_fraction"),
-              step=0.05, on_change=common.keep, args=("sweep.holdout_fraction",), disabled=project.holdout is not None,
+    st.slider("Hold-out fraction (never seen by any model)", 0.1, 0.4, key=widgets.bound("sweep.holdout_fraction"),
+              step=0.05, on_change=widgets.keep, args=("sweep.holdout_fraction",), disabled=project.holdout is not None,
               help="A random, stratified part of the table set aside to test the models — unless you give your own "
                    "hold-out file below.")
     given = st.file_uploader("…or your own hold-out file: rows kept aside, never seen by any model (same columns)",
@@ -209,7 +210,7 @@ with right:
                           holdout_sha256=hashlib.sha256(given.getvalue()).hexdigest())
             st.rerun()
     if project.holdout is not None:
-        st.caption(f"Hold-out: your file **{plain.md(project.holdout_name)}** ({len(common.holdout_table())} rows), "
+        st.caption(f"Hold-out: your file **{plain.md(project.holdout_name)}** ({len(tables.holdout_table())} rows), "
                    "instead of a random split; every model is tested on it and none is fitted on it.")
         if st.button("Use a random split instead"):
             common.update(holdout=None, holdout_name=None, holdout_sha256=None)

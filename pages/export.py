@@ -6,6 +6,7 @@ with a reason (kept in the manifest and the ledger, as an override is)."""
 import streamlit as st
 
 from pages import common, plain
+from pages.shared import library, notices, widgets
 from tvs_core.choice.explain import officer_words
 from tvs_core.errors import DataError
 from tvs_core.jobs import JobView
@@ -27,7 +28,7 @@ st.title("5 · Export")
 project = common.project()
 view = common.job()
 chosen_by_user = project.selected_level is not None
-level = project.selected_level if chosen_by_user else common.recommended_level()
+level = project.selected_level if chosen_by_user else library.recommended_level()
 if view is None:
     st.warning("Run a sweep and select a level first (pages 3 and 4).")
     st.stop()
@@ -44,15 +45,15 @@ train, _ = view.tables()  # the data the sweep ran on, kept in the workspace
 st.markdown(f"Release of **level {level}** from sweep {plain.md(view.id)} — "
             + ("your choice." if chosen_by_user else "the recommended level: you have not chosen one on the Choose "
                "page, so the manifest and the ledger will say it is the recommendation, not your choice."))
-if job["status"] != JobStatus.DONE:
-    st.warning(f"The sweep is {job['status']} ({job['done']} of {job['total']} tasks): the attack games may not "
+if job.status != JobStatus.DONE:
+    st.warning(f"The sweep is {job.status} ({job.done} of {job.total} tasks): the attack games may not "
                "have reported for this level yet, so its privacy numbers are provisional.")
 a, b = st.columns(2)
-rows = common.whole_number_field(
+rows = widgets.whole_number_field(
     "Rows", "release_rows", MIN_RELEASE_ROWS, MAX_RELEASE_ROWS, "the number of rows", default=len(train), where=a,
     help=f"Default: as many rows as the training split the sweep used ({len(train)} of {project.rows}; the rest was "
          f"held out for testing). From {MIN_RELEASE_ROWS} to {MAX_RELEASE_ROWS}.")
-seed = common.whole_number_field("Release seed", "release_seed", 0, MAX_SEED, "the release seed",
+seed = widgets.whole_number_field("Release seed", "release_seed", 0, MAX_SEED, "the release seed",
                                  default=view.config.seed, where=b,
                                  help="The rows drawn follow from it: the same seed gives the same file.")
 
@@ -70,9 +71,9 @@ if earlier:
                "(the pooled-release check below, once you generate it).")
 else:
     st.caption("None yet: this will be the table's first release.")
-NOTE = common.bound("release_note")
+NOTE = widgets.bound("release_note")
 st.text_input("Note for the ledger (why this release, for whom — shown in the report)", key=NOTE,
-              on_change=common.keep, args=("release_note",),
+              on_change=widgets.keep, args=("release_note",),
               help="Kept as you type it (also across a reload). Downloading the CSV records the release with this "
                    "note in the ledger; the report then shows it.")
 if st.button("Generate release", type="primary", disabled=rows is None or seed is None,
@@ -121,7 +122,7 @@ if release.to_confirm:
     with st.container(border=True):
         st.markdown(f"**Level {level}'s verdicts that warn** — read them before the file leaves (the report's first "
                     "page prints them for the officer):")
-        st.markdown("".join(f"\n- {common.severity_mark(v.severity)} {plain.md(v.text)}" for v in release.to_confirm))
+        st.markdown("".join(f"\n- {notices.severity_mark(v.severity)} {plain.md(v.text)}" for v in release.to_confirm))
         officer = officer_words(release.verdicts)
         if officer:
             st.warning(plain.md(officer))

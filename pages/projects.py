@@ -5,6 +5,7 @@ import time
 import streamlit as st
 
 from pages import common, plain
+from pages.shared import tables
 from tvs_core.jobs import JobView
 
 common.under_navigation()
@@ -29,7 +30,7 @@ for project in common.projects().all():
         if project.id == current.id:
             st.success("This is the open project.")
         elif st.button("Open this project", key=f"open.{project.id}"):
-            common.open_project(project.id)
+            tables.open_project(project.id)
             st.rerun()
         sweeps = [j for j in reversed(project.jobs) if common.store().job(j) is not None]
         if not sweeps:
@@ -41,13 +42,13 @@ for project in common.projects().all():
             left, right = st.columns([4, 1])
             left.markdown(
                 f"**Sweep `{job_id}`** — {info['text']} · started "
-                f"{when(job['created'])}  \n{config.preset} protocol, levels "
+                f"{when(job.created)}  \n{config.preset} protocol, levels "
                 f"{', '.join(map(str, view.levels)) or 'default'}, families {config.families}, seed {config.seed}, "
                 f"{len(config.baselines)} baselines" + (f"  \nError: {info['error']}" if info["error"] else ""))
             shown = project.id == current.id and current.job_id == job_id
             if right.button("Shown" if shown else "Open", key=f"open.{project.id}.{job_id}", disabled=shown):
                 if project.id != current.id:
-                    common.open_project(project.id)
+                    tables.open_project(project.id)
                 common.project().adopt(config)
                 common.update(job_id=job_id, selected_level=None)
                 st.switch_page("pages/sweep.py")

@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from pages import common, plain
+from pages.shared import library, notices, tables, widgets
 from tvs_core import DataError, figures
 from tvs_core.evaluation.preview import preview_levels
 from tvs_core.figures.ordering import FOCUS_NEIGHBOURS, SQUARE_UP_TO
@@ -54,14 +55,14 @@ def set_threshold(column: str | None, shown: float | None = None) -> None:
         common.update(rho_star=value)
     else:
         overrides = {**project.rho_overrides, column: value}
-        if abs(value - common.threshold()) < 1e-9:
+        if abs(value - library.threshold()) < 1e-9:
             overrides.pop(column)
         common.update(rho_overrides=overrides)
 
 
 st.title("2 · Sensitive features")
-common.show_notice()
-table, schema, project = common.table(), common.schema(), common.project()
+notices.show_notice()
+table, schema, project = tables.table(), common.schema(), common.project()
 candidates = [c.name for c in schema.columns if c.modelled or c.name == project.sweep.response]
 
 left, right = st.columns(2)
@@ -69,7 +70,7 @@ with left:
     st.selectbox("Response Y (what the synthetic data must predict)", candidates,
                  index=candidates.index(project.sweep.response) if project.sweep.response in candidates else None,
                  placeholder="Choose the response…", key=f"{common.WIDGET}response.sensitive",
-                 on_change=common.set_response, args=(f"{common.WIDGET}response.sensitive",),
+                 on_change=widgets.set_response, args=(f"{common.WIDGET}response.sensitive",),
                  help="Type part of a column's name to filter the list.")
 with right:
     options = [c for c in candidates if c != project.sweep.response]
@@ -79,13 +80,13 @@ with right:
                    help="Type part of a column's name to filter the list; pick as many as you need.")
 response, sensitive = project.sweep.response, [s for s in project.sweep.sensitive if s in options]
 
-st.radio("Association measure", common.texts(MEASURES), horizontal=True, key=common.bound("sweep.measure"),
+st.radio("Association measure", widgets.texts(MEASURES), horizontal=True, key=widgets.bound("sweep.measure"),
          on_change=set_measure,
          format_func=lambda m: {"kendall": "Kendall's τ", "spearman": "Spearman's ρ",
                                 "pearson": "Pearson correlation"}[m])
 default = default_rho_star(project.sweep.measure)
-rho = common.threshold()
-common.show(threshold_key(None), float(rho))
+rho = library.threshold()
+widgets.show(threshold_key(None), float(rho))
 st.slider("Association threshold ρ*", 0.0, 1.0, step=0.01, key=threshold_key(None), on_change=set_threshold,
           args=(None,), help=f"Covariates whose |association| with a sensitive column exceeds ρ* join the sensitive "
                              f"block K. Default {default}: the paper's Pearson 0.6 expressed in this measure.")
@@ -98,7 +99,7 @@ with st.expander("Per-column thresholds", expanded=bool(project.rho_overrides)):
 if response is None or not sensitive:
     st.info("Choose the response and at least one sensitive column to see the order and the risk preview.")
     st.stop()
-blocking = common.problems()
+blocking = library.problems()
 if blocking:
     more = f" (and {len(blocking) - 1} more problem(s))" if len(blocking) > 1 else ""
     st.error(f"The table cannot be modelled yet: {plain.md(blocking[0])}{more} — see the Data page, which lists them "
@@ -106,8 +107,8 @@ if blocking:
     st.stop()
 
 try:
-    assoc, normal_corr = common.associations()
-    order = common.order()
+    assoc, normal_corr = library.associations()
+    order = library.order()
 except DataError as exc:
     st.error(plain.md(exc))
     st.stop()
@@ -163,7 +164,7 @@ levels = list(range(1, order.full_level + 1))
 shown = project.preview_level if project.preview_level in levels else min(order.tau_block, order.full_level)
 st.session_state[common.WIDGET + "preview_level"] = max(1, shown)
 st.select_slider("Truncation level", levels, key=common.WIDGET + "preview_level",
-                 on_change=common.keep, args=("preview_level",))
+                 on_change=widgets.keep, args=("preview_level",))
 level = int(st.session_state[common.WIDGET + "preview_level"])
 cut = preview.cut_at(level)
 counts = preview.cuts.groupby("level")["cut"].sum()

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from pages import common, plain
+from pages.shared import library, scatter, tables, widgets
 from tvs_core import DataError, figures
 from tvs_core.choice import Axis
 from tvs_core.choice.axes import attribute_game_metrics, membership_metrics
@@ -63,9 +64,9 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
     config, levels = view.config, view.levels
     project = common.project()
     selection = project.choice.select(own, config.sensitive, view.complete_levels())
-    figure = common.level_scatter(view, summary, selection, project.selected_level)
-    st.plotly_chart(figure, width="stretch", key="pu_scatter", on_select=lambda: common.select_level_from("pu_scatter"),
-                    selection_mode="points")
+    figure = scatter.level_scatter(view, summary, selection, project.selected_level)
+    st.plotly_chart(figure, width="stretch", key="pu_scatter",
+                    on_select=lambda: scatter.select_level_from("pu_scatter"), selection_mode="points")
     st.caption("Click a level's point to select it (kept for the Choose and Export pages).")
     if st.session_state.get(common.LEVEL_DRAWN) != common.project().selected_level:
         st.session_state[common.LEVEL_DRAWN] = common.project().selected_level
@@ -98,7 +99,7 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
 
 @st.cache_data(show_spinner="Sampling…", max_entries=32)
 def kendall_at(job_id: str, level: int):
-    return kendall_real_and_synthetic(JobView(common.store(), job_id).holder(), common.table(), level)
+    return kendall_real_and_synthetic(JobView(common.store(), job_id).holder(), tables.table(), level)
 
 
 def kendall_panel(job_id: str, levels: list[int]) -> None:
@@ -117,13 +118,13 @@ def setting(name: str, widget, label: str | None = None, **kwargs):
     if declared is not None:
         label = label or declared.label
         kwargs.setdefault("help", declared.sentence)
-    return widget(label, key=common.bound(name), on_change=common.keep, args=(name,), **kwargs)
+    return widget(label, key=widgets.bound(name), on_change=widgets.keep, args=(name,), **kwargs)
 
 
 st.title("3 · Sweep")
-table, project = common.table(), common.project()
+table, project = tables.table(), common.project()
 try:
-    order = common.order()
+    order = library.order()
 except DataError as exc:
     order = None
     st.error(f"The chosen roles cannot be ordered: {plain.md(exc)}")
@@ -134,7 +135,7 @@ if order is None:
 view = common.job()
 running = view is not None and view.active
 full = list(range(1, order.full_level + 1))
-suggested = suggested_levels(preview_levels(common.associations()[1], order), order.t_max)
+suggested = suggested_levels(preview_levels(library.associations()[1], order), order.t_max)
 if project.sweep.levels is None:  # empty stays empty; a level these columns cannot have is refused below, not dropped
     common.update_sweep(levels=suggested)
 default_rule = (f"1, every 5th and the recommended top level t_max = {order.t_max}" if suggested == default_levels(
@@ -147,12 +148,12 @@ st.caption(f"To add a level, type its number in the box and pick it (any level f
            "remove one, click its ×. Each level you add is one more full evaluation.")
 a, b, c = st.columns(3)
 with a:
-    setting("sweep.preset", st.selectbox, options=common.texts(PROTOCOLS))
+    setting("sweep.preset", st.selectbox, options=widgets.texts(PROTOCOLS))
 with b:
-    setting("sweep.families", st.selectbox, options=common.texts(FAMILY_SETS),
+    setting("sweep.families", st.selectbox, options=widgets.texts(FAMILY_SETS),
             format_func=lambda p: f"{p} — {FAMILY_SETS[p].description}")
 with c:
-    setting("sweep.margins", st.selectbox, options=common.texts(MARGINS))
+    setting("sweep.margins", st.selectbox, options=widgets.texts(MARGINS))
 setting("sweep.baselines", st.multiselect,
         options=list(dict.fromkeys([*DEFAULT_BASELINES, *COMPETITORS, *OTHER_COMPETITORS, "ctgan:quick",
                                     "tvae:quick"])),
@@ -169,7 +170,7 @@ setting("sweep.analysis", st.multiselect, options=covariates, placeholder="All c
         help=SETTINGS["analysis"].sentence + " Type part of a column's name to filter the list.")
 d, e = st.columns(2)
 with d:
-    seed_value = common.whole_number_field(SETTINGS["seed"].label, "sweep.seed", 0, MAX_SEED, "the master seed",
+    seed_value = widgets.whole_number_field(SETTINGS["seed"].label, "sweep.seed", 0, MAX_SEED, "the master seed",
                                            help=SETTINGS["seed"].sentence)
 with e:
     if project.backend not in OWNER_ONLY:  # a project saved when Ray was offered: never started from here
@@ -181,7 +182,7 @@ with e:
 
 config = project.sweep_config(rho_star=dict(order.rho_star))
 levels = sorted(project.sweep.levels or [])
-holdout = common.holdout_table()
+holdout = tables.holdout_table()
 n_train = len(table) if holdout is not None else int(round(len(table) * (1 - project.sweep.holdout_fraction)))
 n_columns = len(common.schema().modelled)  # about the encoded columns (missingness indicators aside)
 shown = common.job()
@@ -189,9 +190,9 @@ differences = [] if shown is None else setting_differences(shown.config, config,
 if shown is not None and shown.fingerprint != data_fingerprint(project.fingerprint, project.holdout):
     differences.append("the data: the table or the hold-out file is not the sweep's")
 same_as_shown = shown is not None and not differences
-blocking = common.problems()
+blocking = library.problems()
 # the settings Start would refuse (the same checks as the command line's, jobs/submission.check_sweep)
-refused = settings_refused(config, list(common.associations()[1].columns))
+refused = settings_refused(config, list(library.associations()[1].columns))
 why_not = ("The sweep above is running: wait for it to finish, or cancel it first." if running else
            "Choose at least one truncation level above." if not levels else
            "The master seed above is refused: give a whole number." if seed_value is None else
@@ -255,16 +256,16 @@ if differences:
             project.adopt(view.config)
             common.update()
             st.rerun()
-elif view.job["status"] == JobStatus.DONE and view.job.get("started") and view.job.get("finished"):
-    took = duration_text(view.job["finished"] - view.job["started"])
-    st.caption(f"This sweep ran {view.job['total']} tasks in {took} (the last run, if it was resumed).")
+elif view.job.status == JobStatus.DONE and view.job.started and view.job.finished:
+    took = duration_text(view.job.finished - view.job.started)
+    st.caption(f"This sweep ran {view.job.total} tasks in {took} (the last run, if it was resumed).")
 stop, resume = st.columns(2)
-stopping = view.active and bool(view.job.get("cancel"))
+stopping = view.active and bool(view.job.cancel)
 if stop.button("Cancel", disabled=not view.active or stopping,
                help="Stopping: the tasks under way are being ended; finished ones are kept." if stopping else None):
     cancel_job(common.store(), view.id, wait=False)  # at once: the progress line says it is stopping
     st.rerun()
-if resume.button("Resume", disabled=view.active or view.job["status"] == JobStatus.DONE):
+if resume.button("Resume", disabled=view.active or view.job.status == JobStatus.DONE):
     try:
         resume_sweep(common.store(), view.id, background_worker(project.backend))
         st.rerun()

@@ -1,16 +1,11 @@
-"""Shared by the browser tests: a Streamlit server on a free port with its own workspace, on the tiny protocol
-(``TVS_TEST_PROTOCOL=tiny``, inherited by its sweep workers), headless Chromium (Debian's, /usr/bin/chromium), and
-helpers that wait on conditions — Streamlit's test ids, its script state, what the workspace stores — never a fixed
-time, with ceilings generous enough for a machine loaded several times over."""
+"""The browser tests' harness: bench/browser.py's server and page helpers (skipped without playwright or Debian's
+chromium), and what only tests need — a sweep held still at a chosen moment, a project's choice waited for in the
+workspace, screenshots for test-artifacts/e2e/, a small sweep set up as a person does."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 from contextlib import contextmanager, suppress
@@ -18,119 +13,35 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import wait_until
-from tests.processes import OWNER
-from tvs_core.evaluation.protocol import TEST_PROTOCOL_ENV
-
-ROOT = Path(__file__).resolve().parent.parent
-ARTIFACTS = ROOT / "test-artifacts" / "e2e"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 playwright = pytest.importorskip("playwright.sync_api", reason="playwright is in requirements-extras.txt")
+
+from bench.browser import (  # noqa: E402
+    CEILING,
+    CHROMIUM,
+    LAUNCH,
+    ROOT,
+    SWEEP_CEILING,
+    Server,
+    browser_page,
+    free_port,
+    go_to,
+    resident_mb,
+    running_server,
+    settled,
+    sidebar,
+    upload,
+    upload_and_weigh,
+    wait_for_text,
+)
+from tests.helpers import wait_until  # noqa: E402
+
+__all__ = ["CEILING", "CHROMIUM", "LAUNCH", "ROOT", "SWEEP_CEILING", "Server", "browser_page", "free_port", "go_to",
+           "resident_mb", "running_server", "settled", "sidebar", "upload", "upload_and_weigh", "wait_for_text",
+           "wait_until"]
+
 if not os.path.exists(CHROMIUM):
     pytest.skip("Debian's chromium is not installed (apt-get install chromium)", allow_module_level=True)
-# Ceilings, never budgets: how long a wait on the app may take before the test fails. A page's first run, a click's
-# rerun, a chart's drawing take a second or two on an idle machine, and minutes on one loaded many times over (a
-# page that never comes still fails, later). Every Playwright wait of the pages here uses CEILING unless it says less.
-CEILING = 600_000  # ms
-SWEEP_CEILING = 1_800_000  # ms: for a whole sweep of a demo on the tiny protocol, in its worker
-START_SECONDS = 600.0  # for a server to listen: an import of Streamlit and pandas on a loaded machine
-LAUNCH = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-          "--disable-component-update", "--disable-sync"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _access_token(workspace: str) -> str:
-    from tvs_core.storage import Workspace
-
-    return Workspace(workspace).access_token()
-
-
-class Server:
-    """``streamlit run app.py`` on 127.0.0.1:port with the workspace given; restartable. ``account`` (a
-    ``tests.accounts.Account``): the server runs as that account, as a steward's does, and its workspace is that
-    account's (made by it)."""
-
-    def __init__(self, workspace: Path, port: int | None = None, account=None):
-        self.workspace, self.port, self.account = workspace, port or free_port(), account
-        self.token = account.run(_access_token, str(workspace)) if account else _access_token(str(workspace))
-        self.url = self.link()  # the address the console prints: the token in it
-        self.process = None
-        self.owner = os.environ.get(OWNER)  # who started it (a shared fixture): a restart inside a test keeps it
-        self.log = workspace.parent / f"streamlit-{self.port}.log"
-
-    def link(self, path: str = "", token: str | None = None) -> str:
-        """The address of a page (a deep link), with the access token unless ``token=""``."""
-        token = self.token if token is None else token
-        return f"http://127.0.0.1:{self.port}/{path}" + (f"?token={token}" if token else "")
-
-    def start(self) -> Server:
-        env = {**os.environ, "TVS_WORKSPACE": str(self.workspace), "PYTHONPATH": str(ROOT), TEST_PROTOCOL_ENV: "tiny"}
-        if self.owner is not None:
-            env[OWNER] = self.owner
-        owner_only = lambda path, flags: os.open(path, flags, 0o600)  # noqa: E731
-        with open(self.log, "ab", opener=owner_only) as log:  # beside the workspace: what the server said
-            command = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(self.port),
-                       "--server.headless", "true"]
-            if self.account is not None:
-                env["HOME"] = str(self.account.home)
-            self.process = (self.account.popen if self.account is not None else subprocess.Popen)(
-                command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + START_SECONDS
-        while time.monotonic() < deadline and self.process.poll() is None:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1):
-                    return self
-            except OSError:
-                time.sleep(0.2)
-        raise RuntimeError(f"the Streamlit server did not listen on port {self.port}; {self.said()}")
-
-    def said(self, characters: int = 3000) -> str:
-        """The end of the server's output, and whether it still runs: for a failing test's message."""
-        alive = self.process is not None and self.process.poll() is None
-        text = self.log.read_text(errors="replace")[-characters:] if self.log.exists() else ""
-        return f"server {'running' if alive else 'not running'}; its output ends with:\n{text}"
-
-    def stop(self) -> None:
-        """The server only: sweep workers run in their own sessions and survive it, as in real use."""
-        if self.process is not None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:  # a script run still busy in pandas on a loaded machine: as Ctrl-C twice
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait(timeout=20)
-            self.process = None
-
-    def cancel_jobs(self) -> None:
-        if self.account is not None:  # its workspace opens only as its owner
-            self.account.run(_cancel_jobs, str(self.workspace), timeout=600)
-        else:
-            _cancel_jobs(str(self.workspace))
-
-
-def _cancel_jobs(workspace: str) -> None:
-    from tvs_core.jobs.process import cancel_job
-    from tvs_core.storage.store import Store
-
-    store = Store(workspace)
-    for job in store.jobs():
-        if job["status"] in ("queued", "running"):
-            cancel_job(store, job["id"], grace_seconds=5)
-
-
-@contextmanager
-def running_server(workspace: Path, account=None):
-    server = Server(workspace, account=account).start()
-    try:
-        yield server
-    finally:
-        server.cancel_jobs()
-        server.stop()
+ARTIFACTS = ROOT / "test-artifacts" / "e2e"
 
 
 def _write_locked(database: Path) -> bool:
@@ -161,12 +72,12 @@ def _stopped(store, group: int) -> None:
 
 def _running_worker(store) -> tuple[str, int]:
     """The open project's sweep, once its worker runs: (job id, its process group)."""
-    from tvs_core.jobs.projects import Projects
+    from tvs_core.projects import Projects
 
     job_id = wait_until(lambda: Projects(store).current().job_id, "a sweep was started", CEILING / 1000)
-    job = wait_until(lambda: (found := store.job(job_id))["status"] == "running" and found["pid"] and found,
+    job = wait_until(lambda: (found := store.job(job_id)).status == "running" and found.pid and found,
                      "the sweep's worker runs", CEILING / 1000)
-    return job_id, job["pid"]  # started in a session of its own: its process group
+    return job_id, job.pid  # started in a session of its own: its process group
 
 
 @contextmanager
@@ -248,50 +159,16 @@ def held_when(workspace: Path, until, near=None):
                 os.killpg(hold.group, signal.SIGCONT)
 
 
-@contextmanager
-def browser_page():
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH, timeout=CEILING)
-        try:
-            context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-            page = context.new_page()  # in a context of its own, so that a test can open another tab beside it
-            page.set_default_timeout(CEILING)  # Playwright's own default is 30 s
-            page.set_default_navigation_timeout(CEILING)
-            yield page
-        finally:
-            browser.close()
-
-
 def no_streamlit_errors(page) -> None:
     for test_id in ("stException", "stAlertContentError"):
         boxes = page.locator(f'[data-testid="{test_id}"]')
         assert boxes.count() == 0, f"a Streamlit error box appeared: {boxes.first.inner_text()}"
 
 
-# Streamlit's script state, which it writes on its root element: "running" while a script (or a fragment) runs
-SCRIPT_STATE = "document.querySelector('[data-testid=\"stApp\"]')?.getAttribute('data-test-script-state')"
-# consecutive checks, 100 ms apart, that find no run and no rerun asked for: short enough to fall between two of a
-# running sweep's refreshes (every 2 s), long enough for an action's rerun to have been asked for
-QUIET_CHECKS = 3
-
-
-def settled(page, timeout: float = CEILING) -> None:
-    """Wait until the app has finished the runs the last actions set off: no script run, and no rerun asked for,
-    at a few checks in a row (a sweep's page refreshes itself every two seconds, so a quiet moment comes between two
-    refreshes). A slider sends its value 200 ms after the last key: what must follow from it is waited for as a
-    condition on the result (the value the project keeps), not through this."""
-    page.evaluate("window.__tvsQuiet = 0")
-    page.wait_for_function(f"""() => {{
-        const quiet = {SCRIPT_STATE} === 'notRunning';
-        window.__tvsQuiet = quiet ? (window.__tvsQuiet || 0) + 1 : 0;
-        return window.__tvsQuiet >= {QUIET_CHECKS};
-    }}""", polling=100, timeout=timeout)
-
-
 def project_keeps(workspace: Path, what: str, check) -> None:
     """Wait until the open project, as the workspace stores it, passes ``check``: a choice is kept once it is
     saved, whatever the screen shows meanwhile."""
-    from tvs_core.jobs.projects import Projects
+    from tvs_core.projects import Projects
     from tvs_core.storage import Store
 
     def saved():
@@ -302,19 +179,6 @@ def project_keeps(workspace: Path, what: str, check) -> None:
             store.close()
 
     wait_until(saved, f"the project keeps {what}", CEILING / 1000, every=0.5)
-
-
-def go_to(page, title: str) -> None:
-    heading = page.get_by_role("heading", name=title.split(" · ")[-1].split(" ")[0]).first
-    for attempt in range(3):
-        page.get_by_role("link", name=title).click()
-        try:  # a click that lands while the page reruns (a sweep's last refresh) can be dropped: click again,
-            heading.wait_for(timeout=CEILING / 3)  # as a person would; a page that never comes still fails below
-            break
-        except playwright.TimeoutError:
-            if attempt == 2:
-                raise
-    settled(page)  # the page's widgets are drawn
 
 
 CONFIRM = "I have read these verdicts and release this level anyway"
@@ -331,29 +195,11 @@ def confirm_verdicts(page, why: str) -> None:
     page.get_by_role("button", name="Download synthetic CSV").wait_for(timeout=CEILING)
 
 
-def sidebar(page) -> str:
-    return page.get_by_test_id("stSidebar").inner_text()
-
-
 def shot(page, name: str) -> None:
     """A screenshot for test-artifacts/e2e/, once the page's runs are done."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     settled(page)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
-
-
-def upload(page, path: Path) -> None:
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(path))  # the table's
-    page.get_by_text(f"{path.name} — ").first.wait_for()
-
-
-def wait_for_text(page, where, text: str, timeout: float = CEILING) -> None:
-    deadline = time.monotonic() + timeout / 1000
-    while time.monotonic() < deadline:
-        if text in where():
-            return
-        page.wait_for_timeout(500)  # between two looks
-    raise AssertionError(f"'{text}' did not appear in {timeout / 1000:.0f} s; saw: {where()[:500]}")
 
 
 def keep_only(page, label: str, kept: int) -> None:
@@ -392,25 +238,3 @@ def small_sweep(page) -> None:
     settled(page)
 
 
-def resident_mb(pid: int, field: str = "VmRSS") -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(f"{field}:"):
-            return int(line.split()[1]) / 1024
-    raise AssertionError(f"process {pid} is gone")
-
-
-def upload_and_weigh(server: Server, page, path: Path) -> tuple[str, float, float]:
-    """Upload ``path`` on the open Data page, as a steward does, and wait for the page's verdict: (what it said —
-    the refusal, or the opened table's heading —, seconds from the upload to the verdict, how far the server grew
-    at its peak meanwhile, MB: its peak resident size, reset before the upload, less its size before)."""
-    pid = server.process.pid
-    Path(f"/proc/{pid}/clear_refs").write_text("5")  # the peak resident size starts again from now (Linux, as root)
-    before = resident_mb(pid)
-    started = time.monotonic()
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(path))
-    verdict = page.get_by_text(f"Could not open {path.name}").or_(page.get_by_text(f"{path.name} — ")).first
-    verdict.wait_for(timeout=CEILING)
-    seconds = time.monotonic() - started
-    said = verdict.inner_text()
-    settled(page)
-    return said, seconds, resident_mb(pid, "VmHWM") - before

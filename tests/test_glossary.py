@@ -14,7 +14,7 @@ from tvs_core.evaluation.catalogue import CATALOGUE
 ROOT = Path(__file__).resolve().parents[1]
 # the text of the screens: the pages and the app, and the library modules whose sentences the pages show as they
 # are (the recommendation card, the GDPR verdicts, the preview's sentences, the figures' titles and legends)
-SCREENS = [*sorted((ROOT / "pages").glob("*.py")), ROOT / "app.py", ROOT / "tvs_core/choice/explain.py",
+SCREENS = [*sorted((ROOT / "pages").rglob("*.py")), ROOT / "app.py", ROOT / "tvs_core/choice/explain.py",
            ROOT / "tvs_core/choice/gdpr.py", ROOT / "tvs_core/evaluation/preview.py",
            *sorted((ROOT / "tvs_core/figures").glob("*.py"))]
 # words the screens use that a newcomer to the project could not read (a statistician who tried the dashboard with

@@ -566,12 +566,12 @@ def finished_job(tmp_path_factory):
     store = Store(root / "ws")
     try:
         (job,) = store.jobs()
-        assert job["status"] == "done"
-        count = len(store.results(job["id"]))
+        assert job.status == "done"
+        count = len(store.results(job.id))
     finally:
         store.close()
     _checkpoint(root / "ws" / "studio.sqlite")
-    return root / "ws", job["id"], count
+    return root / "ws", job.id, count
 
 
 def _digest(path: Path) -> str | None:
@@ -609,7 +609,7 @@ def assert_job_kept(name: str, space: Path, job_id: str, count: int) -> None:
     try:
         job = store.job(job_id)
         assert job is not None, f"[{name}] the finished job {job_id} is gone from {space}"
-        assert job["status"] == "done", f"[{name}] the finished job is now {job['status']!r}"
+        assert job.status == "done", f"[{name}] the finished job is now {job.status!r}"
         assert len(store.results(job_id)) == count, f"[{name}] the finished job's results changed"
     finally:
         store.close()

@@ -45,7 +45,7 @@ def test_another_account_reads_nothing_in_the_workspace(other, debian_umask):
                    "--note", "for the registry", "--workspace", workspace)
         assert made.returncode == 0, made.stderr
         assert run("ledger", "--demo", "clinical", "--workspace", workspace).returncode == 0
-        from tvs_core.jobs.projects import Projects
+        from tvs_core.projects import Projects
         from tvs_core.storage import Store
 
         store = Store(workspace)
@@ -722,8 +722,8 @@ def test_a_dashboard_upload_that_decodes_huge_is_refused_and_one_that_fits_is_he
     the child parsed it under its cap and handed it back whole. Uploaded on the Data page, it is refused in words
     naming the limit and the server stays within 300 MB of where it was. A table the limits admit (a CSV of 400
     columns × 25 k empty cells: 76 MB once read) opens with the server growing by at most twice its size."""
+    from bench.hostile_files import empty_cells, parquet_zeros
     from tests.browser import browser_page, running_server, upload_and_weigh
-    from tests.data.bombs import empty_cells, parquet_zeros
 
     zeros = parquet_zeros(tmp_path)
     fits = empty_cells(tmp_path, rows=25_000, columns=400)
@@ -760,7 +760,7 @@ def _reading_children(pid: int) -> list[int]:
 @pytest.fixture(scope="module")
 def slow_file(tmp_path_factory):
     """A workbook within every limit that openpyxl takes minutes to parse (built once: it takes a while)."""
-    from tests.data.bombs import slow_workbook
+    from bench.hostile_files import slow_workbook
 
     return slow_workbook(tmp_path_factory.mktemp("slow"))
 

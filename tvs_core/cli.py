@@ -301,10 +301,8 @@ def cmd_release(args) -> dict:
         lines.append(f"pooled check: {verdict(made.pooled)}")
         lines += [f"  {warning}" for warning in made.pooled.warnings]
         lines.append(f"privacy budget with this release: {made.pooled.budget.text}")
-    if made.blocked:
-        raise DataError(f"The release is blocked: {made.blocked[0].message} Nothing was written.",
-                        fix="Fix the cause, or pass --override-reason TEXT to release anyway (the reason goes into "
-                            "the manifest).")
+    made.refuse_if_blocked(fix="Fix the cause, or pass --override-reason TEXT to release anyway (the reason goes into "
+                               "the manifest).")
     csv_path, manifest_path = made.write(out, inputs=(args.data,))
     recorded = None if args.no_ledger else release_number(store, made.record(store, note=args.note))
     return {"out": str(csv_path), "manifest": str(manifest_path), "rows": made.rows, "level": made.level,
@@ -339,7 +337,7 @@ def cmd_report(args) -> dict:
         selection = settings.select(view.summary(), view.config.sensitive)
         if selection is None or selection.best_level is None:
             raise DataError(f"Sweep {view.id} has no level with both a privacy and a utility value yet "
-                            f"({view.job['done']} of {view.job['total']} tasks done).",
+                            f"({view.job.done} of {view.job.total} tasks done).",
                             fix="Let the sweep run (or resume it) before making its report.")
         level = selection.best_level
     made = Release.from_sweep(view, level, settings=settings, table_name=table_name(view),
@@ -385,13 +383,13 @@ def _attach(store, job_id: str, show) -> str:
     """Another process runs this very job: follow it instead of running it twice."""
     from .jobs.process import worker_alive
 
-    _say(f"job {job_id}: already running in process {store.job(job_id)['pid']}; following it")
+    _say(f"job {job_id}: already running in process {store.job(job_id).pid}; following it")
     while True:
         job = store.job(job_id)
         show(job)
-        if job["status"] not in ACTIVE or not worker_alive(job):
+        if job.status not in ACTIVE or not worker_alive(job):
             sys.stderr.write("\n")
-            return store.job(job_id)["status"]
+            return store.job(job_id).status
         time.sleep(1.0)
 
 
@@ -462,7 +460,7 @@ def cmd_sweep(args) -> dict:
     elif started.next == Next.FOLLOW:
         status = _attach(store, job_id, _progress_bar(store, job_id))
     if started.next != Next.NOTHING and status != JobStatus.DONE:
-        raise TVSError(f"job {job_id} {status}: {store.job(job_id)['error'] or ''}".strip())
+        raise TVSError(f"job {job_id} {status}: {store.job(job_id).error or ''}".strip())
     view = JobView(store, job_id)
     records = view.records()
     scored = summarise(records)  # summarised and chosen once: summary.json and the verdicts read the same
@@ -525,7 +523,7 @@ def _finished_job(store, table, config, holdout, externals=None) -> str:
 
     job_id = job_id_of(table, config, holdout, externals)
     job = store.job(job_id)
-    if job is None or job["status"] != JobStatus.DONE:
+    if job is None or job.status != JobStatus.DONE:
         raise TVSError(f"The workspace {store.workspace} is read-only and this sweep has not finished there; "
                        "running it needs that folder to be writable (or pass --workspace with a writable one).")
     return job_id

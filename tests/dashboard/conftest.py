@@ -55,7 +55,7 @@ def swept(tmp_path_factory):
         patch.setenv(TEST_PROTOCOL_ENV, "tiny")
         clear_page_caches()
         at = run_sweep(app(), levels=SWEPT_LEVELS, baselines=SWEPT_BASELINES)
-        assert common.store().job(at.session_state["project"].job_id)["status"] == "done"
+        assert common.store().job(at.session_state["project"].job_id).status == "done"
         common.store().close()
         clear_page_caches()
     return root

@@ -153,7 +153,7 @@ def finish_sweep(at: AppTest) -> AppTest:
 
     def ended() -> bool:
         job = common.store().job(job_id)
-        return job["status"] not in ACTIVE and not worker_alive(job)
+        return job.status not in ACTIVE and not worker_alive(job)
 
     wait_until(ended, f"sweep {job_id} ended and its worker is gone", SWEEP_SECONDS, 0.5)
     at.run()
@@ -184,7 +184,7 @@ def test_sweep_choose_and_export_flow(after_sweep):
     job_id = project(at).job_id
     from pages import common
 
-    assert common.store().job(job_id)["status"] == "done"
+    assert common.store().job(job_id).status == "done"
     assert len(at.get("plotly_chart")) >= 1  # the privacy-utility scatter
     # a click on the scatter: what the on_select callback writes
     project(at).selected_level = 10
@@ -353,7 +353,7 @@ def test_a_csv_with_missing_responses_can_be_swept():
     at.multiselect(key="w.sweep.baselines").set_value(["independent"]).run()
     next(b for b in at.button if b.label == "Start sweep").click().run()
     finish_sweep(at)
-    assert common.store().job(project(at).job_id)["status"] == "done"
+    assert common.store().job(project(at).job_id).status == "done"
 
 
 def test_an_excel_workbook_is_read_and_an_old_xls_refused():
@@ -378,7 +378,7 @@ def _wide_workbook() -> bytes:
     """A cell at column XFD (16 384 columns): refused by TVS_MAX_COLUMNS before openpyxl reads a cell."""
     import io
 
-    from tests.data.bombs import minimal_xlsx, sheet
+    from bench.hostile_files import minimal_xlsx, sheet
 
     buffer = io.BytesIO()
     minimal_xlsx(buffer, sheet('<row r="1"><c r="XFD1"><v>1</v></c></row>'))

@@ -36,8 +36,9 @@ def test_a_level_nobody_clicked_is_released_as_the_recommendation_never_as_a_cho
     assert any("You have not chosen a level" in i.value for i in at.info)
     release = generate(at)
     from pages import common
+    from pages.shared import library
 
-    recommended = common.recommended_level()
+    recommended = library.recommended_level()
     choice = release.manifest()["choice"]
     assert release.level == recommended and not release.chosen_by_user
     assert choice["chosen_by"] == "recommendation" and choice["why"].endswith("not chosen by the user")

@@ -57,9 +57,9 @@ def test_a_cancelled_sweep_recommends_only_among_its_complete_levels_and_says_wh
     no_errors(at)
     line = next(shown(m.value) for m in at.markdown if "Recommended level" in m.value)
     assert "The numbers of level 20 are provisional" in line and "among the complete ones, levels 1 and 10" in line
-    from pages import common
+    from pages.shared import library
 
-    assert common.recommended_level() in (1, 10)
+    assert library.recommended_level() in (1, 10)
     assert "best at your weights is not the same as fit to release" in line.lower()
 
 

@@ -85,7 +85,7 @@ def test_the_wide_demo_goes_through_every_page_without_an_exception():
     from pages import common
 
     job_id = at.session_state["project"].job_id
-    assert common.store().job(job_id)["status"] == "done"
+    assert common.store().job(job_id).status == "done"
     assert common.job().holder().fitted_level_ == 2  # fitted only to the sweep's highest level
 
     at.switch_page("pages/choose.py").run()
@@ -156,7 +156,7 @@ def test_the_wide_demo_shows_every_levels_first_numbers_then_the_refined_numbers
     firsts = {"release:1:0-2", "release:2:0-2"}  # the tiny protocol's five sets: 2 first, then 3
 
     def planned(store, job_id) -> bool:  # the holder is fitted: the levels' tasks start
-        return bool(store.job(job_id)["plan"])
+        return bool(store.job(job_id).plan)
 
     def first_numbers(store, job_id) -> bool:
         return firsts <= store.done_tasks(job_id)

@@ -2,14 +2,14 @@
 read's memory at that 1 GB (``TVS_MAX_READ_MB``): each is refused before it is parsed, naming its limit — from
 the command line (a path) and, for the second review's, as the dashboard reads an upload (its bytes). The hang
 guard stops a read still running after 15 minutes: a guard against a hang, not a speed assertion (bench/bombs.md
-has the times). (Only tests/data/bombs.py is imported here, so these tests run, and fail, against code without
+has the times). (Only bench/hostile_files.py is imported here, so these tests run, and fail, against code without
 limits too.)"""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.data.bombs import BOMBS, MB, TEST_GUARD, categorical_parquet, honest_xlsx, read_capped
+from bench.hostile_files import BOMBS, MB, TEST_GUARD, categorical_parquet, honest_xlsx, read_capped
 
 SECOND_REVIEW = [b for b in BOMBS if b.review >= 2]
 

@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from tests.data.bombs import shared_strings
+from bench.hostile_files import shared_strings
 from tvs_core.data import decoded
 from tvs_core.data.decoded import SHARED_STRING, VALUE, check_decoded
 from tvs_core.data.io import parse_table

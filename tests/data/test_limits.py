@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tests.data.bombs import SHEET_START, honest_xlsx, minimal_xlsx, sheet
+from bench.hostile_files import SHEET_START, honest_xlsx, minimal_xlsx, sheet
 from tvs_core.cli import main
 from tvs_core.data.demo import DEMOS, load_demo
 from tvs_core.data.io import parse_table

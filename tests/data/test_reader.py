@@ -9,7 +9,7 @@ import io
 import pandas as pd
 import pytest
 
-from tests.data.bombs import honest_xlsx, minimal_xlsx, sheet
+from bench.hostile_files import honest_xlsx, minimal_xlsx, sheet
 from tests.helpers import ROOT
 from tvs_core.data import reader
 from tvs_core.data.io import parse_table, read_table
@@ -19,11 +19,11 @@ from tvs_core.errors import DataError
 
 @pytest.fixture
 def parser(monkeypatch):
-    """Set the child's parser to one of tests/data/bombs.py's (the child imports it from the project folder)."""
+    """Set the child's parser to one of bench/hostile_files.py's (the child imports it from the project folder)."""
     monkeypatch.chdir(ROOT)
 
     def use(name: str) -> None:
-        monkeypatch.setattr(reader, "PARSER", f"tests.data.bombs:{name}")
+        monkeypatch.setattr(reader, "PARSER", f"bench.hostile_files:{name}")
     return use
 
 
@@ -95,7 +95,7 @@ def test_a_path_too_large_is_refused_before_a_process_starts(tmp_path, monkeypat
 def test_the_child_runs_with_its_address_space_capped(tmp_path, monkeypatch):
     """The cap is the child's own (RLIMIT_AS), not a promise: a parser reports it back."""
     monkeypatch.chdir(ROOT)
-    monkeypatch.setattr(reader, "PARSER", "tests.data.bombs:parse_by_reporting_the_cap")
+    monkeypatch.setattr(reader, "PARSER", "bench.hostile_files:parse_by_reporting_the_cap")
     table = read_table(b"a\n1\n", name="t.csv", limits=Limits(read_mb=3000))
     assert table["cap"].tolist() == [3000 * 2**20]
 
@@ -148,7 +148,7 @@ def test_the_reading_child_ends_with_the_process_that_started_it(parser, tmp_pat
     from tests.helpers import wait_until
 
     marker = tmp_path / "pid"
-    script = ("from tvs_core.data import reader\nreader.PARSER = 'tests.data.bombs:parse_by_sleeping'\n"
+    script = ("from tvs_core.data import reader\nreader.PARSER = 'bench.hostile_files:parse_by_sleeping'\n"
               "from tvs_core.data.io import read_table\nread_table(b'a,b\\n1,2\\n', name='t.csv')\n")
     parent = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, start_new_session=True,
                               env={**os.environ, "PYTHONPATH": str(ROOT), "TVS_TEST_READER_PID": str(marker)})

@@ -54,7 +54,7 @@ def test_records_stored_by_the_earlier_version_read_back_typed_and_are_stored_ag
     store.add_result("job", "release:1", "release", [r.stored() for r in back], 1.0)
     (kept,) = store.db.execute("SELECT records FROM results WHERE job_id = 'job'").fetchone()
     assert kept == STORED  # the same bytes as before records were typed: old and new jobs read alike
-    again = [Record.from_stored(r) for result in store.results("job") for r in result["records"]]
+    again = [Record.from_stored(r) for result in store.results("job") for r in result.records]
     assert json.dumps([r.stored() for r in again]) == STORED and [r.role for r in again] == [r.role for r in back]
 
 

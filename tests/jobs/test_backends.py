@@ -45,9 +45,9 @@ def test_a_sweep_on_a_dask_cluster_of_four_workers_gives_the_same_summary_bytes_
     for backend, workers in (("loky", 2), ("dask", 4)):
         store = Store(tmp_path / backend)
         job_id = submit(store, make_small_table(150), config)
-        assert run_job(store, job_id, n_jobs=workers, backend=backend) == "done", store.job(job_id)["error"]
+        assert run_job(store, job_id, n_jobs=workers, backend=backend) == "done", store.job(job_id).error
         view = JobView(store, job_id)
         found[backend] = (view.summary().frame.to_csv(index=False).encode(),
-                          sorted((r["task"], str(r["records"])) for r in store.results(job_id)))
+                          sorted((r.task, str(r.records)) for r in store.results(job_id)))
     assert found["dask"][0] == found["loky"][0]
     assert found["dask"][1] == found["loky"][1]

@@ -74,7 +74,7 @@ def test_a_command_line_sweep_leaves_no_process_behind(ending, data_file, tmp_pa
     if ending != "done":
         store = Store(workspace)
         deadline = time.monotonic() + 900  # a ceiling: the sweep's first tasks on a loaded machine
-        while not any(j["done"] >= 3 for j in store.jobs()) and time.monotonic() < deadline:
+        while not any(j.done >= 3 for j in store.jobs()) and time.monotonic() < deadline:
             assert cli.poll() is None, cli.communicate()[1]
             time.sleep(0.1)
         assert len(in_session(cli.pid)) > 2  # the sweep's own processes are running: the test is not vacuous
@@ -92,7 +92,7 @@ def test_a_command_line_sweep_leaves_no_process_behind(ending, data_file, tmp_pa
     assert not left, f"still running {ENDED_WITHIN} s after the sweep ended ({ending}): {processes.describe(left)}"
     if ending != "done":
         job = Store(workspace).jobs()[0]
-        assert job["status"] == "interrupted" and 0 < job["done"] < job["total"]  # finished work kept
+        assert job.status == "interrupted" and 0 < job.done < job.total  # finished work kept
 
 
 @pytest.mark.slow
@@ -110,8 +110,8 @@ def test_an_in_process_job_leaves_no_process_behind(ending, cancel_at, data_file
     seen = []
 
     def cancel_after_some(job):
-        seen.append(job["done"])
-        if cancel_at is not None and job["done"] >= cancel_at:
+        seen.append(job.done)
+        if cancel_at is not None and job.done >= cancel_at:
             store.request_cancel(job_id)
 
     with warnings.catch_warnings(record=True) as caught:
@@ -119,9 +119,9 @@ def test_an_in_process_job_leaves_no_process_behind(ending, cancel_at, data_file
         assert run_job(store, job_id, n_jobs=2, progress=cancel_after_some) == ending
     assert not [w for w in caught if "joblib" in w.filename or "loky" in w.filename], [str(w) for w in caught]
     if cancel_at == 1:
-        assert store.job(job_id)["done"] == 1  # the holder only: no stage ran
+        assert store.job(job_id).done == 1  # the holder only: no stage ran
     if ending == "failed":  # the baseline is registered in this process only: its task fails in a worker process
-        assert "failing_fit_test" in store.job(job_id)["error"]
+        assert "failing_fit_test" in store.job(job_id).error
     owner = os.environ[processes.OWNER]
     left = gone_within(ENDED_WITHIN, lambda: processes.owned(owner))
     assert not left, f"still running {ENDED_WITHIN} s after the job ended ({ending}): {processes.describe(left)}"

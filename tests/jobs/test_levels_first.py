@@ -40,23 +40,23 @@ def test_every_level_has_its_quick_numbers_before_the_first_baseline_or_game_res
     config = SweepConfig(response=Y, sensitive=["total_cost_eur"], levels=[1, 2, 3],
                          baselines=["independent", "gaussian_copula"], protocol_overrides=TINY)
     job_id = submit(store, table.head(300), config)
-    assert run_job(store, job_id, n_jobs=2) == "done", store.job(job_id)["error"]
+    assert run_job(store, job_id, n_jobs=2) == "done", store.job(job_id).error
     results = store.results(job_id)  # in the order they were stored
-    kinds = [r["kind"] for r in results]
+    kinds = [r.kind for r in results]
     first_later = min(i for i, kind in enumerate(kinds) if kind in LATER_KINDS)
     before = results[:first_later]
-    refining = {r["task"] for r in results if r["kind"] == "release" and not r["task"].split(":")[2].startswith("0-")}
+    refining = {r.task for r in results if r.kind == "release" and not r.task.split(":")[2].startswith("0-")}
     assert refining == {f"release:{level}:2-5" for level in (1, 2, 3)}  # issue 57: every level's first numbers,
     # then its other sets
-    assert {r["kind"] for r in results[first_later:] if r["task"] not in refining} <= LATER_KINDS
-    last_first = max(i for i, r in enumerate(results) if r["kind"] == "release" and r["task"] not in refining)
-    assert last_first < min(i for i, r in enumerate(results) if r["task"] in refining)  # every first before any refined
+    assert {r.kind for r in results[first_later:] if r.task not in refining} <= LATER_KINDS
+    last_first = max(i for i, r in enumerate(results) if r.kind == "release" and r.task not in refining)
+    assert last_first < min(i for i, r in enumerate(results) if r.task in refining)  # every first before any refined
     for level in (1, 2, 3):
-        metrics = {rec["metric"] for r in before for rec in r["records"]
+        metrics = {rec["metric"] for r in before for rec in r.records
                    if rec["model"] == HOLDER and rec["level"] == level}
         assert QUICK_METRICS <= metrics, (level, QUICK_METRICS - metrics)
-    assert any(r["kind"] == "reference" for r in before)  # the scales' anchors too
-    assert before[-1]["created"] <= results[first_later]["created"]
+    assert any(r.kind == "reference" for r in before)  # the scales' anchors too
+    assert before[-1].created <= results[first_later].created
 
 
 @pytest.mark.slow
@@ -83,10 +83,12 @@ def test_attackers_trained_in_parts_are_the_forests_of_one_task(parts):
 def test_a_job_planned_before_the_details_tasks_does_not_score_its_details_twice():
     """Resumed after an upgrade, a job whose release task for level 5 (and reference) stored every metric runs no
     details task for them; level 10's release task had not run, so its details are still scored."""
+    from tvs_core.evaluation.records import record
     from tvs_core.jobs.plan import scored_earlier
+    from tvs_core.jobs.tasks import StoredTask
 
     def result(task, kind, metrics):
-        return {"task": task, "kind": kind, "records": [{"metric": m} for m in metrics]}
+        return StoredTask(task, kind, tuple(record("tvinesynth", 5, m, 0.5) for m in metrics), 1.0, 0.0, None)
 
     results = [result("holder", "holder", []),
                result("reference", "reference", ["auc_trtr", "singling_out_risk"]),

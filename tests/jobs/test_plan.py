@@ -7,7 +7,7 @@ import pytest
 
 from tests.helpers import TINY
 from tvs_core.evaluation.protocol import QUICK
-from tvs_core.evaluation.records import HOLDER
+from tvs_core.evaluation.records import HOLDER, record
 from tvs_core.jobs import SweepConfig
 from tvs_core.jobs.config import baseline_spec
 from tvs_core.jobs.plan import (
@@ -29,6 +29,7 @@ from tvs_core.jobs.tasks import (
     EVALUATIONS,
     GAMES,
     LEVELS,
+    StoredTask,
     TaskKind,
     reads_from,
     run_task,
@@ -46,6 +47,11 @@ def config(**changes):
 
 def kinds(tasks):
     return Counter(task.kind for task in tasks)
+
+
+def stored_task(key: str, kind: str, metrics=()) -> StoredTask:
+    """A finished task as the store hands it back, its records holding ``metrics``."""
+    return StoredTask(key, kind, tuple(record("tvinesynth", 1, m, 0.5) for m in metrics), 1.0, 0.0, None)
 
 
 # -- release_chunks, release_tasks -----------------------------------------------------------------------------------
@@ -210,7 +216,7 @@ def test_a_resumed_job_runs_no_model_whose_iteration_is_stored_and_no_set_of_a_w
     assert not any(name.startswith(("aia_model:0:", "mia_shadow_model:")) for name in left)
     assert {"aia_model:1:out", "aia_records:independent:0", "aia_model:independent:0:out"} <= left
     assert "mia_eval_model:0:out" in left  # the evaluations still read the stored attackers
-    whole = [{"task": "baseline:independent", "kind": "baseline", "records": []}]
+    whole = [stored_task("baseline:independent", "baseline")]
     assert scored_whole(whole, tasks) == {t.name for t in tasks if t.player == "independent" and t.kind in (
         TaskKind.BASELINE_FIT, TaskKind.BASELINE_SETS)}
 
@@ -219,7 +225,7 @@ def test_a_job_begun_before_the_games_were_split_scores_no_stored_iteration_agai
     """Earlier versions stored a game's iteration whole (``aia:1``, ``baseline_aia:independent:0``, ``mia_eval:0``):
     resumed now, those iterations' records are not scored again, nor their models fitted."""
     tasks = planned_tasks(config(baselines=["independent"], baseline_games=["aia"]), [1])
-    stored = [{"task": key, "kind": key.split(":")[0], "records": []}
+    stored = [stored_task(key, key.split(":")[0])
               for key in ("aia:1", "baseline_aia:independent:0", "mia_eval:0")]
     skipped = scored_whole(stored, tasks)
     assert skipped == {"aia_records:1", "aia_records:independent:0", "mia_eval_records:0"}
@@ -319,10 +325,9 @@ def test_claimed_epsilons_read_each_dp_baselines_budget_by_name():
 @pytest.mark.parametrize("kind", ["aia", "baseline", "release_details"])
 def test_only_a_release_or_reference_result_can_have_scored_the_details_earlier(kind):
     """A game's or a baseline's records holding a details metric's name are no release task's details."""
-    result = {"task": f"{kind}:1" if kind != "baseline" else "baseline:independent", "kind": kind,
-              "records": [{"metric": "singling_out_risk"}]}
+    result = stored_task(f"{kind}:1" if kind != "baseline" else "baseline:independent", kind, ["singling_out_risk"])
     assert scored_earlier([result]) == set()
-    assert scored_earlier([{**result, "task": "reference", "kind": "reference"}]) == {"reference_details"}  # control
+    assert scored_earlier([replace(result, task="reference", kind="reference")]) == {"reference_details"}  # control
 
 
 # -- the refined numbers are those of one chunk per level --------------------------------------------------------------

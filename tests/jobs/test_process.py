@@ -19,9 +19,9 @@ import pytest
 
 from tests.helpers import stored_job
 from tvs_core.jobs import lifecycle, process
-from tvs_core.jobs.lifecycle import Terminated, process_start_time, stop_on_sigterm, worker_alive
+from tvs_core.jobs.lifecycle import Terminated, Worker, process_start_time, stop_on_sigterm, worker_alive
 from tvs_core.jobs.process import cancel_job, resume_orphans, start_worker
-from tvs_core.storage.store import Store
+from tvs_core.storage.store import JobRow, Store
 
 
 def dead_pid() -> int:
@@ -29,8 +29,8 @@ def dead_pid() -> int:
     return int(Path("/proc/sys/kernel/pid_max").read_text()) + 1
 
 
-def this_process() -> dict:
-    return {"pid": os.getpid(), "pid_started": process_start_time(os.getpid())}
+def this_process() -> Worker:
+    return Worker(os.getpid(), process_start_time(os.getpid()))
 
 
 @pytest.fixture
@@ -64,13 +64,13 @@ def test_the_start_time_is_read_after_the_command_name_even_when_the_name_holds_
 
 
 # -- worker_alive --------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("row", [{}, {"pid": None}, {"pid": 0}])
+@pytest.mark.parametrize("row", [JobRow("j"), Worker(None), Worker(0)])
 def test_a_job_without_a_recorded_worker_has_no_live_worker(row):
     assert worker_alive(row) is False
 
 
 def test_a_worker_whose_pid_no_process_holds_is_gone():
-    assert worker_alive({"pid": dead_pid(), "pid_started": 1.0}) is False
+    assert worker_alive(Worker(dead_pid(), 1.0)) is False
 
 
 def test_a_live_process_with_the_recorded_start_time_is_the_worker():
@@ -79,13 +79,13 @@ def test_a_live_process_with_the_recorded_start_time_is_the_worker():
 
 def test_a_live_process_with_another_start_time_is_not_the_worker_but_one_that_reused_its_pid():
     row = this_process()
-    assert worker_alive({**row, "pid_started": row["pid_started"] + 1}) is False
-    assert worker_alive({**row, "pid_started": row["pid_started"] - 1}) is False
+    assert worker_alive(row._replace(pid_started=row.pid_started + 1)) is False
+    assert worker_alive(row._replace(pid_started=row.pid_started - 1)) is False
 
 
 def test_a_live_process_is_taken_as_the_worker_when_no_start_time_was_recorded():
     """An earlier row without a start time: nothing tells a reused pid apart, so the worker is not resumed twice."""
-    assert worker_alive({"pid": os.getpid(), "pid_started": None}) is True
+    assert worker_alive(Worker(os.getpid(), None)) is True
 
 
 def test_a_worker_of_another_account_that_cannot_be_signalled_counts_as_alive(monkeypatch):
@@ -93,7 +93,7 @@ def test_a_worker_of_another_account_that_cannot_be_signalled_counts_as_alive(mo
         raise PermissionError(1, "Operation not permitted")
 
     monkeypatch.setattr(process.os, "kill", refused)
-    assert worker_alive({"pid": 4242, "pid_started": 1.0}) is True
+    assert worker_alive(Worker(4242, 1.0)) is True
 
 
 def test_a_worker_that_exited_but_was_not_reaped_is_gone():
@@ -101,7 +101,7 @@ def test_a_worker_that_exited_but_was_not_reaped_is_gone():
     exits. Its pid and start time still match."""
     child = subprocess.Popen([sys.executable, "-c", "pass"], stdin=subprocess.DEVNULL)
     try:
-        row = {"pid": child.pid, "pid_started": process_start_time(child.pid)}
+        row = Worker(child.pid, process_start_time(child.pid))
         stat = Path(f"/proc/{child.pid}/stat")
         deadline = time.monotonic() + 300  # a ceiling: a Python starting and ending on a loaded machine
         while stat.read_text().rsplit(")", 1)[1].split()[0] != "Z" and time.monotonic() < deadline:
@@ -117,28 +117,28 @@ def test_a_cancel_sets_the_jobs_flag_and_a_job_without_a_worker_is_cancelled_at_
     job_id = stored_job(store, "a", "running", pid=dead_pid(), pid_started=1.0)
     cancel_job(store, job_id, grace_seconds=0)
     row = store.job(job_id)
-    assert store.cancel_requested(job_id) and row["status"] == "cancelled" and row["finished"] is not None
+    assert store.cancel_requested(job_id) and row.status == "cancelled" and row.finished is not None
     assert no_kill == []
     assert [e["kind"] for e in store.events(job_id)] == ["created", "cancel"]
 
 
 def test_a_cancel_never_kills_the_process_that_reused_a_dead_workers_pid(store, no_kill):
     row = this_process()
-    job_id = stored_job(store, "a", "running", pid=row["pid"], pid_started=row["pid_started"] + 1)
+    job_id = stored_job(store, "a", "running", pid=row.pid, pid_started=row.pid_started + 1)
     cancel_job(store, job_id, grace_seconds=0)
-    assert no_kill == [] and store.job(job_id)["status"] == "cancelled"
+    assert no_kill == [] and store.job(job_id).status == "cancelled"
     assert "killed" not in {e["kind"] for e in store.events(job_id)}
 
 
 def test_a_worker_that_does_not_stop_within_the_grace_is_killed_as_a_group(store, no_kill):
     """The worker here is this process, recorded with its true start time: the kill is recorded, not sent."""
     row = this_process()
-    job_id = stored_job(store, "a", "queued", **row)
+    job_id = stored_job(store, "a", "queued", **row._asdict())
     cancel_job(store, job_id, grace_seconds=0)
-    assert no_kill == [(row["pid"], signal.SIGKILL)]
-    assert store.job(job_id)["status"] == "cancelled"
+    assert no_kill == [(row.pid, signal.SIGKILL)]
+    assert store.job(job_id).status == "cancelled"
     killed = [e["message"] for e in store.events(job_id) if e["kind"] == "killed"]
-    assert killed == [f"worker {row['pid']} did not stop in 0 s and was killed"]
+    assert killed == [f"worker {row.pid} did not stop in 0 s and was killed"]
 
 
 def short_lived_worker() -> subprocess.Popen:
@@ -154,7 +154,7 @@ def test_a_worker_that_stops_within_the_grace_is_not_killed(store, no_kill):
         cancel_job(store, job_id, grace_seconds=600)
     finally:
         worker.wait(timeout=600)
-    assert no_kill == [] and store.job(job_id)["status"] == "cancelled"
+    assert no_kill == [] and store.job(job_id).status == "cancelled"
 
 
 def test_a_cancel_waits_for_the_worker_it_was_pressed_on_never_for_one_that_resumed_the_job(store, no_kill):
@@ -167,13 +167,14 @@ def test_a_cancel_waits_for_the_worker_it_was_pressed_on_never_for_one_that_resu
     try:
         job_id = stored_job(store, "a", "running", pid=worker.pid, pid_started=process_start_time(worker.pid))
         cancel_job(store, job_id, grace_seconds=2.0, wait=False)
-        Store(store.workspace).update_job(job_id, status="running", cancel=0, **this_process())  # resumed, alive
+        resumed = this_process()._asdict()  # resumed since, alive
+        Store(store.workspace).update_job(job_id, status="running", cancel=0, **resumed)
         wait_until(lambda: not any(t.name == f"cancel {job_id}" for t in threading.enumerate()),
                    "the cancel's backstop ended", 600)
     finally:
         worker.wait(timeout=600)
     assert no_kill == [] and "killed" not in {e["kind"] for e in store.events(job_id)}
-    assert store.job(job_id)["status"] == "running"  # the resumed job runs on
+    assert store.job(job_id).status == "running"  # the resumed job runs on
 
 
 def test_a_cancel_that_does_not_wait_returns_at_once_and_the_job_says_it_is_stopping(store, no_kill):
@@ -183,19 +184,19 @@ def test_a_cancel_that_does_not_wait_returns_at_once_and_the_job_says_it_is_stop
     from tvs_core.jobs.progress import progress
 
     row = this_process()
-    job_id = stored_job(store, "a", "running", **row)
+    job_id = stored_job(store, "a", "running", **row._asdict())
     cancel_job(store, job_id, grace_seconds=1.0, wait=False)
     info = progress(store, job_id)
     assert store.cancel_requested(job_id) and info["stopping"] and info["text"].startswith("stopping — ")
-    wait_until(lambda: store.job(job_id)["status"] == "cancelled", "the backstop ended the job", 600)
-    assert no_kill == [(row["pid"], signal.SIGKILL)]
+    wait_until(lambda: store.job(job_id).status == "cancelled", "the backstop ended the job", 600)
+    assert no_kill == [(row.pid, signal.SIGKILL)]
 
 
 @pytest.mark.parametrize("status", ["done", "failed", "interrupted"])
 def test_a_cancel_leaves_an_ended_jobs_status_as_it_was(store, no_kill, status):
     job_id = stored_job(store, "a", status, pid=None)
     cancel_job(store, job_id, grace_seconds=0)
-    assert store.job(job_id)["status"] == status and no_kill == []
+    assert store.job(job_id).status == status and no_kill == []
 
 
 # -- resume_orphans ------------------------------------------------------------------------------------------------
@@ -204,9 +205,9 @@ def test_only_running_jobs_whose_worker_is_gone_are_resumed(store, monkeypatch):
     monkeypatch.setattr(process, "start_worker", lambda store, job_id, n_jobs=2: started.append((job_id, n_jobs)))
     alive = this_process()
     stored_job(store, "crashed", "running", pid=dead_pid(), pid_started=1.0)
-    stored_job(store, "reused", "running", pid=alive["pid"], pid_started=alive["pid_started"] + 1)
+    stored_job(store, "reused", "running", pid=alive.pid, pid_started=alive.pid_started + 1)
     stored_job(store, "never-recorded", "running", pid=None)
-    stored_job(store, "live", "running", **alive)
+    stored_job(store, "live", "running", **alive._asdict())
     stored_job(store, "interrupted", "interrupted", pid=dead_pid(), pid_started=1.0)
     stored_job(store, "done", "done", pid=dead_pid(), pid_started=1.0)
     stored_job(store, "failed", "failed", pid=None)
@@ -243,8 +244,8 @@ def test_a_worker_starts_in_a_session_of_its_own_and_the_job_records_it(store, m
     root = str(Path(process.__file__).resolve().parents[2])
     assert seen["env"]["PYTHONPATH"].split(os.pathsep)[0] == root  # "-m tvs_core" resolves from any folder
     row = store.job(job_id)
-    assert row["status"] == "queued" and row["cancel"] == 0  # an earlier cancel does not stop the new worker
-    assert (row["pid"], row["pid_started"]) == (os.getpid(), process_start_time(os.getpid()))
+    assert row.status == "queued" and not row.cancel  # an earlier cancel does not stop the new worker
+    assert (row.pid, row.pid_started) == (os.getpid(), process_start_time(os.getpid()))
     assert store.space.log_path(job_id).exists()
 
 

@@ -45,7 +45,7 @@ from tvs_core.jobs.progress import (
     time_left,
 )
 from tvs_core.jobs.tasks import GAMES, LEVELS, Growth, Task, TaskKey, TaskKind, plan_from_json
-from tvs_core.storage import Store
+from tvs_core.storage import JobRow, Store
 
 ROWS, COLUMNS, TARGETS = PRIOR_SHAPE
 
@@ -55,13 +55,13 @@ def config(**changes):
 
 
 def shaped(rows=ROWS, columns=COLUMNS, targets=TARGETS, job_id=None):
-    return {"id": job_id, "details": {"n_train": rows, "n_columns": columns, "n_targets": targets}}
+    return JobRow(job_id, details={"n_train": rows, "n_columns": columns, "n_targets": targets})
 
 
 def stored_job(store, job_id="job", status="queued", plan=None, details=None, **fields):
     store.create_job(job_id, "fingerprint", config().to_dict())
     store.update_job(job_id, status=status, plan=None if plan is None else json.dumps(plan),
-                     details=json.dumps(details if details is not None else shaped()["details"]), **fields)
+                     details=json.dumps(details if details is not None else shaped().details), **fields)
     return job_id
 
 
@@ -126,7 +126,7 @@ def test_earlier_finished_sweeps_are_rescaled_to_this_tables_shape(tmp_path):
     """A finished sweep on a table of twice the rows: its data tasks take half as long on this one. A failed
     sweep's times are not learnt from."""
     store = Store(tmp_path)
-    done = stored_job(store, "earlier", status="done", details=shaped(rows=2 * ROWS)["details"])
+    done = stored_job(store, "earlier", status="done", details=shaped(rows=2 * ROWS).details)
     store.add_result(done, "reference", "reference", [], 10.0)
     failed = stored_job(store, "failed", status="failed")
     store.add_result(failed, "reference", "reference", [], 1000.0)
@@ -142,10 +142,10 @@ def test_an_earlier_sweep_on_a_busy_machine_is_not_counted_busy_twice(tmp_path):
     niceness-weighed one, else the load average over the cores); a sweep that recorded neither is taken as it ran."""
     prior = TaskKind.REFERENCE.prior_seconds
     store = Store(tmp_path)
-    weighed = stored_job(store, "weighed", status="done", details=shaped()["details"] | {"slowdown_at_plan": 4.0})
+    weighed = stored_job(store, "weighed", status="done", details=shaped().details | {"slowdown_at_plan": 4.0})
     store.add_result(weighed, "reference", "reference", [], 4 * prior)
     load = 4.0 * (os.cpu_count() or 1)  # four runnable processes a core: four times slower, by its load average
-    loaded = stored_job(store, "loaded", status="done", details=shaped()["details"] | {"load_at_plan": load})
+    loaded = stored_job(store, "loaded", status="done", details=shaped().details | {"load_at_plan": load})
     store.add_result(loaded, "reference", "reference", [], 4 * prior)
     priors, source = kind_priors(store, shaped(job_id="new"))
     assert source == "earlier sweeps in this workspace"

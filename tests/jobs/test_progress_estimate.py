@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.replay import load_at_plan, polls
 from tvs_core.jobs import SweepConfig
 from tvs_core.jobs.plan import WHOLE, planned_tasks
 from tvs_core.jobs.progress import (
@@ -18,11 +19,7 @@ from tvs_core.jobs.progress import (
     STARTUP_SECONDS,
     Finished,
     before_start,
-    calibrated,
-    chunk_share,
-    competitor_fits,
     estimate,
-    kind_priors,
     progress,
     seconds_left,
     time_left,
@@ -90,57 +87,6 @@ def test_the_estimate_before_start_is_within_1_5x_of_each_recorded_quiet_sweep(n
     assert case["total"] / FACTOR <= predicted <= case["total"] * FACTOR, (predicted, case["total"])
 
 
-def _load_at_plan(case: dict) -> float | None:
-    """The load average the recording saw when its plan was stored (with the holder's fit); None for a job dumped
-    afterwards."""
-    began = next(end for key, _, _, end in case["tasks"] if key == "holder")
-    return next((entry[3] for entry in reversed(sorted(case.get("shown", []))) if entry[0] <= began), None)
-
-
-def _store_as_done(store: Store, case: dict, job_id: str) -> None:
-    """A recording in a workspace as a finished sweep (its tasks' seconds, shape and load at plan): an earlier sweep
-    the time left of the next one learns its costs from."""
-    config = SweepConfig(response=case["response"], sensitive=case["sensitive"], baselines=case["baselines"],
-                         preset=case["preset"])
-    store.create_job(job_id, job_id, config.to_dict())
-    details = {key: case[key] for key in ("n_train", "n_columns", "n_targets")} | {"load_at_plan": _load_at_plan(case)}
-    store.update_job(job_id, status="done", details=json.dumps(details))
-    for key, kind, seconds, _ in case["tasks"]:
-        store.add_result(job_id, key, kind, [], seconds)
-
-
-def polls(case: dict, tmp_path, every: float = 5.0, earlier: dict | None = None):
-    """Replay one recorded schedule (tests/jobs/recorded_schedules.json: ``python -m bench.eta record``, a real sweep's
-    every task with its seconds and end) as the page reads it: at every task's end and every ``every`` seconds from
-    the plan's start, the time left from what the store held then — its finished tasks, the running ones' work, the
-    load average the recording saw (none for a job dumped afterwards); ``earlier``: a recording held in the workspace
-    as a finished sweep, whose costs the replayed one starts from. Yields (time, time left — a ``TimeLeft``, both
-    ends of its range —, time truly left, finished keys, expected seconds of each task then)."""
-    plan = [Task(TaskKey.parse(key), (), stage) for key, stage in case["plan"]]
-    names = {task.name for task in plan}
-    config = SweepConfig(response=case["response"], sensitive=case["sensitive"], baselines=case["baselines"],
-                         preset=case["preset"])
-    job = {"id": None, "details": {key: case[key] for key in ("n_train", "n_columns", "n_targets")}}
-    store = Store(tmp_path)
-    if earlier is not None:
-        _store_as_done(store, earlier, "earlier")
-    priors, _ = kind_priors(store, job)
-    fits = competitor_fits(config, case["n_train"], case["n_columns"])
-    began = next(end for key, _, _, end in case["tasks"] if key == "holder")  # the plan is stored with the holder
-    load = _load_at_plan(case)
-    moments = sorted({end for *_, end in case["tasks"] if end >= began}
-                     | {began + every * i for i in range(int((case["end"] - began) / every))})
-    for now in moments:
-        finished = [Finished(key, kind, seconds, end) for key, kind, seconds, end in case["tasks"] if end <= now]
-        left = time_left(plan, finished, priors, fits, case["workers"], now, began, load, case["cores"])
-        share = None if load is None else max(1.0, load / case["cores"])  # as time_left reads the load
-        costs = calibrated(priors, [f for f in finished if f.key in names], fits, 1.0 if share is None else share,
-                           share)
-        expected = {task.name: costs.kinds.get(task.kind.value, 0.0) * chunk_share(task.name)
-                    + costs.fits.get(task.name, 0.0) for task in plan}
-        yield now, left, case["end"] - now, {f.key for f in finished}, expected
-
-
 @pytest.mark.parametrize("name", sorted(SCHEDULES))
 def test_a_recorded_sweep_replayed_never_jumps(name, tmp_path):
     """Issue 45: the tester's competitor sweep read "17 of 41 tasks, about 24 s left", then "about 13 min left".
@@ -205,7 +151,7 @@ def test_a_sweep_of_this_versions_plan_replayed_after_an_earlier_busy_one_errs_l
     range's slow end) is between 0.8 and 3 times the time truly left, once the plan's first tasks have reported and
     while more than a minute remains."""
     case = EVERY[name]
-    for other in sorted(other for other in EVERY if _load_at_plan(EVERY[other]) is not None):
+    for other in sorted(other for other in EVERY if load_at_plan(EVERY[other]) is not None):
         checked = 0
         for now, left, truth, finished, _ in polls(case, tmp_path / other, earlier=EVERY[other]):
             if _measured(case, finished) and truth > 60:
@@ -220,7 +166,7 @@ def test_a_recorded_sweep_replayed_gives_a_range_while_a_kind_is_unmeasured_or_t
     sweep was planned, the time left is a range and says why ("about 12–25 min left; the machine is busy"); once
     every kind left is measured on a quiet machine, one number."""
     case = EVERY[name]
-    load = _load_at_plan(case)
+    load = load_at_plan(case)
     busy = load is not None and load / case["cores"] > BUSY_FROM  # as the sweep was planned
     for now, left, _, _, _ in polls(case, tmp_path):
         if left.seconds == 0:

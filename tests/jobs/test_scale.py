@@ -112,21 +112,21 @@ def test_a_first_look_comes_before_the_holders_fit_and_never_reaches_a_summary(c
     job_id = submit(store, clinical, sweep_config())
     assert run_job(store, job_id, n_jobs=1) == "done"
     results = store.results(job_id)
-    looks = [r for r in results if r["kind"] == TaskKind.FIRST_LOOK]
-    assert [r["task"] for r in looks] == ["first_look:1", "first_look:2", "first_look:3"]
+    looks = [r for r in results if r.kind == TaskKind.FIRST_LOOK]
+    assert [r.task for r in looks] == ["first_look:1", "first_look:2", "first_look:3"]
     assert results.index(looks[0]) == 0  # stored first, before the holder's fit
-    metrics = {rec["metric"] for rec in looks[0]["records"]}
+    metrics = {rec["metric"] for rec in looks[0].records}
     assert {"auc_tstr", "release_mab"} <= metrics
-    assert {rec["role"] for rec in looks[0]["records"]} == {RecordRole.FIRST_LOOK}
+    assert {rec["role"] for rec in looks[0].records} == {RecordRole.FIRST_LOOK}
     view = JobView(store, job_id)
     assert view.progress()["done"] == view.progress()["total"]  # counted in the plan
     assert not (view.records()["role"] == RecordRole.FIRST_LOOK).any()  # summaries, choice and export never see it
     assert not (view.records(first_look=True)["role"] == RecordRole.FIRST_LOOK).any()  # every level has reported
     live = first_look_module.without_first_look(
-        pd.concat([view.records(), pd.DataFrame([{**r, "level": r["level"]} for r in looks[2]["records"]])]),
+        pd.concat([view.records(), pd.DataFrame([{**r, "level": r["level"]} for r in looks[2].records])]),
         keep_missing_levels=True)
     assert not (live["role"] == RecordRole.FIRST_LOOK).any()  # level 3 reported: its first look is gone
-    early = pd.DataFrame([rec for r in looks for rec in r["records"]])
+    early = pd.DataFrame([rec for r in looks for rec in r.records])
     early["level"] = early["level"].astype("Int64")
     kept = first_look_module.without_first_look(early, keep_missing_levels=True)
     assert set(kept["level"]) == {1, 2, 3}  # before any level reports, the first look stands in on the scatter
@@ -182,7 +182,7 @@ def test_every_task_stores_its_peak_memory(clinical, tmp_path):
     store = Store(tmp_path)
     job_id = submit(store, clinical.head(300), sweep_config())
     assert run_job(store, job_id, n_jobs=1) == "done"
-    peaks = [r["peak_mb"] for r in store.results(job_id) if r["kind"] in ("release", "reference")]
+    peaks = [r.peak_mb for r in store.results(job_id) if r.kind in ("release", "reference")]
     assert peaks and all(p is not None and p > 50 for p in peaks)  # a Python worker with numpy holds > 50 MB
 
 
@@ -208,7 +208,7 @@ def test_a_sweep_that_cannot_fit_in_memory_stops_with_that_line_and_keeps_its_re
     monkeypatch.setattr(engine, "available_mb", lambda: 100.0)
     assert run_job(store, job_id, n_jobs=2) == "failed"
     job = store.job(job_id)
-    assert job["error"].startswith("Not enough memory") and "Traceback" not in job["error"]
+    assert job.error.startswith("Not enough memory") and "Traceback" not in job.error
     assert store.results(job_id)  # the holder's fit is kept
     monkeypatch.setattr(engine, "available_mb", lambda: 1500.0 + 2 * memory.prior_need_mb("release", 240))
     assert run_job(store, job_id, n_jobs=2) == "done"  # resumed once memory is free
@@ -227,9 +227,9 @@ def test_a_workspace_from_before_peak_memory_opens_and_gains_the_column(tmp_path
     db.commit()
     db.close()
     store = Store(tmp_path)
-    assert store.results("j")[0]["peak_mb"] is None
+    assert store.results("j")[0].peak_mb is None
     store.add_result("j", "release:1:0-5", "release", [], 2.0, peak_mb=321.0)
-    assert store.results("j")[1]["peak_mb"] == 321.0
+    assert store.results("j")[1].peak_mb == 321.0
 
 
 def test_not_enough_memory_in_memory_evaluation_is_the_same_clear_error(clinical, monkeypatch):
@@ -331,7 +331,7 @@ def test_a_baseline_is_fitted_on_at_most_baseline_rows_the_same_rows_every_time(
 def test_the_reuse_choice_is_kept_by_the_project_and_restored_from_a_sweep(clinical, tmp_path):
     """Saved with the project (a restart reloads it), put into the sweep it defines, and shown again when that
     sweep is opened from a project that had it off."""
-    from tvs_core.jobs.projects import Projects
+    from tvs_core.projects import Projects
 
     projects = Projects(Store(tmp_path / "ws"))
     project = projects.create(clinical, "clinical", "demo:clinical", response=Y, sensitive=["total_cost_eur"])

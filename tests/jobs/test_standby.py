@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import make_small_table
 from tests.helpers import TINY, wait_until
 from tvs_core.jobs import SweepConfig, submit
+from tvs_core.jobs.lifecycle import Worker
 from tvs_core.jobs.process import process_start_time, start_worker, worker_alive
 from tvs_core.jobs.standby import (
     KEY,
@@ -27,7 +28,7 @@ from tvs_core.jobs.standby import (
     start_standby,
     waiting,
 )
-from tvs_core.storage.store import Store
+from tvs_core.storage.store import Store, StoredResult
 
 
 def small_job(store: Store) -> str:
@@ -42,7 +43,7 @@ def ready(store: Store) -> Standby:
 
 
 def gone(pid: int, started) -> bool:
-    return not worker_alive({"pid": pid, "pid_started": started})
+    return not worker_alive(Worker(pid, started))
 
 
 # -- the entry in the store ----------------------------------------------------------------------------------------
@@ -95,8 +96,8 @@ def test_a_job_handed_to_a_ready_standby_spends_no_time_importing_after_start(tm
     job_id = small_job(warm)
     assert start_worker(warm, job_id) == pid  # Start hands the job to the standby
     assert start_standby(warm) is None  # none while the sweep runs: its imports would slow the sweep's start
-    wait_until(lambda: warm.job(job_id)["status"] == "done", "the standby's sweep has ended", timeout=900)
-    assert warm.job(job_id)["pid"] == pid
+    wait_until(lambda: warm.job(job_id).status == "done", "the standby's sweep has ended", timeout=900)
+    assert warm.job(job_id).pid == pid
     assert imports_after_start(warm, job_id) == 0.0
     assert waiting(warm) is None  # it is that job's worker now: the next Start gets a new standby
 
@@ -104,21 +105,21 @@ def test_a_job_handed_to_a_ready_standby_spends_no_time_importing_after_start(tm
     assert same == job_id
     fresh = start_worker(cold, same)
     assert fresh != pid
-    wait_until(lambda: cold.job(same)["status"] == "done", "the fresh worker's sweep has ended", timeout=900)
+    wait_until(lambda: cold.job(same).status == "done", "the fresh worker's sweep has ended", timeout=900)
     assert imports_after_start(cold, same) > 0.0
-    assert warm.job(job_id)["status"] == cold.job(same)["status"] == "done"
-    records = [sorted(map(str, (r["task"], r["records"]))) for r in store_results(warm, job_id)]
-    assert records == [sorted(map(str, (r["task"], r["records"]))) for r in store_results(cold, same)]
+    assert warm.job(job_id).status == cold.job(same).status == "done"
+    records = [sorted(map(str, (r.task, r.records))) for r in store_results(warm, job_id)]
+    assert records == [sorted(map(str, (r.task, r.records))) for r in store_results(cold, same)]
 
 
-def store_results(store: Store, job_id: str) -> list[dict]:
-    return sorted(store.results(job_id), key=lambda r: r["task"])
+def store_results(store: Store, job_id: str) -> list[StoredResult]:
+    return sorted(store.results(job_id), key=lambda r: r.task)
 
 
 DASHBOARD = textwrap.dedent("""
     import sys, time
     from tvs_core.jobs.standby import start_standby
-    from tvs_core.storage.store import Store
+    from tvs_core.storage.store import Store, StoredResult
     print(start_standby(Store(sys.argv[1])), flush=True)
     time.sleep(3600)
 """)

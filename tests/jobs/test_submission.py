@@ -80,7 +80,7 @@ def test_the_data_is_read_back_as_submitted(store, small_table, holdout):
 
 def test_a_job_whose_data_left_the_workspace_says_to_start_again(store, small_table):
     job = store.job(submit(store, small_table, config()))
-    store.space._table_path(job["fingerprint"], "table").unlink()
+    store.space._table_path(job.fingerprint, "table").unlink()
     with pytest.raises(DataError, match="no longer in the workspace") as raised:
         job_tables(store, job)
     assert "Start the sweep again" in raised.value.fix
@@ -88,7 +88,7 @@ def test_a_job_whose_data_left_the_workspace_says_to_start_again(store, small_ta
 
 def test_external_sets_are_kept_by_name_and_refused_once_gone(store, small_table, external):
     job = store.job(submit(store, small_table, config(), externals={"mine": external}))
-    sweep = SweepConfig.from_dict(job["config"])
+    sweep = SweepConfig.from_dict(job.config)
     assert list(job_externals(store, sweep)) == ["mine"]
     assert job_externals(store, sweep)["mine"][list(small_table.columns)].equals(external)
     store.space._table_path(sweep.externals["mine"], "external").unlink()

@@ -21,7 +21,7 @@ from tvs_core.jobs.progress import progress
 from tvs_core.jobs.submission import Started
 from tvs_core.jobs.tasks import plan_from_json
 from tvs_core.jobs.worker import run_job
-from tvs_core.storage.store import Store
+from tvs_core.storage.store import JobRow, Store
 
 Y = "in_hospital_death"
 KEYS = ["model", "level", "metric", "attribute", "target", "iteration"]
@@ -100,9 +100,9 @@ def test_start_answers_a_finished_sweep_follows_a_running_one_and_runs_or_resume
 def test_every_task_is_stored_once_with_progress_and_plan(reference):
     records, store, job_id = reference
     job = store.job(job_id)
-    tasks = [task.name for task in plan_from_json(job["plan"])]
-    assert sorted(r["task"] for r in store.results(job_id)) == sorted(tasks)
-    assert job["done"] == job["total"] == len(tasks)
+    tasks = [task.name for task in plan_from_json(job.plan)]
+    assert sorted(r.task for r in store.results(job_id)) == sorted(tasks)
+    assert job.done == job.total == len(tasks)
     assert progress(store, job_id)["eta_seconds"] == pytest.approx(0.0)
     assert {"release_mab", "mab", "pg", "auc_tstr", "auc_trtr"} <= set(records["metric"])
     assert store.add_result(job_id, tasks[1], "x", [], 0.0) is False  # a second copy is refused
@@ -115,16 +115,16 @@ def test_worker_killed_mid_job_resumes_to_the_same_numbers(table, reference, tmp
     store = Store(tmp_path)
     job_id = submit(store, table, config())
     pid = start_worker(store, job_id, n_jobs=1)
-    assert wait_for(lambda: store.job(job_id)["done"] >= 3)
+    assert wait_for(lambda: store.job(job_id).done >= 3)
     os.killpg(pid, signal.SIGKILL)
     assert wait_for(lambda: not worker_alive(store.job(job_id)), timeout=120)
-    partial = store.job(job_id)["done"]
-    assert store.job(job_id)["status"] == "running" and partial < store.job(job_id)["total"]
+    partial = store.job(job_id).done
+    assert store.job(job_id).status == "running" and partial < store.job(job_id).total
     assert resume_orphans(store, n_jobs=2) == [job_id]
-    assert wait_for(lambda: store.job(job_id)["status"] in ("done", "failed"))
-    assert store.job(job_id)["status"] == "done", store.job(job_id)["error"]
-    tasks = [r["task"] for r in store.results(job_id)]
-    assert len(tasks) == len(set(tasks)) == store.job(job_id)["total"]
+    assert wait_for(lambda: store.job(job_id).status in ("done", "failed"))
+    assert store.job(job_id).status == "done", store.job(job_id).error
+    tasks = [r.task for r in store.results(job_id)]
+    assert len(tasks) == len(set(tasks)) == store.job(job_id).total
     pd.testing.assert_frame_equal(sorted_records(store, job_id), expected)
 
 
@@ -143,12 +143,12 @@ def test_a_job_begun_by_an_earlier_version_resumes_without_reading_its_pickles(r
     with store.transaction() as db:
         db.execute("UPDATE results SET payload = ? WHERE job_id = ? AND payload IS NOT NULL",
                    (pickle.dumps(PlantedPickle(marker)), job_id))
-    evaluations = [r["task"] for r in store.results(job_id) if r["kind"] in ("mia_eval_model", "mia_eval_records")]
+    evaluations = [r.task for r in store.results(job_id) if r.kind in ("mia_eval_model", "mia_eval_records")]
     assert evaluations
     store.forget_results(job_id, evaluations)  # stopped before the membership evaluations
     store.update_job(job_id, status="interrupted")
-    assert store.job(job_id)["done"] == store.job(job_id)["total"] - len(evaluations)
-    assert run_job(store, job_id, n_jobs=2) == "done", store.job(job_id)["error"]
+    assert store.job(job_id).done == store.job(job_id).total - len(evaluations)
+    assert run_job(store, job_id, n_jobs=2) == "done", store.job(job_id).error
     assert not marker.exists()
     # what the evaluations read ran again and was stored in this version's format; a payload nothing still to run
     # reads (the attribute game's models: its records are stored) is not made again
@@ -156,7 +156,7 @@ def test_a_job_begun_by_an_earlier_version_resumes_without_reading_its_pickles(r
     assert set(again.values()) == {b"PK\x03\x04"} and set(again) <= set(kept)
     assert {task for task in kept if task.startswith(("mia_shadow_model:", "mia_attackers:", "mia_eval_model:"))
             } <= set(again)
-    assert store.job(job_id)["done"] == store.job(job_id)["total"]
+    assert store.job(job_id).done == store.job(job_id).total
     assert any("never reads" in event["message"] for event in store.events(job_id))
     pd.testing.assert_frame_equal(sorted_records(store, job_id), expected)
 
@@ -184,17 +184,17 @@ def test_a_job_stored_with_one_chunk_per_level_resumes_to_the_same_summary_bytes
     with monkeypatch.context() as earlier:
         earlier.setattr(planning, "release_chunks", one_chunk)
         assert run_job(store, job_id, n_jobs=2) == "done"
-    assert {r["task"] for r in store.results(job_id) if r["kind"] == "release"} == {
+    assert {r.task for r in store.results(job_id) if r.kind == "release"} == {
         "release:1:0-5", "release:2:0-5", "release:3:0-5"}
     store.forget_results(job_id, ["release:3:0-5", "aia:0", "release_details:2"])  # stopped before these
     store.update_job(job_id, status="interrupted")
-    assert run_job(store, job_id, n_jobs=2) == "done", store.job(job_id)["error"]
-    tasks = [r["task"] for r in store.results(job_id)]
-    assert len(tasks) == len(set(tasks)) == store.job(job_id)["total"]
+    assert run_job(store, job_id, n_jobs=2) == "done", store.job(job_id).error
+    tasks = [r.task for r in store.results(job_id)]
+    assert len(tasks) == len(set(tasks)) == store.job(job_id).total
     assert sorted(t for t in tasks if t.startswith("release:")) == [
         "release:1:0-5", "release:2:0-5", "release:3:0-2", "release:3:2-5"]  # no set scored twice
     pd.testing.assert_frame_equal(sorted_records(store, job_id), expected)
-    ran_now = done_store.job(reference[2])["id"]
+    ran_now = done_store.job(reference[2]).id
     assert json.dumps(summary_json(JobView(store, job_id).records(), ["total_cost_eur"])) == json.dumps(
         summary_json(JobView(done_store, ran_now).records(), ["total_cost_eur"]))
 
@@ -204,13 +204,13 @@ def test_cancel_stops_within_one_task(table, tmp_path):
     store = Store(tmp_path)
     job_id = submit(store, table, config(levels=[1, 2, 3, 4]))
     start_worker(store, job_id, n_jobs=1)
-    assert wait_for(lambda: store.job(job_id)["done"] >= 2)
-    asked_at = store.job(job_id)["done"]
+    assert wait_for(lambda: store.job(job_id).done >= 2)
+    asked_at = store.job(job_id).done
     cancel_job(store, job_id, grace_seconds=60)
     job = store.job(job_id)
-    assert job["status"] == "cancelled" and not worker_alive(job)
-    assert job["done"] <= asked_at + 2  # the task running when asked may still be stored (and its sibling)
-    assert job["done"] < job["total"]
+    assert job.status == "cancelled" and not worker_alive(job)
+    assert job.done <= asked_at + 2  # the task running when asked may still be stored (and its sibling)
+    assert job.done < job.total
     assert run_job(store, job_id, n_jobs=2) == "done"  # and it resumes from there
 
 
@@ -222,22 +222,22 @@ def test_a_cancel_says_at_once_that_it_is_stopping_and_the_worker_stops_its_task
     store = Store(tmp_path)
     job_id = submit(store, table, config(levels=[1, 2, 3, 4]))
     start_worker(store, job_id, n_jobs=2)
-    assert wait_for(lambda: store.job(job_id)["done"] >= 3)
+    assert wait_for(lambda: store.job(job_id).done >= 3)
     cancel_job(store, job_id, grace_seconds=900, wait=False)
     info = progress(store, job_id)
     if info["status"] == "running":  # not ended between the two lines
         assert info["stopping"] and info["text"].startswith("stopping — Cancel was pressed")
         assert "left" not in info["text"]
-    assert wait_for(lambda: store.job(job_id)["status"] == "cancelled" and not worker_alive(store.job(job_id)))
+    assert wait_for(lambda: store.job(job_id).status == "cancelled" and not worker_alive(store.job(job_id)))
     assert "killed" not in {event["kind"] for event in store.events(job_id)}
-    assert store.job(job_id)["done"] < store.job(job_id)["total"]
+    assert store.job(job_id).done < store.job(job_id).total
     assert run_job(store, job_id, n_jobs=2) == "done"  # and it resumes from there
     # the cancel's backstop waits for the worker that was running when Cancel was pressed, never for the one that
     # resumed the job: it ends once that worker has, and kills nobody (it killed the resumed worker's group, or
     # marked the job killed, once its grace had run out)
     assert wait_for(lambda: not any(t.name == f"cancel {job_id}" for t in threading.enumerate()), timeout=60)
     assert "killed" not in {event["kind"] for event in store.events(job_id)}
-    assert store.job(job_id)["status"] == "done"
+    assert store.job(job_id).status == "done"
 
 
 @pytest.mark.slow
@@ -247,10 +247,10 @@ def test_two_jobs_at_once_share_the_store(table, tmp_path):
     second = submit(store, table, config(seed=12))
     start_worker(store, first, n_jobs=1)
     start_worker(store, second, n_jobs=1)
-    assert wait_for(lambda: all(store.job(j)["status"] in ("done", "failed") for j in (first, second)))
+    assert wait_for(lambda: all(store.job(j).status in ("done", "failed") for j in (first, second)))
     for job_id in (first, second):
         job = store.job(job_id)
-        assert job["status"] == "done", job["error"]
+        assert job.status == "done", job.error
         log = (store.workspace / "logs" / f"{job_id}.log").read_text()
         assert "locked" not in log
 
@@ -271,7 +271,7 @@ def test_ray_backend_gives_the_same_numbers_as_loky(table, reference, tmp_path):
     pytest.importorskip("ray")
     store = Store(tmp_path)
     job_id = submit(store, table, config())
-    assert run_job(store, job_id, n_jobs=2, backend="ray") == "done", store.job(job_id)["error"]
+    assert run_job(store, job_id, n_jobs=2, backend="ray") == "done", store.job(job_id).error
     # the job's end is its pool's end: the raylet's workers (``ray::PoolActor``) and agents are gone when it returns,
     # not some seconds later (on a loaded machine they outlived the test)
     left = {pid: command for pid, command in processes.owned(os.environ[processes.OWNER]).items()
@@ -323,19 +323,19 @@ def test_ctrl_c_leaves_a_resumable_job_and_the_same_command_resumes(table, tmp_p
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     store = Store(workspace)
-    assert wait_for(lambda: any(j["done"] >= 2 for j in store.jobs()))
+    assert wait_for(lambda: any(j.done >= 2 for j in store.jobs()))
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=600)
     assert process.returncode == 130, stderr
     assert "run the same command again to resume" in stderr
     job = store.jobs()[0]
-    assert job["status"] == "interrupted" and 0 < job["done"] < job["total"]
-    assert "interrupted" in [event["kind"] for event in store.events(job["id"])]
+    assert job.status == "interrupted" and 0 < job.done < job.total
+    assert "interrupted" in [event["kind"] for event in store.events(job.id)]
     finished = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1800)
     assert finished.returncode == 0, finished.stderr
     assert "resuming" in finished.stderr
     assert (out / "summary.json").exists() and (out / "results.csv").exists()
-    assert store.job(job["id"])["status"] == "done"
+    assert store.job(job.id).status == "done"
 
 
 @pytest.mark.xdist_group(REFERENCE_GROUP)
@@ -368,8 +368,8 @@ def test_baselines_can_play_the_membership_game(table, reference, tmp_path):
     store = Store(tmp_path)
     changes = dict(games=["release", "mia"], baseline_games=["mia"])
     job_id = submit(store, table, config(**changes))
-    assert run_job(store, job_id, n_jobs=2) == "done", store.job(job_id)["error"]
-    keys = {task.name for task in plan_from_json(store.job(job_id)["plan"])}
+    assert run_job(store, job_id, n_jobs=2) == "done", store.job(job_id).error
+    keys = {task.name for task in plan_from_json(store.job(job_id).plan)}
     assert {"mia_attackers:0", "mia_attackers:independent:1", "mia_shadow_model:independent:0:out",
             "mia_eval_model:independent:0:out", "mia_eval_records:independent:0"} <= keys
     records = sorted_records(store, job_id)
@@ -412,9 +412,9 @@ def test_time_left_learns_from_this_sweep_and_earlier_ones(table, reference, tmp
     assert len(releases) == 6 and costs["release"] == pytest.approx(sum(releases) / len(releases))
     assert source.startswith("this sweep's measured tasks")
     # the same table and sensitive columns (the games' costs grow with their attack targets)
-    fresh = {"id": "not-started", "details": {k: job["details"][k] for k in ("n_train", "n_columns", "targets")}}
+    fresh = JobRow("not-started", details={k: job.details[k] for k in ("n_train", "n_columns", "targets")})
     costs, source = kind_costs(store, fresh)  # before Start: the earlier sweep's costs
     assert source == "earlier sweeps in this workspace"
-    then = share_at_plan(job["details"]) or 1.0  # its times taken back to a quiet machine (issue 56)
+    then = share_at_plan(job.details) or 1.0  # its times taken back to a quiet machine (issue 56)
     assert costs["aia_model"] == pytest.approx(sorted(measured["aia_model"])[len(measured["aia_model"]) // 2] / then,
                                                rel=0.5)

@@ -33,7 +33,7 @@ def sweep(monkeypatch):
 
     def run(ending):
         def fake(store, job_id, sink, n_jobs, backend, address):
-            ran.append((job_id, n_jobs, backend, address, store.job(job_id)["status"]))
+            ran.append((job_id, n_jobs, backend, address, store.job(job_id).status))
             if isinstance(ending, BaseException):
                 raise ending
             return ending
@@ -73,16 +73,16 @@ def test_a_bug_is_named_by_its_type_and_the_log_never_quoting_its_message(tmp_pa
 def test_every_result_is_committed_as_it_arrives_and_progress_sees_it_stored(store):
     stored_job(store, JOB, "running")
     seen = []
-    sink = StoreSink(store, JOB, progress=lambda job: seen.append((job["done"], sorted(sink.done()))))
+    sink = StoreSink(store, JOB, progress=lambda job: seen.append((job.done, sorted(sink.done()))))
     records = [record("tvinesynth", 1, "mab", 0.5, role=RecordRole.GAME)]
     sink.add(TaskResult("release:1:0-5", "release", records, None, {"total": 2.5}, peak_mb=120.0))
     sink.add(TaskResult("mia_shadow:0", "mia_shadow", [], b"PK\x03\x04 arrays", {"total": 1.0}, peak_mb=300.0))
     sink.add(TaskResult("mia_shadow:1", "mia_shadow", [], None, {"total": 1.0}, peak_mb=200.0))
     assert seen == [(1, ["release:1:0-5"]), (2, ["mia_shadow:0", "release:1:0-5"]),
                     (3, ["mia_shadow:0", "mia_shadow:1", "release:1:0-5"])]
-    stored = {r["task"]: r for r in store.results(JOB)}
-    assert stored["release:1:0-5"]["records"] == [r.stored() for r in records]  # as the store keeps them: text
-    assert stored["release:1:0-5"]["seconds"] == 2.5
+    stored = {r.task: r for r in store.results(JOB)}
+    assert stored["release:1:0-5"].records == [r.stored() for r in records]  # as the store keeps them: text
+    assert stored["release:1:0-5"].seconds == 2.5
     assert sink.payload("mia_shadow:0") == b"PK\x03\x04 arrays" and sink.payload("release:1:0-5") is None
     assert sink.peaks() == {"release": 120.0, "mia_shadow": 300.0}  # the largest of each kind
 
@@ -90,7 +90,7 @@ def test_every_result_is_committed_as_it_arrives_and_progress_sees_it_stored(sto
 def test_a_sink_without_progress_stores_all_the_same(store):
     stored_job(store, JOB, "running")
     StoreSink(store, JOB).add(TaskResult("reference", "reference", [], None, {}))
-    assert store.done_tasks(JOB) == {"reference"} and store.results(JOB)[0]["seconds"] == 0.0
+    assert store.done_tasks(JOB) == {"reference"} and store.results(JOB)[0].seconds == 0.0
 
 
 def test_the_sink_reads_the_cancel_flag_from_the_store_and_notes_go_to_the_jobs_events(store):
@@ -116,7 +116,7 @@ def test_a_finished_job_is_answered_without_running_or_touching_it(store, sweep)
     ran = sweep("failed")
     stored_job(store, JOB, "done", pid=None, finished=123.0)
     assert run_job(store, JOB) == "done"
-    assert ran == [] and store.job(JOB)["finished"] == 123.0 and kinds(store) == ["created"]
+    assert ran == [] and store.job(JOB).finished == 123.0 and kinds(store) == ["created"]
 
 
 @pytest.mark.parametrize("status", ["queued", "running"])
@@ -128,7 +128,7 @@ def test_a_job_another_live_worker_runs_is_refused_and_left_to_it(store, sweep, 
     with pytest.raises(TVSError, match=f"already running in process {other}; one worker per job"):
         run_job(store, JOB)
     row = store.job(JOB)
-    assert ran == [] and (row["status"], row["pid"], row["heartbeat"]) == (status, other, 5.0)
+    assert ran == [] and (row.status, row.pid, row.heartbeat) == (status, other, 5.0)
     assert kinds(store) == ["created"]
 
 
@@ -156,9 +156,9 @@ def test_a_run_records_its_worker_and_ends_with_the_sweeps_status(store, sweep):
     assert run_job(store, JOB, n_jobs=3, backend="dask", address="tcp://host:1") == "cancelled"
     assert ran == [(JOB, 3, "dask", "tcp://host:1", "running")]  # running while the sweep runs
     row = store.job(JOB)
-    assert (row["status"], row["error"], row["cancel"], row["workers"]) == ("cancelled", None, 0, 3)
-    assert (row["pid"], row["pid_started"]) == (os.getpid(), process_start_time(os.getpid()))
-    assert row["started"] <= row["finished"]
+    assert (row.status, row.error, row.cancel, row.workers) == ("cancelled", None, False, 3)
+    assert (row.pid, row.pid_started) == (os.getpid(), process_start_time(os.getpid()))
+    assert row.started <= row.finished
     assert kinds(store) == ["created", "start", "cancelled"]
 
 
@@ -167,8 +167,8 @@ def test_a_bug_fails_the_job_with_one_sentence_and_a_log_that_does_not_quote_the
     stored_job(store, JOB)
     assert run_job(store, JOB) == "failed"
     row = store.job(JOB)
-    assert row["status"] == "failed" and row["finished"] is not None
-    assert row["error"] == failure_sentence(ValueError(SECRET), store.space.log_path(JOB))
+    assert row.status == "failed" and row.finished is not None
+    assert row.error == failure_sentence(ValueError(SECRET), store.space.log_path(JOB))
     failed = [e["message"] for e in store.events(JOB) if e["kind"] == "failed"]
     assert len(failed) == 1 and "ValueError" in failed[0] and "_run" in failed[0]
     assert all("98765" not in (e["message"] or "") for e in store.events(JOB))
@@ -178,7 +178,7 @@ def test_a_problem_of_the_data_fails_the_job_asking_for_new_settings(store, swee
     sweep(DataError("The response has one class."))
     stored_job(store, JOB)
     assert run_job(store, JOB) == "failed"
-    assert store.job(JOB)["error"] == "The response has one class. Change the data or the settings, then press Start."
+    assert store.job(JOB).error == "The response has one class. Change the data or the settings, then press Start."
 
 
 def test_ctrl_c_leaves_the_job_interrupted_ready_to_resume_and_is_passed_on(store, sweep):
@@ -186,7 +186,7 @@ def test_ctrl_c_leaves_the_job_interrupted_ready_to_resume_and_is_passed_on(stor
     stored_job(store, JOB)
     with pytest.raises(KeyboardInterrupt):
         run_job(store, JOB)
-    assert store.job(JOB)["status"] == "interrupted" and kinds(store)[-1] == "interrupted"
+    assert store.job(JOB).status == "interrupted" and kinds(store)[-1] == "interrupted"
 
 
 @pytest.mark.parametrize(("resume_on_restart", "status", "event"), [
@@ -199,7 +199,7 @@ def test_sigterm_leaves_the_job_to_the_dashboards_next_start_only_when_asked(sto
     stored_job(store, JOB)
     with pytest.raises(Terminated):
         run_job(store, JOB, resume_on_restart=resume_on_restart)
-    assert store.job(JOB)["status"] == status and kinds(store)[-1] == event
+    assert store.job(JOB).status == status and kinds(store)[-1] == event
 
 
 def test_ctrl_c_is_not_taken_for_a_shutdown_even_when_resuming_on_restart(store, sweep):
@@ -207,7 +207,7 @@ def test_ctrl_c_is_not_taken_for_a_shutdown_even_when_resuming_on_restart(store,
     stored_job(store, JOB)
     with pytest.raises(KeyboardInterrupt):
         run_job(store, JOB, resume_on_restart=True)
-    assert store.job(JOB)["status"] == "interrupted"
+    assert store.job(JOB).status == "interrupted"
 
 
 # -- _forget_unreadable_payloads -----------------------------------------------------------------------------------
@@ -220,7 +220,7 @@ def test_tasks_whose_payload_an_earlier_version_pickled_are_forgotten_and_the_re
     store.add_result(JOB, "mia_shadow:1", "mia_shadow", [], 1.0, payload=current)
     store.add_result(JOB, "mia_attackers:0", "mia_attackers", [], 1.0, payload=pickle.dumps({(3, 1): "forest"}))
     _forget_unreadable_payloads(store, JOB)
-    assert store.done_tasks(JOB) == {"reference", "mia_shadow:1"} and store.job(JOB)["done"] == 2
+    assert store.done_tasks(JOB) == {"reference", "mia_shadow:1"} and store.job(JOB).done == 2
     assert store.payload(JOB, "mia_shadow:1") == current and not marker.exists()
     notes = [e["message"] for e in store.events(JOB) if e["kind"] == "payloads"]
     assert len(notes) == 1 and notes[0].startswith("2 membership-game tasks run again")

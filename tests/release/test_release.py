@@ -24,7 +24,7 @@ from tvs_core import TVineSynth, read_table
 from tvs_core.data.schema import infer_schema
 from tvs_core.errors import DataError
 from tvs_core.jobs import JobView
-from tvs_core.jobs.projects import Projects
+from tvs_core.projects import Projects
 from tvs_core.release.export import write_file
 from tvs_core.release.ledger import releases
 from tvs_core.release.release import Release

@@ -15,6 +15,7 @@ from tvs_core.choice import ChoiceSettings, explain_level
 from tvs_core.choice.axes import Axis
 from tvs_core.choice.summary import choose
 from tvs_core.report.context import ReportContext
+from tvs_core.storage.store import JobRow, JobStatus
 
 MAB = Axis.parse("mab_worst")  # the hand-written summaries hold the paper's MAB, not the default axis
 
@@ -38,7 +39,8 @@ def context_of(two_levels):  # noqa: F811
                                pooled=None, view=None, selection=selection)
         for key, value in (release or {}).items():
             setattr(made, key, value)
-        view = SimpleNamespace(id="job-1", job={"status": "done", "done": 9, "total": 9, **(job or {})},
+        row = JobRow("job-1", **{"status": JobStatus.DONE, "done": 9, "total": 9} | (job or {}))
+        view = SimpleNamespace(id="job-1", job=row,
                                config=SimpleNamespace(sensitive=["a"], response="y", externals=None),
                                holdout_words=lambda: "the user's own hold-out file (30 rows), named ward7.csv, "
                                                      f"SHA-256 {'cd' * 32}; no random split")

@@ -85,7 +85,7 @@ def test_the_versions_give_the_sweep_its_status_and_the_settings_but_not_the_sch
     context = ReportContext.of(made)
     words = text(provenance.versions(context))
     job = context.view.job
-    assert f"Sweep {context.view.id}" in words and f"done ({job['total']} of {job['total']} tasks)" in words
+    assert f"Sweep {context.view.id}" in words and f"done ({job.total} of {job.total} tasks)" in words
     assert "Master seed 0" in words and "families selected again in every refit (the paper's way)" in words
     assert "pyvinecopulib" in words and "Sizes capped by the data" in words
     settings = re.findall(r"<tr>\s*<td>([^<]+)</td>", provenance.versions(context))

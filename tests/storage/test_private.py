@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import make_mixed_table, make_small_table
 from tvs_core.data.fingerprint import fingerprint_table
 from tvs_core.errors import DataError, TVSError
-from tvs_core.jobs.projects import Projects
+from tvs_core.projects import Projects
 from tvs_core.storage import Store, Workspace
 from tvs_core.storage.migrate import MIGRATED
 from tvs_core.storage.private import UnsafeWorkspace

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
-from tvs_core.jobs.projects import Projects
+from tvs_core.projects import Projects
 from tvs_core.storage.store import Store
 from tvs_core.storage.workspace import Workspace
 
@@ -89,7 +89,7 @@ def test_forgotten_results_run_again_and_the_progress_counts_what_is_left(tmp_pa
     store.add_result(job_id, "c", "release", [{"metric": "x"}], 1.0)
     assert store.payload_heads(job_id, 4) == {"a": b"PK\x03\x04", "b": b"\x80\x04ol"}
     store.forget_results(job_id, ["b"])
-    assert store.done_tasks(job_id) == {"a", "c"} and store.job(job_id)["done"] == 2
+    assert store.done_tasks(job_id) == {"a", "c"} and store.job(job_id).done == 2
     assert store.add_result(job_id, "b", "mia_shadow", [], 1.0, payload=b"PK\x03\x04new") is True
 
 
@@ -99,9 +99,9 @@ def test_a_jobs_status_reads_back_as_a_job_status(tmp_path):
 
     store = Store(tmp_path / "ws")
     store.create_job("j", "f", {"a": 1})
-    assert store.job("j")["status"] is JobStatus.QUEUED
+    assert store.job("j").status is JobStatus.QUEUED
     store.update_job("j", status=JobStatus.DONE.value)
-    assert store.job("j")["status"] is JobStatus.DONE and store.job("j")["status"] == "done"
+    assert store.job("j").status is JobStatus.DONE and store.job("j").status == "done"
 
 
 # -- a full disk is not a damaged database (the third review: a 2 kB file-size limit read as "damaged") -------------

@@ -8,6 +8,9 @@ from __future__ import annotations
 import os
 import signal
 from pathlib import Path
+from typing import NamedTuple
+
+from ..storage.store import JobRow
 
 
 def process_start_time(pid: int) -> float | None:
@@ -19,8 +22,16 @@ def process_start_time(pid: int) -> float | None:
         return None
 
 
-def worker_alive(job: dict) -> bool:
-    pid = job.get("pid")
+class Worker(NamedTuple):
+    """A process and when it started: a pid alone may have been reused by another process since."""
+
+    pid: int | None
+    pid_started: float | None = None
+
+
+def worker_alive(job: JobRow | Worker) -> bool:
+    """Whether the worker a job (or a ``Worker``) names runs: not gone, not a reused pid, not a zombie."""
+    pid = job.pid
     if not pid:
         return False
     try:
@@ -30,7 +41,7 @@ def worker_alive(job: dict) -> bool:
     except PermissionError:
         return True
     started = process_start_time(pid)
-    if started is not None and job.get("pid_started") is not None and started != job["pid_started"]:
+    if started is not None and job.pid_started is not None and started != job.pid_started:
         return False
     stat = Path(f"/proc/{pid}/stat")
     if stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] == "Z":  # zombie: dead, not reaped

@@ -36,7 +36,7 @@ from ..model.competitors import fit_cost
 from ..model.registry import generator_class
 from .config import SweepConfig, baseline_spec
 from .context import JobContext
-from .tasks import ATTACKERS, EVALUATIONS, GAMES, LEVELS, OUT_MODEL, Task, TaskKey, TaskKind
+from .tasks import ATTACKERS, EVALUATIONS, GAMES, LEVELS, OUT_MODEL, StoredTask, Task, TaskKey, TaskKind
 
 ATTACKER_PARTS = 2  # membership attackers trained in this many tasks (by target row): the same forests
 
@@ -245,7 +245,7 @@ def _competitors_longest_first(context: PlanInputs) -> list:
                   key=lambda spec: -costs[spec.label])
 
 
-def scored_earlier(results: list[dict]) -> set[str]:
+def scored_earlier(results: list[StoredTask]) -> set[str]:
     """Keys of details tasks whose metrics a stored result holds already. Before the details tasks existed, one
     release task, and the reference task, scored every metric; a job planned then and resumed now must not score
     a level's details twice (twice the records would narrow their intervals)."""
@@ -253,9 +253,8 @@ def scored_earlier(results: list[dict]) -> set[str]:
     details = {m.name for m in CATALOGUE.values() if m.compute in functions}
     keys = set()
     for result in results:
-        if result["kind"] in (TaskKind.REFERENCE, TaskKind.RELEASE) and any(r["metric"] in details
-                                                                             for r in result["records"]):
-            done = TaskKey.parse(result["task"])
+        if result.kind in (TaskKind.REFERENCE, TaskKind.RELEASE) and any(r.metric in details for r in result.records):
+            done = TaskKey.parse(result.task)
             keys.add(str(TaskKey(TaskKind.REFERENCE_DETAILS) if done.kind == TaskKind.REFERENCE
                          else TaskKey(TaskKind.RELEASE_DETAILS, index=done.index[:1])))
     return keys
@@ -266,12 +265,12 @@ WHOLE = {TaskKind.BASELINE: (TaskKind.BASELINE_FIT, TaskKind.BASELINE_SETS), Tas
          TaskKind.BASELINE_AIA: (TaskKind.AIA_RECORDS,), TaskKind.MIA_EVAL: (TaskKind.MIA_EVAL_RECORDS,)}
 
 
-def scored_whole(results: list[dict], tasks: list[Task]) -> set[str]:
+def scored_whole(results: list[StoredTask], tasks: list[Task]) -> set[str]:
     """Keys of ``tasks`` whose records a stored result of a whole task (a baseline's fit and every set, a game
     iteration's every model, as earlier versions planned them) holds already: a job planned then and resumed now
     must not score them twice (twice the records would narrow their intervals)."""
     stored = {(kind, key.player, key.index) for key, kind in
-              ((TaskKey.parse(r["task"]), TaskKind(r["kind"])) for r in results) if kind in WHOLE}
+              ((TaskKey.parse(r.task), TaskKind(r.kind)) for r in results) if kind in WHOLE}
     return {t.name for t in tasks for kind, now in WHOLE.items()
             if t.kind in now and (kind, t.player, t.key.index if kind != TaskKind.BASELINE else ()) in stored}
 

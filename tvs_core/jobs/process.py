@@ -11,7 +11,7 @@ import threading
 import time
 from pathlib import Path
 
-from ..storage.store import ACTIVE, JobStatus, Store
+from ..storage.store import ACTIVE, JobRow, JobStatus, Store
 from .backends import Backend
 from .lifecycle import process_start_time, worker_alive
 
@@ -45,8 +45,7 @@ def cancel_job(store: Store, job_id: str, grace_seconds: float = 15.0, wait: boo
     that it is stopping (``progress``), and wait in a thread of this process. Only the worker running when Cancel
     was pressed is waited for and killed: a job resumed meanwhile runs in another worker, which is left alone."""
     store.request_cancel(job_id)
-    job = store.job(job_id)
-    worker = {"pid": job.get("pid"), "pid_started": job.get("pid_started")}
+    worker = store.job(job_id)  # as it is at the cancel: the worker to wait for
     if not wait and worker_alive(worker):
         thread = threading.Thread(target=_cancel_in_thread, args=(store.workspace, job_id, worker, grace_seconds),
                                   name=f"cancel {job_id}", daemon=True)
@@ -55,7 +54,7 @@ def cancel_job(store: Store, job_id: str, grace_seconds: float = 15.0, wait: boo
     _stop_within(store, job_id, worker, grace_seconds)
 
 
-def _cancel_in_thread(workspace, job_id: str, worker: dict, grace_seconds: float) -> None:
+def _cancel_in_thread(workspace, job_id: str, worker: JobRow, grace_seconds: float) -> None:
     store = Store(workspace)  # this thread's own connection
     try:
         _stop_within(store, job_id, worker, grace_seconds)
@@ -63,7 +62,7 @@ def _cancel_in_thread(workspace, job_id: str, worker: dict, grace_seconds: float
         store.close()
 
 
-def _stop_within(store: Store, job_id: str, worker: dict, grace_seconds: float) -> None:
+def _stop_within(store: Store, job_id: str, worker: JobRow, grace_seconds: float) -> None:
     """Wait for ``worker`` (its pid and start time, as the job had them at the cancel) to end, else kill it."""
     deadline = time.time() + grace_seconds
     while time.time() < deadline:
@@ -72,12 +71,12 @@ def _stop_within(store: Store, job_id: str, worker: dict, grace_seconds: float) 
         time.sleep(0.2)
     if worker_alive(worker):
         try:
-            os.killpg(worker["pid"], signal.SIGKILL)
+            os.killpg(worker.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-        store.log(job_id, "killed", f"worker {worker['pid']} did not stop in {grace_seconds:.0f} s and was killed")
+        store.log(job_id, "killed", f"worker {worker.pid} did not stop in {grace_seconds:.0f} s and was killed")
     job = store.job(job_id)
-    if job["status"] in ACTIVE and job.get("pid") == worker["pid"]:  # not a job resumed since by another worker
+    if job.status in ACTIVE and job.pid == worker.pid:  # not a job resumed since by another worker
         store.update_job(job_id, status=JobStatus.CANCELLED.value, finished=time.time())
 
 
@@ -85,8 +84,8 @@ def resume_orphans(store: Store, n_jobs: int = 2) -> list[str]:
     """Jobs marked running whose worker is gone (crash, kill, reboot) are started again."""
     resumed = []
     for job in store.jobs():
-        if job["status"] == JobStatus.RUNNING and not worker_alive(job):
-            store.log(job["id"], "orphan", f"worker {job['pid']} is gone; resuming")
-            start_worker(store, job["id"], n_jobs)
-            resumed.append(job["id"])
+        if job.status == JobStatus.RUNNING and not worker_alive(job):
+            store.log(job.id, "orphan", f"worker {job.pid} is gone; resuming")
+            start_worker(store, job.id, n_jobs)
+            resumed.append(job.id)
     return resumed

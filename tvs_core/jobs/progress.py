@@ -27,7 +27,7 @@ from ..evaluation.protocol import QUICK
 from ..evaluation.release import DISTANCE_SETS
 from ..evaluation.sizes import BASELINE_ROWS, RELEASE_ROWS
 from ..model.competitors import fit_cost
-from ..storage.store import ACTIVE, JobStatus, Store
+from ..storage.store import ACTIVE, JobRow, JobStatus, Store
 from .config import SweepConfig, baseline_spec
 from .first_look import looked_levels
 from .tasks import LEVELS, Growth, Task, TaskKey, TaskKind, plan_from_json
@@ -76,16 +76,16 @@ def chunk_share(name: str, sizes: tuple[int, int] | None = None) -> float:
     return _chunk_weight(first, stop, sizes or QUICK_SIZES) / whole
 
 
-def protocol_sizes(job: dict) -> tuple[int, int] | None:
+def protocol_sizes(job: JobRow) -> tuple[int, int] | None:
     """The (utility sets, release sets) a job was planned with (None before it is planned: the quick preset's)."""
-    protocol = (job.get("details") or {}).get("protocol") or {}
+    protocol = job.details.get("protocol") or {}
     if "utility_sets" not in protocol or "release_sets" not in protocol:
         return None
     return int(protocol["utility_sets"]), int(protocol["release_sets"])
 
 
-def _shape(job: dict) -> tuple[float, float, float]:
-    details = job.get("details") or {}
+def _shape(job: JobRow) -> tuple[float, float, float]:
+    details = job.details
     targets = details.get("n_targets") or len({t["row"] for t in details.get("targets") or ()}) or PRIOR_SHAPE[2]
     return (float(details.get("n_train") or PRIOR_SHAPE[0]), float(details.get("n_columns") or PRIOR_SHAPE[1]),
             float(targets))
@@ -130,7 +130,7 @@ def share_at_plan(details: dict, cores: int | None = None) -> float | None:
     return None if load is None else max(1.0, float(load) / (cores or machine_load()[1]))
 
 
-def kind_priors(store: Store, job: dict) -> tuple[dict[str, float], str]:
+def kind_priors(store: Store, job: JobRow) -> tuple[dict[str, float], str]:
     """Expected seconds per task kind for ``job`` before any of its own tasks is measured — earlier finished sweeps
     of this workspace, else the costs measured in bench/sweep.md, rescaled to the job's shape — and their source.
     An earlier sweep's times are taken back to a quiet machine by the slowdown it was planned under: the job's own
@@ -139,12 +139,12 @@ def kind_priors(store: Store, job: dict) -> tuple[dict[str, float], str]:
     earlier: dict[str, list[float]] = {}
     shape = _shape(job)
     for other in store.jobs():
-        if other["id"] == job["id"] or other["status"] != JobStatus.DONE:
+        if other.id == job.id or other.status != JobStatus.DONE:
             continue
-        fits = competitor_fits(SweepConfig.from_dict(other["config"]), int(_shape(other)[0]), int(_shape(other)[1]))
+        fits = competitor_fits(SweepConfig.from_dict(other.config), int(_shape(other)[0]), int(_shape(other)[1]))
         sizes = protocol_sizes(other)
-        then = share_at_plan(other.get("details") or {}) or 1.0
-        for done in finished_tasks(store, other["id"]):
+        then = share_at_plan(other.details) or 1.0
+        for done in finished_tasks(store, other.id):
             if done.key in fits:  # a competitor's fit is costed by its own measure, not as its kind's
                 continue
             scale = _size(done.kind, shape) / _size(done.kind, _shape(other))
@@ -248,12 +248,12 @@ def calibrated(priors: dict[str, float], finished: list[Finished], fits: dict[st
                  frozenset(k for k in own if k not in ALONE))
 
 
-def kind_costs(store: Store, job: dict) -> tuple[dict[str, float], str]:
+def kind_costs(store: Store, job: JobRow) -> tuple[dict[str, float], str]:
     """Expected seconds per task kind for ``job`` (``calibrated`` by its finished tasks), and where they come
     from."""
     priors, source = kind_priors(store, job)
-    finished = [] if job["id"] is None else finished_tasks(store, job["id"])
-    fits = competitor_fits(SweepConfig.from_dict(job["config"]), *map(int, _shape(job)[:2])) if job.get("config") \
+    finished = [] if job.id is None else finished_tasks(store, job.id)
+    fits = competitor_fits(SweepConfig.from_dict(job.config), *map(int, _shape(job)[:2])) if job.config \
         else {}
     costs = calibrated(priors, finished, fits, sizes=protocol_sizes(job))
     return costs.kinds, ("this sweep's measured tasks and " + source) if finished else source
@@ -393,26 +393,26 @@ def progress(store: Store, job_id: str) -> dict:
     whether a cancel is under way (``stopping``) and ``text``, the one line every view shows (``progress_text``)."""
     job = store.job(job_id)
     done = store.done_tasks(job_id)
-    details = job.get("details") or {}
-    active = job["status"] in ACTIVE
+    details = job.details
+    active = job.status in ACTIVE
     left, source = None, None
-    if job["plan"]:
-        planned = plan_from_json(job["plan"])
+    if job.plan:
+        planned = plan_from_json(job.plan)
         priors, source = kind_priors(store, job)
         finished = finished_tasks(store, job_id)
         if finished:
             source = "this sweep's measured tasks and " + source
         n_train, n_columns, _ = _shape(job)
-        fits = competitor_fits(SweepConfig.from_dict(job["config"]), int(n_train), int(n_columns))
-        running = job["status"] == JobStatus.RUNNING
+        fits = competitor_fits(SweepConfig.from_dict(job.config), int(n_train), int(n_columns))
+        running = job.status == JobStatus.RUNNING
         holder = next((f.at for f in finished if f.key == str(TaskKey(TaskKind.HOLDER))), None)
-        began = max(moment for moment in (holder, job.get("started"), 0.0) if moment is not None)
+        began = max(moment for moment in (holder, job.started, 0.0) if moment is not None)
         # fixed when the plan was made, so that the time left only counts down between tasks
-        left = time_left(planned, finished, priors, fits, job["workers"] or 1, time.time() if running else None,
+        left = time_left(planned, finished, priors, fits, job.workers or 1, time.time() if running else None,
                          began, details.get("load_at_plan"), machine_load()[1], details.get("slowdown_at_plan"),
                          protocol_sizes(job))
         names = {task.name for task in planned}  # the holder's fit is stored as a result but is no task
-        phase, count, total = "sweep", len(done & names), job["total"] or 0
+        phase, count, total = "sweep", len(done & names), job.total or 0
         whole = total
     else:
         looks = sum(1 for name in done if TaskKey.parse(name).kind == TaskKind.FIRST_LOOK)
@@ -421,38 +421,38 @@ def progress(store: Store, job_id: str) -> dict:
         left, whole = _before_the_plan(store, job, looks)
         source = "the costs measured in bench/sweep.md" if left is not None else None
         whole = whole or total + 1  # the holder's fit at least is left after the looks
-    stopping = bool(job.get("cancel")) and active
+    stopping = bool(job.cancel) and active
     fraction = min(count / whole, 1.0) if whole else 0.0
-    info = {"status": job["status"], "phase": phase, "done": count, "total": total,
+    info = {"status": job.status, "phase": phase, "done": count, "total": total,
             "fraction": min(fraction, ALMOST_FULL) if active else fraction,
             "eta_seconds": None if left is None else left.seconds, "eta_low": None if left is None else left.low,
             "eta_busy": bool(left and left.busy), "eta_unmeasured": list(left.unmeasured) if left else [],
-            "eta_source": source, "stopping": stopping, "error": job["error"]}
+            "eta_source": source, "stopping": stopping, "error": job.error}
     info["text"] = progress_text(info)
     return info
 
 
-def _before_the_plan(store: Store, job: dict, looks: int) -> tuple[TimeLeft | None, int | None]:
+def _before_the_plan(store: Store, job: JobRow, looks: int) -> tuple[TimeLeft | None, int | None]:
     """While the first look runs and the holder is fitted (minutes at 120 columns), the plan is not stored yet: the
     time left of the sweep as planned from its settings, levels and shape (which the worker records as soon as it
     knows them), nothing of it measured; and how many tasks the whole sweep has. (None, None) before they are known."""
     from .plan import planned_tasks
 
-    details = job.get("details") or {}
+    details = job.details
     if not details.get("levels") or not details.get("n_train") or not details.get("n_columns"):
         return None, None
-    config = SweepConfig.from_dict(job["config"])
+    config = SweepConfig.from_dict(job.config)
     planned = planned_tasks(config, [int(level) for level in details["levels"] if level is not None])
     n_train, n_columns = int(details["n_train"]), int(details["n_columns"])
-    shaped = {"id": job["id"], "details": {"n_train": n_train, "n_columns": n_columns,
-                                           "n_targets": planned_targets(config)}}
+    shaped = JobRow(job.id, details={"n_train": n_train, "n_columns": n_columns,
+                                     "n_targets": planned_targets(config)})
     priors, _ = kind_priors(store, shaped)
     looks_left = max(int(details.get("first_look_levels") or 0) - looks, 0)
     fitting = {}  # every first look stored, the job running: the holder is being fitted since the last one
-    if not looks_left and looks and job["status"] == JobStatus.RUNNING:
-        last = max(f.at for f in finished_tasks(store, job["id"]) if f.kind == TaskKind.FIRST_LOOK)
+    if not looks_left and looks and job.status == JobStatus.RUNNING:
+        last = max(f.at for f in finished_tasks(store, job.id) if f.kind == TaskKind.FIRST_LOOK)
         fitting = {str(TaskKey(TaskKind.HOLDER)): max(time.time() - last, 0.0)}
-    left = time_left(planned, [], priors, competitor_fits(config, n_train, n_columns), job["workers"] or 1,
+    left = time_left(planned, [], priors, competitor_fits(config, n_train, n_columns), job.workers or 1,
                      load=details.get("load_at_plan"), cores=machine_load()[1],
                      slowdown=details.get("slowdown_at_plan"), sizes=(config.protocol().utility_sets,
                                                                       config.protocol().release_sets),
@@ -508,7 +508,7 @@ def estimate(store: Store, plan: list[Task], n_train: int, n_columns: int, worke
     fits included and its release chunks costed by its protocol), and where the costs come from: the worker's
     start, the first look (a table larger than its sample), the plan."""
     targets = planned_targets(config) if config is not None else None
-    job = {"id": None, "details": {"n_train": n_train, "n_columns": n_columns, "n_targets": targets}}
+    job = JobRow(None, details={"n_train": n_train, "n_columns": n_columns, "n_targets": targets})
     costs, source = kind_costs(store, job)
     fits = competitor_fits(config, n_train, n_columns) if config is not None else {}
     if fits:
@@ -780,7 +780,7 @@ def audit_seconds(store: Store, config: SweepConfig, n_train: int, n_columns: in
     plan = [t for t in planned_tasks(config, [1]) if t.kind == TaskKind.DP_AUDIT]
     if not plan:
         return 0.0
-    costs, _ = kind_costs(store, {"id": None, "details": {"n_train": n_train, "n_columns": n_columns}})
+    costs, _ = kind_costs(store, JobRow(None, details={"n_train": n_train, "n_columns": n_columns}))
     extra = {name: seconds for name, seconds in competitor_fits(config, n_train, n_columns).items()
              if TaskKey.parse(name).kind == TaskKind.DP_AUDIT}
     return seconds_left(plan, set(), costs, workers, extra=extra)

@@ -34,7 +34,7 @@ from ..errors import DataError
 from ..storage.store import ACTIVE, JobStatus, Store
 from ..text import read_choice
 from .backends import Backend
-from .lifecycle import process_start_time, worker_alive
+from .lifecycle import Worker, process_start_time, worker_alive
 
 KEY = "standby"  # the store's meta entry of the workspace's standby worker
 POLL_SECONDS = 0.1  # how often a standby looks for its job and for its dashboard (one read of the store)
@@ -83,7 +83,7 @@ class Standby:
 
 def _alive(pid: int, started: float | None) -> bool:
     """Whether process ``pid`` runs and is the one that started at ``started`` (not a reused pid, not a zombie)."""
-    return worker_alive({"pid": pid, "pid_started": started})
+    return worker_alive(Worker(pid, started))
 
 
 def waiting(store: Store) -> Standby | None:
@@ -99,7 +99,7 @@ def start_standby(store: Store) -> int | None:
     of the workspace is running (a standby's imports would slow its first seconds down; the next one waits once it
     has ended); its pid."""
     if store.read_only or waiting(store) is not None or any(
-            job["status"] in ACTIVE and worker_alive(job) for job in store.jobs()):
+            job.status in ACTIVE and worker_alive(job) for job in store.jobs()):
         return None
     root = str(Path(__file__).resolve().parents[2])  # so "-m tvs_core" resolves from any folder
     path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH")) if p)

@@ -17,7 +17,7 @@ from ..data.split import MIN_HOLDOUT_ROWS, explicit_holdout
 from ..data.validation import check, unseen_labels, validate
 from ..errors import DataError, DataErrors
 from ..model.ordering import Measure
-from ..storage.store import ACTIVE, JobStatus, Store
+from ..storage.store import ACTIVE, JobRow, JobStatus, Store
 from .backends import Backend
 from .config import SETTING_NAMES, SweepConfig, baseline_spec, check_external_name, job_id_for
 from .context import schema_for, split_tables
@@ -187,9 +187,9 @@ def start_or_follow(store: Store, table: pd.DataFrame, config: SweepConfig, hold
     the same settings and data being the same job), then answered, followed or run."""
     job_id = submit(store, table, config, holdout, externals, holdout_origin)
     job = store.job(job_id)
-    if job["status"] == JobStatus.DONE:
+    if job.status == JobStatus.DONE:
         return Started(job_id, Next.NOTHING)
-    if job["status"] in ACTIVE and worker_alive(job):
+    if job.status in ACTIVE and worker_alive(job):
         return Started(job_id, Next.FOLLOW)
     return Started(job_id, Next.RUN, resuming=bool(store.done_tasks(job_id)))
 
@@ -219,18 +219,18 @@ def resume_sweep(store: Store, job_id: str, runner: Runner) -> object:
     job = store.job(job_id)
     if job is None:
         raise DataError(f"There is no sweep {job_id} in this workspace.", fix="Start it from the Sweep page.")
-    if job["status"] == JobStatus.DONE:
+    if job.status == JobStatus.DONE:
         raise DataError(f"Sweep {job_id} has finished: there is nothing to resume.", fix="Open its results.")
-    if job["status"] in ACTIVE and worker_alive(job):
+    if job.status in ACTIVE and worker_alive(job):
         raise DataError(f"Sweep {job_id} is running already.", fix="Wait for it, or cancel it first.")
     return runner(store, job_id)
 
 
-def job_tables(store: Store, job: dict) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+def job_tables(store: Store, job: JobRow) -> tuple[pd.DataFrame, pd.DataFrame | None]:
     """The table (and hold-out file, if one was given) exactly as the job was submitted."""
-    space, fingerprint = store.space, job["fingerprint"]
+    space, fingerprint = store.space, job.fingerprint
     if not space.has_table(fingerprint):
-        raise DataError(f"The data of job {job['id']} is no longer in the workspace.",
+        raise DataError(f"The data of job {job.id} is no longer in the workspace.",
                         fix="Start the sweep again from the data.")
     return space.load_table(fingerprint), (space.load_table(fingerprint, "holdout")
                                            if space.has_table(fingerprint, "holdout") else None)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from enum import Enum, StrEnum
 
 from ..evaluation.records import HOLDER, Record
+from ..storage.store import Store, StoredResult
 from . import handlers
 
 LEVELS, GAMES, ATTACKERS, EVALUATIONS = 1, 2, 3, 4  # stage 0: the holder's fit (and the first look)
@@ -166,6 +167,30 @@ def plan_from_json(entries: list) -> list[Task]:
             stage = int(entry[2]) if len(entry) > 2 else key.kind.legacy_stage
         tasks.append(Task(key, (), int(stage)))
     return tasks
+
+
+@dataclass(frozen=True)
+class StoredTask:
+    """A finished task of a sweep read back from the store (``engine.TaskResult`` is what it was when it ran): its
+    records as ``Record``s (a role this version does not know refused in one sentence), its seconds of work, when it
+    was stored and its peak memory."""
+
+    task: str  # its ``TaskKey``, as text (``TaskKey.parse``)
+    kind: str  # its ``TaskKind``'s value: a kind earlier versions planned whole reads too (``plan.WHOLE``)
+    records: tuple[Record, ...]
+    seconds: float
+    created: float
+    peak_mb: float | None
+
+    @classmethod
+    def from_stored(cls, row: StoredResult) -> StoredTask:
+        return cls(row.task, row.kind, tuple(Record.from_stored(r) for r in row.records), row.seconds, row.created,
+                   row.peak_mb)
+
+
+def task_results(store: Store, job_id: str) -> list[StoredTask]:
+    """Every finished task of a job, oldest first, its records read."""
+    return [StoredTask.from_stored(row) for row in store.results(job_id)]
 
 
 def run_task(task: Task, context, payloads: list[bytes] | None = None) -> tuple[list[Record], bytes | None]:

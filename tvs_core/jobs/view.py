@@ -9,11 +9,13 @@ import json
 
 import pandas as pd
 
-from ..evaluation.records import HOLDER, Record, to_frame
+from ..evaluation.context import EvaluationData
+from ..evaluation.preview import LevelPreview, normal_scores_correlation, preview_levels
+from ..evaluation.records import HOLDER, to_frame
 from ..evaluation.summary import Summary, summarise
 from ..model.generator import SyntheticGenerator
 from ..model.ordering import default_levels
-from ..storage.store import ACTIVE, JobStatus, Store
+from ..storage.store import ACTIVE, JobRow, JobStatus, Store
 from ..text import percent
 from .config import SweepConfig
 from .context import split_tables
@@ -21,7 +23,7 @@ from .first_look import without_first_look
 from .plan import release_chunk
 from .progress import progress
 from .submission import HOLDOUT_ORIGIN, job_tables
-from .tasks import TaskKind, plan_from_json
+from .tasks import TaskKind, plan_from_json, task_results
 
 
 class JobView:
@@ -33,16 +35,16 @@ class JobView:
             raise TVSError(f"No job '{job_id}' in {store.workspace}.")
 
     @property
-    def job(self) -> dict:
+    def job(self) -> JobRow:
         return self.store.job(self.id)
 
     @property
     def config(self) -> SweepConfig:
-        return SweepConfig.from_dict(self.job["config"])
+        return SweepConfig.from_dict(self.job.config)
 
     @property
     def fingerprint(self) -> str:
-        return self.job["fingerprint"]
+        return self.job.fingerprint
 
     @property
     def holdout_file(self) -> bool:
@@ -102,11 +104,11 @@ class JobView:
 
     @property
     def active(self) -> bool:
-        return self.job["status"] in ACTIVE
+        return self.job.status in ACTIVE
 
     @property
     def details(self) -> dict:
-        return self.job["details"] or {}
+        return self.job.details
 
     @property
     def levels(self) -> list[int]:
@@ -125,7 +127,7 @@ class JobView:
     def records(self, first_look: bool = False) -> pd.DataFrame:
         """Every stored record; ``first_look``: keep the first look's records of the levels whose own release
         task has not reported yet (the live scatter; never for a choice or an export)."""
-        records = to_frame([Record.from_stored(r) for result in self.store.results(self.id) for r in result["records"]])
+        records = to_frame([r for result in task_results(self.store, self.id) for r in result.records])
         return without_first_look(records, keep_missing_levels=first_look)
 
     def complete_levels(self) -> set[int] | None:
@@ -135,24 +137,24 @@ class JobView:
         sweep's — and are never recommended (``choice.select``'s ``candidates``); a baseline's tasks, the DP audit's
         and a table made elsewhere are no level's."""
         job = self.job
-        if job["status"] == JobStatus.DONE:
+        if job.status == JobStatus.DONE:
             return None
         done, levels, missing = self.store.done_tasks(self.id), set(self.levels), set()
-        for task in plan_from_json(job["plan"] or []):
+        for task in plan_from_json(job.plan or []):
             if task.player != HOLDER or task.kind in (TaskKind.HOLDER, TaskKind.FIRST_LOOK) or task.name in done:
                 continue
             if task.kind in (TaskKind.RELEASE, TaskKind.RELEASE_DETAILS) and task.key.index:
                 missing.add(int(task.key.index[0]))
             else:  # a game, a reference: every level waits for it
                 return set()
-        return levels - missing if job["plan"] else set()
+        return levels - missing if job.plan else set()
 
     def sets_scored(self) -> dict[int, tuple[int, int]]:
         """Per level with release tasks in the plan: (published sets its stored release chunks scored, sets planned).
         A level with fewer scored than planned shows its first numbers (``plan.release_tasks``)."""
         done = self.store.done_tasks(self.id)
         planned: dict[int, list[tuple[int, bool]]] = {}
-        for task in plan_from_json(self.job["plan"] or []):
+        for task in plan_from_json(self.job.plan or []):
             chunk = release_chunk(task.name)
             if chunk is not None:
                 planned.setdefault(chunk[0], []).append((chunk[2] - chunk[1], task.name in done))
@@ -175,19 +177,16 @@ class JobView:
         table, holdout = job_tables(self.store, self.job)
         return split_tables(self.config, table, holdout)
 
-    def evaluation_data(self, holder: SyntheticGenerator | None = None):
+    def evaluation_data(self, holder: SyntheticGenerator | None = None) -> EvaluationData | None:
         """The encoded train/test rows as the evaluation saw them (the holder's encoder); None before the fit."""
-        from ..evaluation.context import EvaluationData
-
         holder = holder or self.holder()
         if holder is None:
             return None
         train, test = self.tables()
         return EvaluationData.from_model(holder, train, test)
 
-    def preview(self):
+    def preview(self) -> LevelPreview | None:
         """The instant preview (risk, what each level cuts, the block check) of the holder's order."""
-        from ..evaluation.preview import normal_scores_correlation, preview_levels
 
         holder = self.holder()
         data = self.evaluation_data(holder)

@@ -29,7 +29,7 @@ from .payloads import HEAD, current
 from .plan import plan, scored_earlier, scored_whole
 from .progress import machine_load, machine_slowdown
 from .submission import job_externals, job_tables
-from .tasks import Task, TaskKey, TaskKind, plan_json, still_needed
+from .tasks import Task, TaskKey, TaskKind, plan_json, still_needed, task_results
 
 HEARTBEAT_SECONDS = 2.0
 
@@ -115,10 +115,10 @@ def run_job(store: Store, job_id: str, n_jobs: int = 2, backend: Backend = Backe
     job = store.job(job_id)
     if job is None:
         raise TVSError(f"No job '{job_id}' in {store.workspace}.")
-    if job["status"] == JobStatus.DONE:
+    if job.status == JobStatus.DONE:
         return JobStatus.DONE
-    if job["status"] in ACTIVE and job.get("pid") not in (None, os.getpid()) and worker_alive(job):
-        raise TVSError(f"Job {job_id} is already running in process {job['pid']}; one worker per job.")
+    if job.status in ACTIVE and job.pid not in (None, os.getpid()) and worker_alive(job):
+        raise TVSError(f"Job {job_id} is already running in process {job.pid}; one worker per job.")
     store.update_job(job_id, status=JobStatus.RUNNING.value, pid=os.getpid(),
                      pid_started=process_start_time(os.getpid()), started=time.time(), heartbeat=time.time(),
                      error=None, cancel=0, workers=n_jobs)
@@ -160,13 +160,13 @@ def failure_sentence(exc: Exception, log) -> str:
 
 def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: Backend, address) -> str:
     job = store.job(job_id)
-    config = SweepConfig.from_dict(job["config"])
+    config = SweepConfig.from_dict(job.config)
     table, holdout = job_tables(store, job)
     stored = store.model_json(job_id, HOLDER)
     train, test = split_tables(config, table, holdout)
     # the sweep's levels, resolved once (``sweep_levels``: seconds on a wide table); a resumed job keeps those it
     # was planned with, whatever the defaults of this version
-    planned = [int(level) for level in (job.get("details") or {}).get("levels") or () if level is not None]
+    planned = [int(level) for level in job.details.get("levels") or () if level is not None]
     levels: list[int] = planned
 
     def sweep_levels_once() -> list[int]:
@@ -203,7 +203,7 @@ def _run(store: Store, job_id: str, sink: StoreSink, n_jobs: int, backend: Backe
     # a resumed job keeps the release chunks it stored, whichever version planned them (plan.release_tasks)
     todo = plan(context, sink.done(), workers=n_jobs)
     if stored is not None:  # resumed: see scored_earlier and scored_whole
-        results = store.results(job_id)
+        results = task_results(store, job_id)
         scored = scored_earlier(results) | scored_whole(results, todo)
         todo = [t for t in todo if t.name not in scored]
     _forget_unreadable_payloads(store, job_id)

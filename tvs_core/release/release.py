@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Protocol
 
 import pandas as pd
 
@@ -18,6 +19,8 @@ from ..choice.selection import Selection
 from ..choice.summary import ChoiceSettings
 from ..choice.verdicts import Verdicts, sweep_verdicts
 from ..errors import DataError
+from ..evaluation.context import EvaluationData
+from ..evaluation.preview import LevelPreview
 from ..evaluation.summary import summarise
 from ..model.generator import SyntheticGenerator, all_cores
 from ..storage.store import Store
@@ -26,6 +29,41 @@ from .guardrails import Guardrail, blocked, guardrails
 from .ledger import LedgerEntry, record_release, releases
 from .manifest import manifest, manifest_bytes
 from .pooled import PooledCheck, pooled_check, sha256_of
+
+
+class SweepSettings(Protocol):
+    """What a release reads of a sweep's settings (``jobs.SweepConfig`` has them)."""
+
+    seed: int
+    sensitive: list[str]
+
+
+class SweepView(Protocol):
+    """What a release reads of the sweep it comes from (``jobs.JobView`` is one): a release never imports the jobs,
+    which hand it their sweep."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def config(self) -> SweepSettings: ...
+    @property
+    def store(self) -> Store: ...
+    @property
+    def fingerprint(self) -> str: ...  # the sweep's data (table and hold-out file)
+    @property
+    def table_fingerprint(self) -> str: ...
+    @property
+    def levels(self) -> list[int]: ...
+    @property
+    def caps(self) -> list[dict]: ...
+    def holder(self) -> SyntheticGenerator | None: ...
+    def tables(self) -> tuple[pd.DataFrame, pd.DataFrame]: ...
+    def records(self, first_look: bool = False) -> pd.DataFrame: ...
+    def complete_levels(self) -> set[int] | None: ...
+    def evaluation_data(self, holder: SyntheticGenerator | None = None) -> EvaluationData | None: ...
+    def preview(self) -> LevelPreview | None: ...
+    def claims(self) -> dict[str, float]: ...
+    def settings_record(self) -> dict: ...
 
 
 @dataclass
@@ -41,7 +79,7 @@ class Release:
     table_name: str
     train: pd.DataFrame  # the rows the model was fitted on
     data_fingerprint: str  # the sweep's data (table and hold-out file), or the table's without a sweep
-    view: object | None = None  # the JobView of the sweep it came from (None: a fitted-on-the-spot model)
+    view: SweepView | None = None  # the JobView of the sweep it came from (None: a fitted-on-the-spot model)
     settings: ChoiceSettings | None = None  # how the level was weighed (a sweep's release)
     selection: Selection | None = None
     metrics: list[dict] = field(default_factory=list)  # the sweep's summary rows at this level
@@ -52,7 +90,7 @@ class Release:
 
     # -- made once ----------------------------------------------------------------------------------------------
     @classmethod
-    def from_sweep(cls, view, level: int, rows: int | None = None, seed: int | None = None,
+    def from_sweep(cls, view: SweepView, level: int, rows: int | None = None, seed: int | None = None,
                    settings: ChoiceSettings | None = None, table_name: str | None = None,
                    store: Store | None = None, chosen_by_user: bool = True) -> Release:
         """The release of ``level`` of a stored sweep (``view``: a ``JobView``): ``rows`` default to the training
@@ -156,11 +194,16 @@ class Release:
         return manifest_bytes(self.manifest())
 
     # -- what happens to it ---------------------------------------------------------------------------------------
+    def refuse_if_blocked(self, fix: str = "Fix the problem, or release anyway with a reason (it goes into the "
+                                           "manifest).") -> None:
+        """The one refusal of a release a guardrail blocks (and no reason overrides): its first block, in words;
+        nothing is written or recorded."""
+        if self.blocked:
+            raise DataError(f"The release is blocked: {self.blocked[0].message} Nothing was written.", fix=fix)
+
     def record(self, store: Store, note: str | None = None) -> LedgerEntry:
         """Into the ledger of ``store``'s workspace, with a copy of the rows (the download, the command line)."""
-        if self.blocked:
-            raise DataError(f"The release is blocked: {self.blocked[0].message}",
-                            fix="Fix the problem, or release anyway with a reason (it goes into the manifest).")
+        self.refuse_if_blocked()
         choice = self.choice()
         return record_release(store, self.table_fingerprint, self.table, self.csv, self.sha256, self.model,
                               self.level, self.seed, note=note, job_id=None if self.view is None else self.view.id,
@@ -172,9 +215,7 @@ class Release:
     def write(self, out: str | Path, inputs: tuple = ()) -> tuple[Path, Path]:
         """The CSV at ``out`` and its manifest next to it (``<name>.manifest.json``), each written whole or not at
         all and never over an input; returns both paths."""
-        if self.blocked:
-            raise DataError(f"The release is blocked: {self.blocked[0].message}",
-                            fix="Fix the problem, or release anyway with a reason (it goes into the manifest).")
+        self.refuse_if_blocked()
         out = Path(out)
         manifest_path = manifest_path_for(out)
         csv_path = write_file(self.csv, out, inputs)

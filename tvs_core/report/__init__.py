@@ -65,7 +65,7 @@ def build_report(release: Release, reason: str | None = None, exported: bool = T
 def table_name(view: JobView) -> str | None:
     """What the user calls the sweep's table: the name of the project that opened it (a demo's title or the
     uploaded file's name), None when no project holds it (a sweep started from the command line)."""
-    from ..jobs.projects import Projects
+    from ..projects import Projects
 
     fingerprint = view.table_fingerprint
     for project in Projects(view.store).all():

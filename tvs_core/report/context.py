@@ -14,6 +14,7 @@ import pandas as pd
 from ..choice import ChoiceSettings, LevelCard, Selection, explain_level
 from ..errors import DataError
 from ..evaluation.dp_audit import AuditResult, audits_from_records
+from ..evaluation.preview import LevelPreview
 from ..evaluation.summary import Summary
 from ..jobs import JobView
 from ..jobs.submission import job_tables
@@ -37,7 +38,7 @@ class ReportContext:
     entries: list[LedgerEntry]  # every release of the table in the ledger
     table: pd.DataFrame  # the sweep's table as submitted
     test: pd.DataFrame  # its hold-out rows
-    preview: object | None  # the risk preview (``LevelPreview``), None without an order
+    preview: LevelPreview | None  # the risk preview, None without an order
     made: str  # when the report was made
 
     @classmethod

@@ -135,7 +135,7 @@ def versions(c: ReportContext) -> str:
     settings = pd.DataFrame(settings_words(record), columns=["setting", "value"])
     sizes = pd.DataFrame(size_words(record.get("protocol") or {}), columns=["size", "value"])
     packages = ", ".join(f"{k} {v}" for k, v in package_versions().items())
-    return (kv([("Sweep", c.view.id), ("Status", f"{job['status']} ({job['done']} of {job['total']} tasks)"),
+    return (kv([("Sweep", c.view.id), ("Status", f"{job.status} ({job.done} of {job.total} tasks)"),
                 ("Protocol preset", config.preset), ("Master seed", config.seed),
                 ("Generator", model_label(holder.name)),
                 ("Attack games' refits", "the holder's pair-copula families kept, parameters refitted (a deviation "

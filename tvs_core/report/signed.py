@@ -56,8 +56,8 @@ def _before_signing(c: ReportContext) -> str:
     """What must be seen before signing: a sweep still running, blocking guardrails, the pooled check."""
     job = c.view.job
     warn, block, ok = [], [g.message for g in c.release.checks if g.severity == Severity.BLOCK], []
-    if job["status"] != JobStatus.DONE:
-        warn.append(f"The sweep is {job['status']} ({job['done']} of {job['total']} tasks): the attack games may not "
+    if job.status != JobStatus.DONE:
+        warn.append(f"The sweep is {job.status} ({job.done} of {job.total} tasks): the attack games may not "
                     "have reported for every level; its privacy numbers are provisional.")
     officer = officer_words(c.card.verdicts)
     if officer:

@@ -16,6 +16,7 @@ import threading
 import time
 import weakref
 from contextlib import contextmanager
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
 
@@ -62,6 +63,55 @@ class JobStatus(StrEnum):
 
 
 ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)  # a job that still has a worker to come or running
+
+
+@dataclass(frozen=True)
+class JobRow:
+    """One sweep as the ``jobs`` table keeps it, its JSON columns read: what every reader of a job gets, a snapshot
+    (read the store again for what changed since)."""
+
+    id: str | None  # None: a sweep not started yet, shaped for an estimate (``progress.planned_time_left``)
+    fingerprint: str = ""  # of the training table, kept in the workspace
+    config: dict = field(default_factory=dict)  # the ``SweepConfig`` as stored (``SweepConfig.from_dict``)
+    status: JobStatus = JobStatus.QUEUED
+    done: int = 0  # finished tasks stored
+    total: int = 0  # tasks planned (0 until planned)
+    pid: int | None = None  # the worker's process, and when it started (a pid is reused)
+    pid_started: float | None = None
+    heartbeat: float | None = None
+    cancel: bool = False  # the user asked it to stop
+    error: str | None = None
+    plan: list | None = None  # the stored plan (``tasks.plan_from_json``), None until planned
+    workers: int | None = None
+    created: float = 0.0
+    started: float | None = None
+    finished: float | None = None
+    details: dict = field(default_factory=dict)  # levels, shape, protocol, targets and machine as planned ({} before)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", JobStatus(self.status))
+
+    @classmethod
+    def from_row(cls, row: sqlite3.Row) -> JobRow:
+        known = {f.name for f in fields(cls)}
+        values = {key: row[key] for key in row.keys() if key in known}
+        return cls(**values | {"config": json.loads(row["config"]),
+                               "cancel": bool(row["cancel"]),
+                               "plan": json.loads(row["plan"]) if row["plan"] else None,
+                               "details": json.loads(row["details"]) if row["details"] else {}})
+
+
+@dataclass(frozen=True)
+class StoredResult:
+    """One finished task as the ``results`` table keeps it (without its payload): its records are the stored JSON
+    objects, read into ``Record``s by ``jobs.tasks.task_results``."""
+
+    task: str  # its ``TaskKey``, as text
+    kind: str  # its ``TaskKind``'s value
+    records: list[dict]
+    seconds: float  # of work
+    created: float  # when it was stored
+    peak_mb: float | None  # its process's peak memory, where measured
 
 
 class _Connection:
@@ -198,18 +248,11 @@ class Store:
         self.log(job_id, "created", "job created")
         return True
 
-    def job(self, job_id: str) -> dict | None:
+    def job(self, job_id: str) -> JobRow | None:
         row = self.db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
-        if row is None:
-            return None
-        job = dict(row)
-        job["status"] = JobStatus(job["status"])
-        job["config"] = json.loads(job["config"])
-        job["plan"] = json.loads(job["plan"]) if job["plan"] else None
-        job["details"] = json.loads(job["details"]) if job["details"] else None
-        return job
+        return None if row is None else JobRow.from_row(row)
 
-    def jobs(self) -> list[dict]:
+    def jobs(self) -> list[JobRow]:
         rows = self.db.execute("SELECT id FROM jobs ORDER BY created DESC").fetchall()
         return [self.job(r["id"]) for r in rows]
 
@@ -247,11 +290,11 @@ class Store:
             db.execute("UPDATE jobs SET done = ?, heartbeat = ? WHERE id = ?", (done, time.time(), job_id))
         return True
 
-    def results(self, job_id: str) -> list[dict]:
+    def results(self, job_id: str) -> list[StoredResult]:
         rows = self.db.execute("SELECT task, kind, records, seconds, created, peak_mb FROM results WHERE job_id = ? "
                                "ORDER BY created", (job_id,)).fetchall()
-        return [{"task": r["task"], "kind": r["kind"], "records": json.loads(r["records"]),
-                 "seconds": r["seconds"], "created": r["created"], "peak_mb": r["peak_mb"]} for r in rows]
+        return [StoredResult(r["task"], r["kind"], json.loads(r["records"]), r["seconds"], r["created"], r["peak_mb"])
+                for r in rows]
 
     def payload(self, job_id: str, task: str) -> bytes | None:
         row = self.db.execute("SELECT payload FROM results WHERE job_id = ? AND task = ?", (job_id, task)).fetchone()

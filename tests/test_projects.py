@@ -5,8 +5,8 @@ from dataclasses import fields
 
 from tvs_core.evaluation.dp_audit import DEFAULT_TRIALS
 from tvs_core.jobs.config import SweepConfig, job_id_for
-from tvs_core.jobs.projects import Project, Projects
 from tvs_core.model.registry import BaselineName
+from tvs_core.projects import Project, Projects
 from tvs_core.storage.store import Store
 
 # a project as the dashboard saved it before issue 24: every sweep setting a field of its own
@@ -116,8 +116,8 @@ def test_a_project_and_its_job_stored_by_this_version_read_back_typed(tmp_path):
     assert again.sweep.preset is ProtocolName.PAPER and again.sweep.families is FamilySet.FAST
     assert all(type(name) is BaselineName for name in again.sweep.baselines) and again.sweep.baselines
     job = Store(tmp_path / "ws").job("j")
-    config = SweepConfig.from_dict(job["config"])
-    assert job["status"] is JobStatus.QUEUED and config.measure is Measure.PEARSON and config.sensitive == ["a"]
+    config = SweepConfig.from_dict(job.config)
+    assert job.status is JobStatus.QUEUED and config.measure is Measure.PEARSON and config.sensitive == ["a"]
     assert config.preset is ProtocolName.PAPER and config.families is FamilySet.FAST
     assert config.baselines == again.sweep.baselines and type(config.baselines[0]) is BaselineName
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 MB = 2**20
 MEMORY_CAP = 1 << 30  # RLIMIT_AS of the reading process
 HANG_GUARD = 60  # seconds: a read still running then has not been refused before parsing (the bench's guard)

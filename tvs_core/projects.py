@@ -15,17 +15,17 @@ from dataclasses import dataclass, field, fields, replace
 
 import pandas as pd
 
-from ..choice.axes import DEFAULT_PRIVACY, Axis
-from ..choice.mix import DEFAULT_MIX, UtilityMix
-from ..choice.selection import Normalisation
-from ..choice.summary import ChoiceSettings
-from ..data.fingerprint import fingerprint_table
-from ..data.schema import Schema, infer_schema
-from ..errors import DataError
-from ..storage.store import Store
-from ..text import read_choice
-from .backends import Backend
-from .config import SweepConfig
+from .choice.axes import DEFAULT_PRIVACY, Axis
+from .choice.mix import DEFAULT_MIX, UtilityMix
+from .choice.selection import Normalisation
+from .choice.summary import ChoiceSettings
+from .data.fingerprint import fingerprint_table
+from .data.schema import Schema, infer_schema
+from .errors import DataError
+from .jobs.backends import Backend
+from .jobs.config import SweepConfig
+from .storage.store import Store
+from .text import read_choice
 
 # the settings of a sweep a project kept as separate fields in an earlier shape (saved projects still have them)
 _FLAT_SWEEP_SETTINGS = ("response", "sensitive", "missing", "holdout_fraction", "measure", "levels", "preset",
