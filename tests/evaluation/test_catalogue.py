@@ -54,7 +54,7 @@ from tvs_core.evaluation.protocol import QUICK
 from tvs_core.evaluation.release import set_metric_functions
 from tvs_core.evaluation.set_metrics import SyntheticSet
 from tvs_core.evaluation.utility import trtr_records, tstr_records
-from tvs_core.model.registry import register
+from tvs_core.model.registry import PrivacyClaim, register
 
 COLUMNS = ["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "heart_rate_bpm", "in_hospital_death"]
 RESPONSES = {"class": "in_hospital_death", "continuous": "heart_rate_bpm"}
@@ -67,6 +67,7 @@ class ClaimsEpsilon(CopyRows):
     """Claims an ε (so a DP audit runs on it) and fits in no time."""
 
     name = "claims_epsilon_catalogue_test"
+    privacy = PrivacyClaim()  # its claim, declared as every generator that claims an ε declares it
 
     def __init__(self, epsilon: float = 1.0, **kwargs):
         super().__init__(**kwargs)
