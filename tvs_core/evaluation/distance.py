@@ -1,6 +1,6 @@
 """Distance-based privacy checks (docs/reference/protocols.md, 'Distance-based checks'): distance to closest record
-(DCR) and the Monte Carlo membership inference attack (MCMIA, seeds/004 §4.6, after Hilprecht, Härterich and
-Bernau).
+(DCR) and the Monte Carlo membership inference attack (MCMIA, Gambs et al., PoPETs 2021, §4.6, after Hilprecht,
+Härterich and Bernau).
 
 All inputs are numeric matrices (rows x encoded columns) without missing values. Distances are
 Euclidean on z-scored columns so that no column dominates through its unit; every pairwise step is
@@ -17,7 +17,7 @@ from sklearn.neighbors import NearestNeighbors
 
 from ..seeding import subsample
 
-ETA = 1e-12  # seeds/004 §4.6: "an arbitrary small value set to avoid log 0 (we used eta = 1e-12)"
+ETA = 1e-12  # Gambs et al. 2021, §4.6: "an arbitrary small value set to avoid log 0 (we used eta = 1e-12)"
 _CHUNK_CELLS = 4_000_000  # distance-matrix cells per chunk: ~32 MB of float64
 
 
@@ -189,7 +189,7 @@ def _top_m_share(scores: np.ndarray, is_train: np.ndarray, m: int) -> float:
 
 def mcmia(train_sample: np.ndarray, control_sample: np.ndarray, synthetic: np.ndarray,
           radius: float | None = None, refinement: bool = True, metric: str = "euclidean") -> dict:
-    """Monte Carlo membership inference privacy score (seeds/004 §4.6); 0.5 = members and
+    """Monte Carlo membership inference privacy score (Gambs et al. 2021, §4.6); 0.5 = members and
     non-members indistinguishable, 1 = every training record recovered.
 
     Score of a record x (S_T and S_C, standardised by the union's mean/sd) over n synthetic g_i:

@@ -1,6 +1,6 @@
 """Statistical fidelity of synthetic rows (docs/reference/protocols.md, 'Fidelity'): alpha-precision, beta-recall and
-authenticity (Alaa et al. 2022, as used in seeds/001 Appendix I), per-column KS / total variation
-distances and rank-correlation comparisons.
+authenticity (Alaa et al. 2022, as used in the TVineSynth paper, AISTATS 2025, Appendix I), per-column KS / total
+variation distances and rank-correlation comparisons.
 
 Inputs are numeric matrices (rows x encoded columns). Alaa et al. score rows in a learned one-class
 embedding; we use the identity embedding on columns z-scored by the real data, which needs no
@@ -36,7 +36,7 @@ def alpha_precision_beta_recall(real: np.ndarray, synthetic: np.ndarray, alphas:
     rows inside it. beta-support of the synthetic data: ball around the synthetic mean with the
     beta-quantile of the synthetic rows' distances to it as radius.
 
-    ``recall="support"`` (default) is seeds/001 App. I as written: a real row counts at beta when
+    ``recall="support"`` (default) is the TVineSynth paper's App. I as written: a real row counts at beta when
     it lies inside the synthetic beta-support (R_beta = P(X in S_S^beta), eq. 138).
     ``recall="knn"`` is the nearest-neighbour estimator of Alaa's released code: a real row x
     counts when its nearest synthetic row g lies inside the beta-support and d(x, g) <= distance
@@ -44,7 +44,7 @@ def alpha_precision_beta_recall(real: np.ndarray, synthetic: np.ndarray, alphas:
     synthetic rows sit nearer the centre than typical synthetic rows (hubness), so even perfect
     data score IR ~ 0.45 at 27 columns; with k = 1 a perfect generator is capped near 0.5.
 
-    IP_alpha = 1 - 2 * int_0^1 |P_alpha - alpha| d alpha (seeds/001 eq. 139), IR_beta likewise
+    IP_alpha = 1 - 2 * int_0^1 |P_alpha - alpha| d alpha (TVineSynth paper, eq. 139), IR_beta likewise
     (eq. 140), by the midpoint rule on the grid (default: the 20 midpoints (i + 0.5) / 20).
     ``alpha_precision`` and ``beta_recall`` are these integrated scores (a single curve value
     would depend on an arbitrary alpha). Tables above ``max_rows`` rows are subsampled with

@@ -1,12 +1,12 @@
 """The pooled-release check: an attacker who holds every earlier release of a table and the new one.
 
-Each release is judged alone by the sweep; published together they are one larger sample of the same
-model (or of several), and correlated releases compose worse than separate accounting says
-(seeds/003). Before a new export of a table that already has releases, the release attribute attack
-and the three membership attacks — the same functions the per-set metrics call — run on the union of
-the distinct earlier releases and the new one, and on the new release alone; the pool's risk is
-compared with the single release's interval from the sweep. Exact copies of training rows in the pool
-are counted (a copying generator shows at once), and the ε of differentially private releases adds up.
+Each release is judged alone by the sweep; published together they are one larger sample of the same model (or of
+several), and correlated releases compose worse than separate accounting says (Zhang, Malin, Raviv and Vorobeychik,
+"Confounding Privacy and Inverse Composition"). Before a new export of a table that already has releases, the release
+attribute attack and the three membership attacks — the same functions the per-set metrics call — run on the union of
+the distinct earlier releases and the new one, and on the new release alone; the pool's risk is compared with the
+single release's interval from the sweep. Exact copies of training rows in the pool are counted (a copying generator
+shows at once), and the ε of differentially private releases adds up.
 """
 
 from __future__ import annotations
