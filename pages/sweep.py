@@ -92,7 +92,7 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
         utility = Axis.utility(records["metric"])
         trtr = summary.metric(utility.metric.ideal.metric).interval()
         st.plotly_chart(figures.metric_boxes(records, utility.metric.name, None, f"{utility.metric.label} per level",
-                                             reference=None if trtr is None else trtr.median),
+                                             reference=None if trtr is None else trtr.value),
                         width="stretch", key="tstr_boxes")
     with tabs[3]:
         kendall_panel(job_id, levels)
@@ -186,14 +186,16 @@ setting("sweep.per_target_shadows", st.checkbox, "Membership game: shadow models
 setting("sweep.audits_dp", st.checkbox, f"Audit the ε claims of the DP references ({DEFAULT_TRIALS} fits of each)",
         help="Canary records are inserted into the training rows, each reference that claims differential privacy "
              "is fitted many times with and without them, and a membership test on its releases gives a lower "
-             "bound on the ε it really spends (Clopper-Pearson, 95 %). A bound above the claim refutes the claim. "
+             "bound on the ε it really spends (Clopper-Pearson, 95 % confidence). A bound above the claim refutes "
+             "the claim. "
              "It costs many fits: the duration below includes it.")
 covariates = [c for c in common.schema().modelled if c != project.sweep.response]
 covariates += [c for c in project.sweep.analysis if c not in covariates]  # shown, and refused below: never dropped
 setting("sweep.analysis", st.multiselect, "Analysis for the CI overlap: covariates of the regression of Y (empty: all)",
         options=covariates, placeholder="All covariates — type to find one…",
         help="The utility part 'CI overlap' fits this regression on the real and on the synthetic rows and compares "
-             "the coefficients' 95 % intervals (Karr et al. 2006). Name the analysis your users will run. Type part "
+             "the coefficients' 95 % confidence intervals (Karr et al. 2006). Name the analysis your users will run. "
+             "Type part "
              "of a column's name to filter the list.")
 d, e = st.columns(2)
 with d:

@@ -117,7 +117,7 @@ def test_card_page_1_manifest_ledger_and_command_line_say_the_same_verdicts(swep
     real = summary.model(REAL).metric("mia_auc").interval()
     membership = verdicts.of(Topic.MEMBERSHIP)[0].sentence
     if auc is not None and floor is not None and real is not None and not overlaps(auc, floor) \
-            and auc.median > floor.median:
+            and auc.value > floor.value:
         assert "better than the attacks' noise floor" in membership or "real data" in membership, membership
     # why the two answers differ: beside them wherever the game finds something to learn and the GDPR criterion
     # finds no risk for the same column (or the other way round)

@@ -693,7 +693,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="audit every baseline that claims an ε: FITS fits (default "
                             f"{DEFAULT_TRIALS}, a multiple of 4) with and without planted worst-case records, a "
                             "membership test on each release, and the ε the releases demonstrably spend (Clopper-"
-                            "Pearson, 95 %%) next to the claimed ε; its duration is printed before the sweep starts")
+                            "Pearson, 95 %% confidence) next to the claimed ε; its duration is printed before the "
+                            "sweep starts")
     sweep.add_argument("--backend", choices=options(BACKENDS), default="loky",
                        help="where the tasks run: loky (default), processes of this account on this computer; dask, "
                             "a Dask cluster (one started here accepts only your account: encrypted, with a key of "

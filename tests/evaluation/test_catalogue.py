@@ -42,7 +42,7 @@ from tvs_core.evaluation.catalogue import (
 )
 from tvs_core.evaluation.context import EvaluationData, GeneratorSpec
 from tvs_core.evaluation.dp_audit import trial_records
-from tvs_core.evaluation.intervals import IntervalKind, Risk
+from tvs_core.evaluation.intervals import Interval, IntervalKind
 from tvs_core.evaluation.membership import (
     attacker_reference_rows,
     mia_evaluation_task,
@@ -146,7 +146,7 @@ def test_the_utility_a_choice_reads_follows_the_kind_of_response_the_records_hol
 
 
 def test_every_part_of_a_gdpr_criterion_is_described_once_and_its_risk_is_one_entry():
-    """A criterion's risk is one catalogue entry carrying its interval and number of attacks (a ``Risk``, as
+    """A criterion's risk is one catalogue entry carrying its interval and number of attacks (an ``Interval``, as
     anonymeter's ``PrivacyRisk``); the three success rates are entries of their own; every record is described."""
     assert list(GDPR_PARTS) == list(Part)
     gdpr = {m.name for m in CATALOGUE.values() if m.group is Group.GDPR}
@@ -161,7 +161,7 @@ def test_every_part_of_a_gdpr_criterion_is_described_once_and_its_risk_is_one_en
         medians = {"linkability_risk": 0.2, "linkability_risk_low": 0.1, "linkability_risk_high": 0.3,
                    "linkability_attacks": 199.6}
         if criterion == "linkability":
-            assert risk.read_risk(medians.get) == Risk(0.2, 0.1, 0.3, 200, IntervalKind.WILSON)
+            assert risk.read_risk(medians.get) == Interval(0.2, 0.1, 0.3, 200, IntervalKind.WILSON)
             assert risk.read_risk({"linkability_risk": 0.2}.get) is None  # its interval not measured: no risk read
 
 

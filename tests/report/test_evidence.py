@@ -167,7 +167,7 @@ def test_several_kinds_of_range_are_named_once_above_the_table_and_marked_beside
                           + [(HOLDER, v, "ci_overlap", None, 0.7, 0.6, 0.8, 3) for v in (1, 2)])
     shown = evidence.metrics(context_of(summary=summary, levels=[1, 2]))
     assert ('<p class="muted">The ranges: (a) 95 % interval (bootstrap over 20 values); (b) spread of only 3 '
-            "values.</p>") in shown
+            "values (too few for a 95 % interval).</p>") in shown
     marks = re.findall(r'<td rowspan="1">([^<]+)<br><span class="muted">[^<]* \((\w)\)</span>', shown)
     assert marks == [(CATALOGUE["pair_structure"].short, "a"), (CATALOGUE["ci_overlap"].short, "b")]
 
@@ -180,7 +180,8 @@ def test_a_range_of_few_values_is_named_as_a_spread_in_the_cell_it_is_in(context
     assert "the range:" not in shown
     assert ("<td>0.500<br>0.400–0.600<br><span class=\"muted\">95 % interval (bootstrap over 20 values)</span></td>"
             in shown)
-    assert '0.700<br>0.600–0.800<br><span class="muted">spread of only 3 values</span>' in shown
+    assert ('0.700<br>0.600–0.800<br><span class="muted">spread of only 3 values (too few for a 95 % interval)'
+            '</span>') in shown
 
 
 def test_a_level_that_has_not_reported_a_metric_shows_a_dash(context_of):

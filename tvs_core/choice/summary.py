@@ -36,7 +36,7 @@ def _interval(rows: Summary) -> dict | None:
     found = rows.interval()
     if found is None:
         return None
-    return {"median": found.median, "ci_low": found.low, "ci_high": found.high, "n": found.n}
+    return {"median": found.value, "ci_low": found.low, "ci_high": found.high, "n": found.n}
 
 
 def choose(summary: Summary, sensitive: list[str], alpha: float = 0.5,

@@ -71,7 +71,7 @@ from enum import StrEnum
 import numpy as np
 
 from .distance import gower_space, nearest
-from .intervals import IntervalKind, Risk, wilson
+from .intervals import Interval, IntervalKind, wilson
 
 N_ATTACKS = 500  # anonymeter's default number of attacks per criterion
 PREDICATE_COLUMNS = 3  # columns of a multivariate singling-out predicate (anonymeter's default)
@@ -115,20 +115,20 @@ class AttackOutcome:
     control: tuple[float, float]
     baseline: tuple[float, float]
 
-    def risk(self) -> Risk:
+    def risk(self) -> Interval:
         """The residual success (main - control) / (1 - control) with its propagated 95 % interval, clipped to
         [0, 1], over ``attacks`` attacks; NaN when there was no attack or the control attack always succeeded."""
         (m, e_m), (c, e_c) = self.main, self.control
         if self.attacks == 0 or not c < 1:
-            return Risk(*(float("nan"),) * 3, self.attacks, IntervalKind.WILSON)
+            return Interval(*(float("nan"),) * 3, self.attacks, IntervalKind.WILSON)
         value = (m - c) / (1 - c)
         error = float(np.hypot(e_m / (1 - c), e_c * (m - 1) / (1 - c) ** 2))
         clip = lambda x: float(min(max(x, 0.0), 1.0))  # noqa: E731
-        return Risk(clip(value), clip(value - error), clip(value + error), self.attacks, IntervalKind.WILSON)
+        return Interval(clip(value), clip(value - error), clip(value + error), self.attacks, IntervalKind.WILSON)
 
     def values(self) -> dict[Part, float]:
         """The record values of every ``Part``: the risk, its interval, the three success rates and the number of
-        attacks (the store keeps a ``Risk`` as these parts, one record each)."""
+        attacks (the store keeps an ``Interval`` as these parts, one record each)."""
         risk = self.risk()
         return {Part.RISK: risk.value, Part.RISK_LOW: risk.low, Part.RISK_HIGH: risk.high, Part.MAIN_RATE: self.main[0],
                 Part.CONTROL_RATE: self.control[0], Part.BASELINE_RATE: self.baseline[0],

@@ -20,7 +20,7 @@ import pandas as pd
 from ..evaluation.attribute import release_attribute_records
 from ..evaluation.catalogue import CATALOGUE
 from ..evaluation.context import EvaluationData, encode_rows
-from ..evaluation.intervals import SMALL_N
+from ..evaluation.intervals import Interval
 from ..evaluation.metrics.membership import membership_attacks
 from ..evaluation.set_metrics import SyntheticSet, bounded
 from ..evaluation.summary import Summary
@@ -63,7 +63,7 @@ def _interval(summary: Summary | None, level, metric: str, column: str | None) -
     found = None if summary is None else summary.point(level).metric(metric).attribute(column).interval()
     if found is None:
         return np.nan, np.nan, 0
-    return found.low, found.high, found.n
+    return found.low, found.high, found.n or 0  # the table's count of sets: 0 where none stands behind it
 
 
 TOLERANCE = 1e-9  # shares such as TPRs are ratios of small counts: equal values must not count as beyond
@@ -136,12 +136,11 @@ def raised_sentences(risks: pd.DataFrame, earlier: int) -> list[str]:
     for row in risks[risks["raised"].fillna(False).astype(bool)].itertuples():
         where = f" for {row.column}" if isinstance(row.column, str) else ""
         direction = "above" if CATALOGUE[row.metric].lower_is_better else "below"
+        single = Interval(row.single, row.single_low, row.single_high, int(row.n))
         out.append(f"Pooled with the {earlier} earlier release(s), {row.label}{where} is {row.pooled:.4f}: "
-                   f"{direction} the single release's interval [{row.single_low:.4f}, {row.single_high:.4f}] "
+                   f"{direction} the single release's {single.words(4)} "
                    f"(this release alone: {row.single:.4f}). An attacker holding all of them learns more than the "
-                   "sweep measured for one release."
-                   + (f" The interval rests on only {row.n} sets: a spread, not a 95 % interval."
-                      if row.n < SMALL_N else ""))
+                   "sweep measured for one release.")
     return out
 
 

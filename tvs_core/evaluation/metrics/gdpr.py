@@ -1,7 +1,7 @@
 """Anonymisation under the GDPR: the three criteria of the Article 29 Working Party (singling out, linkability,
 inference), each measured on one published set by the attacks of Giomi et al. 2023 (``gdpr_criteria`` below
 over ``evaluation/anonymity.py``): its residual risk, one entry carrying its 95 % interval and number of attacks
-(``intervals.Risk``, as anonymeter's ``PrivacyRisk``), and the three attacks' success rates, one metric each."""
+(``intervals.Interval``, as anonymeter's ``PrivacyRisk``), and the three attacks' success rates, one metric each."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def _part(prefix: str, label: str, attack: str, part: Part) -> Metric:
 
 
 def _criterion(prefix: str, label: str, attack: str) -> tuple[Metric, ...]:
-    """A criterion's risk, one entry carrying its interval and number of attacks (a ``Risk``), and the three
+    """A criterion's risk, one entry carrying its interval and number of attacks (an ``Interval``), and the three
     attacks' success rates."""
     part = lambda p: _part(prefix, label, attack, p)  # noqa: E731
     risk = replace(part(Part.RISK), risk=RiskRecords(part(Part.RISK_LOW), part(Part.RISK_HIGH), part(Part.ATTACKS),
