@@ -50,10 +50,10 @@ from tvs_core.evaluation.membership import (
     train_attackers,
 )
 from tvs_core.evaluation.metrics.gdpr import gdpr_criteria
+from tvs_core.evaluation.metrics.utility import trtr_records, tstr_records
 from tvs_core.evaluation.protocol import QUICK
 from tvs_core.evaluation.release import set_metric_functions
 from tvs_core.evaluation.set_metrics import SyntheticSet
-from tvs_core.evaluation.utility import trtr_records, tstr_records
 from tvs_core.model.registry import register
 
 COLUMNS = ["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "heart_rate_bpm", "in_hospital_death"]

@@ -12,12 +12,12 @@ from ..seeding import task_rng, task_seed
 from .attribute import release_attribute_records
 from .catalogue import CATALOGUE
 from .context import EvaluationData
+from .metrics.utility import CLASSIFIERS, trtr_records, tstr_records
 from .protocol import Protocol
 from .records import REAL, SHUFFLED, Record, RecordRole, record
 from .set_metrics import SyntheticSet, bounded
 from .sizes import RELEASE_ROWS
 from .timing import timed
-from .utility import CLASSIFIERS, trtr_records, tstr_records
 
 DISTANCE_SETS = 5  # sets scored by the distance and fidelity metrics (nearest neighbours are the cost)
 SCATTER, DETAILS = "scatter", "details"  # the two parts of a release's metrics (``set_metric_functions``)
