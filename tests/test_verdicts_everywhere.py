@@ -17,7 +17,7 @@ from tests.helpers import TINY
 from tvs_core import load_demo
 from tvs_core.choice import ChoiceSettings, explain_level
 from tvs_core.data.demo import DEMOS
-from tvs_core.evaluation.dp_audit import audits_from_records
+from tvs_core.evaluation.metrics.audit import audits_from_records
 from tvs_core.jobs import JobView, SweepConfig, submit
 from tvs_core.jobs.worker import run_job
 from tvs_core.storage.store import Store

@@ -31,7 +31,7 @@ from .data.schema import infer_schema
 from .data.validation import check
 from .errors import DataError, DataErrors, TVSError, out_of_room
 from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY, AxisKind
-from .evaluation.dp_audit import DEFAULT_TRIALS
+from .evaluation.metrics.audit import DEFAULT_TRIALS
 from .evaluation.protocol import ATTACK_GAMES
 from .jobs.backends import BACKENDS, RAY_REFUSAL, Backend, risk
 from .jobs.config import COMPETITORS, DEFAULT_BASELINES, SETTINGS, setting_default

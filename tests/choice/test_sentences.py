@@ -287,8 +287,8 @@ def test_the_verdicts_quote_each_criterion_and_attack_at_their_level(evaluated):
     for what it is (a spread of a few values is never called a 95 % interval)."""
     from tvs_core.choice.gdpr import HIGH
     from tvs_core.choice.verdicts import SHORT, _dp, level_verdicts
-    from tvs_core.evaluation.dp_audit import AuditResult
     from tvs_core.evaluation.intervals import interval_words
+    from tvs_core.evaluation.metrics.audit import AuditResult
 
     rng = np.random.default_rng(3)
     shares = 0

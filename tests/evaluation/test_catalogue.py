@@ -41,7 +41,6 @@ from tvs_core.evaluation.catalogue import (
     tstr_metric,
 )
 from tvs_core.evaluation.context import EvaluationData, GeneratorSpec
-from tvs_core.evaluation.dp_audit import trial_records
 from tvs_core.evaluation.intervals import Interval, IntervalKind
 from tvs_core.evaluation.membership import (
     attacker_reference_rows,
@@ -49,6 +48,7 @@ from tvs_core.evaluation.membership import (
     mia_shadow_task,
     train_attackers,
 )
+from tvs_core.evaluation.metrics.audit import trial_records
 from tvs_core.evaluation.metrics.gdpr import gdpr_criteria
 from tvs_core.evaluation.metrics.utility import trtr_records, tstr_records
 from tvs_core.evaluation.protocol import QUICK

@@ -14,7 +14,7 @@ import pytest
 
 from tests.choice.conftest import _summary_of
 from tvs_core.evaluation.catalogue import CATALOGUE
-from tvs_core.evaluation.dp_audit import AuditResult
+from tvs_core.evaluation.metrics.audit import AuditResult
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.evaluation.summary import MANY_COLUMNS
 from tvs_core.report import evidence

@@ -12,8 +12,8 @@ import math
 from dataclasses import dataclass, field
 
 from ..evaluation.catalogue import CATALOGUE, PerColumn
-from ..evaluation.dp_audit import AuditResult
 from ..evaluation.intervals import Interval
+from ..evaluation.metrics.audit import AuditResult
 from ..evaluation.protocol import ProtocolName
 from ..evaluation.records import REAL, SHUFFLED
 from ..evaluation.summary import Summary

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..evaluation.catalogue import CATALOGUE, PerColumn, described
-from ..evaluation.dp_audit import audits_from_records
+from ..evaluation.metrics.audit import audits_from_records
 from ..evaluation.records import HOLDER, REFERENCE_MODELS, RecordRole
 from ..evaluation.summary import Summary, summarise
 from ..text import percent, read_choice

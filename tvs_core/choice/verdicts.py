@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ..evaluation.catalogue import CATALOGUE, TSTR_METRICS, Group, Metric, PerColumn
-from ..evaluation.dp_audit import AuditResult, audits_from_records
 from ..evaluation.intervals import SMALL_N, Interval, interval_name, interval_rule
+from ..evaluation.metrics.audit import AuditResult, audits_from_records
 from ..evaluation.protocol import ProtocolName
 from ..evaluation.records import model_label
 from ..evaluation.release import DISTANCE_SETS

@@ -13,8 +13,8 @@ from ..data.margins import MarginKind
 from ..data.missing import MissingPolicy
 from ..errors import ChoiceRefused, DataError
 from ..evaluation.context import GeneratorSpec
-from ..evaluation.dp_audit import DEFAULT_TRIALS
 from ..evaluation.membership import FeatureSet
+from ..evaluation.metrics.audit import DEFAULT_TRIALS
 from ..evaluation.protocol import ATTACK_GAMES, Game, Protocol, ProtocolName, get_protocol
 from ..evaluation.protocol import SIZE_NAMES as SIZE_NAMES_OF
 from ..evaluation.records import HOLDER, RAW, REAL, SHUFFLED
@@ -207,7 +207,7 @@ class SweepConfig:
         flag="--reuse-families", help="the attack games keep the holder's pair-copula families and refit only "
                                       "their parameters (far cheaper with the paper's families; a deviation from the "
                                       "paper, stated in the manifest and the report)")
-    # fits of the empirical audit of every baseline that claims an ε (evaluation/dp_audit.py); 0: no audit
+    # fits of the empirical audit of every baseline that claims an ε (evaluation/metrics/audit/canaries.py); 0: no audit
     dp_audit_trials: int = _setting(0, check=_whole(0), screen_name="DP audit", added_later=True)
 
     def __setattr__(self, name: str, value) -> None:

@@ -11,7 +11,7 @@ from typing import Protocol
 
 from ..evaluation import attribute_game, membership
 from ..evaluation.context import EvaluationData, GeneratorSpec
-from ..evaluation.dp_audit import trial_records
+from ..evaluation.metrics.audit import trial_records
 from ..evaluation.records import HOLDER, Record
 from ..evaluation.release import DETAILS, DISTANCE_SETS, published_records, reference_records, release_records
 from ..evaluation.sizes import BASELINE_ROWS
