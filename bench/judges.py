@@ -58,9 +58,9 @@ from tvs_core.choice.selection import level_table, select, shown_privacy
 from tvs_core.data.demo import DEMOS
 from tvs_core.data.schema import CATEGORICAL_TYPES, ColumnType
 from tvs_core.data.split import holdout_split
-from tvs_core.evaluation.anonymity import N_ATTACKS, column_groups
 from tvs_core.evaluation.catalogue import CATALOGUE, AxisKind, Source
 from tvs_core.evaluation.context import EvaluationData
+from tvs_core.evaluation.metrics.gdpr import N_ATTACKS, column_groups
 from tvs_core.evaluation.protocol import ProtocolName
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.evaluation.release import release_sets, set_size

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from tvs_core.choice.gdpr import HIGH, criterion_verdict, gdpr_table, gdpr_verdicts, point_verdicts, risk_key
-from tvs_core.evaluation.anonymity import Part, criterion_record
 from tvs_core.evaluation.intervals import Interval, IntervalKind
+from tvs_core.evaluation.metrics.gdpr import Part, criterion_record
 from tvs_core.evaluation.records import HOLDER
 
 

@@ -16,8 +16,8 @@ from tvs_core.choice.verdicts import (
     _membership,
     level_verdicts,
 )
-from tvs_core.evaluation.anonymity import Part, criterion_record
 from tvs_core.evaluation.metrics.audit import AuditResult
+from tvs_core.evaluation.metrics.gdpr import Part, criterion_record
 from tvs_core.evaluation.preview import LevelPreview
 from tvs_core.evaluation.records import HOLDER, RAW, REAL, SHUFFLED
 from tvs_core.evaluation.summary import Summary

@@ -1,8 +1,9 @@
 """tvs_core/evaluation/set_metrics.py: the metrics of one published set, on the two sets whose answers are known —
 a verbatim copy of the training rows (memorised: every closeness and fidelity metric at its extreme) and a copy of
 the hold-out rows (real, but never seen) — and the subsampling of a large set. That shared work gives each metric's
-own numbers is in tests/evaluation/test_set_metrics_shared.py; the GDPR criteria in tests/evaluation/test_anonymity.py;
-that each function computes the metrics the catalogue declares for it in tests/evaluation/test_catalogue.py."""
+own numbers is in tests/evaluation/test_set_metrics_shared.py; the GDPR criteria in
+tests/evaluation/metrics/test_gdpr.py; that each function computes the metrics the catalogue declares for it in
+tests/evaluation/test_catalogue.py."""
 
 from __future__ import annotations
 

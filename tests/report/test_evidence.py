@@ -124,7 +124,7 @@ def test_an_attack_on_three_sensitive_columns_is_one_row_naming_the_worst_column
 def test_the_gdpr_criteria_are_left_to_the_attack_section_and_the_appendix(context_of):
     """Each criterion's residual risk is in the attack section's table at every level and reference; its records at
     the released level (the risk, the attacks' success rates, their number) in the appendix."""
-    from tvs_core.evaluation.anonymity import Part, criterion_record
+    from tvs_core.evaluation.metrics.gdpr import Part, criterion_record
 
     risk, rate = criterion_record("linkability", Part.RISK), criterion_record("linkability", Part.MAIN_RATE)
     summary = _summary_of([(HOLDER, level, name, None, v) for level in (1, 2) for name, v in ((risk, 0.1),

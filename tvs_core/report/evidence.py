@@ -14,7 +14,6 @@ from ..choice.axes import attribute_game_metrics, membership_metrics
 from ..choice.gdpr import gdpr_table
 from ..choice.selection import HIGH, LOW, REDRAWS, Column, level_column, level_column_names
 from ..choice.verdicts import claimed_words
-from ..evaluation.anonymity import Part
 from ..evaluation.catalogue import (
     CATALOGUE,
     GDPR_CRITERIA,
@@ -28,6 +27,7 @@ from ..evaluation.catalogue import (
 )
 from ..evaluation.intervals import IntervalKind, interval_name, interval_rule
 from ..evaluation.metrics.base import Direction
+from ..evaluation.metrics.gdpr import Part
 from ..evaluation.summary import MANY_COLUMNS, column_spread, readable
 from ..text import first_capital, percent
 from .context import ReportContext
