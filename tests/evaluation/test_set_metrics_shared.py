@@ -8,9 +8,9 @@ import numpy as np
 from tvs_core import TVineSynth, load_demo
 from tvs_core.evaluation.context import EvaluationData
 from tvs_core.evaluation.fidelity import authenticity, spearman_difference
+from tvs_core.evaluation.metrics.structure import ci_overlap, pair_structure
 from tvs_core.evaluation.release import set_records
 from tvs_core.evaluation.set_metrics import SyntheticSet
-from tvs_core.evaluation.structure import ci_overlap, pair_structure
 
 Y = "in_hospital_death"
 

@@ -1,4 +1,4 @@
-"""Structure metrics (tvs_core/evaluation/structure.py) against known answers: a copy, a fresh sample of the
+"""Structure metrics (tvs_core/evaluation/metrics/structure.py) against known answers: a copy, a fresh sample of the
 same model, a model that keeps only block 1's dependence, independent margins, and hand-checkable toys."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from scipy import special, stats
 
 from tvs_core.evaluation.catalogue import CATALOGUE
-from tvs_core.evaluation.structure import (
+from tvs_core.evaluation.metrics.structure import (
     ci_overlap,
     coefficient_intervals,
     pair_changes,
@@ -261,7 +261,7 @@ def test_seeded_and_every_function_runs_on_900_by_1000_by_20():
 def test_estimable_terms_are_the_columns_that_raise_the_rank():
     """The aliasing check keeps a column exactly when it is not in the span of the columns kept before it (what
     R's lm reports as NaN): planted duplicates, sums, rescaled combinations and zero columns are dropped."""
-    from tvs_core.evaluation.structure import _estimable
+    from tvs_core.evaluation.metrics.structure import _estimable
 
     rng = np.random.default_rng(11)
     base = rng.normal(size=(300, 6)) + rng.normal(size=(300, 1))  # correlated columns
