@@ -11,8 +11,8 @@ from tvs_core.choice import Axis, ChoiceSettings
 from tvs_core.choice.axes import attribute_game_metrics, membership_metrics
 from tvs_core.data.io import read_table
 from tvs_core.data.margins import MARGINS
-from tvs_core.evaluation.fidelity import kendall_real_and_synthetic
 from tvs_core.evaluation.metrics.audit import DEFAULT_TRIALS
+from tvs_core.evaluation.metrics.fidelity import kendall_real_and_synthetic
 from tvs_core.evaluation.preview import preview_levels, suggested_levels
 from tvs_core.evaluation.protocol import PROTOCOLS
 from tvs_core.evaluation.summary import Summary, summarise

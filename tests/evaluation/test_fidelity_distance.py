@@ -8,13 +8,13 @@ import pytest
 from scipy import stats
 
 from tvs_core.evaluation.distance import dcr, exact_copies, mcmia, nearest
-from tvs_core.evaluation.fidelity import (
+from tvs_core.evaluation.metrics.fidelity import (
     alpha_precision_beta_recall,
     authenticity,
     column_distances,
     kendall_matrix,
-    spearman_difference,
 )
+from tvs_core.evaluation.set_metrics import spearman_difference
 
 
 def draws(n: int, d: int, seed: int) -> np.ndarray:

@@ -121,7 +121,7 @@ def published_records(sets: np.ndarray, data: EvaluationData, level, preset: Pro
 def kendall_matrices(model: SyntheticGenerator, data: EvaluationData, levels: list, master_seed: int,
                      label: str) -> dict:
     """Kendall-tau matrix of one synthetic set per level (for the heatmaps), plus the real one."""
-    from .fidelity import kendall_matrix
+    from .metrics.fidelity import kendall_matrix
 
     out = {("real", None): kendall_matrix(data.train)}
     for level in levels:

@@ -26,9 +26,8 @@ from scipy import linalg, special, stats
 
 from ...seeding import subsample, task_seed
 from ..distance import as_matrix
-from ..fidelity import _rank_correlation, spearman_difference
 from ..records import SHUFFLED
-from ..set_metrics import SyntheticSet, on_real, spearman
+from ..set_metrics import SyntheticSet, _rank_correlation, on_real, spearman, spearman_difference
 from ..sizes import PMSE_ROWS
 from .base import AxisKind, Direction, Family, Group, Metric, Reference, Source, register
 

@@ -1,4 +1,4 @@
-"""``tvs_core.evaluation.fidelity`` function by function, on hand-sized inputs: the integration weights, the
+"""``tvs_core.evaluation.metrics.fidelity`` function by function, on hand-sized inputs: the integration weights, the
 refusals, alpha-precision and beta-recall at their extremes and under a swap of the two sets, authenticity on a
 hand-computed line, the marginal distances and rank-correlation comparisons' symmetries and bounds, and the Sweep
 page's Kendall matrices. The readings of a copying or a perfect generator are in ``test_fidelity_distance.py``."""
@@ -11,9 +11,8 @@ import pytest
 from tests.conftest import make_small_table
 from tests.helpers import CopyRows
 from tvs_core import infer_schema
-from tvs_core.evaluation.fidelity import (
+from tvs_core.evaluation.metrics.fidelity import (
     _grid_weights,
-    _rank_correlation,
     _total_variation,
     alpha_precision_beta_recall,
     authenticity,
@@ -21,8 +20,8 @@ from tvs_core.evaluation.fidelity import (
     kendall_matrix,
     kendall_real_and_synthetic,
     real_spacing,
-    spearman_difference,
 )
+from tvs_core.evaluation.set_metrics import _rank_correlation, spearman_difference
 
 
 def points(n, d, seed):
