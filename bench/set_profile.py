@@ -25,7 +25,7 @@ import statistics  # noqa: E402
 import time  # noqa: E402
 
 from bench.tables import RESPONSE, SENSITIVE, support_like  # noqa: E402
-from tvs_core.evaluation.attribute import release_attribute_records  # noqa: E402
+from tvs_core.evaluation.metrics.attribute import release_attribute_records  # noqa: E402
 from tvs_core.evaluation.metrics.utility import CLASSIFIERS, score_classifier, split_xy  # noqa: E402
 from tvs_core.evaluation.release import (  # noqa: E402
     DISTANCE_SETS,

@@ -20,8 +20,6 @@ import pytest
 from tests.helpers import TINY, CopyRows
 from tvs_core import TVineSynth, infer_schema, load_demo
 from tvs_core.evaluation import metrics
-from tvs_core.evaluation.attribute import choose_targets, release_attribute_records
-from tvs_core.evaluation.attribute_game import aia_iteration
 from tvs_core.evaluation.catalogue import (
     CATALOGUE,
     ENUM_FIELDS,
@@ -47,6 +45,7 @@ from tvs_core.evaluation.membership import (
     mia_shadow_task,
     train_attackers,
 )
+from tvs_core.evaluation.metrics.attribute import aia_iteration, choose_targets, release_attribute_records
 from tvs_core.evaluation.metrics.audit import trial_records
 from tvs_core.evaluation.metrics.gdpr import Part, criterion_record, gdpr_criteria
 from tvs_core.evaluation.metrics.utility import trtr_records, tstr_records

@@ -11,7 +11,6 @@ import tvs_core
 from tests.helpers import CopyRows  # noqa: F401  (registers copy_rows_test)
 from tvs_core import holdout_split
 from tvs_core.evaluation import protocol
-from tvs_core.evaluation.attribute import Target, choose_targets
 from tvs_core.evaluation.context import EvaluationData, GeneratorSpec
 from tvs_core.evaluation.membership import (
     FEATURE_SETS,
@@ -25,6 +24,7 @@ from tvs_core.evaluation.membership import (
     set_features,
     train_attackers,
 )
+from tvs_core.evaluation.metrics.attribute import Target, choose_targets
 from tvs_core.evaluation.records import Record
 
 RESPONSE = "in_hospital_death"

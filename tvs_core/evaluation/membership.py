@@ -29,9 +29,9 @@ import numpy as np
 
 from ..seeding import task_rng, task_seed
 from ..text import choice_named, read_choice
-from .attribute import Target
 from .context import EvaluationData, FittedModels, GeneratorSpec
 from .forests import RandomForestClassifier
+from .metrics.attribute import Target
 from .protocol import Protocol
 from .records import Record, RecordRole, record
 

@@ -9,9 +9,9 @@ import numpy as np
 
 from ..model.generator import SyntheticGenerator
 from ..seeding import task_rng, task_seed
-from .attribute import release_attribute_records
 from .catalogue import CATALOGUE
 from .context import EvaluationData
+from .metrics.attribute import release_attribute_records
 from .metrics.utility import CLASSIFIERS, trtr_records, tstr_records
 from .protocol import Protocol
 from .records import REAL, SHUFFLED, Record, RecordRole, record

@@ -17,8 +17,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ..evaluation.attribute import release_attribute_records
 from ..evaluation.context import EvaluationData
+from ..evaluation.metrics.attribute import release_attribute_records
 from ..evaluation.metrics.utility import CLASSIFIERS, score_classifier, split_xy, utility_metric
 from ..evaluation.records import FIRST_LOOK_ROWS, HOLDER, Record, RecordRole, holder_rows, record
 from ..evaluation.release import release_sets

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..evaluation.attribute import release_attribute_records
 from ..evaluation.catalogue import CATALOGUE
 from ..evaluation.context import EvaluationData, encode_rows
 from ..evaluation.intervals import Interval
+from ..evaluation.metrics.attribute import release_attribute_records
 from ..evaluation.metrics.membership import membership_attacks
 from ..evaluation.set_metrics import SyntheticSet, bounded
 from ..evaluation.summary import Summary
