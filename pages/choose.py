@@ -21,8 +21,8 @@ from tvs_core.choice.verdicts import Severity, Topic, level_verdicts
 from tvs_core.errors import DataError
 from tvs_core.evaluation.catalogue import TSTR_METRICS, AxisKind
 from tvs_core.evaluation.intervals import interval_rule
-from tvs_core.evaluation.membership_attacks import EXPOSURE_ORDER, exposure_display
 from tvs_core.evaluation.metrics.audit import audits_from_records
+from tvs_core.evaluation.metrics.membership.attacks import EXPOSURE_ORDER, exposure_display
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.evaluation.summary import Summary, readable, summarise_columns
 from tvs_core.figures.scatter import first_numbers_words

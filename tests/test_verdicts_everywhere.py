@@ -141,7 +141,7 @@ def internal_names(columns) -> set[str]:
 
     from tvs_core.choice import axis_choices
     from tvs_core.evaluation.catalogue import AxisKind, described
-    from tvs_core.evaluation.membership_attacks import ATTACKS
+    from tvs_core.evaluation.metrics.membership.attacks import ATTACKS
     from tvs_core.evaluation.protocol import Protocol
     from tvs_core.evaluation.records import MODEL_LABELS
     from tvs_core.jobs.config import SweepConfig

@@ -20,7 +20,7 @@ from tvs_core.choice.gdpr import point_verdicts, risk_key
 from tvs_core.choice.selection import METHODS, MORE_REVEALING, Column, level_column, level_column_names, shown_privacy
 from tvs_core.choice.verdicts import Topic
 from tvs_core.evaluation.catalogue import CATALOGUE, AxisKind, Group, PerColumn, Source, axis_metrics
-from tvs_core.evaluation.membership_attacks import record_exposure
+from tvs_core.evaluation.metrics.membership.attacks import record_exposure
 from tvs_core.evaluation.preview import RISK_TOLERANCE, preview_levels
 from tvs_core.evaluation.protocol import QUICK
 from tvs_core.evaluation.records import HOLDER, SHUFFLED

@@ -39,15 +39,15 @@ from tvs_core.evaluation.catalogue import (
 )
 from tvs_core.evaluation.context import EvaluationData, GeneratorSpec
 from tvs_core.evaluation.intervals import Interval, IntervalKind
-from tvs_core.evaluation.membership import (
+from tvs_core.evaluation.metrics.attribute import aia_iteration, choose_targets, release_attribute_records
+from tvs_core.evaluation.metrics.audit import trial_records
+from tvs_core.evaluation.metrics.gdpr import Part, criterion_record, gdpr_criteria
+from tvs_core.evaluation.metrics.membership.game import (
     attacker_reference_rows,
     mia_evaluation_task,
     mia_shadow_task,
     train_attackers,
 )
-from tvs_core.evaluation.metrics.attribute import aia_iteration, choose_targets, release_attribute_records
-from tvs_core.evaluation.metrics.audit import trial_records
-from tvs_core.evaluation.metrics.gdpr import Part, criterion_record, gdpr_criteria
 from tvs_core.evaluation.metrics.utility import trtr_records, tstr_records
 from tvs_core.evaluation.protocol import QUICK
 from tvs_core.evaluation.release import set_metric_functions

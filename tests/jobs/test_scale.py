@@ -11,7 +11,7 @@ from tvs_core.errors import TVSError
 from tvs_core.evaluation import release as release_module
 from tvs_core.evaluation.catalogue import CATALOGUE
 from tvs_core.evaluation.context import EvaluationData
-from tvs_core.evaluation.distance import mcmia
+from tvs_core.evaluation.metrics.membership.attacks import mcmia
 from tvs_core.evaluation.protocol import QUICK
 from tvs_core.evaluation.records import RecordRole
 from tvs_core.evaluation.set_metrics import SyntheticSet, bounded

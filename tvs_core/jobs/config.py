@@ -13,8 +13,8 @@ from ..data.margins import MarginKind
 from ..data.missing import MissingPolicy
 from ..errors import ChoiceRefused, DataError
 from ..evaluation.context import GeneratorSpec
-from ..evaluation.membership import FeatureSet
 from ..evaluation.metrics.audit import DEFAULT_TRIALS
+from ..evaluation.metrics.membership.game import FeatureSet
 from ..evaluation.protocol import ATTACK_GAMES, Game, Protocol, ProtocolName, get_protocol
 from ..evaluation.protocol import SIZE_NAMES as SIZE_NAMES_OF
 from ..evaluation.records import HOLDER, RAW, REAL, SHUFFLED

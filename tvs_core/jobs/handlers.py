@@ -11,8 +11,8 @@ from typing import Protocol
 
 from ..evaluation.context import EvaluationData, GeneratorSpec
 from ..evaluation.metrics import attribute as attribute_game
-from ..evaluation.metrics import membership
 from ..evaluation.metrics.audit import trial_records
+from ..evaluation.metrics.membership import game as membership
 from ..evaluation.records import HOLDER, Record
 from ..evaluation.release import DETAILS, DISTANCE_SETS, published_records, reference_records, release_records
 from ..evaluation.sizes import BASELINE_ROWS
