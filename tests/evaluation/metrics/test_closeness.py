@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.evaluation.conftest import a_set
 from tests.evaluation.test_fidelity_distance import draws
-from tvs_core.evaluation.metrics.closeness import dcr
+from tvs_core.evaluation.metrics.closeness import closeness, dcr
 
 
 def test_dcr_copy_generator():
@@ -34,3 +35,14 @@ def test_dcr_balances_train_and_holdout_sizes():
     assert abs(balanced["closer_to_train_share"] - 0.5) < 0.1
     # unbalanced, a perfect generator looks like memorisation: ~1200 / 1500 = 0.8
     assert dcr(synthetic, train, holdout, balance=False)["closer_to_train_share"] > 0.7
+
+
+# -- on one published set whose answer is known (moved from tests/evaluation/test_set_metrics.py) --------------
+def test_a_copy_of_the_training_rows_is_all_exact_copies_and_closer_to_them(data):
+    found = closeness(a_set(data.train, data))
+    assert found["exact_copies"] == len(data.train)
+    assert found["dcr_closer_to_train"] > 0.5  # memorised: nearer the training rows than the hold-out rows
+
+
+def test_a_copy_of_the_hold_out_rows_has_no_copy_and_is_never_closer_to_the_training_rows(data):
+    assert closeness(a_set(data.test, data)) == {"dcr_closer_to_train": 0.0, "exact_copies": 0}

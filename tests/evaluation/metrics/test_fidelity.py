@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import make_small_table
+from tests.evaluation.conftest import a_set
 from tests.helpers import CopyRows
 from tvs_core import infer_schema
 from tvs_core.evaluation.metrics.fidelity import (
@@ -17,6 +18,7 @@ from tvs_core.evaluation.metrics.fidelity import (
     alpha_precision_beta_recall,
     authenticity,
     column_distances,
+    fidelity,
     kendall_matrix,
     kendall_real_and_synthetic,
     real_spacing,
@@ -236,3 +238,20 @@ def test_kendall_matrices_of_a_copying_generator_equal_the_real_one():
     assert synthetic == pytest.approx(real)
     _, fewer, _ = kendall_real_and_synthetic(model, table, level=1, rows=20, seed=1)
     assert fewer.shape == real.shape and np.allclose(np.diag(fewer), 1.0) and np.allclose(fewer, fewer.T)
+
+
+# -- on one published set whose answer is known (moved from tests/evaluation/test_set_metrics.py) --------------
+def test_fidelity_of_a_copy_of_the_training_rows_is_perfect_and_never_authentic(data):
+    found = fidelity(a_set(data.train, data))
+    assert found["alpha_precision"] == 1.0 and found["beta_recall"] == 1.0
+    assert found["authenticity"] == 0.0  # every row is a training row
+    assert found["spearman_difference"] == pytest.approx(0.0, abs=1e-12)
+    assert found["column_distance"] == dict.fromkeys(data.names, 0.0)
+
+
+def test_fidelity_of_other_real_rows_is_below_perfect_and_within_bounds(data):
+    found = fidelity(a_set(data.test, data))
+    for name in ("alpha_precision", "beta_recall", "authenticity"):
+        assert 0.0 <= found[name] <= 1.0
+    assert found["spearman_difference"] > 0 and set(found["column_distance"]) == set(data.names)
+    assert any(d > 0 for d in found["column_distance"].values())

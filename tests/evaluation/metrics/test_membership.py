@@ -13,9 +13,11 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 import tvs_core
+from tests.evaluation.conftest import a_set
 from tvs_core import DEMOS, holdout_split, infer_schema, load_demo
 from tvs_core.evaluation import protocol
 from tvs_core.evaluation.context import EvaluationData, GeneratorSpec
+from tvs_core.evaluation.metrics import membership as family
 from tvs_core.evaluation.metrics.attribute import Target, choose_targets
 from tvs_core.evaluation.metrics.membership.attacks import (
     ATTACKS,
@@ -317,3 +319,18 @@ def test_the_kernel_sums_fast_logsumexp_is_scipys_to_the_bit():
         a[:, :2] = a[:, :1]  # the largest term tied in some rows
         a[0, :] = a[0, 0]  # a row of equal terms
         assert np.array_equal(row_logsumexp(a.copy()), logsumexp(a, axis=1))
+
+
+# -- on one published set whose answer is known (moved from tests/evaluation/test_set_metrics.py) --------------
+def test_monte_carlo_membership_recovers_every_member_of_a_copy_and_none_of_a_hold_out_copy(data):
+    """1: every training record recovered; 0: the control records are the ones covered."""
+    assert family.monte_carlo_membership(a_set(data.train, data)) == {"mcmia": 1.0}
+    assert family.monte_carlo_membership(a_set(data.test, data)) == {"mcmia": 0.0}
+
+
+def test_the_membership_headlines_are_the_strongest_attacks_numbers(data):
+    found = family.membership_attacks(a_set(data.train, data))
+    assert found["mia_auc"] == max(found["mia_attack_auc"].values())
+    assert len(found["mia_attack_auc"]) == 3
+    assert 0.0 <= found["mia_tpr_at_1pct_fpr"] <= found["mia_tpr_at_10pct_fpr"] <= 1.0
+    assert found["mia_auc"] > 0.5  # a copy of the members: the strongest attack tells them apart

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
+from tests.evaluation.conftest import a_set
 from tvs_core.evaluation.catalogue import CATALOGUE
 from tvs_core.evaluation.metrics.structure import (
     ci_overlap,
@@ -16,6 +17,7 @@ from tvs_core.evaluation.metrics.structure import (
     pmse_ratio,
     regression_design,
     spearman_matrix,
+    structure,
 )
 
 # 19 Gaussian columns: block 1 = 0..7 (equicorrelation 0.7), block 2 = 8..15 (0.6), 16..18 independent; column
@@ -277,3 +279,10 @@ def test_estimable_terms_are_the_columns_that_raise_the_rank():
             kept = grown
     assert _estimable(x).tolist() == expected
     assert expected.count(False) == 4  # the sum, the zero column, the combination and the copy
+
+
+# -- on one published set whose answer is known (moved from tests/evaluation/test_set_metrics.py) --------------
+def test_structure_of_a_copy_of_the_training_rows_is_kept_whole_and_indistinguishable(data):
+    found = structure(a_set(data.train, data))
+    assert found["pair_structure"] == pytest.approx(1.0) and found["ci_overlap"] == pytest.approx(1.0)
+    assert found["pmse_ratio"] == pytest.approx(0.0, abs=1e-9)
