@@ -34,9 +34,8 @@ from tvs_core import TVineSynth, load_demo
 from tvs_core.data.demo import DEMOS
 from tvs_core.data.schema import CATEGORICAL_TYPES, ColumnType
 from tvs_core.data.split import holdout_split
-from tvs_core.evaluation.anonymity import N_ATTACKS, column_groups
 from tvs_core.evaluation.context import EvaluationData
-from tvs_core.evaluation.metrics.gdpr import gdpr_criteria
+from tvs_core.evaluation.metrics.gdpr import N_ATTACKS, column_groups, gdpr_criteria
 from tvs_core.evaluation.release import release_sets, set_size, shuffled_sets
 from tvs_core.evaluation.set_metrics import SyntheticSet
 from tvs_core.model.baselines import IndependentMargins
@@ -176,7 +175,7 @@ READING = """## Reading
     about 4, and its singling-out risks are above 0 even for releases that know nothing of the training rows
     (independent KDE margins, shuffled rows); with an equal hold-out (the halved clinical demo) no correction is
     applied and the two tools agree. Ours measures the control at the
-    training set's size by exchangeability (evaluation/anonymity.py) and reads about 0 there, as a release that
+    training set's size by exchangeability (evaluation/metrics/gdpr.py) and reads about 0 there, as a release that
     knows nothing must.
   * Inference's naive baseline: anonymeter 1.1.0 re-indexes its random guesses to the targets' row labels
     (`guesses.reindex_like(targets)`), so only targets whose label was among the sampled synthetic rows get a guess

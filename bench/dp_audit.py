@@ -1,7 +1,7 @@
 """The empirical audit of the DP baselines' claims (issue 25): claimed ε next to the ε their releases demonstrably
 spend, on both demos, with what each audit cost.
 
-Each audit is ``evaluation.dp_audit.run_audit`` with the default 80 fits on at most 1 000 training rows (split as a
+Each audit is ``evaluation.metrics.audit.run_audit`` with the default 80 fits on at most 1 000 training rows (split as a
 sweep splits them, seed 0): the same trials a sweep run with ``--audit-dp`` stores as its ``dp_audit`` tasks.
 MST is not audited here (80 fits of about 9 s each on the clinical demo); one fit is timed, and the sweep's
 estimate of the audit (``jobs.progress.competitor_fits``, from the competitors' measured fit costs) is shown next
@@ -24,7 +24,7 @@ from tvs_core.data.demo import DEMOS
 from tvs_core.data.schema import infer_schema
 from tvs_core.data.split import holdout_split
 from tvs_core.evaluation.context import EvaluationData
-from tvs_core.evaluation.dp_audit import AUDIT_ROWS, DEFAULT_TRIALS, audit_base, run_audit
+from tvs_core.evaluation.metrics.audit import AUDIT_ROWS, DEFAULT_TRIALS, audit_base, run_audit
 from tvs_core.jobs.config import SweepConfig, baseline_spec
 from tvs_core.model.competitors import fit_cost
 from tvs_core.model.registry import BaselineName

@@ -60,7 +60,7 @@ import tvs_core
 from bench.machine import cpu_model
 from bench.tables import RESPONSE, SENSITIVE, support_like
 from tvs_core import holdout_split
-from tvs_core.evaluation import membership
+from tvs_core.evaluation.metrics.membership import game as membership
 from tvs_core.evaluation.protocol import PAPER
 from tvs_core.evaluation.release import DISTANCE_SETS
 from tvs_core.evaluation.timing import run_timed

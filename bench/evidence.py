@@ -57,10 +57,10 @@ def cell(model_rows: Summary, level: int | None, axis: Axis, sensitive: list[str
     """One model's value at ``level``; on a worst-column axis, of the column the choice names (scaled by the
     anchors, as the card and the scatter say it)."""
     found, column = PrivacyPoints(summary, axis, sensitive).of(model_rows, level)
-    if found is None or pd.isna(found.median):
+    if found is None or found.missing:
         return "—"
     where = f" ({column})" if axis.worst and column else ""
-    return f"{found.median:.3f} [{found.low:.3f}, {found.high:.3f}]{where}"
+    return f"{found.cell(3)}{where}"
 
 
 def report(name: str, workspace: Path) -> list[str]:

@@ -22,10 +22,10 @@ import numpy as np
 from bench.common import exit_with_usage_if_asked
 from bench.machine import cpu_model
 from bench.tables import RESPONSE, SENSITIVE, wide_table
-from tvs_core.evaluation import utility
 from tvs_core.evaluation.intervals import bootstrap_interval
+from tvs_core.evaluation.metrics import utility
+from tvs_core.evaluation.metrics.utility import score_classifier, split_xy
 from tvs_core.evaluation.release import release_sets, set_size
-from tvs_core.evaluation.utility import score_classifier, split_xy
 from tvs_core.jobs import SweepConfig
 from tvs_core.jobs.context import context_for_job, fit_holder, split_tables
 

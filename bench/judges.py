@@ -58,9 +58,9 @@ from tvs_core.choice.selection import level_table, select, shown_privacy
 from tvs_core.data.demo import DEMOS
 from tvs_core.data.schema import CATEGORICAL_TYPES, ColumnType
 from tvs_core.data.split import holdout_split
-from tvs_core.evaluation.anonymity import N_ATTACKS, column_groups
 from tvs_core.evaluation.catalogue import CATALOGUE, AxisKind, Source
 from tvs_core.evaluation.context import EvaluationData
+from tvs_core.evaluation.metrics.gdpr import N_ATTACKS, column_groups
 from tvs_core.evaluation.protocol import ProtocolName
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.evaluation.release import release_sets, set_size
@@ -342,8 +342,8 @@ READING = """## Reading
 * **Where MAB went wrong, and where it did not here.** On these three tables the paper's MAB orders the levels about
   as the default axis does (+0.86, +0.90 and, with 10 sets a level, +0.96 with DisclosureProtection): none of them has
   a sensitive column given away by one other column (the SUPPORT2-like table's totcst is a factor's mix, not 0.97 tied
-  to totmcst as in the real SUPPORT2), which is where MAB fails (tests/evaluation/test_attribute.py: there MAB reads
-  the full vine as more private than the level below it, and that level as more revealing than the real data). The
+  to totmcst as in the real SUPPORT2), which is where MAB fails (tests/evaluation/metrics/test_attribute.py: there MAB
+  reads the full vine as more private than the level below it, and that level as more revealing than the real data). The
   default axis is chosen for that case and for reading as well as MAB where MAB works.
 * **The full vine** reads the least private level of every table on the default axis (SUPPORT2-like: P 0.060 at 25 and
   0.062 at 26, both shown as 0.06, their intervals overlapping; clinical: 0.02 at 15 and 20; breast cancer: 0.01), and

@@ -85,7 +85,7 @@ def marginal_error(model, train) -> float:
 
 def tstr(model, train, test, response: str) -> float:
     """Median random-forest AUC over ``TSTR_SETS`` published sets of |train| rows against the hold-out."""
-    from tvs_core.evaluation.utility import utility_score
+    from tvs_core.evaluation.metrics.utility import utility_score
 
     return median(utility_score(model.encoder_, model.sample(len(train), seed=s), test, response, "random_forest",
                                 seed=s) for s in range(TSTR_SETS))

@@ -25,7 +25,8 @@ import statistics  # noqa: E402
 import time  # noqa: E402
 
 from bench.tables import RESPONSE, SENSITIVE, support_like  # noqa: E402
-from tvs_core.evaluation.attribute import release_attribute_records  # noqa: E402
+from tvs_core.evaluation.metrics.attribute import release_attribute_records  # noqa: E402
+from tvs_core.evaluation.metrics.utility import CLASSIFIERS, score_classifier, split_xy  # noqa: E402
 from tvs_core.evaluation.release import (  # noqa: E402
     DISTANCE_SETS,
     release_sets,
@@ -33,7 +34,6 @@ from tvs_core.evaluation.release import (  # noqa: E402
     set_size,
 )
 from tvs_core.evaluation.set_metrics import SyntheticSet, bounded  # noqa: E402
-from tvs_core.evaluation.utility import CLASSIFIERS, score_classifier, split_xy  # noqa: E402
 from tvs_core.jobs import SweepConfig  # noqa: E402
 from tvs_core.jobs.context import context_for_job  # noqa: E402
 from tvs_core.jobs.plan import plan  # noqa: E402

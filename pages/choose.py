@@ -20,9 +20,9 @@ from tvs_core.choice.gdpr import gdpr_table, point_verdicts
 from tvs_core.choice.verdicts import Severity, Topic, level_verdicts
 from tvs_core.errors import DataError
 from tvs_core.evaluation.catalogue import TSTR_METRICS, AxisKind
-from tvs_core.evaluation.dp_audit import audits_from_records
-from tvs_core.evaluation.intervals import SMALL_N
-from tvs_core.evaluation.membership_attacks import EXPOSURE_ORDER, exposure_display
+from tvs_core.evaluation.intervals import interval_rule
+from tvs_core.evaluation.metrics.audit import audits_from_records
+from tvs_core.evaluation.metrics.membership.attacks import EXPOSURE_ORDER, exposure_display
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.evaluation.summary import Summary, readable, summarise_columns
 from tvs_core.figures.scatter import first_numbers_words
@@ -226,9 +226,9 @@ if selected in levels:
 
 if selected is not None:  # none while every level is provisional and none is picked (no recommendation)
     st.subheader(f"Level {selected}: every metric, with its interval")
-    st.caption("Median over the replicates (synthetic sets, game iterations or targets) and a 95 % percentile "
-               f"bootstrap interval of that median; n is the number of replicates. With fewer than {SMALL_N} the "
-               "interval is only the spread of a few values — use the paper protocol before relying on it.")
+    st.caption("Median over the replicates (synthetic sets, game iterations or targets) and its interval: "
+               f"{interval_rule()}; n is the number of replicates. With fewer, use the paper protocol before "
+               "relying on it.")
     table_rows, per_column = summarise_columns(readable(summary.point(selected)))
     for group in table_rows["group"].unique() if len(table_rows) else []:
         st.markdown(f"**{first_capital(group)}**")

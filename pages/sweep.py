@@ -12,7 +12,7 @@ from tvs_core.choice import Axis
 from tvs_core.choice.axes import attribute_game_metrics, membership_metrics
 from tvs_core.data.io import read_table
 from tvs_core.data.margins import MARGINS
-from tvs_core.evaluation.fidelity import kendall_real_and_synthetic
+from tvs_core.evaluation.metrics.fidelity import kendall_real_and_synthetic
 from tvs_core.evaluation.preview import preview_levels, suggested_levels
 from tvs_core.evaluation.protocol import PROTOCOLS
 from tvs_core.evaluation.summary import Summary, summarise
@@ -91,7 +91,7 @@ def scatter_and_panels(job_id: str, polling: bool = False) -> None:
         utility = Axis.utility(records["metric"])
         trtr = summary.metric(utility.metric.ideal.metric).interval()
         st.plotly_chart(figures.metric_boxes(records, utility.metric.name, None, f"{utility.metric.label} per level",
-                                             reference=None if trtr is None else trtr.median),
+                                             reference=None if trtr is None else trtr.value),
                         width="stretch", key="tstr_boxes")
     with tabs[3]:
         kendall_panel(job_id, levels)

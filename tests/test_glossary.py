@@ -105,6 +105,17 @@ def test_every_glossary_term_has_a_plain_explanation(term):
         f"{term.name}: the explanation starts with a formula: {first_sentence(term.explanation)!r}"
 
 
+def test_no_alias_repeats_its_terms_name():
+    """``shown_as`` lists what else a screen shows for a term; its name is found already (``Term.words``, looked up
+    without regard to letter case): a self-alias is noise to keep in step with the name (issue 59)."""
+    repeated = [term.name for term in glossary.entries()
+                if any(alias.casefold() == term.name.casefold() for alias in term.shown_as)]
+    assert not repeated, repeated
+    # what the aliases were there for still works: the name in another case finds the entry
+    assert glossary.explaining("truncation level").name == "Truncation level"
+    assert glossary.explaining("fingerprint").name == "Fingerprint"
+
+
 def test_glossary_names_are_unique():
     names = [term.name.casefold() for term in glossary.entries()]
     assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})

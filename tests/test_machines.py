@@ -42,7 +42,7 @@ REPRESENTATIVES = {
     "Gaussian copula, the breast-cancer demo":
         "tests/jobs/test_engine.py::test_golden_numbers_are_unchanged[sweep_breast_cancer_small]",
     # distances from every training row to the synthetic rows (the exposed records' table)
-    "record exposure": "tests/evaluation/test_membership_attacks.py::"
+    "record exposure": "tests/evaluation/metrics/test_membership.py::"
                        "test_record_exposure_finds_planted_outlier_and_copy[clinical]",
     # PrivBayes, and an external table scored as a release and attacked as the real rows are
     "competitors and external tables": "tests/model/test_competitors.py::"

@@ -3,7 +3,7 @@
 import json
 from dataclasses import fields
 
-from tvs_core.evaluation.dp_audit import DEFAULT_TRIALS
+from tvs_core.evaluation.metrics.audit import DEFAULT_TRIALS
 from tvs_core.jobs.config import SweepConfig, job_id_for
 from tvs_core.model.registry import BaselineName
 from tvs_core.projects import Project, Projects

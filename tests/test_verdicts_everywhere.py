@@ -17,7 +17,7 @@ from tests.helpers import TINY
 from tvs_core import load_demo
 from tvs_core.choice import ChoiceSettings, explain_level
 from tvs_core.data.demo import DEMOS
-from tvs_core.evaluation.dp_audit import audits_from_records
+from tvs_core.evaluation.metrics.audit import audits_from_records
 from tvs_core.jobs import JobView, SweepConfig, submit
 from tvs_core.jobs.worker import run_job
 from tvs_core.storage.store import Store
@@ -117,7 +117,7 @@ def test_card_page_1_manifest_ledger_and_command_line_say_the_same_verdicts(swep
     real = summary.model(REAL).metric("mia_auc").interval()
     membership = verdicts.of(Topic.MEMBERSHIP)[0].sentence
     if auc is not None and floor is not None and real is not None and not overlaps(auc, floor) \
-            and auc.median > floor.median:
+            and auc.value > floor.value:
         assert "better than the attacks' noise floor" in membership or "real data" in membership, membership
     # why the two answers differ: beside them wherever the game finds something to learn and the GDPR criterion
     # finds no risk for the same column (or the other way round)
@@ -141,7 +141,7 @@ def internal_names(columns) -> set[str]:
 
     from tvs_core.choice import axis_choices
     from tvs_core.evaluation.catalogue import AxisKind, described
-    from tvs_core.evaluation.membership_attacks import ATTACKS
+    from tvs_core.evaluation.metrics.membership.attacks import ATTACKS
     from tvs_core.evaluation.protocol import Protocol
     from tvs_core.evaluation.records import MODEL_LABELS
     from tvs_core.jobs.config import SweepConfig

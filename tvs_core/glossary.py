@@ -51,23 +51,23 @@ TERMS: tuple[Term, ...] = (
          "the response Y; every higher level adds a layer of finer relations between the other columns, and the "
          "full vine keeps them all. A lower level copies fewer relations, so an attacker learns less about the "
          "sensitive columns — and an analyst finds fewer relations in the release.",
-         ("truncation level", "truncation levels", "level", "levels", "truncated", "truncation"),
+         ("truncation levels", "level", "levels", "truncated", "truncation"),
          "A C-vine over d covariates and Y has d trees; level t keeps trees 1 to t and sets every pair copula of the "
          "trees above t to independence (paper, Section 2.2). The model is fitted once at t_max and truncated for "
          "every lower level, which gives the same families and parameters as a fit at that level (tested)."),
     Term("Full vine", "Choosing a level",
          "The highest truncation level: every tree is kept, so every relation the model found is reproduced. Its "
          "number is the number of covariates (the columns other than Y).",
-         ("full vine", "untruncated", "no truncation")),
+         ("untruncated", "no truncation")),
     Term("Recommended level", "Choosing a level",
          "The level whose combined privacy-utility score is highest at your weight on privacy, normalisation, "
          "privacy measure and utility mix. It is arithmetic on the evidence (the score PU_t), not a judgement: the "
          "manifest, the ledger and the report record it as the recommendation unless you choose a level yourself.",
-         ("recommended level", "recommendation", "best level", "recommended")),
+         ("recommendation", "best level", "recommended")),
     Term("Your chosen level", "Choosing a level",
          "The level you selected by clicking its point or picking it on the Choose page. Only a level you chose "
          "is recorded as chosen by you; otherwise Export releases the recommended level and records it as such.",
-         ("chosen level", "your choice", "selected level", "Your chosen level")),
+         ("chosen level", "your choice", "selected level")),
     Term("Privacy score P_t", "Choosing a level",
          "A level's privacy on a scale where 1 is best. With the default anchored normalisation, 0 is what the "
          "attack achieves on the real rows and 1 what it achieves when there is nothing to learn. A level where "
@@ -100,7 +100,7 @@ TERMS: tuple[Term, ...] = (
          "'nothing learnt' end at a fixed value (an MAB of 0) instead of the measured floor: our reading of the "
          "paper's Appendix D, which asks for scores from 0 to 1 but gives no formula; "
          "min-max scales over the evaluated levels only, so scores change when you add a level.",
-         ("normalisation", "anchored", "anchored normalisation", "min-max", "minmax", "Anchored (real data ↔ nothing "
+         ("anchored", "anchored normalisation", "min-max", "minmax", "Anchored (real data ↔ nothing "
           "learnt)", "Our reading of the paper (real data ↔ 0)", "Min-max over levels"),
          "Anchored: for MAB, (MAB_real − MAB) / (MAB_real − MAB_shuffled); paper (our reading of Appendix D): "
          "P = 1 − MAB / MAB_real."),
@@ -121,7 +121,7 @@ TERMS: tuple[Term, ...] = (
          "real data itself (the release exaggerates a link), above 1 that it did worse than on shuffled columns "
          "(chance). The card names it; a privacy score below 0 is shown as \"more revealing than the real data\" "
          "and keeps its value in PU_t (the level ranks last), the others count as 0 or 1.",
-         ("beyond", "beyond the anchors", "clipped", "Beyond the anchors")),
+         ("beyond", "clipped")),
     Term("Resamples and wins", "Choosing a level",
          "How solid the recommendation is: every number is redrawn 2 000 times within its interval and the best "
          "level found each time. 'Best in 55 % of resamples' means another level wins almost half the time — a "
@@ -131,14 +131,14 @@ TERMS: tuple[Term, ...] = (
     Term("Pareto front", "Choosing a level",
          "The levels that no other level beats on both counts: none is at least as private and at least as "
          "useful, and better in one. A level off the front is dominated by another.",
-         ("Pareto", "Pareto front")),
+         ("Pareto",)),
     Term("Privacy measured by", "Choosing a level",
          "Which attack's result is the privacy score, on the scatter's horizontal axis and in the combined score. "
          "The default is how well an attacker who learns from the release guesses the real people's sensitive "
          "values (the attacker's skill on real people), on the least protected sensitive column; the paper's MAB "
          "and WCAB stay selectable, and a membership attack (PG, AUC) can be chosen instead when membership is "
          "the bigger concern.",
-         ("Privacy measured by", "privacy axis", "release_skill_worst", "mab_worst", "worst sensitive column",
+         ("privacy axis", "release_skill_worst", "mab_worst", "worst sensitive column",
           "least protected"),
          "Written NAME, NAME:COLUMN or NAME_worst (--privacy on the command line)."),
     Term("Recommendation card", "Choosing a level",
@@ -158,13 +158,13 @@ TERMS: tuple[Term, ...] = (
          "Griesbauer et al., TVineSynth (AISTATS 2025): where the method and its evaluation come from. The screens "
          "cite its sections, theorems and appendices (for example Appendix J for the protocol sizes) so that each "
          "step can be checked against it.",
-         ("paper", "the paper", "Appendix", "Section", "Definition", "paper's way", "AISTATS 2025")),
+         ("paper", "Appendix", "Section", "Definition", "paper's way", "AISTATS 2025")),
     # -- the model ----------------------------------------------------------------------------------------------
     Term("TVineSynth", "The model",
          "The method this dashboard uses to make synthetic data. It learns how the columns of your table relate to "
          "each other and to the response Y, and can leave out on purpose the relations that would let someone "
          "infer the sensitive columns.",
-         ("TVineSynth", "TVineSynth (by level)")),
+         ("TVineSynth (by level)",)),
     Term("C-vine (vine copula)", "The model",
          "The statistical model behind TVineSynth: it describes a table as links between pairs of columns, "
          "arranged in layers called trees. In a C-vine each tree has one central column linked to all the others; "
@@ -180,12 +180,12 @@ TERMS: tuple[Term, ...] = (
     Term("Pair copula", "The model",
          "The model of the link between two columns in one tree: how strongly they move together, and in which "
          "pattern (for example more strongly among extreme values). The vine is built from many of them.",
-         ("pair copula", "pair copulas", "pair-copula")),
+         ("pair copulas", "pair-copula")),
     Term("Pair-copula families", "The model",
          "The shapes a pair copula may take. The default, gaussian, allows only the normal shape and is by far the "
          "fastest; paper uses the paper's eleven shapes, which can follow links that are stronger among extreme "
          "values, at a much higher cost. The choice changes the release and is recorded in the manifest.",
-         ("pair-copula families", "Pair-copula families", "families", "family", "family preset"),
+         ("families", "family", "family preset"),
          "Presets: paper (11 families, MLE, AIC), parametric (pyvinecopulib 1.0.1's set, adds Tawn), fast "
          "(one-parameter families and Student t, by inversion of Kendall's τ), tll (nonparametric), gaussian (the "
          "default: the cheapest preset whose median TSTR AUC is within 0.01 of the paper set's, measured on the "
@@ -196,13 +196,13 @@ TERMS: tuple[Term, ...] = (
          "How each column's own distribution of values is reproduced. Empirical (the paper's choice) draws from "
          "the training values' distribution, so released values stay within the real column's range and can repeat "
          "real values, its smallest and largest included; kde smooths that distribution first.",
-         ("margins", "margin", "empirical", "empirical margins", "kde", "marginals"),
+         ("margin", "empirical", "empirical margins", "kde", "marginals"),
          "Empirical: the type-8 quantile of the training column, discrete values snapped to the closest "
          "observation. A saved model with empirical margins contains every column's training values."),
     Term("Response Y", "The model",
          "The column the synthetic data must help predict, for example in-hospital death. It is the centre of the "
          "first tree, so its link to every other column is kept at every level.",
-         ("response", "Y", "response Y", "Response Y")),
+         ("response", "Y")),
     Term("Sensitive columns S", "The model",
          "The columns an attacker must not be able to infer from the others, for example costs or lab values. You "
          "choose them; the order puts them first, so the trees centred on them come last and truncation removes "
@@ -216,18 +216,18 @@ TERMS: tuple[Term, ...] = (
     Term("Sensitive block", "The model",
          "The sensitive columns S together with their associates K. The heatmap on the Sensitive features page "
          "outlines it in red; truncating at or below τ_block keeps no tree centred on a column of this block.",
-         ("sensitive block", "block", "blocks", "S | K | rest | Y")),
+         ("block", "blocks", "S | K | rest | Y")),
     Term("Association measure", "The model",
          "How the strength of the link between two columns is measured when ordering them: Kendall's τ (the "
          "default), Spearman's ρ or Pearson's correlation. Each runs from −1 to 1, 0 meaning no association; the "
          "heatmap shows their absolute values.",
-         ("association measure", "Association measure", "association", "|association|", "Kendall", "Kendall's τ",
+         ("association", "|association|", "Kendall", "Kendall's τ",
           "Kendall-τ", "Kendall-τ matrices", "Spearman", "Spearman's ρ", "Pearson", "Pearson correlation")),
     Term("Association threshold ρ*", "The model",
          "A column whose association with a sensitive column is above ρ* joins K, the sensitive column's close "
          "associates. The default is the paper's example (a Pearson correlation of 0.6) in the chosen measure: 0.41 "
          "for Kendall's τ, 0.58 for Spearman's ρ; a lower threshold puts more columns into the sensitive block.",
-         ("ρ*", "rho*", "association threshold", "Association threshold ρ*", "Per-column thresholds")),
+         ("ρ*", "rho*", "association threshold", "Per-column thresholds")),
     Term("Algorithm 1 (the column order)", "The model",
          "The paper's rule for ordering the columns before the vine is fitted: the sensitive columns first, then "
          "K (strongest first), then the other covariates ('rest') in the table's order, then Y. The order decides "
@@ -245,7 +245,7 @@ TERMS: tuple[Term, ...] = (
          "The highest level the model is fitted at, and so the highest a sweep can evaluate. The paper's advice "
          "gives the full vine here, since the sensitive columns come first in the order; a table with more than 400 "
          "covariates is capped at 50 to avoid fitting noise.",
-         ("t_max", "top level", "recommended top level"),
+         ("top level", "recommended top level"),
          "Appendix B: t_max = d + 1 − j, j the position of the first sensitive covariate in the order."),
     Term("Theorem 2.4: the instant risk preview", "The model",
          "The paper's formula for what an attacker can expect to learn at each level if the data were normally "
@@ -256,12 +256,12 @@ TERMS: tuple[Term, ...] = (
     Term("Normal-scores correlation", "The model",
          "The correlation of the columns after each one is turned into normal-distribution scores through its "
          "ranks. The instant preview and 'What a level cuts' use it.",
-         ("normal-scores correlation", "normal scores")),
+         ("normal scores",)),
     Term("What a level cuts", "The model",
          "The real associations between two columns (at least 0.1 in normal scores) that a level keeps at less "
          "than half their strength, by the preview's calculation. Cuts inside the sensitive block are the point of "
          "truncation; cuts elsewhere are what the level costs an analyst.",
-         ("cut", "cuts", "What a level cuts", "real associations")),
+         ("cut", "cuts", "real associations")),
     Term("The holder's model", "The model",
          "The data holder's model: TVineSynth fitted once on all your training rows. Your release is drawn from it; "
          "the attack games fit other copies on parts of the data to imitate an attacker.",
@@ -271,7 +271,7 @@ TERMS: tuple[Term, ...] = (
          "(R-vine), a Gaussian copula, independent margins (each column drawn on its own: safe and useless) and a "
          "differentially private vine (DP vine, at three ε). They show what other methods would give on your table; "
          "they are never released.",
-         ("baselines", "baseline", "reference points", "R-vine", "R-vine (Dissmann)", "R-vine, star tree 1",
+         ("baseline", "reference points", "R-vine", "R-vine (Dissmann)", "R-vine, star tree 1",
           "Gaussian copula", "Independent margins", "independent", "DP vine", "rvine", "rvine_star1",
           "gaussian_copula", "dp_vine", "dp_vine:EPS"),
          "rvine, rvine_star1, gaussian_copula, independent, dp_vine:0.1, dp_vine:1, dp_vine:10 (COPULA-SHIRLEY). "
@@ -281,7 +281,7 @@ TERMS: tuple[Term, ...] = (
          "The methods the paper compared TVineSynth with, available as baselines: CTGAN and TVAE (neural networks, "
          "no privacy guarantee) and PrivBayes, PrivPGD and MST (differentially private). CTGAN, TVAE and PrivPGD "
          "need the optional packages of requirements-competitors.txt.",
-         ("competitors", "competitor", "CTGAN", "TVAE", "PrivBayes", "PrivPGD", "MST", "quick epochs",
+         ("competitor", "CTGAN", "TVAE", "PrivBayes", "PrivPGD", "MST", "quick epochs",
           "paper settings", "epochs", "ctgan", "tvae", "privbayes", "privpgd", "mst"),
          "The paper's set: ctgan, tvae, privbayes:0.1, privbayes:1, privbayes:5, privpgd:2.5; mst:2.5 is offered "
          "beside it (docs/reference/models.md)."),
@@ -295,39 +295,39 @@ TERMS: tuple[Term, ...] = (
     Term("Training rows", "Your table",
          "The rows the models learn from: your table minus the hold-out. The attacks ask what the release reveals "
          "about the people in these rows.",
-         ("training rows", "training row", "training data", "train", "training split")),
+         ("training row", "training data", "train", "training split")),
     Term("Hold-out", "Your table",
          "Rows set aside before any model is fitted and never seen by one: a random, stratified fraction of the "
          "table (20 % by default) or a file of your own. Usefulness is tested on them, and the privacy attacks "
          "compare the training rows with them.",
-         ("hold-out", "holdout", "hold-out rows", "Hold-out fraction", "hold-out file")),
+         ("holdout", "hold-out rows", "Hold-out fraction", "hold-out file")),
     Term("Missing values", "Your table",
          "What happens to empty cells: drop the rows that have one (the default, as in the paper), or impute them "
          "and model a missingness indicator, so that the release has empty cells as the real data does. Rows "
          "without a response are always dropped.",
-         ("missing values", "missing", "impute", "missingness indicator", "drop_rows")),
+         ("missing", "impute", "missingness indicator", "drop_rows")),
     Term("Fingerprint", "Your table",
          "A checksum that identifies a table by its contents: the ledger files every release of a table under it, "
          "whatever the file is called.",
-         ("fingerprint",)),
+         ()),
     Term("Project", "Your table",
          "One table and every choice you made about it, saved in the workspace as you go; the Projects page "
          "reopens earlier ones and their sweeps.",
-         ("project", "projects", "Projects")),
+         ("projects", "Projects")),
     Term("Workspace", "Your table",
          "The folder on this computer, readable by your account only, that keeps uploads, sweeps, results, "
          "released copies and the ledger. Wiping it removes them all.",
-         ("workspace", "Wipe the workspace")),
+         ("Wipe the workspace",)),
     Term("Access token", "Your table",
          "The secret that opens this dashboard, printed in the console that started it and kept in a file only "
          "your account can read, so that other accounts on the same computer cannot open your data.",
-         ("access token", "token")),
+         ("token",)),
     # -- the sweep ----------------------------------------------------------------------------------------------
     Term("Sweep", "The sweep",
          "The evaluation of the chosen truncation levels: for each level the dashboard draws synthetic sets, "
          "attacks them and measures their usefulness, in a background process that survives closing the browser. "
          "Its results are the scatter and every number you choose from.",
-         ("sweep", "sweeps", "Start sweep", "job")),
+         ("sweeps", "Start sweep", "job")),
     Term("Protocol (quick or paper)", "The sweep",
          "How much evidence a sweep gathers. Quick takes seconds per level and draws few sets, so its intervals are "
          "often a spread of a few values; paper uses the paper's sizes (Appendix J: 50 synthetic sets per level, 10 "
@@ -336,7 +336,7 @@ TERMS: tuple[Term, ...] = (
     Term("Seed", "The sweep",
          "A whole number from which every random draw follows. The same seed, data and settings give the same "
          "numbers and the same released file on any machine; another seed gives another, equally valid draw.",
-         ("seed", "master seed", "Master seed", "release seed", "Release seed")),
+         ("master seed", "Master seed", "release seed", "Release seed")),
     Term("Backend (loky, dask, ray)", "The sweep",
          "Where a sweep's work runs: loky (the default) in processes of your account on this computer; dask in a "
          "Dask cluster only your account can use (optional packages). Ray is offered on the command line only, with "
@@ -346,24 +346,24 @@ TERMS: tuple[Term, ...] = (
          "Open circles on the live scatter during a sweep's first seconds on a larger table: the same recipe run "
          "on 500 training rows, one set per level. They only show the shape early; each is replaced when its "
          "level's own results arrive, and none is ever used to choose, record or report.",
-         ("first look", "First look"),
+         (),
          "None on a table of at most 500 training rows (the holder is as quick); only the lowest level up to 1 000."),
     Term("First numbers", "The sweep",
          "A level's own numbers from its first two published sets, scored for every level before any level is "
          "refined, so that every level has its own point early. Drawn as an open circle with a dot, marked "
          "provisional in the legend and on the Choose page's card; the other sets refine them, and the refined "
          "numbers are exactly those one task scoring every set would give.",
-         ("first numbers", "First numbers", "Provisional", "provisional"),
+         ("Provisional", "provisional"),
          "Two sets: the fewest whose numbers have a spread (an error bar); the quick preset's ten sets, the paper's "
          "fifty, are scored in chunks (first 2, then up to 10, then the rest), each set seeded by its own index."),
     Term("Your own synthetic data", "The sweep",
          "A synthetic table made elsewhere, uploaded on the Sweep page and scored by the same measures as a "
          "release, as a point of its own. The attack games need a generator to refit, so it does not play them.",
-         ("external", "externals", "your own synthetic data", "not played", "games not played")),
+         ("external", "externals", "not played", "games not played")),
     Term("Analysis for the CI overlap", "The sweep",
          "The regression of Y on the covariates you name (all of them if you name none), fitted on the real and on "
          "the synthetic rows for the CI overlap measure. Name the analysis your users will run.",
-         ("analysis", "Analysis for the CI overlap")),
+         ("analysis",)),
     # -- privacy: the attacks -----------------------------------------------------------------------------------
     Term("Attribute inference and the attack game", "Privacy: the attacks",
          "An attacker who knows some of a person's columns tries to infer their sensitive value from the release. "
@@ -376,13 +376,13 @@ TERMS: tuple[Term, ...] = (
     Term("Release attack", "Privacy: the attacks",
          "The same attacker run directly on sets drawn from the holder's model — the data actually published. It "
          "is cheap, so it is shown at every level first; the attack game refines it.",
-         ("release attack", "release attacks")),
+         ("release attacks",)),
     Term("Attacker coefficient", "Privacy: the attacks",
          "For each other column, the attacker's regression finds how far its guess of the sensitive value moves, in "
          "standard deviations, when that column moves by one standard deviation. 0 means the column tells nothing "
          "about the sensitive value; whether 0.04 is a lot depends on the anchors of your table, read it through "
          "the privacy score.",
-         ("coefficient", "coefficients", "attacker coefficient", "standardised coefficient",
+         ("coefficient", "coefficients", "standardised coefficient",
           "|standardised coefficient|")),
     Term("MAB", "Privacy: the attacks",
          "Mean absolute attacker coefficient: how strongly, on average, the attacker's guess of a sensitive value "
@@ -391,18 +391,18 @@ TERMS: tuple[Term, ...] = (
          "column gives the sensitive one away: the attacker then needs one large coefficient, the others are near "
          "zero, and the mean is small while the guesses are nearly exact (the default privacy axis, the attacker's "
          "skill on real people, does not).",
-         ("MAB", "MAB/WCAB"),
+         ("MAB/WCAB",),
          "Paper, Definition 2.2: the mean of |b_k| over the other columns (intercept excluded), game iterations and "
          "synthetic sets."),
     Term("WCAB", "Privacy: the attacks",
          "Worst-case absolute attacker coefficient: the single strongest link the attacker finds between a "
          "sensitive column and one other column. It catches one column that gives a sensitive value away, which an "
          "average can hide.",
-         ("WCAB",)),
+         ()),
     Term("Membership inference", "Privacy: the attacks",
          "An attacker tries to tell from the release whether a given person's record was in the training data. "
          "Being in a hospital's registry can itself be sensitive.",
-         ("membership inference", "MIA", "membership attack", "membership attacks", "membership risk",
+         ("MIA", "membership attack", "membership attacks", "membership risk",
           "membership", "Membership game")),
     Term("PG (privacy gain)", "Privacy: the attacks",
          "The result of the paper's membership game: 1 means the attacker learns nothing about who was in the "
@@ -413,7 +413,7 @@ TERMS: tuple[Term, ...] = (
          "Copies of the generator that the membership attacker fits on data with and without the target person, "
          "to learn what the target's presence looks like in synthetic data. The paper's membership game (PG) needs "
          "them; the newer membership attacks (AUC, TPR) do not.",
-         ("shadow", "shadow models", "shadows", "shadow-model", "shadow model", "per target")),
+         ("shadow", "shadows", "shadow-model", "shadow model", "per target")),
     Term("IN and OUT", "Privacy: the attacks",
          "In the attack games, a model fitted with the target person's row (IN) or without it (OUT). Whatever "
          "differs between the two is what an attacker could exploit.",
@@ -421,12 +421,12 @@ TERMS: tuple[Term, ...] = (
     Term("Targets", "Privacy: the attacks",
          "The people the attack games attack: for each sensitive column the rows with its most extreme values "
          "(outliers, the most exposed) and a few rows picked at random.",
-         ("target", "targets", "outliers", "outlier", "random")),
+         ("target", "outliers", "outlier", "random")),
     Term("AUC", "Privacy: the attacks",
          "Area under the ROC curve: how well a score separates two groups, from 0.5 (a coin toss) to 1 (perfect). "
          "It measures prediction quality (TSTR, TRTR) and how well a membership attack tells the training rows from "
          "the hold-out rows.",
-         ("AUC", "ROC AUC", "ROC")),
+         ("ROC AUC", "ROC")),
     Term("TPR and FPR", "Privacy: the attacks",
          "True-positive rate: the share of training rows a membership attack correctly flags; false-positive rate: "
          "the share of hold-out rows it wrongly flags. Reading the first at a low second (1 % or 10 %) shows the "
@@ -435,7 +435,7 @@ TERMS: tuple[Term, ...] = (
     Term("Distance to closest record", "Privacy: the attacks",
          "For each synthetic row, whether the nearest real row is a training row or a hold-out row. A release that "
          "does not copy its training rows is as close to the one as to the other (about half each).",
-         ("DCR", "distance to closest record", "closest record")),
+         ("DCR", "closest record")),
     Term("Most exposed training rows", "Privacy: the attacks",
          "The training rows a distance-based membership attack finds most exposed at the selected level — closer to "
          "the synthetic rows than to any hold-out row — with the reason (a near-copy in the release, an unusual "
@@ -447,18 +447,18 @@ TERMS: tuple[Term, ...] = (
          "05/2014): can someone single out a person, link records of the same person, or infer a person's "
          "attribute? Each is measured as an attack on the training rows compared with the same attack on hold-out "
          "people, and given a plain verdict: no measurable, measurable or high risk.",
-         ("GDPR", "GDPR criteria", "Article 29 Working Party", "anonymisation", "Opinion 05/2014",
+         ("GDPR", "Article 29 Working Party", "anonymisation", "Opinion 05/2014",
           "anonymisation (GDPR)"),
          "The attacks of Giomi et al. (PETS 2023, anonymeter). 'No measurable risk' when the interval covers 0; "
          "'high' from a residual risk of 0.5."),
     Term("Singling out", "Privacy: the attacks",
          "Whether the release lets someone isolate one person's record from a few of its values (a combination of "
          "three columns, or one rare or extreme value).",
-         ("singling out", "Singling out", "single out", "singling-out")),
+         ("single out", "singling-out")),
     Term("Linkability", "Privacy: the attacks",
          "Whether the release lets someone link two partial records of the same person, for example one holding "
          "their lab values and one their demographics.",
-         ("linkability", "Linkability", "link")),
+         ("link",)),
     Term("Inference (GDPR criterion)", "Privacy: the attacks",
          "Whether the release lets someone infer a person's sensitive value from their other columns better for "
          "the people in the training data than for others. The attack game asks the broader question for "
@@ -468,7 +468,7 @@ TERMS: tuple[Term, ...] = (
          "How much more often a GDPR attack succeeds on the people in the training rows than on hold-out people "
          "the generator never saw, on a 0-to-1 scale: 0 means nothing beyond what the data tell about anyone, 1 "
          "that the attack succeeds on the training people only (as on a copy).",
-         ("residual risk", "main attack", "control attack", "control", "baseline attack", "guessing blindly"),
+         ("main attack", "control attack", "control", "baseline attack", "guessing blindly"),
          "(main − control) / (1 − control); the blind baseline is the sanity check the main attack must beat."),
     Term("Differential privacy and ε", "Privacy: the attacks",
          "A mathematical guarantee that a release changes little whether or not any one person is in the data; ε "
@@ -484,12 +484,12 @@ TERMS: tuple[Term, ...] = (
          "A check of a baseline's ε claim: planted worst-case records (canaries) are put in and left out of many "
          "fits, and a membership test on the releases gives the lowest ε the implementation demonstrably spends. A "
          "bound above the claim refutes it; an audit can refute a claim, never prove it.",
-         ("DP audit", "audit", "canary", "canaries", "Clopper-Pearson", "claimed ε", "REFUTED")),
+         ("audit", "canary", "canaries", "Clopper-Pearson", "claimed ε", "REFUTED")),
     # -- utility -------------------------------------------------------------------------------------------------
     Term("Utility", "Utility: usefulness",
          "How useful the synthetic data is for what it will be used for: predicting Y, keeping the relations "
          "between columns, and giving the same regression results as the real data.",
-         ("utility", "usefulness")),
+         ("usefulness",)),
     Term("TSTR and TRTR", "Utility: usefulness",
          "Train on Synthetic, Test on Real: a prediction model for Y trained on the synthetic data and scored on the "
          "real hold-out rows. TRTR (Train on Real, Test on Real) is the same model trained on the real training "
@@ -501,11 +501,11 @@ TERMS: tuple[Term, ...] = (
     Term("R²", "Utility: usefulness",
          "The share of a column's variation a model explains, from 0 (nothing) to 1 (all of it). It scores "
          "prediction of a continuous response, and how much of a sensitive column an attacker explains.",
-         ("R²", "R2")),
+         ("R2",)),
     Term("Fidelity", "Utility: usefulness",
          "How closely the synthetic rows resemble the real ones, column by column and as whole rows: the "
          "distributions, the correlations, and whether synthetic rows fall where real rows do.",
-         ("fidelity", "marginals", "correlation matrices")),
+         ("marginals", "correlation matrices")),
     Term("α-precision and β-recall", "Utility: usefulness",
          "Two checks that the synthetic rows are spread like the real ones. α-precision asks whether the regions "
          "holding the most typical real rows (the α-supports) hold the same share of synthetic rows; β-recall asks "
@@ -518,38 +518,38 @@ TERMS: tuple[Term, ...] = (
     Term("CI", "Utility: usefulness",
          "Confidence interval: the range of values of an estimate, such as a regression coefficient, that the data "
          "support at 95 %. The CI overlap measure compares these ranges between the real and the synthetic data.",
-         ("CI", "confidence interval", "confidence-interval")),
+         ("confidence interval", "confidence-interval")),
     # -- releasing ----------------------------------------------------------------------------------------------
     Term("Release", "Releasing",
          "The synthetic table you publish: rows drawn from the holder's model at one level with the release seed, "
          "written as a CSV whose formula-like cells are neutralised so a spreadsheet cannot run them.",
-         ("release", "releases", "published set", "published sets", "synthetic set", "synthetic sets",
+         ("releases", "published set", "published sets", "synthetic set", "synthetic sets",
           "Generate release")),
     Term("Guardrails", "Releasing",
          "Checks run on the drawn rows before download. A synthetic row identical to a training row blocks the "
          "download unless you override it with a written reason (kept in the manifest); metrics that failed or "
          "were computed on capped sizes are shown as warnings.",
-         ("guardrails", "Guardrails", "exact copies", "override", "overridden", "Release anyway")),
+         ("exact copies", "override", "overridden", "Release anyway")),
     Term("Manifest", "Releasing",
          "The JSON file that goes with the released CSV and records how it was made and how to judge it: the data's "
          "fingerprint, the schema and column order, the level and who chose it, the families, margins and seeds, "
          "the sweep's settings, the choice settings, the level's metrics with intervals, the guardrails, the "
          "package versions and the file's hash.",
-         ("manifest", "Manifest", "JSON")),
+         ("JSON",)),
     Term("Release ledger", "Releasing",
          "The workspace's record of every release of a table: level, generator and settings, seed, rows, the "
          "file's SHA-256, time, your note, who chose the level and any ε. Downloading the CSV writes the entry.",
-         ("ledger", "release ledger", "Note for the ledger", "note", "SHA-256")),
+         ("ledger", "Note for the ledger", "note", "SHA-256")),
     Term("Pooled-release check", "Releasing",
          "Before a further release of the same table, the attacks are run on all earlier releases pooled with the "
          "new one, as an attacker holding every file would. It warns when the pool is riskier than the sweep's "
          "interval for a single release, or contains copies of training rows.",
-         ("pooled", "pooled-release check", "Pooled-release check", "pool")),
+         ("pooled", "pool")),
     Term("Report", "Releasing",
          "One self-contained HTML page for the privacy officer: what was released and why, the verdicts in plain "
          "words, every figure and metric, the guardrails, the ledger and the versions. It opens offline and "
          "prints to PDF from the browser.",
-         ("report", "Download report", "HTML", "PDF", "officer's paragraph")),
+         ("Download report", "HTML", "PDF", "officer's paragraph")),
 )
 
 
@@ -593,7 +593,8 @@ def metric_details(metric: Metric, code: str = "") -> str:
 def metric_terms() -> list[Term]:
     """Every record the catalogue describes as a glossary entry (a risk's interval ends and count too, since tables
     show them): its label, short label and explanation."""
-    return [Term(m.label, f"Metrics: {m.group}", m.explanation, tuple(dict.fromkeys((m.short, m.name))),
+    return [Term(m.label, f"Metrics: {m.group}", m.explanation,
+                 tuple(w for w in dict.fromkeys((m.short, m.name)) if w.casefold() != m.label.casefold()),
                  metric_details(m), metric=m.name) for m in described().values()]
 
 
@@ -610,15 +611,16 @@ def search(text: str) -> list[Term]:
 
 def explaining(word: str) -> Term | None:
     """The entry that explains ``word`` as a screen shows it, or None: the entry whose name or ``shown_as`` is that
-    word (letter case ignored for words of more than two letters, so 'IN' and 'in' stay apart), else the first
-    whose name or ``shown_as`` contains it as a whole word ('α-precision' in 'α-precision (fidelity)')."""
+    word, else the first whose name or ``shown_as`` contains it as a whole word ('α-precision' in 'α-precision
+    (fidelity)'); letter case ignored for words of more than two letters, so 'IN' and 'in' stay apart (a term's name
+    is not repeated in its ``shown_as`` in another case)."""
     def same(a: str, b: str) -> bool:
         return a == b or (len(a) > 2 and a.casefold() == b.casefold())
 
     everything = entries()
     found = next((term for term in everything if any(same(word, shown) for shown in term.words)), None)
     if found is None:
-        whole = re.compile(rf"(?<![\w-]){re.escape(word)}(?![\w-])")
+        whole = re.compile(rf"(?<![\w-]){re.escape(word)}(?![\w-])", re.IGNORECASE if len(word) > 2 else 0)
         found = next((term for term in everything if any(whole.search(shown) for shown in term.words)), None)
     return found
 

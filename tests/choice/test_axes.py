@@ -84,7 +84,7 @@ def test_a_point_is_read_by_column_pooled_over_columns_or_missing():
     axis = Axis.parse("mab_worst")
     assert axis.point(rows, "cost") == pytest.approx((0.1, 0.05, 0.15))
     pooled = axis.interval(rows, None)  # every column: medians pooled, the fewest replicates
-    assert (pooled.median, pooled.n) == (pytest.approx(0.2), 3)
+    assert (pooled.value, pooled.n) == (pytest.approx(0.2), 3)
     assert all(math.isnan(v) for v in axis.point(rows, "age")) and axis.interval(rows, "age") is None
 
 

@@ -10,7 +10,7 @@ from tvs_core.choice import Axis, Normalisation, UtilityMix
 from tvs_core.choice.explain import NEAR_INDEPENDENT, _anchors, _number, explain_level
 from tvs_core.choice.summary import choose
 from tvs_core.choice.verdicts import Topic
-from tvs_core.evaluation.anonymity import Part, criterion_record
+from tvs_core.evaluation.metrics.gdpr import Part, criterion_record
 from tvs_core.evaluation.preview import LevelPreview
 from tvs_core.evaluation.records import HOLDER, REAL, SHUFFLED
 from tvs_core.evaluation.summary import Summary

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from tvs_core.choice.gdpr import HIGH, criterion_verdict, gdpr_table, gdpr_verdicts, point_verdicts, risk_key
-from tvs_core.evaluation.anonymity import Part, criterion_record
-from tvs_core.evaluation.intervals import IntervalKind, Risk
+from tvs_core.evaluation.intervals import Interval, IntervalKind
+from tvs_core.evaluation.metrics.gdpr import Part, criterion_record
 from tvs_core.evaluation.records import HOLDER
 
 
@@ -42,7 +42,7 @@ def test_a_verdict_carries_the_numbers_it_rests_on():
     found = criterion_verdict(measured("inference", 0.3, 0.1, 0.45, attacks=149.6, sets=7, column="cost"),
                               "inference", "cost")
     assert (found.key, found.name) == ("inference_risk:cost", "Inference of cost")
-    assert (found.risk, found.sets) == (Risk(0.3, 0.1, 0.45, 150, IntervalKind.WILSON), 7)
+    assert (found.risk, found.sets) == (Interval(0.3, 0.1, 0.45, 150, IntervalKind.WILSON), 7)
     assert "infer cost of a person" in found.sentence
     # a Wilson interval of one set's attacks (rounded to a whole count), then the number of sets behind the median
     quoted = "residual risk 0.30, 95 % interval 0.10–0.45 (Wilson, 150 trials) of one set, median over 7"

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from tvs_core.choice.standing import MODERATE, SMALL, Reading, Standing, overlaps, point
-from tvs_core.evaluation.summary import Interval
+from tvs_core.evaluation.intervals import Interval
 
 REAL, SHUFFLED = Interval(0.4, 0.38, 0.42, 20), Interval(0.0, -0.02, 0.02, 20)  # an attack's anchors, lower = safer
 

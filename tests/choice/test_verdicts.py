@@ -16,8 +16,8 @@ from tvs_core.choice.verdicts import (
     _membership,
     level_verdicts,
 )
-from tvs_core.evaluation.anonymity import Part, criterion_record
-from tvs_core.evaluation.dp_audit import AuditResult
+from tvs_core.evaluation.metrics.audit import AuditResult
+from tvs_core.evaluation.metrics.gdpr import Part, criterion_record
 from tvs_core.evaluation.preview import LevelPreview
 from tvs_core.evaluation.records import HOLDER, RAW, REAL, SHUFFLED
 from tvs_core.evaluation.summary import Summary
@@ -134,8 +134,8 @@ def test_the_attribute_verdict_says_what_it_cannot_compare_and_how_few_replicate
     assert "spread 0.100–0.300 of only 3 values" in line.detail  # three values are no 95 % interval
     few = summary_of([(HOLDER, 1, "mab", "a", 0.1, 0.09, 0.11, 3), (HOLDER, 1, "auc_tstr", None, 0.8)]
                      + anchors({"a": 0.4}, {"a": 0.0}))
-    assert attribute(few, ["a"], 1).action.endswith("Only 3 replicates, too few for a 95 % interval: the paper preset "
-                                                    "draws more, and could change this reading.")
+    assert attribute(few, ["a"], 1).action.endswith("Spread of only 3 values (too few for a 95 % interval): the paper "
+                                                    "preset draws more, and could change this reading.")
 
 
 @pytest.mark.parametrize(("auc", "low", "severity", "words"), [
@@ -295,8 +295,9 @@ def test_a_membership_attack_read_as_its_noise_floor_shows_the_floor_s_spread_an
     assert line.severity is Severity.OK  # the reading rule stands: the run cannot tell it from the floor
     assert "no better than the attacks' noise floor" not in line.sentence
     assert "not measurably better than the attacks' noise floor" in line.sentence
-    assert ("its strongest attack's AUC, 0.547 (spread 0.541–0.554), lies above the noise floor, 0.507, but within "
-            "its own spread, 0.480–0.560, so this run cannot tell the two apart") in line.sentence
+    assert ("its strongest attack's AUC, 0.547 (spread 0.541–0.554 of only 5 values (too few for a 95 % interval)), "
+            "lies above the noise floor, 0.507, but within its own spread 0.480–0.560 of only 5 values (too few for a "
+            "95 % interval), so this run cannot tell the two apart") in line.sentence
     assert "noise floor (the attacks on shuffled columns) 0.507 (spread 0.480–0.560 of only 5 values" in line.detail
     # a spread that reaches the floor's own value: "no better", nothing to explain
     level = summary_of([(HOLDER, 1, "mia_auc", None, 0.51, 0.5, 0.52, 5), (REAL, None, "mia_auc", None, 1.0),
@@ -315,8 +316,8 @@ def test_about_as_well_as_the_real_data_is_said_only_when_the_range_reaches_it(s
     one = level_verdicts(selection, summary, 1, [], response="Y").of(Topic.USEFULNESS)[0].sentence
     assert "about as well" not in one
     assert ("as well as models trained on the real data, as far as this run can tell: their ROC AUC, 0.746 (95 % "
-            "interval 0.735–0.757), lies below the real data's models, 0.796, but within its own spread, "
-            "0.740–0.850") in one
+            "interval 0.735–0.757 (bootstrap over 20 values)), lies below the real data's models, 0.796, but within "
+            "its own 95 % interval 0.740–0.850 (bootstrap over 20 values)") in one
     two = level_verdicts(selection, summary, 2, [], response="Y").of(Topic.USEFULNESS)[0].sentence
     assert two == "Models trained on the synthetic data predict Y about as well as models trained on the real data."
 

@@ -20,9 +20,6 @@ import pytest
 from tests.helpers import TINY, CopyRows
 from tvs_core import TVineSynth, infer_schema, load_demo
 from tvs_core.evaluation import metrics
-from tvs_core.evaluation.anonymity import Part, criterion_record
-from tvs_core.evaluation.attribute import choose_targets, release_attribute_records
-from tvs_core.evaluation.attribute_game import aia_iteration
 from tvs_core.evaluation.catalogue import (
     CATALOGUE,
     ENUM_FIELDS,
@@ -41,19 +38,20 @@ from tvs_core.evaluation.catalogue import (
     tstr_metric,
 )
 from tvs_core.evaluation.context import EvaluationData, GeneratorSpec
-from tvs_core.evaluation.dp_audit import trial_records
-from tvs_core.evaluation.intervals import IntervalKind, Risk
-from tvs_core.evaluation.membership import (
+from tvs_core.evaluation.intervals import Interval, IntervalKind
+from tvs_core.evaluation.metrics.attribute import aia_iteration, choose_targets, release_attribute_records
+from tvs_core.evaluation.metrics.audit import trial_records
+from tvs_core.evaluation.metrics.gdpr import Part, criterion_record, gdpr_criteria
+from tvs_core.evaluation.metrics.membership.game import (
     attacker_reference_rows,
     mia_evaluation_task,
     mia_shadow_task,
     train_attackers,
 )
-from tvs_core.evaluation.metrics.gdpr import gdpr_criteria
+from tvs_core.evaluation.metrics.utility import trtr_records, tstr_records
 from tvs_core.evaluation.protocol import QUICK
 from tvs_core.evaluation.release import set_metric_functions
 from tvs_core.evaluation.set_metrics import SyntheticSet
-from tvs_core.evaluation.utility import trtr_records, tstr_records
 from tvs_core.model.registry import PrivacyClaim, register
 
 COLUMNS = ["total_cost_eur", "ward_cost_eur", "lactate_mmol_l", "heart_rate_bpm", "in_hospital_death"]
@@ -147,7 +145,7 @@ def test_the_utility_a_choice_reads_follows_the_kind_of_response_the_records_hol
 
 
 def test_every_part_of_a_gdpr_criterion_is_described_once_and_its_risk_is_one_entry():
-    """A criterion's risk is one catalogue entry carrying its interval and number of attacks (a ``Risk``, as
+    """A criterion's risk is one catalogue entry carrying its interval and number of attacks (an ``Interval``, as
     anonymeter's ``PrivacyRisk``); the three success rates are entries of their own; every record is described."""
     assert list(GDPR_PARTS) == list(Part)
     gdpr = {m.name for m in CATALOGUE.values() if m.group is Group.GDPR}
@@ -162,7 +160,7 @@ def test_every_part_of_a_gdpr_criterion_is_described_once_and_its_risk_is_one_en
         medians = {"linkability_risk": 0.2, "linkability_risk_low": 0.1, "linkability_risk_high": 0.3,
                    "linkability_attacks": 199.6}
         if criterion == "linkability":
-            assert risk.read_risk(medians.get) == Risk(0.2, 0.1, 0.3, 200, IntervalKind.WILSON)
+            assert risk.read_risk(medians.get) == Interval(0.2, 0.1, 0.3, 200, IntervalKind.WILSON)
             assert risk.read_risk({"linkability_risk": 0.2}.get) is None  # its interval not measured: no risk read
 
 

@@ -11,18 +11,16 @@ from scipy.spatial.distance import cdist
 
 from tvs_core.evaluation import distance
 from tvs_core.evaluation.distance import (
-    ETA,
     _smallest,
-    _top_m_share,
     as_matrix,
-    dcr,
     exact_copies,
     gower_space,
-    mcmia,
     nearest,
     pairwise_chunks,
     standardise,
 )
+from tvs_core.evaluation.metrics.closeness import dcr
+from tvs_core.evaluation.metrics.membership.attacks import ETA, _top_m_share, mcmia
 
 
 def points(n, d, seed):

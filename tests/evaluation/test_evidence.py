@@ -147,7 +147,7 @@ def test_on_a_gaussian_block_table_structure_and_overlap_rise_with_the_level():
     from tvs_core import TVineSynth, holdout_split, load_demo
     from tvs_core.data.demo import DEMOS
     from tvs_core.evaluation.context import EvaluationData
-    from tvs_core.evaluation.structure import ci_overlap, pair_structure
+    from tvs_core.evaluation.metrics.structure import ci_overlap, pair_structure
 
     spec = DEMOS["clinical"]
     train, test = holdout_split(load_demo("clinical"), spec.response, 0.2, 0)
@@ -168,9 +168,8 @@ def test_the_analysis_the_user_names_is_the_one_compared(tmp_path, capsys):
     covariate is refused before any work, by name."""
     from tvs_core.cli import main
     from tvs_core.evaluation.context import EvaluationData
-    from tvs_core.evaluation.metrics.structure import structure
+    from tvs_core.evaluation.metrics.structure import ci_overlap, structure
     from tvs_core.evaluation.set_metrics import SyntheticSet
-    from tvs_core.evaluation.structure import ci_overlap
 
     rng = np.random.default_rng(0)
     x = rng.normal(size=(400, 3))

@@ -1,13 +1,18 @@
 """The spread beside every number (evaluation/intervals.py): bootstrap, Wilson and Clopper-Pearson intervals, and
 the words that say which one a reader is looking at."""
 
+import ast
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from tvs_core.evaluation.intervals import (
     SMALL_N,
+    Interval,
+    IntervalKind,
     bootstrap_interval,
     clopper_pearson,
     interval_name,
@@ -90,3 +95,59 @@ def test_clopper_pearson_bounds_are_exact():
     low, high = clopper_pearson(12, 50, alpha)
     assert low < 12 / 50 < high
     assert clopper_pearson(38, 50, alpha) == (pytest.approx(1 - high), pytest.approx(1 - low))
+
+
+# what names a range: "95 %" (but not "95 % confidence", the confidence level of a one-sided bound: the DP audit's
+# Clopper-Pearson ε, a regression's coefficients) and "spread" as a word (not "spreadsheet", "spreads")
+INTERVAL_TEXT = re.compile(r"95 %(?! confidence)|\bspread\b")
+ROOT = Path(__file__).resolve().parents[2]
+# where the words are defined, not said of a value: the wording itself, the glossary's terms, and the catalogue's
+# metric declarations (their labels and explanations are the glossary's metric entries)
+DEFINED = ("tvs_core/evaluation/intervals.py", "tvs_core/glossary.py", "tvs_core/evaluation/metrics/")
+
+
+def interval_texts(source: str) -> list[tuple[int, str]]:
+    """(line, text) of every string in ``source`` — f-strings' literal parts too — that names a range, docstrings
+    left out (they explain the code to its reader, no screen shows them)."""
+    tree = ast.parse(source)
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+                  and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)}
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+            and INTERVAL_TEXT.search(node.value.replace("%%", "%"))]  # argparse help doubles %
+
+
+def test_an_interval_is_worded_only_by_the_wording_function():
+    """Issue 59: "95 % interval" or "spread" written beside a value anywhere else drifts from ``interval_words``' rule
+    (a spread of few values called a 95 % interval, a caption contradicting its cells); every screen, the report, the
+    verdicts and the pooled check call the one wording (``Interval.words``, ``said``, ``interval_name``,
+    ``interval_rule``)."""
+    found = [f"{path.relative_to(ROOT)}:{line}: {text!r}"
+             for folder in ("tvs_core", "pages") for path in sorted((ROOT / folder).rglob("*.py"))
+             if not str(path.relative_to(ROOT)).startswith(DEFINED)
+             for line, text in interval_texts(path.read_text(encoding="utf-8"))]
+    assert not found, "an interval worded outside intervals.py:\n" + "\n".join(found)
+
+
+def test_the_scan_finds_an_interval_sentence_written_by_hand():
+    """The scan above is not blind: an f-string's literal part and a plain string are found, a docstring and a
+    confidence level are not."""
+    planted = ('"""A spread of values, 95 % interval."""\n'
+               'def f(low, n):\n'
+               '    """Words of a 95 % interval."""\n'
+               '    note = "ε at 95 % confidence"\n'
+               '    return f"spread {low:.2f} of only {n} values" + " (a 95 % interval)"\n')
+    assert [line for line, _ in interval_texts(planted)] == [5, 5]
+
+
+def test_one_interval_type_carries_a_value_its_count_and_its_kind():
+    """``Interval`` is the risk of a GDPR criterion and a summary's value alike: no count is ``None`` (a constant
+    anchor), worded as its interval; a Wilson risk says its trials."""
+    anchor = Interval.point(0.5)
+    assert (anchor.value, anchor.low, anchor.high, anchor.n) == (0.5, 0.5, 0.5, None)
+    risk = Interval(0.12, 0.0, 0.3, 500, IntervalKind.WILSON)
+    assert risk.words() == "95 % interval 0.00–0.30 (Wilson, 500 trials)" == interval_words(0.0, 0.3, 500, 2, "wilson")
+    assert risk.said(2) == f"0.12 ({risk.words()})" and risk.cell() == "0.12 [0.00, 0.30]"
+    few = Interval(0.1, 0.0, 0.2, SMALL_N - 1)
+    assert few.words().startswith("spread") and few.name() == interval_name(SMALL_N - 1)

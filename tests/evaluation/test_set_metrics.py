@@ -1,82 +1,20 @@
-"""tvs_core/evaluation/set_metrics.py: the metrics of one published set, on the two sets whose answers are known —
-a verbatim copy of the training rows (memorised: every closeness and fidelity metric at its extreme) and a copy of
-the hold-out rows (real, but never seen) — and the subsampling of a large set. That shared work gives each metric's
-own numbers is in tests/evaluation/test_set_metrics_shared.py; the GDPR criteria in tests/evaluation/test_anonymity.py;
-that each function computes the metrics the catalogue declares for it in tests/evaluation/test_catalogue.py."""
+"""tvs_core/evaluation/set_metrics.py: one published set and the work its metrics share — each family's function
+gives the same numbers when computed again, the subsampling of a large set, work kept once. Each family's numbers on
+the sets whose answers are known (a copy of the training rows, a copy of the hold-out rows) are in
+tests/evaluation/metrics/test_<family>.py; that shared work gives each metric's own numbers, in
+tests/evaluation/test_set_metrics_shared.py; that each function computes the metrics the catalogue declares for it,
+in tests/evaluation/test_catalogue.py."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
-import pytest
 
-from tests.conftest import make_small_table
-from tvs_core.data.schema import infer_schema
-from tvs_core.evaluation.context import EvaluationData
+from tests.evaluation.conftest import a_set
 from tvs_core.evaluation.metrics.closeness import closeness
 from tvs_core.evaluation.metrics.fidelity import fidelity
 from tvs_core.evaluation.metrics.membership import membership_attacks, monte_carlo_membership
 from tvs_core.evaluation.metrics.structure import structure
-from tvs_core.evaluation.set_metrics import SyntheticSet, bounded, once
-
-
-@pytest.fixture(scope="module")
-def data() -> EvaluationData:
-    """80 training and 40 hold-out rows of the small table: two continuous columns, three categorical ones."""
-    table = make_small_table(120)
-    schema = infer_schema(table).with_roles("y", ["income"])
-    return EvaluationData.from_tables(table.iloc[:80], table.iloc[80:], schema)
-
-
-def a_set(values, data, index=0) -> SyntheticSet:
-    return SyntheticSet(np.array(values), replace(data), master_seed=0, label="test", level=1, index=index)
-
-
-def test_a_copy_of_the_training_rows_is_all_exact_copies_and_closer_to_them(data):
-    found = closeness(a_set(data.train, data))
-    assert found["exact_copies"] == len(data.train)
-    assert found["dcr_closer_to_train"] > 0.5  # memorised: nearer the training rows than the hold-out rows
-
-
-def test_a_copy_of_the_hold_out_rows_has_no_copy_and_is_never_closer_to_the_training_rows(data):
-    assert closeness(a_set(data.test, data)) == {"dcr_closer_to_train": 0.0, "exact_copies": 0}
-
-
-def test_monte_carlo_membership_recovers_every_member_of_a_copy_and_none_of_a_hold_out_copy(data):
-    """1: every training record recovered; 0: the control records are the ones covered."""
-    assert monte_carlo_membership(a_set(data.train, data)) == {"mcmia": 1.0}
-    assert monte_carlo_membership(a_set(data.test, data)) == {"mcmia": 0.0}
-
-
-def test_fidelity_of_a_copy_of_the_training_rows_is_perfect_and_never_authentic(data):
-    found = fidelity(a_set(data.train, data))
-    assert found["alpha_precision"] == 1.0 and found["beta_recall"] == 1.0
-    assert found["authenticity"] == 0.0  # every row is a training row
-    assert found["spearman_difference"] == pytest.approx(0.0, abs=1e-12)
-    assert found["column_distance"] == dict.fromkeys(data.names, 0.0)
-
-
-def test_fidelity_of_other_real_rows_is_below_perfect_and_within_bounds(data):
-    found = fidelity(a_set(data.test, data))
-    for name in ("alpha_precision", "beta_recall", "authenticity"):
-        assert 0.0 <= found[name] <= 1.0
-    assert found["spearman_difference"] > 0 and set(found["column_distance"]) == set(data.names)
-    assert any(d > 0 for d in found["column_distance"].values())
-
-
-def test_structure_of_a_copy_of_the_training_rows_is_kept_whole_and_indistinguishable(data):
-    found = structure(a_set(data.train, data))
-    assert found["pair_structure"] == pytest.approx(1.0) and found["ci_overlap"] == pytest.approx(1.0)
-    assert found["pmse_ratio"] == pytest.approx(0.0, abs=1e-9)
-
-
-def test_the_membership_headlines_are_the_strongest_attacks_numbers(data):
-    found = membership_attacks(a_set(data.train, data))
-    assert found["mia_auc"] == max(found["mia_attack_auc"].values())
-    assert len(found["mia_attack_auc"]) == 3
-    assert 0.0 <= found["mia_tpr_at_1pct_fpr"] <= found["mia_tpr_at_10pct_fpr"] <= 1.0
-    assert found["mia_auc"] > 0.5  # a copy of the members: the strongest attack tells them apart
+from tvs_core.evaluation.set_metrics import bounded, once
 
 
 def test_a_sets_metrics_are_the_same_numbers_when_computed_again(data):

@@ -7,10 +7,10 @@ import numpy as np
 
 from tvs_core import TVineSynth, load_demo
 from tvs_core.evaluation.context import EvaluationData
-from tvs_core.evaluation.fidelity import authenticity, spearman_difference
+from tvs_core.evaluation.metrics.fidelity import authenticity
+from tvs_core.evaluation.metrics.structure import ci_overlap, pair_structure
 from tvs_core.evaluation.release import set_records
-from tvs_core.evaluation.set_metrics import SyntheticSet
-from tvs_core.evaluation.structure import ci_overlap, pair_structure
+from tvs_core.evaluation.set_metrics import SyntheticSet, spearman_difference
 
 Y = "in_hospital_death"
 

@@ -10,13 +10,13 @@ import pandas as pd
 import pytest
 
 from tvs_core.evaluation.catalogue import CATALOGUE, GROUPS
+from tvs_core.evaluation.intervals import Interval
 from tvs_core.evaluation.records import HOLDER, REAL, record, to_frame
 from tvs_core.evaluation.summary import (
     KEYS,
     MANY_COLUMNS,
     SUMMARY_COLUMNS,
     ColumnSpread,
-    Interval,
     Summary,
     column_spread,
     readable,
@@ -57,7 +57,7 @@ def test_targets_and_iterations_are_pooled_every_other_key_is_kept_apart():
                for r in summary.frame.to_dict("records")}
     assert medians[(1, "s", "outlier", "game", "mab", HOLDER)] == 2.0
     assert medians[(1, "s", "random", "game", "mab", HOLDER)] == 15.0
-    assert summary.level(None).models() == ["independent"] and summary.level(None).interval().median == 4.0
+    assert summary.level(None).models() == ["independent"] and summary.level(None).interval().value == 4.0
     assert str(summary.frame["level"].dtype) == "Int64"
 
 

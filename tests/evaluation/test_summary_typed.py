@@ -92,13 +92,13 @@ def test_an_interval_pools_several_rows_by_their_medians():
         row(HOLDER, 1, "pg", 0.5, "b", "outlier", n=3), row("independent", None, "pg", 0.7),
         row(HOLDER, 2, "mab", 0.2, "a")]))
     found = summary.point(1).metric("pg").interval()
-    assert found.median == pytest.approx(0.9) and found.low == pytest.approx(0.8) and found.n == 3
-    assert summary.point(1).metric("pg").attribute("a").interval().median == pytest.approx(1.0)
-    assert summary.point(None, "independent").interval().median == pytest.approx(0.7)
+    assert found.value == pytest.approx(0.9) and found.low == pytest.approx(0.8) and found.n == 3
+    assert summary.point(1).metric("pg").attribute("a").interval().value == pytest.approx(1.0)
+    assert summary.point(None, "independent").interval().value == pytest.approx(0.7)
     assert summary.point(1).metric("mab").interval() is None  # not measured at this point
     assert summary.attribute(None).models() == ["independent"]  # the rows without a column
     assert summary.levels() == [1, 2] and summary.holder().levels() == [1, 2]
-    assert np.isnan(Summary(pd.DataFrame([row(HOLDER, 1, "pg", np.nan)])).interval().median)
+    assert np.isnan(Summary(pd.DataFrame([row(HOLDER, 1, "pg", np.nan)])).interval().value)
 
 
 def test_an_empty_summary_reads_as_nothing_yet():

@@ -318,7 +318,7 @@ def test_pu_curve_marks_best_and_selected_and_shows_wins(pu_table):
     fig = F.pu_curve(pu_table, 3, 5)
     by_name = {t.name: t for t in fig.data}
     assert set(by_name) == {"Share of resamples won",
-                            "PU middle 95 % of 2000 redraws within each metric's range", "Privacy score P",
+                            "PU range (middle 95 % of 2000 redraws within each metric's range)", "Privacy score P",
                             "Utility score U", "Privacy–utility score PU", "Best level", "Selected: level 5"}
     bars = by_name["Share of resamples won"]
     assert bars.type == "bar" and bars.yaxis == "y2" and list(bars.y) == [0.0, 0.6, 0.4, 0.0]
@@ -608,7 +608,7 @@ def test_the_hover_names_the_column_the_choice_names(competitors):
         return dict(zip(selection.table["level"], selection.table["P_column"], strict=True))
 
     default = deciding(choose(competitors, TWO, privacy=MAB))
-    raw_worst = {t: max(TWO, key=lambda c: rows.level(t).metric("mab").attribute(c).interval().median)
+    raw_worst = {t: max(TWO, key=lambda c: rows.level(t).metric("mab").attribute(c).interval().value)
                  for t in COMPETITOR_LEVELS}
     assert all(raw_worst[t] != default[t] for t in COMPETITOR_LEVELS)  # the case the tester met
     assert named(competitor_scatter(competitors)) == {t: [default[t]] for t in COMPETITOR_LEVELS}
@@ -618,7 +618,7 @@ def test_the_hover_names_the_column_the_choice_names(competitors):
         columns = deciding(selection)
         assert named(fig) == {t: [columns[t]] for t in COMPETITOR_LEVELS}, method
         for level, x in zip(fig.data[0].customdata, fig.data[0].x, strict=True):
-            value = rows.level(level).metric("mab").attribute(columns[level]).interval().median
+            value = rows.level(level).metric("mab").attribute(columns[level]).interval().value
             assert x == pytest.approx(value)  # the point is that column's value too
             card = explain_level(selection, competitors, level, TWO)
             assert f" for {columns[level]} " in card.protects[0]

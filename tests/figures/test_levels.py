@@ -140,7 +140,7 @@ def test_the_pu_band_and_hover_name_their_range_through_the_one_wording_function
     the middle 95 % of its redraws, no confidence interval, and every screen says so in the same words."""
     fig = L.pu_curve(table, None, None)
     band = next(t for t in fig.data if getattr(t, "fill", None) == "toself")
-    assert band.name == "PU middle 95 % of 2000 redraws within each metric's range"
+    assert band.name == "PU range (middle 95 % of 2000 redraws within each metric's range)"
     from tvs_core.choice.selection import REDRAWS
     from tvs_core.evaluation.intervals import interval_name, interval_words
 

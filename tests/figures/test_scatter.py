@@ -9,8 +9,9 @@ import pytest
 
 from tvs_core.choice import Axis
 from tvs_core.evaluation.catalogue import CATALOGUE
+from tvs_core.evaluation.intervals import Interval
 from tvs_core.evaluation.records import FIRST_LOOK_ROWS, RecordRole
-from tvs_core.evaluation.summary import Interval, Summary
+from tvs_core.evaluation.summary import Summary
 from tvs_core.figures import scatter as SC
 from tvs_core.figures.style import baseline_style, model_label
 

@@ -345,7 +345,7 @@ def test_a_generators_privacy_claim_is_declared_once_and_read_alike_everywhere(g
     """Each generator that promises differential privacy declares its claim once (``registry.EPSILON_GENERATORS``):
     the sweep's baseline carries the ε of its name, the fitted model promises it (the release ledger's ε and the DP
     audit's (ε, δ)), the figures shade it, and one check refuses a budget that is none, in the name and in the fit."""
-    from tvs_core.evaluation.dp_audit import claimed_privacy
+    from tvs_core.evaluation.metrics.audit import claimed_privacy
     from tvs_core.figures.style import baseline_style
     from tvs_core.model.registry import EPSILON_GENERATORS, generator_class
     from tvs_core.release.ledger import epsilon_of

@@ -19,7 +19,7 @@ from tests.conftest import make_small_table
 from tests.helpers import TINY
 from tvs_core import IndependentMargins, TVineSynth
 from tvs_core.errors import DataError
-from tvs_core.evaluation.membership import FeatureSet
+from tvs_core.evaluation.metrics.membership.game import FeatureSet
 from tvs_core.evaluation.protocol import QUICK, Game
 from tvs_core.evaluation.records import COLUMNS, HOLDER, Record, RecordRole, record, to_frame
 from tvs_core.evaluation.summary import summarise

@@ -64,7 +64,7 @@ def test_every_level_has_its_quick_numbers_before_the_first_baseline_or_game_res
 def test_attackers_trained_in_parts_are_the_forests_of_one_task(parts):
     import numpy as np
 
-    from tvs_core.evaluation.membership import train_attackers
+    from tvs_core.evaluation.metrics.membership.game import train_attackers
 
     rng = np.random.default_rng(0)
     shadows = [{(row, level): (rng.random((6, 4)), np.r_[np.zeros(3, int), np.ones(3, int)])

@@ -11,7 +11,7 @@ from tvs_core.errors import TVSError
 from tvs_core.evaluation import release as release_module
 from tvs_core.evaluation.catalogue import CATALOGUE
 from tvs_core.evaluation.context import EvaluationData
-from tvs_core.evaluation.distance import mcmia
+from tvs_core.evaluation.metrics.membership.attacks import mcmia
 from tvs_core.evaluation.protocol import QUICK
 from tvs_core.evaluation.records import RecordRole
 from tvs_core.evaluation.set_metrics import SyntheticSet, bounded
@@ -243,7 +243,7 @@ def test_not_enough_memory_in_memory_evaluation_is_the_same_clear_error(clinical
 
 
 def test_pmse_sees_at_most_its_row_cap_and_is_unchanged_below_it():
-    from tvs_core.evaluation.structure import pmse_ratio
+    from tvs_core.evaluation.metrics.structure import pmse_ratio
 
     rng = np.random.default_rng(5)
     real, synthetic = rng.normal(size=(600, 4)), rng.normal(size=(600, 4))

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from tvs_core.errors import DataError
-from tvs_core.evaluation.fidelity import kendall_matrix
+from tvs_core.evaluation.metrics.fidelity import kendall_matrix
 from tvs_core.model.ordering import (
     PAIRWISE_ROWS,
     algorithm1,

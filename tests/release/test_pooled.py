@@ -15,7 +15,7 @@ from tests.helpers import CopyRows
 from tvs_core.data.schema import infer_schema
 from tvs_core.evaluation.catalogue import CATALOGUE
 from tvs_core.evaluation.context import EvaluationData
-from tvs_core.evaluation.intervals import SMALL_N
+from tvs_core.evaluation.intervals import SMALL_N, interval_words
 from tvs_core.model.baselines import DPVine, IndependentMargins
 from tvs_core.release import release_table
 from tvs_core.release.ledger import Budget, LedgerEntry
@@ -83,11 +83,13 @@ def test_one_warning_per_raised_row_quoting_its_own_numbers():
                           row(metric=HIGHER, single=0.5, low=0.45, high=0.6, pooled=0.3, flag=True, n=SMALL_N - 1),
                           row(flag=None)], columns=COLUMNS)
     first, second = raised_sentences(risks, 3)
+    # the single release's interval worded by the one wording: a 95 % interval of enough sets, a spread of few
     assert first.startswith(f"Pooled with the 3 earlier release(s), {CATALOGUE[LOWER].short} is 0.7000: above "
-                            "the single release's interval [0.4000, 0.6000] (this release alone: 0.5000).")
-    assert "rests on only" not in first  # enough sets: a 95 % interval
-    assert f"{CATALOGUE[HIGHER].short} is 0.3000: below the single release's interval [0.4500, 0.6000]" in second
-    assert f"The interval rests on only {SMALL_N - 1} sets" in second
+                            f"the single release's {interval_words(0.4, 0.6, risks['n'][0], 4)} (this release alone: "
+                            "0.5000).")
+    assert interval_words(0.4, 0.6, risks["n"][0], 4).startswith("95 % interval")
+    assert (f"{CATALOGUE[HIGHER].short} is 0.3000: below the single release's spread 0.4500–0.6000 of only "
+            f"{SMALL_N - 1} values") in second
 
 
 def test_a_warning_names_the_column_of_a_per_column_attack():

@@ -14,7 +14,7 @@ import pytest
 
 from tests.choice.conftest import _summary_of
 from tvs_core.evaluation.catalogue import CATALOGUE
-from tvs_core.evaluation.dp_audit import AuditResult
+from tvs_core.evaluation.metrics.audit import AuditResult
 from tvs_core.evaluation.records import HOLDER
 from tvs_core.evaluation.summary import MANY_COLUMNS
 from tvs_core.report import evidence
@@ -124,7 +124,7 @@ def test_an_attack_on_three_sensitive_columns_is_one_row_naming_the_worst_column
 def test_the_gdpr_criteria_are_left_to_the_attack_section_and_the_appendix(context_of):
     """Each criterion's residual risk is in the attack section's table at every level and reference; its records at
     the released level (the risk, the attacks' success rates, their number) in the appendix."""
-    from tvs_core.evaluation.anonymity import Part, criterion_record
+    from tvs_core.evaluation.metrics.gdpr import Part, criterion_record
 
     risk, rate = criterion_record("linkability", Part.RISK), criterion_record("linkability", Part.MAIN_RATE)
     summary = _summary_of([(HOLDER, level, name, None, v) for level in (1, 2) for name, v in ((risk, 0.1),
@@ -167,7 +167,7 @@ def test_several_kinds_of_range_are_named_once_above_the_table_and_marked_beside
                           + [(HOLDER, v, "ci_overlap", None, 0.7, 0.6, 0.8, 3) for v in (1, 2)])
     shown = evidence.metrics(context_of(summary=summary, levels=[1, 2]))
     assert ('<p class="muted">The ranges: (a) 95 % interval (bootstrap over 20 values); (b) spread of only 3 '
-            "values.</p>") in shown
+            "values (too few for a 95 % interval).</p>") in shown
     marks = re.findall(r'<td rowspan="1">([^<]+)<br><span class="muted">[^<]* \((\w)\)</span>', shown)
     assert marks == [(CATALOGUE["pair_structure"].short, "a"), (CATALOGUE["ci_overlap"].short, "b")]
 
@@ -180,7 +180,8 @@ def test_a_range_of_few_values_is_named_as_a_spread_in_the_cell_it_is_in(context
     assert "the range:" not in shown
     assert ("<td>0.500<br>0.400–0.600<br><span class=\"muted\">95 % interval (bootstrap over 20 values)</span></td>"
             in shown)
-    assert '0.700<br>0.600–0.800<br><span class="muted">spread of only 3 values</span>' in shown
+    assert ('0.700<br>0.600–0.800<br><span class="muted">spread of only 3 values (too few for a 95 % interval)'
+            '</span>') in shown
 
 
 def test_a_level_that_has_not_reported_a_metric_shows_a_dash(context_of):

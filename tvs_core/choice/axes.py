@@ -26,7 +26,8 @@ from ..evaluation.catalogue import (
     axis_metrics,
     tstr_metric,
 )
-from ..evaluation.summary import Interval, Summary
+from ..evaluation.intervals import Interval
+from ..evaluation.summary import Summary
 from .standing import point
 
 WORST = "_worst"
@@ -127,13 +128,13 @@ class Axis:
         found = self.interval(rows, column, source)
         if found is None:
             return math.nan, math.nan, math.nan
-        return found.median, found.low, found.high
+        return found.value, found.low, found.high
 
     def anchor(self, summary: Summary, end: str, column: str | None, source: Metric | None = None
                ) -> float | None:
         """The value that scores 0 (``end='worst'``) or 1 (``'ideal'``) in anchored normalisation."""
         found = self.anchor_interval(summary, end, column, source)
-        return None if found is None else found.median
+        return None if found is None else found.value
 
     def anchor_interval(self, summary: Summary, end: str, column: str | None, source: Metric | None = None
                         ) -> Interval | None:

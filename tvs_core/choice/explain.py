@@ -12,8 +12,8 @@ import math
 from dataclasses import dataclass, field
 
 from ..evaluation.catalogue import CATALOGUE, PerColumn
-from ..evaluation.dp_audit import AuditResult
-from ..evaluation.intervals import interval_words
+from ..evaluation.intervals import Interval
+from ..evaluation.metrics.audit import AuditResult
 from ..evaluation.protocol import ProtocolName
 from ..evaluation.records import REAL, SHUFFLED
 from ..evaluation.summary import Summary
@@ -57,7 +57,7 @@ def _number(point: tuple[float, float, float], n: int | None) -> str:
     value, low, high = point
     if math.isnan(value):
         return "not measured"
-    return f"{value:.3f} ({interval_words(low, high, n, digits=3)})"
+    return Interval(value, low, high, n).said(3)
 
 
 def _n(rows: Summary, metric: str, column: str | None = None) -> int | None:

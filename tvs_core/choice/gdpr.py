@@ -2,7 +2,7 @@
 point of a sweep: one plain sentence per criterion, from that point's ``summary.json`` metrics.
 
 What the Choose page's "GDPR criteria" block and the report (its first page: ``officer.criteria_line``) show; the
-numbers come from ``evaluation/anonymity.py``: the records of each criterion's parts (``anonymity.Part``: the risk,
+numbers come from ``evaluation/metrics/gdpr.py``: the records of each criterion's parts (``anonymity.Part``: the risk,
 its interval's ends, the main and baseline attacks' success rates, the number of attacks). The words are proposals,
 their thresholds named here:
 
@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..evaluation.anonymity import Part, criterion_record
 from ..evaluation.catalogue import CATALOGUE
-from ..evaluation.intervals import Risk
+from ..evaluation.intervals import Interval
+from ..evaluation.metrics.gdpr import Part, criterion_record
 from ..evaluation.records import HOLDER
 from ..evaluation.summary import Summary
 from .summary import metric_key, metrics_of
@@ -46,7 +46,7 @@ class CriterionVerdict:
     verdict: str  # "none", "measurable" or "high"
     beats_baseline: bool  # the main attack did better than guessing blindly
     # medians over the point's sets of each set's risk and its 95 % interval (Wilson), over the median attacks per set
-    risk: Risk
+    risk: Interval
     sets: int
     sentence: str
 
@@ -56,8 +56,8 @@ class CriterionVerdict:
         return numbers(self.risk, self.sets)
 
 
-def numbers(risk: Risk, sets: int) -> str:
-    return f"residual risk {risk.words()} of one set, median over {sets} published sets"
+def numbers(risk: Interval, sets: int) -> str:
+    return f"residual risk {risk.value:.2f}, {risk.words()} of one set, median over {sets} published sets"
 
 
 def criterion_verdict(metrics: dict, criterion: str, column: str | None = None) -> CriterionVerdict | None:

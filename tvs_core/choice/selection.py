@@ -37,8 +37,9 @@ import numpy as np
 import pandas as pd
 
 from ..evaluation.catalogue import Metric, PerColumn, Reference
+from ..evaluation.intervals import Interval
 from ..evaluation.records import HOLDER
-from ..evaluation.summary import Interval, Summary
+from ..evaluation.summary import Summary
 from ..text import choice_named, decimal
 from .axes import DEFAULT_PRIVACY, Axis
 from .mix import DEFAULT_MIX, UtilityMix
@@ -290,7 +291,7 @@ def select(levels: pd.DataFrame, alpha: float = 0.5, normalisation: Normalisatio
         if anchor is None or None in anchor:
             return None
         ends = spread or (point(anchor[0]), point(anchor[1]))
-        return Standing(Interval(raw, low, high, 0), *ends)
+        return Standing(Interval(raw, low, high), *ends)
 
     beyond, revealing = [], []
     for i in range(len(lv)):
@@ -382,7 +383,7 @@ class PrivacyPoints:
             candidates = ({c: self.table[level_column(Column.PRIVACY, c)].to_numpy(dtype=float) for c in columns}
                           if self.table is not None and self.normalisation == Normalisation.MINMAX else None)
             each = {c: privacy.interval(rows, c, source) for c in columns}
-            values = {c: np.array([np.nan if v is None else v.median]) for c, v in each.items()}
+            values = {c: np.array([np.nan if v is None else v.value]) for c, v in each.items()}
             column = deciding_columns(values, privacy, self.normalisation, self._anchors[source.name], candidates)[0]
             return (None, None) if column is None else (each[column], column)
         found = privacy.interval(rows, column, source) if column is not None or len(columns) == 1 else None
@@ -425,8 +426,8 @@ def _beyond(privacy: tuple[float, Standing | None], u_parts: dict[str, tuple[flo
     value, standing = privacy
     if _past(value, standing):
         if value < 0:
-            numbers = ("" if standing is None else f": {standing.value.median:.3f} on the release against "
-                                                   f"{standing.worst.median:.3f} on the real rows")
+            numbers = ("" if standing is None else f": {standing.value.value:.3f} on the release against "
+                                                   f"{standing.worst.value:.3f} on the real rows")
             out.append(f"privacy: {MORE_REVEALING} (the attack does better on the release than on the real "
                        f"rows{numbers}; ranked below every level on the scale)")
         else:

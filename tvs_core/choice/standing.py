@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..evaluation.summary import Interval
+from ..evaluation.intervals import Interval
 
 WORST, IDEAL = "worst", "ideal"
 
@@ -37,14 +37,14 @@ SMALL, MODERATE = 0.6, 0.3
 
 def point(value: float) -> Interval:
     """A constant anchor (the catalogue's, where the run measured none): an interval of no width."""
-    return Interval(float(value), float(value), float(value), 0)
+    return Interval.point(value)
 
 
 def _ends(found: Interval) -> tuple[float, float]:
     low, high = found.low, found.high
     if low is None or high is None or math.isnan(low) or math.isnan(high):
-        return found.median, found.median
-    return min(low, found.median), max(high, found.median)
+        return found.value, found.value
+    return min(low, found.value), max(high, found.value)
 
 
 def overlaps(a: Interval, b: Interval) -> bool:
@@ -61,14 +61,14 @@ class Standing:
 
     def scaled(self, x: float) -> float:
         """``x`` on the scale: 0 at the worst anchor's median, 1 at the ideal one's (NaN without both)."""
-        if self.worst is None or self.ideal is None or self.worst.median == self.ideal.median or math.isnan(x):
+        if self.worst is None or self.ideal is None or self.worst.value == self.ideal.value or math.isnan(x):
             return math.nan
-        return (self.worst.median - x) / (self.worst.median - self.ideal.median)
+        return (self.worst.value - x) / (self.worst.value - self.ideal.value)
 
     @property
     def share(self) -> float:
         """The value's scaled score, unclipped."""
-        return math.nan if self.value is None else self.scaled(self.value.median)
+        return math.nan if self.value is None else self.scaled(self.value.value)
 
     @property
     def scaled_ends(self) -> tuple[float, float]:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..evaluation.catalogue import CATALOGUE, PerColumn, described
-from ..evaluation.dp_audit import audits_from_records
+from ..evaluation.metrics.audit import audits_from_records
 from ..evaluation.records import HOLDER, REFERENCE_MODELS, RecordRole
 from ..evaluation.summary import Summary, summarise
 from ..text import percent, read_choice
@@ -36,7 +36,7 @@ def _interval(rows: Summary) -> dict | None:
     found = rows.interval()
     if found is None:
         return None
-    return {"median": found.median, "ci_low": found.low, "ci_high": found.high, "n": found.n}
+    return {"median": found.value, "ci_low": found.low, "ci_high": found.high, "n": found.n}
 
 
 def choose(summary: Summary, sensitive: list[str], alpha: float = 0.5,

@@ -31,13 +31,13 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ..evaluation.catalogue import CATALOGUE, TSTR_METRICS, Group, Metric, PerColumn
-from ..evaluation.dp_audit import AuditResult, audits_from_records
-from ..evaluation.intervals import SMALL_N, interval_words
+from ..evaluation.intervals import SMALL_N, Interval, interval_name, interval_rule
+from ..evaluation.metrics.audit import AuditResult, audits_from_records
 from ..evaluation.protocol import ProtocolName
 from ..evaluation.records import model_label
 from ..evaluation.release import DISTANCE_SETS
-from ..evaluation.summary import Interval, Summary, summarise
-from ..text import decimal, percent, way_words
+from ..evaluation.summary import Summary, summarise
+from ..text import decimal, first_capital, percent, way_words
 from .axes import DEFAULT_PRIVACY, Axis
 from .gdpr import CriterionVerdict, point_verdicts, risk_key
 from .selection import MORE_REVEALING, Column, Normalisation, PrivacyPoints, Selection, level_column, level_column_names
@@ -206,8 +206,8 @@ class Replicates:
         reading, or settled; and what would settle it."""
         n = standing.value.n
         paper = self.paper_draws_more(metric)
-        if n < SMALL_N:
-            few = f"Only {n} replicate{'s' if n != 1 else ''}, too few for a 95 % interval"
+        if n is not None and n < SMALL_N:
+            few = first_capital(interval_name(n))
             if paper:
                 return few + ": the paper preset draws more, and could change this reading."
             where = (f"every preset scores this measure on {DISTANCE_SETS} published sets" if metric.compute
@@ -230,14 +230,8 @@ RISK_WORDS = {Reading.SMALL: "a small risk", Reading.MODERATE: "a moderate risk"
 def anchor_words(found: Interval) -> str:
     """An anchor's value, and its spread where it has one: what a value within that spread is read as."""
     if found.n and found.n > 1 and found.low is not None and not math.isnan(found.low) and found.low < found.high:
-        return f"{found.median:.3f} ({interval_words(found.low, found.high, found.n, 3)})"
-    return f"{found.median:.3f}"
-
-
-def value_range(found: Interval) -> str:
-    """A value's range in a sentence: a "95 % interval" only where it is one (``interval_words``' rule)."""
-    kind = "95 % interval" if found.n is None or found.n >= SMALL_N else "spread"
-    return f"{kind} {found.low:.3f}–{found.high:.3f}"
+        return found.said(3)
+    return f"{found.value:.3f}"
 
 
 def read_as_anchor(standing: Standing, what: str, anchor: str) -> str:
@@ -247,9 +241,9 @@ def read_as_anchor(standing: Standing, what: str, anchor: str) -> str:
         return ""
     value = standing.value
     end = standing.ideal if standing.reading is Reading.IDEAL else standing.worst
-    side = "above" if value.median > end.median else "below"
-    return (f": {what}, {value.median:.3f} ({value_range(value)}), lies {side} {anchor}, {end.median:.3f}, but "
-            f"within its own spread, {end.low:.3f}–{end.high:.3f}, so this run cannot tell the two apart")
+    side = "above" if value.value > end.value else "below"
+    return (f": {what}, {value.value:.3f} ({value.words(3)}), lies {side} {anchor}, {end.value:.3f}, but "
+            f"within its own {end.words(3)}, so this run cannot tell the two apart")
 
 
 # -- attribute inference ----------------------------------------------------------------------------------------------
@@ -292,10 +286,10 @@ def _attribute(selection: Selection, summary: Summary, level: int, sensitive: li
     value, reading = standing.value, standing.reading
     target = column or "the sensitive columns"
     least = ", the least protected sensitive column," if column and len(sensitive) > 1 and not axis.column else ""
-    if value is None or math.isnan(value.median):
+    if value is None or math.isnan(value.value):
         return Verdict(topic, Severity.INFO, f"At level {level}, the attribute-inference attack has not reported "
                                              "yet."), column, reading
-    numbers = f"{source.short} for {target}: {value.median:.3f} ({interval_words(value.low, value.high, value.n, 3)})"
+    numbers = f"{source.short} for {target}: {value.said(3)}"
     if reading is Reading.UNKNOWN:
         return Verdict(topic, Severity.INFO, f"At level {level}, the attribute-inference attack was measured, but the "
                                              "sweep has no real-data anchors to read it against.",
@@ -349,17 +343,17 @@ def _membership(summary: Summary, level: int, room: Room | None = None, replicat
     at = summary.point(level)
     standing = _anchored(Axis(CATALOGUE["mia_auc"]), summary, at, None)
     pg = at.metric("pg").interval()
-    game = (f"the shadow-model game's privacy gain PG {pg.median:.2f} ({interval_words(pg.low, pg.high, pg.n)}; 1 = "
+    game = (f"the shadow-model game's privacy gain PG {pg.value:.2f} ({pg.words()}; 1 = "
             "the attacker learns nothing, 0 = as much as from the real rows)") if pg is not None else ""
     value, reading = standing.value, standing.reading
-    if value is None or math.isnan(value.median) or reading is Reading.UNKNOWN:
+    if value is None or math.isnan(value.value) or reading is Reading.UNKNOWN:
         if not game:
             return Verdict(topic, Severity.INFO, f"At level {level}, no membership attack has reported yet.")
         return Verdict(topic, Severity.INFO, f"At level {level}, only the shadow-model membership game has "
                                              "reported.", detail=game[0].upper() + game[1:] + ".")
     room = room or Room(True, True)
     replicates = replicates or Replicates(None)
-    detail = (f"Strongest of three attacks: AUC {value.median:.3f} ({interval_words(value.low, value.high, value.n, 3)}"
+    detail = (f"Strongest of three attacks: AUC {value.value:.3f} ({value.words(3)}"
               f"); noise floor (the attacks on shuffled columns) {anchor_words(standing.ideal)}; the real rows "
               f"themselves {anchor_words(standing.worst)}; 0.5 is a coin toss" + (f"; {game}" if game else "") + ".")
     words = MEMBERSHIP_WORDS[reading]
@@ -495,7 +489,7 @@ def _usefulness(selection: Selection, summary: Summary, level: int, response: st
     for name in level_column_names(table.columns, Column.SCALED):
         metric = CATALOGUE[name]
         standing = _anchored(Axis(metric), summary, at, None)
-        if standing.value is None or math.isnan(standing.value.median):
+        if standing.value is None or math.isnan(standing.value.value):
             continue
         reading, share = standing.reading, standing.share
         if name in TSTR_METRICS:
@@ -526,8 +520,8 @@ def _usefulness(selection: Selection, summary: Summary, level: int, response: st
         else:
             sentence = f"{metric.short}: {way_words(share, NOTHING_KEPT, AS_REAL)}."
         value = standing.value
-        detail = (f"{metric.short}: {value.median:.3f} ({interval_words(value.low, value.high, value.n, 3)}); "
-                  f"{standing.worst.median:.3f} for nothing kept, {standing.ideal.median:.3f} for the real data."
+        detail = (f"{metric.short}: {value.said(3)}; "
+                  f"{standing.worst.value:.3f} for nothing kept, {standing.ideal.value:.3f} for the real data."
                   if reading is not Reading.UNKNOWN else "")
         large = reading in (Reading.LARGE, Reading.WORST, Reading.BEYOND)
         if large:
@@ -541,7 +535,7 @@ def _usefulness(selection: Selection, summary: Summary, level: int, response: st
             action = "A noticeable cost: " + _either("check that your users' analyses do not rely on it", higher) + "."
         else:
             action = ""
-        if reading is not Reading.UNKNOWN and value.n >= SMALL_N and not standing.settled:  # few: a warning says so
+        if reading is not Reading.UNKNOWN and (value.n or 0) >= SMALL_N and not standing.settled:  # few: warned
             action = _join(action, replicates.advice(standing, metric))
         severity = Severity.WARN if large else Severity.INFO if reading is Reading.MODERATE else Severity.OK
         out.append(Verdict(Topic.USEFULNESS, severity, sentence, action, detail))
@@ -598,7 +592,7 @@ def _warnings(selection: Selection, summary: Summary, level: int, preview, room:
         # a note, not a warning: every sweep has measures of five sets, and a warning on every level would make
         # Export ask for a confirmation on every release, which teaches a steward to click through
         out.append(Verdict(Topic.WARNING, Severity.INFO, f"Some intervals rest on only {', '.join(map(str, small))} "
-                           "replicates: they show a spread, not a 95 % confidence interval.", action))
+                           f"replicates; each is named for what it is: {interval_rule()}.", action))
     for note in selection.notes:
         warn(note)
     return out

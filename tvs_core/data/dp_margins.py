@@ -1,4 +1,4 @@
-"""Epsilon-DP histogram margins (COPULA-SHIRLEY, seeds/004 Algorithm 2).
+"""Epsilon-DP histogram margins (COPULA-SHIRLEY, Gambs et al., PoPETs 2021, Algorithm 2).
 
 Each bin count gets Laplace noise of scale 2/epsilon (bounded DP, sensitivity 2); negative counts
 are clipped to a small positive value so the CDF stays strictly increasing and invertible. Discrete

@@ -4,6 +4,7 @@ success count is the number (the GDPR criteria's attacks, a DP audit's trials) i
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -21,24 +22,46 @@ class IntervalKind(StrEnum):
 
 
 @dataclass(frozen=True)
-class Risk:
-    """A risk with its interval, as anonymeter's ``PrivacyRisk(value, ci)`` types it, and the count behind it:
-    ``n`` attacks (``kind`` WILSON) or replicates (BOOTSTRAP). Worded by ``interval_words``, the one wording."""
+class Interval:
+    """A value with its interval and what stands behind it, the one type every summary, standing, risk, figure and
+    sentence passes (anonymeter's ``PrivacyRisk(value, ci)``, with its count): ``n`` replicates (``kind``
+    BOOTSTRAP), trials (WILSON) or redraws (REDRAWS); ``None`` where no count is known (a constant anchor, a level
+    table's bounds). Worded only by ``interval_words``: ``words``, ``said``, ``cell`` and ``name`` call it."""
 
     value: float
     low: float
     high: float
-    n: int | None
+    n: int | None = None
     kind: IntervalKind = IntervalKind.BOOTSTRAP
 
+    @classmethod
+    def point(cls, value: float) -> Interval:
+        """A constant (an anchor the catalogue fixes, where the run measured none): an interval of no width and no
+        count."""
+        return cls(float(value), float(value), float(value))
+
+    @property
+    def missing(self) -> bool:
+        """No value: nothing was measured, or no replicate could be scored."""
+        return self.value is None or math.isnan(self.value)
+
     def words(self, digits: int = 2) -> str:
-        """The value and what its interval is: "0.12, 95 % interval 0.00–0.30 (Wilson, 500 trials)"."""
-        return f"{self.value:.{digits}f}, {interval_words(self.low, self.high, self.n, digits, self.kind)}"
+        """What the interval is, with its ends: "95 % interval 0.00–0.30 (Wilson, 500 trials)"."""
+        return interval_words(self.low, self.high, self.n, digits, self.kind)
+
+    def said(self, digits: int = 3) -> str:
+        """The value and its interval in a sentence: "0.120 (95 % interval 0.000–0.300 (bootstrap over 20
+        values))"."""
+        return f"{self.value:.{digits}f} ({self.words(digits)})"
 
     def cell(self, digits: int = 2) -> str:
         """The value and its interval in a table's cell, "0.12 [0.00, 0.30]" (the table says once what the brackets
-        are: ``interval_name``)."""
+        are: ``name``)."""
         return f"{self.value:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
+
+    def name(self) -> str:
+        """What the interval is, without its numbers (a table's caption): ``interval_name``."""
+        return interval_name(self.n, self.kind)
 
 
 def bootstrap_interval(values, statistic=np.median, confidence: float = 0.95, n_boot: int = 2000,
@@ -70,35 +93,36 @@ def interval_words(low: float, high: float, n: int | None, digits: int = 2,
     count), else "a spread of N values", which says how few stand behind it; ``kind='redraws'``: the range of a score
     recomputed ``n`` times with every metric redrawn within its own range (PU's), which is no confidence
     interval."""
-    import math
-
     if low is None or high is None or math.isnan(low) or math.isnan(high):
         return "no interval" if n is None or n <= 1 else f"no interval ({n} values)"
-    span = f"{low:.{digits}f}–{high:.{digits}f}"
-    if kind == IntervalKind.WILSON:
-        return f"95 % interval {span} (Wilson, {n} trials)"
-    if kind == IntervalKind.REDRAWS:
-        return f"range {span} ({interval_name(n, kind)})"
-    if n is not None and n <= 1:
-        return "a single value, no interval"
-    if n is None or n >= SMALL_N:
-        return f"95 % interval {span}" + ("" if n is None else f" (bootstrap over {n} values)")
-    return f"spread {span} of only {n} values (too few for a 95 % interval)"
+    return _wording(f"{low:.{digits}f}–{high:.{digits}f}", n, kind)
 
 
 def interval_name(n: int | None, kind: IntervalKind = IntervalKind.BOOTSTRAP) -> str:
-    """What the range beside a number is, without its numbers, in the words of ``interval_words`` (shorter: a table's
-    caption says that a spread is not a 95 % interval): for a table whose cells hold a median and its range and say
-    once per row what the range is."""
+    """What the range beside a number is, without its numbers, in the words of ``interval_words``: for a table whose
+    cells hold a median and its range and say once per row what the range is."""
+    return _wording(None, n, kind)
+
+
+def _wording(span: str | None, n: int | None, kind: IntervalKind) -> str:
+    """The one ladder of what an interval is called; ``span`` its ends in words (None: the name alone)."""
+    ends = "" if span is None else f" {span}"
     if kind == IntervalKind.WILSON:
-        return f"95 % interval (Wilson, {n} trials)"
+        return f"95 % interval{ends} (Wilson" + ("" if n is None else f", {n} trials") + ")"
     if kind == IntervalKind.REDRAWS:
-        return f"middle 95 % of {n} redraws within each metric's range"
+        return f"range{ends} (middle 95 % of {n} redraws within each metric's range)"
     if n is not None and n <= 1:
         return "a single value, no interval"
     if n is None or n >= SMALL_N:
-        return "95 % interval" + ("" if n is None else f" (bootstrap over {n} values)")
-    return f"spread of only {n} values"
+        return f"95 % interval{ends}" + ("" if n is None else f" (bootstrap over {n} values)")
+    return f"spread{ends} of only {n} values (too few for a 95 % interval)"
+
+
+def interval_rule() -> str:
+    """The rule ``interval_words`` follows, said once above a table of intervals or in a report's method: "a 95 %
+    interval (bootstrap over at least 10 values) where there are that many replicates, else ..."."""
+    return (f"a 95 % interval (bootstrap over at least {SMALL_N} values) where there are that many replicates, else "
+            f"only the spread of those few values, which is not a 95 % interval")
 
 
 def wilson(successes: float, trials: int, confidence: float = 0.95) -> tuple[float, float]:

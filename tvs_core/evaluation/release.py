@@ -9,15 +9,15 @@ import numpy as np
 
 from ..model.generator import SyntheticGenerator
 from ..seeding import task_rng, task_seed
-from .attribute import release_attribute_records
 from .catalogue import CATALOGUE
 from .context import EvaluationData
+from .metrics.attribute import release_attribute_records
+from .metrics.utility import CLASSIFIERS, trtr_records, tstr_records
 from .protocol import Protocol
 from .records import REAL, SHUFFLED, Record, RecordRole, record
 from .set_metrics import SyntheticSet, bounded
 from .sizes import RELEASE_ROWS
 from .timing import timed
-from .utility import CLASSIFIERS, trtr_records, tstr_records
 
 DISTANCE_SETS = 5  # sets scored by the distance and fidelity metrics (nearest neighbours are the cost)
 SCATTER, DETAILS = "scatter", "details"  # the two parts of a release's metrics (``set_metric_functions``)
@@ -121,7 +121,7 @@ def published_records(sets: np.ndarray, data: EvaluationData, level, preset: Pro
 def kendall_matrices(model: SyntheticGenerator, data: EvaluationData, levels: list, master_seed: int,
                      label: str) -> dict:
     """Kendall-tau matrix of one synthetic set per level (for the heatmaps), plus the real one."""
-    from .fidelity import kendall_matrix
+    from .metrics.fidelity import kendall_matrix
 
     out = {("real", None): kendall_matrix(data.train)}
     for level in levels:

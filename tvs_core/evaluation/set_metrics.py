@@ -9,10 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+from scipy import stats
 
 from ..seeding import task_rng
 from .context import EvaluationData
-from .fidelity import _rank_correlation, spearman_difference
+from .distance import as_matrix
 from .sizes import SET_ROWS
 
 
@@ -59,3 +60,29 @@ def bounded(s: SyntheticSet, rows: int = SET_ROWS) -> SyntheticSet:
 
     return replace(s, values=pick(s.values), data=replace(s.data, train=pick(s.data.train), test=pick(s.data.test)),
                    shared={})
+
+
+# -- the rank correlations fidelity (``spearman_difference``) and structure (``pair_structure``) share ----------
+def _rank_correlation(x: np.ndarray) -> np.ndarray:
+    """Spearman matrix = Pearson on mid-ranks; pairs with a constant column get 0, not NaN."""
+    ranks = stats.rankdata(x, axis=0)
+    centred = ranks - ranks.mean(axis=0)
+    norm = np.sqrt((centred**2).sum(axis=0))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        corr = (centred.T @ centred) / np.outer(norm, norm)
+    return np.nan_to_num(corr, nan=0.0, posinf=0.0, neginf=0.0)
+
+
+def spearman_difference(real: np.ndarray, synthetic: np.ndarray, real_corr: np.ndarray | None = None) -> float:
+    """Mean |rho_real - rho_synthetic| over the off-diagonal upper triangle of the Spearman matrices
+    (constant columns count as rho = 0); 0 for a single column. ``real_corr``: the real rows' matrix
+    (``_rank_correlation``), when known."""
+    real_x = as_matrix(real, "real")
+    syn_x = as_matrix(synthetic, "synthetic")
+    if real_x.shape[1] != syn_x.shape[1]:
+        raise ValueError("real and synthetic need the same columns")
+    upper = np.triu_indices(real_x.shape[1], k=1)
+    if len(upper[0]) == 0:
+        return 0.0
+    diff = np.abs((_rank_correlation(real_x) if real_corr is None else real_corr) - _rank_correlation(syn_x))
+    return float(diff[upper].mean())

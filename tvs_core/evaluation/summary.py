@@ -13,21 +13,12 @@ import numpy as np
 import pandas as pd
 
 from .catalogue import GROUPS, described, label
-from .intervals import bootstrap_interval, interval_words
+from .intervals import Interval, bootstrap_interval, interval_words
 from .metrics.base import Direction
 from .records import HOLDER, RecordRole
 
 KEYS = ["model", "level", "role", "metric", "attribute", "target_kind"]
 SUMMARY_COLUMNS = [*KEYS, "median", "ci_low", "ci_high", "n"]
-
-
-class Interval(NamedTuple):
-    """One value read from one or more summary rows, with its interval and the fewest replicates behind it."""
-
-    median: float
-    low: float
-    high: float
-    n: int
 
 
 class Summary:
@@ -111,7 +102,7 @@ class Summary:
             return None
         n = self.frame["n"].min()
         return Interval(float(self.frame["median"].median()), float(self.frame["ci_low"].median()),
-                        float(self.frame["ci_high"].median()), 0 if pd.isna(n) else int(n))
+                        float(self.frame["ci_high"].median()), None if pd.isna(n) else int(n))
 
 
 def summarise(records: pd.DataFrame, confidence: float = 0.95) -> Summary:

@@ -12,9 +12,9 @@ import plotly.graph_objects as go
 from ..choice.axes import Axis
 from ..choice.selection import MORE_REVEALING, PrivacyPoints, Selection
 from ..evaluation.catalogue import CATALOGUE, Metric, Reference, Source
-from ..evaluation.intervals import interval_words
+from ..evaluation.intervals import Interval
 from ..evaluation.records import FIRST_LOOK_ROWS, HOLDER, REAL, REFERENCE_MODELS, RecordRole
-from ..evaluation.summary import Interval, Summary
+from ..evaluation.summary import Summary
 from .style import HIGHLIGHT_COLOUR, _empty, _padded, baseline_style, level_colour, model_label, model_order
 
 SOURCE_WORDS = {Source.GAME: "attack game", Source.RELEASE: "release attack", Source.REFERENCE: "real data"}
@@ -71,16 +71,15 @@ def _side(value: float, span: list[float] | None) -> int:
 
 def _error(points: list[Interval]) -> dict:
     """Asymmetric error bars from each point's interval; a missing bound draws no bar."""
-    plus = [0.0 if math.isnan(p.high) else max(p.high - p.median, 0.0) for p in points]
-    minus = [0.0 if math.isnan(p.low) else max(p.median - p.low, 0.0) for p in points]
+    plus = [0.0 if math.isnan(p.high) else max(p.high - p.value, 0.0) for p in points]
+    minus = [0.0 if math.isnan(p.low) else max(p.value - p.low, 0.0) for p in points]
     return {"type": "data", "symmetric": False, "array": plus, "arrayminus": minus, "thickness": 1}
 
 
 def _number(metric: str, where: str, value: Interval) -> str:
     """One hover line: a metric's value and its interval named for what it is (a spread of a few values is not a
     95 % interval)."""
-    return (f"{metric}{where}: {value.median:.3f} — "
-            f"{interval_words(value.low, value.high, value.n if value.n else None, digits=3)}")
+    return f"{metric}{where}: {value.value:.3f} — {value.words(3)}"
 
 
 def _wrapped(notes: list[str]) -> list[str]:
@@ -176,7 +175,7 @@ def _read_points(summary: Summary, axis: Axis, utility: Axis, sensitive: list[st
             notes = _point_notes(axis, source, first_look, sets, model in externals)
             if x is not None and privacy_of.more_revealing(rows, level, x, column):
                 notes.insert(0, f"{MORE_REVEALING}: the attack does better on it than on the real rows")
-            if x is not None and y is not None and not (math.isnan(x.median) or math.isnan(y.median)):
+            if x is not None and y is not None and not (math.isnan(x.value) or math.isnan(y.value)):
                 points.append(_Point(model, level, x, y, column, tuple(notes)))
         if len(points) > before:
             sources[model] = source
@@ -193,9 +192,9 @@ def _read_points(summary: Summary, axis: Axis, utility: Axis, sensitive: list[st
 def _axis_ranges(read: _ReadPoints, trtr: Interval | None) -> tuple[list[float] | None, list[float] | None]:
     """The x and y ranges: fitted to the levels (and the TRTR line), so one far baseline does not squeeze them."""
     ours, others = read.ours, read.others
-    y_core = [v for p in ours for v in (p.y.median, p.y.low, p.y.high)] + ([trtr.median] if trtr else [])
-    x_range = _fit_range([v for p in ours for v in (p.x.median, p.x.low, p.x.high)], [p.x.median for p in others])
-    return x_range, _fit_range(y_core, [p.y.median for p in others])
+    y_core = [v for p in ours for v in (p.y.value, p.y.low, p.y.high)] + ([trtr.value] if trtr else [])
+    x_range = _fit_range([v for p in ours for v in (p.x.value, p.x.low, p.x.high)], [p.x.value for p in others])
+    return x_range, _fit_range(y_core, [p.y.value for p in others])
 
 
 @dataclass(frozen=True)
@@ -235,7 +234,7 @@ def _add_levels(fig: go.Figure, ours: list[_Point], levels: list[int], read: _Re
         return (FIRST_LOOK_SYMBOL if level in read.first_looks else
                 FIRST_NUMBERS_SYMBOL if level in read.first_numbers else "circle")
     fig.add_trace(go.Scatter(
-        x=[p.x.median for p in ours], y=[p.y.median for p in ours], mode="lines+markers+text",
+        x=[p.x.value for p in ours], y=[p.y.value for p in ours], mode="lines+markers+text",
         name="TVineSynth (by level)", text=[str(p.level) for p in ours],
         textposition=["top center" if i % 2 == 0 else "bottom center" for i in range(len(ours))],
         customdata=[int(p.level) for p in ours], line={"color": "#cccccc", "width": 1, "dash": "dot"},
@@ -274,18 +273,18 @@ def _add_baselines(fig: go.Figure, others: list[_Point], x_range: list[float] | 
     off_scale = []
     for p in others:
         symbol, colour = baseline_style(p.model)
-        side = (_side(p.x.median, x_range), _side(p.y.median, y_range))
+        side = (_side(p.x.value, x_range), _side(p.y.value, y_range))
         marker = {"symbol": symbol, "color": colour, "size": 12, "line": {"color": colour, "width": 2}}
         outside = " and ".join(BEYOND[(name, s)] for name, s in zip("xy", side, strict=True) if s)
         if not outside:
             fig.add_trace(go.Scatter(
-                x=[p.x.median], y=[p.y.median], mode="markers", name=model_label(p.model), customdata=[None],
+                x=[p.x.value], y=[p.y.value], mode="markers", name=model_label(p.model), customdata=[None],
                 marker=marker, error_x={**_error([p.x]), "color": colour},
                 error_y={**_error([p.y]), "color": colour},
                 hovertext=[hover(model_label(p.model), p)], hovertemplate="%{hovertext}<extra></extra>"))
             continue
-        shown_x = p.x.median if not side[0] else x_range[0 if side[0] < 0 else 1]
-        shown_y = p.y.median if not side[1] else y_range[0 if side[1] < 0 else 1]
+        shown_x = p.x.value if not side[0] else x_range[0 if side[0] < 0 else 1]
+        shown_y = p.y.value if not side[1] else y_range[0 if side[1] < 0 else 1]
         off_scale.append(model_label(p.model))
         fig.add_trace(go.Scatter(x=[shown_x], y=[shown_y], mode="markers", name=model_label(p.model),
                                  customdata=[None], marker=marker, cliponaxis=False,
@@ -303,8 +302,8 @@ def _add_trtr(fig: go.Figure, trtr: Interval | None) -> None:
     would sit on the level labels."""
     if trtr is None:
         return
-    fig.add_hline(y=trtr.median, line_dash="dash", line_color="#555555")
-    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"TRTR (trained on real data): {trtr.median:.3f}",
+    fig.add_hline(y=trtr.value, line_dash="dash", line_color="#555555")
+    fig.add_trace(go.Scatter(x=[None], y=[None], mode="lines", name=f"TRTR (trained on real data): {trtr.value:.3f}",
                              line={"color": "#555555", "dash": "dash"}, customdata=[None], hoverinfo="skip"))
 
 
@@ -315,7 +314,7 @@ def _add_selected_ring(fig: go.Figure, ours: list[_Point], selected_level: int |
         return
     p = chosen[0]
     fig.add_trace(go.Scatter(
-        x=[p.x.median], y=[p.y.median], mode="markers", name=f"Selected: level {p.level}",
+        x=[p.x.value], y=[p.y.value], mode="markers", name=f"Selected: level {p.level}",
         customdata=[int(p.level)],
         marker={"symbol": "circle-open", "size": 26, "color": HIGHLIGHT_COLOUR, "line": {"width": 3}},
         hoverinfo="skip"))
@@ -364,7 +363,7 @@ def _notes(axis: Axis, sensitive: list[str], read: _ReadPoints, off_scale: list[
         notes.append(f"Outside the axes, drawn at the edge with an arrow (the axes fit the TVineSynth levels; the "
                      f"hover gives their values): {', '.join(map(_unbroken, off_scale))}")
     ideal = axis.metric.ideal
-    if not axis.metric.lower_is_better and isinstance(ideal, float) and any(p.x.median > ideal for p in read.all):
+    if not axis.metric.lower_is_better and isinstance(ideal, float) and any(p.x.value > ideal for p in read.all):
         notes.append(f"{axis.metric.short} above {ideal:g}: the attacker did worse than chance; read it as {ideal:g}")
     return notes
 

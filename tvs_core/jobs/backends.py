@@ -2,7 +2,7 @@
 chosen) for clusters. The backend never changes a number: every task is seeded from its own key.
 
 On a shared server every account can reach 127.0.0.1, and a cluster runs whatever a connected client sends it as the
-account that started it: a cluster started here must accept only its owner (DESIGN §6). Dask's does (TLS,
+account that started it: a cluster started here must accept only its owner (docs/security.md). Dask's does (TLS,
 dask_cluster); Ray's cannot, so the dashboard does not offer it and the command line starts it only with
 --accept-open-ports, after saying so (``risk``). A Ray cluster started here runs in a session of its own, ended
 whole with the job (ray_cluster)."""

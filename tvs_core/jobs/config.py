@@ -12,8 +12,8 @@ from ..data.margins import MarginKind
 from ..data.missing import MissingPolicy
 from ..errors import ChoiceRefused, DataError
 from ..evaluation.context import GeneratorSpec
-from ..evaluation.dp_audit import DEFAULT_TRIALS
-from ..evaluation.membership import FeatureSet
+from ..evaluation.metrics.audit import DEFAULT_TRIALS
+from ..evaluation.metrics.membership.game import FeatureSet
 from ..evaluation.protocol import ATTACK_GAMES, Game, Protocol, ProtocolName, get_protocol
 from ..evaluation.protocol import SIZE_NAMES as SIZE_NAMES_OF
 from ..evaluation.records import HOLDER, RAW, REAL, SHUFFLED
@@ -256,7 +256,7 @@ class SweepConfig:
                                       "their parameters (far cheaper with the paper's families; a deviation from the "
                                       "paper, stated in the manifest and the report); off (the paper's way): every "
                                       "model the games fit selects its families again")
-    # fits of the empirical audit of every baseline that claims an ε (evaluation/dp_audit.py); 0: no audit
+    # fits of the empirical audit of every baseline that claims an ε (evaluation/metrics/audit/canaries.py); 0: no audit
     dp_audit_trials: int = _setting(
         0, check=_whole(0), screen_name="DP audit", added_later=True, flag="--audit-dp", parse=_read_audit_fits,
         metavar="FITS", const=DEFAULT_TRIALS,
@@ -264,8 +264,8 @@ class SweepConfig:
         help="audits every reference that claims differential privacy (an ε): worst-case (canary) records are "
              "planted in the training rows, the reference is fitted many times with and without them, and a "
              "membership test on its releases gives a lower bound on the ε it really spends (Clopper-Pearson, "
-             "95 %), next to the claimed ε: a bound above the claim refutes the claim. It costs many fits: its "
-             "duration is shown before the sweep starts")
+             "95 % confidence), next to the claimed ε: a bound above the claim refutes the claim. It costs many "
+             "fits: its duration is shown before the sweep starts")
 
     def __setattr__(self, name: str, value) -> None:
         """Each setting is checked against ``CONSTRAINTS`` whenever it is set: when a config is made (from a stored

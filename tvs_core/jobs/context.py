@@ -16,9 +16,9 @@ from ..data.external import conform_external
 from ..data.schema import Schema, infer_schema
 from ..data.split import explicit_holdout, holdout_split
 from ..errors import DataError
-from ..evaluation.attribute import Target, choose_targets
 from ..evaluation.context import EvaluationData, GeneratorSpec, encode_rows
-from ..evaluation.membership import FeatureSet, attacker_reference_rows
+from ..evaluation.metrics.attribute import Target, choose_targets
+from ..evaluation.metrics.membership.game import FeatureSet, attacker_reference_rows
 from ..evaluation.preview import normal_scores_correlation, preview_levels, suggested_levels, table_dependence
 from ..evaluation.protocol import Game, Protocol, capped
 from ..model.generator import SyntheticGenerator

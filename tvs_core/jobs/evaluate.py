@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..evaluation.attribute import Target
 from ..evaluation.context import GeneratorSpec
+from ..evaluation.metrics.attribute import Target
 from ..evaluation.protocol import Game, Protocol
 from ..evaluation.records import to_frame
 from ..evaluation.release import kendall_matrices

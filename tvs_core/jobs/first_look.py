@@ -17,11 +17,11 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ..evaluation.attribute import release_attribute_records
 from ..evaluation.context import EvaluationData
+from ..evaluation.metrics.attribute import release_attribute_records
+from ..evaluation.metrics.utility import CLASSIFIERS, score_classifier, split_xy, utility_metric
 from ..evaluation.records import FIRST_LOOK_ROWS, HOLDER, Record, RecordRole, holder_rows, record
 from ..evaluation.release import release_sets
-from ..evaluation.utility import CLASSIFIERS, score_classifier, split_xy, utility_metric
 from ..seeding import task_rng, task_seed
 from .config import SweepConfig
 from .context import fit_holder, sweep_levels

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from ..evaluation import attribute_game, membership
 from ..evaluation.context import EvaluationData, GeneratorSpec
-from ..evaluation.dp_audit import trial_records
+from ..evaluation.metrics import attribute as attribute_game
+from ..evaluation.metrics.audit import trial_records
+from ..evaluation.metrics.membership import game as membership
 from ..evaluation.records import HOLDER, Record
 from ..evaluation.release import DETAILS, DISTANCE_SETS, published_records, reference_records, release_records
 from ..evaluation.sizes import BASELINE_ROWS

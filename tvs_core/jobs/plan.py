@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from ..evaluation.catalogue import CATALOGUE
 from ..evaluation.context import GeneratorSpec
-from ..evaluation.dp_audit import claimed_privacy
+from ..evaluation.metrics.audit import claimed_privacy
 from ..evaluation.protocol import QUICK, Game, Protocol
 from ..evaluation.records import HOLDER
 from ..evaluation.release import DETAILS, DISTANCE_SETS, SCATTER, set_metric_functions
@@ -143,7 +143,7 @@ def plan(context: JobContext | PlanInputs, stored: Collection[str] = (), workers
         tasks += [task for player in players for task in membership_game_tasks(player, protocol, rows)]
     if Game.RELEASE in games:  # tables made elsewhere: release metrics only (the games need a generator to refit)
         tasks += [_task(TaskKind.EXTERNAL, player=name) for name in context.externals]
-    # the empirical audit of every baseline that claims an ε: one fit per task (evaluation/dp_audit.py)
+    # the empirical audit of every baseline that claims an ε: one fit per task (evaluation/metrics/audit/canaries.py)
     trials = context.config.dp_audit_trials
     tasks += [_task(TaskKind.DP_AUDIT, t, params=(t, trials), player=spec.label)
               for spec in audited(context.baselines) if trials for t in range(trials)]

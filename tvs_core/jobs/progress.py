@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from statistics import median
 
 from ..errors import DataError
-from ..evaluation.dp_audit import AUDIT_ROWS
+from ..evaluation.metrics.audit import AUDIT_ROWS
 from ..evaluation.protocol import QUICK
 from ..evaluation.release import DISTANCE_SETS
 from ..evaluation.sizes import BASELINE_ROWS, RELEASE_ROWS

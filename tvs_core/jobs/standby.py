@@ -43,7 +43,7 @@ IDLE_SECONDS = 6 * 3600.0  # a standby never waits longer than this for a job
 KEEP_SECONDS = 2.0  # how often the dashboard makes sure a standby is waiting
 # what a sweep's worker imports before its first result: done by the standby before it is handed a job
 WARM = ("tvs_core.jobs.worker", "tvs_core.jobs.first_look", "tvs_core.model.tvinesynth",
-        "tvs_core.evaluation.catalogue", "tvs_core.evaluation.utility", "tvs_core.evaluation.attribute",
+        "tvs_core.evaluation.catalogue", "tvs_core.evaluation.metrics.utility", "tvs_core.evaluation.metrics.attribute",
         "pyvinecopulib", "sklearn.ensemble", "sklearn.linear_model", "joblib.externals.loky")
 IMPORTS_EVENT = "imports"  # the event that says when a job's worker had done its imports
 

@@ -198,7 +198,7 @@ class JobView:
     def exposure(self, level: int, top: int = 10) -> pd.DataFrame | None:
         """The training rows most exposed in the first published set of ``level``, with why and the record
         itself (its values, decoded), so a data steward can recognise it."""
-        from ..evaluation.membership_attacks import record_exposure
+        from ..evaluation.metrics.membership.attacks import record_exposure
         from ..evaluation.release import release_sets
         from ..seeding import task_seed
 

@@ -1,7 +1,7 @@
 """Reference generators behind the same fit/sample interface as TVineSynth.
 
 R-vine (Dissmann), R-vine star1 (paper Appendix G: tree 1 is a star around Y, later trees selected),
-Gaussian copula, independent margins, and the COPULA-SHIRLEY epsilon-DP vine (seeds/004).
+Gaussian copula, independent margins, and the COPULA-SHIRLEY epsilon-DP vine (Gambs et al., PoPETs 2021).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ class RVineStar1(VineGenerator):
 class DPVine(VineGenerator):
     """COPULA-SHIRLEY: epsilon-DP histogram margins from one half of the rows; the vine (Dissmann,
     Spearman's rho as tree criterion, truncation 2) on the other half's DP pseudo-observations.
-    By parallel composition the whole model is epsilon-DP (seeds/004, Theorem 4.1)."""
+    By parallel composition the whole model is epsilon-DP (Gambs et al. 2021, Theorem 4.1)."""
 
     name = "dp_vine"
 

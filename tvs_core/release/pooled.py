@@ -1,12 +1,12 @@
 """The pooled-release check: an attacker who holds every earlier release of a table and the new one.
 
-Each release is judged alone by the sweep; published together they are one larger sample of the same
-model (or of several), and correlated releases compose worse than separate accounting says
-(seeds/003). Before a new export of a table that already has releases, the release attribute attack
-and the three membership attacks — the same functions the per-set metrics call — run on the union of
-the distinct earlier releases and the new one, and on the new release alone; the pool's risk is
-compared with the single release's interval from the sweep. Exact copies of training rows in the pool
-are counted (a copying generator shows at once), and the ε of differentially private releases adds up.
+Each release is judged alone by the sweep; published together they are one larger sample of the same model (or of
+several), and correlated releases compose worse than separate accounting says (Zhang, Malin, Raviv and Vorobeychik,
+"Confounding Privacy and Inverse Composition"). Before a new export of a table that already has releases, the release
+attribute attack and the three membership attacks — the same functions the per-set metrics call — run on the union of
+the distinct earlier releases and the new one, and on the new release alone; the pool's risk is compared with the
+single release's interval from the sweep. Exact copies of training rows in the pool are counted (a copying generator
+shows at once), and the ε of differentially private releases adds up.
 """
 
 from __future__ import annotations
@@ -17,11 +17,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..evaluation.attribute import release_attribute_records
 from ..evaluation.catalogue import CATALOGUE
 from ..evaluation.context import EvaluationData, encode_rows
-from ..evaluation.intervals import SMALL_N
-from ..evaluation.metrics.membership import membership_attacks
+from ..evaluation.intervals import Interval
+from ..evaluation.metrics.attribute import release_attribute_records
 from ..evaluation.set_metrics import SyntheticSet, bounded
 from ..evaluation.summary import Summary
 from ..model.generator import SyntheticGenerator
@@ -52,7 +51,8 @@ def _risks(values: np.ndarray, data: EvaluationData, sensitive: list[str], level
     out = {(r.metric, r.attribute): r.value
            for r in release_attribute_records(values[None], data, sensitive, "pooled", level)}
     one = bounded(SyntheticSet(values, data, seed, "pooled", level, 0))
-    for name, value in membership_attacks(one).items():
+    # the membership attacks as the catalogue declares them: the function that computes mia_auc on one set
+    for name, value in CATALOGUE["mia_auc"].compute(one).items():
         if not isinstance(value, dict):
             out[(name, None)] = float(value)
     return out
@@ -63,7 +63,7 @@ def _interval(summary: Summary | None, level, metric: str, column: str | None) -
     found = None if summary is None else summary.point(level).metric(metric).attribute(column).interval()
     if found is None:
         return np.nan, np.nan, 0
-    return found.low, found.high, found.n
+    return found.low, found.high, found.n or 0  # the table's count of sets: 0 where none stands behind it
 
 
 TOLERANCE = 1e-9  # shares such as TPRs are ratios of small counts: equal values must not count as beyond
@@ -136,12 +136,11 @@ def raised_sentences(risks: pd.DataFrame, earlier: int) -> list[str]:
     for row in risks[risks["raised"].fillna(False).astype(bool)].itertuples():
         where = f" for {row.column}" if isinstance(row.column, str) else ""
         direction = "above" if CATALOGUE[row.metric].lower_is_better else "below"
+        single = Interval(row.single, row.single_low, row.single_high, int(row.n))
         out.append(f"Pooled with the {earlier} earlier release(s), {row.label}{where} is {row.pooled:.4f}: "
-                   f"{direction} the single release's interval [{row.single_low:.4f}, {row.single_high:.4f}] "
+                   f"{direction} the single release's {single.words(4)} "
                    f"(this release alone: {row.single:.4f}). An attacker holding all of them learns more than the "
-                   "sweep measured for one release."
-                   + (f" The interval rests on only {row.n} sets: a spread, not a 95 % interval."
-                      if row.n < SMALL_N else ""))
+                   "sweep measured for one release.")
     return out
 
 

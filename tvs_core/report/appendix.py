@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..data.schema import Role
 from ..evaluation.catalogue import CATALOGUE
-from ..evaluation.intervals import interval_name
+from ..evaluation.intervals import interval_name, interval_rule
 from .context import ReportContext
 from .evidence import (
     BEYOND_LISTED,
@@ -41,7 +41,7 @@ def columns_frame(c: ReportContext) -> tuple[pd.DataFrame, str]:
     schema = schema_frame(c)
     distance = column_distances(c).set_index("column")
     ns = sorted(set(distance["n"]))
-    named = (interval_name(ns[0]) if len(ns) == 1 else "a spread or interval by column" if ns else
+    named = (interval_name(ns[0]) if len(ns) == 1 else interval_rule() if ns else
              "none yet: the sweep had not scored this level's distances when the report was written")
     found = distance.reindex(schema["column"])
     shown = schema[["column", "type", "role"] + (["missing"] if schema["missing"].any() else [])].copy()

@@ -13,7 +13,7 @@ import pandas as pd
 
 from ..choice import ChoiceSettings, LevelCard, Selection, explain_level
 from ..errors import DataError
-from ..evaluation.dp_audit import AuditResult, audits_from_records
+from ..evaluation.metrics.audit import AuditResult, audits_from_records
 from ..evaluation.preview import LevelPreview
 from ..evaluation.summary import Summary
 from ..jobs import JobView

@@ -12,9 +12,8 @@ import pandas as pd
 from .. import figures
 from ..choice.axes import attribute_game_metrics, membership_metrics
 from ..choice.gdpr import gdpr_table
-from ..choice.selection import HIGH, LOW, Column, level_column, level_column_names
+from ..choice.selection import HIGH, LOW, REDRAWS, Column, level_column, level_column_names
 from ..choice.verdicts import claimed_words
-from ..evaluation.anonymity import Part
 from ..evaluation.catalogue import (
     CATALOGUE,
     GDPR_CRITERIA,
@@ -26,8 +25,9 @@ from ..evaluation.catalogue import (
     Source,
     described,
 )
-from ..evaluation.intervals import SMALL_N, interval_name
+from ..evaluation.intervals import IntervalKind, interval_name, interval_rule
 from ..evaluation.metrics.base import Direction
+from ..evaluation.metrics.gdpr import Part
 from ..evaluation.summary import MANY_COLUMNS, column_spread, readable
 from ..text import first_capital, percent
 from .context import ReportContext
@@ -115,8 +115,8 @@ def choice(c: ReportContext) -> str:
             + figure(figures.pu_curve(c.selection.table, c.selection.best_level, c.level), 280,
                      margin={"t": 36, "b": 90, "l": 60, "r": 60})
             + "<p class=\"muted\">P and U are the scaled privacy and utility (0–1, higher is better), PU = α·P + "
-              "(1 − α)·U. The PU range holds the middle 95 % of PU when every metric is redrawn within its own range "
-              "(2 000 redraws): it is as wide as those ranges allow, no wider; the same redraws count how often each "
+              f"(1 − α)·U. PU's {interval_name(REDRAWS, IntervalKind.REDRAWS)} "
+              "is as wide as those ranges allow, no wider; the same redraws count how often each "
               "level is best.</p>"
             + table(_pu_table(c), dense=True) + items(_beyond(c))
             + f"<p>The privacy-utility scatter, one per part of the utility mix: level {c.level} is ringed; baselines "
@@ -284,13 +284,11 @@ def metrics(c: ReportContext) -> str:
         return '<p class="muted">No level has reported a metric yet.</p>'
     blocks = table_blocks(c.levels)
     return (f"<p>Each cell: the median over the replicates (synthetic sets, game iterations or targets), below it "
-            f"its range; above each table, what those ranges are: a 95 % interval (bootstrap over at least {SMALL_N} "
-            "values) where there are that many replicates, else only the spread of those few values, which is not a "
-            "95 % interval. Labels, units and directions are the metric catalogue's; the released level is "
-            f"shaded. A metric of more than {MANY_COLUMNS} columns shows, without a range, its columns' median and "
-            "below it the worst of them (the largest where lower is better, else the smallest), named. Each column, "
-            "and the GDPR criteria's attacks, at the released level: in the appendix (each criterion's residual risk "
-            "at every level: in the next section).</p>"
+            f"its range; above each table, what those ranges are: {interval_rule()}. Labels, units and directions "
+            f"are the metric catalogue's; the released level is shaded. A metric of more than {MANY_COLUMNS} columns "
+            "shows, without a range, its columns' median and below it the worst of them (the largest where lower is "
+            "better, else the smallest), named. Each column, and the GDPR criteria's attacks, at the released level: "
+            "in the appendix (each criterion's residual risk at every level: in the next section).</p>"
             + "".join(metric_table(rows, block, c.level) for block in blocks))
 
 
@@ -304,9 +302,10 @@ def _gdpr(c: ReportContext) -> str:
     return ("<h3>Anonymisation criteria (GDPR, Article 29 Working Party Opinion 05/2014) per level and reference</h3>"
             "<p>Each attack's success on the training rows against the same attack on hold-out rows it never saw: "
             "residual risk = (main − control)/(1 − control) (Giomi et al. 2023); in brackets each published set's "
-            "95 % interval (Wilson, over that set's attacks), both as medians over the sets; the success rates and "
-            "numbers of attacks at the released level are in the appendix, each criterion's verdict at that level on "
-            "page 1 and its attack under \"What each attack metric is\".</p>" + table(found, dense=True, nowrap=True))
+            f"{interval_name(None, IntervalKind.WILSON)} over that set's attacks, both as medians over the sets; the "
+            "success rates and numbers of attacks at the released level are in the appendix, each criterion's verdict "
+            "at that level on page 1 and its attack under \"What each attack metric is\".</p>"
+            + table(found, dense=True, nowrap=True))
 
 
 def _audit(c: ReportContext) -> str:

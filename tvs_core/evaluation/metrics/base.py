@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from ..intervals import IntervalKind, Risk
+from ..intervals import Interval, IntervalKind
 from ..set_metrics import SyntheticSet
 from ..sizes import RELEASE_ROWS, SET_ROWS
 
@@ -105,7 +105,7 @@ class Metric:
     # reader goes from the declaration to the code that computes it
     produced_by: Callable[..., list[dict]] | None = None
     rows: int | None = None  # a tighter cap than SET_ROWS for an expensive per-set metric
-    # a risk (``intervals.Risk``): each value comes with its interval and the count behind it, kept as records of
+    # a risk (``intervals.Interval``): each value comes with its interval and the count behind it, kept as records of
     # their own beside the value's (``RiskRecords``); None: a plain value
     risk: RiskRecords | None = None
     # a per-column metric whose "columns" are not the table's (each attack): each by the name a person reads
@@ -130,14 +130,14 @@ class Metric:
         """Every record this metric writes, described: its value's, and a risk's interval ends and count."""
         return (self,) if self.risk is None else (self, self.risk.low, self.risk.high, self.risk.count)
 
-    def read_risk(self, value: Callable[[str], float | None]) -> Risk | None:
+    def read_risk(self, value: Callable[[str], float | None]) -> Interval | None:
         """This risk read back from its records, ``value(record name)`` (e.g. a point's medians over its sets);
         None where it was not measured."""
         found = [value(m.name) for m in self.records()]
         if self.risk is None or any(v is None for v in found):
             return None
         risk, low, high, count = found
-        return Risk(risk, low, high, None if math.isnan(count) else round(count), self.risk.kind)
+        return Interval(risk, low, high, None if math.isnan(count) else round(count), self.risk.kind)
 
     @property
     def rows_cap(self) -> int | None:

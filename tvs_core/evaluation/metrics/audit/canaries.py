@@ -41,12 +41,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..seeding import subsample, task_rng, task_seed
-from .context import EvaluationData, GeneratorSpec
-from .distance import nearest, standardise
-from .intervals import clopper_pearson
-from .records import Record, RecordRole, model_label, record
-from .timing import timed
+from ....seeding import subsample, task_rng, task_seed
+from ...context import EvaluationData, GeneratorSpec
+from ...distance import nearest, standardise
+from ...intervals import clopper_pearson
+from ...records import Record, RecordRole, model_label, record
+from ...timing import timed
 
 AUDIT_ROWS = 1_000  # base rows of every audit fit (a smaller dataset only makes one record easier to see)
 DEFAULT_TRIALS = 80  # fits per audited generator: 20 with and 20 without each canary in each half

@@ -27,13 +27,13 @@ from enum import StrEnum
 
 import numpy as np
 
-from ..seeding import task_rng, task_seed
-from ..text import choice_named, read_choice
-from .attribute import Target
-from .context import EvaluationData, FittedModels, GeneratorSpec
-from .forests import RandomForestClassifier
-from .protocol import Protocol
-from .records import Record, RecordRole, record
+from ....seeding import task_rng, task_seed
+from ....text import choice_named, read_choice
+from ...context import EvaluationData, FittedModels, GeneratorSpec
+from ...forests import RandomForestClassifier
+from ...protocol import Protocol
+from ...records import Record, RecordRole, record
+from ..attribute import Target
 
 # -- feature sets of one synthetic set ---------------------------------------------------------------
 # Every function accepts one set (n, d) or a stack (..., n, d) and returns (..., n_features).

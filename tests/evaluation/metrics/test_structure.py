@@ -1,4 +1,4 @@
-"""Structure metrics (tvs_core/evaluation/structure.py) against known answers: a copy, a fresh sample of the
+"""Structure metrics (tvs_core/evaluation/metrics/structure.py) against known answers: a copy, a fresh sample of the
 same model, a model that keeps only block 1's dependence, independent margins, and hand-checkable toys."""
 
 from __future__ import annotations
@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
+from tests.evaluation.conftest import a_set
 from tvs_core.evaluation.catalogue import CATALOGUE
-from tvs_core.evaluation.structure import (
+from tvs_core.evaluation.metrics.structure import (
     ci_overlap,
     coefficient_intervals,
     pair_changes,
@@ -16,6 +17,7 @@ from tvs_core.evaluation.structure import (
     pmse_ratio,
     regression_design,
     spearman_matrix,
+    structure,
 )
 
 # 19 Gaussian columns: block 1 = 0..7 (equicorrelation 0.7), block 2 = 8..15 (0.6), 16..18 independent; column
@@ -261,7 +263,7 @@ def test_seeded_and_every_function_runs_on_900_by_1000_by_20():
 def test_estimable_terms_are_the_columns_that_raise_the_rank():
     """The aliasing check keeps a column exactly when it is not in the span of the columns kept before it (what
     R's lm reports as NaN): planted duplicates, sums, rescaled combinations and zero columns are dropped."""
-    from tvs_core.evaluation.structure import _estimable
+    from tvs_core.evaluation.metrics.structure import _estimable
 
     rng = np.random.default_rng(11)
     base = rng.normal(size=(300, 6)) + rng.normal(size=(300, 1))  # correlated columns
@@ -277,3 +279,10 @@ def test_estimable_terms_are_the_columns_that_raise_the_rank():
             kept = grown
     assert _estimable(x).tolist() == expected
     assert expected.count(False) == 4  # the sum, the zero column, the combination and the copy
+
+
+# -- on one published set whose answer is known (moved from tests/evaluation/test_set_metrics.py) --------------
+def test_structure_of_a_copy_of_the_training_rows_is_kept_whole_and_indistinguishable(data):
+    found = structure(a_set(data.train, data))
+    assert found["pair_structure"] == pytest.approx(1.0) and found["ci_overlap"] == pytest.approx(1.0)
+    assert found["pmse_ratio"] == pytest.approx(0.0, abs=1e-9)

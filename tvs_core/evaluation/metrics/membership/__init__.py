@@ -1,17 +1,17 @@
 """Membership inference: whether an attacker can tell that a person was in the training rows — the paper's
-shadow-model game (``membership.mia_evaluation_task``) and today's shadow-free attacks on each published set
-(``membership_attacks``, ``monte_carlo_membership`` below)."""
+shadow-model game (``game.mia_evaluation_task``) and today's shadow-free attacks on each published set
+(``attacks``: ``membership_attacks``, ``monte_carlo_membership`` below). The family's one home: this declaration and
+its adapters, the game in ``game``, the attacks in ``attacks``."""
 
 from __future__ import annotations
 
-from ...seeding import task_rng, task_seed
-from ..distance import mcmia
-from ..membership import mia_evaluation_task
-from ..membership_attacks import ATTACK_NAMES
-from ..membership_attacks import membership_attacks as attack
-from ..records import REAL, SHUFFLED
-from ..set_metrics import SyntheticSet
-from .base import AxisKind, Direction, Family, Group, Metric, PerColumn, Reference, Source, register
+from ....seeding import task_rng, task_seed
+from ...records import REAL, SHUFFLED
+from ...set_metrics import SyntheticSet
+from ..base import AxisKind, Direction, Family, Group, Metric, PerColumn, Reference, Source, register
+from .attacks import ATTACK_NAMES, mcmia
+from .attacks import membership_attacks as attack
+from .game import mia_evaluation_task
 
 
 def membership_attacks(s: SyntheticSet) -> dict:

@@ -1,5 +1,6 @@
-"""The empirical audit of DP claims (evaluation/dp_audit.py): a planted generator that claims an ε but adds no noise
-is flagged; a generator that is ε-DP is not; the bound's arithmetic; the sweep's task kind and the CLI's refusals.
+"""The empirical audit of DP claims (evaluation/metrics/audit/canaries.py): a planted generator that claims an ε but
+adds no noise is flagged; a generator that is ε-DP is not; the bound's arithmetic; the sweep's task kind and the CLI's
+refusals.
 
 Sizes: 300 clinical rows (5 columns), 40 fits per audit, so each canary is in 10 and out of 10 fits of the
 measuring half. With the confidence split over two canaries and two rates (each Clopper-Pearson bound one-sided at
@@ -19,7 +20,7 @@ from tvs_core import load_demo
 from tvs_core.data.schema import infer_schema
 from tvs_core.data.split import holdout_split
 from tvs_core.evaluation.context import EvaluationData, GeneratorSpec
-from tvs_core.evaluation.dp_audit import (
+from tvs_core.evaluation.metrics.audit.canaries import (
     audit_base,
     canary_rows,
     claimed_privacy,

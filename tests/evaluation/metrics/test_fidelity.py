@@ -1,4 +1,4 @@
-"""``tvs_core.evaluation.fidelity`` function by function, on hand-sized inputs: the integration weights, the
+"""``tvs_core.evaluation.metrics.fidelity`` function by function, on hand-sized inputs: the integration weights, the
 refusals, alpha-precision and beta-recall at their extremes and under a swap of the two sets, authenticity on a
 hand-computed line, the marginal distances and rank-correlation comparisons' symmetries and bounds, and the Sweep
 page's Kendall matrices. The readings of a copying or a perfect generator are in ``test_fidelity_distance.py``."""
@@ -9,20 +9,21 @@ import numpy as np
 import pytest
 
 from tests.conftest import make_small_table
+from tests.evaluation.conftest import a_set
 from tests.helpers import CopyRows
 from tvs_core import infer_schema
-from tvs_core.evaluation.fidelity import (
+from tvs_core.evaluation.metrics.fidelity import (
     _grid_weights,
-    _rank_correlation,
     _total_variation,
     alpha_precision_beta_recall,
     authenticity,
     column_distances,
+    fidelity,
     kendall_matrix,
     kendall_real_and_synthetic,
     real_spacing,
-    spearman_difference,
 )
+from tvs_core.evaluation.set_metrics import _rank_correlation, spearman_difference
 
 
 def points(n, d, seed):
@@ -237,3 +238,20 @@ def test_kendall_matrices_of_a_copying_generator_equal_the_real_one():
     assert synthetic == pytest.approx(real)
     _, fewer, _ = kendall_real_and_synthetic(model, table, level=1, rows=20, seed=1)
     assert fewer.shape == real.shape and np.allclose(np.diag(fewer), 1.0) and np.allclose(fewer, fewer.T)
+
+
+# -- on one published set whose answer is known (moved from tests/evaluation/test_set_metrics.py) --------------
+def test_fidelity_of_a_copy_of_the_training_rows_is_perfect_and_never_authentic(data):
+    found = fidelity(a_set(data.train, data))
+    assert found["alpha_precision"] == 1.0 and found["beta_recall"] == 1.0
+    assert found["authenticity"] == 0.0  # every row is a training row
+    assert found["spearman_difference"] == pytest.approx(0.0, abs=1e-12)
+    assert found["column_distance"] == dict.fromkeys(data.names, 0.0)
+
+
+def test_fidelity_of_other_real_rows_is_below_perfect_and_within_bounds(data):
+    found = fidelity(a_set(data.test, data))
+    for name in ("alpha_precision", "beta_recall", "authenticity"):
+        assert 0.0 <= found[name] <= 1.0
+    assert found["spearman_difference"] > 0 and set(found["column_distance"]) == set(data.names)
+    assert any(d > 0 for d in found["column_distance"].values())

@@ -1,4 +1,4 @@
-"""The three GDPR criteria (evaluation/anonymity.py): the issue's known answers on both demos for several seeds,
+"""The three GDPR criteria (evaluation/metrics/gdpr.py): the issue's known answers on both demos for several seeds,
 and the arithmetic they rest on.
 
 Known answers (issue 25): a verbatim copy of the training rows scores every criterion's risk near 1 (at least 0.8)
@@ -17,13 +17,12 @@ from tvs_core.choice.gdpr import gdpr_verdicts
 from tvs_core.data.demo import DEMOS
 from tvs_core.data.schema import infer_schema
 from tvs_core.data.split import holdout_split
-from tvs_core.evaluation import anonymity
-from tvs_core.evaluation.anonymity import Part, criterion_record, univariate_predicates
 from tvs_core.evaluation.catalogue import GDPR_CRITERIA, PerColumn, described
 from tvs_core.evaluation.context import EvaluationData, encode_rows
 from tvs_core.evaluation.distance import gower_space, nearest
 from tvs_core.evaluation.intervals import IntervalKind, wilson
-from tvs_core.evaluation.metrics.gdpr import gdpr_criteria
+from tvs_core.evaluation.metrics import gdpr as anonymity
+from tvs_core.evaluation.metrics.gdpr import Part, criterion_record, gdpr_criteria, univariate_predicates
 from tvs_core.evaluation.set_metrics import SyntheticSet
 from tvs_core.model.baselines import IndependentMargins
 
@@ -132,7 +131,7 @@ def test_wilson_rate_and_residual_risk_follow_the_paper():
     assert risk.value == pytest.approx((m - c) / (1 - c))
     assert (risk.low, risk.high) == pytest.approx((risk.value - error, risk.value + error))
     assert (risk.n, risk.kind) == (100, IntervalKind.WILSON)  # a risk carries its interval and the attacks behind it
-    assert risk.words() == f"{risk.value:.2f}, 95 % interval {risk.low:.2f}–{risk.high:.2f} (Wilson, 100 trials)"
+    assert risk.words() == f"95 % interval {risk.low:.2f}–{risk.high:.2f} (Wilson, 100 trials)"
     negative = anonymity.AttackOutcome(100, wilson(28, 100), wilson(30, 100), wilson(5, 100)).risk()
     assert negative.value == 0.0 and negative.low == 0.0 and 0 < negative.high < 1  # clipped, as anonymeter reports
 

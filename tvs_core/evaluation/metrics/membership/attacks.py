@@ -38,8 +38,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from ..seeding import subsample
-from .distance import _same_width, as_matrix, nearest, pairwise_chunks, standardise
+from ....seeding import subsample
+from ...distance import _same_width, as_matrix, nearest, pairwise_chunks, standardise
 
 ATTACKS: tuple[str, ...] = ("density_ratio", "local_likelihood_ratio", "distance_difference")
 ATTACK_NAMES = {"density_ratio": "density ratio (DOMIAS)", "local_likelihood_ratio": "local likelihood ratio (Gen-LRA)",
@@ -246,3 +246,74 @@ EXPOSURE_ORDER = ("Flagged rows (near-copies, unusual records) come first, by ho
 def exposure_display(table: pd.DataFrame) -> pd.DataFrame:
     """``record_exposure``'s table (with any record columns after it) under the headers a data steward reads."""
     return table.rename(columns=EXPOSURE_HEADERS)
+
+
+# -- the Monte Carlo membership inference attack (MCMIA, Gambs et al., PoPETs 2021, §4.6, after Hilprecht,
+# Härterich and Bernau) -------------------------------------------------------------------------------------------
+ETA = 1e-12  # Gambs et al. 2021, §4.6: "an arbitrary small value set to avoid log 0 (we used eta = 1e-12)"
+
+
+def _top_m_share(scores: np.ndarray, is_train: np.ndarray, m: int) -> float:
+    """Share of training records among the m best scores; a tie straddling place m is split in
+    proportion (the expected value of random tie-breaking, but deterministic)."""
+    threshold = np.sort(scores)[::-1][m - 1]
+    above = scores > threshold
+    tied = scores == threshold
+    slots = m - int(above.sum())
+    hits = is_train[above].sum() + slots * is_train[tied].mean()
+    return float(hits / m)
+
+
+def mcmia(train_sample: np.ndarray, control_sample: np.ndarray, synthetic: np.ndarray,
+          radius: float | None = None, refinement: bool = True, metric: str = "euclidean") -> dict:
+    """Monte Carlo membership inference privacy score (Gambs et al. 2021, §4.6); 0.5 = members and
+    non-members indistinguishable, 1 = every training record recovered.
+
+    Score of a record x (S_T and S_C, standardised by the union's mean/sd) over n synthetic g_i:
+    the paper writes f(x) = (1/n) sum 1{d(x,g_i) <= r} log(d(x,g_i) + eta), but a plain log
+    distance is negative below 1 and decreases as g_i approaches x, so that literal score would
+    rank the *least* covered records first, against the paper's own reading ("a high score ...
+    synthetic samples very likely to be close to x"). We negate it and measure distances in units
+    of r: each neighbour inside U_r(x) adds -log(d/r + eta) >= 0 (0 at the rim, ~27.6 for an exact
+    copy), so closer and more neighbours both raise the score. This differs from the negated
+    paper term only by the constant log r per neighbour. ``refinement=False`` gives the plain
+    Monte Carlo count (1/n) sum 1{d <= r}.
+
+    r is the paper's median heuristic, median over the 2m records of the distance to their
+    nearest synthetic point. The paper found Hamming distance (``metric="hamming"``, scipy's
+    share of differing columns) stronger than Euclidean on its data; Euclidean is the default."""
+    s_t = as_matrix(train_sample, "train_sample")
+    s_c = as_matrix(control_sample, "control_sample")
+    syn = as_matrix(synthetic, "synthetic")
+    _same_width(s_t, s_c, syn)
+    if len(s_t) != len(s_c):
+        raise ValueError(f"train and control samples must have the same size m, got {len(s_t)} and {len(s_c)}")
+    m = len(s_t)
+    records = np.vstack([s_t, s_c])
+    records_z, syn_z = standardise(records, records, syn)
+    n = len(syn_z)
+    # two passes over bounded chunks (the radius needs every record's nearest distance first): keeping the
+    # 2m x n distance matrix instead took 13 GB at 100 000 rows and got the worker killed
+    min_dist = np.concatenate([block.min(axis=1) for _, block in pairwise_chunks(records_z, syn_z, metric)])
+    r = float(np.median(min_dist)) if radius is None else float(radius)
+    if r < 0:
+        raise ValueError("radius must be non-negative")
+    unit = r if r > 0 else 1.0  # r = 0: only exact copies are inside U_r and all weigh -log(eta)
+    scores = np.empty(len(records_z))
+    for rows, block in pairwise_chunks(records_z, syn_z, metric):
+        inside = block <= r
+        if refinement:  # the weight only where a neighbour is inside U_r (few cells); 0 elsewhere, as summed
+            weight = np.zeros_like(block)
+            weight[inside] = np.maximum(-np.log(block[inside] / unit + ETA), 0.0)
+            scores[rows] = weight.sum(axis=1) / n
+        else:
+            scores[rows] = inside.sum(axis=1) / n
+    is_train = np.r_[np.ones(m, dtype=bool), np.zeros(m, dtype=bool)]
+    return {
+        "privacy_score": _top_m_share(scores, is_train, m),
+        "radius": r,
+        "m": m,
+        "n_synthetic": n,
+        "mean_score_train": float(scores[:m].mean()),
+        "mean_score_control": float(scores[m:].mean()),
+    }

@@ -9,8 +9,8 @@ import pytest
 from tests.helpers import TINY_ONE_ITERATION
 from tvs_core import TVineSynth, evaluate
 from tvs_core.data.split import explicit_holdout, holdout_split
+from tvs_core.evaluation.metrics.utility import score_classifier
 from tvs_core.evaluation.protocol import QUICK
-from tvs_core.evaluation.utility import score_classifier
 
 
 def test_binary_auc_uses_probabilities_not_labels():

@@ -1,11 +1,21 @@
 """The empirical audit of a differential-privacy claim: how close releases come to planted worst-case records
-(canaries) in fits with and without them, and the ε and δ the generator claims (``dp_audit.trial_records``; only
-in sweeps run with --audit-dp). Listed with membership risk."""
+(canaries) in fits with and without them, and the ε and δ the generator claims (``canaries.trial_records``; only
+in sweeps run with --audit-dp). Listed with membership risk. The family's one home: this declaration, and the audit
+itself in ``canaries``, whose public names are read from here."""
 
 from __future__ import annotations
 
-from ..dp_audit import trial_records
-from .base import Direction, Family, Group, Metric, PerColumn, Source, register
+from ..base import Direction, Family, Group, Metric, PerColumn, Source, register
+from .canaries import (
+    AUDIT_ROWS,
+    DEFAULT_TRIALS,
+    AuditResult,
+    audit_base,
+    audits_from_records,
+    claimed_privacy,
+    run_audit,
+    trial_records,
+)
 
 AUDIT = register(Family("audit", 70, (
     Metric("dp_audit_score_in", "DP audit: canary's membership score, canary in the fit", "DP audit score (IN)",
@@ -28,3 +38,6 @@ AUDIT = register(Family("audit", 70, (
            "The small probability δ with which the claimed guarantee may fail (0 for pure ε-DP), recorded by the "
            "audit.", produced_by=trial_records),
 )))
+
+__all__ = ["AUDIT", "AUDIT_ROWS", "DEFAULT_TRIALS", "AuditResult", "audit_base", "audits_from_records",
+           "claimed_privacy", "run_audit", "trial_records"]
