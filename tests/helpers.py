@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -138,3 +139,11 @@ def stored_job(store, job_id: str = "job", status: str = "queued", config: dict 
     store.create_job(job_id, "fingerprint", {"response": "y"} if config is None else config)
     store.update_job(job_id, status=status, **fields)
     return job_id
+
+
+def ctrl_c_as_in_a_terminal() -> None:
+    """``preexec_fn`` of a process a test signals as a terminal would: with Ctrl-C's default. An xdist worker, a test
+    run started in the background (``cmd &``) or a worker that left its interrupts to its parent ignores SIGINT, a
+    child inherits that, and Python then installs no KeyboardInterrupt handler: the child would never see the Ctrl-C
+    the test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

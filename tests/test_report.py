@@ -234,7 +234,7 @@ def test_no_spread_of_a_few_values_is_called_a_95_percent_interval(no_level, wid
             before, after = text[max(0, found.start() - 8):found.start()], text[found.end():found.end() + 60]
             if before.endswith(("for a ", "not a ")):
                 continue  # "too few for a 95 % interval", "a spread, not a 95 % confidence interval"
-            wilson = re.match(r"(?: [-\d.]+–[-\d.]+)? \(Wilson,", after)
+            wilson = re.match(r"(?: [-\d.]+–[-\d.]+)? \(Wilson[,)]", after)  # intervals.interval_name's words
             boot = re.match(r"(?: [-\d.]+–[-\d.]+)? \(bootstrap over (?:at least )?(\d+) values\)", after)
             if not wilson and not (boot and int(boot.group(1)) >= SMALL_N):
                 bad.append(text[max(0, found.start() - 80):found.end() + 60])

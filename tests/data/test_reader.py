@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from bench.hostile_files import honest_xlsx, minimal_xlsx, sheet
-from tests.helpers import ROOT
+from tests.helpers import ROOT, ctrl_c_as_in_a_terminal
 from tvs_core.data import reader
 from tvs_core.data.io import parse_table, read_table
 from tvs_core.data.limits import Limits
@@ -151,7 +151,8 @@ def test_the_reading_child_ends_with_the_process_that_started_it(parser, tmp_pat
     script = ("from tvs_core.data import reader\nreader.PARSER = 'bench.hostile_files:parse_by_sleeping'\n"
               "from tvs_core.data.io import read_table\nread_table(b'a,b\\n1,2\\n', name='t.csv')\n")
     parent = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, start_new_session=True,
-                              env={**os.environ, "PYTHONPATH": str(ROOT), "TVS_TEST_READER_PID": str(marker)})
+                              env={**os.environ, "PYTHONPATH": str(ROOT), "TVS_TEST_READER_PID": str(marker)},
+                              preexec_fn=ctrl_c_as_in_a_terminal)
     try:
         wait_until(marker.exists, "the child is parsing", 600)
         child = int(marker.read_text())

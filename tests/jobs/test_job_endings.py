@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests import processes
-from tests.helpers import ROOT, FailingFit  # noqa: F401  (registers the failing baseline)
+from tests.helpers import ROOT, FailingFit, ctrl_c_as_in_a_terminal  # noqa: F401  (registers the failing baseline)
 from tvs_core import load_demo
 from tvs_core.jobs import SweepConfig, submit
 from tvs_core.jobs.worker import run_job
@@ -70,7 +70,7 @@ def test_a_command_line_sweep_leaves_no_process_behind(ending, data_file, tmp_pa
     # ignored one); the terminal's Ctrl-C goes to the whole foreground group, workers included
     cli = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                            env={**os.environ, "PYTHONPATH": str(ROOT)}, start_new_session=True,
-                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                           preexec_fn=ctrl_c_as_in_a_terminal)
     if ending != "done":
         store = Store(workspace)
         deadline = time.monotonic() + 900  # a ceiling: the sweep's first tasks on a loaded machine

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests import processes
-from tests.helpers import ROOT, run, wait_until
+from tests.helpers import ROOT, ctrl_c_as_in_a_terminal, run, wait_until
 from tvs_core.jobs.backends import RAY_REFUSAL
 from tvs_core.jobs.ray_cluster import end_session, session_processes
 
@@ -71,12 +71,6 @@ def short_tmp():
 RAN_ON_RAY = 4  # the first look and the holder run in the command line's process before Ray is joined
 
 
-def _ctrl_c_as_in_a_terminal() -> None:
-    """An xdist worker ignores SIGINT, and a child inherits that (Python then installs no KeyboardInterrupt
-    handler): the command line is started as a terminal starts it, with Ctrl-C's default."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def _tasks_done(workspace: Path) -> int:
     """Tasks the sweep in ``workspace`` has stored so far (0 while its store does not exist yet)."""
     import sqlite3
@@ -102,7 +96,7 @@ def test_nothing_of_a_ray_cluster_outlives_a_sigterm_or_ctrl_c_of_the_command_li
                               "--baselines", "none", "--backend", "ray", "--accept-open-ports", "--n-jobs", "2",
                               "--workspace", str(tmp_path / "ws"), "--out", str(tmp_path / "out")],
                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
-                             preexec_fn=_ctrl_c_as_in_a_terminal)
+                             preexec_fn=ctrl_c_as_in_a_terminal)
     try:
         def running_tasks_on_ray() -> bool:
             # while its workers run tasks: Ray's workers are up and two tasks have ended on them (a signal that

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from tests import processes
-from tests.helpers import TINY, PlantedPickle
+from tests.helpers import TINY, PlantedPickle, ctrl_c_as_in_a_terminal
 from tvs_core import load_demo
 from tvs_core.choice import UtilityMix
 from tvs_core.choice.summary import summary_json
@@ -321,7 +321,7 @@ def test_ctrl_c_leaves_a_resumable_job_and_the_same_command_resumes(table, tmp_p
     env = {**os.environ, "PYTHONPATH": root}
     # as from a terminal: a test run started in the background (`cmd &`) would hand down an ignored SIGINT
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env,
-                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                               preexec_fn=ctrl_c_as_in_a_terminal)
     store = Store(workspace)
     assert wait_for(lambda: any(j.done >= 2 for j in store.jobs()))
     process.send_signal(signal.SIGINT)
