@@ -132,7 +132,8 @@ def set_response(key: str) -> None:
     current = common.project()
     sensitive = [s for s in current.sweep.sensitive if s != value]
     if len(sensitive) < len(current.sweep.sensitive):
-        st.session_state[common.NOTICE] = (f"{value} is now the response Y, so it is no longer a sensitive column"
-                                    + (f"; the sensitive columns are {', '.join(sensitive)}." if sensitive else
+        st.session_state[common.NOTICE] = (f"{plain.md(value)} is now the response Y, so it is no longer a sensitive "
+                                    "column" + (f"; the sensitive columns are {', '.join(map(plain.md, sensitive))}."
+                                                if sensitive else
                                        "; choose the sensitive columns again."))
     common.update_sweep(response=value, sensitive=sensitive)
