@@ -207,10 +207,17 @@ def upload_and_weigh(server: Server, page, path: Path) -> tuple[str, float, floa
     pid = server.process.pid
     Path(f"/proc/{pid}/clear_refs").write_text("5")  # the peak resident size starts again from now (Linux, as root)
     before = resident_mb(pid)
+    settled(page)  # a person uploads once the page is drawn
     started = time.monotonic()
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(path))
     verdict = page.get_by_text(f"Could not open {path.name}").or_(page.get_by_text(f"{path.name} — ")).first
-    verdict.wait_for(timeout=CEILING)
+    for attempt in range(2):
+        page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(path))
+        try:  # in one run of the suite an upload reached no run of the page (the server stayed idle, cause not
+            verdict.wait_for(timeout=CEILING / 2)  # found): choose the file again, as a person would
+            break
+        except playwright.TimeoutError:
+            if attempt == 1:
+                raise
     seconds = time.monotonic() - started
     said = verdict.inner_text()
     settled(page)

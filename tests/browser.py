@@ -186,7 +186,8 @@ CONFIRM = "I have read these verdicts and release this level anyway"
 
 def confirm_verdicts(page, why: str) -> None:
     """On Export, after Generate: confirm the release of a level whose verdicts warn, with a reason, as a person
-    does (every level of a tiny sweep warns: its intervals rest on few replicates); the downloads then appear."""
+    does; the downloads then appear. Not every level warns (level 10 of the clinical demo's quick sweep has nothing
+    to confirm): the caller picks a level that does."""
     page.get_by_text(CONFIRM).first.click()
     reason = page.get_by_test_id("stTextInput").filter(has_text="Why (kept in the manifest").locator("input")
     playwright.expect(reason).to_be_enabled(timeout=CEILING)

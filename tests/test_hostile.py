@@ -631,6 +631,7 @@ def test_valid_release_is_accepted(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+@pytest.mark.slow
 def test_hostile_input_is_refused_with_one_clear_line(case: Case, tmp_path, capsys, request):
     job_id = count = None
     if case.store:
@@ -726,6 +727,7 @@ def _unescaped(cell: str) -> str:
 
 
 @pytest.mark.parametrize("case", ACCEPTED, ids=[c.name for c in ACCEPTED])
+@pytest.mark.slow
 def test_awkward_but_valid_input_is_released(case: Accepted, tmp_path, capsys):
     data = case.write(tmp_path)
     digest = _digest(data)

@@ -24,8 +24,8 @@ from tvs_core.storage.store import Store
 
 ROWS = 400  # of each table: every game played, in seconds
 # every test here reads one of three sweeps (``swept``, built once per worker that runs one of its tests): one
-# worker runs them all, so each sweep is run once, not once on each worker
-pytestmark = pytest.mark.xdist_group("verdicts_everywhere")
+# worker runs them all, so each sweep is run once, not once on each worker; three sweeps: the whole suite's
+pytestmark = [pytest.mark.xdist_group("verdicts_everywhere"), pytest.mark.slow]
 
 
 def _support():

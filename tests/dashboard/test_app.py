@@ -397,6 +397,7 @@ HOSTILE_UPLOADS = {
 
 
 @pytest.mark.parametrize("name", list(HOSTILE_UPLOADS))
+@pytest.mark.slow
 def test_uploads_are_refused_with_the_library_s_message(name):
     from tvs_core import DataError, read_table
 

@@ -58,19 +58,24 @@ def test_demo_flow_in_chromium(server, tmp_path):
                                timeout=CEILING)
         no_streamlit_errors(page)
         shot(page, "3-sweep")
-        # click a TVineSynth level's marker: the trace whose customdata holds level numbers. The chart is
-        # redrawn whenever new results arrive, which can swallow a click, so try a few times, as a person would.
-        find_trace = """() => {
+        # click level 1's marker in the TVineSynth trace (the one whose customdata holds level numbers): always the
+        # same level, whose verdicts warn (the export below confirms them), whichever results have arrived. The chart
+        # is redrawn whenever new results arrive, which can swallow a click, so try a few times, as a person would.
+        find_level = """(level) => {
             const gd = document.querySelector('.js-plotly-plot');
-            return gd.data.findIndex(t => Array.isArray(t.customdata) && t.customdata.some(c => Number.isInteger(c)
-                || (Array.isArray(c) && Number.isInteger(c[0]))));
+            if (!gd || !Array.isArray(gd.data)) return null;  // being redrawn
+            const of = c => Number.isInteger(c) ? c : (Array.isArray(c) && Number.isInteger(c[0]) ? c[0] : null);
+            const trace = gd.data.findIndex(t => Array.isArray(t.customdata) && t.customdata.some(c => of(c) !== null));
+            return trace < 0 ? null : [trace, gd.data[trace].customdata.findIndex(c => of(c) === level)];
         }"""
+        page.wait_for_function(f"({find_level})(1) !== null && ({find_level})(1)[1] >= 0", timeout=CEILING)
         selected = page.get_by_text("Chosen level:").locator("xpath=..")
         for _attempt in range(10):
-            index = page.evaluate(find_trace)
-            assert index >= 0, "no TVineSynth level in the scatter"
-            marker = page.locator(".js-plotly-plot").first.locator(".scatterlayer .trace").nth(index).locator(
-                ".points path").last
+            found = page.evaluate(find_level, 1)
+            assert found is not None and found[1] >= 0, "level 1 is not in the scatter"
+            trace, point = found
+            marker = page.locator(".js-plotly-plot").first.locator(".scatterlayer .trace").nth(trace).locator(
+                ".points path").nth(point)
             try:  # the scatter sits below the settings: bring it into the viewport before clicking
                 marker.scroll_into_view_if_needed(timeout=30_000)
             except playwright.Error:  # detached or not stable: the chart was being redrawn, try again
@@ -84,7 +89,7 @@ def test_demo_flow_in_chromium(server, tmp_path):
             settled(page)  # the run the click set off, if it was not swallowed
             if "(your choice)" in page.locator("body").inner_text():
                 break
-        assert "your choice" in selected.first.inner_text()
+        assert "1 (your choice)" in selected.first.inner_text()
 
         # a level is recommended from complete numbers only: the sweep's end, which the sidebar says
         wait_for_text(page, lambda: sidebar(page), "Sweep: done", SWEEP_CEILING)

@@ -41,6 +41,7 @@ def test_the_hand_written_workbook_reads_in_the_capped_process(folder):
 
 
 @pytest.mark.parametrize("bomb", cases(BOMBS))
+@pytest.mark.slow
 def test_a_bomb_is_refused_before_parsing_under_a_memory_cap(bomb, folder):
     path = built(bomb, folder)
     assert path.stat().st_size <= bomb.disk_mb * MB, f"{bomb.name} is {path.stat().st_size / MB:.2f} MB on disk"
@@ -49,6 +50,7 @@ def test_a_bomb_is_refused_before_parsing_under_a_memory_cap(bomb, folder):
 
 
 @pytest.mark.parametrize("bomb", cases(SECOND_REVIEW))
+@pytest.mark.slow
 def test_a_bomb_uploaded_to_the_dashboard_is_refused_under_a_memory_cap(bomb, folder):
     """The dashboard's upload reads the file's bytes (pages/data.py: ``read_table(upload.getvalue(), name)``)."""
     path = built(bomb, folder)

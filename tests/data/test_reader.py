@@ -136,6 +136,7 @@ def test_a_read_says_it_is_waiting_and_ends_its_child_when_the_wait_is_cancelled
 
 
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL", "SIGINT"])
+@pytest.mark.slow
 def test_the_reading_child_ends_with_the_process_that_started_it(parser, tmp_path, how):
     """Ctrl-C or SIGTERM to a dashboard reading an upload: the child (a session of its own, so the terminal's
     Ctrl-C does not reach it) ran on with PPID 1 until its time or memory cap. Now the kernel ends it with its

@@ -4,6 +4,7 @@ gives exactly the numbers each metric computes on its own."""
 from dataclasses import replace
 
 import numpy as np
+import pytest
 
 from tvs_core import TVineSynth, load_demo
 from tvs_core.evaluation.context import EvaluationData
@@ -38,6 +39,7 @@ def test_shared_work_gives_the_numbers_of_each_metric_alone():
     assert np.isfinite([r.value for r in shared[0] if r.metric == "pair_structure"]).all()
 
 
+@pytest.mark.slow
 def test_the_scatter_part_and_the_details_are_the_whole_release_and_reference():
     """Levels first stores a level's scatter metrics before the games and its other metrics after (issue 27):
     the two parts are every metric, each once, with the numbers of one task computing them all."""

@@ -76,6 +76,7 @@ def job_tables_of(view):
 
 
 @pytest.mark.xdist_group(STORED_JOB_GROUP)
+@pytest.mark.slow
 def test_the_job_view_reads_what_was_planned(stored_job):
     """Pages read levels, caps and targets back from the store instead of rebuilding the context."""
     store, job_id, config = stored_job
@@ -101,6 +102,7 @@ def test_every_recorded_metric_is_in_the_catalogue(stored_job):
 
 
 @pytest.mark.xdist_group(STORED_JOB_GROUP)
+@pytest.mark.slow
 def test_axes_anchor_on_real_data_measured_in_the_same_run(stored_job):
     """Each privacy or utility axis names anchors the run actually records (or constants)."""
     store, job_id, _ = stored_job

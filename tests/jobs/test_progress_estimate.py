@@ -88,6 +88,7 @@ def test_the_estimate_before_start_is_within_1_5x_of_each_recorded_quiet_sweep(n
 
 
 @pytest.mark.parametrize("name", sorted(SCHEDULES))
+@pytest.mark.slow
 def test_a_recorded_sweep_replayed_never_jumps(name, tmp_path):
     """Issue 45: the tester's competitor sweep read "17 of 41 tasks, about 24 s left", then "about 13 min left".
     Replayed from real schedules (beside two CPU-bound processes, and on a machine others loaded): between two
@@ -119,6 +120,7 @@ def _measured(case: dict, finished: set[str]) -> bool:
 
 
 @pytest.mark.parametrize("name", sorted(EVERY))
+@pytest.mark.slow
 def test_a_recorded_sweep_replayed_never_reads_below_0_8_of_the_truth(name, tmp_path):
     """Issue 56, "honest time": the estimate errs long rather than short. Replayed from real schedules — loaded by
     others, beside two busy loops, niced at 120 columns —, what the progress line says (one number, or a range's
@@ -142,6 +144,7 @@ CURRENT = sorted(name for name, case in EVERY.items()
 
 
 @pytest.mark.parametrize("name", CURRENT)
+@pytest.mark.slow
 def test_a_sweep_of_this_versions_plan_replayed_after_an_earlier_busy_one_errs_long_by_at_most_3x(name, tmp_path):
     """Issue 56's defect: beside the test suite, the 884 x 27 default sweep (162 tasks, 272 s) read "about 92-138 min
     left" at its start and "about 4-58 min" midway, after a sweep of the clinical demo in the same workspace. That
@@ -161,6 +164,7 @@ def test_a_sweep_of_this_versions_plan_replayed_after_an_earlier_busy_one_errs_l
 
 
 @pytest.mark.parametrize("name", sorted(EVERY))
+@pytest.mark.slow
 def test_a_recorded_sweep_replayed_gives_a_range_while_a_kind_is_unmeasured_or_the_machine_is_busy(name, tmp_path):
     """While a kind of the tasks left (or a competitor's fit) has no measured task, or the machine was busy when the
     sweep was planned, the time left is a range and says why ("about 12–25 min left; the machine is busy"); once
@@ -182,6 +186,7 @@ def test_a_recorded_sweep_replayed_gives_a_range_while_a_kind_is_unmeasured_or_t
 
 
 @pytest.mark.parametrize("name", sorted(EVERY))
+@pytest.mark.slow
 def test_a_recorded_sweep_replayed_through_the_store_never_shows_a_full_bar_before_its_end(name, tmp_path,
                                                                                          monkeypatch):
     """Issue 56, point 4: during the first look at 120 columns both progress bars were full, with no time shown, for

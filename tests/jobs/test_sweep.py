@@ -97,6 +97,7 @@ def test_start_answers_a_finished_sweep_follows_a_running_one_and_runs_or_resume
 
 
 @pytest.mark.xdist_group(REFERENCE_GROUP)
+@pytest.mark.slow
 def test_every_task_is_stored_once_with_progress_and_plan(reference):
     records, store, job_id = reference
     job = store.job(job_id)
@@ -281,6 +282,7 @@ def test_ray_backend_gives_the_same_numbers_as_loky(table, reference, tmp_path):
 
 
 @pytest.mark.xdist_group(REFERENCE_GROUP)
+@pytest.mark.slow
 def test_summary_json_has_the_documented_shape(reference):
     records, _, _ = reference
     summary = summary_json(records, config().sensitive, alpha=0.5)
@@ -400,6 +402,7 @@ def test_time_left_follows_the_stages_the_worker_runs():
 
 
 @pytest.mark.xdist_group(REFERENCE_GROUP)
+@pytest.mark.slow
 def test_time_left_learns_from_this_sweep_and_earlier_ones(table, reference, tmp_path):
     from tvs_core.jobs.progress import chunk_share, kind_costs, protocol_sizes, share_at_plan
 
