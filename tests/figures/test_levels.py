@@ -193,3 +193,23 @@ def test_more_than_thirty_levels_leave_the_ticks_to_plotly():
                          "pareto": False, "wins": 1 / 31, "missing": ""})
     assert L.pu_curve(many, None, None).layout.xaxis.tickvals is None
     assert list(L.pu_curve(many.head(30), None, None).layout.xaxis.tickvals) == list(range(1, 31))
+
+
+@pytest.mark.parametrize("where, height, font, margin", [
+    ("Choose page", None, None, None),  # plotly's and Streamlit's 450 px, the figure's own margins
+    ("report", 280, 10, {"t": 36, "b": 90}),  # report/evidence.py draws it so
+])
+def test_the_pu_curves_axis_titles_fit_the_height_they_run_along(table, where, height, font, margin):
+    """The Choose page's screenshot showed the left axis' title cut, running into the figure's title: it was 100
+    characters long along a plot some 230 px high. Each title fits the plot's height at plotly's title size (1.2 x
+    the font, rounded)."""
+    from tvs_core.figures.style import label_width
+
+    fig = L.pu_curve(table, 5, 1)
+    fig.update_layout(height=height, font={"size": font}, margin=margin)
+    layout = fig.layout
+    plot_height = (layout.height or 450) - (100 if layout.margin.t is None else layout.margin.t) - (
+        80 if layout.margin.b is None else layout.margin.b)
+    title_size = round((layout.font.size or 12) * 1.2)
+    for axis in (layout.yaxis, layout.yaxis2):
+        assert label_width(axis.title.text, title_size) <= plot_height, (where, axis.title.text, plot_height)

@@ -117,6 +117,13 @@ def correlation_pair(real: pd.DataFrame, synthetic: pd.DataFrame) -> go.Figure:
     return fig
 
 
+# the axes' titles run along the plot's height: on the Choose page (450 px, less the margins) and in the report
+# (280 px) a longer one was cut and ran into the figure's title. What PU is, and a level below 0 (more revealing
+# than the real data), the hover, the legend and the text beside the figure say.
+PU_AXIS = "PU (higher is better)"
+WINS_AXIS = "Resamples won"
+
+
 def pu_curve(table: pd.DataFrame, best_level: int | None, selected_level: int | None) -> go.Figure:
     """PU_t per level with its resampling band and how often each level wins: a best level that
     wins few resamples is a fragile choice."""
@@ -171,9 +178,8 @@ def pu_curve(table: pd.DataFrame, best_level: int | None, selected_level: int | 
     fig.update_layout(title="Privacy–utility score per truncation level", hovermode="closest",
                       xaxis={"title": {"text": LEVEL_AXIS}, **({"tickmode": "array", "tickvals": levels}
                                                               if len(levels) <= 30 else {})},
-                      yaxis={"title": {"text": "Privacy–utility score PU (higher is better; below 0 only for a level "
-                                               "more revealing than the real data)"}},
-                      yaxis2={"title": {"text": "Share of resamples where the level is best"}, "overlaying": "y",
+                      yaxis={"title": {"text": PU_AXIS}},
+                      yaxis2={"title": {"text": WINS_AXIS}, "overlaying": "y",
                               "side": "right", "range": [0, 1], "showgrid": False, "tickmode": "linear",
                               "tick0": 0, "dtick": 0.25, "tickformat": ".0%"},
                       legend={"orientation": "h", "x": 0, "y": -0.22, "yanchor": "top"}, margin={"b": 120})
