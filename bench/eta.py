@@ -91,7 +91,7 @@ def schedule_of(store: Store, job_id: str) -> dict:
     job = store.job(job_id)
     config = SweepConfig.from_dict(job.config)
     origin = job.started
-    times = sorted(store.task_times(job_id), key=lambda r: r["created"])
+    times = sorted(store.task_times(job_id), key=lambda task: task.at)
     details = job.details
 
     plan = job.plan if isinstance(job.plan, list) else json.loads(job.plan)
@@ -102,7 +102,7 @@ def schedule_of(store: Store, job_id: str) -> dict:
             "n_targets": details.get("n_targets") or len({t["row"] for t in details.get("targets") or ()}),
             "cores": os.cpu_count(), "end": round(job.finished - origin, 3),
             "plan": [[entry["key"], entry["stage"]] for entry in plan],
-            "tasks": [[r["task"], r["kind"], round(r["seconds"], 3), round(r["created"] - origin, 3)] for r in times]}
+            "tasks": [[task.key, task.kind, round(task.seconds, 3), round(task.at - origin, 3)] for task in times]}
 
 
 def _save(name: str, record: dict, path: Path = SCHEDULES) -> None:

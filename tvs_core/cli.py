@@ -745,7 +745,7 @@ def main(argv: list[str] | None = None) -> int:
     args = None
     try:
         args = build_parser().parse_args(argv)
-        result = COMMANDS[args.command](args)
+        answer = COMMANDS[args.command](args)  # printed below: in words, or as JSON
     except DataErrors as exc:
         _say("error: " + " | ".join(str(p) for p in exc.problems))
         return EXIT_USAGE
@@ -763,26 +763,26 @@ def main(argv: list[str] | None = None) -> int:
              "may quote the data.")
         return EXIT_USAGE
     if COMMANDS[args.command] is cmd_release:
-        for line in result["lines"]:
+        for line in answer["lines"]:
             _say(line)
-        recorded = (f"; recorded in the release ledger as the table's release {result['ledger']}"
-                    if result["ledger"] is not None
+        recorded = (f"; recorded in the release ledger as the table's release {answer['ledger']}"
+                    if answer["ledger"] is not None
                     else "; not recorded in the ledger (--no-ledger)")
-        _say(f"wrote {result['rows']} rows at truncation level {result['level']} to {result['out']} and its manifest "
-             f"to {result['manifest']}{recorded}")
+        _say(f"wrote {answer['rows']} rows at truncation level {answer['level']} to {answer['out']} and its manifest "
+             f"to {answer['manifest']}{recorded}")
     elif args.command == "sweep":
-        _say(f"wrote {result['out']}/results.csv and summary.json; best level: {result['best_level']}")
-        if result["verdicts"]:
-            _say(f"verdicts at level {result['best_level']} (the recommended level):")
-            for line in verdict_lines(result["verdicts"]):
+        _say(f"wrote {answer['out']}/results.csv and summary.json; best level: {answer['best_level']}")
+        if answer["verdicts"]:
+            _say(f"verdicts at level {answer['best_level']} (the recommended level):")
+            for line in verdict_lines(answer["verdicts"]):
                 _say(line)
-        for audit in result["dp_audit"].values():  # a violated claim is the loudest line of the run
+        for audit in answer["dp_audit"].values():  # a violated claim is the loudest line of the run
             _say(("WARNING, DP CLAIM REFUTED: " if audit["flagged"] else "DP audit: ") + audit["verdict"])
     elif args.command == "report":
-        _say(f"wrote the report of job {result['job_id']} to {result['out']} ({result['bytes'] / 1e6:.1f} MB)")
+        _say(f"wrote the report of job {answer['job_id']} to {answer['out']} ({answer['bytes'] / 1e6:.1f} MB)")
     else:
         try:
-            json.dump(result, sys.stdout, indent=2, default=str)
+            json.dump(answer, sys.stdout, indent=2, default=str)
             sys.stdout.write("\n")
             sys.stdout.flush()
         except BrokenPipeError:  # the reader stopped early (``... | head``): what it read is what it wanted

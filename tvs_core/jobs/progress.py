@@ -27,7 +27,7 @@ from ..evaluation.protocol import QUICK
 from ..evaluation.release import DISTANCE_SETS
 from ..evaluation.sizes import BASELINE_ROWS, RELEASE_ROWS
 from ..model.competitors import fit_cost
-from ..storage.store import ACTIVE, JobRow, JobStatus, Store
+from ..storage.store import ACTIVE, Finished, JobRow, JobStatus, Store
 from .config import SweepConfig, baseline_spec
 from .first_look import looked_levels
 from .tasks import LEVELS, Growth, Task, TaskKey, TaskKind, plan_from_json
@@ -144,7 +144,7 @@ def kind_priors(store: Store, job: JobRow) -> tuple[dict[str, float], str]:
         fits = competitor_fits(SweepConfig.from_dict(other.config), int(_shape(other)[0]), int(_shape(other)[1]))
         sizes = protocol_sizes(other)
         then = share_at_plan(other.details) or 1.0
-        for done in finished_tasks(store, other.id):
+        for done in store.task_times(other.id):
             if done.key in fits:  # a competitor's fit is costed by its own measure, not as its kind's
                 continue
             scale = _size(done.kind, shape) / _size(done.kind, _shape(other))
@@ -155,16 +155,6 @@ def kind_priors(store: Store, job: JobRow) -> tuple[dict[str, float], str]:
         if kind.prior_seconds is not None:
             base.setdefault(kind.value, kind.prior_seconds * _size(kind, shape) / _size(kind, PRIOR_SHAPE))
     return base, source
-
-
-@dataclass(frozen=True)
-class Finished:
-    """A finished task as the store holds it: its seconds of work and when it was stored."""
-
-    key: str
-    kind: str
-    seconds: float
-    at: float
 
 
 @dataclass(frozen=True)
@@ -193,10 +183,6 @@ class Costs:
 # times the time truly left (tests/jobs/test_progress_estimate.py, bench/eta.md): chosen on those recordings.
 UNMEASURED_SPREAD = 1.5
 COMPETITOR_SPREAD = 1.5
-
-
-def finished_tasks(store: Store, job_id: str) -> list[Finished]:
-    return [Finished(r["task"], r["kind"], float(r["seconds"]), float(r["created"])) for r in store.task_times(job_id)]
 
 
 def calibrated(priors: dict[str, float], finished: list[Finished], fits: dict[str, float] | None = None,
@@ -252,7 +238,7 @@ def kind_costs(store: Store, job: JobRow) -> tuple[dict[str, float], str]:
     """Expected seconds per task kind for ``job`` (``calibrated`` by its finished tasks), and where they come
     from."""
     priors, source = kind_priors(store, job)
-    finished = [] if job.id is None else finished_tasks(store, job.id)
+    finished = [] if job.id is None else store.task_times(job.id)
     fits = competitor_fits(SweepConfig.from_dict(job.config), *map(int, _shape(job)[:2])) if job.config \
         else {}
     costs = calibrated(priors, finished, fits, sizes=protocol_sizes(job))
@@ -399,7 +385,7 @@ def progress(store: Store, job_id: str) -> dict:
     if job.plan:
         planned = plan_from_json(job.plan)
         priors, source = kind_priors(store, job)
-        finished = finished_tasks(store, job_id)
+        finished = store.task_times(job_id)
         if finished:
             source = "this sweep's measured tasks and " + source
         n_train, n_columns, _ = _shape(job)
@@ -450,7 +436,7 @@ def _before_the_plan(store: Store, job: JobRow, looks: int) -> tuple[TimeLeft | 
     looks_left = max(int(details.get("first_look_levels") or 0) - looks, 0)
     fitting = {}  # every first look stored, the job running: the holder is being fitted since the last one
     if not looks_left and looks and job.status == JobStatus.RUNNING:
-        last = max(f.at for f in finished_tasks(store, job.id) if f.kind == TaskKind.FIRST_LOOK)
+        last = max(f.at for f in store.task_times(job.id) if f.kind == TaskKind.FIRST_LOOK)
         fitting = {str(TaskKey(TaskKind.HOLDER)): max(time.time() - last, 0.0)}
     left = time_left(planned, [], priors, competitor_fits(config, n_train, n_columns), job.workers or 1,
                      load=details.get("load_at_plan"), cores=machine_load()[1],

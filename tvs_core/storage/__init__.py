@@ -2,7 +2,7 @@
 (``store``: jobs, results, fitted models, projects, events and the release ledger's rows). It imports nothing of
 the library but ``errors``, so every package may keep and read things through it."""
 
-from .store import ACTIVE, JobRow, JobStatus, Store, StoredResult
+from .store import ACTIVE, Finished, JobRow, JobStatus, Store, StoredResult
 from .workspace import Workspace, default_workspace
 
-__all__ = ["ACTIVE", "JobRow", "JobStatus", "Store", "StoredResult", "Workspace", "default_workspace"]
+__all__ = ["ACTIVE", "Finished", "JobRow", "JobStatus", "Store", "StoredResult", "Workspace", "default_workspace"]

@@ -114,6 +114,17 @@ class StoredResult:
     peak_mb: float | None  # its process's peak memory, where measured
 
 
+@dataclass(frozen=True)
+class Finished:
+    """A finished task as the ``results`` table times it (``Store.task_times``): what the time left is computed from,
+    its records not read."""
+
+    key: str  # its ``TaskKey``, as text
+    kind: str  # its ``TaskKind``'s value
+    seconds: float  # of work
+    at: float  # when it was stored
+
+
 class _Connection:
     """A weak-referenceable holder of one thread's sqlite connection (the thread's end frees it)."""
 
@@ -318,11 +329,10 @@ class Store:
         row = self.db.execute("SELECT MAX(created) AS last FROM results WHERE job_id = ?", (job_id,)).fetchone()
         return None if row is None or row["last"] is None else float(row["last"])
 
-    def task_times(self, job_id: str) -> list[dict]:
-        """Each finished task of a job, oldest first: its key, kind, seconds of work and when it was stored (what the
-        time left is computed from; the records are not read)."""
-        return [dict(r) for r in self.db.execute("SELECT task, kind, seconds, created FROM results WHERE job_id = ? "
-                                                 "ORDER BY created", (job_id,))]
+    def task_times(self, job_id: str) -> list[Finished]:
+        """Each finished task of a job, oldest first."""
+        return [Finished(r["task"], r["kind"], float(r["seconds"]), float(r["created"])) for r in self.db.execute(
+            "SELECT task, kind, seconds, created FROM results WHERE job_id = ? ORDER BY created", (job_id,))]
 
     def task_seconds(self, job_id: str) -> dict[str, list[float]]:
         out: dict[str, list[float]] = {}
