@@ -1,4 +1,5 @@
-"""A setting declared once, beside its field: what it may hold, its words for the steward and its command-line flag.
+"""A setting declared once, beside its field: what it may hold, its words for the steward and its command-line flag;
+and the differential privacy a generator (or a part of one) promises, declared once with its one check.
 
 Shared by every package that holds settings (a sweep's, ``jobs.config.SweepConfig``; the choice of a level,
 ``choice.summary.ChoiceSettings``), so that the command line (``cli.setting_flag``) and the pages derive their flags,
@@ -6,6 +7,7 @@ labels and help from the one declaration, whichever dataclass holds it."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import MISSING, dataclass, field, fields
 
@@ -110,3 +112,40 @@ def default_of(owner, name: str):
         return None if found.default_factory is MISSING else found.default_factory()
     return found.default
 
+
+def privacy_budget(value) -> float | None:
+    """``value`` as a privacy budget ε: a positive finite number, else None (the one constraint on an ε)."""
+    try:
+        epsilon = float(value)
+    except (TypeError, ValueError):
+        return None
+    return epsilon if math.isfinite(epsilon) and epsilon > 0 else None
+
+
+@dataclass(frozen=True)
+class PrivacyClaim:
+    """The differential privacy a generator promises, declared once per generator (``model.registry
+    .EPSILON_GENERATORS``; a part that spends a budget of its own, as ``data.dp_margins.DPHistogramMargins``, declares
+    its claim too): ε, its setting ``epsilon`` and the parameter of its name (``NAME:EPS``), and δ, its setting
+    ``delta`` when it has one (``delta``: True), else 0 (pure ε-DP). Its fit refuses a budget outside them
+    (``check``); the sweep's baselines, the legends and the figures' shades read ε from the name, the release ledger
+    and the DP audit (ε, δ) from the fitted model (``SyntheticGenerator.privacy_claim``)."""
+
+    example: str = "1"  # an ε to suggest: ``NAME:EXAMPLE``
+    delta: bool = False
+
+    def of(self, settings: dict) -> tuple[float, float]:
+        """(ε, δ) that a generator with these settings promises."""
+        return float(settings["epsilon"]), float(settings["delta"]) if self.delta else 0.0
+
+    def check(self, who: str, name: str | None, settings: dict) -> None:
+        """Refuses, in words, an ε that is not a positive number, or a δ (when the generator has one: its noise is
+        calibrated with it) not strictly between 0 and 1. ``name``: how the user writes the generator (``NAME:EPS``);
+        None: a part set by its ``epsilon`` alone."""
+        delta = settings.get("delta") if self.delta else 0.0
+        if privacy_budget(settings.get("epsilon")) is None or self.delta and not (
+                isinstance(delta, (int, float)) and 0 < delta < 1):
+            needs, got = ("ε > 0 and 0 < δ < 1", f"ε={settings.get('epsilon')}, δ={delta}") if self.delta else (
+                "ε > 0", f"ε={settings.get('epsilon')}")
+            raise DataError(f"{who} needs {needs} (got {got}).",
+                            fix=f"Write e.g. {name}:{self.example}." if name else f"Give e.g. epsilon={self.example}.")
