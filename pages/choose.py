@@ -9,6 +9,7 @@ from tvs_core import figures
 from tvs_core.choice import (
     METHODS,
     Axis,
+    ChoiceSettings,
     Normalisation,
     UtilityMix,
     axis_choices,
@@ -28,6 +29,7 @@ from tvs_core.evaluation.summary import Summary, readable, summarise_columns
 from tvs_core.figures.scatter import first_numbers_words
 from tvs_core.jobs import JobView
 from tvs_core.model.generator import SyntheticGenerator
+from tvs_core.settings import declarations
 from tvs_core.storage import JobStatus
 from tvs_core.text import first_capital, read_choice
 
@@ -63,6 +65,17 @@ FIGURE_COLUMNS = 12  # per-column figures drawn until asked for more: 120 margin
 MIX_PARTS = [name for name in utility_names() if name not in TSTR_METRICS]  # tstr: AUC or R², as the table needs
 
 
+CHOICE = declarations(ChoiceSettings)  # each choice setting's label and help, as the command line's flag says them
+
+
+def setting(widget, name: str, *args, **kwargs):
+    """A choice setting's widget, bound to the project and labelled and explained as its one declaration says
+    (``ChoiceSettings``: the command line's flag and the manifest use the same)."""
+    declared = CHOICE[name]
+    return widget(declared.label, *args, key=widgets.bound(name), on_change=widgets.keep, args=(name,),
+                  help=declared.sentence, **kwargs)
+
+
 @common.callback
 def set_mix() -> None:
     """The weights into the project's utility mix; all zero is refused and the mix left as it was."""
@@ -70,8 +83,8 @@ def set_mix() -> None:
                if st.session_state[f"{common.WIDGET}mix.{name}"] > 0]
     try:
         common.update_choice(utility=UtilityMix.of(weights))
-    except DataError:
-        st.session_state["mix_refused"] = True
+    except DataError as refused:  # in the library's words, as the command line's --utility is refused
+        st.session_state["mix_refused"] = str(refused)
 
 
 st.title("4 · Choose a truncation level")
@@ -104,17 +117,15 @@ choices = axis_choices(AxisKind.PRIVACY, config.sensitive)
 if project.choice.privacy.text not in choices:
     common.update_choice(privacy=Axis.parse(choices[0]))
 a, b, c = st.columns(3)
-alpha = a.slider("Weight on privacy α", 0.0, 1.0, step=0.05, key=widgets.bound("alpha"), on_change=widgets.keep,
-                 args=("alpha",), help="PU_t = α·P_t + (1 − α)·U_t (paper, Appendix D)")
-method = b.radio("Normalisation", widgets.texts(METHODS), horizontal=True, key=widgets.bound("normalisation"),
-                 on_change=widgets.keep, args=("normalisation",),
+alpha = setting(a.slider, "alpha", 0.0, 1.0, step=0.05)
+method = setting(b.radio, "normalisation", widgets.texts(METHODS), horizontal=True,
                  format_func=lambda m: read_choice(Normalisation, m).label)
-privacy = c.selectbox("Privacy measured by", choices, key=widgets.bound("privacy"), on_change=widgets.keep,
-                      args=("privacy",), format_func=lambda p: Axis.parse(p, sensitive=config.sensitive).title)
+privacy = setting(c.selectbox, "privacy", choices,
+                  format_func=lambda p: Axis.parse(p, sensitive=config.sensitive).title)
 settings = common.project().choice  # as the widgets above left it
 mix = settings.utility
 st.caption(f"Utility U_t = {plain.md(mix.describe(summary.metrics()))}")
-with st.expander("Change the utility mix"):  # one label: a label that changed with the mix closed the panel
+with st.expander(f"Change the {CHOICE['utility'].screen_name}"):  # one label: one that changed with the mix closed it
     st.caption("U_t weighs what the synthetic data must keep: prediction of Y (TSTR, the paper's only utility), "
                "the pairwise dependence between all columns, and the results of the regression of Y on the "
                "covariates (confidence-interval overlap, Karr et al. 2006). Weights are relative; prediction alone "
@@ -124,8 +135,8 @@ with st.expander("Change the utility mix"):  # one label: a label that changed w
         st.session_state[f"{common.WIDGET}mix.{name}"] = float(weights.get(name, 0.0))
         label = UtilityMix.parse(name).axes(summary.metrics())[0][0].metric.short
         column.slider(label, 0.0, 1.0, step=0.25, key=f"{common.WIDGET}mix.{name}", on_change=set_mix)
-    if st.session_state.pop("mix_refused", False):
-        st.error("At least one part needs a weight above 0; the mix was left as it was.")
+    if refused := st.session_state.pop("mix_refused", None):
+        st.error(f"{plain.md(refused)} The mix was left as it was.")
 selection = settings.select(summary, config.sensitive, view.complete_levels())
 if selection is None or (selection.best_level is None and not selection.provisional):
     info = view.progress()

@@ -18,9 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .choice.axes import axis_choices
-from .choice.mix import utility_names
-from .choice.selection import METHODS
+from .choice.summary import ChoiceSettings
 from .data.demo import DEFAULT_DEMO, DEMOS, load_demo
 from .data.io import read_table
 from .data.limits import ENV, Limits
@@ -28,15 +26,15 @@ from .data.prepare import prepare_table
 from .data.schema import infer_schema
 from .data.validation import check
 from .errors import DataError, DataErrors, TVSError, out_of_room
-from .evaluation.catalogue import DEFAULT_PRIVACY_AXIS, DEFAULT_UTILITY, AxisKind
 from .jobs.backends import BACKENDS, RAY_REFUSAL, Backend, risk
-from .jobs.config import SETTINGS, SWITCHES, SweepConfig, declaration, setting_default
+from .jobs.config import SETTINGS, SWITCHES, SweepConfig
 from .model.generator import all_cores
 from .model.ordering import algorithm1, table_associations
 from .model.tvinesynth import TVineSynth
+from .settings import declarations, default_of
 from .storage.store import ACTIVE, JobStatus
 from .storage.workspace import refuse_inside_workspace
-from .text import printable, read_choice, unit_number, whole_number
+from .text import printable, read_choice, whole_number
 
 EXIT_USAGE = 2
 PROG = "python -m tvs_core"
@@ -62,12 +60,14 @@ def options(choices) -> list[str]:
     return [str(choice) for choice in choices]
 
 
-def setting_flag(parser, name: str, **given) -> None:
-    """The command-line flag of the sweep setting (or switch) ``name``, from its one declaration
-    (``jobs.config.SETTINGS``, ``SWITCHES``): its flag, its help, how its text is read and, for a choice, its
-    choices; its default the config's, its value stored under the setting's name (``with_flags`` reads them back)."""
-    declared = declaration(name)
-    default = setting_default(name) if name in SETTINGS else False
+def setting_flag(parser, name: str, of: type | None = None, note: str = "", **given) -> None:
+    """The command-line flag of the setting (or switch) ``name`` of the dataclass ``of`` (a sweep's, ``SweepConfig``;
+    the choice's, ``ChoiceSettings``), from its one declaration (``settings.declarations``): its flag, its help, how
+    its text is read and, for a choice, its choices; its default the dataclass's, its value stored under the
+    setting's name (``with_flags`` and ``_choice`` read them back). ``note``: what the flag means on this command."""
+    of = of or SweepConfig
+    declared = declarations(of)[name]
+    default = default_of(of, name)
     if declared.kind is not None:  # read into its member here, at the edge, refused in read_choice's one wording
         given = {"choices": list(declared.kind), "default": default, "metavar": "{" + ",".join(options(declared.kind))
                  + "}", "type": argument_type(functools.partial(read_choice, declared.kind)), **given}
@@ -88,7 +88,8 @@ def setting_flag(parser, name: str, **given) -> None:
     else:
         shown = f" (default: {', '.join(map(str, default)) if isinstance(default, list) else default})"
     typed = f"; {declared.typed}" if declared.typed else ""
-    parser.add_argument(declared.flag, dest=name, help=f"{declared.screen_name}: {declared.help}{typed}{shown}"
+    note = f"; {note}" if note else ""
+    parser.add_argument(declared.flag, dest=name, help=f"{declared.screen_name}: {declared.help}{typed}{note}{shown}"
                         .replace("%", "%%"), **given)
 
 
@@ -145,7 +146,6 @@ def level(text: str) -> int:
     return _integer(text, 0)
 
 
-unit_interval = argument_type(unit_number)
 
 
 def external_file(text: str) -> tuple[str, str]:
@@ -310,11 +310,10 @@ def cmd_release(args) -> dict:
             "order": made.model.order_.order if hasattr(made.model, "order_") else None}
 
 
-def _choice(args, sensitive: list[str] | None = None):
-    """The choice settings of --alpha, --normalisation, --privacy and --utility, parsed here, at the edge."""
-    from .choice.summary import ChoiceSettings
-
-    return ChoiceSettings.parse(args.alpha, args.normalisation, args.privacy, args.utility, sensitive)
+def _choice(args, sensitive: list[str] | None = None) -> ChoiceSettings:
+    """The choice settings as their flags gave them (``setting_flag``: each read by its declaration), the privacy
+    axis's column checked against the sweep's ``sensitive`` columns (None: not checked)."""
+    return ChoiceSettings(**{name: getattr(args, name) for name in declarations(ChoiceSettings)}).among(sensitive)
 
 
 def cmd_report(args) -> dict:
@@ -583,18 +582,10 @@ def build_parser() -> argparse.ArgumentParser:
             setting_flag(p, "rho_star")
             setting_flag(p, "measure")
 
-    def choice_args(p, what: str = ""):
+    def choice_args(p, note: str = ""):
         """How a level is weighed (PU_t): the same four options wherever a choice is made or recorded."""
-        p.add_argument("--alpha", type=unit_interval, default=0.5, help=f"{what}privacy weight in PU_t, from 0 to 1")
-        p.add_argument("--normalisation", choices=options(METHODS), default="anchored",
-                       help="anchored: privacy from the attack on the real rows (0) to the same attack on shuffled "
-                            "columns (1); paper: to 0 instead (P = 1 - MAB/MAB_real, our reading of the paper's "
-                            "Appendix D, which gives no formula); minmax: over the levels")
-        p.add_argument("--privacy", default=DEFAULT_PRIVACY_AXIS,
-                       help="privacy axis of PU_t: " + ", ".join(axis_choices(AxisKind.PRIVACY, ["COLUMN"])))
-        p.add_argument("--utility", default=DEFAULT_UTILITY,
-                       help=f"utility mix U_t of PU_t: NAME[=WEIGHT],... with NAME one of {', '.join(utility_names())}"
-                            f" (default {DEFAULT_UTILITY}; the paper's: tstr)")
+        for name in declarations(ChoiceSettings):
+            setting_flag(p, name, ChoiceSettings, note)
 
     def model_args(p):
         setting_flag(p, "order")
@@ -631,7 +622,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "kept in the manifest and the ledger)")
     release.add_argument("--override-reason", help="release despite a blocking guardrail (exact copies of training "
                                                    "rows); the reason goes into the manifest")
-    choice_args(release, "with --job, for the manifest's choice: ")
+    choice_args(release, "with --job, for the manifest's choice")
     release.add_argument("--workspace", help="store folder (default: $TVS_WORKSPACE or ~/.tvinesynth-studio)")
 
     report = sub.add_parser("report", help="write the HTML report of a stored sweep (print it to PDF from a browser)")

@@ -15,15 +15,13 @@ from dataclasses import dataclass, field, fields, replace
 
 import pandas as pd
 
-from .choice.axes import DEFAULT_PRIVACY, Axis
-from .choice.mix import DEFAULT_MIX, UtilityMix
-from .choice.selection import Normalisation
 from .choice.summary import ChoiceSettings
 from .data.fingerprint import fingerprint_table
 from .data.schema import Schema, infer_schema
 from .errors import DataError
 from .jobs.backends import Backend
 from .jobs.config import SweepConfig
+from .settings import declarations
 from .storage.store import Store
 from .text import read_choice
 
@@ -119,14 +117,12 @@ class Project:
         version cannot read is refused in one sentence naming it."""
         d = dict(d)
         try:
-            typed = {"choice": ChoiceSettings(
-                        float(d.pop("alpha", 0.5)),
-                        read_choice(Normalisation, d.pop("normalisation", Normalisation.ANCHORED)),
-                        Axis.parse(d.pop("privacy", DEFAULT_PRIVACY.text)),
-                        UtilityMix.parse(d.pop("utility", DEFAULT_MIX.text))),
+            # the choice's four settings, each read by its declaration; one not stored: its default
+            typed = {"choice": ChoiceSettings(**{name: d.pop(name) for name in declarations(ChoiceSettings)
+                                                 if name in d}),
                      "backend": read_choice(Backend, d.pop("backend", Backend.LOKY))}
-        except ValueError as refused:
-            raise DataError(f"A stored project setting cannot be read: {refused}.",
+        except DataError as refused:
+            raise DataError(f"A stored project setting cannot be read: {refused}",
                             fix="Open it with the version that saved it, or set the Choose page's settings again."
                             ) from None
         if "sweep" in d:

@@ -64,7 +64,7 @@ def problems() -> list[str]:
 def _recommended(job_id: str, done: int, alpha: float, normalisation: str, privacy: str, utility: str,
                  status: str = "") -> int | None:
     view = JobView(common.store(), job_id)
-    settings = ChoiceSettings.parse(alpha, normalisation, privacy, utility)
+    settings = ChoiceSettings(alpha, normalisation, privacy, utility)  # each read by its declaration
     selection = settings.select(view.summary(), view.config.sensitive, view.complete_levels())
     return None if selection is None else selection.best_level
 

@@ -11,7 +11,7 @@ from enum import Enum
 import streamlit as st
 
 from pages import common, plain
-from tvs_core.choice import Axis, Normalisation, UtilityMix
+from tvs_core.choice import Axis, UtilityMix
 from tvs_core.data.margins import MarginKind
 from tvs_core.data.missing import MissingPolicy
 from tvs_core.evaluation.protocol import ProtocolName
@@ -61,10 +61,11 @@ def shown(value):
     return value.value if isinstance(value, Enum) else value
 
 
-# the project settings a widget shows as text, read back typed here, at the edge
-PARSED = {"privacy": Axis.parse, "sweep.baselines": lambda names: [BaselineName.parse(name) for name in names],
+# the project settings a widget shows as text, read back typed here, at the edge (the choice's, ``common.CHOICE``,
+# are read by their declarations when the project's ``ChoiceSettings`` is made)
+PARSED = {"sweep.baselines": lambda names: [BaselineName.parse(name) for name in names],
           **{name: functools.partial(read_choice, kind) for name, kind in [
-              ("normalisation", Normalisation), ("backend", Backend), ("sweep.measure", Measure),
+              ("backend", Backend), ("sweep.measure", Measure),
               ("sweep.margins", MarginKind), ("sweep.missing", MissingPolicy), ("sweep.preset", ProtocolName),
               ("sweep.families", FamilySet)]}}
 

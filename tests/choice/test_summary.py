@@ -21,6 +21,7 @@ from tvs_core.choice.summary import (
 )
 from tvs_core.errors import DataError
 from tvs_core.evaluation.records import HOLDER, RAW, REAL, SHUFFLED, record, to_frame
+from tvs_core.settings import declarations, default_of
 
 MAB = Axis.parse("mab_worst")  # the hand-written summaries hold the paper's MAB, not the default axis
 
@@ -193,13 +194,13 @@ PAPER = UtilityMix.parse("tstr")
 
 
 def test_settings_parse_their_text_once_and_refuse_a_misspelt_axis(two_levels):
-    settings = ChoiceSettings.parse(0.0, "anchored", "mab:a", "tstr")
+    settings = ChoiceSettings(0.0, "anchored", "mab:a", "tstr")
     assert settings.privacy == Axis.parse("mab:a") and settings.utility == UtilityMix.parse("tstr")
     assert ChoiceSettings().privacy == DEFAULT_PRIVACY
     with pytest.raises(DataError, match="'mab_wrost' is not a privacy measure"):
-        ChoiceSettings.parse(0.5, "anchored", "mab_wrost", "tstr")
+        ChoiceSettings(0.5, "anchored", "mab_wrost", "tstr")
     with pytest.raises(DataError, match="not a utility measure"):
-        ChoiceSettings.parse(0.5, "anchored", "mab_worst", "tstr,auc")
+        ChoiceSettings(0.5, "anchored", "mab_worst", "tstr,auc")
     chosen = settings.select(two_levels, ["a"])
     assert chosen.best_level == 2 and chosen.privacy == settings.privacy  # α 0: utility alone
     assert settings.to_json(chosen, 2)["chosen_by"] == "user"
@@ -250,3 +251,90 @@ def test_summary_json_names_a_level_beyond_the_anchors_and_an_empty_sweep():
     empty = summary_json(to_frame([record("independent", None, "auc_tstr", 0.6)]), ["a"])
     assert (empty["best_level"], empty["anchors"], empty["notes"]) == (None, {}, [])
     assert [e["model"] for e in empty["levels"]] == ["independent"]
+
+
+def a_project():
+    from tvs_core.projects import Project
+
+    return Project("p", "t", "demo:t", "f", 10, 3, {"columns": []})
+
+
+def choice_flags() -> dict[str, dict]:
+    """Each command's flag of each choice setting: command -> {setting name: argparse action}."""
+    import argparse
+
+    from tvs_core.cli import build_parser
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    return {command: {action.dest: action for action in commands[command]._actions
+                      if action.dest in declarations(ChoiceSettings)} for command in ("sweep", "report", "release")}
+
+
+def test_each_choice_setting_is_declared_once_and_its_flag_and_stored_name_come_from_it():
+    """α, the normalisation, the privacy axis and the utility mix are each declared once, on ``ChoiceSettings``'s
+    field: the flag of every command that records a choice (its name, help, default and how its text is read), the
+    name a project stores it under, and the Choose page's label and help (``Setting.label``, ``sentence``:
+    tests/dashboard/test_app.py) are made from it; the flags and defaults are the ones scripts always used."""
+    from tvs_core.projects import Project
+
+    declared = declarations(ChoiceSettings)
+    assert list(declared) == ["alpha", "normalisation", "privacy", "utility"]
+    assert {name: d.flag for name, d in declared.items()} == {
+        "alpha": "--alpha", "normalisation": "--normalisation", "privacy": "--privacy", "utility": "--utility"}
+    for command, flags in choice_flags().items():
+        assert set(flags) == set(declared), command
+        for name, action in flags.items():
+            assert action.option_strings == [declared[name].flag]
+            assert action.help.startswith(f"{declared[name].screen_name}: {declared[name].help}")
+            assert action.default == default_of(ChoiceSettings, name) == getattr(ChoiceSettings(), name)
+    flags = choice_flags()["sweep"]
+    assert flags["normalisation"].choices == list(Normalisation)
+    # the defaults as scripts and earlier versions knew them
+    assert [str(flags[name].default) for name in declared] == ["0.5", "anchored", "release_skill_worst",
+                                                               "tstr=1,pair_structure=1,ci_overlap=1"]
+    stored = a_project().to_dict()  # a project keeps each under the setting's name, as the text it always had
+    assert {name: stored[name] for name in declared} == {"alpha": 0.5, "normalisation": "anchored",
+                                                         "privacy": "release_skill_worst",
+                                                         "utility": "tstr=1,pair_structure=1,ci_overlap=1"}
+    assert Project.from_dict(stored).choice == ChoiceSettings()
+
+
+@pytest.mark.parametrize("name, text, words", [
+    ("alpha", "2", "2 is out of range: give a number from 0 to 1"),
+    ("alpha", "nan", "nan is out of range: give a number from 0 to 1"),
+    ("alpha", "abc", "'abc' is not a number"),
+    ("normalisation", "bogus", "The setting 'normalisation' cannot be 'bogus'. Choose one of: anchored, paper, "
+                               "minmax."),
+    ("privacy", "mab_wrost", "'mab_wrost' is not a privacy measure."),
+    ("privacy", "mia_auc:x", "'mia_auc' has one value per level, not per column."),
+    ("utility", "tstr=0", "The weight of 'tstr' in the utility mix must be a positive number."),
+    ("utility", "tstr,typo", "'typo' is not a utility measure."),
+])
+def test_the_command_line_and_the_settings_refuse_the_same_text_in_the_same_words(name, text, words):
+    """A choice setting's text is read in one place, its declaration's reader: the command line's flag refuses a bad
+    value in the words a widget's or a stored project's text is refused in (``ChoiceSettings``, which the Choose page's
+    callbacks and ``Project.from_dict`` make), each naming what is wrong."""
+    from tvs_core.cli import UsageError, build_parser
+    from tvs_core.projects import Project
+
+    flag = declarations(ChoiceSettings)[name].flag
+    for command in (["sweep", "--out", "o"], ["report", "job", "--out", "r.html"]):
+        with pytest.raises(UsageError) as on_the_command_line:
+            build_parser().parse_args([*command, flag, text])
+        assert f"argument {flag}: {words}" in str(on_the_command_line.value)
+    with pytest.raises(DataError) as in_the_library:
+        ChoiceSettings(**{name: text})
+    assert words in str(in_the_library.value)
+    assert declarations(ChoiceSettings)[name].screen_name in str(in_the_library.value)  # named as on the page
+    with pytest.raises(DataError, match="A stored project setting cannot be read") as stored:
+        Project.from_dict({**a_project().to_dict(), name: text})
+    assert words in str(stored.value)
+
+
+def test_a_privacy_axis_on_a_column_the_sweep_does_not_protect_is_refused_by_name():
+    from tvs_core.cli import _choice, build_parser
+
+    args = build_parser().parse_args(["sweep", "--out", "o", "--privacy", "mab:nosuch"])
+    assert _choice(args).privacy == Axis.parse("mab:nosuch")  # no sweep to check it against yet
+    with pytest.raises(DataError, match="'nosuch' in 'mab:nosuch' is not a sensitive column. Choose one of: a, b."):
+        _choice(args, ["a", "b"])

@@ -464,6 +464,38 @@ def test_the_sweep_pages_settings_are_labelled_and_explained_as_their_one_declar
     assert seed.label == SETTINGS["seed"].label == "Master seed"
 
 
+@pytest.mark.slow
+@pytest.mark.xdist_group(SWEPT_GROUP)
+def test_the_choose_pages_settings_are_labelled_and_explained_and_refused_as_their_one_declaration_says(after_sweep):
+    """α, the normalisation and the privacy axis are labelled and explained as ``ChoiceSettings`` declares them (the
+    command line's flags use the same: tests/choice/test_summary.py); the utility mix the page cannot use is refused
+    in the library's words, the mix left as it was."""
+    from tvs_core.choice import ChoiceSettings, UtilityMix
+    from tvs_core.errors import DataError
+    from tvs_core.settings import declarations
+
+    declared = declarations(ChoiceSettings)
+    at = after_sweep
+    at.switch_page("pages/choose.py").run()
+    no_errors(at)
+    for name, widget in (("alpha", at.slider(key="w.alpha")), ("normalisation", at.radio(key="w.normalisation")),
+                         ("privacy", at.selectbox(key="w.privacy"))):
+        assert (widget.label, widget.help) == (declared[name].label, declared[name].sentence)
+    assert [at.slider(key="w.alpha").label, at.radio(key="w.normalisation").label,
+            at.selectbox(key="w.privacy").label] == ["Weight on privacy α", "Normalisation", "Privacy measured by"]
+    assert any(e.label == f"Change the {declared['utility'].screen_name}" for e in at.expander)
+    at.radio(key="w.normalisation").set_value("paper").run()
+    assert project(at).choice.normalisation == "paper"  # the widget's text, read by the declaration
+    mix = project(at).choice.utility
+    for part in ("tstr", "pair_structure", "ci_overlap"):
+        at.slider(key=f"w.mix.{part}").set_value(0.0).run()
+    no_errors(at)
+    with pytest.raises(DataError) as refused:
+        UtilityMix.of([])
+    assert any(e.value == f"{refused.value} The mix was left as it was." for e in at.error)
+    assert project(at).choice.utility == UtilityMix.of([("ci_overlap", 1.0)]) != mix  # the last mix it could use
+
+
 @pytest.mark.parametrize("settings, flags, words", [
     ({"levels": [1, 99]}, ["--levels", "1,99"], "include 99, above the full vine's"),
     ({"analysis": ["ghost"]}, ["--analysis", "ghost"], "names 'ghost', not a modelled covariate"),

@@ -9,14 +9,10 @@ import numpy as np
 import pytest
 
 from tvs_core.data.dp_margins import DPHistogramMargins
+from tvs_core.errors import DataError
 
 # a continuous column spread one value per bin of [0, 4] (4 bins) and a discrete one on 1, 3, 5
 VALUES = np.array([[0.0, 1.0], [1.0, 1.0], [2.0, 3.0], [4.0, 5.0]])
-
-
-def exact(values=VALUES, bins=4):
-    """ε = ∞: noise of scale 0, so the histograms are the exact counts and every CDF can be computed by hand."""
-    return DPHistogramMargins(np.inf, bins=bins).fit(values, [False, True], np.random.default_rng(0))
 
 
 class RecordingRng:
@@ -30,10 +26,25 @@ class RecordingRng:
         return np.zeros(size)
 
 
-@pytest.mark.parametrize("epsilon", [0, -1.0, float("nan")])
-def test_an_epsilon_that_is_not_positive_is_refused(epsilon):
-    with pytest.raises(ValueError, match="epsilon must be positive"):
+def exact(values=VALUES, bins=4):
+    """No noise (an ε = ∞ is refused as any claim's is): the histograms are the exact counts and every CDF can be
+    computed by hand."""
+    return DPHistogramMargins(1.0, bins=bins).fit(values, [False, True], RecordingRng())
+
+
+@pytest.mark.parametrize("epsilon", [0, -1.0, float("nan"), float("inf"), "one", None])
+def test_an_epsilon_that_is_not_positive_is_refused_in_the_words_of_every_generators_claim(epsilon):
+    """The margins' ε is checked by the one declaration of a privacy claim (``settings.PrivacyClaim``), as a
+    generator's is: the same sentence, the same way forward."""
+    from tvs_core.model.baselines import DPVine
+
+    with pytest.raises(DataError) as margins:
         DPHistogramMargins(epsilon)
+    assert str(margins.value) == f"DPHistogramMargins needs ε > 0 (got ε={epsilon}). Give e.g. epsilon=1."
+    with pytest.raises(DataError) as generator:
+        DPVine(response="y", epsilon=epsilon)._check_settings()
+    assert str(generator.value) == f"DPVine needs ε > 0 (got ε={epsilon}). Write e.g. dp_vine:1."
+    assert DPHistogramMargins(0.5).epsilon == 0.5
 
 
 def test_every_count_gets_laplace_noise_of_scale_two_over_epsilon():

@@ -326,7 +326,7 @@ def test_adding_a_sweep_setting_is_one_declaration(monkeypatch):
     assert module.declaration("scratch_knob").label == "Scratch knob"  # the Sweep page's widget (pages/sweep.setting)
     assert module.declaration("scratch_knob").sentence == "How far the scratch knob is turned."
 
-    for name in ("SETTINGS", "SWITCHES", "SweepConfig", "declaration", "setting_default"):
+    for name in ("SETTINGS", "SWITCHES", "SweepConfig"):
         monkeypatch.setattr(cli, name, getattr(module, name))
     parser = cli.build_parser()
     sweep_command = parser._subparsers._group_actions[0].choices["sweep"]

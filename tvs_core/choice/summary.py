@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ..evaluation.catalogue import CATALOGUE, PerColumn, described
+from ..errors import DataError
+from ..evaluation.catalogue import CATALOGUE, AxisKind, PerColumn, described
 from ..evaluation.metrics.audit import audits_from_records
 from ..evaluation.records import HOLDER, REFERENCE_MODELS, RecordRole
 from ..evaluation.summary import Summary, summarise
-from ..text import percent, read_choice
-from .axes import DEFAULT_PRIVACY, Axis
-from .mix import DEFAULT_MIX, UtilityMix
+from ..settings import checked, declarations, of_type, setting
+from ..text import percent, read_choice, unit_number
+from .axes import DEFAULT_PRIVACY, Axis, axis_choices
+from .mix import DEFAULT_MIX, UtilityMix, utility_names
 from .selection import (
     HIGH,
     LOW,
@@ -193,23 +196,52 @@ def why_text(selection: Selection | None, level: int, alpha: float, normalisatio
             "resamples within the intervals); not chosen by the user")
 
 
+def _weight(value) -> float:
+    """α as a stored project, a widget or a flag's reader gives it: a number from 0 to 1."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value <= 1:
+        raise DataError("it is not a number from 0 to 1", fix="Give e.g. 0.5.")
+    return float(value)
+
+
 @dataclass(frozen=True)
 class ChoiceSettings:
     """How a level is weighed: α, the normalisation, the privacy axis and the utility mix — what the Choose page,
     the command line's options and a project (``Project.choice``) hold, in one place: typed, so that what reads them
-    never parses text again (``parse`` reads the command line's text; a project reads its own when it is loaded)."""
+    never parses text again. Each is declared once (``settings.setting``): the command line's flags
+    (``cli.setting_flag``), the Choose page's labels and help and the reading of their text come from it. Made from
+    text (a flag's, a widget's, a stored project's), each setting is read by its declaration, in one place."""
 
-    alpha: float = 0.5
-    normalisation: Normalisation = Normalisation.ANCHORED
-    privacy: Axis = DEFAULT_PRIVACY
-    utility: UtilityMix = DEFAULT_MIX
+    alpha: float = setting(0.5, check=_weight, parse=unit_number, screen_name="weight on privacy α", flag="--alpha",
+                           help="PU_t = α·P_t + (1 − α)·U_t (paper, Appendix D), a number from 0 to 1")
+    normalisation: Normalisation = setting(
+        Normalisation.ANCHORED, kind=Normalisation, flag="--normalisation",
+        help="how privacy and utility are put on one scale before PU_t weighs them — anchored: privacy from the "
+             "attack on the real rows (0) to the same attack on shuffled columns (1); paper: to 0 instead "
+             "(P = 1 - MAB/MAB_real, our reading of the paper's Appendix D, which gives no formula); minmax: over the "
+             "levels")
+    privacy: Axis = setting(
+        DEFAULT_PRIVACY, check=of_type(Axis), parse=Axis.parse, screen_name="privacy measured by", flag="--privacy",
+        help="the privacy axis P_t of PU_t: the attack whose success measures how private a level is",
+        typed="one of " + ", ".join(axis_choices(AxisKind.PRIVACY, ["COLUMN"])))
+    utility: UtilityMix = setting(
+        DEFAULT_MIX, check=of_type(UtilityMix), parse=UtilityMix.parse, screen_name="utility mix", flag="--utility",
+        help="the utility U_t of PU_t: utility measures, each with a relative weight (the paper's: tstr alone)",
+        typed=f"NAME[=WEIGHT],... with NAME one of {', '.join(utility_names())}")
 
-    @classmethod
-    def parse(cls, alpha: float, normalisation: str, privacy: str, utility: str, sensitive: list[str] | None = None
-              ) -> ChoiceSettings:
-        """The settings as the command line gives them, as text: each refused by name, with the choices."""
-        return cls(float(alpha), read_choice(Normalisation, normalisation), Axis.parse(privacy, sensitive=sensitive),
-                   UtilityMix.parse(utility))
+    def __post_init__(self):
+        """Each setting read by its declaration: text (a flag's, a widget's, a stored project's) as its reader says,
+        then checked; refused in one sentence naming the setting by its screen name."""
+        for name, declared in declarations(ChoiceSettings).items():
+            object.__setattr__(self, name, checked(getattr(self, name), declared.value_of, declared.screen_name,
+                                                   "choice setting",
+                                                   fix="Choose a value the setting allows (python -m tvs_core "
+                                                       "report --help lists them)."))
+
+    def among(self, sensitive: list[str] | None) -> ChoiceSettings:
+        """These settings, refused by name when the privacy axis's one column is not among ``sensitive`` (the
+        sweep's); None: not checked."""
+        self.privacy.among(sensitive)
+        return self
 
     def select(self, summary: Summary, sensitive: list[str], complete: set[int] | None = None) -> Selection | None:
         """``choose`` at these settings; ``complete``: the levels that may be recommended (None: all)."""

@@ -12,15 +12,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..settings import PrivacyClaim
+
 _FLOOR = 1e-3
 
 
 class DPHistogramMargins:
     kind = "dp_histogram"
+    privacy = PrivacyClaim()  # pure ε-DP, declared and checked as every generator's claim is (``settings``)
 
     def __init__(self, epsilon: float, bins: int = 50):
-        if not epsilon > 0:
-            raise ValueError("epsilon must be positive")
+        self.privacy.check(type(self).__name__, None, {"epsilon": epsilon})
         self.epsilon = float(epsilon)
         self.bins = int(bins)
         self.discrete: list[bool] = []

@@ -6,7 +6,8 @@ import hashlib
 import json
 import numbers
 from collections.abc import Callable
-from dataclasses import MISSING, asdict, astuple, dataclass, field, fields, replace
+from dataclasses import asdict, astuple, dataclass, fields, replace
+from typing import ClassVar
 
 from ..data.margins import MarginKind
 from ..data.missing import MissingPolicy
@@ -22,7 +23,9 @@ from ..model.families import DEFAULT_FAMILY_SET, FAMILY_SETS, FamilySet
 from ..model.ordering import Measure
 from ..model.registry import EPSILON_GENERATORS, BaselineName, generator_class, generator_names
 from ..seeding import MAX_SEED
-from ..text import comma_separated, first_capital, level_list, read_choice, unit_number, whole_number
+from ..settings import Setting, checked, declarations, default_of, setting
+from ..settings import of_type as _of_type
+from ..text import comma_separated, level_list, read_choice, unit_number, whole_number
 
 # the baselines by name, as the command line and the Sweep page offer them
 DEFAULT_BASELINES = ("rvine", "rvine_star1", "gaussian_copula", "independent", "dp_vine:0.1", "dp_vine:1",
@@ -34,11 +37,6 @@ COMPETITORS = ("ctgan", "tvae", "privbayes:0.1", "privbayes:1", "privbayes:5", "
 # offered next to them: MST, which stood in for PrivPGD before it was implemented (same ε, δ)
 OTHER_COMPETITORS = ("mst:2.5",)
 GAMES = tuple(Game)  # the games a sweep plays on its own levels
-
-
-def _one_of(kind) -> Callable:
-    """A member of the Enum ``kind``, read from its text too (``read_choice``: its one refusal)."""
-    return lambda value: read_choice(kind, value)
 
 
 def _optional(check: Callable) -> Callable:
@@ -89,14 +87,6 @@ def _baselines(value):
     return names
 
 
-def _of_type(*types) -> Callable:
-    def check(value):
-        if not isinstance(value, types) or isinstance(value, bool) and bool not in types:
-            raise ValueError(f"not a {' or '.join(t.__name__ for t in types)}")
-        return value
-    return check
-
-
 def _fraction(value):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
         raise ValueError("not a number between 0 and 1")
@@ -131,54 +121,18 @@ def _read_audit_fits(text: str) -> int:
     return value
 
 
-@dataclass(frozen=True)
-class Setting:
-    """A sweep setting's declaration beside its field's type and default (``SweepConfig``), in the way of
-    scikit-learn's ``_parameter_constraints`` with its words for the steward: what it may hold (``check``; a choice:
-    its Enum, ``kind``, whose member the setting holds, read from its text too), its name on the screens, in the
-    manifest and in every refusal (``screen_name``; a choice: its Enum's), its help, what it means left unset
-    (``unset``), and its command-line flag: ``parse`` reads the flag's text (a ``DataError`` refuses it), ``typed``
-    says how it is written there, ``const`` is its value when the flag is given alone. ``CONSTRAINTS``,
-    ``SETTING_NAMES``, ``UNSET_WORDS``, the command line's flags (``cli.setting_flag``) and the Sweep page's labels
-    and help (``pages/sweep.setting``) are derived from it; ``added_later``: left out of the stored settings while
-    unset, so that sweeps stored before it keep their ids."""
-
-    check: Callable | None = None
-    screen_name: str = ""
-    help: str = ""
-    flag: str | None = None
-    kind: type | None = None
-    added_later: bool = False
-    unset: str = ""
-    parse: Callable[[str], object] | None = None
-    typed: str = ""
-    metavar: str | None = None
-    const: object = None
-
-    def __post_init__(self):
-        if self.kind is not None:
-            object.__setattr__(self, "check", self.check or _one_of(self.kind))
-            object.__setattr__(self, "screen_name", self.screen_name or self.kind.screen_name)
-
-    @property
-    def label(self) -> str:
-        """Its name as a widget's label: the screen name with a capital."""
-        return first_capital(self.screen_name)
-
-    @property
-    def sentence(self) -> str:
-        """Its help as a widget shows it: a sentence."""
-        return first_capital(self.help) + "." if self.help else ""
-
-
-def _setting(default=MISSING, default_factory=MISSING, **declared):
-    """A field of ``SweepConfig`` and its ``Setting``, in one declaration."""
-    return field(default=default, default_factory=default_factory, metadata={"setting": Setting(**declared)})
+# a field of ``SweepConfig`` and its ``Setting``, in one declaration (``settings.setting``)
+_setting = setting
 
 
 @dataclass
 class SweepConfig:
-    """Everything that determines a sweep's numbers (backend and worker count do not)."""
+    """Everything that determines a sweep's numbers (backend and worker count do not). Each field is declared once
+    with its ``Setting`` (``settings.setting``): ``CONSTRAINTS``, ``SETTING_NAMES``, ``UNSET_WORDS``, the command
+    line's flags (``cli.setting_flag``) and the Sweep page's labels and help (``pages/sweep.setting``) are derived
+    from it."""
+
+    SWITCHES: ClassVar[dict[str, Setting]]  # the yes/no switches over its fields (below)
 
     # None only while a project has no response yet (a sweep cannot start then)
     response: str | None = _setting(check=_optional(_of_type(str)), screen_name="response Y",
@@ -360,19 +314,17 @@ SWITCHES: dict[str, Setting] = {
     "audits_dp": replace(SETTINGS["dp_audit_trials"], flag=None,
                          screen_name=f"audit the ε claims of the DP references ({DEFAULT_TRIALS} fits of each)"),
 }
+SweepConfig.SWITCHES = SWITCHES  # declared with the class's settings (``settings.declarations``)
 
 
 def declaration(name: str) -> Setting | None:
     """The declaration of the setting or switch ``name`` (``SETTINGS``, ``SWITCHES``); None: not a sweep setting."""
-    return SETTINGS.get(name) or SWITCHES.get(name)
+    return declarations(SweepConfig).get(name)
 
 
 def setting_default(name: str):
-    """The value setting ``name`` of a new ``SweepConfig`` holds (its field's default)."""
-    found = next(f for f in fields(SweepConfig) if f.name == name)
-    if found.default is MISSING:
-        return None if found.default_factory is MISSING else found.default_factory()
-    return found.default
+    """The value setting ``name`` of a new ``SweepConfig`` holds (its field's default; a switch: off)."""
+    return default_of(SweepConfig, name)
 # What each setting may hold: checked whenever a setting of a ``SweepConfig`` is set (when it is made, from a stored
 # job or project too, and on a live config), so that a bad value is refused in one sentence naming the setting; an
 # Enum setting's text (as every earlier version stored it) reads as its member.
@@ -380,16 +332,8 @@ CONSTRAINTS: dict[str, Callable] = {name: declared.check for name, declared in S
 
 
 def _checked(name: str, value, check: Callable):
-    try:
-        return check(value)
-    except ChoiceRefused as refused:  # read_choice's one wording, under the sweep's name of the setting
-        raise refused.named(SETTING_NAMES.get(name, name)) from None
-    except DataError as refused:
-        raise DataError(f"The sweep setting '{SETTING_NAMES.get(name, name)}' is {value!r}: {refused.message}",
-                        fix=refused.fix) from None
-    except ValueError as refused:
-        raise DataError(f"The sweep setting '{SETTING_NAMES.get(name, name)}' is {value!r}: {refused}.",
-                        fix="Choose a value the setting allows (python -m tvs_core sweep --help lists them).") from None
+    return checked(value, check, SETTING_NAMES.get(name, name), "sweep setting",
+                   fix="Choose a value the setting allows (python -m tvs_core sweep --help lists them).")
 
 
 def job_id_for(fingerprint: str, config: SweepConfig) -> str:

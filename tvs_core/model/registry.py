@@ -6,11 +6,12 @@ dependencies, costs nothing until chosen); ``register`` adds a generator defined
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from importlib import import_module
 
 from ..errors import DataError
+from ..settings import PrivacyClaim
+from ..settings import privacy_budget as _budget
 
 BUILT_IN: dict[str, tuple[str, str]] = {
     "tvinesynth": ("tvs_core.model.tvinesynth", "TVineSynth"),
@@ -25,41 +26,6 @@ BUILT_IN: dict[str, tuple[str, str]] = {
     "mst": ("tvs_core.model.mst", "MST"),
     "privpgd": ("tvs_core.model.privpgd", "PrivPGD"),
 }
-
-
-def _budget(value) -> float | None:
-    """``value`` as a privacy budget ε: a positive finite number, else None (the one constraint on an ε)."""
-    try:
-        epsilon = float(value)
-    except (TypeError, ValueError):
-        return None
-    return epsilon if math.isfinite(epsilon) and epsilon > 0 else None
-
-
-@dataclass(frozen=True)
-class PrivacyClaim:
-    """The differential privacy a generator promises, declared once per generator (``EPSILON_GENERATORS``): ε, its
-    setting ``epsilon`` and the parameter of its name (``NAME:EPS``), and δ, its setting ``delta`` when it has one
-    (``delta``: True), else 0 (pure ε-DP). Its fit refuses a budget outside them (``check``); the sweep's baselines,
-    the legends and the figures' shades read ε from the name, the release ledger and the DP audit (ε, δ) from the
-    fitted model (``SyntheticGenerator.privacy_claim``)."""
-
-    example: str = "1"  # an ε to suggest: ``NAME:EXAMPLE``
-    delta: bool = False
-
-    def of(self, settings: dict) -> tuple[float, float]:
-        """(ε, δ) that a generator with these settings promises."""
-        return float(settings["epsilon"]), float(settings["delta"]) if self.delta else 0.0
-
-    def check(self, who: str, name: str, settings: dict) -> None:
-        """Refuses, in words, an ε that is not a positive number, or a δ (when the generator has one: its noise is
-        calibrated with it) not strictly between 0 and 1."""
-        delta = settings.get("delta") if self.delta else 0.0
-        if _budget(settings.get("epsilon")) is None or self.delta and not (
-                isinstance(delta, (int, float)) and 0 < delta < 1):
-            needs, got = ("ε > 0 and 0 < δ < 1", f"ε={settings.get('epsilon')}, δ={delta}") if self.delta else (
-                "ε > 0", f"ε={settings.get('epsilon')}")
-            raise DataError(f"{who} needs {needs} (got {got}).", fix=f"Write e.g. {name}:{self.example}.")
 
 
 # the generators that promise differential privacy, each with its claim; their name carries their ε: ``NAME:EPS`` (the
