@@ -16,6 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # are (the recommendation card, the GDPR verdicts, the preview's sentences, the figures' titles and legends)
 SCREENS = [*sorted((ROOT / "pages").rglob("*.py")), ROOT / "app.py", ROOT / "tvs_core/choice/explain.py",
            ROOT / "tvs_core/choice/gdpr.py", ROOT / "tvs_core/evaluation/preview.py",
+           # the settings' declarations: the Sweep and Choose pages' labels and help are theirs
+           ROOT / "tvs_core/jobs/config.py", ROOT / "tvs_core/choice/summary.py",
            *sorted((ROOT / "tvs_core/figures").glob("*.py"))]
 # words the screens use that a newcomer to the project could not read (a statistician who tried the dashboard with
 # only the screens and the README had to guess every one of them)
@@ -30,7 +32,8 @@ JARGON = ("C-vine", "vine", "pair copula", "pair-copula", "pair-copula families"
           "ledger", "pooled-release check", "DP audit", "Kendall's τ", "Spearman's ρ", "association", "preview",
           "What a level cuts", "dp_vine", "CI overlap", "Pair structure", "exposed")
 # acronyms a steward reads as plain words; emphasis in capitals; published methods cited after the plain words
-PLAIN = {"CSV", "README", "HIGH", "REFUTES", "REFUTED", "WARNING", "COPULA-SHIRLEY", "DOMIAS"}
+PLAIN = {"CSV", "README", "HIGH", "REFUTES", "REFUTED", "WARNING", "COPULA-SHIRLEY", "DOMIAS",
+         "NAME", "PARAMETER", "FITS"}  # the last: where a value goes in the form a setting is written, with an example
 # what a newcomer cannot read without help: acronyms, Greek symbols, subscripted names, references to the paper
 PATTERNS = (r"(?<![\w-])[A-Z][A-Z0-9]*[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)?(?!\w)",  # MAB, WCAB, TSTR, MC-MIA, SHA-256
             r"\b\w+_(?:t|max|block|worst)\b",  # PU_t, U_t, t_max, τ_block, mab_worst
@@ -138,7 +141,7 @@ def test_every_acronym_symbol_and_theorem_on_a_screen_has_a_glossary_entry():
 def test_the_scan_sees_the_screens_words():
     """The scan itself works: it finds words known to be on the pages, in their source files."""
     tokens = shown_tokens()
-    for word, page in (("MAB", "pages/sweep.py"), ("τ_block", "pages/sensitive.py"), ("PU_t", "pages/choose.py"),
+    for word, page in (("MAB", "pages/sweep.py"), ("τ_block", "pages/sensitive.py"), ("PU_t", "tvs_core/choice/summary.py"),
                        ("Theorem 2.4", "pages/sensitive.py"), ("ρ*", "pages/sensitive.py")):
         assert page in tokens.get(word, set()), f"the scan did not find {word} in {page}"
 
