@@ -24,7 +24,10 @@ TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 # the first pattern a command line holds names its kind
 KINDS = (
+    ("installing the test lock (pip, venv)", "pip install"),
+    ("installing the test lock (pip, venv)", "setuptools"),
     ("test worker (pytest-xdist)", "exec(eval(sys.stdin.readline()))"),
+    ("multiprocessing child (Dask's worker processes)", "multiprocessing.spawn"),
     ("a test's own pytest run (the other BLAS kernels)", "-m pytest -q -m kernels"),
     ("sweep task worker (loky)", "popen_loky_posix"),
     ("loky's resource tracker", "resource_tracker"),
