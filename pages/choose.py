@@ -125,7 +125,8 @@ privacy = setting(c.selectbox, "privacy", choices,
 settings = common.project().choice  # as the widgets above left it
 mix = settings.utility
 st.caption(f"Utility U_t = {plain.md(mix.describe(summary.metrics()))}")
-with st.expander(f"Change the {CHOICE['utility'].screen_name}"):  # one label: one that changed with the mix closed it
+# one label: one that changed with the mix closed the panel; the words the declaration's, escaped as every label
+with st.expander(plain.md(f"Change the {CHOICE['utility'].screen_name}")):
     st.caption("U_t weighs what the synthetic data must keep: prediction of Y (TSTR, the paper's only utility), "
                "the pairwise dependence between all columns, and the results of the regression of Y on the "
                "covariates (confidence-interval overlap, Karr et al. 2006). Weights are relative; prediction alone "

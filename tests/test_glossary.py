@@ -141,8 +141,9 @@ def test_every_acronym_symbol_and_theorem_on_a_screen_has_a_glossary_entry():
 def test_the_scan_sees_the_screens_words():
     """The scan itself works: it finds words known to be on the pages, in their source files."""
     tokens = shown_tokens()
-    for word, page in (("MAB", "pages/sweep.py"), ("τ_block", "pages/sensitive.py"), ("PU_t", "tvs_core/choice/summary.py"),
-                       ("Theorem 2.4", "pages/sensitive.py"), ("ρ*", "pages/sensitive.py")):
+    for word, page in (("MAB", "pages/sweep.py"), ("τ_block", "pages/sensitive.py"),
+                       ("PU_t", "tvs_core/choice/summary.py"), ("Theorem 2.4", "pages/sensitive.py"),
+                       ("ρ*", "pages/sensitive.py")):
         assert page in tokens.get(word, set()), f"the scan did not find {word} in {page}"
 
 
